@@ -1,0 +1,13 @@
+// Package tools holds the engine's tools: the typed-tool helper (this file set: typed*.go,
+// errors.go) and, in subpackages, the built-in tools.
+//
+// The typed helper builds an llm.Tool from a Go parameters struct. It guarantees:
+//   - the schema the model sees is generated from the struct by google/jsonschema-go
+//     (json tags name parameters, `jsonschema:"..."` tags describe them, omitempty/omitzero
+//     fields are optional, unknown parameters are rejected unless allowed);
+//   - arguments are validated against that schema before the tool function runs;
+//   - malformed JSON, a wrong type, a missing or an unknown field yields a failed
+//     llm.ToolResult whose error names the parameter — never a panic, and the tool
+//     function is not called;
+//   - a panic inside the tool function is recovered and reported as a failed result.
+package tools
