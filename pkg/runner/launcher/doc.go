@@ -1,0 +1,10 @@
+// Package launcher is the engine side of worker processes: it starts a worker
+// binary through go-plugin (gRPC only, AutoMTLS, raised message limits, a
+// parent-death signal so no worker outlives the engine), and a Supervisor that
+// keeps a pool of workers alive, detects crashes (Exited, then Ping) and
+// reports and replaces them.
+//
+// Worker logs arrive as hclog JSON on the worker's stderr; go-plugin parses
+// them and they are re-logged through the engine's zap logger with the
+// worker's level, message and fields.
+package launcher

@@ -1,0 +1,99 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"time"
+
+	plugin "github.com/hashicorp/go-plugin"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
+)
+
+// ErrWorkerExited is reported when a worker process is gone.
+var ErrWorkerExited = errors.New("worker process exited")
+
+// Command is how to start a worker: robota-worker, or robota with its hidden
+// worker subcommand.
+type Command struct {
+	Path string
+	Args []string
+}
+
+func (c Command) String() string { return fmt.Sprint(append([]string{c.Path}, c.Args...)) }
+
+// Worker is one running worker process.
+type Worker struct {
+	client *plugin.Client
+	proto  plugin.ClientProtocol
+	// Runner calls the worker's RunnerService.
+	Runner workerplugin.Runner
+	// PID is the worker's process id.
+	PID int
+}
+
+// Launch starts a worker process, completes the go-plugin handshake and
+// dispenses its Runner. startTimeout bounds the handshake.
+func Launch(cmd Command, log *zap.Logger, startTimeout time.Duration) (*Worker, error) {
+	c := exec.Command(cmd.Path, cmd.Args...)
+	c.SysProcAttr = workerAttrs()
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  workerplugin.Handshake,
+		Plugins:          workerplugin.PluginSet(nil),
+		Cmd:              c,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		StartTimeout:     startTimeout,
+		Logger:           newHCLog(log, "worker"),
+		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
+			grpc.MaxCallRecvMsgSize(workerplugin.MaxMessageBytes),
+			grpc.MaxCallSendMsgSize(workerplugin.MaxMessageBytes),
+		)},
+	})
+	proto, err := client.Client()
+	if err != nil {
+		client.Kill()
+		return nil, fmt.Errorf("launch worker %s: %w", cmd, err)
+	}
+	raw, err := proto.Dispense(workerplugin.PluginName)
+	if err != nil {
+		client.Kill()
+		return nil, fmt.Errorf("dispense runner from worker %s: %w", cmd, err)
+	}
+	runner, ok := raw.(workerplugin.Runner)
+	if !ok {
+		client.Kill()
+		return nil, fmt.Errorf("worker %s dispensed %T, not a Runner", cmd, raw)
+	}
+	w := &Worker{client: client, proto: proto, Runner: runner}
+	if rc := client.ReattachConfig(); rc != nil {
+		w.PID = rc.Pid
+	}
+	return w, nil
+}
+
+// Check reports whether the worker is alive. Dispense on a dead client does
+// not fail, so liveness is checked explicitly: first the process, then a
+// round trip over the connection.
+func (w *Worker) Check() error {
+	if w.client.Exited() {
+		return fmt.Errorf("worker pid %d: %w", w.PID, ErrWorkerExited)
+	}
+	if err := w.proto.Ping(); err != nil {
+		if w.client.Exited() {
+			return fmt.Errorf("worker pid %d: %w", w.PID, ErrWorkerExited)
+		}
+		return fmt.Errorf("worker pid %d: ping: %w", w.PID, err)
+	}
+	return nil
+}
+
+// Exited reports whether the worker process has exited.
+func (w *Worker) Exited() bool { return w.client.Exited() }
+
+// Kill stops the worker: a graceful close of the connection first, then the
+// process is killed if it lingers.
+func (w *Worker) Kill() { w.client.Kill() }

@@ -1,0 +1,150 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// CrashReport describes a worker that died or stopped answering.
+type CrashReport struct {
+	Slot int
+	PID  int
+	Err  error
+}
+
+// SupervisorConfig configures a Supervisor.
+type SupervisorConfig struct {
+	Command Command
+	// Workers is the pool size; each slot is kept filled.
+	Workers int
+	// CheckInterval is how often each worker is checked (default 1s).
+	CheckInterval time.Duration
+	// StartTimeout bounds one handshake (default 10s).
+	StartTimeout time.Duration
+	// MaxBackoff caps the delay between relaunches of a failing slot (default 30s).
+	MaxBackoff time.Duration
+	// OnCrash, if set, is called for every detected crash.
+	OnCrash func(CrashReport)
+	// OnReady, if set, is called whenever a slot gets a live worker.
+	OnReady func(slot int, w *Worker)
+}
+
+// Supervisor keeps a pool of workers alive until its Run context ends.
+type Supervisor struct {
+	cfg SupervisorConfig
+	log *zap.Logger
+
+	mu      sync.Mutex
+	workers []*Worker
+}
+
+// NewSupervisor returns a Supervisor; Run starts it.
+func NewSupervisor(cfg SupervisorConfig, log *zap.Logger) *Supervisor {
+	if cfg.CheckInterval <= 0 {
+		cfg.CheckInterval = time.Second
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 10 * time.Second
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = 30 * time.Second
+	}
+	return &Supervisor{cfg: cfg, log: log, workers: make([]*Worker, cfg.Workers)}
+}
+
+// Workers returns the live workers, in slot order.
+func (s *Supervisor) Workers() []*Worker {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*Worker, 0, len(s.workers))
+	for _, w := range s.workers {
+		if w != nil {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Run launches the pool, then checks it every CheckInterval, reporting and
+// replacing dead workers (with exponential backoff per slot) until ctx ends.
+// On return every worker has been killed. It returns ctx's error.
+func (s *Supervisor) Run(ctx context.Context) error {
+	defer s.killAll()
+	backoff := make([]time.Duration, s.cfg.Workers)
+	nextTry := make([]time.Time, s.cfg.Workers)
+	tick := time.NewTicker(s.cfg.CheckInterval)
+	defer tick.Stop()
+	for {
+		for slot := range s.cfg.Workers {
+			s.tend(slot, &backoff[slot], &nextTry[slot])
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+func (s *Supervisor) tend(slot int, backoff *time.Duration, nextTry *time.Time) {
+	s.mu.Lock()
+	w := s.workers[slot]
+	s.mu.Unlock()
+	if w != nil {
+		err := w.Check()
+		if err == nil {
+			return
+		}
+		report := CrashReport{Slot: slot, PID: w.PID, Err: err}
+		s.log.Error("worker crashed", zap.Int("slot", slot), zap.Int("pid", w.PID), zap.Error(err),
+			zap.Bool("exited", errors.Is(err, ErrWorkerExited)))
+		if s.cfg.OnCrash != nil {
+			s.cfg.OnCrash(report)
+		}
+		w.Kill()
+		s.setWorker(slot, nil)
+	}
+	if time.Now().Before(*nextTry) {
+		return
+	}
+	nw, err := Launch(s.cfg.Command, s.log, s.cfg.StartTimeout)
+	if err != nil {
+		*backoff = min(max(2**backoff, time.Second), s.cfg.MaxBackoff)
+		*nextTry = time.Now().Add(*backoff)
+		s.log.Error("worker launch failed", zap.Int("slot", slot), zap.Duration("retry_in", *backoff), zap.Error(err))
+		return
+	}
+	if err := nw.Check(); err != nil {
+		nw.Kill()
+		s.log.Error("worker failed its first ping", zap.Int("slot", slot), zap.Error(err))
+		return
+	}
+	*backoff = 0
+	s.setWorker(slot, nw)
+	s.log.Info("worker ready", zap.Int("slot", slot), zap.Int("pid", nw.PID), zap.Stringer("command", s.cfg.Command))
+	if s.cfg.OnReady != nil {
+		s.cfg.OnReady(slot, nw)
+	}
+}
+
+func (s *Supervisor) setWorker(slot int, w *Worker) {
+	s.mu.Lock()
+	s.workers[slot] = w
+	s.mu.Unlock()
+}
+
+func (s *Supervisor) killAll() {
+	s.mu.Lock()
+	workers := s.workers
+	s.workers = make([]*Worker, len(workers))
+	s.mu.Unlock()
+	for _, w := range workers {
+		if w != nil {
+			w.Kill()
+		}
+	}
+}

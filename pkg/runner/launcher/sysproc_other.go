@@ -1,0 +1,7 @@
+//go:build !linux
+
+package launcher
+
+import "syscall"
+
+func workerAttrs() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }

@@ -1,0 +1,14 @@
+// Package worker is the worker-process side of pkg/runner: a Runner that runs
+// background shell processes, and Serve, which offers it to the engine over
+// go-plugin. Both robota-worker and `robota` (acting as its own worker) call
+// Serve.
+//
+// Guarantees: every process runs in its own process group, and cancellation,
+// timeout or the engine going away kills the whole group. Output is captured
+// (stdout and stderr together) into a bounded in-memory log that ReadLog pages
+// through, and is streamed as text deltas, which may be coalesced. Exactly one
+// terminal event ends every started job.
+//
+// Agent jobs arrive with the runner issue; until then Start refuses them with
+// workerplugin.ErrUnsupportedJob.
+package worker

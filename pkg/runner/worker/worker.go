@@ -1,0 +1,267 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
+)
+
+const (
+	// outputTailBytes is how much of a finished process's output the terminal
+	// event carries; the rest is paged with ReadLog.
+	outputTailBytes = 32 << 10
+	// deltaChunkBytes bounds one text-delta event.
+	deltaChunkBytes = 64 << 10
+	defaultReadLimit = 64 << 10
+	// killGrace is how long a process group has between SIGTERM and SIGKILL.
+	killGrace = 3 * time.Second
+)
+
+// Worker runs process jobs. It is safe for concurrent use.
+type Worker struct {
+	log  hclog.Logger
+	mu   sync.Mutex
+	jobs map[string]*processJob
+}
+
+// New returns a Worker that logs through log.
+func New(log hclog.Logger) *Worker {
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	return &Worker{log: log, jobs: make(map[string]*processJob)}
+}
+
+type processJob struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	output *outputLog
+	done   chan struct{}
+
+	mu           sync.Mutex
+	cancelReason string
+	cancelled    bool
+}
+
+// stop records why the job is being stopped and kills its process group:
+// SIGTERM first, SIGKILL after killGrace if it is still there.
+func (j *processJob) stop(reason string) bool {
+	j.mu.Lock()
+	if j.cancelled {
+		j.mu.Unlock()
+		return false
+	}
+	j.cancelled, j.cancelReason = true, reason
+	j.mu.Unlock()
+	pgid := -j.cmd.Process.Pid
+	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-j.done:
+		case <-time.After(killGrace):
+			_ = syscall.Kill(pgid, syscall.SIGKILL)
+		}
+	}()
+	return true
+}
+
+func (j *processJob) stopReason() (string, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.cancelReason, j.cancelled
+}
+
+// Start implements workerplugin.Runner.
+func (w *Worker) Start(ctx context.Context, job workerplugin.Job, emit func(workerplugin.Event) error) error {
+	if job.Process == nil {
+		return fmt.Errorf("job %s: %w: only process jobs run in this build (agent jobs arrive with the runner)", job.ID, workerplugin.ErrUnsupportedJob)
+	}
+	j, err := w.launch(job)
+	if err != nil {
+		return err
+	}
+	var seq uint64
+	send := func(ev workerplugin.Event) error {
+		seq++
+		ev.JobID, ev.Sequence = job.ID, seq
+		return emit(ev)
+	}
+	if err := send(workerplugin.Event{Kind: workerplugin.EventStarted, PID: j.cmd.Process.Pid}); err != nil {
+		j.stop("engine stream closed")
+		<-j.done
+		return err
+	}
+	w.log.Info("process job started", "job_id", job.ID, "pid", j.cmd.Process.Pid)
+
+	var timeout <-chan time.Time
+	if job.Process.Timeout > 0 {
+		t := time.NewTimer(job.Process.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var streamed int64
+	flush := func() error {
+		for {
+			data, next := j.output.ReadAt(streamed, deltaChunkBytes)
+			if len(data) == 0 {
+				return nil
+			}
+			streamed = next
+			if err := send(workerplugin.Event{Kind: workerplugin.EventTextDelta, Text: string(data)}); err != nil {
+				return err
+			}
+		}
+	}
+	var timedOut bool
+	for running := true; running; {
+		select {
+		case <-j.output.notify:
+			if err := flush(); err != nil {
+				j.stop("engine stream closed")
+			}
+		case <-timeout:
+			timedOut = true
+			j.stop(fmt.Sprintf("timed out after %s", job.Process.Timeout))
+		case <-ctx.Done():
+			j.stop("engine went away")
+		case <-j.done:
+			running = false
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return send(w.terminal(job, j, timedOut))
+}
+
+func (w *Worker) terminal(job workerplugin.Job, j *processJob, timedOut bool) workerplugin.Event {
+	tail := j.output.Tail(outputTailBytes)
+	exit := j.cmd.ProcessState.ExitCode()
+	reason, stopped := j.stopReason()
+	w.log.Info("process job ended", "job_id", job.ID, "exit_code", exit, "stopped", stopped)
+	switch {
+	case timedOut:
+		return workerplugin.Event{Kind: workerplugin.EventFailed, Error: reason, Category: "timeout", Output: tail, ExitCode: exit}
+	case stopped:
+		return workerplugin.Event{Kind: workerplugin.EventCancelled, Reason: reason}
+	case exit != 0:
+		return workerplugin.Event{Kind: workerplugin.EventFailed, Error: fmt.Sprintf("exit status %d", exit),
+			Category: "process", Output: tail, ExitCode: exit}
+	}
+	return workerplugin.Event{Kind: workerplugin.EventCompleted, Output: tail}
+}
+
+func (w *Worker) launch(job workerplugin.Job) (*processJob, error) {
+	p := job.Process
+	cmd := exec.Command("/bin/sh", "-c", p.Command)
+	cmd.Dir = p.Cwd
+	cmd.Env = os.Environ()
+	for k, v := range p.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = processAttrs()
+	// Grandchildren that keep the output pipe open must not hold Wait forever.
+	cmd.WaitDelay = 2 * time.Second
+	j := &processJob{cmd: cmd, output: newOutputLog(defaultLogCap), done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = j.output, j.output
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("job %s: stdin: %w", job.ID, err)
+	}
+	j.stdin = stdin
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if old, ok := w.jobs[job.ID]; ok {
+		select {
+		case <-old.done:
+		default:
+			return nil, fmt.Errorf("job %s is already running", job.ID)
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("job %s: start %q: %w", job.ID, p.Command, err)
+	}
+	w.jobs[job.ID] = j
+	go func() {
+		_ = cmd.Wait()
+		close(j.done)
+	}()
+	return j, nil
+}
+
+func (w *Worker) job(id string) (*processJob, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	j, ok := w.jobs[id]
+	if !ok {
+		return nil, fmt.Errorf("job %q: %w", id, workerplugin.ErrUnknownJob)
+	}
+	return j, nil
+}
+
+// Cancel implements workerplugin.Runner.
+func (w *Worker) Cancel(_ context.Context, jobID, reason string) (bool, error) {
+	j, err := w.job(jobID)
+	if err != nil {
+		return false, err
+	}
+	select {
+	case <-j.done:
+		return false, nil
+	default:
+	}
+	if reason == "" {
+		reason = "cancelled"
+	}
+	return j.stop(reason), nil
+}
+
+// Send implements workerplugin.Runner: input goes to the process's stdin.
+func (w *Worker) Send(_ context.Context, jobID, input string) error {
+	j, err := w.job(jobID)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-j.done:
+		return fmt.Errorf("job %q has ended: %w", jobID, errJobEnded)
+	default:
+	}
+	if _, err := io.WriteString(j.stdin, input); err != nil {
+		return fmt.Errorf("job %q: write stdin: %w", jobID, err)
+	}
+	return nil
+}
+
+var errJobEnded = errors.New("job ended")
+
+// ReadLog implements workerplugin.Runner.
+func (w *Worker) ReadLog(_ context.Context, jobID string, offset, limit int64) (workerplugin.LogPage, error) {
+	j, err := w.job(jobID)
+	if err != nil {
+		return workerplugin.LogPage{}, err
+	}
+	if limit <= 0 {
+		limit = defaultReadLimit
+	}
+	limit = min(limit, workerplugin.MaxMessageBytes/2)
+	data, next := j.output.ReadAt(offset, limit)
+	ended := false
+	select {
+	case <-j.done:
+		ended = true
+	default:
+	}
+	return workerplugin.LogPage{Data: data, NextOffset: next, EOF: ended && next >= j.output.End()}, nil
+}

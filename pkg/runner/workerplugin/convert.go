@@ -1,0 +1,116 @@
+package workerplugin
+
+import (
+	"errors"
+	"time"
+
+	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+)
+
+func jobToProto(job Job) (*robotav1.StartRequest, error) {
+	req := &robotav1.StartRequest{JobId: job.ID}
+	switch {
+	case job.Agent != nil && job.Process != nil:
+		return nil, errors.New("workerplugin: a job is either an agent or a process, not both")
+	case job.Agent != nil:
+		a := job.Agent
+		req.Job = &robotav1.StartRequest_Agent{Agent: &robotav1.AgentJob{
+			AgentType: a.AgentType, Prompt: a.Prompt, SystemPrompt: a.SystemPrompt, Model: a.Model,
+			Cwd: a.Cwd, Tools: a.Tools, MaxTurns: int32(a.MaxTurns), Isolation: a.Isolation,
+		}}
+	case job.Process != nil:
+		p := job.Process
+		req.Job = &robotav1.StartRequest_Process{Process: &robotav1.ProcessJob{
+			Command: p.Command, Cwd: p.Cwd, Env: p.Env, TimeoutMs: p.Timeout.Milliseconds(),
+		}}
+	default:
+		return nil, errors.New("workerplugin: job has neither an agent nor a process")
+	}
+	return req, nil
+}
+
+func jobFromProto(req *robotav1.StartRequest) (Job, error) {
+	job := Job{ID: req.GetJobId()}
+	if job.ID == "" {
+		return Job{}, errors.New("job_id is required")
+	}
+	switch j := req.GetJob().(type) {
+	case *robotav1.StartRequest_Agent:
+		a := j.Agent
+		job.Agent = &AgentJob{
+			AgentType: a.GetAgentType(), Prompt: a.GetPrompt(), SystemPrompt: a.GetSystemPrompt(),
+			Model: a.GetModel(), Cwd: a.GetCwd(), Tools: a.GetTools(), MaxTurns: int(a.GetMaxTurns()),
+			Isolation: a.GetIsolation(),
+		}
+	case *robotav1.StartRequest_Process:
+		p := j.Process
+		if p.GetCommand() == "" {
+			return Job{}, errors.New("process.command is required")
+		}
+		job.Process = &ProcessJob{
+			Command: p.GetCommand(), Cwd: p.GetCwd(), Env: p.GetEnv(),
+			Timeout: time.Duration(p.GetTimeoutMs()) * time.Millisecond,
+		}
+	default:
+		return Job{}, errors.New("job must set agent or process")
+	}
+	return job, nil
+}
+
+func eventToProto(ev Event) *robotav1.JobEvent {
+	out := &robotav1.JobEvent{JobId: ev.JobID, Sequence: ev.Sequence}
+	switch ev.Kind {
+	case EventStarted:
+		out.Event = &robotav1.JobEvent_Started{Started: &robotav1.JobStarted{Pid: int32(ev.PID)}}
+	case EventTextDelta:
+		out.Event = &robotav1.JobEvent_TextDelta{TextDelta: ev.Text}
+	case EventToolStart:
+		out.Event = &robotav1.JobEvent_ToolStart{ToolStart: toolToProto(ev.Tool, true)}
+	case EventToolEnd:
+		out.Event = &robotav1.JobEvent_ToolEnd{ToolEnd: toolToProto(ev.Tool, false)}
+	case EventCompleted:
+		out.Event = &robotav1.JobEvent_Completed{Completed: &robotav1.JobCompleted{
+			Output: ev.Output, ExitCode: int32(ev.ExitCode)}}
+	case EventFailed:
+		out.Event = &robotav1.JobEvent_Failed{Failed: &robotav1.JobFailed{
+			Error: ev.Error, Category: ev.Category, Recoverable: ev.Recoverable, ExitCode: int32(ev.ExitCode)}}
+	case EventCancelled:
+		out.Event = &robotav1.JobEvent_Cancelled{Cancelled: &robotav1.JobCancelled{Reason: ev.Reason}}
+	}
+	return out
+}
+
+func eventFromProto(in *robotav1.JobEvent) Event {
+	ev := Event{JobID: in.GetJobId(), Sequence: in.GetSequence()}
+	switch e := in.GetEvent().(type) {
+	case *robotav1.JobEvent_Started:
+		ev.Kind, ev.PID = EventStarted, int(e.Started.GetPid())
+	case *robotav1.JobEvent_TextDelta:
+		ev.Kind, ev.Text = EventTextDelta, e.TextDelta
+	case *robotav1.JobEvent_ToolStart:
+		ev.Kind, ev.Tool = EventToolStart, toolFromProto(e.ToolStart)
+	case *robotav1.JobEvent_ToolEnd:
+		ev.Kind, ev.Tool = EventToolEnd, toolFromProto(e.ToolEnd)
+	case *robotav1.JobEvent_Completed:
+		ev.Kind, ev.Output, ev.ExitCode = EventCompleted, e.Completed.GetOutput(), int(e.Completed.GetExitCode())
+	case *robotav1.JobEvent_Failed:
+		ev.Kind, ev.Error, ev.Category = EventFailed, e.Failed.GetError(), e.Failed.GetCategory()
+		ev.Recoverable, ev.ExitCode = e.Failed.GetRecoverable(), int(e.Failed.GetExitCode())
+	case *robotav1.JobEvent_Cancelled:
+		ev.Kind, ev.Reason = EventCancelled, e.Cancelled.GetReason()
+	}
+	return ev
+}
+
+func toolToProto(t *ToolProgress, running bool) *robotav1.ToolState {
+	if t == nil {
+		return &robotav1.ToolState{IsRunning: running}
+	}
+	return &robotav1.ToolState{
+		ToolCallId: t.CallID, ToolName: t.Name, FirstArg: t.FirstArg, Error: t.Error, IsRunning: running,
+	}
+}
+
+func toolFromProto(t *robotav1.ToolState) *ToolProgress {
+	return &ToolProgress{CallID: t.GetToolCallId(), Name: t.GetToolName(), FirstArg: t.GetFirstArg(), Error: t.GetError()}
+}

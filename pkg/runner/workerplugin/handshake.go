@@ -1,0 +1,26 @@
+package workerplugin
+
+import (
+	plugin "github.com/hashicorp/go-plugin"
+)
+
+// PluginName is the key under which the runner is dispensed.
+const PluginName = "runner"
+
+// MaxMessageBytes bounds one gRPC message in either direction. Job logs and
+// agent transcripts can be large; gRPC's 4 MiB default is raised on both sides.
+const MaxMessageBytes = 64 << 20
+
+// Handshake is shared by the engine and every worker binary. Bump
+// ProtocolVersion on any incompatible change to RunnerService.
+var Handshake = plugin.HandshakeConfig{
+	ProtocolVersion:  1,
+	MagicCookieKey:   "ROBOTA_WORKER_PLUGIN",
+	MagicCookieValue: "8c1f0e1d-robota-worker-runner-v1",
+}
+
+// PluginSet returns the plugin map for a worker serving impl, or for the
+// engine's client side when impl is nil.
+func PluginSet(impl Runner) plugin.PluginSet {
+	return plugin.PluginSet{PluginName: &GRPCPlugin{Impl: impl}}
+}
