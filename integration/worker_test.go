@@ -1,0 +1,173 @@
+package integration
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
+	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
+)
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func launch(t *testing.T, cmd launcher.Command) (*launcher.Worker, *observer.ObservedLogs) {
+	t.Helper()
+	core, logs := observer.New(zap.DebugLevel)
+	w, err := launcher.Launch(cmd, zap.New(core), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Kill)
+	if err := w.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return w, logs
+}
+
+func collect(t *testing.T, w *launcher.Worker, job workerplugin.Job) []workerplugin.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var evs []workerplugin.Event
+	if err := w.Runner.Start(ctx, job, func(ev workerplugin.Event) error {
+		evs = append(evs, ev)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func TestWorkerRunsProcessJobOverGoPlugin(t *testing.T) {
+	w, logs := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota-worker")})
+	dir := t.TempDir()
+	evs := collect(t, w, workerplugin.Job{ID: "job-1", Process: &workerplugin.ProcessJob{
+		Command: "echo out; echo err >&2; pwd; exit 3", Cwd: dir,
+	}})
+	if evs[0].Kind != workerplugin.EventStarted || evs[0].PID <= 0 {
+		t.Fatalf("first event = %+v, want started with a pid", evs[0])
+	}
+	var text strings.Builder
+	for i, ev := range evs {
+		if ev.Sequence != uint64(i+1) {
+			t.Fatalf("event %d has sequence %d", i, ev.Sequence)
+		}
+		if ev.Kind == workerplugin.EventTextDelta {
+			text.WriteString(ev.Text)
+		}
+	}
+	if got, want := text.String(), "out\nerr\n"+dir+"\n"; got != want {
+		t.Fatalf("streamed output = %q, want %q", got, want)
+	}
+	last := evs[len(evs)-1]
+	if last.Kind != workerplugin.EventFailed || last.ExitCode != 3 || last.Error != "exit status 3" {
+		t.Fatalf("terminal event = %+v, want failed with exit 3", last)
+	}
+	page, err := w.Runner.ReadLog(context.Background(), "job-1", 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(page.Data) != "err" || page.NextOffset != 7 || page.EOF {
+		t.Fatalf("ReadLog(4,3) = %q next %d eof %v", page.Data, page.NextOffset, page.EOF)
+	}
+	if logs.FilterMessage("process job started").Len() != 1 {
+		t.Fatalf("worker hclog entry was not re-logged through zap; got %v", logs.All())
+	}
+}
+
+func TestWorkerCancelKillsProcessGroup(t *testing.T) {
+	w, _ := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota-worker")})
+	done := make(chan []workerplugin.Event, 1)
+	started := make(chan int, 1)
+	go func() {
+		var evs []workerplugin.Event
+		_ = w.Runner.Start(context.Background(), workerplugin.Job{ID: "sleepy", Process: &workerplugin.ProcessJob{
+			Command: "sleep 60 & echo child=$!; wait",
+		}}, func(ev workerplugin.Event) error {
+			evs = append(evs, ev)
+			if ev.Kind == workerplugin.EventTextDelta && strings.HasPrefix(ev.Text, "child=") {
+				pid, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(ev.Text, "child=")))
+				started <- pid
+			}
+			return nil
+		})
+		done <- evs
+	}()
+	var child int
+	select {
+	case child = <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("process job never reported its child")
+	}
+	running, err := w.Runner.Cancel(context.Background(), "sleepy", "test cancel")
+	if err != nil || !running {
+		t.Fatalf("Cancel = %v, %v; want true, nil", running, err)
+	}
+	select {
+	case evs := <-done:
+		last := evs[len(evs)-1]
+		if last.Kind != workerplugin.EventCancelled || last.Reason != "test cancel" {
+			t.Fatalf("terminal event = %+v, want cancelled with the reason", last)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelled job did not end within 5s")
+	}
+	waitGone(t, child, 5*time.Second)
+}
+
+func TestWorkerRefusesAgentJobsClearly(t *testing.T) {
+	w, _ := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota-worker")})
+	err := w.Runner.Start(context.Background(), workerplugin.Job{ID: "a", Agent: &workerplugin.AgentJob{Prompt: "hi"}},
+		func(workerplugin.Event) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "only process jobs run in this build") {
+		t.Fatalf("agent job error = %v, want an unsupported-job explanation", err)
+	}
+}
+
+func TestRobotaServesAsItsOwnWorker(t *testing.T) {
+	w, _ := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota"), Args: []string{"__worker"}})
+	evs := collect(t, w, workerplugin.Job{ID: "self", Process: &workerplugin.ProcessJob{Command: "echo from-robota"}})
+	last := evs[len(evs)-1]
+	if last.Kind != workerplugin.EventCompleted || last.Output != "from-robota\n" {
+		t.Fatalf("terminal event = %+v", last)
+	}
+}
+
+func TestWorkerStartedByHandExplainsAndFails(t *testing.T) {
+	cmd := exec.Command(filepath.Join(binDir, "robota-worker"))
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); err == nil || code == 0 {
+		t.Fatalf("worker started by hand exited %d, want non-zero", code)
+	}
+	if !strings.Contains(string(out), "This binary is a plugin") {
+		t.Fatalf("worker output does not explain itself:\n%s", out)
+	}
+}
+
+func TestRobotaVersionAndHelp(t *testing.T) {
+	out, err := exec.Command(filepath.Join(binDir, "robota"), "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "robota ") {
+		t.Fatalf("robota --version: %v\n%s", err, out)
+	}
+	out, err = exec.Command(filepath.Join(binDir, "robota"), "--help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("robota --help: %v\n%s", err, out)
+	}
+	for _, flag := range []string{"-p string", "-output-format", "-allowedTools", "-permission-mode", "-engine"} {
+		if !strings.Contains(string(out), flag) {
+			t.Errorf("help lacks %s:\n%s", flag, out)
+		}
+	}
+	if strings.Contains(string(out), "__worker") {
+		t.Errorf("help shows the hidden worker subcommand")
+	}
+}
+
