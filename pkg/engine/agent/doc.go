@@ -1,0 +1,19 @@
+// Package agent owns the execution loop of the engine (agent-core): the conversation
+// store with its single begin/append/commit path, model/tool rounds, tool batches, abort,
+// the context and round guards, and the replay events every boundary emits.
+//
+// It knows no concrete provider, tool, permission policy or store: it drives an
+// llm.Provider and a set of llm.Tool values handed to it. Permission checks and hooks wrap
+// tools before they get here.
+//
+// Guarantees:
+//   - History is append-only; every provider call ends in exactly one committed assistant
+//     message (interrupted when the run's context was cancelled mid-stream).
+//   - Provider tool-call IDs are kept verbatim and may repeat across rounds.
+//   - An unknown tool is never executed; a batch keeps one result per request in request
+//     order whatever the concurrency.
+//   - Run returns normally on abort (Result.Interrupted) and on provider failure (a readable
+//     assistant message and Result.Err); its error return is for misuse only.
+//   - Replay events carry executionId, conversationId and round, and are delivered one at a
+//     time (never concurrently) in the order described in events.go.
+package agent

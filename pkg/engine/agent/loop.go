@@ -1,0 +1,279 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// run is the state of one Run call.
+type run struct {
+	a         *Agent
+	opts      RunOptions
+	maxRounds int
+	em        *emitter
+	round     int
+	result    Result
+	// summary is set during the forced final call: a failure then commits the fallback.
+	summary bool
+	// lastCall is the usage of the latest provider call of this run: the floor of the
+	// pre-send context check.
+	lastCall llm.Usage
+}
+
+func (r *run) textDelta(d string) {
+	if r.opts.OnTextDelta != nil {
+		r.opts.OnTextDelta(d)
+	}
+}
+
+func (r *run) loop(ctx context.Context) {
+	unknownStreak := 0
+	var unknownNames []string
+	for {
+		if ctx.Err() != nil {
+			r.interrupted()
+			return
+		}
+		if r.maxRounds > 0 && r.round >= r.maxRounds {
+			r.result.StopReason = StopMaxRounds
+			r.forcedSummary(ctx, maxRoundsInstruction)
+			return
+		}
+		r.round++
+		r.result.Rounds = r.round
+		req := r.request(r.a.schemas, llm.PurposeChat, nil)
+		if r.contextGuard(req) {
+			return
+		}
+		if r.round > 1 {
+			r.textDelta("\n\n")
+		}
+		msg, err := r.executeRound(ctx, req)
+		if ctx.Err() != nil {
+			// The partial message is committed; queued tools get the interruption result.
+			if calls := msg.ToolCalls(); len(calls) > 0 {
+				r.executeAndRecord(ctx, calls)
+			}
+			r.interrupted()
+			return
+		}
+		if err != nil {
+			r.result.StopReason, r.result.Err = StopProviderError, err
+			r.result.Response = msg.Text()
+			return
+		}
+		calls := msg.ToolCalls()
+		if len(calls) == 0 {
+			r.result.StopReason, r.result.Response = StopCompleted, msg.Text()
+			return
+		}
+		unknown := r.executeAndRecord(ctx, calls)
+		if ctx.Err() != nil {
+			r.interrupted()
+			return
+		}
+		if len(unknown) == 0 {
+			unknownStreak, unknownNames = 0, nil
+			continue
+		}
+		unknownStreak++
+		unknownNames = appendUnique(unknownNames, unknown...)
+		if unknownStreak >= 2 {
+			r.result.StopReason = StopUnknownTools
+			r.forcedSummary(ctx, unknownToolsInstruction(unknownNames))
+			return
+		}
+	}
+}
+
+func (r *run) interrupted() {
+	r.result.Interrupted = true
+	r.result.StopReason = StopInterrupted
+	h := r.a.store.History()
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role == llm.RoleAssistant {
+			r.result.Response = h[i].Text()
+			break
+		}
+		if h[i].Role == llm.RoleUser {
+			break
+		}
+	}
+}
+
+// request assembles the provider request: system prompt, then history for the API.
+func (r *run) request(tools []llm.ToolSchema, purpose llm.Purpose, extra []llm.Message) llm.ChatRequest {
+	hist := r.a.store.MessagesForAPI()
+	msgs := make([]llm.Message, 0, len(hist)+len(extra)+1)
+	if r.a.cfg.SystemPrompt != "" {
+		msgs = append(msgs, r.a.factory.System(r.a.cfg.SystemPrompt))
+	}
+	msgs = append(msgs, hist...)
+	msgs = append(msgs, extra...)
+	return llm.ChatRequest{
+		Model:       r.a.cfg.Model,
+		Messages:    msgs,
+		Tools:       tools,
+		MaxTokens:   r.a.cfg.MaxTokens,
+		Temperature: r.a.cfg.Temperature,
+		Purpose:     purpose,
+		Agent:       r.a.cfg.AgentName,
+	}
+}
+
+// executeRound makes one provider call through the single begin/append/commit path and
+// returns the committed assistant message. A provider failure is committed as a readable
+// assistant message and returned as err.
+func (r *run) executeRound(ctx context.Context, req llm.ChatRequest) (llm.Message, error) {
+	store := r.a.store
+	store.BeginAssistant()
+	r.em.emit(r.round, Event{Type: EventProviderRequest, Request: &ProviderRequestData{
+		Provider: r.a.cfg.Provider.Name(), Model: req.Model, Purpose: req.Purpose,
+		Messages: req.Messages, Tools: req.Tools,
+	}})
+	resp, err := r.callProvider(ctx, req)
+	r.em.emit(r.round, Event{Type: EventProviderResponseRaw, Response: &ResponseData{
+		Response: resp, ResponseKind: ResponseKindNormalized, ToolCallsCount: len(resp.Message.ToolCalls()),
+	}})
+	aborted := ctx.Err() != nil
+	if err != nil && !aborted {
+		return r.commitProviderError(err), err
+	}
+	contextwin.NormalizeMessageUsage(&resp.Message)
+	calls := resp.Message.ToolCalls()
+	r.em.emit(r.round, Event{Type: EventProviderResponseNormalized, Response: &ResponseData{
+		Response: resp, ToolCallsCount: len(calls),
+	}})
+	if text := resp.Message.Text(); text != "" && (!aborted || len(text) >= len(store.PendingContent())) {
+		store.SetPendingText(text)
+	}
+	for _, p := range resp.Message.Content {
+		if p.Type == llm.PartThinking {
+			store.AppendThinking(p)
+		}
+	}
+	for _, tc := range calls {
+		store.AppendToolCall(tc)
+	}
+	state := llm.StateComplete
+	if aborted {
+		state = llm.StateInterrupted
+	}
+	if resp.Message.Usage != nil {
+		r.lastCall = *resp.Message.Usage
+		r.result.Usage = r.result.Usage.Add(*resp.Message.Usage)
+	}
+	msg := store.CommitAssistant(state, resp.Message.Usage, resp.Message.Metadata)
+	r.em.emit(r.round, Event{Type: EventAssistantMessageCommitted, Message: &msg})
+	return msg, nil
+}
+
+// callProvider calls the provider with per-call callbacks and the idle timeout.
+func (r *run) callProvider(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	callCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var timer Timer
+	if d := r.a.cfg.IdleTimeout; d > 0 {
+		timer = r.a.cfg.NewTimer(d, func() { cancel(ErrIdleTimeout) })
+		defer timer.Stop()
+	}
+	round := r.round
+	cb := llm.Callbacks{
+		OnTextDelta: func(d string) {
+			if timer != nil {
+				timer.Reset(r.a.cfg.IdleTimeout)
+			}
+			r.a.store.AppendStreaming(d)
+			r.em.delta(round, d)
+			r.textDelta(d)
+		},
+		OnRawPayload: func(p llm.RawPayloadEvent) { r.em.rawPayload(round, p) },
+	}
+	resp, err := r.a.cfg.Provider.Chat(callCtx, req, cb)
+	if ctx.Err() == nil && errors.Is(context.Cause(callCtx), ErrIdleTimeout) {
+		err = llm.NewError(llm.CodeNetwork,
+			fmt.Sprintf("no response activity for %s", r.a.cfg.IdleTimeout), ErrIdleTimeout)
+	}
+	if err != nil && ctx.Err() == nil {
+		err = llm.WrapProviderError(r.a.cfg.Provider.Name(), err)
+	}
+	return resp, err
+}
+
+// commitProviderError commits the streamed text (if any) followed by a readable error.
+func (r *run) commitProviderError(err error) llm.Message {
+	store := r.a.store
+	text := store.PendingContent()
+	if text != "" {
+		text += "\n\n"
+	}
+	if r.summary {
+		text += MaxRoundsFallbackText
+	} else {
+		text += "Error: the model request failed: " + err.Error()
+	}
+	store.SetPendingText(text)
+	meta := map[string]any{"errorCode": ErrorCodeProvider}
+	if code := llm.CodeOf(err); code != "" {
+		meta["providerErrorCode"] = string(code)
+		meta["recoverable"] = llm.IsRecoverable(err)
+	}
+	msg := store.CommitAssistant(llm.StateComplete, nil, meta)
+	r.em.emit(r.round, Event{Type: EventAssistantMessageCommitted, Message: &msg})
+	return msg
+}
+
+const maxRoundsInstruction = "You have reached the maximum number of tool rounds for this request. " +
+	"Do not call any tools. Respond to the user now with what you have found so far, " +
+	"note what remains incomplete, and tell the user they can follow up to continue."
+
+func unknownToolsInstruction(names []string) string {
+	return fmt.Sprintf("The tool calls to %s were not executed because those tools are not registered. "+
+		"Do not call any tools. Respond to the user now with what you have so far, "+
+		"and explain what could not be done.", strings.Join(names, ", "))
+}
+
+// forcedSummary makes one final provider call without tools, with a synthetic user
+// instruction that is sent but never stored in history. An empty or failed answer yields
+// MaxRoundsFallbackText.
+func (r *run) forcedSummary(ctx context.Context, instruction string) {
+	r.round++
+	r.result.Rounds = r.round
+	r.textDelta("\n\n")
+	synthetic := r.a.factory.User(instruction)
+	r.summary = true
+	msg, err := r.executeRound(ctx, r.request(nil, llm.PurposeFinalSummary, []llm.Message{synthetic}))
+	r.summary = false
+	if ctx.Err() != nil {
+		r.interrupted()
+		return
+	}
+	text := msg.Text()
+	if err != nil || strings.TrimSpace(text) == "" {
+		// Never an error: the fallback tells the user where the partial results are.
+		text = MaxRoundsFallbackText
+		r.textDelta(text)
+	}
+	r.result.Response = text
+}
+
+func appendUnique(list []string, names ...string) []string {
+	for _, n := range names {
+		found := false
+		for _, have := range list {
+			if have == n {
+				found = true
+				break
+			}
+		}
+		if !found {
+			list = append(list, n)
+		}
+	}
+	return list
+}
