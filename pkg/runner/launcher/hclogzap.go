@@ -18,7 +18,7 @@ type zapHCLog struct {
 }
 
 func newHCLog(z *zap.Logger, name string) hclog.Logger {
-	return &zapHCLog{z: z.Named(name), name: name, level: hclog.Debug}
+	return &zapHCLog{z: z.Named(name), name: name, level: hclog.Trace}
 }
 
 func (l *zapHCLog) Log(level hclog.Level, msg string, args ...any) {

@@ -1,0 +1,180 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
+)
+
+func runJob(t *testing.T, w *Worker, job workerplugin.Job, onEvent func(workerplugin.Event)) []workerplugin.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var evs []workerplugin.Event
+	err := w.Start(ctx, job, func(ev workerplugin.Event) error {
+		evs = append(evs, ev)
+		if onEvent != nil {
+			onEvent(ev)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func output(evs []workerplugin.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Kind == workerplugin.EventTextDelta {
+			b.WriteString(ev.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestProcessJobOutcomes(t *testing.T) {
+	tests := []struct {
+		name     string
+		job      workerplugin.ProcessJob
+		wantKind workerplugin.EventKind
+		wantOut  string
+		wantExit int
+		wantCat  string
+	}{
+		{name: "success", job: workerplugin.ProcessJob{Command: "printf 'a\\nb\\n'"},
+			wantKind: workerplugin.EventCompleted, wantOut: "a\nb\n"},
+		{name: "env and cwd", job: workerplugin.ProcessJob{Command: "echo $GREETING; pwd", Cwd: "/", Env: map[string]string{"GREETING": "hi"}},
+			wantKind: workerplugin.EventCompleted, wantOut: "hi\n/\n"},
+		{name: "stderr merged", job: workerplugin.ProcessJob{Command: "echo x >&2"},
+			wantKind: workerplugin.EventCompleted, wantOut: "x\n"},
+		{name: "non-zero exit", job: workerplugin.ProcessJob{Command: "echo bad; exit 7"},
+			wantKind: workerplugin.EventFailed, wantOut: "bad\n", wantExit: 7, wantCat: "process"},
+		{name: "timeout", job: workerplugin.ProcessJob{Command: "echo start; sleep 30", Timeout: 300 * time.Millisecond},
+			wantKind: workerplugin.EventFailed, wantOut: "start\n", wantExit: -1, wantCat: "timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			job := tt.job
+			evs := runJob(t, New(nil), workerplugin.Job{ID: "j", Process: &job}, nil)
+			last := evs[len(evs)-1]
+			if last.Kind != tt.wantKind || last.ExitCode != tt.wantExit || last.Category != tt.wantCat {
+				t.Fatalf("terminal = %+v, want kind %v exit %d category %q", last, tt.wantKind, tt.wantExit, tt.wantCat)
+			}
+			if got := output(evs); got != tt.wantOut {
+				t.Fatalf("streamed output = %q, want %q", got, tt.wantOut)
+			}
+			if last.Kind != workerplugin.EventFailed || last.Category != "timeout" {
+				if last.Output != tt.wantOut {
+					t.Fatalf("terminal output = %q, want %q", last.Output, tt.wantOut)
+				}
+			}
+			for i, ev := range evs {
+				if ev.Sequence != uint64(i+1) || ev.JobID != "j" {
+					t.Fatalf("event %d = %+v: sequence/job id wrong", i, ev)
+				}
+			}
+		})
+	}
+}
+
+func TestSendWritesStdin(t *testing.T) {
+	w := New(nil)
+	evs := runJob(t, w, workerplugin.Job{ID: "cat", Process: &workerplugin.ProcessJob{Command: "head -n 1"}},
+		func(ev workerplugin.Event) {
+			if ev.Kind == workerplugin.EventStarted {
+				if err := w.Send(context.Background(), "cat", "ping\n"); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	if got := output(evs); got != "ping\n" {
+		t.Fatalf("output = %q, want the sent line echoed", got)
+	}
+	if err := w.Send(context.Background(), "cat", "late"); err == nil {
+		t.Fatal("Send to an ended job succeeded")
+	}
+}
+
+func TestReadLogPagesAndReportsEOF(t *testing.T) {
+	w := New(nil)
+	runJob(t, w, workerplugin.Job{ID: "l", Process: &workerplugin.ProcessJob{Command: "printf 0123456789"}}, nil)
+	var got []byte
+	var off int64
+	for i := 0; i < 10; i++ {
+		page, err := w.ReadLog(context.Background(), "l", off, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, page.Data...)
+		off = page.NextOffset
+		if page.EOF {
+			break
+		}
+	}
+	if string(got) != "0123456789" || off != 10 {
+		t.Fatalf("paged log = %q up to %d", got, off)
+	}
+}
+
+func TestUnknownJobAndAgentJobs(t *testing.T) {
+	w := New(nil)
+	if _, err := w.ReadLog(context.Background(), "nope", 0, 0); !errors.Is(err, workerplugin.ErrUnknownJob) {
+		t.Fatalf("ReadLog(nope) = %v", err)
+	}
+	if _, err := w.Cancel(context.Background(), "nope", ""); !errors.Is(err, workerplugin.ErrUnknownJob) {
+		t.Fatalf("Cancel(nope) = %v", err)
+	}
+	err := w.Start(context.Background(), workerplugin.Job{ID: "a", Agent: &workerplugin.AgentJob{}}, func(workerplugin.Event) error { return nil })
+	if !errors.Is(err, workerplugin.ErrUnsupportedJob) {
+		t.Fatalf("agent job = %v, want ErrUnsupportedJob", err)
+	}
+}
+
+func TestContextCancelKillsProcess(t *testing.T) {
+	w := New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan []workerplugin.Event, 1)
+	go func() {
+		var evs []workerplugin.Event
+		_ = w.Start(ctx, workerplugin.Job{ID: "c", Process: &workerplugin.ProcessJob{Command: "echo up; sleep 30"}},
+			func(ev workerplugin.Event) error {
+				evs = append(evs, ev)
+				if ev.Kind == workerplugin.EventTextDelta {
+					cancel()
+				}
+				return nil
+			})
+		done <- evs
+	}()
+	select {
+	case evs := <-done:
+		if last := evs[len(evs)-1]; last.Kind != workerplugin.EventCancelled || last.Reason != "engine went away" {
+			t.Fatalf("terminal = %+v, want cancelled because the engine went away", last)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("job survived its context")
+	}
+}
+
+func TestOutputLogKeepsTheTailWithinCap(t *testing.T) {
+	l := newOutputLog(10)
+	for _, s := range []string{"aaaa", "bbbb", "cccc", "dddd"} {
+		_, _ = l.Write([]byte(s))
+	}
+	if l.End() != 16 {
+		t.Fatalf("End = %d, want 16 bytes written in all", l.End())
+	}
+	data, next := l.ReadAt(0, 100)
+	if !strings.HasSuffix("aaaabbbbccccdddd", string(data)) || len(data) > 10 || next != 16 {
+		t.Fatalf("ReadAt(0) = %q next %d: want a tail of at most 10 bytes", data, next)
+	}
+	if tail := l.Tail(4); tail != "dddd" {
+		t.Fatalf("Tail(4) = %q", tail)
+	}
+}

@@ -1,0 +1,164 @@
+package workerplugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	plugin "github.com/hashicorp/go-plugin"
+)
+
+// fakeRunner replays fixed events and records what it was asked.
+type fakeRunner struct {
+	events   []Event
+	startErr error
+	gotJob   Job
+}
+
+func (f *fakeRunner) Start(_ context.Context, job Job, emit func(Event) error) error {
+	f.gotJob = job
+	if f.startErr != nil {
+		return f.startErr
+	}
+	for _, ev := range f.events {
+		if err := emit(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fakeRunner) Cancel(_ context.Context, jobID, reason string) (bool, error) {
+	if jobID != "running" {
+		return false, fmt.Errorf("job %q: %w", jobID, ErrUnknownJob)
+	}
+	return reason == "stop", nil
+}
+
+func (f *fakeRunner) Send(_ context.Context, jobID, input string) error {
+	if input == "" {
+		return errors.New("empty input")
+	}
+	return nil
+}
+
+func (f *fakeRunner) ReadLog(_ context.Context, jobID string, offset, limit int64) (LogPage, error) {
+	return LogPage{Data: []byte(jobID), NextOffset: offset + limit, EOF: true}, nil
+}
+
+func dispense(t *testing.T, impl Runner) Runner {
+	t.Helper()
+	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: &GRPCPlugin{Impl: impl}})
+	t.Cleanup(func() { client.Close() })
+	raw, err := client.Dispense(PluginName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw.(Runner)
+}
+
+func TestEventsSurviveTheWireInOrder(t *testing.T) {
+	events := []Event{
+		{JobID: "j", Sequence: 1, Kind: EventStarted, PID: 42},
+		{JobID: "j", Sequence: 2, Kind: EventTextDelta, Text: "hello\n"},
+		{JobID: "j", Sequence: 3, Kind: EventToolStart, Tool: &ToolProgress{CallID: "c1", Name: "Read", FirstArg: "/a"}},
+		{JobID: "j", Sequence: 4, Kind: EventToolEnd, Tool: &ToolProgress{CallID: "c1", Name: "Read", FirstArg: "/a", Error: "boom"}},
+		{JobID: "j", Sequence: 5, Kind: EventFailed, Error: "exit status 2", Category: "process", Recoverable: true, ExitCode: 2},
+	}
+	terminals := []Event{
+		{JobID: "j", Sequence: 6, Kind: EventCompleted, Output: "done", ExitCode: 0},
+		{JobID: "j", Sequence: 6, Kind: EventCancelled, Reason: "user"},
+	}
+	for _, term := range terminals {
+		t.Run(term.Kind.String(), func(t *testing.T) {
+			want := append(append([]Event(nil), events...), term)
+			r := dispense(t, &fakeRunner{events: want})
+			var got []Event
+			err := r.Start(context.Background(), Job{ID: "j", Process: &ProcessJob{Command: "true"}},
+				func(ev Event) error { got = append(got, ev); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("events after the wire:\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestJobsSurviveTheWire(t *testing.T) {
+	jobs := []Job{
+		{ID: "p", Process: &ProcessJob{Command: "ls", Cwd: "/tmp", Env: map[string]string{"A": "1"}, Timeout: 1500 * time.Millisecond}},
+		{ID: "a", Agent: &AgentJob{AgentType: "Explore", Prompt: "look", SystemPrompt: "sys", Model: "m", Cwd: "/w",
+			Tools: []string{"Read", "Grep"}, MaxTurns: 7, Isolation: "worktree"}},
+	}
+	for _, job := range jobs {
+		t.Run(job.ID, func(t *testing.T) {
+			f := &fakeRunner{}
+			if err := dispense(t, f).Start(context.Background(), job, func(Event) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(f.gotJob, job) {
+				t.Fatalf("job after the wire = %+v, want %+v", f.gotJob, job)
+			}
+		})
+	}
+}
+
+func TestInvalidJobsAreRefusedBeforeTheWorker(t *testing.T) {
+	tests := []struct {
+		name string
+		job  Job
+	}{
+		{"neither", Job{ID: "x"}},
+		{"both", Job{ID: "x", Agent: &AgentJob{}, Process: &ProcessJob{Command: "ls"}}},
+		{"no id", Job{Process: &ProcessJob{Command: "ls"}}},
+		{"no command", Job{ID: "x", Process: &ProcessJob{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeRunner{}
+			err := dispense(t, f).Start(context.Background(), tt.job, func(Event) error { return nil })
+			if err == nil {
+				t.Fatal("invalid job accepted")
+			}
+			if f.gotJob.ID != "" {
+				t.Fatalf("worker received invalid job %+v", f.gotJob)
+			}
+		})
+	}
+}
+
+func TestSentinelErrorsSurviveTheWire(t *testing.T) {
+	r := dispense(t, &fakeRunner{startErr: fmt.Errorf("nope: %w", ErrUnsupportedJob)})
+	err := r.Start(context.Background(), Job{ID: "a", Agent: &AgentJob{}}, func(Event) error { return nil })
+	if !errors.Is(err, ErrUnsupportedJob) {
+		t.Fatalf("Start error = %v, want ErrUnsupportedJob", err)
+	}
+	if _, err := r.Cancel(context.Background(), "ghost", ""); !errors.Is(err, ErrUnknownJob) {
+		t.Fatalf("Cancel(ghost) = %v, want ErrUnknownJob", err)
+	}
+	if running, err := r.Cancel(context.Background(), "running", "stop"); err != nil || !running {
+		t.Fatalf("Cancel(running) = %v, %v", running, err)
+	}
+	if err := r.Send(context.Background(), "running", ""); err == nil {
+		t.Fatal("Send error lost on the wire")
+	}
+	page, err := r.ReadLog(context.Background(), "log-1", 10, 5)
+	if err != nil || string(page.Data) != "log-1" || page.NextOffset != 15 || !page.EOF {
+		t.Fatalf("ReadLog = %+v, %v", page, err)
+	}
+}
+
+func TestEmitErrorStopsTheStream(t *testing.T) {
+	r := dispense(t, &fakeRunner{events: []Event{{Kind: EventTextDelta, Text: "a"}, {Kind: EventTextDelta, Text: "b"}}})
+	stop := errors.New("client gone")
+	var n int
+	err := r.Start(context.Background(), Job{ID: "j", Process: &ProcessJob{Command: "x"}}, func(Event) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Fatalf("Start = %v after %d events, want the emit error after 1", err, n)
+	}
+}
