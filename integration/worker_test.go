@@ -170,4 +170,3 @@ func TestRobotaVersionAndHelp(t *testing.T) {
 		t.Errorf("help shows the hidden worker subcommand")
 	}
 }
-

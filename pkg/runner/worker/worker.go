@@ -21,7 +21,7 @@ const (
 	// event carries; the rest is paged with ReadLog.
 	outputTailBytes = 32 << 10
 	// deltaChunkBytes bounds one text-delta event.
-	deltaChunkBytes = 64 << 10
+	deltaChunkBytes  = 64 << 10
 	defaultReadLimit = 64 << 10
 	// killGrace is how long a process group has between SIGTERM and SIGKILL.
 	killGrace = 3 * time.Second
