@@ -1,0 +1,127 @@
+package permission
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// evalBash decides a Bash call: every sub-command through deny → ask → allow → mode,
+// every redirection as a read or write of its file, and the worst answer wins.
+func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
+	for _, r := range e.deny {
+		if appliesTo(r, "Bash") && r.broken == nil && r.spec.kind == specNone {
+			return Decision{Behavior: Deny, Reason: "denied by " + r.describe(), Rule: r}
+		}
+	}
+	never := func(why string) Decision {
+		// Nothing we cannot analyse is auto-allowed, by any rule or mode.
+		if e.cfg.Mode == ModePlan {
+			return e.modeDecision(Deny, "denies a command that cannot be analysed: "+why)
+		}
+		return Decision{Behavior: Ask, Reason: "the command cannot be analysed: " + why}
+	}
+	src, ok := in.str("command")
+	if !ok {
+		return never("no readable command argument")
+	}
+	cmd, err := ParseCommand(src)
+	if err != nil {
+		return never(err.Error())
+	}
+	var parts []Part
+	for i := range cmd.Subs {
+		sub := &cmd.Subs[i]
+		d := e.pipeline("Bash", subMatcher(sub), gates{mode: e.classMode(ClassExecute)})
+		parts = append(parts, Part{Subject: sub.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule})
+	}
+	if len(cmd.Subs) == 0 {
+		d := e.classMode(ClassExecute)()
+		parts = append(parts, Part{Subject: src, Behavior: d.Behavior, Reason: d.Reason})
+	}
+	for _, t := range cmd.Writes {
+		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
+		d := e.evalPath("Write", ClassModify, forms, isDir, known, ctx)
+		parts = append(parts, Part{Subject: "write to " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule})
+	}
+	for _, t := range cmd.Reads {
+		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
+		d := e.evalPath("Read", ClassRead, forms, isDir, known, ctx)
+		parts = append(parts, Part{Subject: "read of " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule})
+	}
+	return combine(parts)
+}
+
+// subMatcher relates a rule to one sub-command: an allow rule must match the stripped
+// form for every run-time value; a deny or ask rule matching any spelling for some
+// value is enough to stop it.
+func subMatcher(sub *SubCommand) func(*Rule) match {
+	return func(r *Rule) match {
+		if r.spec.kind != specBash {
+			return matchUnknown
+		}
+		if r.Behavior == Allow {
+			return match{all: r.spec.bash.matchDefinite(sub.allow)}
+		}
+		var res match
+		for _, f := range sub.deny {
+			if r.spec.bash.matchDefinite(f) {
+				return match{any: true}
+			}
+			res.unknown = res.unknown || r.spec.bash.matchPossible(f)
+		}
+		return res
+	}
+}
+
+// targetForms places a redirection target. A relative target after a possible change
+// of directory cannot be placed.
+func targetForms(t Target, changesDir bool, ctx pathContext) ([]string, bool, bool) {
+	if !t.Known {
+		return nil, false, false
+	}
+	p := t.Path
+	if t.Tilde {
+		if !filepath.IsAbs(ctx.home) {
+			return nil, false, false
+		}
+		p = filepath.Join(ctx.home, strings.TrimPrefix(p, "~"))
+	} else if !filepath.IsAbs(p) && changesDir {
+		return nil, false, false
+	}
+	return pathForms(p, ctx.cwd, "")
+}
+
+// combine folds part decisions: any deny denies, else any ask asks, else allow.
+func combine(parts []Part) Decision {
+	worst := 0
+	for i, p := range parts {
+		if p.Behavior.rank() > parts[worst].Behavior.rank() {
+			worst = i
+		}
+	}
+	w := parts[worst]
+	d := Decision{Behavior: w.Behavior, Reason: w.Reason, Rule: w.Rule, Parts: parts}
+	if len(parts) > 1 {
+		if w.Behavior == Allow {
+			var seen []string
+			for _, p := range parts {
+				if !containsStr(seen, p.Reason) {
+					seen = append(seen, p.Reason)
+				}
+			}
+			d.Reason = strings.Join(seen, "; ")
+		} else {
+			d.Reason = w.Subject + ": " + w.Reason
+		}
+	}
+	return d
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

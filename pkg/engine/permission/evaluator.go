@@ -1,0 +1,287 @@
+package permission
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Config is everything the evaluator needs besides the call itself.
+type Config struct {
+	Mode  Mode
+	Rules []Rule // every layer's rules, merged (see Rules)
+	// ProjectRoot anchors `/path` specifiers of rules without a Source.Root, and is a
+	// working directory.
+	ProjectRoot string
+	// AdditionalDirs are further working directories (Claude Code's additionalDirectories).
+	AdditionalDirs []string
+	// Home anchors `~/` specifiers; empty means os.UserHomeDir.
+	Home string
+}
+
+// Evaluator decides tool calls. It is immutable and safe for concurrent use.
+type Evaluator struct {
+	cfg               Config
+	deny, ask, allow  []*Rule
+	workingSpellings  [][]string // per working directory, its spellings
+	configuredWorking []string
+}
+
+// New builds an evaluator. An empty mode is ModeDefault.
+func New(cfg Config) *Evaluator {
+	if cfg.Mode == "" {
+		cfg.Mode = ModeDefault
+	}
+	if cfg.Home == "" {
+		cfg.Home, _ = os.UserHomeDir()
+	}
+	e := &Evaluator{cfg: cfg}
+	for i := range e.cfg.Rules {
+		r := &e.cfg.Rules[i]
+		switch r.Behavior {
+		case Deny:
+			e.deny = append(e.deny, r)
+		case Ask:
+			e.ask = append(e.ask, r)
+		case Allow:
+			e.allow = append(e.allow, r)
+		}
+	}
+	for _, d := range append([]string{cfg.ProjectRoot}, cfg.AdditionalDirs...) {
+		if filepath.IsAbs(d) {
+			e.configuredWorking = append(e.configuredWorking, d)
+		}
+	}
+	return e
+}
+
+// Mode is the evaluator's permission mode.
+func (e *Evaluator) Mode() Mode { return e.cfg.Mode }
+
+// WithMode returns an evaluator with the same rules in another mode.
+func (e *Evaluator) WithMode(m Mode) *Evaluator {
+	cfg := e.cfg
+	cfg.Mode = m
+	return New(cfg)
+}
+
+// Request is one tool call to decide.
+type Request struct {
+	Tool  string
+	Input json.RawMessage // the tool's arguments; see InputFromMap
+	Cwd   string          // the session's working directory; empty means ProjectRoot
+}
+
+// Decision is the outcome of an evaluation.
+type Decision struct {
+	Behavior Behavior
+	// Reason names the rule or the mode that decided.
+	Reason string
+	// Rule is the deciding rule; nil when the mode or an analysis limit decided.
+	Rule *Rule
+	Mode Mode
+	// Parts are the decisions for each sub-command and redirection of a Bash call.
+	Parts []Part
+}
+
+// Part is the decision for one piece of a Bash command line.
+type Part struct {
+	Subject  string
+	Behavior Behavior
+	Reason   string
+	Rule     *Rule
+}
+
+// Evaluate decides one tool call: deny rules, then ask rules, then allow rules, then
+// the mode. See the package documentation for the details.
+func (e *Evaluator) Evaluate(req Request) Decision {
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = e.cfg.ProjectRoot
+	}
+	ctx := pathContext{cwd: cwd, root: e.cfg.ProjectRoot, home: e.cfg.Home}
+	in := decodeInput(req.Input)
+	var d Decision
+	switch {
+	case req.Tool == "Bash":
+		d = e.evalBash(in, ctx)
+	case readFamily[req.Tool] || editFamily[req.Tool]:
+		d = e.evalPathTool(req.Tool, in, ctx)
+	default:
+		d = e.evalGeneric(req.Tool, in)
+	}
+	d.Mode = e.cfg.Mode
+	if e.cfg.Mode == ModeDontAsk && d.Behavior == Ask {
+		d.Behavior = Deny
+		d.Reason = "mode dontAsk denies what it would otherwise ask: " + d.Reason
+	}
+	return d
+}
+
+// match is how a rule relates to one call (or one Bash sub-command).
+type match struct {
+	all     bool // matches under every reading: enough for an allow rule
+	any     bool // matches under some certain reading: enough for a deny rule
+	unknown bool // cannot be decided: a deny or ask rule then makes the call "ask"
+}
+
+var (
+	matchAlways  = match{all: true, any: true}
+	matchUnknown = match{unknown: true}
+)
+
+// gates are the mode-specific checks between the rule lists.
+type gates struct {
+	afterDeny func() *Decision // a hard limit of the mode (plan never modifies)
+	afterAsk  func() *Decision // a soft limit (protected paths)
+	mode      func() Decision  // the mode's own answer
+}
+
+// pipeline runs the evaluation order for one subject: deny → ask → allow → mode.
+func (e *Evaluator) pipeline(tool string, m func(*Rule) match, g gates) Decision {
+	var maybe *Rule
+	for _, r := range e.deny {
+		if !appliesTo(r, tool) {
+			continue
+		}
+		res := ruleMatch(r, m)
+		if res.any {
+			return Decision{Behavior: Deny, Reason: "denied by " + r.describe(), Rule: r}
+		}
+		if res.unknown && maybe == nil {
+			maybe = r
+		}
+	}
+	if g.afterDeny != nil {
+		if d := g.afterDeny(); d != nil {
+			return *d
+		}
+	}
+	if maybe != nil {
+		why := "the call cannot be checked against " + maybe.describe()
+		if maybe.broken != nil {
+			why = "the rule cannot be evaluated: " + maybe.describe()
+		}
+		return Decision{Behavior: Ask, Reason: why, Rule: maybe}
+	}
+	for _, r := range e.ask {
+		if !appliesTo(r, tool) {
+			continue
+		}
+		if res := ruleMatch(r, m); res.any || res.unknown {
+			return Decision{Behavior: Ask, Reason: "asked by " + r.describe(), Rule: r}
+		}
+	}
+	if g.afterAsk != nil {
+		if d := g.afterAsk(); d != nil {
+			return *d
+		}
+	}
+	for _, r := range e.allow {
+		if !appliesTo(r, tool) {
+			continue
+		}
+		if res := ruleMatch(r, m); res.all && !res.unknown {
+			return Decision{Behavior: Allow, Reason: "allowed by " + r.describe(), Rule: r}
+		}
+	}
+	return g.mode()
+}
+
+func ruleMatch(r *Rule, m func(*Rule) match) match {
+	switch {
+	case r.broken != nil:
+		return matchUnknown
+	case r.spec.kind == specNone:
+		return matchAlways
+	}
+	return m(r)
+}
+
+func (e *Evaluator) modeDecision(b Behavior, why string) Decision {
+	return Decision{Behavior: b, Reason: fmt.Sprintf("mode %s %s", e.cfg.Mode, why)}
+}
+
+func (e *Evaluator) classMode(c Class) func() Decision {
+	return func() Decision {
+		b := ModePolicy(e.cfg.Mode, c)
+		return e.modeDecision(b, verbPhrase(b, string(c)+" tools"))
+	}
+}
+
+func verbPhrase(b Behavior, what string) string {
+	switch b {
+	case Allow:
+		return "allows " + what
+	case Deny:
+		return "denies " + what
+	}
+	return "asks before " + what
+}
+
+// evalGeneric decides tools without path or command arguments.
+func (e *Evaluator) evalGeneric(tool string, in toolInput) Decision {
+	m := func(r *Rule) match {
+		switch r.spec.kind {
+		case specDomain:
+			host, ok := urlHost(in)
+			if !ok {
+				return matchUnknown
+			}
+			hit := domainMatches(r.spec.domain, host)
+			return match{all: hit, any: hit}
+		case specName:
+			name, ok := in.str("subagent_type")
+			if !ok {
+				if in.maybeHas("subagent_type") {
+					return matchUnknown
+				}
+				name = "general-purpose"
+			}
+			hit := name == r.spec.name
+			return match{all: hit, any: hit}
+		}
+		return matchUnknown
+	}
+	return e.pipeline(tool, m, gates{mode: e.classMode(ClassOf(tool))})
+}
+
+// inside reports whether every spelling lies within a working directory; cwd counts
+// as one too.
+func (e *Evaluator) inside(forms []string, ctx pathContext) bool {
+	for _, f := range forms {
+		if _, ok := e.containing(f, ctx); !ok {
+			return false
+		}
+	}
+	return len(forms) > 0
+}
+
+// containing returns the working directory (in the spelling that contains f).
+func (e *Evaluator) containing(f string, ctx pathContext) (string, bool) {
+	dirs := e.configuredWorking
+	if filepath.IsAbs(ctx.cwd) {
+		dirs = append([]string{ctx.cwd}, dirs...)
+	}
+	for _, d := range dirs {
+		for _, s := range spellings(d) {
+			if within(f, s) {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// protected reports whether a spelling lies below a protected directory of the
+// working directory that contains it.
+func (e *Evaluator) protected(forms []string, ctx pathContext) bool {
+	for _, f := range forms {
+		if dir, ok := e.containing(f, ctx); ok && isProtected(strings.TrimPrefix(f, dir)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,233 @@
+package permission
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// anchor says which directory a path specifier is relative to.
+type anchor int
+
+const (
+	anchorCwd  anchor = iota // `path`, `./path`: the current working directory
+	anchorRoot               // `/path`: the project root of the rule's settings file
+	anchorAbs                // `//path`: the filesystem root
+	anchorHome               // `~/path`: the home directory
+)
+
+// pathPattern is a Read/Edit specifier: gitignore syntax relative to its anchor.
+type pathPattern struct {
+	anchor  anchor
+	pattern gitignore.Pattern
+}
+
+func compilePathPattern(spec string) (pathPattern, error) {
+	var p pathPattern
+	var rest string
+	switch {
+	case spec == "~" || strings.HasPrefix(spec, "~/"):
+		p.anchor, rest = anchorHome, "/"+strings.TrimPrefix(strings.TrimPrefix(spec, "~"), "/")
+	case strings.HasPrefix(spec, "//"):
+		p.anchor, rest = anchorAbs, spec[1:]
+	case strings.HasPrefix(spec, "/"):
+		p.anchor, rest = anchorRoot, spec
+	case strings.HasPrefix(spec, "./"):
+		p.anchor, rest = anchorCwd, spec[1:]
+	default:
+		p.anchor, rest = anchorCwd, spec
+	}
+	if strings.HasPrefix(spec, "~") && p.anchor != anchorHome {
+		return p, fmt.Errorf("path specifier %q: only ~/ is supported", spec)
+	}
+	if rest == "/" || rest == "" {
+		rest = "/**"
+	}
+	segs := strings.Split(rest, "/")
+	for i, s := range segs {
+		if s != "**" && strings.Contains(s, "**") {
+			// gitignore treats `**` inside a segment as `*`; go-git would never match it.
+			for strings.Contains(s, "**") {
+				s = strings.ReplaceAll(s, "**", "*")
+			}
+			segs[i] = s
+		}
+		if _, err := filepath.Match(segs[i], ""); err != nil {
+			return p, fmt.Errorf("path specifier %q: %w", spec, err)
+		}
+	}
+	p.pattern = gitignore.ParsePattern(strings.Join(segs, "/"), nil)
+	return p, nil
+}
+
+// pathContext carries the directories path evaluation needs for one call.
+type pathContext struct {
+	cwd, root, home string
+}
+
+// base returns the anchor directories in both their literal and symlink-resolved
+// spellings, so a path is compared like with like.
+func (p pathPattern) bases(ctx pathContext, ruleRoot string) []string {
+	var b string
+	switch p.anchor {
+	case anchorCwd:
+		b = ctx.cwd
+	case anchorRoot:
+		b = ruleRoot
+		if b == "" {
+			b = ctx.root
+		}
+	case anchorAbs:
+		b = "/"
+	case anchorHome:
+		b = ctx.home
+	}
+	if b == "" || !filepath.IsAbs(b) {
+		return nil
+	}
+	return spellings(b)
+}
+
+// matches reports whether the absolute path matches the pattern relative to any of
+// the anchor's spellings.
+func (p pathPattern) matches(abs string, isDir bool, bases []string) bool {
+	for _, b := range bases {
+		rel, err := filepath.Rel(b, abs)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		if p.pattern.Match(strings.Split(rel, "/"), isDir) == gitignore.Exclude {
+			return true
+		}
+	}
+	return false
+}
+
+// spellings returns the cleaned absolute path and, if different, its symlink-resolved form.
+func spellings(abs string) []string {
+	clean := filepath.Clean(abs)
+	out := []string{clean}
+	if r, err := resolve(abs); err == nil && r != clean {
+		out = append(out, r)
+	}
+	return out
+}
+
+var errSymlinkLoop = errors.New("too many levels of symbolic links")
+
+// resolve resolves symlinks the way the kernel does: component by component, with
+// `..` applied after the component before it has been resolved (so link/.. is the
+// parent of the link's target, not the link's directory). The part of the path that
+// does not exist is appended lexically; a dangling link resolves to its target.
+func resolve(abs string) (string, error) {
+	if !filepath.IsAbs(abs) {
+		return "", fmt.Errorf("resolve %q: not absolute", abs)
+	}
+	pending := strings.Split(abs, "/")
+	resolved := "/"
+	links := 0
+	for len(pending) > 0 {
+		c := pending[0]
+		pending = pending[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			// Nothing below a missing directory can be a link: finish lexically.
+			return filepath.Join(append([]string{next}, pending...)...), nil
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		if links++; links > 255 {
+			return "", errSymlinkLoop
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", fmt.Errorf("resolve %q: %w", next, err)
+		}
+		if filepath.IsAbs(target) {
+			resolved = "/"
+		}
+		pending = append(strings.Split(target, "/"), pending...)
+	}
+	return resolved, nil
+}
+
+// pathForms returns every spelling under which a tool's path argument may be reached:
+// the lexical absolute path and its symlink resolution, plus the home-expanded forms
+// when it starts with `~/` (in case the tool expands it). ok=false when the path
+// cannot be placed at all.
+func pathForms(p, cwd, home string) (forms []string, isDir bool, ok bool) {
+	if p == "" || strings.ContainsRune(p, 0) {
+		return nil, false, false
+	}
+	var raws []string
+	if filepath.IsAbs(p) {
+		raws = append(raws, p)
+	} else if filepath.IsAbs(cwd) {
+		raws = append(raws, filepath.Join(cwd, p))
+	}
+	if (p == "~" || strings.HasPrefix(p, "~/")) && filepath.IsAbs(home) {
+		raws = append(raws, filepath.Join(home, p[1:]))
+	}
+	if len(raws) == 0 {
+		return nil, false, false
+	}
+	seen := map[string]bool{}
+	for _, raw := range raws {
+		// Lexical cleaning of `..` is only right when no link precedes it; the
+		// resolved spelling covers the other reading.
+		for _, f := range []string{filepath.Clean(raw)} {
+			if !seen[f] {
+				seen[f] = true
+				forms = append(forms, f)
+			}
+		}
+		r, err := resolve(raw)
+		if err != nil {
+			return nil, false, false
+		}
+		if !seen[r] {
+			seen[r] = true
+			forms = append(forms, r)
+		}
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			isDir = true
+		}
+	}
+	return forms, isDir, true
+}
+
+// within reports whether abs is dir or below it.
+func within(abs, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return abs == dir || strings.HasPrefix(abs, dir+"/")
+}
+
+// protectedSegments are directories whose contents configure the agent or run code on
+// their own (git hooks, settings with hooks and rules, agents, skills): writing there
+// is never auto-allowed by a mode or a broad rule.
+var protectedSegments = map[string]bool{".git": true, ".claude": true, ".robota": true}
+
+func isProtected(abs string) bool {
+	for _, seg := range strings.Split(abs, "/") {
+		if protectedSegments[seg] {
+			return true
+		}
+	}
+	return false
+}

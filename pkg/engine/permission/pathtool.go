@@ -1,0 +1,164 @@
+package permission
+
+import (
+	"net/url"
+	"path/filepath"
+	"strings"
+)
+
+// pathArg is the argument naming the file or directory a path tool touches.
+var pathArg = map[string]string{
+	"Read": "file_path", "Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+	"NotebookRead": "notebook_path", "NotebookEdit": "notebook_path",
+	"LS": "path", "Glob": "path", "Grep": "path",
+}
+
+// optionalPath lists tools whose path defaults to the working directory.
+var optionalPath = map[string]bool{"Glob": true, "Grep": true}
+
+func (e *Evaluator) evalPathTool(tool string, in toolInput, ctx pathContext) Decision {
+	class := ClassOf(tool)
+	p, ok := in.str(pathArg[tool])
+	if !ok && optionalPath[tool] && !in.maybeHas(pathArg[tool]) {
+		p, ok = ctx.cwd, true
+	}
+	if ok && tool == "Glob" {
+		p, ok = globRoot(p, in, ctx.cwd)
+	}
+	var forms []string
+	var isDir bool
+	if ok {
+		forms, isDir, ok = pathForms(p, ctx.cwd, ctx.home)
+	}
+	return e.evalPath(tool, class, forms, isDir, ok, ctx)
+}
+
+// globRoot is where a Glob can reach: its path, unless the pattern is absolute or
+// climbs out with `..`, in which case the pattern's literal leading directories count.
+func globRoot(base string, in toolInput, cwd string) (string, bool) {
+	pattern, ok := in.str("pattern")
+	if !ok {
+		return base, !in.maybeHas("pattern")
+	}
+	segs := strings.Split(pattern, "/")
+	if !filepath.IsAbs(pattern) && !containsDotDot(segs) {
+		return base, true
+	}
+	var static []string
+	for i, s := range segs {
+		if strings.ContainsAny(s, "*?[{\\") {
+			if containsDotDot(segs[i:]) {
+				return "", false
+			}
+			break
+		}
+		static = append(static, s)
+	}
+	root := strings.Join(static, "/")
+	if filepath.IsAbs(pattern) {
+		if root == "" {
+			root = "/"
+		}
+		return root, true
+	}
+	if !filepath.IsAbs(base) {
+		base = filepath.Join(cwd, base)
+	}
+	return filepath.Join(base, root), true
+}
+
+func containsDotDot(segs []string) bool {
+	for _, s := range segs {
+		if s == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// evalPath decides a read or a modification of one path. known=false means the path
+// could not be determined, which no allow rule and no mode can approve.
+func (e *Evaluator) evalPath(tool string, class Class, forms []string, isDir, known bool, ctx pathContext) Decision {
+	m := func(r *Rule) match {
+		if r.spec.kind != specPath {
+			return matchUnknown
+		}
+		if !known {
+			return matchUnknown
+		}
+		bases := r.spec.path.bases(ctx, r.Source.Root)
+		if len(bases) == 0 {
+			return matchUnknown
+		}
+		res := match{all: true}
+		for _, f := range forms {
+			if r.spec.path.matches(f, isDir, bases) {
+				res.any = true
+			} else {
+				res.all = false
+			}
+		}
+		return res
+	}
+	g := gates{mode: func() Decision { return e.pathMode(class, forms, known, ctx) }}
+	if class == ClassModify {
+		g.afterDeny = func() *Decision {
+			if e.cfg.Mode != ModePlan {
+				return nil
+			}
+			d := e.modeDecision(Deny, "never allows modifications")
+			return &d
+		}
+		g.afterAsk = func() *Decision {
+			if e.cfg.Mode == ModeBypassPermissions || !known || !e.protected(forms, ctx) {
+				return nil
+			}
+			return &Decision{Behavior: Ask, Reason: "writing to a protected path (.git, .claude, .robota) always asks"}
+		}
+	}
+	return e.pipeline(tool, m, g)
+}
+
+func (e *Evaluator) pathMode(class Class, forms []string, known bool, ctx pathContext) Decision {
+	if e.cfg.Mode == ModeBypassPermissions {
+		return e.modeDecision(Allow, "allows every tool")
+	}
+	inside := known && e.inside(forms, ctx)
+	switch class {
+	case ClassRead:
+		if inside {
+			return e.modeDecision(Allow, "allows reads inside the working directories")
+		}
+		if !known {
+			return e.modeDecision(Ask, "asks: the path cannot be determined")
+		}
+		return e.modeDecision(Ask, "asks before reading outside the working directories")
+	case ClassModify:
+		b := ModePolicy(e.cfg.Mode, ClassModify)
+		if b == Allow && !inside {
+			return e.modeDecision(Ask, "asks before modifying outside the working directories")
+		}
+		return e.modeDecision(b, verbPhrase(b, "modifications"))
+	}
+	return e.classMode(class)()
+}
+
+// urlHost extracts the host a WebFetch call will contact.
+func urlHost(in toolInput) (string, bool) {
+	raw, ok := in.str("url")
+	if !ok {
+		return "", false
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Hostname() == "" {
+		return "", false
+	}
+	return strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), true
+}
+
+func domainMatches(domain, host string) bool {
+	if suffix, ok := strings.CutPrefix(domain, "*."); ok {
+		return host == suffix || strings.HasSuffix(host, "."+suffix)
+	}
+	return host == domain
+}

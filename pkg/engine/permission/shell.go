@@ -1,0 +1,371 @@
+package permission
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// SubCommand is one simple command found in a Bash command line, after Claude Code's
+// wrappers are stripped. Every sub-command must be allowed for the line to be allowed.
+type SubCommand struct {
+	// Text is the command as written (or a description, for a command we cannot see).
+	Text string
+	// Match is the rendering allow rules are matched against; run-time parts show as `…`.
+	Match string
+	// Unknown marks a command hidden from us (eval of a variable, env -S, sh -c "$X" ...).
+	Unknown bool
+
+	allow []ctok   // allow rules must match this definitely
+	deny  [][]ctok // deny and ask rules are tried against each of these
+}
+
+// Target is a file named by a redirection.
+type Target struct {
+	Path  string // as written, tilde kept
+	Known bool   // false: the name is only known at run time
+	Tilde bool   // Path starts with an unquoted ~ (home directory)
+	Text  string // the redirection's word as written
+}
+
+// Command is a Bash command line analysed for permission purposes.
+type Command struct {
+	Subs   []SubCommand
+	Writes []Target // output redirections (and time -o): writes to files
+	Reads  []Target // input redirections
+	// ChangesDir is set when the line may change directory (cd, pushd, env -C, an
+	// unknown command ...) so relative redirection targets cannot be placed.
+	ChangesDir bool
+}
+
+const maxScriptDepth = 8
+
+// devTargets are redirection targets that are not files in the project sense.
+var devTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
+
+// ParseCommand parses a Bash command line with mvdan.cc/sh and splits it into
+// sub-commands: on `&&`, `||`, `;`, `|`, `|&`, `&` and newlines, and into the bodies
+// of subshells, blocks, control structures, functions, `$(…)`, backticks and process
+// substitutions, and into commands run by sh -c, eval, env, sudo, xargs and find -exec.
+// It fails on anything it cannot parse or cannot fully account for.
+func ParseCommand(src string) (*Command, error) {
+	if strings.ContainsRune(src, 0) {
+		return nil, fmt.Errorf("%w: NUL byte in command", ErrUnparsableCommand)
+	}
+	x := &extractor{cmd: &Command{}}
+	if err := x.script(src, 0); err != nil {
+		return nil, err
+	}
+	return x.cmd, nil
+}
+
+type extractor struct {
+	cmd   *Command
+	seen  map[syntax.Command]bool
+	depth int
+}
+
+// script parses one piece of shell source and extracts everything it runs. It then
+// walks the whole tree once more: a command node the extractor did not visit means
+// a construct it does not understand, and the line is refused rather than guessed.
+func (x *extractor) script(src string, depth int) error {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnparsableCommand, err)
+	}
+	saved, savedDepth := x.seen, x.depth
+	x.seen, x.depth = map[syntax.Command]bool{}, depth
+	defer func() { x.seen, x.depth = saved, savedDepth }()
+	x.stmts(f.Stmts)
+	var missed syntax.Command
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(syntax.Command); ok && !x.seen[c] && missed == nil {
+			missed = c
+		}
+		return missed == nil
+	})
+	if missed != nil {
+		return fmt.Errorf("%w: unsupported construct %T", ErrUnparsableCommand, missed)
+	}
+	return nil
+}
+
+func (x *extractor) stmts(list []*syntax.Stmt) {
+	for _, s := range list {
+		x.stmt(s)
+	}
+}
+
+func (x *extractor) stmt(s *syntax.Stmt) {
+	if s == nil {
+		return
+	}
+	for _, r := range s.Redirs {
+		x.redirect(r)
+	}
+	if s.Cmd == nil {
+		return
+	}
+	x.seen[s.Cmd] = true
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		x.callExpr(c)
+	case *syntax.BinaryCmd:
+		x.stmt(c.X)
+		x.stmt(c.Y)
+	case *syntax.Subshell:
+		x.stmts(c.Stmts)
+	case *syntax.Block:
+		x.stmts(c.Stmts)
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			x.seen[ic] = true
+			x.stmts(ic.Cond)
+			x.stmts(ic.Then)
+		}
+	case *syntax.WhileClause:
+		x.stmts(c.Cond)
+		x.stmts(c.Do)
+	case *syntax.ForClause:
+		x.nested(c.Loop)
+		x.stmts(c.Do)
+	case *syntax.CaseClause:
+		x.nested(c.Word)
+		for _, item := range c.Items {
+			for _, p := range item.Patterns {
+				x.nested(p)
+			}
+			x.stmts(item.Stmts)
+		}
+	case *syntax.FuncDecl:
+		// Defining a function can shadow any command name, so it needs a rule of its own.
+		x.opaque(printNode(c))
+		x.stmt(c.Body)
+	case *syntax.TimeClause:
+		x.stmt(c.Stmt) // the `time` keyword is a wrapper
+	case *syntax.CoprocClause:
+		if c.Name != nil {
+			x.nested(c.Name)
+		}
+		x.stmt(c.Stmt)
+	case *syntax.DeclClause:
+		x.declClause(c)
+	default:
+		// ArithmCmd, TestClause, LetClause: matched as written; their expansions may run commands.
+		x.opaque(printNode(c))
+		x.nested(c)
+	}
+}
+
+// nested extracts the commands inside command and process substitutions anywhere below n.
+func (x *extractor) nested(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch s := n.(type) {
+		case *syntax.CmdSubst:
+			x.stmts(s.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			x.stmts(s.Stmts)
+			return false
+		}
+		return true
+	})
+}
+
+func (x *extractor) opaque(text string) {
+	t := litTokens(text)
+	x.add(SubCommand{Text: text, allow: t, deny: [][]ctok{t}})
+}
+
+func (x *extractor) unknown(text string) {
+	t := []ctok{{kind: tokDyn}}
+	x.cmd.ChangesDir = true
+	x.add(SubCommand{Text: text, Unknown: true, allow: t, deny: [][]ctok{t}})
+}
+
+func (x *extractor) add(s SubCommand) {
+	s.Match = renderTokens(s.allow)
+	x.cmd.Subs = append(x.cmd.Subs, s)
+}
+
+func (x *extractor) declClause(c *syntax.DeclClause) {
+	ws := []word{litWord(c.Variant.Value)}
+	for _, a := range c.Args {
+		x.nested(a)
+		ws = append(ws, renderAssign(a))
+	}
+	t := joinWords(ws)
+	x.add(SubCommand{Text: printNode(c), allow: t, deny: [][]ctok{t}})
+}
+
+func renderAssign(a *syntax.Assign) word {
+	if a.Name == nil { // a naked declare argument, evaluated at run time
+		if a.Value == nil {
+			return dynWord("")
+		}
+		return renderWord(a.Value)
+	}
+	w := word{static: true, src: printNode(a)}
+	head := a.Name.Value
+	if a.Index != nil {
+		head += "[…]"
+		w.static = false
+	}
+	if !a.Naked {
+		if a.Append {
+			head += "+"
+		}
+		head += "="
+	}
+	w.toks = litTokens(head)
+	switch {
+	case a.Array != nil:
+		w.toks = append(w.toks, ctok{kind: tokDyn})
+		w.static = false
+	case a.Value != nil:
+		v := renderWord(a.Value)
+		w.toks = append(w.toks, v.toks...)
+		w.static = w.static && v.static
+	}
+	if w.static {
+		w.lit = renderTokens(w.toks)
+	}
+	return w
+}
+
+func (x *extractor) callExpr(c *syntax.CallExpr) {
+	var assigns, words []word
+	for _, a := range c.Assigns {
+		x.nested(a)
+		assigns = append(assigns, renderAssign(a))
+	}
+	for _, w := range c.Args {
+		x.nested(w)
+		words = append(words, renderWord(w))
+	}
+	if len(words) == 0 {
+		// A bare assignment changes the shell's state (PATH=..., IFS=...) for what follows.
+		t := joinWords(assigns)
+		x.add(SubCommand{Text: printNode(c), allow: t, deny: [][]ctok{t}})
+		return
+	}
+	x.simple(printNode(c), assigns, words)
+}
+
+// simple records one simple command: wrappers stripped for the allow form, every
+// spelling kept for the deny forms, and the commands it runs added as sub-commands.
+func (x *extractor) simple(text string, assigns, words []word) {
+	orig := words
+	for {
+		rest, writes, st := stripWrapper(words)
+		for _, w := range writes {
+			x.target(&x.cmd.Writes, w)
+		}
+		if st == unanalysable {
+			x.unknown(fmt.Sprintf("command run by %q with arguments we cannot follow", words[0].lit))
+		}
+		if st != stripped {
+			break
+		}
+		words = rest
+	}
+	if name := words[0]; !name.static || name.lit == "cd" || name.lit == "pushd" || name.lit == "popd" ||
+		name.lit == "source" || name.lit == "." {
+		x.cmd.ChangesDir = true
+	}
+	allow := joinWords(append(append([]word(nil), assigns...), words...))
+	var deny [][]ctok
+	for _, ws := range [][]word{words, orig} {
+		deny = append(deny, joinWords(ws), joinWords(append(append([]word(nil), assigns...), ws...)))
+		if ws[0].static && strings.Contains(ws[0].lit, "/") {
+			base := append([]word{litWord(path.Base(ws[0].lit))}, ws[1:]...)
+			deny = append(deny, joinWords(base))
+		}
+	}
+	x.add(SubCommand{Text: text, allow: allow, deny: deny})
+
+	r := innerCommands(words)
+	if r.chdir {
+		x.cmd.ChangesDir = true
+	}
+	if r.unknown {
+		x.unknown(fmt.Sprintf("command run by %q that we cannot see", words[0].lit))
+	}
+	if x.depth >= maxScriptDepth && (len(r.inner) > 0 || len(r.scripts) > 0) {
+		x.unknown("commands nested too deeply")
+		return
+	}
+	for _, in := range r.inner {
+		x.depth++
+		x.simple(fmt.Sprintf("%s (run by %s)", renderTokens(joinWords(in)), words[0].lit), nil, in)
+		x.depth--
+	}
+	for _, s := range r.scripts {
+		if err := x.script(s.lit, x.depth+1); err != nil {
+			x.unknown(fmt.Sprintf("script run by %q that does not parse: %v", words[0].lit, err))
+		}
+	}
+}
+
+func (x *extractor) redirect(r *syntax.Redirect) {
+	x.nested(r.Word)
+	if r.Hdoc != nil {
+		x.nested(r.Hdoc)
+	}
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
+		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
+		x.target(&x.cmd.Writes, renderWord(r.Word))
+	case syntax.RdrInOut:
+		x.target(&x.cmd.Writes, renderWord(r.Word))
+		x.target(&x.cmd.Reads, renderWord(r.Word))
+	case syntax.RdrIn:
+		x.target(&x.cmd.Reads, renderWord(r.Word))
+	case syntax.DplOut, syntax.DplIn:
+		w := renderWord(r.Word)
+		if w.static && (w.lit == "-" || isDigits(w.lit)) {
+			return // duplicating or closing a descriptor
+		}
+		if r.Op == syntax.DplOut {
+			x.target(&x.cmd.Writes, w)
+		} else {
+			x.target(&x.cmd.Reads, w)
+		}
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+	default:
+		x.target(&x.cmd.Writes, dynWord(printNode(r)))
+	}
+}
+
+func (x *extractor) target(list *[]Target, w word) {
+	t := Target{Path: w.lit, Known: w.static, Tilde: w.tilde, Text: w.src}
+	if t.Tilde && t.Path != "~" && !strings.HasPrefix(t.Path, "~/") {
+		t.Known = false // ~user: someone else's home
+	}
+	if t.Known && (devTargets[t.Path] || isDevFD(t.Path)) {
+		return
+	}
+	*list = append(*list, t)
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isDevFD(p string) bool {
+	n, ok := strings.CutPrefix(p, "/dev/fd/")
+	return ok && isDigits(n)
+}
