@@ -1,0 +1,88 @@
+package fs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"mime"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/tools/internal/toolkit"
+	"github.com/robota-sdk/robota-go/pkg/tools/record"
+	"github.com/robota-sdk/robota-go/pkg/tools/workspace"
+)
+
+// sniffLen is how much of a file decides whether it is binary (git looks at the same amount).
+const sniffLen = 8000
+
+// isBinary reports a NUL byte in the sniffed prefix.
+func isBinary(prefix []byte) bool {
+	if len(prefix) > sniffLen {
+		prefix = prefix[:sniffLen]
+	}
+	return bytes.IndexByte(prefix, 0) >= 0
+}
+
+var imageExtensions = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+	".webp": "image/webp", ".bmp": "image/bmp", ".ico": "image/x-icon", ".tif": "image/tiff",
+	".tiff": "image/tiff", ".avif": "image/avif", ".heic": "image/heic",
+}
+
+// imageType returns the image MIME type of a file from its extension or content, or "".
+func imageType(name string, prefix []byte) string {
+	if t, ok := imageExtensions[strings.ToLower(filepath.Ext(name))]; ok {
+		return t
+	}
+	if t := http.DetectContentType(prefix); strings.HasPrefix(t, "image/") && t != "image/svg+xml" {
+		return t
+	}
+	return ""
+}
+
+// binaryType names a binary file's content type for the refusal message.
+func binaryType(name string, prefix []byte) string {
+	if t := mime.TypeByExtension(filepath.Ext(name)); t != "" {
+		return strings.SplitN(t, ";", 2)[0]
+	}
+	return strings.SplitN(http.DetectContentType(prefix), ";", 2)[0]
+}
+
+// resolve confines a file_path argument; the record names the real path when it resolves.
+func resolve(ws *workspace.Workspace, filePath string) (workspace.Path, error) {
+	return ws.Resolve(filePath)
+}
+
+// statFailure turns an error from stat/open into a result with its own message per cause.
+func statFailure(rec record.Call, display string, err error) llm.ToolResult {
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		return toolkit.Failure(rec, toolkit.CodeNotFound, "File does not exist: "+display, nil)
+	case errors.Is(err, iofs.ErrPermission):
+		return toolkit.Failure(rec, toolkit.CodeIO, "Permission denied: "+display, nil)
+	default:
+		return toolkit.Failure(rec, toolkit.CodeIO, "Cannot access "+display+": "+err.Error(), nil)
+	}
+}
+
+func dirFailure(rec record.Call, display, hint string) llm.ToolResult {
+	return toolkit.Failure(rec, toolkit.CodeIsDirectory, display+" is a directory, not a file. "+hint, nil)
+}
+
+// notRegularFailure names what a special file is.
+func notRegularFailure(rec record.Call, display string, mode iofs.FileMode) llm.ToolResult {
+	kind := "special file"
+	switch {
+	case mode&iofs.ModeNamedPipe != 0:
+		kind = "named pipe"
+	case mode&iofs.ModeSocket != 0:
+		kind = "socket"
+	case mode&iofs.ModeDevice != 0:
+		kind = "device"
+	}
+	return toolkit.Failure(rec, toolkit.CodeNotRegular, fmt.Sprintf("%s is a %s, not a regular file.", display, kind), nil)
+}
