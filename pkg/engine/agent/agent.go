@@ -49,7 +49,8 @@ type Config struct {
 	MaxRounds *int
 	// ContextWindow overrides the model catalogue's window (tokens) when > 0.
 	ContextWindow int
-	// IdleTimeout aborts a provider call with no text activity for this long (0 = none).
+	// IdleTimeout aborts a provider call with no activity for this long (0 = none). Text
+	// deltas reset it, and so do thinking deltas: a model that is visibly thinking is not idle.
 	IdleTimeout time.Duration
 	// BatchMode defaults to parallel. MaxConcurrency bounds a parallel batch: 0 = no bound,
 	// < 0 is clamped to 1.
@@ -64,8 +65,9 @@ type Config struct {
 
 // RunOptions are per-run settings.
 type RunOptions struct {
-	OnTextDelta func(delta string)
-	OnEvent     func(Event)
+	OnTextDelta     func(delta string)
+	OnThinkingDelta func(delta string)
+	OnEvent         func(Event)
 	// MaxRounds overrides Config.MaxRounds for this run (0 = unlimited).
 	MaxRounds *int
 	// ExecutionID names this run in replay events; generated when empty.

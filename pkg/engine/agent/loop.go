@@ -192,6 +192,14 @@ func (r *run) callProvider(ctx context.Context, req llm.ChatRequest) (llm.ChatRe
 			r.em.delta(round, d)
 			r.textDelta(d)
 		},
+		OnThinkingDelta: func(d string) {
+			if timer != nil {
+				timer.Reset(r.a.cfg.IdleTimeout)
+			}
+			if r.opts.OnThinkingDelta != nil {
+				r.opts.OnThinkingDelta(d)
+			}
+		},
 		OnRawPayload: func(p llm.RawPayloadEvent) { r.em.rawPayload(round, p) },
 	}
 	resp, err := r.a.cfg.Provider.Chat(callCtx, req, cb)

@@ -147,9 +147,9 @@ type fakeTimer struct {
 }
 
 func (f *fakeTimer) start(_ time.Duration, fn func()) agent.Timer { f.fn = fn; return f }
-func (f *fakeTimer) Reset(time.Duration) bool                    { f.resets++; return true }
-func (f *fakeTimer) Stop() bool                                  { f.stopped = true; return true }
-func (f *fakeTimer) fire()                                       { f.fn() }
+func (f *fakeTimer) Reset(time.Duration) bool                     { f.resets++; return true }
+func (f *fakeTimer) Stop() bool                                   { f.stopped = true; return true }
+func (f *fakeTimer) fire()                                        { f.fn() }
 
 // Spec: Streaming Round Separator.
 func TestStreamingRoundSeparator_BeforeRoundTwoAndLater(t *testing.T) {

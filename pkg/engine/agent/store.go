@@ -160,7 +160,8 @@ func (s *ConversationStore) CommitAssistant(state llm.MessageState, usage *llm.U
 	return s.Append(m)
 }
 
-// History returns a copy of the committed messages.
+// History returns a new slice of the committed messages. The messages' content is shared
+// with the store and must be treated as read-only (history is append-only).
 func (s *ConversationStore) History() []llm.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -177,7 +178,11 @@ func (s *ConversationStore) Len() int {
 // MessagesForAPI returns history prepared for a provider call (interrupted assistant
 // messages annotated; see llm.MessagesForAPI).
 func (s *ConversationStore) MessagesForAPI() []llm.Message {
-	return llm.MessagesForAPI(s.History())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// MessagesForAPI copies the slice; committed messages are never mutated, so sharing
+	// their content with the copy is safe.
+	return llm.MessagesForAPI(s.history)
 }
 
 // serializedChars returns the serialized size of history.

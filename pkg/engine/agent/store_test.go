@@ -1,0 +1,86 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// Spec: ConversationStore Streaming State.
+func TestConversationStoreStreamingState(t *testing.T) {
+	f := llm.Factory{NewID: ids(), Now: fixedClock}
+	s := agent.NewConversationStore(f, []llm.Message{f.User("earlier")})
+	if s.HasPendingAssistant() {
+		t.Fatal("pending before BeginAssistant")
+	}
+	s.BeginAssistant()
+	s.AppendStreaming("Hello, ")
+	s.AppendStreaming("world")
+	s.AppendToolCall(llm.ToolCall{ID: "call_0", Name: "Read"})
+	s.AppendToolCall(llm.ToolCall{ID: "call_0", Name: "Read"}) // duplicate within one message
+	s.AppendToolCall(llm.ToolCall{ID: "call_1", Name: "Bash"})
+	if !s.HasPendingAssistant() || s.PendingContent() != "Hello, world" {
+		t.Fatalf("pending = %v %q", s.HasPendingAssistant(), s.PendingContent())
+	}
+	m := s.CommitAssistant(llm.StateComplete, &llm.Usage{InputTokens: 1}, nil)
+	if m.Text() != "Hello, world" || len(m.ToolCalls()) != 2 || m.State != llm.StateComplete {
+		t.Fatalf("committed %+v: text must be kept next to tool calls, duplicates dropped", m)
+	}
+	if s.HasPendingAssistant() || s.Len() != 2 {
+		t.Fatalf("after commit: pending %v len %d", s.HasPendingAssistant(), s.Len())
+	}
+
+	// Always committed: an empty interrupted message is still appended.
+	s.BeginAssistant()
+	empty := s.CommitAssistant(llm.StateInterrupted, nil, nil)
+	if s.Len() != 3 || empty.State != llm.StateInterrupted || len(empty.Content) != 0 {
+		t.Fatalf("empty commit: len %d msg %+v", s.Len(), empty)
+	}
+
+	// DiscardPending drops without appending.
+	s.BeginAssistant()
+	s.AppendStreaming("draft")
+	s.DiscardPending()
+	if s.Len() != 3 || s.PendingContent() != "" {
+		t.Fatal("discard appended or kept the draft")
+	}
+
+	// History returns a fresh slice: appending to or reslicing it does not touch the store.
+	h := s.History()
+	h = append(h[:0], f.User("x"))
+	if s.History()[0].Text() == "x" {
+		t.Fatal("History exposed the store's slice")
+	}
+	_ = h
+}
+
+func TestRunRejectsConcurrentRuns(t *testing.T) {
+	p := scriptProvider(t, "turns:\n  - {text: a, hang: true}\n")
+	a := newAgent(t, agent.Config{Provider: p})
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		_, _ = a.Run(ctx, "one", agent.RunOptions{OnTextDelta: func(string) { close(started) }})
+		close(done)
+	}()
+	<-started
+	if _, err := a.Run(context.Background(), "two", agent.RunOptions{}); !errors.Is(err, agent.ErrRunInProgress) {
+		t.Fatalf("second Run error = %v", err)
+	}
+	cancel()
+	<-done
+}
+
+func TestNewRequiresProviderAndUniqueTools(t *testing.T) {
+	if _, err := agent.New(agent.Config{}); !errors.Is(err, agent.ErrNoProvider) {
+		t.Fatalf("err = %v", err)
+	}
+	p := scriptProvider(t, "turns:\n  - text: a\n")
+	if _, err := agent.New(agent.Config{Provider: p, Tools: []llm.Tool{&echoTool{name: "E"}, &echoTool{name: "E"}}}); err == nil {
+		t.Fatal("duplicate tool names accepted")
+	}
+}
