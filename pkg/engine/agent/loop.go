@@ -137,13 +137,13 @@ func (r *run) executeRound(ctx context.Context, req llm.ChatRequest) (llm.Messag
 		Messages: req.Messages, Tools: req.Tools,
 	}})
 	resp, err := r.callProvider(ctx, req)
-	r.em.emit(r.round, Event{Type: EventProviderResponseRaw, Response: &ResponseData{
-		Response: resp, ResponseKind: ResponseKindNormalized, ToolCallsCount: len(resp.Message.ToolCalls()),
-	}})
 	aborted := ctx.Err() != nil
 	if err != nil && !aborted {
 		return r.commitProviderError(err), err
 	}
+	r.em.emit(r.round, Event{Type: EventProviderResponseRaw, Response: &ResponseData{
+		Response: resp, ResponseKind: ResponseKindNormalized, ToolCallsCount: len(resp.Message.ToolCalls()),
+	}})
 	contextwin.NormalizeMessageUsage(&resp.Message)
 	calls := resp.Message.ToolCalls()
 	r.em.emit(r.round, Event{Type: EventProviderResponseNormalized, Response: &ResponseData{

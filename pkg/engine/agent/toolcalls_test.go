@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -152,34 +153,41 @@ func TestToolBatchConcurrency_MaxConcurrencyAndRequestOrder(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			gate := newGate(tc.wantActive)
-			tool := funcTool{name: "Slow", fn: gate.run}
-			calls := ""
-			for i := range n {
-				calls += `{id: c` + string(rune('0'+i)) + `, name: Slow, input: {i: ` + string(rune('0'+i)) + `}},`
-			}
-			p := scriptProvider(t, "turns:\n  - toolCalls: ["+calls+"]\n  - text: fin\n")
-			a := newAgent(t, agent.Config{Provider: p, Tools: []llm.Tool{tool}, BatchMode: tc.mode, MaxConcurrency: tc.maxConc})
-			done := make(chan agent.Result)
-			go func() { res, _ := a.Run(context.Background(), "go", agent.RunOptions{}); done <- res }()
-			gate.drive(n)
-			res := <-done
-			if gate.maxActive() != tc.wantActive {
-				t.Fatalf("max active = %d, want %d", gate.maxActive(), tc.wantActive)
-			}
-			results := toolMessages(a.History())
-			if len(results) != n {
-				t.Fatalf("tool messages = %d", len(results))
-			}
-			for i, r := range results {
-				wantID := "c" + string(rune('0'+i))
-				if r.ToolCallID != wantID || r.Content != `ran {"i":`+string(rune('0'+i))+`}` {
-					t.Fatalf("result %d = %+v; want request order", i, r)
+			synctest.Test(t, func(t *testing.T) {
+				gate := newGate()
+				tool := funcTool{name: "Slow", fn: gate.run}
+				calls := ""
+				for i := range n {
+					calls += `{id: c` + string(rune('0'+i)) + `, name: Slow, input: {i: ` + string(rune('0'+i)) + `}},`
 				}
-			}
-			if len(res.ToolsExecuted) != n {
-				t.Fatalf("toolsExecuted = %v", res.ToolsExecuted)
-			}
+				p := scriptProvider(t, "turns:\n  - toolCalls: ["+calls+"]\n  - text: fin\n")
+				a := newAgent(t, agent.Config{Provider: p, Tools: []llm.Tool{tool}, BatchMode: tc.mode, MaxConcurrency: tc.maxConc})
+				done := make(chan agent.Result)
+				go func() { res, _ := a.Run(context.Background(), "go", agent.RunOptions{}); done <- res }()
+				gate.drive(t, n, tc.wantActive)
+				res := <-done
+				if gate.maxActive() != tc.wantActive {
+					t.Fatalf("max active = %d, want %d", gate.maxActive(), tc.wantActive)
+				}
+				checkRequestOrder(t, a, res, n)
+			})
 		})
+	}
+}
+
+func checkRequestOrder(t *testing.T, a *agent.Agent, res agent.Result, n int) {
+	t.Helper()
+	results := toolMessages(a.History())
+	if len(results) != n {
+		t.Fatalf("tool messages = %d", len(results))
+	}
+	for i, r := range results {
+		wantID := "c" + string(rune('0'+i))
+		if r.ToolCallID != wantID || r.Content != `ran {"i":`+string(rune('0'+i))+`}` {
+			t.Fatalf("result %d = %+v; want request order", i, r)
+		}
+	}
+	if len(res.ToolsExecuted) != n {
+		t.Fatalf("toolsExecuted = %v", res.ToolsExecuted)
 	}
 }
