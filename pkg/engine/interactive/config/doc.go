@@ -1,0 +1,25 @@
+// Package config loads robota's settings: the six settings files of the spec's
+// *Settings Configuration* (user and project, `.robota/` and Claude Code's `.claude/`),
+// validated, deep-merged, with `$ENV:NAME` references resolved and the active provider
+// profile resolved.
+//
+// It owns the settings schema, the merge rules, the provenance of every value and the
+// override API the CLI flags use. It does not evaluate permission rules, run hooks or
+// construct providers: it hands their consumers plain data (rule text with its source
+// and anchor root, hooks in Claude Code's JSON shape, a resolved provider profile).
+//
+// Guarantees:
+//   - Layers merge lowest first (Layers lists them); objects merge key by key, a scalar or
+//     an array from a higher layer replaces the lower one. Exceptions, per DESIGN.md
+//     §Decisions 1: permissions.allow/ask/deny and the additional directories are unions
+//     (layer order, then file order, duplicates dropped), and hook matcher groups of all
+//     layers are kept, so a deny rule or a hook in any layer survives any other layer.
+//   - Nothing reads the real home directory or process environment unless the caller asks
+//     for it (NewLoader); Loader takes both as fields.
+//   - Validation is strict: an unknown key is a warning naming the file and key path; a
+//     wrong type or value, a profile without a type, or a currentProvider naming no profile
+//     is an error naming the file and key path; malformed JSON is an error naming the
+//     file, line and column. Load reports every problem of every file at once.
+//   - `$ENV:NAME` is substituted after the merge, in `provider` and `providers` values only
+//     (whole-string references; provider options are substituted but never interpreted).
+package config

@@ -1,0 +1,257 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Loader reads the six settings files of a home and a project directory. Every input is
+// a field so tests never touch the real home directory or environment.
+type Loader struct {
+	// Home is the user's home directory; empty skips the two user layers.
+	Home string
+	// ProjectDir is the project directory (the session's cwd).
+	ProjectDir string
+	// Env resolves `$ENV:NAME` references; nil resolves none (every reference unset).
+	Env Env
+	// ReadFile reads a file; nil means os.ReadFile.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// NewLoader returns a Loader for projectDir with the real home directory and
+// environment.
+func NewLoader(projectDir string) Loader {
+	home, _ := os.UserHomeDir()
+	return Loader{Home: home, ProjectDir: projectDir, Env: OSEnv}
+}
+
+// LayerData is one settings file's bytes and where they came from.
+type LayerData struct {
+	Source Source
+	Data   []byte
+}
+
+// Load reads the layers that exist and builds the settings. A missing file is skipped;
+// an unreadable one is an error. See Build for the error contract.
+func (l Loader) Load() (*Settings, error) {
+	read := l.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	projectDir, err := filepath.Abs(l.ProjectDir)
+	if err != nil {
+		return nil, fmt.Errorf("settings: project directory %q: %w", l.ProjectDir, err)
+	}
+	var files []LayerData
+	var issues []Issue
+	for _, src := range Layers(l.Home, projectDir) {
+		data, err := read(src.Path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			issues = append(issues, Issue{Severity: SeverityError, File: src.Display,
+				Message: fmt.Sprintf("%v: %v", ErrRead, err), Err: ErrRead})
+			continue
+		}
+		files = append(files, LayerData{Source: src, Data: data})
+	}
+	if len(issues) > 0 {
+		return nil, &ValidationError{Issues: issues}
+	}
+	l.ProjectDir = projectDir
+	return l.Build(files)
+}
+
+// Build validates, merges and resolves already-read layers (lowest priority first; see
+// Layers for their Sources). When any layer has an error it returns nil and a
+// *ValidationError holding every finding of every layer; otherwise the warnings are in
+// Settings.Warnings. ReadFile is not used.
+func (l Loader) Build(files []LayerData) (*Settings, error) {
+	var layers []parsedLayer
+	var issues []Issue
+	for _, f := range files {
+		tree, bad := decodeFile(f.Data, f.Source)
+		if bad != nil {
+			issues = append(issues, *bad)
+			continue
+		}
+		issues = append(issues, validate(settingsSchema, tree, "", f.Source)...)
+		layers = append(layers, parsedLayer{src: f.Source, tree: tree})
+	}
+	if hasErrors(issues) {
+		return nil, &ValidationError{Issues: issues}
+	}
+	return assemble(layers, issues, l, providerOverride{})
+}
+
+// providerOverride is the provider part of Overrides.
+type providerOverride struct {
+	name  string // a profile name or a provider type
+	model string
+	src   Source
+}
+
+// assemble merges validated layers, checks what only the merged view can show, and
+// decodes the typed settings.
+func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOverride) (*Settings, error) {
+	m := mergeLayers(layers, l.Home)
+	unset := substituteEnv(m.tree, l.Env)
+
+	s := &Settings{
+		Providers:  map[string]ProviderProfile{},
+		Hooks:      m.hooks,
+		Extra:      map[string]json.RawMessage{},
+		origins:    m.origins,
+		unsetEnv:   unset,
+		layers:     layers,
+		loader:     l,
+		provider:   po,
+		fileIssues: fileIssues,
+	}
+	for _, l := range layers {
+		if l.src.Layer != LayerCommandLine {
+			s.Loaded = append(s.Loaded, l.src)
+		}
+	}
+	for _, r := range m.rules {
+		switch r.Behavior {
+		case Allow:
+			s.Permissions.Allow = append(s.Permissions.Allow, r)
+		case Ask:
+			s.Permissions.Ask = append(s.Permissions.Ask, r)
+		case Deny:
+			s.Permissions.Deny = append(s.Permissions.Deny, r)
+		}
+	}
+	s.Permissions.AdditionalDirectories = m.dirs
+
+	var shape fileShape
+	raw, err := json.Marshal(m.tree)
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		err = dec.Decode(&shape)
+	}
+	if err != nil { // the tree was validated against the same shape
+		return nil, fmt.Errorf("settings: decoding merged settings: %w", err)
+	}
+	s.CurrentProvider = shape.CurrentProvider
+	s.Language = shape.Language
+	s.Model = shape.Model
+	s.DefaultTrustLevel = shape.DefaultTrustLevel
+	s.DisableAllHooks = shape.DisableAllHooks
+	s.Env = shape.Env
+	s.Permissions.DefaultMode = shape.Permissions.DefaultMode
+	s.Permissions.DefaultModeSource, _ = s.Origin("permissions.defaultMode")
+	s.Permissions.DisableBypassPermissions = shape.Permissions.DisableBypassPermissionsMode == "disable"
+	for name, p := range shape.Providers {
+		s.Providers[name] = p.profile(s.originOf(joinPath("providers", name)))
+	}
+	if shape.Provider != nil {
+		p := shape.Provider.profile(s.originOf("provider"))
+		s.LegacyProvider = &p
+	}
+	for k, v := range m.tree {
+		if !modelledKeys[k] {
+			s.Extra[k], _ = json.Marshal(v)
+		}
+	}
+
+	if bad := s.checkProviders(); len(bad) > 0 {
+		return nil, &ValidationError{Issues: append(append([]Issue(nil), fileIssues...), bad...)}
+	}
+	s.Warnings = append(append([]Issue(nil), fileIssues...), s.activeEnvWarnings()...)
+	return s, nil
+}
+
+func (s *Settings) originOf(path string) Source {
+	src, _ := s.Origin(path)
+	return src
+}
+
+// modelledKeys are the top-level keys Settings has typed fields for.
+var modelledKeys = map[string]bool{
+	"$schema": true, "currentProvider": true, "providers": true, "provider": true,
+	"permissions": true, "additionalDirectories": true, "language": true, "model": true,
+	"defaultTrustLevel": true, "hooks": true, "disableAllHooks": true, "env": true,
+}
+
+// checkProviders reports profiles without a type and a currentProvider naming no profile.
+func (s *Settings) checkProviders() []Issue {
+	var out []Issue
+	for _, name := range sortedKeys(s.Providers) {
+		if strings.TrimSpace(s.Providers[name].Type) == "" {
+			path := joinPath(joinPath("providers", name), "type")
+			out = append(out, Issue{Severity: SeverityError, File: s.Providers[name].Source.Display,
+				Path: path, Message: fmt.Sprintf("profile %q has no type", name), Err: ErrProfileType})
+		}
+	}
+	if s.CurrentProvider != "" {
+		if _, ok := s.Providers[s.CurrentProvider]; !ok {
+			src := s.originOf("currentProvider")
+			out = append(out, Issue{Severity: SeverityError, File: src.Display, Path: "currentProvider",
+				Message: fmt.Sprintf("names profile %q, which is not defined under providers (%s)",
+					s.CurrentProvider, knownProfiles(s.Providers)),
+				Err: ErrMissingProfile})
+		}
+	}
+	return out
+}
+
+func knownProfiles(p map[string]ProviderProfile) string {
+	if len(p) == 0 {
+		return "no profiles are defined"
+	}
+	return "defined: " + strings.Join(sortedKeys(p), ", ")
+}
+
+// fileShape is the typed view of a merged tree.
+type fileShape struct {
+	CurrentProvider   string                  `json:"currentProvider"`
+	Providers         map[string]profileShape `json:"providers"`
+	Provider          *profileShape           `json:"provider"`
+	Language          string                  `json:"language"`
+	Model             string                  `json:"model"`
+	DefaultTrustLevel string                  `json:"defaultTrustLevel"`
+	DisableAllHooks   bool                    `json:"disableAllHooks"`
+	Env               map[string]string       `json:"env"`
+	Permissions       struct {
+		DefaultMode                  string `json:"defaultMode"`
+		DisableBypassPermissionsMode string `json:"disableBypassPermissionsMode"`
+	} `json:"permissions"`
+}
+
+type profileShape struct {
+	Type    string         `json:"type"`
+	Name    string         `json:"name"` // legacy `provider.name`
+	Model   string         `json:"model"`
+	APIKey  string         `json:"apiKey"`
+	BaseURL string         `json:"baseURL"`
+	Timeout json.Number    `json:"timeout"`
+	Options map[string]any `json:"options"`
+}
+
+func (p profileShape) profile(src Source) ProviderProfile {
+	typ := p.Type
+	if typ == "" {
+		typ = p.Name
+	}
+	out := ProviderProfile{Type: typ, Model: p.Model, APIKey: p.APIKey, BaseURL: p.BaseURL,
+		Options: p.Options, Source: src}
+	if ms, err := p.Timeout.Float64(); err == nil && ms > 0 {
+		out.Timeout = time.Duration(math.MaxInt64)
+		if ns := ms * float64(time.Millisecond); ns < float64(math.MaxInt64) {
+			out.Timeout = time.Duration(ns)
+		}
+	}
+	return out
+}
