@@ -49,11 +49,7 @@ func (t *Transcript) Add(name, args string, res llm.ToolResult) {
 		}
 	}
 	if len(meta) > 0 {
-		raw, err := json.Marshal(meta)
-		if err != nil {
-			raw = []byte(err.Error())
-		}
-		fmt.Fprintf(&t.b, "--- metadata\n%s\n", raw)
+		fmt.Fprintf(&t.b, "--- metadata\n%s\n", JSON(meta))
 	}
 	t.b.WriteString("\n")
 }
@@ -111,4 +107,15 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return "(no line differs)"
+}
+
+// JSON encodes v compactly without HTML escaping (so "&&" and "<" stay readable).
+func JSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "!" + err.Error()
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
