@@ -108,6 +108,7 @@ type Agent struct {
 	schemas []llm.ToolSchema
 	names   []string
 	factory llm.Factory
+	system  []llm.Message // the system prompt as a message, built once: stable ID per agent
 	window  int
 	running sync.Mutex
 }
@@ -144,6 +145,9 @@ func New(cfg Config) (*Agent, error) {
 		a.names = append(a.names, s.Name)
 	}
 	sort.Strings(a.names)
+	if cfg.SystemPrompt != "" {
+		a.system = []llm.Message{a.factory.System(cfg.SystemPrompt)}
+	}
 	a.store = cfg.Store
 	if a.store == nil {
 		a.store = NewConversationStore(a.factory, cfg.History)

@@ -110,9 +110,7 @@ func (r *run) interrupted() {
 func (r *run) request(tools []llm.ToolSchema, purpose llm.Purpose, extra []llm.Message) llm.ChatRequest {
 	hist := r.a.store.MessagesForAPI()
 	msgs := make([]llm.Message, 0, len(hist)+len(extra)+1)
-	if r.a.cfg.SystemPrompt != "" {
-		msgs = append(msgs, r.a.factory.System(r.a.cfg.SystemPrompt))
-	}
+	msgs = append(msgs, r.a.system...)
 	msgs = append(msgs, hist...)
 	msgs = append(msgs, extra...)
 	return llm.ChatRequest{
