@@ -798,7 +798,7 @@ func (x *ToolSchema) GetInputSchemaJson() string {
 // Usage is normalized token usage.
 type Usage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Tokens read as input, excluding cache reads and cache writes.
+	// Tokens of the whole request, cached input included: the context size the call used.
 	InputTokens int64 `protobuf:"varint,1,opt,name=input_tokens,json=inputTokens,proto3" json:"input_tokens,omitempty"`
 	// Tokens generated.
 	OutputTokens int64 `protobuf:"varint,2,opt,name=output_tokens,json=outputTokens,proto3" json:"output_tokens,omitempty"`
