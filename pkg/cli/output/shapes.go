@@ -1,0 +1,106 @@
+package output
+
+import "encoding/json"
+
+// InitMessage is {"type":"system","subtype":"init"}.
+type InitMessage struct {
+	Type           string   `json:"type"`
+	Subtype        string   `json:"subtype"`
+	SessionID      string   `json:"session_id"`
+	UUID           string   `json:"uuid"`
+	Cwd            string   `json:"cwd"`
+	Model          string   `json:"model"`
+	Tools          []string `json:"tools"`
+	PermissionMode string   `json:"permissionMode"`
+	APIKeySource   string   `json:"apiKeySource"`
+	MCPServers     []any    `json:"mcp_servers"`
+	SlashCommands  []string `json:"slash_commands"`
+}
+
+// ContentBlock is one block of an Anthropic-shaped message.
+type ContentBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	Thinking  string          `json:"thinking,omitempty"`
+	Signature string          `json:"signature,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   *string         `json:"content,omitempty"`
+	IsError   *bool           `json:"is_error,omitempty"`
+}
+
+// APIMessage is the "message" field of assistant and user lines.
+type APIMessage struct {
+	ID         string         `json:"id,omitempty"`
+	Type       string         `json:"type,omitempty"`
+	Role       string         `json:"role"`
+	Model      string         `json:"model,omitempty"`
+	Content    []ContentBlock `json:"content"`
+	StopReason *string        `json:"stop_reason,omitempty"`
+	Usage      *Usage         `json:"usage,omitempty"`
+}
+
+// ConversationMessage is {"type":"assistant"|"user", "message":{…}}.
+type ConversationMessage struct {
+	Type            string     `json:"type"`
+	Message         APIMessage `json:"message"`
+	ParentToolUseID *string    `json:"parent_tool_use_id"`
+	SessionID       string     `json:"session_id"`
+	UUID            string     `json:"uuid"`
+}
+
+// CompactBoundary is {"type":"system","subtype":"compact_boundary"}.
+type CompactBoundary struct {
+	Type            string          `json:"type"`
+	Subtype         string          `json:"subtype"`
+	SessionID       string          `json:"session_id"`
+	UUID            string          `json:"uuid"`
+	CompactMetadata CompactMetadata `json:"compact_metadata"`
+}
+
+// CompactMetadata says why and from what size the history was compacted.
+type CompactMetadata struct {
+	Trigger   string `json:"trigger"`
+	PreTokens int    `json:"pre_tokens"`
+}
+
+// Usage is Claude Code's usage object.
+type Usage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+// PermissionDenial is one tool call refused during the run.
+type PermissionDenial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
+}
+
+// Result subtypes.
+const (
+	SubtypeSuccess              = "success"
+	SubtypeErrorMaxTurns        = "error_max_turns"
+	SubtypeErrorDuringExecution = "error_during_execution"
+)
+
+// ResultMessage is the final {"type":"result"} object.
+type ResultMessage struct {
+	Type              string             `json:"type"`
+	Subtype           string             `json:"subtype"`
+	IsError           bool               `json:"is_error"`
+	DurationMS        int64              `json:"duration_ms"`
+	DurationAPIMS     int64              `json:"duration_api_ms"`
+	NumTurns          int                `json:"num_turns"`
+	Result            string             `json:"result"`
+	SessionID         string             `json:"session_id"`
+	TotalCostUSD      float64            `json:"total_cost_usd"`
+	Usage             Usage              `json:"usage"`
+	PermissionDenials []PermissionDenial `json:"permission_denials"`
+	Errors            []string           `json:"errors,omitempty"`
+	UUID              string             `json:"uuid"`
+}

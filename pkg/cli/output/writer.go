@@ -1,0 +1,215 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// Format is a headless output format.
+type Format string
+
+// The formats of --output-format.
+const (
+	FormatText       Format = "text"
+	FormatJSON       Format = "json"
+	FormatStreamJSON Format = "stream-json"
+)
+
+// ParseFormat validates an --output-format value.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatText, FormatJSON, FormatStreamJSON:
+		return f, nil
+	}
+	return "", fmt.Errorf("--output-format %q: want text, json or stream-json", s)
+}
+
+// Init describes the session a run starts in.
+type Init struct {
+	SessionID      string
+	Cwd            string
+	Model          string
+	Tools          []string
+	PermissionMode string
+	APIKeySource   string
+	SlashCommands  []string
+}
+
+// Result describes how a run ended.
+type Result struct {
+	Subtype           string
+	IsError           bool
+	DurationMS        int64
+	DurationAPIMS     int64
+	NumTurns          int
+	Text              string
+	Usage             llm.Usage
+	PermissionDenials []PermissionDenial
+	Errors            []string
+}
+
+// Writer renders one headless run. It is safe for concurrent use; the first
+// write error is kept and returned by Result.
+type Writer struct {
+	mu        sync.Mutex
+	w         io.Writer
+	format    Format
+	newID     func() string
+	sessionID string
+	err       error
+}
+
+// New returns a Writer for format that writes to w; newID makes the per-line uuids.
+func New(w io.Writer, format Format, newID func() string) *Writer {
+	return &Writer{w: w, format: format, newID: newID}
+}
+
+func (w *Writer) line(v any) {
+	if w.err != nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		w.err = fmt.Errorf("output: encode %T: %w", v, err)
+		return
+	}
+	_, w.err = w.w.Write(append(b, '\n'))
+}
+
+// Init emits system/init (stream-json only) and remembers the session id.
+func (w *Writer) Init(in Init) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sessionID = in.SessionID
+	if w.format != FormatStreamJSON {
+		return
+	}
+	w.line(InitMessage{
+		Type: "system", Subtype: "init", SessionID: in.SessionID, UUID: w.newID(), Cwd: in.Cwd,
+		Model: in.Model, Tools: nonNil(in.Tools), PermissionMode: in.PermissionMode,
+		APIKeySource: orDefault(in.APIKeySource, "none"), MCPServers: []any{}, SlashCommands: nonNil(in.SlashCommands),
+	})
+}
+
+// Message emits a committed assistant message, or the tool result of a tool
+// message as a user line (stream-json only). User prompts and system messages
+// are not echoed, as in Claude Code.
+func (w *Writer) Message(m llm.Message) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.format != FormatStreamJSON {
+		return
+	}
+	switch m.Role {
+	case llm.RoleAssistant:
+		w.line(ConversationMessage{Type: "assistant", Message: assistantMessage(m), SessionID: w.sessionID, UUID: w.newID()})
+	case llm.RoleTool:
+		r, ok := m.ToolResult()
+		if !ok {
+			return
+		}
+		content, isErr := r.Content, r.IsError
+		w.line(ConversationMessage{Type: "user", Message: APIMessage{Role: "user", Content: []ContentBlock{{
+			Type: "tool_result", ToolUseID: r.ToolCallID, Content: &content, IsError: &isErr,
+		}}}, SessionID: w.sessionID, UUID: w.newID()})
+	}
+}
+
+// CompactBoundary emits system/compact_boundary (stream-json only).
+func (w *Writer) CompactBoundary(trigger string, preTokens int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.format != FormatStreamJSON {
+		return
+	}
+	w.line(CompactBoundary{Type: "system", Subtype: "compact_boundary", SessionID: w.sessionID, UUID: w.newID(),
+		CompactMetadata: CompactMetadata{Trigger: trigger, PreTokens: preTokens}})
+}
+
+// Result emits the end of the run: the answer for text, the result object for
+// json and stream-json. It returns the first error any write met.
+func (w *Writer) Result(r Result) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.format == FormatText {
+		if w.err == nil && r.Text != "" {
+			_, w.err = io.WriteString(w.w, ensureNewline(r.Text))
+		}
+		return w.err
+	}
+	denials := r.PermissionDenials
+	if denials == nil {
+		denials = []PermissionDenial{}
+	}
+	w.line(ResultMessage{
+		Type: "result", Subtype: r.Subtype, IsError: r.IsError, DurationMS: r.DurationMS, DurationAPIMS: r.DurationAPIMS,
+		NumTurns: r.NumTurns, Result: r.Text, SessionID: w.sessionID, Usage: claudeUsage(r.Usage),
+		PermissionDenials: denials, Errors: r.Errors, UUID: w.newID(),
+	})
+	return w.err
+}
+
+func assistantMessage(m llm.Message) APIMessage {
+	out := APIMessage{ID: m.ID, Type: "message", Role: "assistant", Content: []ContentBlock{}}
+	if model, ok := m.Metadata["model"].(string); ok {
+		out.Model = model
+	}
+	for _, p := range m.Content {
+		switch p.Type {
+		case llm.PartText:
+			out.Content = append(out.Content, ContentBlock{Type: "text", Text: p.Text})
+		case llm.PartThinking:
+			out.Content = append(out.Content, ContentBlock{Type: "thinking", Thinking: p.Text, Signature: p.Signature})
+		case llm.PartToolUse:
+			if p.ToolCall == nil {
+				continue
+			}
+			input := p.ToolCall.Input
+			if len(input) == 0 {
+				input = json.RawMessage(`{}`)
+			}
+			out.Content = append(out.Content, ContentBlock{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: input})
+		}
+	}
+	if m.Usage != nil {
+		u := claudeUsage(*m.Usage)
+		out.Usage = &u
+	}
+	return out
+}
+
+// claudeUsage converts to Claude's convention, where input_tokens excludes
+// the cached part that llm.Usage.InputTokens includes.
+func claudeUsage(u llm.Usage) Usage {
+	return Usage{
+		InputTokens:              max(0, u.InputTokens-u.CacheReadInputTokens-u.CacheCreationInputTokens),
+		OutputTokens:             u.OutputTokens,
+		CacheCreationInputTokens: u.CacheCreationInputTokens,
+		CacheReadInputTokens:     u.CacheReadInputTokens,
+	}
+}
+
+func ensureNewline(s string) string {
+	if s[len(s)-1] != '\n' {
+		return s + "\n"
+	}
+	return s
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
