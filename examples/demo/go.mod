@@ -1,0 +1,3 @@
+module example.com/wordstats
+
+go 1.26
