@@ -1,0 +1,195 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Placeholder replaces every redacted value and key text.
+const Placeholder = "[REDACTED]"
+
+// maxEmbeddedDepth bounds how many levels of JSON-inside-a-string are parsed; deeper
+// documents still get pattern redaction.
+const maxEmbeddedDepth = 4
+
+// exactSecretKeys are normalized (lower case, no '-', '_', '.', ' ') member names whose
+// values are secrets.
+var exactSecretKeys = map[string]bool{
+	"apikey": true, "xapikey": true, "authorization": true, "proxyauthorization": true,
+	"accesstoken": true, "refreshtoken": true, "idtoken": true, "authtoken": true,
+	"sessiontoken": true, "bearertoken": true, "token": true, "secret": true,
+	"clientsecret": true, "password": true, "passwd": true, "passphrase": true,
+	"privatekey": true, "secretkey": true, "secretaccesskey": true, "cookie": true,
+	"setcookie": true, "credentials": true,
+}
+
+// secretKeySuffixes catch prefixed names such as openaiApiKey, GITHUB_TOKEN, dbPassword.
+var secretKeySuffixes = []string{"apikey", "token", "secret", "password", "passwd", "privatekey", "secretkey"}
+
+// IsSecretKey reports whether an object member named key holds a secret.
+func IsSecretKey(key string) bool {
+	n := normalizeKey(key)
+	if n == "" {
+		return false
+	}
+	if exactSecretKeys[n] {
+		return true
+	}
+	for _, s := range secretKeySuffixes {
+		if strings.HasSuffix(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func normalizeKey(key string) string {
+	if len(key) > 64 {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(key) {
+		switch r {
+		case '-', '_', '.', ' ':
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Value returns a redacted copy of a JSON tree as produced by encoding/json decoding into
+// any (map[string]any, []any, string, float64 or json.Number, bool, nil). Values of other
+// types are returned unchanged.
+func Value(v any) any {
+	out, _ := value(v, 0, false)
+	return out
+}
+
+// String redacts free text: API-key-shaped substrings, secret key/value pairs and, when the
+// whole string is a JSON object or array, the members of that document.
+func String(s string) string {
+	out, _ := str(s, 0)
+	return out
+}
+
+// JSON redacts a JSON document. When nothing needs redacting it returns raw itself, so the
+// document keeps its layout and member order; otherwise it returns the redacted document
+// re-encoded (members sorted). It returns an error only when raw is not valid JSON.
+func JSON(raw []byte) ([]byte, error) {
+	tree, err := decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	out, changed := value(tree, 0, false)
+	if !changed {
+		return raw, nil
+	}
+	return encode(out)
+}
+
+// value redacts v and reports whether anything changed. schemaProps is set for the members
+// of a JSON Schema "properties" object, whose names are parameters, not secrets.
+func value(v any, depth int, schemaProps bool) (any, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		changed := false
+		for k, child := range t {
+			nk, kChanged := str(k, maxEmbeddedDepth) // keys: patterns only, never parsed
+			changed = changed || kChanged
+			_, childIsObject := child.(map[string]any)
+			if !(schemaProps && childIsObject) && IsSecretKey(k) && hidesSomething(child) {
+				out[nk] = Placeholder
+				changed = true
+				continue
+			}
+			nv, c := value(child, depth, k == "properties" && childIsObject)
+			out[nk] = nv
+			changed = changed || c
+		}
+		return out, changed
+	case []any:
+		out := make([]any, len(t))
+		changed := false
+		for i, child := range t {
+			nv, c := value(child, depth, false)
+			out[i] = nv
+			changed = changed || c
+		}
+		return out, changed
+	case string:
+		return str(t, depth)
+	default:
+		return v, false
+	}
+}
+
+// hidesSomething is false for values that cannot carry a secret.
+func hidesSomething(v any) bool {
+	switch t := v.(type) {
+	case nil, bool:
+		return false
+	case string:
+		return t != "" && t != Placeholder
+	default:
+		return true
+	}
+}
+
+// str redacts one string; depth counts enclosing JSON-in-string levels.
+func str(s string, depth int) (string, bool) {
+	if depth < maxEmbeddedDepth {
+		if out, changed, ok := embeddedJSON(s, depth); ok {
+			return out, changed
+		}
+	}
+	out := redactPatterns(s)
+	return out, out != s
+}
+
+// embeddedJSON redacts s as a JSON document when it is one (an object or an array). ok is
+// false when s is not JSON, so the caller falls back to pattern redaction.
+func embeddedJSON(s string, depth int) (out string, changed, ok bool) {
+	trimmed := strings.TrimSpace(s)
+	if len(trimmed) < 2 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return "", false, false
+	}
+	tree, err := decode([]byte(trimmed))
+	if err != nil {
+		return "", false, false
+	}
+	red, changed := value(tree, depth+1, false)
+	if !changed {
+		return s, false, true
+	}
+	b, err := encode(red)
+	if err != nil {
+		return "", false, false
+	}
+	return string(b), true, true
+}
+
+func decode(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if rest := bytes.TrimSpace(raw[dec.InputOffset():]); len(rest) > 0 {
+		return nil, &json.SyntaxError{Offset: dec.InputOffset()}
+	}
+	return v, nil
+}
+
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
