@@ -40,7 +40,10 @@ type Command struct {
 	ChangesDir bool
 }
 
-const maxScriptDepth = 8
+const (
+	maxScriptDepth  = 8
+	maxCommandBytes = 256 << 10
+)
 
 // devTargets are redirection targets that are not files in the project sense.
 var devTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
@@ -54,6 +57,9 @@ func ParseCommand(src string) (*Command, error) {
 	if strings.ContainsRune(src, 0) {
 		return nil, fmt.Errorf("%w: NUL byte in command", ErrUnparsableCommand)
 	}
+	if len(src) > maxCommandBytes {
+		return nil, fmt.Errorf("%w: longer than %d bytes", ErrUnparsableCommand, maxCommandBytes)
+	}
 	x := &extractor{cmd: &Command{}}
 	if err := x.script(src, 0); err != nil {
 		return nil, err
@@ -65,6 +71,17 @@ type extractor struct {
 	cmd   *Command
 	seen  map[syntax.Command]bool
 	depth int
+	src   string // the source of the script being walked, for text()
+}
+
+// text returns a node's source text. Slicing the source keeps the walk linear where
+// printing every node would be quadratic in the nesting depth.
+func (x *extractor) text(n syntax.Node) string {
+	start, end := n.Pos().Offset(), n.End().Offset()
+	if n.Pos().IsValid() && n.End().IsValid() && start <= end && end <= uint(len(x.src)) {
+		return x.src[start:end]
+	}
+	return printNode(n)
 }
 
 // script parses one piece of shell source and extracts everything it runs. It then
@@ -75,9 +92,9 @@ func (x *extractor) script(src string, depth int) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnparsableCommand, err)
 	}
-	saved, savedDepth := x.seen, x.depth
-	x.seen, x.depth = map[syntax.Command]bool{}, depth
-	defer func() { x.seen, x.depth = saved, savedDepth }()
+	saved, savedDepth, savedSrc := x.seen, x.depth, x.src
+	x.seen, x.depth, x.src = map[syntax.Command]bool{}, depth, src
+	defer func() { x.seen, x.depth, x.src = saved, savedDepth, savedSrc }()
 	x.stmts(f.Stmts)
 	var missed syntax.Command
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -140,12 +157,18 @@ func (x *extractor) stmt(s *syntax.Stmt) {
 			x.stmts(item.Stmts)
 		}
 	case *syntax.FuncDecl:
+		if c.Name == nil {
+			delete(x.seen, c) // zsh's anonymous function: not bash; refused by script()
+			return
+		}
 		// Defining a function can shadow any command name, so it needs a rule of its own.
-		x.opaque(printNode(c))
+		x.opaque(x.text(c))
 		x.stmt(c.Body)
 	case *syntax.TimeClause:
 		x.stmt(c.Stmt) // the `time` keyword is a wrapper
 	case *syntax.CoprocClause:
+		// A coprocess also defines shell variables; it needs a rule of its own.
+		x.opaque(x.text(c))
 		if c.Name != nil {
 			x.nested(c.Name)
 		}
@@ -154,7 +177,7 @@ func (x *extractor) stmt(s *syntax.Stmt) {
 		x.declClause(c)
 	default:
 		// ArithmCmd, TestClause, LetClause: matched as written; their expansions may run commands.
-		x.opaque(printNode(c))
+		x.opaque(x.text(c))
 		x.nested(c)
 	}
 }
@@ -200,17 +223,17 @@ func (x *extractor) declClause(c *syntax.DeclClause) {
 		ws = append(ws, renderAssign(a))
 	}
 	t := joinWords(ws)
-	x.add(SubCommand{Text: printNode(c), allow: t, deny: [][]ctok{t}})
+	x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}})
 }
 
 func renderAssign(a *syntax.Assign) word {
 	if a.Name == nil { // a naked declare argument, evaluated at run time
 		if a.Value == nil {
-			return dynWord("")
+			return dynWord()
 		}
 		return renderWord(a.Value)
 	}
-	w := word{static: true, src: printNode(a)}
+	w := word{static: true}
 	head := a.Name.Value
 	if a.Index != nil {
 		head += "[…]"
@@ -251,10 +274,10 @@ func (x *extractor) callExpr(c *syntax.CallExpr) {
 	if len(words) == 0 {
 		// A bare assignment changes the shell's state (PATH=..., IFS=...) for what follows.
 		t := joinWords(assigns)
-		x.add(SubCommand{Text: printNode(c), allow: t, deny: [][]ctok{t}})
+		x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}})
 		return
 	}
-	x.simple(printNode(c), assigns, words)
+	x.simple(x.text(c), assigns, words)
 }
 
 // simple records one simple command: wrappers stripped for the allow form, every
@@ -264,7 +287,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	for {
 		rest, writes, st := stripWrapper(words)
 		for _, w := range writes {
-			x.target(&x.cmd.Writes, w)
+			x.target(&x.cmd.Writes, w, w.lit)
 		}
 		if st == unanalysable {
 			x.unknown(fmt.Sprintf("command run by %q with arguments we cannot follow", words[0].lit))
@@ -282,9 +305,13 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	var deny [][]ctok
 	for _, ws := range [][]word{words, orig} {
 		deny = append(deny, joinWords(ws), joinWords(append(append([]word(nil), assigns...), ws...)))
-		if ws[0].static && strings.Contains(ws[0].lit, "/") {
-			base := append([]word{litWord(path.Base(ws[0].lit))}, ws[1:]...)
-			deny = append(deny, joinWords(base))
+		// The program's base name: /bin/rm and ./rm are rm. A computed name may hold a
+		// slash anywhere, so its base name could be anything.
+		switch {
+		case ws[0].static && !ws[0].tilde && strings.Contains(ws[0].lit, "/"):
+			deny = append(deny, joinWords(append([]word{litWord(path.Base(ws[0].lit))}, ws[1:]...)))
+		case !ws[0].static || ws[0].tilde:
+			deny = append(deny, joinWords(append([]word{dynWord()}, ws[1:]...)))
 		}
 	}
 	x.add(SubCommand{Text: text, allow: allow, deny: deny})
@@ -320,30 +347,30 @@ func (x *extractor) redirect(r *syntax.Redirect) {
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
 		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
-		x.target(&x.cmd.Writes, renderWord(r.Word))
+		x.target(&x.cmd.Writes, renderWord(r.Word), x.text(r.Word))
 	case syntax.RdrInOut:
-		x.target(&x.cmd.Writes, renderWord(r.Word))
-		x.target(&x.cmd.Reads, renderWord(r.Word))
+		x.target(&x.cmd.Writes, renderWord(r.Word), x.text(r.Word))
+		x.target(&x.cmd.Reads, renderWord(r.Word), x.text(r.Word))
 	case syntax.RdrIn:
-		x.target(&x.cmd.Reads, renderWord(r.Word))
+		x.target(&x.cmd.Reads, renderWord(r.Word), x.text(r.Word))
 	case syntax.DplOut, syntax.DplIn:
 		w := renderWord(r.Word)
 		if w.static && (w.lit == "-" || isDigits(w.lit)) {
 			return // duplicating or closing a descriptor
 		}
 		if r.Op == syntax.DplOut {
-			x.target(&x.cmd.Writes, w)
+			x.target(&x.cmd.Writes, w, x.text(r.Word))
 		} else {
-			x.target(&x.cmd.Reads, w)
+			x.target(&x.cmd.Reads, w, x.text(r.Word))
 		}
 	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 	default:
-		x.target(&x.cmd.Writes, dynWord(printNode(r)))
+		x.target(&x.cmd.Writes, dynWord(), x.text(r))
 	}
 }
 
-func (x *extractor) target(list *[]Target, w word) {
-	t := Target{Path: w.lit, Known: w.static, Tilde: w.tilde, Text: w.src}
+func (x *extractor) target(list *[]Target, w word, text string) {
+	t := Target{Path: w.lit, Known: w.static, Tilde: w.tilde, Text: text}
 	if t.Tilde && t.Path != "~" && !strings.HasPrefix(t.Path, "~/") {
 		t.Known = false // ~user: someone else's home
 	}

@@ -17,24 +17,23 @@ type word struct {
 	splittable bool
 	// tilde: the word starts with an unquoted `~`, which the shell expands.
 	tilde bool
-	src   string // the word as written, for messages
 }
 
-func dynWord(src string) word {
-	return word{toks: []ctok{{kind: tokDyn}}, splittable: true, src: src}
+func dynWord() word {
+	return word{toks: []ctok{{kind: tokDyn}}, splittable: true}
 }
 
 func litWord(s string) word {
-	return word{toks: litTokens(s), static: true, lit: s, src: s}
+	return word{toks: litTokens(s), static: true, lit: s}
 }
 
 // renderWord renders a parsed word: quotes removed, escapes applied, every run-time
 // part (parameter, command and arithmetic expansion, globs, brace expansion, ANSI-C
 // escapes) turned into a dynamic token.
 func renderWord(w *syntax.Word) word {
-	out := word{static: true, src: printNode(w)}
+	out := word{static: true}
 	if hasBraceExpansion(w) {
-		return dynWord(out.src)
+		return dynWord()
 	}
 	var lit strings.Builder
 	add := func(r rune, kind tokKind) {

@@ -129,7 +129,7 @@ func stripWrapper(ws []word) (rest []word, writes []word, st stripStatus) {
 		if !args[0].static && args[0].splittable {
 			return nil, nil, unanalysable
 		}
-		return append(append([]word(nil), args...), dynWord("<stdin>")), nil, stripped
+		return append(append([]word(nil), args...), dynWord()), nil, stripped
 	default:
 		return nil, nil, notWrapper
 	}
@@ -338,10 +338,10 @@ func xargsInner(args []word) runnerResult {
 	for _, o := range opts {
 		if o.name == "I" || o.name == "replace" {
 			// Every word may have the input spliced in.
-			return runnerResult{inner: [][]word{{rest[0], dynWord("<stdin>")}}}
+			return runnerResult{inner: [][]word{{rest[0], dynWord()}}}
 		}
 	}
-	return runnerResult{inner: [][]word{append(append([]word(nil), rest...), dynWord("<stdin>"))}}
+	return runnerResult{inner: [][]word{append(append([]word(nil), rest...), dynWord())}}
 }
 
 func findInner(args []word) runnerResult {
@@ -362,7 +362,7 @@ func findInner(args []word) runnerResult {
 				break
 			}
 			if args[i].static && args[i].lit == "{}" {
-				cmd = append(cmd, dynWord("{}"))
+				cmd = append(cmd, dynWord())
 				continue
 			}
 			cmd = append(cmd, args[i])
