@@ -10,12 +10,15 @@ import (
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
+// jsonSpace is JSON's white space (RFC 8259), narrower than unicode.IsSpace.
+const jsonSpace = " \t\r\n"
+
 // decodeFile parses one settings file into a generic tree: map[string]any whose values
 // are string, json.Number, bool, nil, []any or map[string]any. An empty file is an empty
 // object. Syntax errors carry the line and column of the offending byte.
 func decodeFile(data []byte, src Source) (map[string]any, *Issue) {
 	data = bytes.TrimPrefix(data, utf8BOM)
-	if len(bytes.TrimSpace(data)) == 0 {
+	if len(bytes.Trim(data, jsonSpace)) == 0 {
 		return map[string]any{}, nil
 	}
 	// A RawMessage target makes Unmarshal run only its validating scanner, whose

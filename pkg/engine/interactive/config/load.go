@@ -135,7 +135,7 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 	s.Permissions.AdditionalDirectories = m.dirs
 
 	var shape fileShape
-	raw, err := json.Marshal(m.tree)
+	raw, err := json.Marshal(prune(settingsSchema, m.tree))
 	if err == nil {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()

@@ -60,7 +60,9 @@ func mergeLayers(layers []parsedLayer, home string) merged {
 		hooks, _ := l.tree["hooks"].(map[string]any)
 		for _, event := range sortedKeys(hooks) {
 			for _, g := range asSlice(hooks[event]) {
-				canon, _ := json.Marshal(g) // map keys marshal sorted: a canonical form
+				// Map keys marshal sorted: a canonical form. Pruned to known keys first,
+				// as the decoder below matches keys case-insensitively.
+				canon, _ := json.Marshal(prune(hookGroupSchema, g))
 				key := event + "\x00" + string(canon)
 				if seenHook[key] {
 					continue

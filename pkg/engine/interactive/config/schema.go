@@ -121,7 +121,10 @@ func profileSchema(legacy bool) *node {
 	return object(f)
 }
 
-func hookSchema() *node {
+// hookGroupSchema is one `{"matcher": ..., "hooks": [...]}` entry.
+var hookGroupSchema = newHookGroupSchema()
+
+func newHookGroupSchema() *node {
 	def := object(map[string]*node{
 		"type":           enum(HookTypes...),
 		"command":        str(),
@@ -156,9 +159,13 @@ func hookSchema() *node {
 		}
 		return ""
 	}
+	return group
+}
+
+func hookSchema() *node {
 	events := map[string]*node{}
 	for _, e := range HookEvents {
-		events[e] = arrayOf(group)
+		events[e] = arrayOf(hookGroupSchema)
 	}
 	return object(events)
 }
@@ -252,6 +259,47 @@ func validate(n *node, v any, path string, src Source) []Issue {
 		}
 	}
 	return out
+}
+
+// prune returns a copy of a validated value holding only the keys the schema knows.
+// encoding/json matches struct fields case-insensitively, so an unknown key such as
+// "Type" (a warning) must not reach a decoder that would read it as "type".
+func prune(n *node, v any) any {
+	switch n.kind {
+	case kindObject:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		out := make(map[string]any, len(m))
+		for k, c := range m {
+			if child, ok := n.fields[k]; ok {
+				out[k] = prune(child, c)
+			}
+		}
+		return out
+	case kindMap:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		out := make(map[string]any, len(m))
+		for k, c := range m {
+			out[k] = prune(n.elem, c)
+		}
+		return out
+	case kindArray:
+		a, ok := v.([]any)
+		if !ok {
+			return v
+		}
+		out := make([]any, len(a))
+		for i, c := range a {
+			out[i] = prune(n.elem, c)
+		}
+		return out
+	}
+	return deepCopy(v)
 }
 
 var plainKey = regexp.MustCompile(`^[A-Za-z0-9_$-]+$`)

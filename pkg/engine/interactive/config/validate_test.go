@@ -175,3 +175,27 @@ func TestParentPath(t *testing.T) {
 		}
 	}
 }
+
+// Go's JSON decoder matches field names case-insensitively; an unknown key differing
+// only in case must stay a warning and never feed a typed field.
+func TestKeysDifferingInCaseAreUnknown(t *testing.T) {
+	f := newFixture(t)
+	f.write(t, ".robota/settings.json", `{"Provider":"x","currentProvider":"a",
+		"providers":{"a":{"Type":"evil","type":"openai","Model":"m"}},
+		"permissions":{"DefaultMode":"bypassPermissions"},
+		"hooks":{"Stop":[{"hooks":[{"type":"command","command":"ok","Command":"evil","Timeout":"x"}]}]}}`)
+	s := f.load(t)
+	p := s.ActiveProvider()
+	if p.Type != "openai" || p.Model != "" {
+		t.Errorf("provider = %+v", p)
+	}
+	if s.PermissionMode() != "" {
+		t.Errorf("mode = %q from a key that differs in case", s.PermissionMode())
+	}
+	if h := s.Hooks["Stop"][0].Hooks[0]; h.Command != "ok" || h.Timeout != 0 {
+		t.Errorf("hook = %+v", h)
+	}
+	if n := len(s.Warnings); n != 6 {
+		t.Errorf("warnings = %q, want 6 unknown keys", issueStrings(s.Warnings))
+	}
+}

@@ -1,0 +1,153 @@
+package contextload
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// discovered is a candidate instruction file found by the walk.
+type discovered struct {
+	path string
+	kind Kind
+}
+
+// perDirectory are the files looked for in every directory of the walk, in order.
+var perDirectory = []struct {
+	rel  string
+	kind Kind
+}{
+	{"AGENTS.md", KindAgents},
+	{"CLAUDE.md", KindClaude},
+	{filepath.Join(".claude", "CLAUDE.md"), KindClaudeDir},
+	{"CLAUDE.local.md", KindClaudeLocal},
+}
+
+// walkStop returns the absolute stop directory when it is an ancestor of cwd (or cwd),
+// else "" (walk to the filesystem root).
+func walkStop(cwd, stopAt string) string {
+	if stopAt == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(stopAt)
+	if err != nil {
+		return ""
+	}
+	if _, ok := within(cwd, abs); !ok {
+		return ""
+	}
+	return abs
+}
+
+// discover lists the candidate files: the user's ~/.claude/CLAUDE.md, then every
+// directory from the top of the walk down to cwd.
+func discover(cwd, stop, home string) []discovered {
+	var dirs []string
+	for dir := cwd; ; {
+		dirs = append(dirs, dir)
+		parent := filepath.Dir(dir)
+		if dir == stop || parent == dir {
+			break
+		}
+		dir = parent
+	}
+	var out []discovered
+	if home != "" {
+		out = append(out, discovered{filepath.Join(home, ".claude", "CLAUDE.md"), KindUserClaude})
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		for _, c := range perDirectory {
+			out = append(out, discovered{filepath.Join(dirs[i], c.rel), c.kind})
+		}
+	}
+	return out
+}
+
+// reader loads files once each, expanding imports.
+type reader struct {
+	opts   Options
+	root   string // project root
+	roots  []string
+	files  []File
+	diags  []Diagnostic
+	loaded map[string]bool // real paths already in files
+}
+
+func newReader(opts Options, root string) *reader {
+	r := &reader{opts: opts, root: root, loaded: map[string]bool{}}
+	r.roots = append(r.roots, realPath(root))
+	for _, extra := range opts.ImportRoots {
+		if abs, err := filepath.Abs(extra); err == nil {
+			r.roots = append(r.roots, realPath(abs))
+		}
+	}
+	return r
+}
+
+func (r *reader) display(path string) string { return display(path, r.root, r.opts.Home) }
+
+func (r *reader) diag(file string, line int, err error) {
+	r.diags = append(r.diags, Diagnostic{File: r.display(file), Line: line, Err: err})
+}
+
+// loadDiscovered loads a discovered file (if it exists) and its imports.
+func (r *reader) loadDiscovered(d discovered) {
+	real := realPath(d.path)
+	if r.loaded[real] {
+		return
+	}
+	content, ok := r.read(d.path, false)
+	if !ok {
+		return
+	}
+	r.loaded[real] = true
+	f := File{Path: d.path, Display: r.display(d.path), Kind: d.kind, Content: content, Family: d.kind}
+	r.files = append(r.files, f)
+	r.expand(f, []string{real}, realPath(filepath.Dir(d.path)))
+}
+
+// read returns a file's content. A missing file is silent unless reportMissing; a
+// directory counts as missing.
+func (r *reader) read(path string, reportMissing bool) (string, bool) {
+	fh, err := os.Open(path)
+	if err == nil {
+		defer fh.Close()
+		var st fs.FileInfo
+		if st, err = fh.Stat(); err == nil && !st.Mode().IsRegular() {
+			err = fs.ErrNotExist
+		}
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if reportMissing {
+			r.diag(path, 0, ErrImportNotFound)
+		}
+		return "", false
+	case err != nil:
+		r.diag(path, 0, fmt.Errorf("%w: %v", ErrUnreadable, err))
+		return "", false
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, MaxFileBytes+1))
+	if err != nil {
+		r.diag(path, 0, fmt.Errorf("%w: %v", ErrUnreadable, err))
+		return "", false
+	}
+	if len(data) > MaxFileBytes {
+		r.diag(path, 0, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileBytes))
+		return "", false
+	}
+	return strings.TrimPrefix(string(data), "\uFEFF"), true
+}
+
+// realPath resolves symlinks so one file reached two ways is one file; a path that
+// cannot be resolved is used as it is.
+func realPath(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return filepath.Clean(p)
+}

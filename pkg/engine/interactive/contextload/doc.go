@@ -1,0 +1,28 @@
+// Package contextload reads a project the way Claude Code does and turns it into the
+// session's system prompt: the AGENTS.md / CLAUDE.md instruction files walked up from
+// the working directory (with their `@path` imports), the startup part of the project
+// memory (.robota/memory/MEMORY.md), the active task files (.agents/tasks/*.md), the
+// project type, and the git state.
+//
+// It owns discovery, import expansion, the memory cap, task selection, the
+// *Compact Instructions* extraction and the system prompt layout. It does not run
+// compaction or own the session: the session layer passes CompactInstructions into its
+// compaction prompt (BuildCompactionPrompt is the helper until the session package owns
+// one).
+//
+// Guarantees:
+//   - Instruction files are ordered from the filesystem root (or Options.StopAt) down to
+//     the working directory, so the most specific file comes last; at each directory:
+//     AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md. The user's
+//     ~/.claude/CLAUDE.md comes first. A file reached twice (symlinks, the home directory
+//     on the walk) is loaded once.
+//   - `@path` imports are expanded at most MaxImportDepth (4) hops deep; a cycle, a hop
+//     past the limit, a missing target or a target outside the allowed roots is skipped
+//     and reported in Context.Diagnostics, never an error and never an endless loop.
+//     Imports outside code spans and fenced blocks only.
+//   - Project memory is capped to its first 200 lines and 25 KB (spec, Project Memory).
+//   - The system prompt holds only file contents and neutral metadata (working directory,
+//     platform, date from an injectable clock, git, model, project type, language): no
+//     behaviour text is hard-coded here.
+//   - Nothing reads the real home directory or clock unless the caller passes them.
+package contextload
