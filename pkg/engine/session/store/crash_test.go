@@ -87,7 +87,7 @@ func TestFileStoreCrashSafety(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 6))
 	deadline := time.Now().Add(18 * time.Second)
-	durable, kills, killedMidRun := 0, 0, 0
+	durable, kills, saves := 0, 0, 0
 	for kills < 50 && time.Now().Before(deadline) {
 		cmd := exec.Command(exe, "-test.run=^TestFileStoreCrashHelper$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashHelperEnv+"="+dir)
@@ -121,7 +121,7 @@ func TestFileStoreCrashSafety(t *testing.T) {
 		for l := range lines {
 			if n, err := strconv.Atoi(l); err == nil {
 				durable = max(durable, n)
-				killedMidRun++
+				saves++
 			}
 		}
 
@@ -153,5 +153,5 @@ func TestFileStoreCrashSafety(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	t.Logf("%d kills, final generation %d, %d saves completed across runs, %d dir entries (temp files left by kills included)",
-		kills, durable, killedMidRun, len(entries))
+		kills, durable, saves, len(entries))
 }

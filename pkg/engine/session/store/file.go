@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 )
@@ -72,7 +73,24 @@ func (s *FileStore) Save(ctx context.Context, rec *Record) error {
 		return fmt.Errorf("session store: save %s: %w", rec.ID, err)
 	}
 	rec.CreatedAt, rec.UpdatedAt = stamped.CreatedAt, stamped.UpdatedAt
+	removeStaleTemps(path)
 	return nil
+}
+
+// staleTempAge is how old a temp file must be before Save takes it for the leftover of a
+// killed save rather than a concurrent one.
+const staleTempAge = 10 * time.Minute
+
+// removeStaleTemps deletes temp files of path's record left behind by processes killed
+// mid-save. Failures are ignored: the files are harmless, List never reads them.
+func removeStaleTemps(path string) {
+	dir, base := filepath.Split(path)
+	matches, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp-*"))
+	for _, m := range matches {
+		if st, err := os.Lstat(m); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > staleTempAge {
+			_ = os.Remove(m)
+		}
+	}
 }
 
 // Load implements Store.

@@ -205,6 +205,36 @@ func assertNoSecretUnder(t *testing.T, root, secret string) {
 	}
 }
 
+func TestFileStoreRemovesStaleTempFiles(t *testing.T) {
+	s, dir := newFileStore(t)
+	rec := store.Record{ID: "s1", Cwd: "/w"}
+	if err := s.Save(context.Background(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, ".s1.json.tmp-111")
+	fresh := filepath.Join(dir, ".s1.json.tmp-222") // maybe a concurrent save: kept
+	other := filepath.Join(dir, ".s2.json.tmp-333") // another record's: kept
+	for _, p := range []string{stale, fresh, other} {
+		if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{stale, other} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Save(context.Background(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{stale: false, fresh: true, other: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s exists = %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+}
+
 func TestDefaultDirs(t *testing.T) {
 	if got := store.ProjectDir("/repo"); got != filepath.Join("/repo", ".robota", "sessions") {
 		t.Errorf("ProjectDir = %s", got)

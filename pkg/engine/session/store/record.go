@@ -129,3 +129,29 @@ func (r Record) clone() (Record, error) {
 	err = json.Unmarshal(b, &out)
 	return out, err
 }
+
+// RecordFrom converts any value with the ISessionRecord JSON shape (such as the session
+// runtime's own record type) into a Record; members Record does not define land in Extra.
+func RecordFrom(v any) (Record, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Record{}, fmt.Errorf("session store: convert record: %w", err)
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Record{}, fmt.Errorf("session store: convert record: %w", err)
+	}
+	return r, nil
+}
+
+// Into converts r into dst (a pointer to a type with the ISessionRecord JSON shape).
+func (r Record) Into(dst any) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("session store: convert record: %w", err)
+	}
+	if err := json.Unmarshal(b, dst); err != nil {
+		return fmt.Errorf("session store: convert record: %w", err)
+	}
+	return nil
+}

@@ -6,55 +6,98 @@ import (
 	"strings"
 )
 
-// tokenPatterns match API-key-shaped text. Each match is replaced whole by Placeholder,
-// except Bearer, whose scheme word is kept so the text stays readable.
-var tokenPatterns = []*regexp.Regexp{
-	// Anthropic keys are distinctive enough to need no boundary: "xsk-ant-…" is still a key.
-	regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}`),
-	// OpenAI-style keys (sk-…, sk-proj-…); a digit is required (see hasDigit) so words like
-	// "sk-learn-compatible-estimators" survive.
-	regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{20,}`),
-	regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}`),
-	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`),
-	regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]{10,}`),
-	regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{30,}`),
+// tokenRule matches one kind of API-key-shaped text. Regexps use unbounded repetition and
+// the minimum length is checked in code: Go's regexp engine simulates an NFA whose cost
+// grows with counted repetitions such as {20,}. Each rule only runs when its literal
+// marker occurs in the text.
+type tokenRule struct {
+	marker    string // literal that every match contains
+	re        *regexp.Regexp
+	prefixLen int  // length of the fixed prefix of a match
+	minTail   int  // minimum length after the prefix
+	digit     bool // the tail must contain a digit
 }
 
-// bearerPattern matches an HTTP bearer credential; group 2 is the token.
-var bearerPattern = regexp.MustCompile(`\b(Bearer|bearer|BEARER)\s+([A-Za-z0-9\-._~+/]{8,}=*)`)
+var tokenRules = []tokenRule{
+	// Anthropic keys are distinctive enough to need no boundary: "xsk-ant-…" is still a key.
+	{marker: "sk-ant-", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]+`), prefixLen: 7, minTail: 8},
+	// OpenAI-style keys (sk-…, sk-proj-…); the digit requirement spares words such as
+	// "sk-learn-compatible-estimators".
+	{marker: "sk-", re: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]+`), prefixLen: 3, minTail: 20, digit: true},
+	{marker: "gh", re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]+`), prefixLen: 4, minTail: 20},
+	{marker: "github_pat_", re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]+`), prefixLen: 11, minTail: 20},
+	{marker: "xox", re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]+`), prefixLen: 5, minTail: 10},
+	{marker: "AIza", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]+`), prefixLen: 4, minTail: 30},
+}
+
+// bearerPattern matches an HTTP bearer credential; group 2 is the token (at least 8
+// characters, checked in code).
+var bearerPattern = regexp.MustCompile(`\b(?:Bearer|bearer|BEARER)\s+([A-Za-z0-9\-._~+/]+=*)`)
+
+const minBearerToken = 8
+
+// secretWords are lower-case fragments every secret key name contains; pair redaction is
+// skipped for text that has none of them.
+var secretWords = []string{"key", "token", "secret", "passw", "passphrase", "authoriz", "cookie", "credential"}
 
 // jsonKeyPattern matches a quoted member name and its colon in JSON-like text, also with
 // escaped quotes (JSON text embedded in JSON text). Group 1 is the name; the value that
 // follows is scanned by quotedValueEnd.
-var jsonKeyPattern = regexp.MustCompile(`\\*"([A-Za-z0-9_.\-]{1,64})\\*"\s*:\s*`)
+var jsonKeyPattern = regexp.MustCompile(`\\*"([A-Za-z0-9_.\-]+)\\*"\s*:\s*`)
 
 // assignPattern matches KEY=value (environment variables, query strings, flags).
 // Groups: 1 key, 2 value.
-var assignPattern = regexp.MustCompile(`\b([A-Za-z0-9_.\-]{1,64})=([^\s&;,'"]+)`)
+var assignPattern = regexp.MustCompile(`\b([A-Za-z0-9_.\-]+)=([^\s&;,'"]+)`)
 
 // redactPatterns replaces the secrets pattern matching finds in s.
 func redactPatterns(s string) string {
 	if s == "" {
 		return s
 	}
-	for i, re := range tokenPatterns {
-		requireDigit := i == 1
-		s = re.ReplaceAllStringFunc(s, func(m string) string {
-			if requireDigit && !hasDigit(m[len("sk-"):]) {
-				return m
-			}
-			return Placeholder
+	for _, r := range tokenRules {
+		if !strings.Contains(s, r.marker) {
+			continue
+		}
+		s = replaceMatches(s, r.re, func(m []int) (int, int, bool) {
+			tail := s[m[0]+r.prefixLen : m[1]]
+			return m[0], m[1], len(tail) >= r.minTail && (!r.digit || hasDigit(tail))
 		})
 	}
-	s = bearerPattern.ReplaceAllString(s, "$1 "+Placeholder)
+	if strings.Contains(s, "earer") || strings.Contains(s, "EARER") {
+		s = replaceMatches(s, bearerPattern, func(m []int) (int, int, bool) {
+			return m[2], m[3], m[3]-m[2] >= minBearerToken
+		})
+	}
 	return redactPairs(s)
+}
+
+// replaceMatches replaces, for every match of re in s, the span pick returns (when it
+// says so) with Placeholder.
+func replaceMatches(s string, re *regexp.Regexp, pick func(m []int) (start, end int, ok bool)) string {
+	matches := re.FindAllStringSubmatchIndex(s, -1)
+	var b strings.Builder
+	last := 0
+	for _, m := range matches {
+		start, end, ok := pick(m)
+		if !ok {
+			continue
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(Placeholder)
+		last = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 type span struct{ start, end int }
 
 // redactPairs replaces the values of secret-named "key": value and KEY=value pairs.
 func redactPairs(s string) string {
-	if !strings.ContainsAny(s, ":=") {
+	if !strings.ContainsAny(s, ":=") || !containsSecretWord(s) {
 		return s
 	}
 	var spans []span
@@ -146,6 +189,16 @@ func quoteLike(val, replacement string) string {
 	}
 	open := val[:i+1]
 	return open + replacement + open
+}
+
+func containsSecretWord(s string) bool {
+	lower := strings.ToLower(s)
+	for _, w := range secretWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasDigit(s string) bool {

@@ -1,0 +1,223 @@
+package sessionlog
+
+import (
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// EventType names a log event. It is an alias of string so the constants below can be
+// passed wherever a plain event name is expected (e.g. the session's Logger port).
+type EventType = string
+
+// The spec's Session Logging events. The replay-boundary events (provider_* through
+// history_mutation) are agent.Event values logged as data with event = agent.Event.Type;
+// replay and validation read their JSON shape (executionId, round, tool.toolCallId,
+// rawPayload.payloadKind, mutation, message).
+const (
+	EventSessionInit                EventType = "session_init"
+	EventServerTool                 EventType = "server_tool"
+	EventPreRun                     EventType = "pre_run"
+	EventProviderRequest            EventType = "provider_request"
+	EventProviderNativeRawPayload   EventType = "provider_native_raw_payload"
+	EventProviderStreamRawDelta     EventType = "provider_stream_raw_delta"
+	EventProviderResponseRaw        EventType = "provider_response_raw"
+	EventProviderResponseNormalized EventType = "provider_response_normalized"
+	EventToolBatchStarted           EventType = "tool_batch_started"
+	EventToolExecutionRequest       EventType = "tool_execution_request"
+	EventToolExecutionResult        EventType = "tool_execution_result"
+	EventToolMessageCommitted       EventType = "tool_message_committed"
+	EventHistoryMutation            EventType = "history_mutation"
+	EventTextDelta                  EventType = "text_delta"
+	EventAssistant                  EventType = "assistant"
+	EventSessionShutdown            EventType = "session_shutdown"
+)
+
+// Events the spec names outside the Session Logging list, and the agent's extra replay
+// event.
+const (
+	// EventContextCompact records a compaction: trigger and context state before/after.
+	EventContextCompact EventType = "context_compact"
+	// EventError records a failed run (Session.run error recovery).
+	EventError EventType = "error"
+	// EventAssistantMessageCommitted is the agent's commit of an assistant message.
+	EventAssistantMessageCommitted EventType = "assistant_message_committed"
+	// Auxiliary events replay collects into ReplayRecord.
+	EventBackgroundTask     EventType = "background_task_event"
+	EventBackgroundJobGroup EventType = "background_job_group_event"
+	EventMemory             EventType = "memory_event"
+)
+
+// SpecEvents lists the spec's Session Logging events in spec order.
+var SpecEvents = []EventType{
+	EventSessionInit, EventServerTool, EventPreRun, EventProviderRequest,
+	EventProviderNativeRawPayload, EventProviderStreamRawDelta, EventProviderResponseRaw,
+	EventProviderResponseNormalized, EventToolBatchStarted, EventToolExecutionRequest,
+	EventToolExecutionResult, EventToolMessageCommitted, EventHistoryMutation, EventTextDelta,
+	EventAssistant, EventSessionShutdown,
+}
+
+// validEvent accepts snake_case names: they are written unescaped into every line.
+func validEvent(e EventType) bool {
+	if e == "" || len(e) > 64 {
+		return false
+	}
+	for i := 0; i < len(e); i++ {
+		c := e[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// SessionInitData is the data of session_init.
+type SessionInitData struct {
+	SystemPrompt       string           `json:"systemPrompt"`
+	SystemPromptLength int              `json:"systemPromptLength"`
+	Provider           string           `json:"provider"`
+	Model              string           `json:"model"`
+	Cwd                string           `json:"cwd"`
+	ToolSchemas        []llm.ToolSchema `json:"toolSchemas"`
+}
+
+// NewSessionInit fills SystemPromptLength (in characters) from systemPrompt.
+func NewSessionInit(systemPrompt, provider, model, cwd string, tools []llm.ToolSchema) SessionInitData {
+	if tools == nil {
+		tools = []llm.ToolSchema{}
+	}
+	return SessionInitData{SystemPrompt: systemPrompt, SystemPromptLength: utf8.RuneCountInString(systemPrompt),
+		Provider: provider, Model: model, Cwd: cwd, ToolSchemas: tools}
+}
+
+// ServerToolData is the data of server_tool (a provider-hosted tool such as web search).
+type ServerToolData struct {
+	Name  string          `json:"name"`
+	Query string          `json:"query,omitempty"`
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// NativeWebState is the provider-native web capability and enabled state.
+type NativeWebState struct {
+	WebSearch llm.NativeToolSupport `json:"webSearch"`
+	WebFetch  llm.NativeToolSupport `json:"webFetch"`
+}
+
+// PreRunData is the data of pre_run: the enriched input and the history before the call.
+type PreRunData struct {
+	Provider       string         `json:"provider"`
+	NativeWebTools NativeWebState `json:"nativeWebTools"`
+	Input          string         `json:"input"`
+	Messages       []llm.Message  `json:"messages"`
+}
+
+// TextDeltaData is the data of text_delta.
+type TextDeltaData struct {
+	Delta       string `json:"delta"`
+	ExecutionID string `json:"executionId,omitempty"`
+}
+
+// MessageStructure is one entry of assistant.historyStructure.
+type MessageStructure struct {
+	Role          llm.Role       `json:"role"`
+	ContentLength int            `json:"contentLength"`
+	HasToolCalls  bool           `json:"hasToolCalls"`
+	ToolCallNames []string       `json:"toolCallNames"`
+	Metadata      map[string]any `json:"metadata,omitempty"`
+}
+
+// AssistantData is the data of assistant: the answer, the post-run history and its shape.
+type AssistantData struct {
+	Content          string             `json:"content"`
+	History          []llm.Message      `json:"history"`
+	HistoryStructure []MessageStructure `json:"historyStructure"`
+}
+
+// NewAssistantData builds assistant data, deriving HistoryStructure from history.
+func NewAssistantData(content string, history []llm.Message) AssistantData {
+	structure := make([]MessageStructure, len(history))
+	for i, m := range history {
+		names := []string{}
+		for _, c := range m.ToolCalls() {
+			names = append(names, c.Name)
+		}
+		length := utf8.RuneCountInString(m.Text())
+		if r, ok := m.ToolResult(); ok {
+			length = utf8.RuneCountInString(r.Content)
+		}
+		structure[i] = MessageStructure{Role: m.Role, ContentLength: length, HasToolCalls: len(names) > 0,
+			ToolCallNames: names, Metadata: m.Metadata}
+	}
+	if history == nil {
+		history = []llm.Message{}
+	}
+	return AssistantData{Content: content, History: history, HistoryStructure: structure}
+}
+
+// SessionShutdownData is the data of session_shutdown (reason as Claude Code names it:
+// clear, logout, prompt_input_exit, other, …).
+type SessionShutdownData struct {
+	Reason string `json:"reason"`
+}
+
+// Compaction triggers.
+const (
+	CompactTriggerAuto   = "auto"
+	CompactTriggerManual = "manual"
+)
+
+// ContextCompactData is the data of context_compact.
+type ContextCompactData struct {
+	Trigger string                 `json:"trigger"`
+	Before  contextwin.WindowState `json:"before"`
+	After   contextwin.WindowState `json:"after"`
+}
+
+// ErrorData is the data of error.
+type ErrorData struct {
+	Error string        `json:"error"`
+	Code  llm.ErrorCode `json:"code,omitempty"`
+	// Phase says where it happened (run, compact, shutdown, …).
+	Phase string `json:"phase,omitempty"`
+}
+
+// NewErrorData describes err, with its llm error code when it has one.
+func NewErrorData(phase string, err error) ErrorData {
+	if err == nil {
+		err = errors.New("unknown error")
+	}
+	return ErrorData{Error: err.Error(), Code: llm.CodeOf(err), Phase: phase}
+}
+
+// History mutation kinds. The agent appends ("append", with the message's index); a
+// session that replaces its history (clear, compaction, a resumed or forked conversation
+// seeded into a new log) logs "reset" with the complete new history.
+const (
+	MutationAppend = "append"
+	MutationReset  = "reset"
+)
+
+// MutationData matches agent.MutationData.
+type MutationData struct {
+	Kind  string `json:"kind"`
+	Index int    `json:"index"`
+}
+
+// HistoryMutationData is the data of a history_mutation logged by the session itself
+// (agent.Event values have the same shape for appends).
+type HistoryMutationData struct {
+	Mutation MutationData  `json:"mutation"`
+	Message  *llm.Message  `json:"message,omitempty"`
+	Messages []llm.Message `json:"messages,omitempty"`
+}
+
+// ResetHistory is the history_mutation data that replaces the whole history.
+func ResetHistory(messages []llm.Message) HistoryMutationData {
+	if messages == nil {
+		messages = []llm.Message{}
+	}
+	return HistoryMutationData{Mutation: MutationData{Kind: MutationReset}, Messages: messages}
+}

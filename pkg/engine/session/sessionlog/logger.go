@@ -1,0 +1,290 @@
+package sessionlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+)
+
+// Logger records session events; it has the shape of the session runtime's logger port.
+// Implementations are safe for concurrent use, serialize data before returning and never
+// fail their caller: logging must never break a session.
+type Logger interface {
+	Log(event string, data any)
+}
+
+// SilentLogger is the null object: it records nothing.
+type SilentLogger struct{}
+
+// Log does nothing.
+func (SilentLogger) Log(string, any) {}
+
+// Close does nothing.
+func (SilentLogger) Close() error { return nil }
+
+var (
+	_ Logger = SilentLogger{}
+	_ Logger = (*FileLogger)(nil)
+)
+
+// DefaultInlineThreshold is the largest string (bytes) or array (bytes of JSON) kept on a
+// log line; larger ones go to payload files.
+const DefaultInlineThreshold = 16 << 10
+
+// Options configure a FileLogger.
+type Options struct {
+	// Now stamps entries; it defaults to time.Now. Stamps are written in UTC.
+	Now func() time.Time
+	// InlineThreshold overrides DefaultInlineThreshold when > 0; < 0 keeps everything
+	// inline.
+	InlineThreshold int
+	// OnError, when set, is told about every event Log failed to record (Append returns
+	// the error instead).
+	OnError func(event string, err error)
+}
+
+// FileLogger appends one session's events to {dir}/{sessionID}.jsonl. It assumes it is the
+// only writer of that file.
+type FileLogger struct {
+	dir       string
+	sessionID string
+	path      string
+	now       func() time.Time
+	threshold int
+	onError   func(event string, err error)
+
+	mu   sync.Mutex
+	f    *os.File
+	seq  int64
+	size int64 // bytes of complete lines in the file
+}
+
+// ProjectDir is where a project run keeps its logs: {cwd}/.robota/logs.
+func ProjectDir(cwd string) string { return filepath.Join(cwd, ".robota", "logs") }
+
+// UserDir is where runs outside a project keep their logs: ~/.robota/logs.
+func UserDir() (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("session log: no home directory: %w", err)
+	}
+	return filepath.Join(home, ".robota", "logs"), nil
+}
+
+// LogPath is the log file of sessionID under dir.
+func LogPath(dir, sessionID string) string { return filepath.Join(dir, sessionID+".jsonl") }
+
+// Open opens (creating when needed) the log of sessionID in dir. An existing log is
+// continued: a partial last line left by a crash is truncated away and numbering resumes
+// after the last complete entry.
+func Open(dir, sessionID string, opts Options) (*FileLogger, error) {
+	if err := store.ValidateID(sessionID); err != nil {
+		return nil, fmt.Errorf("session log: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("session log: %w", err)
+	}
+	l := &FileLogger{dir: dir, sessionID: sessionID, path: LogPath(dir, sessionID), now: opts.Now,
+		threshold: opts.InlineThreshold, onError: opts.OnError}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	if l.threshold == 0 {
+		l.threshold = DefaultInlineThreshold
+	}
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("session log: %w", err)
+	}
+	if l.size, l.seq, err = recoverTail(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("session log: recover %s: %w", l.path, err)
+	}
+	l.f = f
+	return l, nil
+}
+
+// Path returns the JSONL file.
+func (l *FileLogger) Path() string { return l.path }
+
+// Dir returns the log directory (payload references are relative to it).
+func (l *FileLogger) Dir() string { return l.dir }
+
+// SessionID returns the session the logger writes for.
+func (l *FileLogger) SessionID() string { return l.sessionID }
+
+// Log appends one event like Append and reports a failure to Options.OnError instead of
+// returning it.
+func (l *FileLogger) Log(event string, data any) {
+	if err := l.Append(event, data); err != nil && l.onError != nil {
+		l.onError(event, err)
+	}
+}
+
+// Append appends one event. event must be snake_case; data is any JSON-encodable value
+// (nil for none). data is redacted, large strings and arrays are moved to payload files,
+// and the line is written with one write call.
+func (l *FileLogger) Append(event string, data any) error {
+	if !validEvent(event) {
+		return fmt.Errorf("%w: %q", ErrInvalidEvent, event)
+	}
+	tree, err := toTree(data)
+	if err != nil {
+		return fmt.Errorf("session log: encode %s: %w", event, err)
+	}
+	tree = redact.Value(tree)
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return ErrClosed
+	}
+	tree, err = l.externalize(tree)
+	if err != nil {
+		return fmt.Errorf("session log: %s payload: %w", event, err)
+	}
+	entry := Entry{SchemaVersion: SchemaVersion, Sequence: l.seq + 1, Timestamp: l.now().UTC(),
+		SessionID: l.sessionID, Event: event}
+	if tree != nil {
+		if entry.Data, err = encodeJSON(tree); err != nil {
+			return fmt.Errorf("session log: encode %s: %w", event, err)
+		}
+	}
+	line, err := encodeJSON(entry)
+	if err != nil {
+		return fmt.Errorf("session log: encode %s: %w", event, err)
+	}
+	line = append(line, '\n')
+	if _, err := l.f.Write(line); err != nil {
+		// Never leave a torn line for the next one to be glued to.
+		_ = l.f.Truncate(l.size)
+		return fmt.Errorf("session log: write %s: %w", event, err)
+	}
+	l.seq++
+	l.size += int64(len(line))
+	return nil
+}
+
+// Sync flushes the log file to stable storage.
+func (l *FileLogger) Sync() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return ErrClosed
+	}
+	return l.f.Sync()
+}
+
+// Close syncs and closes the log; later Logs return ErrClosed. Closing twice is a no-op.
+func (l *FileLogger) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := errors.Join(l.f.Sync(), l.f.Close())
+	l.f = nil
+	return err
+}
+
+// toTree turns data into a JSON tree (numbers kept exact).
+func toTree(data any) (any, error) {
+	if data == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	err = dec.Decode(&tree)
+	return tree, err
+}
+
+// encodeJSON encodes v without HTML escaping and without a trailing newline.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// recoverTail truncates a partial last line (one without its '\n') and returns the size of
+// the complete lines and the sequence of the last entry.
+func recoverTail(f *os.File) (size, lastSeq int64, err error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	end, lastLine, err := lastCompleteLine(f, st.Size())
+	if err != nil {
+		return 0, 0, err
+	}
+	if end < st.Size() {
+		if err := f.Truncate(end); err != nil {
+			return 0, 0, err
+		}
+	}
+	if end == 0 {
+		return 0, 0, nil
+	}
+	var e Entry
+	if json.Unmarshal(lastLine, &e) == nil && e.Sequence > 0 {
+		return end, e.Sequence, nil
+	}
+	// The last line is not an entry (written by something else): scan everything.
+	contents, err := ReadLog(io.NewSectionReader(f, 0, end))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range contents.Entries {
+		lastSeq = max(lastSeq, e.Sequence)
+	}
+	return end, lastSeq, nil
+}
+
+// lastCompleteLine reads f backwards from size and returns the offset just past the last
+// '\n' (0 when there is none) and the line that '\n' ends (without it).
+func lastCompleteLine(f io.ReaderAt, size int64) (end int64, line []byte, err error) {
+	const chunk = 64 << 10
+	var buf []byte // f[pos:size]
+	pos := size
+	lastNL := -1 // index in buf
+	for pos > 0 {
+		n := min(int64(chunk), pos)
+		pos -= n
+		part := make([]byte, n)
+		if _, err := f.ReadAt(part, pos); err != nil && err != io.EOF {
+			return 0, nil, err
+		}
+		buf = append(part, buf...)
+		if lastNL >= 0 {
+			lastNL += int(n)
+		} else if i := bytes.LastIndexByte(part, '\n'); i >= 0 {
+			lastNL = i
+		}
+		if lastNL >= 0 {
+			if prev := bytes.LastIndexByte(buf[:lastNL], '\n'); prev >= 0 {
+				return pos + int64(lastNL) + 1, buf[prev+1 : lastNL], nil
+			}
+		}
+	}
+	if lastNL < 0 {
+		return 0, nil, nil
+	}
+	return int64(lastNL) + 1, buf[:lastNL], nil
+}

@@ -1,0 +1,152 @@
+package sessionlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// ReplayRecord is the session state rebuilt from a log (the spec's ISessionReplayRecord).
+// The UI timeline (history entries) is not rebuilt: no Go history-entry type exists yet.
+type ReplayRecord struct {
+	SessionID string
+	Cwd       string
+	CreatedAt time.Time // timestamp of the first entry
+	UpdatedAt time.Time // timestamp of the last entry
+	// Messages is the canonical chat history after the last history_mutation.
+	Messages                 []llm.Message
+	BackgroundTaskEvents     []json.RawMessage
+	BackgroundJobGroupEvents []json.RawMessage
+	MemoryEvents             []json.RawMessage
+}
+
+// mutationEvent is what replay reads from a history_mutation's data. Mutation is either an
+// object {kind, index} (this engine) or a bare kind string (the TypeScript SDK's
+// "append_message").
+type mutationEvent struct {
+	Mutation json.RawMessage `json:"mutation"`
+	Message  *llm.Message    `json:"message"`
+	Messages []llm.Message   `json:"messages"`
+}
+
+type mutation struct {
+	kind  string
+	index *int
+}
+
+func (m mutationEvent) parse() (mutation, error) {
+	raw := bytes.TrimSpace(m.Mutation)
+	if len(raw) > 0 && raw[0] == '"' {
+		var kind string
+		err := json.Unmarshal(raw, &kind)
+		return mutation{kind: normalizeKind(kind)}, err
+	}
+	var obj struct {
+		Kind  string `json:"kind"`
+		Index *int   `json:"index"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return mutation{}, err
+	}
+	return mutation{kind: normalizeKind(obj.Kind), index: obj.Index}, nil
+}
+
+func normalizeKind(k string) string {
+	switch k {
+	case "append_message":
+		return MutationAppend
+	case "clear":
+		return MutationReset
+	}
+	return k
+}
+
+// ReplaySessionLogEntries rebuilds the conversation from history_mutation events ("append"
+// adds data.message; "reset" replaces the history with data.messages) and collects the
+// background and memory events. Payload references are resolved through payloads (which
+// may be nil when the log has none). A mutation that cannot be applied is an error
+// matching ErrReplay.
+func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (ReplayRecord, error) {
+	rec := ReplayRecord{Messages: []llm.Message{}}
+	for _, e := range entries {
+		if rec.SessionID == "" {
+			rec.SessionID = e.SessionID
+			rec.CreatedAt = e.Timestamp
+		}
+		rec.UpdatedAt = e.Timestamp
+		switch e.Event {
+		case EventSessionInit:
+			var d struct {
+				Cwd string `json:"cwd"`
+			}
+			if json.Unmarshal(e.Data, &d) == nil && d.Cwd != "" {
+				rec.Cwd = d.Cwd
+			}
+		case EventHistoryMutation:
+			msgs, err := applyMutation(rec.Messages, e, payloads)
+			if err != nil {
+				return rec, err
+			}
+			rec.Messages = msgs
+		case EventBackgroundTask, EventBackgroundJobGroup, EventMemory:
+			data, err := Hydrate(e.Data, e.SessionID, payloads)
+			if err != nil {
+				return rec, fmt.Errorf("%w: entry %d (%s): %w", ErrReplay, e.Sequence, e.Event, err)
+			}
+			switch e.Event {
+			case EventBackgroundTask:
+				rec.BackgroundTaskEvents = append(rec.BackgroundTaskEvents, data)
+			case EventBackgroundJobGroup:
+				rec.BackgroundJobGroupEvents = append(rec.BackgroundJobGroupEvents, data)
+			default:
+				rec.MemoryEvents = append(rec.MemoryEvents, data)
+			}
+		}
+	}
+	return rec, nil
+}
+
+func applyMutation(msgs []llm.Message, e Entry, payloads PayloadSource) ([]llm.Message, error) {
+	fail := func(err error) ([]llm.Message, error) {
+		return nil, fmt.Errorf("%w: history_mutation %d (line %d): %w", ErrReplay, e.Sequence, e.Line, err)
+	}
+	data, err := Hydrate(e.Data, e.SessionID, payloads)
+	if err != nil {
+		return fail(err)
+	}
+	var ev mutationEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return fail(err)
+	}
+	m, err := ev.parse()
+	if err != nil {
+		return fail(err)
+	}
+	switch m.kind {
+	case MutationAppend:
+		if ev.Message == nil || !validRole(ev.Message.Role) {
+			return fail(fmt.Errorf("append without a message"))
+		}
+		return append(msgs, *ev.Message), nil
+	case MutationReset:
+		for _, msg := range ev.Messages {
+			if !validRole(msg.Role) {
+				return fail(fmt.Errorf("reset with a message of role %q", msg.Role))
+			}
+		}
+		return append([]llm.Message{}, ev.Messages...), nil
+	default:
+		return fail(fmt.Errorf("unknown mutation kind %q", m.kind))
+	}
+}
+
+func validRole(r llm.Role) bool {
+	switch r {
+	case llm.RoleUser, llm.RoleAssistant, llm.RoleSystem, llm.RoleTool:
+		return true
+	}
+	return false
+}

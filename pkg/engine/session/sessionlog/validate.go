@@ -1,0 +1,328 @@
+package sessionlog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// IssueCode classifies a validation issue.
+type IssueCode string
+
+const (
+	// A provider_request has no provider_native_raw_payload of kind response or
+	// stream_event for the same executionId and round.
+	IssueNativeRawPayloadMissing IssueCode = "PROVIDER_NATIVE_RAW_PAYLOAD_MISSING"
+	// A provider_request has no provider_response_raw.
+	IssueResponseRawMissing IssueCode = "PROVIDER_RESPONSE_RAW_MISSING"
+	// A provider_request has no provider_response_normalized.
+	IssueResponseNormalizedMissing IssueCode = "PROVIDER_RESPONSE_NORMALIZED_MISSING"
+	// A tool_execution_request has no tool_execution_result.
+	IssueToolResultMissing IssueCode = "TOOL_RESULT_MISSING"
+	// A tool_execution_result has no tool_execution_request.
+	IssueToolRequestMissing IssueCode = "TOOL_REQUEST_MISSING"
+	// A payload reference is malformed, names another path, or its file is missing or
+	// does not match its digest and length.
+	IssuePayloadReferenceInvalid IssueCode = "PAYLOAD_REFERENCE_INVALID"
+	// A history_mutation append's index is not the current history length (a reset was
+	// not logged, or events were lost).
+	IssueHistoryIndexMismatch IssueCode = "HISTORY_INDEX_MISMATCH"
+	// An entry's data lacks what its event needs, or it belongs to another session.
+	IssueEntryMalformed IssueCode = "ENTRY_MALFORMED"
+	// Sequence numbers do not increase.
+	IssueSequenceOutOfOrder IssueCode = "SEQUENCE_OUT_OF_ORDER"
+)
+
+// Issue is one validation finding.
+type Issue struct {
+	Code        IssueCode `json:"code"`
+	Message     string    `json:"message"`
+	Sequence    int64     `json:"sequence,omitempty"`
+	Line        int       `json:"line,omitempty"`
+	ExecutionID string    `json:"executionId,omitempty"`
+	Round       int       `json:"round,omitempty"`
+	ToolCallID  string    `json:"toolCallId,omitempty"`
+}
+
+// Validation is the result of ValidateSessionReplayLogEntries.
+type Validation struct {
+	OK     bool
+	Issues []Issue
+}
+
+// identity is what validation reads from replay-boundary event data (agent.Event's shape;
+// toolCallId and payloadKind are also accepted at the top level).
+type identity struct {
+	ExecutionID string `json:"executionId"`
+	Round       *int   `json:"round"`
+	ToolCallID  string `json:"toolCallId"`
+	PayloadKind string `json:"payloadKind"`
+	Tool        *struct {
+		ToolCallID string `json:"toolCallId"`
+	} `json:"tool"`
+	RawPayload *struct {
+		PayloadKind string `json:"payloadKind"`
+	} `json:"rawPayload"`
+}
+
+func (id identity) toolCallID() string {
+	if id.Tool != nil && id.Tool.ToolCallID != "" {
+		return id.Tool.ToolCallID
+	}
+	return id.ToolCallID
+}
+
+func (id identity) payloadKind() string {
+	if id.RawPayload != nil {
+		return id.RawPayload.PayloadKind
+	}
+	return id.PayloadKind
+}
+
+type roundKey struct {
+	execution string
+	round     int
+}
+
+type toolKey struct {
+	roundKey
+	call string
+}
+
+type roundEvents struct {
+	request                         *Entry
+	nativeResponse, raw, normalized bool
+}
+
+// ValidateSessionReplayLogEntries checks that a log can be replayed: every provider_request
+// has its native response payload, raw response and normalized response; every tool
+// request has a result and every result a request; every payload reference is well formed
+// and, when payloads is not nil, names a file with matching content; history appends are
+// contiguous; sequences increase.
+func ValidateSessionReplayLogEntries(entries []Entry, payloads PayloadSource) Validation {
+	v := &validator{rounds: map[roundKey]*roundEvents{}, requests: map[toolKey]*Entry{}, results: map[toolKey]bool{}}
+	for i := range entries {
+		v.entry(&entries[i], payloads)
+	}
+	v.finish()
+	return Validation{OK: len(v.issues) == 0, Issues: v.issues}
+}
+
+type validator struct {
+	issues     []Issue
+	sessionID  string
+	lastSeq    int64
+	rounds     map[roundKey]*roundEvents
+	roundOrder []roundKey
+	requests   map[toolKey]*Entry
+	toolOrder  []toolKey
+	results    map[toolKey]bool
+	histLen    int
+	histKnown  bool
+}
+
+func (v *validator) add(e *Entry, code IssueCode, format string, args ...any) *Issue {
+	is := Issue{Code: code, Message: fmt.Sprintf(format, args...)}
+	if e != nil {
+		is.Sequence, is.Line = e.Sequence, e.Line
+	}
+	v.issues = append(v.issues, is)
+	return &v.issues[len(v.issues)-1]
+}
+
+func (v *validator) entry(e *Entry, payloads PayloadSource) {
+	if v.sessionID == "" {
+		v.sessionID = e.SessionID
+		v.histKnown = true
+	} else if e.SessionID != v.sessionID {
+		v.add(e, IssueEntryMalformed, "entry of session %q in the log of %q", e.SessionID, v.sessionID)
+	}
+	if e.Sequence <= v.lastSeq {
+		v.add(e, IssueSequenceOutOfOrder, "sequence %d after %d", e.Sequence, v.lastSeq)
+	}
+	v.lastSeq = max(v.lastSeq, e.Sequence)
+	v.checkReferences(e, payloads)
+
+	switch e.Event {
+	case EventProviderRequest, EventProviderNativeRawPayload, EventProviderResponseRaw,
+		EventProviderResponseNormalized:
+		v.providerEvent(e)
+	case EventToolExecutionRequest, EventToolExecutionResult:
+		v.toolEvent(e)
+	case EventHistoryMutation:
+		v.historyEvent(e, payloads)
+	}
+}
+
+func (v *validator) identity(e *Entry) (identity, bool) {
+	var id identity
+	if err := json.Unmarshal(e.Data, &id); err != nil || id.ExecutionID == "" || id.Round == nil {
+		v.add(e, IssueEntryMalformed, "%s without executionId and round", e.Event)
+		return id, false
+	}
+	return id, true
+}
+
+func (v *validator) providerEvent(e *Entry) {
+	id, ok := v.identity(e)
+	if !ok {
+		return
+	}
+	k := roundKey{id.ExecutionID, *id.Round}
+	r := v.rounds[k]
+	if r == nil {
+		r = &roundEvents{}
+		v.rounds[k] = r
+		v.roundOrder = append(v.roundOrder, k)
+	}
+	switch e.Event {
+	case EventProviderRequest:
+		r.request = e
+	case EventProviderNativeRawPayload:
+		if kind := id.payloadKind(); kind == "response" || kind == "stream_event" {
+			r.nativeResponse = true
+		}
+	case EventProviderResponseRaw:
+		r.raw = true
+	case EventProviderResponseNormalized:
+		r.normalized = true
+	}
+}
+
+func (v *validator) toolEvent(e *Entry) {
+	id, ok := v.identity(e)
+	if !ok {
+		return
+	}
+	call := id.toolCallID()
+	if call == "" {
+		v.add(e, IssueEntryMalformed, "%s without toolCallId", e.Event)
+		return
+	}
+	k := toolKey{roundKey{id.ExecutionID, *id.Round}, call}
+	if e.Event == EventToolExecutionRequest {
+		if _, dup := v.requests[k]; !dup {
+			v.toolOrder = append(v.toolOrder, k)
+		}
+		v.requests[k] = e
+		return
+	}
+	if _, ok := v.requests[k]; !ok {
+		is := v.add(e, IssueToolRequestMissing, "tool result %s has no request", call)
+		is.ExecutionID, is.Round, is.ToolCallID = k.execution, k.round, call
+	}
+	v.results[k] = true
+}
+
+func (v *validator) historyEvent(e *Entry, payloads PayloadSource) {
+	// Only the mutation is decoded here: message members may be payload references.
+	var ev struct {
+		Mutation json.RawMessage `json:"mutation"`
+	}
+	if err := json.Unmarshal(e.Data, &ev); err != nil {
+		v.add(e, IssueEntryMalformed, "history_mutation data: %v", err)
+		return
+	}
+	m, err := mutationEvent{Mutation: ev.Mutation}.parse()
+	if err != nil {
+		v.add(e, IssueEntryMalformed, "history_mutation kind: %v", err)
+		return
+	}
+	switch m.kind {
+	case MutationAppend:
+		if m.index != nil && v.histKnown && *m.index != v.histLen {
+			v.add(e, IssueHistoryIndexMismatch, "append at index %d, history has %d messages", *m.index, v.histLen)
+			v.histLen = *m.index // resynchronize: report each gap once
+		}
+		v.histLen++
+	case MutationReset:
+		var full struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		data, err := Hydrate(e.Data, e.SessionID, payloads)
+		if err == nil {
+			err = json.Unmarshal(data, &full)
+		}
+		v.histLen, v.histKnown = len(full.Messages), err == nil
+	default:
+		v.add(e, IssueEntryMalformed, "unknown history_mutation kind %q", m.kind)
+	}
+}
+
+// checkReferences reports every malformed, misplaced or (with payloads) unresolvable
+// payload reference in the entry's data.
+func (v *validator) checkReferences(e *Entry, payloads PayloadSource) {
+	if len(e.Data) == 0 {
+		return
+	}
+	tree, err := toTree(e.Data)
+	if err != nil {
+		v.add(e, IssueEntryMalformed, "data: %v", err)
+		return
+	}
+	walkRefs(tree, func(ref PayloadRef, err error) {
+		if err == nil {
+			if payloads == nil {
+				err = ref.Validate(e.SessionID)
+			} else {
+				_, err = resolve(ref, e.SessionID, payloads)
+			}
+		}
+		if err != nil && !errors.Is(err, ErrNoPayloadSource) {
+			v.add(e, IssuePayloadReferenceInvalid, "%s: %v", e.Event, err)
+		}
+	})
+}
+
+func walkRefs(v any, fn func(PayloadRef, error)) {
+	if ref, claimed, err := asPayloadRef(v); claimed {
+		fn(ref, err)
+		return
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // deterministic issue order
+		for _, k := range keys {
+			walkRefs(t[k], fn)
+		}
+	case []any:
+		for _, c := range t {
+			walkRefs(c, fn)
+		}
+	}
+}
+
+func (v *validator) finish() {
+	for _, k := range v.roundOrder {
+		r := v.rounds[k]
+		if r.request == nil {
+			continue
+		}
+		missing := []struct {
+			ok   bool
+			code IssueCode
+			what string
+		}{
+			{r.nativeResponse, IssueNativeRawPayloadMissing, "provider_native_raw_payload (response or stream_event)"},
+			{r.raw, IssueResponseRawMissing, "provider_response_raw"},
+			{r.normalized, IssueResponseNormalizedMissing, "provider_response_normalized"},
+		}
+		for _, m := range missing {
+			if !m.ok {
+				is := v.add(r.request, m.code, "provider request of execution %s round %d has no %s", k.execution, k.round, m.what)
+				is.ExecutionID, is.Round = k.execution, k.round
+			}
+		}
+	}
+	for _, k := range v.toolOrder {
+		if !v.results[k] {
+			is := v.add(v.requests[k], IssueToolResultMissing, "tool request %s has no result", k.call)
+			is.ExecutionID, is.Round, is.ToolCallID = k.execution, k.round, k.call
+		}
+	}
+}
