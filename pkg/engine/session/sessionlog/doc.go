@@ -16,6 +16,11 @@
 //   - A line is written with a single write(2) on an O_APPEND descriptor, so a crash leaves
 //     at worst one partial last line; readers skip it and reopening the log truncates it,
 //     so earlier and later lines always parse.
-//   - Logging never panics; failures are returned to the caller, who may ignore them.
-//     SilentLogger is the null object.
+//   - Logging never panics and never fails the session: Log reports failures to
+//     Options.OnError, Append returns them. SilentLogger is the null object. Both satisfy
+//     the session runtime's logger port (Log(event string, data any)) directly.
+//   - Replay-boundary events are agent.Event values logged as data under event =
+//     string(ev.Type); replay and validation read that JSON shape. A session that replaces
+//     its history (clear, compaction, a resumed or forked conversation in a new log) logs a
+//     history_mutation built by ResetHistory, so replay and index checks stay exact.
 package sessionlog

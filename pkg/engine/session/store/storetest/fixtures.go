@@ -1,0 +1,69 @@
+package storetest
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+)
+
+// Clock is a settable clock for deterministic timestamps.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a clock reading start.
+func NewClock(start time.Time) *Clock { return &Clock{now: start} }
+
+// Now reads the clock.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// Epoch is the start time of every suite clock.
+var Epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// SampleRecord returns a record with every field set, deterministic for id.
+func SampleRecord(id string) store.Record {
+	f := llm.Factory{NewID: func() string { return id + "-msg" }, Now: func() time.Time { return Epoch }}
+	call := llm.ToolCall{ID: "call_0", Name: "Read", Input: json.RawMessage(`{"file_path":"/tmp/x"}`)}
+	return store.Record{
+		ID:   id,
+		Cwd:  "/work/project",
+		Name: "sample " + id,
+		Messages: []llm.Message{
+			f.System("You are a test."),
+			f.User("read the file"),
+			f.Assistant([]llm.Part{llm.TextPart("Reading."), llm.ToolUsePart(call)}, llm.StateComplete),
+			f.Tool(llm.ToolResultPart{ToolCallID: "call_0", ToolName: "Read", Content: "hello"}, nil),
+		},
+		History:                  []json.RawMessage{json.RawMessage(`{"id":"h1","category":"chat","type":"message","data":{"role":"user"}}`)},
+		SystemPrompt:             "You are a test.",
+		ToolSchemas:              []llm.ToolSchema{{Name: "Read", Description: "read a file", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		BackgroundTasks:          []json.RawMessage{json.RawMessage(`{"id":"t1","status":"running"}`)},
+		BackgroundTaskEvents:     []json.RawMessage{json.RawMessage(`{"taskId":"t1","type":"started"}`)},
+		BackgroundJobGroups:      []json.RawMessage{json.RawMessage(`{"id":"g1"}`)},
+		BackgroundJobGroupEvents: []json.RawMessage{json.RawMessage(`{"groupId":"g1","type":"created"}`)},
+		MemoryEvents:             []json.RawMessage{json.RawMessage(`{"type":"saved"}`)},
+		UsedMemoryReferences:     []json.RawMessage{json.RawMessage(`{"topic":"style"}`)},
+		ContextReferences:        []json.RawMessage{json.RawMessage(`{"path":"AGENTS.md"}`)},
+		SandboxSnapshotID:        "snap-1",
+		Extra:                    map[string]json.RawMessage{"provider": json.RawMessage(`{"name":"script","model":"m1"}`)},
+	}
+}
+
+// InvalidIDs are IDs every store must reject with ErrInvalidID.
+var InvalidIDs = []string{"", ".", "..", "../escape", "a/b", `a\b`, "/abs", ".hidden", "a..b",
+	"nul\x00", "sp ace", "ünï", string(make([]byte, 129))}
