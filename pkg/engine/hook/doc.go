@@ -1,0 +1,50 @@
+// Package hook runs lifecycle hooks with Claude Code's semantics, so a
+// `.claude/settings.json` written for Claude Code behaves the same here.
+//
+// It owns the hooks configuration shape ({"hooks": {Event: [{"matcher", "hooks":
+// [{"type", "command", "timeout", ...}]}]}}), matcher selection, the stdin JSON each
+// event sends, the built-in `command` and `http` executors, a registry for further
+// executor types (the SDK layer adds `prompt` and `agent` with WithExecutor), and the
+// folding of parallel hook outcomes into one typed Result. It knows nothing of
+// sessions, tools or models: callers pass an Input and act on the Result.
+//
+// Guarantees:
+//
+//   - Events are Claude Code's: PreToolUse, PostToolUse, PostToolUseFailure,
+//     UserPromptSubmit, Stop, StopFailure, SubagentStart, SubagentStop, SessionStart,
+//     SessionEnd, PreCompact, PostCompact, Notification, WorktreeCreate, WorktreeRemove.
+//   - Matchers: "", "*" or none select every hook; a matcher of only
+//     [A-Za-z0-9_ ,|-] is a list of exact names separated by `|` or `,`; anything else
+//     is an unanchored Go regular expression (RE2). Tool events match tool_name,
+//     SessionStart source, SessionEnd reason, Notification notification_type,
+//     Subagent* agent_type, *Compact trigger, StopFailure error; UserPromptSubmit, Stop
+//     and the worktree events ignore matchers. Identical hooks run once.
+//   - Every matching hook runs in parallel under its own timeout (`timeout` seconds,
+//     default 60). A command hook runs as `/bin/sh -c` in the project directory with
+//     the JSON on stdin and CLAUDE_PROJECT_DIR and ROBOTA_PROJECT_DIR set, in its own
+//     process group, which is killed on timeout or cancellation; a timeout is a
+//     non-blocking error and Run returns when the timeout fires.
+//   - Exit 0 proceeds; plain stdout becomes context only for UserPromptSubmit and
+//     SessionStart. Exit 2 blocks PreToolUse, UserPromptSubmit, Stop, SubagentStop and
+//     PreCompact with stderr as the reason, sends stderr to the model for PostToolUse
+//     and PostToolUseFailure, and to the user elsewhere. Any other exit code is a
+//     non-blocking error, logged, and execution proceeds. Exit 2 wins over stdout.
+//   - Stdout beginning with `{` is parsed as JSON output (continue/stopReason,
+//     decision/reason, systemMessage, suppressOutput, hookSpecificOutput with
+//     permissionDecision, permissionDecisionReason, updatedInput, additionalContext);
+//     keys match exactly, as in JavaScript. Invalid JSON is used as text and logged.
+//     Across parallel hooks permissionDecision folds deny > ask > allow; each hook's
+//     additionalContext (or context stdout) is capped at MaxContext characters.
+//
+// Where this differs from the Robota spec (agent-core Hook System), Claude Code wins
+// (DESIGN.md, Decisions 1): fifteen events instead of nine; per-hook timeouts in
+// seconds defaulting to 60 instead of a fixed 10 seconds; matchers follow Claude
+// Code's names-or-regex rule instead of always being a regex; hooks run in parallel;
+// JSON output is understood; and an HTTP hook's non-2xx status is a non-blocking error
+// (Claude Code's rule: an HTTP hook blocks only through a JSON decision) rather than a
+// status-to-exit-code mapping that could block.
+//
+// Callers must re-check an UpdatedInput against the permission rules (a hook may not
+// widen what the rules allow), and should treat a PreToolUse "allow" as skipping the
+// prompt only, never as overriding a deny rule.
+package hook

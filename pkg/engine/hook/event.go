@@ -1,0 +1,83 @@
+package hook
+
+import "fmt"
+
+// Event is a hook event, named as Claude Code names it.
+type Event string
+
+// The hook events.
+const (
+	PreToolUse         Event = "PreToolUse"
+	PostToolUse        Event = "PostToolUse"
+	PostToolUseFailure Event = "PostToolUseFailure"
+	UserPromptSubmit   Event = "UserPromptSubmit"
+	Stop               Event = "Stop"
+	StopFailure        Event = "StopFailure"
+	SubagentStart      Event = "SubagentStart"
+	SubagentStop       Event = "SubagentStop"
+	SessionStart       Event = "SessionStart"
+	SessionEnd         Event = "SessionEnd"
+	PreCompact         Event = "PreCompact"
+	PostCompact        Event = "PostCompact"
+	Notification       Event = "Notification"
+	WorktreeCreate     Event = "WorktreeCreate"
+	WorktreeRemove     Event = "WorktreeRemove"
+)
+
+// Events lists every event.
+var Events = []Event{
+	PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, StopFailure,
+	SubagentStart, SubagentStop, SessionStart, SessionEnd, PreCompact, PostCompact,
+	Notification, WorktreeCreate, WorktreeRemove,
+}
+
+// ParseEvent checks an event name.
+func ParseEvent(s string) (Event, error) {
+	for _, e := range Events {
+		if string(e) == s {
+			return e, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %q", ErrUnknownEvent, s)
+}
+
+// matchTarget returns the input value a group's matcher is tested against, and false
+// for events that ignore matchers (their hooks always run).
+func matchTarget(in *Input) (string, bool) {
+	switch in.Event {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+		return in.ToolName, true
+	case SessionStart:
+		return in.Source, true
+	case SessionEnd:
+		return in.Reason, true
+	case Notification:
+		return in.NotificationType, true
+	case SubagentStart, SubagentStop:
+		return in.AgentType, true
+	case PreCompact, PostCompact:
+		return in.Trigger, true
+	case StopFailure:
+		return in.Error, true
+	}
+	return "", false
+}
+
+// blocksOnExit2 lists the events whose action an exit code of 2 (or decision "block")
+// stops: the tool call, the prompt, the stop, the compaction.
+var blocksOnExit2 = map[Event]bool{
+	PreToolUse: true, UserPromptSubmit: true, Stop: true, SubagentStop: true, PreCompact: true,
+}
+
+// feedsModelOnExit2 lists the events where exit 2 sends stderr to the model instead.
+var feedsModelOnExit2 = map[Event]bool{PostToolUse: true, PostToolUseFailure: true}
+
+// stdoutIsContext lists the events where plain stdout of a successful hook is added
+// to the model's context.
+var stdoutIsContext = map[Event]bool{UserPromptSubmit: true, SessionStart: true}
+
+// acceptsContext lists the events that take hookSpecificOutput.additionalContext.
+var acceptsContext = map[Event]bool{
+	UserPromptSubmit: true, SessionStart: true, PreToolUse: true, PostToolUse: true,
+	PostToolUseFailure: true, SubagentStart: true,
+}

@@ -1,0 +1,50 @@
+package hook
+
+import (
+	"regexp"
+	"strings"
+)
+
+// matcher selects the hooks of a group. "", "*" (and an omitted matcher) select
+// everything; a matcher made only of letters, digits, `_`, space, `,`, `|` and `-` is
+// a list of exact names; anything else is an unanchored regular expression.
+type matcher struct {
+	all   bool
+	names map[string]bool
+	re    *regexp.Regexp
+	err   error // an invalid regular expression: matches nothing
+}
+
+var namesOnly = regexp.MustCompile(`^[A-Za-z0-9_ ,|-]+$`)
+
+func compileMatcher(s string) matcher {
+	if s == "" || s == "*" {
+		return matcher{all: true}
+	}
+	if namesOnly.MatchString(s) {
+		names := map[string]bool{}
+		for _, n := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' }) {
+			if n = strings.TrimSpace(n); n != "" {
+				names[n] = true
+			}
+		}
+		return matcher{names: names}
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return matcher{err: err}
+	}
+	return matcher{re: re}
+}
+
+func (m matcher) match(v string) bool {
+	switch {
+	case m.all:
+		return true
+	case m.names != nil:
+		return m.names[v]
+	case m.re != nil:
+		return m.re.MatchString(v)
+	}
+	return false
+}

@@ -1,0 +1,113 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Output is a hook's JSON answer on stdout (Claude Code's shape).
+type Output struct {
+	Continue       *bool
+	StopReason     string
+	SuppressOutput bool
+	SystemMessage  string
+	// Decision is "block" (or, for PreToolUse only, the legacy "approve").
+	Decision string
+	Reason   string
+	Specific *SpecificOutput
+}
+
+// SpecificOutput is hookSpecificOutput.
+type SpecificOutput struct {
+	HookEventName            string
+	PermissionDecision       string // allow, ask or deny (PreToolUse)
+	PermissionDecisionReason string
+	UpdatedInput             json.RawMessage // a JSON object that replaces the tool input
+	AdditionalContext        string
+}
+
+// ParseOutput reads stdout. isJSON is false when stdout (ignoring leading white
+// space) does not begin with `{`: it is plain text. An error means it began like JSON
+// but is not valid hook output; the caller treats it as text and logs the error.
+// Keys are matched exactly, as JavaScript would.
+func ParseOutput(stdout string) (out *Output, isJSON bool, err error) {
+	trimmed := strings.TrimLeft(stdout, " \t\r\n")
+	if !strings.HasPrefix(trimmed, "{") {
+		return nil, false, nil
+	}
+	top, err := decodeObject([]byte(trimmed))
+	if err != nil {
+		return nil, true, err
+	}
+	out = &Output{}
+	var errs []error
+	field := func(obj map[string]json.RawMessage, key string, dst any) {
+		if raw, ok := obj[key]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", key, err))
+			}
+		}
+	}
+	var cont bool
+	if raw, ok := top["continue"]; ok && string(raw) != "null" {
+		field(top, "continue", &cont)
+		out.Continue = &cont
+	}
+	field(top, "stopReason", &out.StopReason)
+	field(top, "suppressOutput", &out.SuppressOutput)
+	field(top, "systemMessage", &out.SystemMessage)
+	field(top, "decision", &out.Decision)
+	field(top, "reason", &out.Reason)
+	if out.Decision != "" && out.Decision != "block" && out.Decision != "approve" {
+		errs = append(errs, fmt.Errorf("decision %q is not block or approve", out.Decision))
+	}
+	if raw, ok := top["hookSpecificOutput"]; ok && string(raw) != "null" {
+		hso, err := decodeObject(raw)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("hookSpecificOutput: %w", err))
+		} else {
+			s := &SpecificOutput{}
+			field(hso, "hookEventName", &s.HookEventName)
+			field(hso, "permissionDecision", &s.PermissionDecision)
+			field(hso, "permissionDecisionReason", &s.PermissionDecisionReason)
+			field(hso, "additionalContext", &s.AdditionalContext)
+			switch s.PermissionDecision {
+			case "", "allow", "ask", "deny":
+			default:
+				errs = append(errs, fmt.Errorf("permissionDecision %q is not allow, ask or deny", s.PermissionDecision))
+			}
+			if raw, ok := hso["updatedInput"]; ok && string(raw) != "null" {
+				if _, err := decodeObject(raw); err != nil {
+					errs = append(errs, fmt.Errorf("updatedInput: %w", err))
+				} else {
+					s.UpdatedInput = append(json.RawMessage(nil), raw...)
+				}
+			}
+			out.Specific = s
+		}
+	}
+	if len(errs) > 0 {
+		return nil, true, fmt.Errorf("%w: %w", ErrInvalidOutput, errors.Join(errs...))
+	}
+	return out, true, nil
+}
+
+// decodeObject reads exactly one JSON object and nothing after it.
+func decodeObject(b []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var obj map[string]json.RawMessage
+	if err := dec.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOutput, err)
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("%w: not an object", ErrInvalidOutput)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: text after the JSON object", ErrInvalidOutput)
+	}
+	return obj, nil
+}
