@@ -1,0 +1,97 @@
+// Package builtin assembles the eight built-in tools — Bash, Read, Write, Edit, Glob, Grep,
+// WebFetch, WebSearch — over one workspace, with Claude Code's names and parameters.
+//
+// Guarantees: New returns the tools in that order, every one confined to the same workspace
+// (cwd plus additional directories) and every one a Describer, whose record (first argument,
+// paths read and written) is available before a call runs. Ports that are not configured
+// (background runner, search backend) make the affected calls fail with a clear message;
+// they never make New fail.
+package builtin
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/tools/bash"
+	"github.com/robota-sdk/robota-go/pkg/tools/fs"
+	"github.com/robota-sdk/robota-go/pkg/tools/record"
+	"github.com/robota-sdk/robota-go/pkg/tools/search"
+	"github.com/robota-sdk/robota-go/pkg/tools/web"
+	"github.com/robota-sdk/robota-go/pkg/tools/workspace"
+)
+
+// Names lists the built-in tools in the order New returns them.
+var Names = []string{"Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "WebSearch"}
+
+// Config configures the built-in tools.
+type Config struct {
+	// Cwd is the session's working directory; AdditionalDirectories widen the workspace.
+	Cwd                   string
+	AdditionalDirectories []string
+	// Env is the environment of Bash commands; nil means the engine's own.
+	Env []string
+	// Background runs Bash's run_in_background commands (nil: not available).
+	Background bash.BackgroundRunner
+	// Search backs WebSearch (nil: not available).
+	Search web.SearchBackend
+	// Fetch configures WebFetch (timeouts, size caps, prompt processor).
+	Fetch web.FetchConfig
+	// NoRipgrep forces Grep's pure-Go backend even when rg is on PATH.
+	NoRipgrep bool
+}
+
+// Describer is what every built-in tool implements: the call record for a call's arguments.
+type Describer interface {
+	Describe(args json.RawMessage) record.Call
+}
+
+// New builds the eight tools over the workspace cfg describes.
+func New(cfg Config) ([]llm.Tool, *workspace.Workspace, error) {
+	ws, err := workspace.New(cfg.Cwd, cfg.AdditionalDirectories...)
+	if err != nil {
+		return nil, nil, err
+	}
+	bashTool, err := bash.New(bash.Config{Cwd: ws.Cwd(), Env: cfg.Env, Background: cfg.Background})
+	if err != nil {
+		return nil, nil, fmt.Errorf("building Bash: %w", err)
+	}
+	read, err := fs.NewRead(ws)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building Read: %w", err)
+	}
+	write, err := fs.NewWrite(ws)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building Write: %w", err)
+	}
+	edit, err := fs.NewEdit(ws)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building Edit: %w", err)
+	}
+	glob, err := search.NewGlob(ws)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building Glob: %w", err)
+	}
+	grep, err := search.NewGrep(search.GrepConfig{Workspace: ws, NoRipgrep: cfg.NoRipgrep})
+	if err != nil {
+		return nil, nil, fmt.Errorf("building Grep: %w", err)
+	}
+	fetch, err := web.NewFetch(cfg.Fetch)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building WebFetch: %w", err)
+	}
+	webSearch, err := web.NewSearch(cfg.Search)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building WebSearch: %w", err)
+	}
+	return []llm.Tool{bashTool, read, write, edit, glob, grep, fetch, webSearch}, ws, nil
+}
+
+// Describe returns the record of a call to tool, when tool is a Describer.
+func Describe(tool llm.Tool, args json.RawMessage) (record.Call, bool) {
+	d, ok := tool.(Describer)
+	if !ok {
+		return record.Call{}, false
+	}
+	return d.Describe(args), true
+}
