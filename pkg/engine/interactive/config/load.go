@@ -52,7 +52,14 @@ func (l Loader) Load() (*Settings, error) {
 	}
 	var files []LayerData
 	var issues []Issue
+	seen := map[string]bool{}
 	for _, src := range Layers(l.Home, projectDir) {
+		// Run from the home directory, ~/.claude/settings.json is also the project's
+		// .claude/settings.json: read it once, as the user layer.
+		if seen[filepath.Clean(src.Path)] {
+			continue
+		}
+		seen[filepath.Clean(src.Path)] = true
 		data, err := read(src.Path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

@@ -276,3 +276,13 @@ func TestProjectDirIsMadeAbsolute(t *testing.T) {
 		t.Errorf("dirs = %+v, want %s", got, want)
 	}
 }
+
+func TestHomeAsProjectReadsEachFileOnce(t *testing.T) {
+	f := newFixture(t)
+	f.project = f.home
+	f.write(t, "~/.claude/settings.json", `{"permissions":{"allow":["Read"]},"oops":1}`)
+	s := f.load(t)
+	if len(s.Loaded) != 1 || s.Loaded[0].Name != ScopeUser || len(s.Warnings) != 1 || len(s.Permissions.Allow) != 1 {
+		t.Errorf("loaded %+v warnings %v allow %v", s.Loaded, s.Warnings, s.Permissions.Allow)
+	}
+}
