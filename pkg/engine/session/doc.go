@@ -1,0 +1,28 @@
+// Package session owns the session runtime (the spec's agent-sessions): Session, which wraps
+// the execution loop of package agent with permission-gated tools, Claude Code lifecycle
+// hooks, context-window tracking, compaction, abort, error recovery and persistence;
+// PermissionEnforcer, which wraps every tool; ContextWindowTracker; and
+// CompactionOrchestrator.
+//
+// It consumes the permission evaluator, the hook runner, the session store and the session
+// logger through the small interfaces declared in ports.go, so it imports none of those
+// packages; thin adapters connect them.
+//
+// Guarantees:
+//   - A tool call never turns into a Go error or a panic in the loop: a denial, a hook block,
+//     an abort or a tool failure is a tool result ("Permission denied: …",
+//     "Blocked by hook: …"), so every tool_use keeps its tool_result.
+//   - Order per tool call: evaluator → PreToolUse hooks → approval handler (only when the
+//     decision is ask; no handler means deny) → tool → PostToolUse or PostToolUseFailure.
+//     An abort while waiting for approval is a deny and the tool never runs.
+//   - Every tool call, registered or not, reaches OnToolExecution exactly once as start and
+//     once as end.
+//   - Run refreshes the context state twice (estimate before the send, provider usage after
+//     the response), auto-compacts at its start when the threshold is reached, returns an
+//     error matching context.Canceled after an abort with the partial text kept in history,
+//     and leaves the session usable after an abort or a provider error.
+//   - Compaction replaces the history with [system message, "[Context Summary] …"] only when
+//     every step before it succeeded; a block, a failure or an abort leaves history unchanged.
+//   - The session is saved after every Run, manual compaction and Shutdown; Shutdown fires
+//     SessionEnd exactly once, after the save.
+package session

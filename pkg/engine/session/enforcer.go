@@ -1,0 +1,351 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// PermissionDenial is one denied tool call, in the shape of Claude Code's headless
+// `permission_denials` entries.
+type PermissionDenial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
+}
+
+// EnforcerConfig configures a PermissionEnforcer. Every field may be zero.
+type EnforcerConfig struct {
+	Evaluator PermissionEvaluator
+	Handler   PermissionHandler
+	Hooks     HookRunner
+	// Mode returns the current permission mode (it may change between calls).
+	Mode           func() PermissionMode
+	SessionID      string
+	TranscriptPath string
+	Cwd            string
+	// MaxResultChars bounds each result; 0 means DefaultMaxToolResultChars.
+	MaxResultChars int
+	// Report receives tool start and end events. It may be called from several goroutines.
+	Report func(ToolExecutionEvent)
+}
+
+// PermissionEnforcer wraps tools with the permission pipeline (see the package doc). It is
+// safe for concurrent use.
+type PermissionEnforcer struct {
+	cfg   EnforcerConfig
+	hooks *hookBase
+	ask   chan struct{} // one approval question at a time
+
+	mu             sync.Mutex
+	sessionAllowed map[string]bool
+	denials        []PermissionDenial
+}
+
+// NewPermissionEnforcer returns an enforcer.
+func NewPermissionEnforcer(cfg EnforcerConfig) *PermissionEnforcer {
+	if cfg.Mode == nil {
+		cfg.Mode = func() PermissionMode { return DefaultPermissionMode }
+	}
+	if cfg.MaxResultChars == 0 {
+		cfg.MaxResultChars = DefaultMaxToolResultChars
+	}
+	return &PermissionEnforcer{
+		cfg: cfg,
+		hooks: &hookBase{runner: cfg.Hooks, sessionID: cfg.SessionID,
+			transcriptPath: cfg.TranscriptPath, cwd: cfg.Cwd, mode: cfg.Mode},
+		ask:            make(chan struct{}, 1),
+		sessionAllowed: map[string]bool{},
+	}
+}
+
+// Wrap returns tools, each guarded by the enforcer. Schemas are unchanged.
+func (e *PermissionEnforcer) Wrap(tools []llm.Tool) []llm.Tool {
+	out := make([]llm.Tool, len(tools))
+	for i, t := range tools {
+		out[i] = &guardedTool{inner: t, schema: t.Schema(), e: e}
+	}
+	return out
+}
+
+// SessionAllowedTools returns the tools approved with "allow for session", sorted.
+func (e *PermissionEnforcer) SessionAllowedTools() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	names := make([]string, 0, len(e.sessionAllowed))
+	for n := range e.sessionAllowed {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ClearSessionAllowedTools forgets every session approval.
+func (e *PermissionEnforcer) ClearSessionAllowedTools() {
+	e.mu.Lock()
+	clear(e.sessionAllowed)
+	e.mu.Unlock()
+}
+
+// Denials returns every call denied so far, in order.
+func (e *PermissionEnforcer) Denials() []PermissionDenial {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.denials)
+}
+
+func (e *PermissionEnforcer) report(ev ToolExecutionEvent) {
+	if e.cfg.Report != nil {
+		e.cfg.Report(ev)
+	}
+}
+
+type guardedTool struct {
+	inner  llm.Tool
+	schema llm.ToolSchema
+	e      *PermissionEnforcer
+}
+
+func (g *guardedTool) Schema() llm.ToolSchema { return g.schema }
+
+// Execute runs the permission pipeline. Whatever happens, it returns a result.
+func (g *guardedTool) Execute(ctx context.Context, args json.RawMessage) (res llm.ToolResult) {
+	e := g.e
+	info, _ := llm.ToolCallFrom(ctx)
+	call := PermissionRequest{ToolName: g.schema.Name, ToolUseID: info.ID, Input: normalizeArgs(args), Cwd: e.cfg.Cwd}
+	e.report(ToolExecutionEvent{Type: ToolStart, ToolName: call.ToolName, ToolUseID: call.ToolUseID, ToolArgs: call.Input})
+	var denied bool
+	defer func() {
+		if p := recover(); p != nil {
+			res = llm.ToolFailure(fmt.Sprintf("Error: tool %s failed unexpectedly: %v", call.ToolName, p))
+		}
+		res = truncateResult(res, e.cfg.MaxResultChars)
+		end := ToolExecutionEvent{Type: ToolEnd, ToolName: call.ToolName, ToolUseID: call.ToolUseID,
+			ToolArgs: call.Input, Success: res.Success, Denied: denied}
+		if !res.Success {
+			end.ErrorCode, _ = res.Metadata["errorCode"].(string)
+			end.Reason = res.Error
+		}
+		if b, err := json.Marshal(res); err == nil {
+			end.ToolResultData = string(b)
+		}
+		e.report(end)
+	}()
+	res, denied = e.run(ctx, g.inner, call)
+	return res
+}
+
+// run is the pipeline: evaluator → PreToolUse → approval → tool → PostToolUse(Failure).
+func (e *PermissionEnforcer) run(ctx context.Context, tool llm.Tool, call PermissionRequest) (llm.ToolResult, bool) {
+	if ctx.Err() != nil {
+		return interruptedResult(), false
+	}
+	d := e.evaluate(ctx, call)
+	if d.Behavior == BehaviorDeny {
+		return e.deny(call, d.Reason), true
+	}
+	pre := e.hooks.run(ctx, HookInput{HookEventName: HookPreToolUse, ToolName: call.ToolName,
+		ToolInput: call.Input, ToolUseID: call.ToolUseID})
+	if ctx.Err() != nil {
+		return interruptedResult(), false
+	}
+	if pre.Blocked || pre.PermissionDecision == BehaviorDeny {
+		return e.blocked(call, pre.Reason), true
+	}
+	if len(pre.UpdatedInput) > 0 && json.Valid(pre.UpdatedInput) {
+		// The rewritten call is decided afresh: a hook must not smuggle a denied call through.
+		call.Input = pre.UpdatedInput
+		if d = e.evaluate(ctx, call); d.Behavior == BehaviorDeny {
+			return e.deny(call, d.Reason), true
+		}
+	}
+	switch pre.PermissionDecision {
+	case BehaviorAllow:
+		d = PermissionDecision{Behavior: BehaviorAllow, Reason: "allowed by PreToolUse hook"}
+	case BehaviorAsk:
+		d = PermissionDecision{Behavior: BehaviorAsk, Reason: firstNonEmpty(pre.Reason, "PreToolUse hook asks")}
+	}
+	if d.Behavior != BehaviorAllow {
+		if ok, reason := e.approve(ctx, call, d.Reason); !ok {
+			return e.deny(call, reason), true
+		}
+	}
+	res := safeExecute(ctx, tool, call)
+	return e.afterTool(ctx, call, res), false
+}
+
+func (e *PermissionEnforcer) evaluate(ctx context.Context, call PermissionRequest) PermissionDecision {
+	if e.cfg.Evaluator == nil {
+		return PermissionDecision{Behavior: BehaviorAsk, Reason: "no permission evaluator configured"}
+	}
+	d := e.cfg.Evaluator.Evaluate(ctx, call, e.cfg.Mode())
+	switch d.Behavior {
+	case BehaviorAllow, BehaviorAsk, BehaviorDeny:
+		return d
+	}
+	// An unknown answer must never open the gate.
+	return PermissionDecision{Behavior: BehaviorAsk, Reason: fmt.Sprintf("unrecognized decision %q", d.Behavior)}
+}
+
+// approve resolves an ask: a session approval, else the handler, else deny.
+func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest, why string) (bool, string) {
+	if e.isSessionAllowed(call.ToolName) {
+		return true, ""
+	}
+	if e.cfg.Handler == nil {
+		return false, "approval required and no one can be asked (" + why + ")"
+	}
+	select {
+	case e.ask <- struct{}{}:
+	case <-ctx.Done():
+		return false, "aborted while waiting for approval"
+	}
+	defer func() { <-e.ask }()
+	if e.isSessionAllowed(call.ToolName) { // approved for the session while this call queued
+		return true, ""
+	}
+	answer := make(chan Approval, 1)
+	go func() {
+		a := ApprovalDeny
+		defer func() {
+			_ = recover() // a panicking handler denies
+			answer <- a
+		}()
+		a = e.cfg.Handler(ctx, ApprovalRequest{ToolName: call.ToolName, ToolUseID: call.ToolUseID, Input: call.Input, Reason: why})
+	}()
+	select {
+	case <-ctx.Done():
+		return false, "aborted while waiting for approval"
+	case a := <-answer:
+		if ctx.Err() != nil {
+			return false, "aborted while waiting for approval"
+		}
+		switch a {
+		case ApprovalAllow:
+			return true, ""
+		case ApprovalAllowSession:
+			e.mu.Lock()
+			e.sessionAllowed[call.ToolName] = true
+			e.mu.Unlock()
+			return true, ""
+		}
+		return false, "denied by user"
+	}
+}
+
+func (e *PermissionEnforcer) isSessionAllowed(name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sessionAllowed[name]
+}
+
+// afterTool fires PostToolUse or PostToolUseFailure and adds their feedback for the model.
+func (e *PermissionEnforcer) afterTool(ctx context.Context, call PermissionRequest, res llm.ToolResult) llm.ToolResult {
+	in := HookInput{ToolName: call.ToolName, ToolInput: call.Input, ToolUseID: call.ToolUseID}
+	if res.Success {
+		in.HookEventName = HookPostToolUse
+		in.ToolResponse, _ = json.Marshal(res)
+	} else {
+		in.HookEventName = HookPostToolUseFailure
+		in.Error = res.ModelContent()
+		in.IsInterrupt = ctx.Err() != nil
+	}
+	// Post hooks still run after an abort: the tool did run and auditors must see it.
+	post := e.hooks.run(context.WithoutCancel(ctx), in)
+	var feedback string
+	if post.Blocked && post.Reason != "" {
+		feedback = fmt.Sprintf("%s hook feedback: %s", in.HookEventName, post.Reason)
+	}
+	if post.AdditionalContext != "" {
+		feedback = joinNonEmpty(feedback, post.AdditionalContext)
+	}
+	if feedback == "" {
+		return res
+	}
+	if res.Success {
+		res.Output = joinNonEmpty(res.Output, feedback)
+	} else {
+		res.Error = joinNonEmpty(res.Error, feedback)
+	}
+	return res
+}
+
+func (e *PermissionEnforcer) deny(call PermissionRequest, reason string) llm.ToolResult {
+	e.record(call)
+	msg := PermissionDeniedPrefix + " for " + call.ToolName
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return llm.ToolResult{Error: msg, Metadata: map[string]any{"errorCode": ErrorCodePermissionDenied, "denied": true}}
+}
+
+func (e *PermissionEnforcer) blocked(call PermissionRequest, reason string) llm.ToolResult {
+	e.record(call)
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return llm.ToolResult{Error: BlockedByHookPrefix + ": " + reason,
+		Metadata: map[string]any{"errorCode": ErrorCodeHookBlocked, "denied": true}}
+}
+
+func (e *PermissionEnforcer) record(call PermissionRequest) {
+	e.mu.Lock()
+	e.denials = append(e.denials, PermissionDenial{ToolName: call.ToolName, ToolUseID: call.ToolUseID, ToolInput: call.Input})
+	e.mu.Unlock()
+}
+
+// safeExecute runs the tool; a panic becomes a failed result.
+func safeExecute(ctx context.Context, tool llm.Tool, call PermissionRequest) (res llm.ToolResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = llm.ToolFailure(fmt.Sprintf("Error: tool %s failed unexpectedly: %v", call.ToolName, p))
+		}
+	}()
+	res = tool.Execute(ctx, call.Input)
+	if !res.Success && res.Metadata["errorCode"] == nil {
+		res.Metadata = cloneWith(res.Metadata, "errorCode", ErrorCodeToolFailed)
+	}
+	return res
+}
+
+func interruptedResult() llm.ToolResult {
+	return llm.ToolResult{Error: agent.InterruptedToolText, Metadata: map[string]any{"errorCode": agent.ErrorCodeInterrupted}}
+}
+
+func normalizeArgs(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 {
+		return json.RawMessage("{}")
+	}
+	return args
+}
+
+func cloneWith(m map[string]any, k string, v any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for key, val := range m {
+		out[key] = val
+	}
+	out[k] = v
+	return out
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
+}

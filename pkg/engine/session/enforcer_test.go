@@ -1,0 +1,287 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+func decide(b session.Behavior) func(session.PermissionRequest, session.PermissionMode) session.PermissionDecision {
+	return func(session.PermissionRequest, session.PermissionMode) session.PermissionDecision {
+		return session.PermissionDecision{Behavior: b, Reason: "rule says " + string(b)}
+	}
+}
+
+func answer(a session.Approval, tr *trace) session.PermissionHandler {
+	return func(context.Context, session.ApprovalRequest) session.Approval {
+		tr.add("handler")
+		return a
+	}
+}
+
+func preHook(out session.HookOutcome) func(session.HookInput) session.HookOutcome {
+	return func(session.HookInput) session.HookOutcome { return out }
+}
+
+// execute runs one call of the wrapped tool as the agent loop would.
+func execute(tool llm.Tool, id string, args string) llm.ToolResult {
+	ctx := llm.WithToolCall(context.Background(), llm.ToolCallInfo{ID: id, Name: tool.Schema().Name})
+	return tool.Execute(ctx, json.RawMessage(args))
+}
+
+// The pipeline order: evaluator → PreToolUse → handler (ask only) → tool → PostToolUse(Failure).
+func TestPermissionEnforcer_Pipeline(t *testing.T) {
+	tests := []struct {
+		name      string
+		decision  session.Behavior // "" = no evaluator
+		handler   session.Approval // "" = no handler
+		pre       *session.HookOutcome
+		toolFails bool
+		toolPanic bool
+		wantSteps string
+		wantOK    bool
+		wantText  string // prefix of the model-visible result
+		denied    bool
+	}{
+		{name: "allow runs the tool", decision: session.BehaviorAllow,
+			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+		{name: "deny stops before hooks", decision: session.BehaviorDeny,
+			wantSteps: "evaluate:Bash", wantText: "Permission denied for Bash: rule says deny", denied: true},
+		{name: "ask then allow", decision: session.BehaviorAsk, handler: session.ApprovalAllow,
+			wantSteps: "evaluate:Bash hook:PreToolUse handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+		{name: "ask then deny", decision: session.BehaviorAsk, handler: session.ApprovalDeny,
+			wantSteps: "evaluate:Bash hook:PreToolUse handler", wantText: "Permission denied for Bash: denied by user", denied: true},
+		{name: "ask without handler is deny", decision: session.BehaviorAsk,
+			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Permission denied", denied: true},
+		{name: "no evaluator means ask", handler: session.ApprovalAllow,
+			wantSteps: "hook:PreToolUse handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+		{name: "unknown decision is ask", decision: "maybe",
+			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Permission denied", denied: true},
+		{name: "hook exit 2 blocks", decision: session.BehaviorAllow, pre: &session.HookOutcome{Blocked: true, Reason: "no rm"},
+			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Blocked by hook: no rm", denied: true},
+		{name: "hook permissionDecision deny blocks", decision: session.BehaviorAllow,
+			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorDeny, Reason: "policy"},
+			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Blocked by hook: policy", denied: true},
+		{name: "hook allow skips the question", decision: session.BehaviorAsk, handler: session.ApprovalDeny,
+			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAllow},
+			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+		{name: "hook ask forces the question", decision: session.BehaviorAllow, handler: session.ApprovalAllow,
+			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAsk},
+			wantSteps: "evaluate:Bash hook:PreToolUse handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+		{name: "tool failure fires PostToolUseFailure", decision: session.BehaviorAllow, toolFails: true,
+			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUseFailure", wantText: "exit status 1"},
+		{name: "tool panic is a failure result", decision: session.BehaviorAllow, toolPanic: true,
+			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUseFailure", wantText: "Error: tool Bash failed unexpectedly"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := &trace{}
+			tool := &funcTool{name: "Bash", tr: tr}
+			if tc.toolFails {
+				tool.fn = func(context.Context, json.RawMessage) llm.ToolResult { return llm.ToolFailure("exit status 1") }
+			}
+			if tc.toolPanic {
+				tool.fn = func(context.Context, json.RawMessage) llm.ToolResult { panic("kaboom") }
+			}
+			hooks := &fakeHooks{tr: tr}
+			if tc.pre != nil {
+				hooks.on(session.HookPreToolUse, preHook(*tc.pre))
+			}
+			cfg := session.EnforcerConfig{Hooks: hooks, SessionID: "s1", Cwd: "/w"}
+			if tc.decision != "" {
+				cfg.Evaluator = &fakeEvaluator{tr: tr, fn: decide(tc.decision)}
+			}
+			if tc.handler != "" {
+				cfg.Handler = answer(tc.handler, tr)
+			}
+			var events []session.ToolExecutionEvent
+			cfg.Report = func(e session.ToolExecutionEvent) { events = append(events, e) }
+			e := session.NewPermissionEnforcer(cfg)
+			res := execute(e.Wrap([]llm.Tool{tool})[0], "toolu_1", `{"command":"ls"}`)
+			if got := strings.Join(tr.get(), " "); got != tc.wantSteps {
+				t.Fatalf("steps %q, want %q", got, tc.wantSteps)
+			}
+			if res.Success != tc.wantOK || !strings.HasPrefix(res.ModelContent(), tc.wantText) {
+				t.Fatalf("result %+v, want success=%v and text %q…", res, tc.wantOK, tc.wantText)
+			}
+			if len(events) != 2 || events[0].Type != session.ToolStart || events[1].Type != session.ToolEnd ||
+				events[1].Success != tc.wantOK || events[1].Denied != tc.denied || events[1].ToolUseID != "toolu_1" {
+				t.Fatalf("tool events %+v", events)
+			}
+			if d := e.Denials(); (len(d) == 1) != tc.denied {
+				t.Fatalf("denials %+v (denied=%v)", d, tc.denied)
+			}
+		})
+	}
+}
+
+func TestPermissionEnforcer_HookInputs(t *testing.T) {
+	hooks := &fakeHooks{}
+	tool := &funcTool{name: "Edit"}
+	e := session.NewPermissionEnforcer(session.EnforcerConfig{Evaluator: allowAll(), Hooks: hooks, SessionID: "s1",
+		TranscriptPath: "/logs/s1.jsonl", Cwd: "/w", Mode: func() session.PermissionMode { return "acceptEdits" }})
+	execute(e.Wrap([]llm.Tool{tool})[0], "toolu_9", `{"file_path":"/w/a.go"}`)
+	pre, post := hooks.of(session.HookPreToolUse), hooks.of(session.HookPostToolUse)
+	if len(pre) != 1 || len(post) != 1 {
+		t.Fatalf("pre %d post %d", len(pre), len(post))
+	}
+	for _, in := range []session.HookInput{pre[0], post[0]} {
+		if in.SessionID != "s1" || in.TranscriptPath != "/logs/s1.jsonl" || in.Cwd != "/w" || in.PermissionMode != "acceptEdits" ||
+			in.ToolName != "Edit" || in.ToolUseID != "toolu_9" || string(in.ToolInput) != `{"file_path":"/w/a.go"}` {
+			t.Fatalf("hook input %+v", in)
+		}
+	}
+	var resp llm.ToolResult
+	if err := json.Unmarshal(post[0].ToolResponse, &resp); err != nil || !resp.Success {
+		t.Fatalf("tool_response %s", post[0].ToolResponse)
+	}
+}
+
+// A hook's updatedInput is what runs — and it is evaluated again, so it cannot smuggle a
+// denied call through.
+func TestPermissionEnforcer_UpdatedInputIsReEvaluated(t *testing.T) {
+	for _, tc := range []struct {
+		updated string
+		wantRun bool
+	}{
+		{updated: `{"command":"ls -la"}`, wantRun: true},
+		{updated: `{"command":"rm -rf /"}`, wantRun: false},
+	} {
+		tool := &funcTool{name: "Bash"}
+		eval := &fakeEvaluator{fn: func(req session.PermissionRequest, _ session.PermissionMode) session.PermissionDecision {
+			if strings.Contains(string(req.Input), "rm ") {
+				return session.PermissionDecision{Behavior: session.BehaviorDeny, Reason: "Bash(rm *)"}
+			}
+			return session.PermissionDecision{Behavior: session.BehaviorAllow}
+		}}
+		hooks := (&fakeHooks{}).on(session.HookPreToolUse, preHook(session.HookOutcome{UpdatedInput: json.RawMessage(tc.updated)}))
+		e := session.NewPermissionEnforcer(session.EnforcerConfig{Evaluator: eval, Hooks: hooks})
+		res := execute(e.Wrap([]llm.Tool{tool})[0], "t1", `{"command":"ls"}`)
+		if (tool.count() == 1) != tc.wantRun || res.Success != tc.wantRun {
+			t.Fatalf("updated %s: ran %d times, result %+v", tc.updated, tool.count(), res)
+		}
+		if tc.wantRun && string(tool.calls[0]) != tc.updated {
+			t.Fatalf("tool received %s, want the updated input", tool.calls[0])
+		}
+	}
+}
+
+func TestPermissionEnforcer_SessionAllowedTools(t *testing.T) {
+	tr := &trace{}
+	tool := &funcTool{name: "Bash"}
+	eval := &fakeEvaluator{fn: func(req session.PermissionRequest, _ session.PermissionMode) session.PermissionDecision {
+		if strings.Contains(string(req.Input), "sudo") {
+			return session.PermissionDecision{Behavior: session.BehaviorDeny, Reason: "deny rule"}
+		}
+		return session.PermissionDecision{Behavior: session.BehaviorAsk}
+	}}
+	e := session.NewPermissionEnforcer(session.EnforcerConfig{Evaluator: eval, Handler: answer(session.ApprovalAllowSession, tr)})
+	wrapped := e.Wrap([]llm.Tool{tool})[0]
+	for i := range 3 {
+		if res := execute(wrapped, "t", `{"command":"make"}`); !res.Success {
+			t.Fatalf("call %d: %+v", i, res)
+		}
+	}
+	if n := len(tr.get()); n != 1 {
+		t.Fatalf("handler asked %d times, want once (allow for session)", n)
+	}
+	if got := e.SessionAllowedTools(); len(got) != 1 || got[0] != "Bash" {
+		t.Fatalf("session-allowed %v", got)
+	}
+	if res := execute(wrapped, "t", `{"command":"sudo make"}`); res.Success {
+		t.Fatal("a deny rule was overridden by a session approval")
+	}
+	e.ClearSessionAllowedTools()
+	if got := e.SessionAllowedTools(); len(got) != 0 {
+		t.Fatalf("after clear: allowed %v", got)
+	}
+	execute(wrapped, "t", `{"command":"make"}`)
+	if n := len(tr.get()); n != 2 {
+		t.Fatalf("after clear: handler asked %d times, want a new question", n)
+	}
+}
+
+func TestPermissionEnforcer_TruncatesResults(t *testing.T) {
+	big := "HEAD" + strings.Repeat("x", 100_000) + "TAIL"
+	tool := &funcTool{name: "Read", fn: func(context.Context, json.RawMessage) llm.ToolResult { return llm.ToolSuccess(big) }}
+	var end session.ToolExecutionEvent
+	e := session.NewPermissionEnforcer(session.EnforcerConfig{Evaluator: allowAll(), MaxResultChars: 1000,
+		Report: func(ev session.ToolExecutionEvent) { end = ev }})
+	res := execute(e.Wrap([]llm.Tool{tool})[0], "t", `{}`)
+	if len(res.Output) > 1100 || !strings.HasPrefix(res.Output, "HEAD") || !strings.HasSuffix(res.Output, "TAIL") ||
+		!strings.Contains(res.Output, "characters truncated") || res.Metadata["truncated"] != true {
+		t.Fatalf("truncated output: %d bytes, metadata %v", len(res.Output), res.Metadata)
+	}
+	if len(end.ToolResultData) > 1300 {
+		t.Fatalf("toolResultData not truncated: %d bytes", len(end.ToolResultData))
+	}
+}
+
+func TestPermissionEnforcer_PostHookFeedbackReachesModel(t *testing.T) {
+	tool := &funcTool{name: "Write"}
+	hooks := (&fakeHooks{}).on(session.HookPostToolUse, preHook(session.HookOutcome{Blocked: true, Reason: "lint failed: a.go:3"}))
+	e := session.NewPermissionEnforcer(session.EnforcerConfig{Evaluator: allowAll(), Hooks: hooks})
+	res := execute(e.Wrap([]llm.Tool{tool})[0], "t", `{}`)
+	if !res.Success || !strings.Contains(res.Output, "PostToolUse hook feedback: lint failed: a.go:3") {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+// Every tool call reaches OnToolExecution exactly once as start and once as end — wrapped
+// tools through the enforcer, unregistered ones through the replay-event bridge.
+func TestSession_ToolEventsReportedOnce(t *testing.T) {
+	p := newProvider(t, `
+turns:
+  - toolCalls:
+      - {id: call_0, name: Echo, input: {x: 1}}
+      - {id: call_1, name: Nope, input: {y: 2}}
+  - text: done
+`)
+	events := &toolEvents{}
+	s := newSession(t, session.Config{Provider: p, Tools: []llm.Tool{&funcTool{name: "Echo"}}, Evaluator: allowAll(),
+		Callbacks: session.Callbacks{OnToolExecution: events.add}})
+	mustRun(t, s, "go")
+	count := map[string]int{}
+	var nopeEnd session.ToolExecutionEvent
+	for _, ev := range events.get() {
+		count[ev.ToolName+"/"+string(ev.Type)]++
+		if ev.ToolName == "Nope" && ev.Type == session.ToolEnd {
+			nopeEnd = ev
+		}
+	}
+	if count["Echo/start"] != 1 || count["Echo/end"] != 1 || count["Nope/start"] != 1 || count["Nope/end"] != 1 || len(count) != 4 {
+		t.Fatalf("event counts %v", count)
+	}
+	if nopeEnd.Success || nopeEnd.ErrorCode != "unknown_tool" || !strings.Contains(nopeEnd.Reason, "not registered") ||
+		nopeEnd.ToolUseID != "call_1" || string(nopeEnd.ToolArgs) != `{"y":2}` {
+		t.Fatalf("unknown tool end %+v", nopeEnd)
+	}
+}
+
+// Denials are listed in Claude Code's permission_denials shape.
+func TestSession_PermissionDenialsListed(t *testing.T) {
+	p := newProvider(t, `
+turns:
+  - toolCalls:
+      - {id: call_0, name: Read, input: {file_path: a.go}}
+      - {id: call_1, name: Bash, input: {command: "curl x"}}
+  - text: done
+`)
+	eval := &fakeEvaluator{fn: func(req session.PermissionRequest, _ session.PermissionMode) session.PermissionDecision {
+		if req.ToolName == "Bash" {
+			return session.PermissionDecision{Behavior: session.BehaviorAsk, Reason: "Bash needs approval"}
+		}
+		return session.PermissionDecision{Behavior: session.BehaviorAllow}
+	}}
+	s := newSession(t, session.Config{Provider: p, Evaluator: eval,
+		Tools: []llm.Tool{&funcTool{name: "Read"}, &funcTool{name: "Bash"}}})
+	mustRun(t, s, "go")
+	b, _ := json.Marshal(s.PermissionDenials())
+	if want := `[{"tool_name":"Bash","tool_use_id":"call_1","tool_input":{"command":"curl x"}}]`; string(b) != want {
+		t.Fatalf("permission_denials %s, want %s", b, want)
+	}
+}

@@ -1,0 +1,84 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// History entry categories.
+const (
+	CategoryChat  = "chat"
+	CategoryEvent = "event"
+)
+
+// HistoryEntry is the spec's IHistoryEntry: one item of the full timeline. A chat entry
+// wraps a message (Type is its role, Data the llm.Message); an event entry (tool summary,
+// skill invocation, usage summary, …) carries data owned by the layer that added it.
+type HistoryEntry struct {
+	ID        string          `json:"id"`
+	Timestamp time.Time       `json:"timestamp"`
+	Category  string          `json:"category"`
+	Type      string          `json:"type"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// MessageToHistoryEntry wraps m as a chat entry.
+func MessageToHistoryEntry(m llm.Message) HistoryEntry {
+	data, _ := json.Marshal(m) // llm.Message always marshals
+	return HistoryEntry{ID: m.ID, Timestamp: m.CreatedAt, Category: CategoryChat, Type: string(m.Role), Data: data}
+}
+
+// ChatEntryToMessage decodes the message of a chat entry.
+func ChatEntryToMessage(e HistoryEntry) (llm.Message, error) {
+	if e.Category != CategoryChat {
+		return llm.Message{}, fmt.Errorf("%w: %q is not a chat entry", ErrInvalidEntry, e.Category)
+	}
+	var m llm.Message
+	if err := json.Unmarshal(e.Data, &m); err != nil {
+		return llm.Message{}, fmt.Errorf("%w: %w", ErrInvalidEntry, err)
+	}
+	if m.Role == "" {
+		return llm.Message{}, fmt.Errorf("%w: chat entry %s has no role", ErrInvalidEntry, e.ID)
+	}
+	return m, nil
+}
+
+// anchoredEvent is an event entry placed after the first `after` chat messages.
+type anchoredEvent struct {
+	after int
+	entry HistoryEntry
+}
+
+// mergeTimeline interleaves chat messages with anchored events (events keep their order;
+// an anchor past the end lands at the end).
+func mergeTimeline(msgs []llm.Message, events []anchoredEvent) []HistoryEntry {
+	out := make([]HistoryEntry, 0, len(msgs)+len(events))
+	j := 0
+	for i := 0; i <= len(msgs); i++ {
+		for j < len(events) && (events[j].after <= i || i == len(msgs)) {
+			out = append(out, events[j].entry)
+			j++
+		}
+		if i < len(msgs) {
+			out = append(out, MessageToHistoryEntry(msgs[i]))
+		}
+	}
+	return out
+}
+
+// eventsFromTimeline recovers anchored events from a persisted timeline.
+func eventsFromTimeline(entries []HistoryEntry) []anchoredEvent {
+	var events []anchoredEvent
+	chats := 0
+	for _, e := range entries {
+		if e.Category == CategoryChat {
+			chats++
+			continue
+		}
+		events = append(events, anchoredEvent{after: chats, entry: e})
+	}
+	return events
+}

@@ -1,0 +1,107 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// Messages returns the provider messages (chat history), the system message first.
+func (s *Session) Messages() []llm.Message { return s.currentAgent().History() }
+
+// FullHistory returns the timeline: chat entries interleaved with event entries.
+func (s *Session) FullHistory() []HistoryEntry {
+	a := s.currentAgent()
+	msgs := a.History()
+	s.mu.Lock()
+	events := append([]anchoredEvent(nil), s.events...)
+	s.mu.Unlock()
+	return mergeTimeline(msgs, events)
+}
+
+// AddHistoryEntry appends an entry. Event entries may be added at any time; a chat entry
+// appends its message to the conversation and is refused while a run is active.
+func (s *Session) AddHistoryEntry(e HistoryEntry) error {
+	switch e.Category {
+	case CategoryChat:
+		m, err := ChatEntryToMessage(e)
+		if err != nil {
+			return err
+		}
+		return s.appendMessage(m)
+	case CategoryEvent:
+		if e.ID == "" {
+			e.ID = s.cfg.NewID()
+		}
+		if e.Timestamp.IsZero() {
+			e.Timestamp = s.cfg.Now()
+		}
+		s.mu.Lock()
+		s.events = append(s.events, anchoredEvent{after: s.agent.Store().Len(), entry: e})
+		s.mu.Unlock()
+		return nil
+	}
+	return fmt.Errorf("%w: category %q", ErrInvalidEntry, e.Category)
+}
+
+// InjectMessage appends a message without asking the model (e.g. restoring context).
+func (s *Session) InjectMessage(role llm.Role, content string) error {
+	var m llm.Message
+	switch role {
+	case llm.RoleUser:
+		m = s.factory.User(content)
+	case llm.RoleAssistant:
+		m = s.factory.Assistant([]llm.Part{llm.TextPart(content)}, llm.StateComplete)
+	case llm.RoleSystem:
+		m = s.factory.System(content)
+	default:
+		return fmt.Errorf("%w: cannot inject a %q message", ErrInvalidEntry, role)
+	}
+	return s.appendMessage(m)
+}
+
+func (s *Session) appendMessage(m llm.Message) error {
+	s.mu.Lock()
+	if s.running || s.shutdown {
+		err := ErrRunInProgress
+		if s.shutdown {
+			err = ErrShutdown
+		}
+		s.mu.Unlock()
+		return err
+	}
+	store := s.agent.Store()
+	store.Append(m)
+	index := store.Len() - 1
+	s.mu.Unlock()
+	s.log("history_mutation", map[string]any{"mutation": map[string]any{"kind": "append", "index": index}, "message": m})
+	return nil
+}
+
+// ClearHistory drops the conversation and its events, keeping the system message, and
+// resets the context state.
+func (s *Session) ClearHistory() error {
+	var msgs []llm.Message
+	if s.systemMessage != "" {
+		msgs = []llm.Message{s.factory.System(s.systemMessage)}
+	}
+	a, err := s.newAgent(msgs)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrRunInProgress
+	}
+	s.agent, s.events = a, nil
+	s.mu.Unlock()
+	s.logReset(msgs)
+	s.tracker.UpdateFromHistory(msgs, 0)
+	return nil
+}
+
+// logReset records a history replacement for replay readers.
+func (s *Session) logReset(msgs []llm.Message) {
+	s.log("history_mutation", map[string]any{"mutation": map[string]any{"kind": "reset", "index": 0}, "messages": nonNil(msgs)})
+}

@@ -1,0 +1,91 @@
+package session_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+func TestHistory_InjectAddEntryClear(t *testing.T) {
+	p := newProvider(t, "turns:\n  - text: ok\n")
+	lg := &recLogger{t: t}
+	s := newSession(t, session.Config{Provider: p, Logger: lg})
+	if err := s.InjectMessage(llm.RoleUser, "earlier question"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InjectMessage(llm.RoleAssistant, "earlier answer"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InjectMessage(llm.RoleTool, "x"); !errors.Is(err, session.ErrInvalidEntry) {
+		t.Fatalf("tool injection: %v", err)
+	}
+	summary := session.HistoryEntry{Category: session.CategoryEvent, Type: "tool-summary", Data: json.RawMessage(`{"tools":1}`)}
+	if err := s.AddHistoryEntry(summary); err != nil {
+		t.Fatal(err)
+	}
+	chat := session.MessageToHistoryEntry(llm.NewUserMessage("via entry"))
+	if err := s.AddHistoryEntry(chat); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddHistoryEntry(session.HistoryEntry{Category: "bogus"}); !errors.Is(err, session.ErrInvalidEntry) {
+		t.Fatalf("bogus entry: %v", err)
+	}
+	if got := roles(s.Messages()); got != "system,user,assistant,user" {
+		t.Fatalf("messages %s", got)
+	}
+	full := s.FullHistory()
+	var kinds []string
+	for _, e := range full {
+		kinds = append(kinds, e.Category+":"+e.Type)
+	}
+	want := "[chat:system chat:user chat:assistant event:tool-summary chat:user]"
+	if got := fmt.Sprint(kinds); got != want {
+		t.Fatalf("full history %s, want %s", got, want)
+	}
+	if len(lg.of("history_mutation")) != 3 {
+		t.Fatalf("%d history_mutation events logged, want 3", len(lg.of("history_mutation")))
+	}
+
+	// The timeline survives a save and a resume with its events in place.
+	rec := s.Record()
+	resumed := newSession(t, session.Config{Provider: p, Resume: &rec})
+	var again []string
+	for _, e := range resumed.FullHistory() {
+		again = append(again, e.Category+":"+e.Type)
+	}
+	if got := fmt.Sprint(again); got != want {
+		t.Fatalf("resumed full history %s, want %s", got, want)
+	}
+
+	if err := s.ClearHistory(); err != nil {
+		t.Fatal(err)
+	}
+	if got := roles(s.Messages()); got != "system" || len(s.FullHistory()) != 1 {
+		t.Fatalf("after clear: %s, %d entries", got, len(s.FullHistory()))
+	}
+	if st := s.ContextState(); st.UsedTokens == 0 || st.UsedTokens > 100 {
+		t.Fatalf("context after clear %+v", st)
+	}
+}
+
+func TestPermissionMode_GetSet(t *testing.T) {
+	p := newProvider(t, "turns:\n  - toolCalls: [{id: c1, name: T}]\n  - text: done\n")
+	var seen []session.PermissionMode
+	eval := &fakeEvaluator{fn: func(_ session.PermissionRequest, m session.PermissionMode) session.PermissionDecision {
+		seen = append(seen, m)
+		return session.PermissionDecision{Behavior: session.BehaviorAllow}
+	}}
+	s := newSession(t, session.Config{Provider: p, Evaluator: eval, Tools: []llm.Tool{&funcTool{name: "T"}}})
+	if s.PermissionMode() != session.DefaultPermissionMode {
+		t.Fatalf("initial mode %q", s.PermissionMode())
+	}
+	s.SetPermissionMode("plan")
+	mustRun(t, s, "go")
+	if len(seen) != 1 || seen[0] != "plan" {
+		t.Fatalf("evaluator saw modes %v", seen)
+	}
+}

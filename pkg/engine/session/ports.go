@@ -1,0 +1,96 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// The interfaces in this file are what Session consumes. Concrete implementations live in
+// pkg/engine/permission, pkg/engine/hook, pkg/engine/session/store and
+// pkg/engine/session/sessionlog; the assembling layer adapts them.
+
+// PermissionMode is a permission mode as Claude Code names it: "default", "acceptEdits",
+// "plan", "bypassPermissions", "dontAsk". The evaluator interprets it.
+type PermissionMode string
+
+// DefaultPermissionMode is the mode of a session configured without one.
+const DefaultPermissionMode PermissionMode = "default"
+
+// Behavior is what a permission decision says to do with a tool call.
+type Behavior string
+
+const (
+	BehaviorAllow Behavior = "allow"
+	BehaviorAsk   Behavior = "ask"
+	BehaviorDeny  Behavior = "deny"
+)
+
+// PermissionRequest is one tool call to decide.
+type PermissionRequest struct {
+	ToolName  string
+	ToolUseID string
+	Input     json.RawMessage // the arguments as the model sent them ("{}" when empty)
+	Cwd       string
+}
+
+// PermissionDecision is an evaluator's answer. Reason names the rule or mode that decided.
+type PermissionDecision struct {
+	Behavior Behavior
+	Reason   string
+}
+
+// PermissionEvaluator decides tool calls (deny rules → ask rules → allow rules → mode). It
+// must be safe for concurrent use: the tools of one batch run in parallel. Without an
+// evaluator every call is ask.
+type PermissionEvaluator interface {
+	Evaluate(ctx context.Context, req PermissionRequest, mode PermissionMode) PermissionDecision
+}
+
+// Approval is a permission handler's answer.
+type Approval string
+
+const (
+	ApprovalDeny         Approval = "deny"
+	ApprovalAllow        Approval = "allow"
+	ApprovalAllowSession Approval = "allow-session" // allow this tool for the rest of the session
+)
+
+// ApprovalRequest is what a permission handler is asked.
+type ApprovalRequest struct {
+	ToolName  string
+	ToolUseID string
+	Input     json.RawMessage
+	Reason    string // why the decision is ask
+}
+
+// PermissionHandler asks the user about a call the evaluator (or a hook) answered ask. It
+// must return when ctx is cancelled; if it does not, the session treats the call as denied
+// anyway and ignores the late answer. Calls are serialized: one question at a time.
+type PermissionHandler func(ctx context.Context, req ApprovalRequest) Approval
+
+// HookRunner runs the hooks configured for input.HookEventName whose matcher matches, and
+// merges their outcomes. It must be safe for concurrent use and must not return before its
+// hooks finish or ctx ends.
+type HookRunner interface {
+	Run(ctx context.Context, input HookInput) HookOutcome
+}
+
+// Store persists session records. The session calls Save after every Run, manual Compact
+// and Shutdown.
+type Store interface {
+	Save(ctx context.Context, rec *Record) error
+}
+
+// Logger records session events (the spec's Session Logging list) for diagnostics and
+// replay. data is a JSON-serializable value: a map with the spec's field names, or an
+// agent.Event for the replay-boundary events. Log must be safe for concurrent use, must
+// serialize data before returning, and never fails the session (errors are the logger's).
+type Logger interface {
+	Log(event string, data any)
+}
+
+// NativeWebConfigurer is implemented by providers that own provider-hosted web tools; the
+// session enables web search through it at construction, without knowing the provider.
+type NativeWebConfigurer interface {
+	ConfigureNativeWebTools(webSearch bool)
+}

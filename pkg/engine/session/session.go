@@ -1,0 +1,283 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// Session is one conversation: the agent loop plus permissions, hooks, context tracking,
+// compaction, abort and persistence. It is safe for concurrent use; one Run (or Compact)
+// is active at a time.
+type Session struct {
+	cfg           Config
+	id            string
+	createdAt     time.Time
+	systemMessage string
+	factory       llm.Factory
+	hooks         *hookBase
+	enforcer      *PermissionEnforcer
+	tracker       *ContextWindowTracker
+	compactor     *CompactionOrchestrator
+	tools         []llm.Tool // wrapped by the enforcer
+	toolNames     map[string]bool
+	schemas       []llm.ToolSchema
+	window        int
+	resumed       *Record
+
+	// cbMu serializes callbacks and guards reported.
+	cbMu      sync.Mutex
+	reported  map[string]bool            // tool_use_ids the enforcer reported in the current batch
+	requested map[string]json.RawMessage // arguments of the current batch's calls
+
+	mu             sync.Mutex
+	agent          *agent.Agent
+	events         []anchoredEvent
+	mode           PermissionMode
+	running        bool
+	cancel         context.CancelFunc
+	done           chan struct{}
+	messageCount   int
+	pendingContext string
+	lastResult     agent.Result
+	shutdown       bool
+}
+
+// New builds a session and fires SessionStart (source "startup", or "resume" when
+// cfg.Resume is set). ctx bounds that hook only.
+func New(ctx context.Context, cfg Config) (*Session, error) {
+	if cfg.Provider == nil {
+		return nil, ErrNoProvider
+	}
+	if err := cfg.AutoCompactThreshold.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = llm.NewID
+	}
+	if cfg.PermissionMode == "" {
+		cfg.PermissionMode = DefaultPermissionMode
+	}
+	s := &Session{cfg: cfg, factory: llm.Factory{NewID: cfg.NewID, Now: cfg.Now}, mode: cfg.PermissionMode,
+		reported: map[string]bool{}, requested: map[string]json.RawMessage{}, toolNames: map[string]bool{}, resumed: cfg.Resume}
+	s.id = cfg.SessionID
+	s.systemMessage = cfg.SystemMessage
+	s.createdAt = cfg.Now()
+	var history []llm.Message
+	if r := cfg.Resume; r != nil {
+		if s.id == "" {
+			s.id = r.ID
+		}
+		if s.id == r.ID && !r.CreatedAt.IsZero() {
+			s.createdAt = r.CreatedAt
+		}
+		if s.systemMessage == "" {
+			s.systemMessage = r.SystemPrompt
+		}
+		history = append(history, r.Messages...)
+		s.events = eventsFromTimeline(r.History)
+	}
+	if s.id == "" {
+		s.id = cfg.NewID()
+	}
+	if s.systemMessage != "" && (len(history) == 0 || history[0].Role != llm.RoleSystem) {
+		history = append([]llm.Message{s.factory.System(s.systemMessage)}, history...)
+	}
+	s.hooks = &hookBase{runner: cfg.Hooks, sessionID: s.id, transcriptPath: cfg.TranscriptPath,
+		cwd: cfg.Cwd, mode: s.PermissionMode}
+	s.enforcer = NewPermissionEnforcer(EnforcerConfig{
+		Evaluator: cfg.Evaluator, Handler: cfg.PermissionHandler, Hooks: cfg.Hooks, Mode: s.PermissionMode,
+		SessionID: s.id, TranscriptPath: cfg.TranscriptPath, Cwd: cfg.Cwd,
+		MaxResultChars: cfg.MaxToolResultChars, Report: s.reportTool,
+	})
+	s.tools = s.enforcer.Wrap(cfg.Tools)
+	for _, t := range s.tools {
+		sc := t.Schema()
+		s.schemas = append(s.schemas, sc)
+		s.toolNames[sc.Name] = true
+	}
+	s.window = cfg.ContextWindow
+	if s.window <= 0 {
+		s.window = contextwin.ModelContextWindow(cfg.Model)
+	}
+	a, err := s.newAgent(history)
+	if err != nil {
+		return nil, err
+	}
+	s.agent = a
+	s.tracker = NewContextWindowTracker(s.window, cfg.AutoCompactThreshold)
+	s.tracker.UpdateFromHistory(history, 0)
+	s.compactor = NewCompactionOrchestrator(cfg.Provider, cfg.Model, s.factory, nil, cfg.CompactInstructions)
+	s.compactor.hooks = s.hooks
+	if c, ok := cfg.Provider.(NativeWebConfigurer); ok {
+		c.ConfigureNativeWebTools(true)
+	}
+	s.log("session_init", map[string]any{
+		"systemPrompt": s.systemMessage, "systemPromptLength": len([]rune(s.systemMessage)),
+		"provider": cfg.Provider.Name(), "model": cfg.Model, "cwd": cfg.Cwd, "toolSchemas": nonNil(s.schemas),
+	})
+	source := SourceStartup
+	if cfg.Resume != nil {
+		source = SourceResume
+	}
+	s.sessionStart(ctx, source)
+	return s, nil
+}
+
+func (s *Session) newAgent(history []llm.Message) (*agent.Agent, error) {
+	a, err := agent.New(agent.Config{
+		Provider: s.cfg.Provider, Model: s.cfg.Model, Tools: s.tools, History: history,
+		ConversationID: s.id, MaxRounds: agent.Rounds(s.cfg.MaxTurns), ContextWindow: s.window,
+		IdleTimeout: s.cfg.ProviderTimeout, Now: s.cfg.Now, NewID: s.cfg.NewID,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	return a, nil
+}
+
+// sessionStart fires SessionStart; its context is added to the next prompt.
+func (s *Session) sessionStart(ctx context.Context, source string) {
+	out := s.hooks.run(ctx, HookInput{HookEventName: HookSessionStart, Source: source})
+	if out.AdditionalContext != "" {
+		s.mu.Lock()
+		s.pendingContext = joinNonEmpty(s.pendingContext, out.AdditionalContext)
+		s.mu.Unlock()
+	}
+}
+
+func (s *Session) currentAgent() *agent.Agent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.agent
+}
+
+// ID returns the stable session identifier.
+func (s *Session) ID() string { return s.id }
+
+// PermissionMode returns the active permission mode.
+func (s *Session) PermissionMode() PermissionMode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+// SetPermissionMode changes the mode for future tool calls (including the rest of a run).
+func (s *Session) SetPermissionMode(m PermissionMode) {
+	s.mu.Lock()
+	s.mode = m
+	s.mu.Unlock()
+}
+
+// AutoCompactThreshold returns the automatic compaction policy.
+func (s *Session) AutoCompactThreshold() AutoCompactThreshold { return s.tracker.Threshold() }
+
+// SetAutoCompactThreshold changes the policy; the next Run uses it.
+func (s *Session) SetAutoCompactThreshold(t AutoCompactThreshold) error {
+	return s.tracker.SetThreshold(t)
+}
+
+// ContextState returns the effective context usage of the current history.
+func (s *Session) ContextState() contextwin.WindowState {
+	est := contextwin.EstimateContextTokens(s.currentAgent().History(), 0)
+	return contextwin.State(est.Tokens, s.window)
+}
+
+// ContextWindow is the window (tokens) of the session's model.
+func (s *Session) ContextWindow() int { return s.window }
+
+// IsRunning reports whether a Run or Compact is in progress.
+func (s *Session) IsRunning() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running
+}
+
+// MessageCount returns the number of completed Run calls.
+func (s *Session) MessageCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.messageCount
+}
+
+// LastResult returns the agent result of the latest run (rounds, usage, stop reason).
+func (s *Session) LastResult() agent.Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastResult
+}
+
+// SessionAllowedTools returns the tools approved for the session ("allow always").
+func (s *Session) SessionAllowedTools() []string { return s.enforcer.SessionAllowedTools() }
+
+// ClearSessionAllowedTools forgets the session approvals.
+func (s *Session) ClearSessionAllowedTools() { s.enforcer.ClearSessionAllowedTools() }
+
+// PermissionDenials returns every tool call denied in this session, in order.
+func (s *Session) PermissionDenials() []PermissionDenial { return s.enforcer.Denials() }
+
+// ToolSchemas returns the schemas of the registered tools.
+func (s *Session) ToolSchemas() []llm.ToolSchema { return append([]llm.ToolSchema(nil), s.schemas...) }
+
+// SystemMessage returns the system message the session re-injects after compaction.
+func (s *Session) SystemMessage() string { return s.systemMessage }
+
+// Abort cancels the active Run or Compact; it is a no-op when none is active.
+func (s *Session) Abort() {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// begin marks the session running and returns the abortable context of the operation.
+func (s *Session) begin(ctx context.Context) (context.Context, func(), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdown {
+		return nil, nil, ErrShutdown
+	}
+	if s.running {
+		return nil, nil, ErrRunInProgress
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	s.running, s.cancel, s.done = true, cancel, done
+	release := func() {
+		s.mu.Lock()
+		s.running, s.cancel, s.done = false, nil, nil
+		s.mu.Unlock()
+		cancel()
+		close(done)
+	}
+	return runCtx, release, nil
+}
+
+// abortError is the error of an operation whose context ended.
+func abortError(ctx context.Context) error {
+	return fmt.Errorf("%w: %w", ErrAborted, ctx.Err())
+}
+
+func (s *Session) log(event string, data any) {
+	if s.cfg.Logger != nil {
+		s.cfg.Logger.Log(event, data)
+	}
+}
+
+func nonNil[T any](v []T) []T {
+	if v == nil {
+		return []T{}
+	}
+	return v
+}
