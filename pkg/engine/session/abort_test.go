@@ -154,3 +154,30 @@ func TestShutdown_DuringRunAbortsThenSavesThenSessionEnd(t *testing.T) {
 		t.Fatal("the final save lost the partial answer")
 	}
 }
+
+// Tool calls skipped because of an abort never ran the enforcer; the bridge still reports
+// them once, as interrupted.
+func TestRun_AbortBeforeToolsStartReportsThemOnce(t *testing.T) {
+	p := newProvider(t, `
+turns:
+  - text: "Running it."
+    toolCalls: [{id: call_0, name: Echo, input: {x: 1}}]
+    hang: true
+`)
+	tool := &funcTool{name: "Echo"}
+	events := &toolEvents{}
+	deltas := make(chan string, 4)
+	s := newSession(t, session.Config{Provider: p, Tools: []llm.Tool{tool}, Evaluator: allowAll(),
+		Callbacks: session.Callbacks{OnTextDelta: func(d string) { deltas <- d }, OnToolExecution: events.add}})
+	done := runAsync(s, "go")
+	waitFor(t, deltas, "delta")
+	s.Abort()
+	if res := waitFor(t, done, "run"); !errors.Is(res.err, context.Canceled) {
+		t.Fatalf("run error %v", res.err)
+	}
+	got := events.get()
+	if tool.count() != 0 || len(got) != 2 || got[0].Type != session.ToolStart || got[1].Type != session.ToolEnd ||
+		got[1].ErrorCode != "interrupted" || got[1].ToolUseID != "call_0" || string(got[1].ToolArgs) != `{"x":1}` {
+		t.Fatalf("tool ran %d times; events %+v", tool.count(), got)
+	}
+}
