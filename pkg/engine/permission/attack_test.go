@@ -216,3 +216,25 @@ func mustSymlink(t *testing.T, target, link string) {
 		t.Fatal(err)
 	}
 }
+
+// TestAttackWorkingDirectory: changing directory must not widen what modes allow.
+func TestAttackWorkingDirectory(t *testing.T) {
+	e := newEnv(t)
+	if err := os.MkdirAll(filepath.Join(e.project, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ev := e.evaluator(t, ModeAcceptEdits)
+	for _, r := range []Request{
+		{Tool: "Write", Input: input(t, "file_path", "/etc/profile"), Cwd: "/"},
+		{Tool: "Write", Input: input(t, "file_path", "profile"), Cwd: "/etc"},
+		{Tool: "Read", Input: input(t, "file_path", "passwd"), Cwd: "/etc"},
+		{Tool: "Write", Input: input(t, "file_path", "hooks/pre-commit"), Cwd: e.project + "/.git"},
+		{Tool: "Write", Input: input(t, "file_path", "x/.git/config"), Cwd: e.outside},
+		{Tool: "Edit", Input: input(t, "file_path", "settings.json"), Cwd: e.project + "/.claude"},
+		bashReq(t, "echo x > "+e.project+"/.robota/settings.json"),
+	} {
+		if d := ev.Evaluate(r); d.Behavior == Allow {
+			t.Errorf("%s %s (cwd %s) was allowed: %s", r.Tool, r.Input, r.Cwd, d.Reason)
+		}
+	}
+}

@@ -248,39 +248,51 @@ func (e *Evaluator) evalGeneric(tool string, in toolInput) Decision {
 	return e.pipeline(tool, m, gates{mode: e.classMode(ClassOf(tool))})
 }
 
-// inside reports whether every spelling lies within a working directory; cwd counts
-// as one too.
+// inside reports whether every spelling lies within a working directory.
 func (e *Evaluator) inside(forms []string, ctx pathContext) bool {
 	for _, f := range forms {
-		if _, ok := e.containing(f, ctx); !ok {
+		if len(e.containing(f, ctx)) == 0 {
 			return false
 		}
 	}
 	return len(forms) > 0
 }
 
-// containing returns the working directory (in the spelling that contains f).
-func (e *Evaluator) containing(f string, ctx pathContext) (string, bool) {
-	dirs := e.configuredWorking
-	if filepath.IsAbs(ctx.cwd) {
-		dirs = append([]string{ctx.cwd}, dirs...)
+// workingDirs are the project root and the additional directories. The cwd is not
+// one: a `cd` must not widen what the mode auto-allows. Only when none is configured
+// does the cwd stand in.
+func (e *Evaluator) workingDirs(ctx pathContext) []string {
+	if len(e.configuredWorking) > 0 || !filepath.IsAbs(ctx.cwd) {
+		return e.configuredWorking
 	}
-	for _, d := range dirs {
+	return []string{ctx.cwd}
+}
+
+// containing returns every working directory spelling that contains f.
+func (e *Evaluator) containing(f string, ctx pathContext) []string {
+	var out []string
+	for _, d := range e.workingDirs(ctx) {
 		for _, s := range spellings(d) {
 			if within(f, s) {
-				return s, true
+				out = append(out, s)
 			}
 		}
 	}
-	return "", false
+	return out
 }
 
-// protected reports whether a spelling lies below a protected directory of the
-// working directory that contains it.
+// protected reports whether a spelling lies below a protected directory: below any
+// working directory that contains it, or anywhere in its path when none does.
 func (e *Evaluator) protected(forms []string, ctx pathContext) bool {
 	for _, f := range forms {
-		if dir, ok := e.containing(f, ctx); ok && isProtected(strings.TrimPrefix(f, dir)) {
+		dirs := e.containing(f, ctx)
+		if len(dirs) == 0 && isProtected(f) {
 			return true
+		}
+		for _, d := range dirs {
+			if isProtected(strings.TrimPrefix(f, d)) {
+				return true
+			}
 		}
 	}
 	return false

@@ -134,6 +134,11 @@ func oracleRejects(cmd string, names map[string]bool) string {
 		case *syntax.Redirect:
 			switch n.Op {
 			case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			case syntax.RdrIn:
+				// Reading a file inside the project is what the mode allows anyway.
+				if w, ok := oracleLiteral(n.Word); !ok || strings.HasPrefix(w, "/") || strings.Contains(w, "..") {
+					why = "it reads " + printNode(n.Word)
+				}
 			default:
 				if w, ok := oracleLiteral(n.Word); !ok || !(w == "/dev/null" || w == "/dev/stderr" || w == "/dev/stdout" ||
 					w == "/dev/tty" || strings.HasPrefix(w, "/dev/fd/") || isDigits(w) || w == "-") {

@@ -121,3 +121,22 @@ func TestRulesAndModes(t *testing.T) {
 		})
 	}
 }
+
+func TestDeniedPath(t *testing.T) {
+	e := newEnv(t)
+	ev := e.evaluator(t, ModeDefault, deny("Read(~/.ssh/**)", "Read(*.env)"), allow("Read"))
+	for _, tc := range []struct {
+		p      string
+		denied bool
+	}{
+		{e.home + "/.ssh/id_rsa", true},
+		{e.project + "/sub/prod.env", true},
+		{e.project + "/sub/main.go", false},
+		{"", true},
+	} {
+		r, denied := ev.DeniedPath("Grep", tc.p, e.project)
+		if denied != tc.denied || (denied && r == nil) {
+			t.Errorf("DeniedPath(%q) = %v, %v", tc.p, r, denied)
+		}
+	}
+}

@@ -162,3 +162,32 @@ func domainMatches(domain, host string) bool {
 	}
 	return host == domain
 }
+
+// DeniedPath reports the deny rule, if any, that covers reading (tool "Read") or
+// modifying (tool "Edit") the path. Tools that walk directories (Grep, Glob, LS)
+// call it per file, since a call is only checked at its root.
+func (e *Evaluator) DeniedPath(tool, p, cwd string) (*Rule, bool) {
+	if cwd == "" {
+		cwd = e.cfg.ProjectRoot
+	}
+	ctx := pathContext{cwd: cwd, root: e.cfg.ProjectRoot, home: e.cfg.Home}
+	forms, isDir, ok := pathForms(p, cwd, e.cfg.Home)
+	for _, r := range e.deny {
+		if !appliesTo(r, tool) {
+			continue
+		}
+		if r.broken != nil || r.spec.kind == specNone || !ok {
+			return r, true
+		}
+		if r.spec.kind != specPath {
+			continue
+		}
+		bases := r.spec.path.bases(ctx, r.Source.Root)
+		for _, f := range forms {
+			if r.spec.path.matches(f, isDir, bases) {
+				return r, true
+			}
+		}
+	}
+	return nil, false
+}
