@@ -70,6 +70,11 @@ func (g *Glob) run(ctx context.Context, params GlobParams) llm.ToolResult {
 		base, rest := doublestar.SplitPattern(pattern)
 		dir, pattern = filepath.FromSlash(base), rest
 	}
+	for _, seg := range strings.Split(pattern, "/") {
+		if seg == ".." {
+			return toolkit.Failure(rec, codeInvalidPattern, fmt.Sprintf("Glob pattern %q contains \"..\": give the directory to search in as path instead.", params.Pattern), nil)
+		}
+	}
 	if pattern == "" || !doublestar.ValidatePattern(pattern) {
 		return toolkit.Failure(rec, codeInvalidPattern, fmt.Sprintf("Invalid glob pattern %q: check its brackets and braces.", params.Pattern), nil)
 	}

@@ -37,6 +37,8 @@ func TestGlobGolden(t *testing.T) {
 		{"absolute pattern", map[string]any{"pattern": filepath.Join(root, "src", "util", "*.go")}},
 		{"no match", map[string]any{"pattern": "**/*.rs"}},
 		{"invalid pattern", map[string]any{"pattern": "src/[a-"}},
+		{"dot-dot in the pattern", map[string]any{"pattern": "../*"}},
+		{"dot-dot inside the pattern", map[string]any{"pattern": "src/../../*"}},
 		{"path is a file", map[string]any{"pattern": "*", "path": "Makefile"}},
 		{"missing path", map[string]any{"pattern": "*", "path": "nope"}},
 		{"path outside the workspace", map[string]any{"pattern": "*", "path": "/etc"}},

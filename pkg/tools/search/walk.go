@@ -166,7 +166,7 @@ func descendPrefix(root string, prefix []string, policy walkPolicy) (abs, rel st
 		patterns = appendIgnoreFile(patterns, filepath.Join(abs, ".gitignore"), prefix[:i])
 		next := filepath.Join(abs, name)
 		fi, err := os.Lstat(next)
-		if err != nil || !fi.IsDir() || isVCS(name) {
+		if err != nil || !fi.IsDir() || isVCS(name) || name == ".." || name == "." {
 			return "", "", nil, false
 		}
 		e := entry{abs: next, rel: joinRel(rel, name), name: name, isDir: true}
