@@ -341,9 +341,14 @@ func TestRegisteredExecutor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := NewRunner(cfg, t.TempDir(), WithExecutor("prompt", prompt)).Run(context.Background(), bashCall("ls"))
+	clock := time.Unix(1000, 0)
+	tick := func() time.Time { clock = clock.Add(250 * time.Millisecond); return clock }
+	res := NewRunner(cfg, t.TempDir(), WithExecutor("prompt", prompt), WithClock(tick)).Run(context.Background(), bashCall("ls"))
 	if res.PermissionDecision != "ask" || res.PermissionDecisionReason != "model is unsure" {
 		t.Fatalf("%+v", res)
+	}
+	if len(res.Runs) != 1 || res.Runs[0].Duration != 250*time.Millisecond {
+		t.Fatalf("runs %+v", res.Runs)
 	}
 	if got.Prompt != "Is $ARGUMENTS safe?" || got.Model != "small" || !strings.Contains(string(got.Raw), `"model":"small"`) {
 		t.Fatalf("definition %+v", got)

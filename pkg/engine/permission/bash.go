@@ -2,6 +2,7 @@ package permission
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -105,7 +106,7 @@ func combine(parts []Part) Decision {
 		if w.Behavior == Allow {
 			var seen []string
 			for _, p := range parts {
-				if !containsStr(seen, p.Reason) {
+				if !slices.Contains(seen, p.Reason) {
 					seen = append(seen, p.Reason)
 				}
 			}
@@ -115,13 +116,4 @@ func combine(parts []Part) Decision {
 		}
 	}
 	return d
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

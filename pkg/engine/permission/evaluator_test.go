@@ -3,6 +3,7 @@ package permission
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,7 +67,7 @@ func TestAcceptance(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := e.evaluator(t, tc.mode, tc.layers...).Evaluate(tc.req)
-			if !containsBehavior(tc.want, d.Behavior) {
+			if !slices.Contains(tc.want, d.Behavior) {
 				t.Fatalf("got %s (%s), want one of %v", d.Behavior, d.Reason, tc.want)
 			}
 			if !strings.Contains(d.Reason, tc.reason) {
@@ -77,13 +78,4 @@ func TestAcceptance(t *testing.T) {
 			}
 		})
 	}
-}
-
-func containsBehavior(list []Behavior, b Behavior) bool {
-	for _, x := range list {
-		if x == b {
-			return true
-		}
-	}
-	return false
 }

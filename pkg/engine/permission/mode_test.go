@@ -140,3 +140,18 @@ func TestDeniedPath(t *testing.T) {
 		}
 	}
 }
+
+func TestInputFromMap(t *testing.T) {
+	e := newEnv(t)
+	ev := e.evaluator(t, ModeDefault, allow("Bash(npm test *)"))
+	in, err := InputFromMap(map[string]any{"command": "npm test", "timeout": 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ev.Evaluate(Request{Tool: "Bash", Input: in}); d.Behavior != Allow {
+		t.Fatalf("%s: %s", d.Behavior, d.Reason)
+	}
+	if _, err := InputFromMap(map[string]any{"f": func() {}}); err == nil {
+		t.Fatal("an unencodable input must fail")
+	}
+}

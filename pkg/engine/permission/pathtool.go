@@ -3,6 +3,7 @@ package permission
 import (
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -41,13 +42,13 @@ func globRoot(base string, in toolInput, cwd string) (string, bool) {
 		return base, !in.maybeHas("pattern")
 	}
 	segs := strings.Split(pattern, "/")
-	if !filepath.IsAbs(pattern) && !containsDotDot(segs) {
+	if !filepath.IsAbs(pattern) && !slices.Contains(segs, "..") {
 		return base, true
 	}
 	var static []string
 	for i, s := range segs {
 		if strings.ContainsAny(s, "*?[{\\") {
-			if containsDotDot(segs[i:]) {
+			if slices.Contains(segs[i:], "..") {
 				return "", false
 			}
 			break
@@ -65,15 +66,6 @@ func globRoot(base string, in toolInput, cwd string) (string, bool) {
 		base = filepath.Join(cwd, base)
 	}
 	return filepath.Join(base, root), true
-}
-
-func containsDotDot(segs []string) bool {
-	for _, s := range segs {
-		if s == ".." {
-			return true
-		}
-	}
-	return false
 }
 
 // evalPath decides a read or a modification of one path. known=false means the path

@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -85,5 +84,3 @@ func appliesTo(r *Rule, tool string) bool {
 	server := rt + "__"
 	return !strings.Contains(rt[5:], "__") && len(tool) > len(server) && eq(tool[:len(server)], server)
 }
-
-var errNoArgument = errors.New("the call has no argument this specifier can be matched against")

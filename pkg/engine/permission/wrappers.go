@@ -2,6 +2,7 @@ package permission
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -39,11 +40,11 @@ func skipOptions(ws []word, spec optSpec) (i int, opts []opt, ok bool) {
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
 			switch {
-			case contains(spec.longNoArg, name) && !hasVal:
+			case slices.Contains(spec.longNoArg, name) && !hasVal:
 				opts = append(opts, opt{name: name})
-			case contains(spec.longWithArg, name) && hasVal:
+			case slices.Contains(spec.longWithArg, name) && hasVal:
 				opts = append(opts, opt{name: name, arg: litWord(val)})
-			case contains(spec.longWithArg, name) && i+1 < len(ws):
+			case slices.Contains(spec.longWithArg, name) && i+1 < len(ws):
 				i++
 				opts = append(opts, opt{name: name, arg: ws[i]})
 			default:
@@ -73,15 +74,6 @@ func skipOptions(ws []word, spec optSpec) (i int, opts []opt, ok bool) {
 		i++
 	}
 	return i, opts, true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // stripStatus says what stripWrapper found.
