@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,6 +32,7 @@ type Options struct {
 	Engine             string
 	Verbose            bool
 	ShowVersion        bool
+	Script             string
 }
 
 const usageHead = `robota — a coding agent in your terminal, backed by the robota engine.
@@ -66,7 +68,8 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.StringVar(&o.Cwd, "cwd", "", "working directory (default: the current directory)")
 	fs.StringVar(&o.AppendSystemPrompt, "append-system-prompt", "", "text appended to the system prompt")
 	fs.StringVar(&o.Engine, "engine", "", "attach to a running engine at ADDR instead of running one in-process")
-	fs.BoolVar(&o.Verbose, "verbose", false, "verbose output")
+	fs.BoolVar(&o.Verbose, "verbose", false, "verbose output (tool activity and warnings on stderr)")
+	fs.StringVar(&o.Script, "script", "", "script file for --provider script (offline runs)")
 	fs.BoolVar(&o.ShowVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return Options{}, err
@@ -104,8 +107,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if o.Prompt != "" {
-		fmt.Fprintf(stderr, "robota: headless runs (-p) are %v: they arrive with the session runtime\n", ErrNotYetAvailable)
-		return 1
+		if o.Engine != "" {
+			fmt.Fprintf(stderr, "robota: --engine is %v: headless runs use an in-process engine for now\n", ErrNotYetAvailable)
+			return 2
+		}
+		return runHeadless(context.Background(), o, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "robota: the interactive terminal UI is %v; try 'robota --help'\n", ErrNotYetAvailable)
 	return 1

@@ -7,32 +7,6 @@ import (
 	"testing"
 )
 
-func TestSplitRules(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    []string
-		wantErr bool
-	}{
-		{in: "Read", want: []string{"Read"}},
-		{in: "Read,Edit", want: []string{"Read", "Edit"}},
-		{in: "Read Edit", want: []string{"Read", "Edit"}},
-		{in: "Bash(git log *)", want: []string{"Bash(git log *)"}},
-		{in: "Read, Bash(git diff:*),Bash(ls -la)", want: []string{"Read", "Bash(git diff:*)", "Bash(ls -la)"}},
-		{in: "Bash(echo a,b)", want: []string{"Bash(echo a,b)"}},
-		{in: "  ", want: nil},
-		{in: "Bash(ls", wantErr: true},
-		{in: "Read)", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := SplitRules(tt.in)
-			if (err != nil) != tt.wantErr || !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("SplitRules(%q) = %q, %v; want %q, err %v", tt.in, got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
-}
-
 func TestAllowedToolsFlagRepeatsAndSplits(t *testing.T) {
 	o, err := ParseFlags([]string{"-p", "hi", "--allowedTools", "Read", "--allowedTools", "Bash(git log *),Edit",
 		"--disallowedTools", "WebFetch"}, &bytes.Buffer{})

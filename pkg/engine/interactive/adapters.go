@@ -1,0 +1,108 @@
+package interactive
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/hook"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/permission"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+)
+
+// evaluatorAdapter serves session.PermissionEvaluator from a permission.Evaluator.
+type evaluatorAdapter struct{ ev *permission.Evaluator }
+
+func (a evaluatorAdapter) Evaluate(_ context.Context, req session.PermissionRequest, mode session.PermissionMode) session.PermissionDecision {
+	ev := a.ev
+	if m := permission.Mode(mode); m != "" && m != ev.Mode() {
+		ev = ev.WithMode(m)
+	}
+	d := ev.Evaluate(permission.Request{Tool: req.ToolName, Input: req.Input, Cwd: req.Cwd})
+	return session.PermissionDecision{Behavior: session.Behavior(d.Behavior), Reason: d.Reason}
+}
+
+// hookAdapter serves session.HookRunner from a hook.Runner.
+type hookAdapter struct{ r *hook.Runner }
+
+func (a hookAdapter) Run(ctx context.Context, in session.HookInput) session.HookOutcome {
+	ev, err := hook.ParseEvent(string(in.HookEventName))
+	if err != nil {
+		return session.HookOutcome{}
+	}
+	hin := hook.Input{
+		Event: ev, SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Cwd: in.Cwd,
+		PermissionMode: in.PermissionMode, ToolName: in.ToolName, ToolInput: in.ToolInput,
+		ToolUseID: in.ToolUseID, ToolResponse: in.ToolResponse, Error: in.Error, IsInterrupt: in.IsInterrupt,
+		Prompt: in.Prompt, LastAssistantMessage: in.LastAssistantMessage, Source: in.Source,
+		Reason: in.Reason, Trigger: in.Trigger, CustomInstructions: in.CustomInstructions,
+		CompactSummary: in.CompactSummary,
+	}
+	if in.StopHookActive != nil {
+		hin.StopHookActive = *in.StopHookActive
+	}
+	res := a.r.Run(ctx, hin)
+	out := session.HookOutcome{
+		Blocked: res.Blocked, Reason: res.Reason, UpdatedInput: res.UpdatedInput,
+		AdditionalContext: res.AdditionalContext, PermissionDecision: session.Behavior(res.PermissionDecision),
+	}
+	if !res.Continue && res.StopReason != "" && !out.Blocked {
+		out.Blocked, out.Reason = true, res.StopReason
+	}
+	if out.Reason == "" && res.PermissionDecisionReason != "" {
+		out.Reason = res.PermissionDecisionReason
+	}
+	for _, m := range res.UserMessages {
+		if out.SystemMessage != "" {
+			out.SystemMessage += "\n"
+		}
+		out.SystemMessage += m
+	}
+	return out
+}
+
+// storeAdapter serves session.Store from a store.Store: the two record types
+// share their JSON shape, and the store owns redaction and atomic writes.
+type storeAdapter struct{ s store.Store }
+
+func (a storeAdapter) Save(ctx context.Context, rec *session.Record) error {
+	r, err := store.RecordFrom(rec)
+	if err != nil {
+		return fmt.Errorf("session %s: convert record: %w", rec.ID, err)
+	}
+	return a.s.Save(ctx, &r)
+}
+
+// loadRecord reads a stored record as the session's type.
+func loadRecord(ctx context.Context, s store.Store, id string) (*session.Record, error) {
+	r, err := s.Load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var out session.Record
+	if err := r.Into(&out); err != nil {
+		return nil, fmt.Errorf("session %s: decode record: %w", id, err)
+	}
+	return &out, nil
+}
+
+// teeLogger forwards every event to the session log and reports each message
+// appended to the conversation, so clients see messages as they are committed.
+type teeLogger struct {
+	next      session.Logger
+	onMessage func(llm.Message)
+}
+
+func (t teeLogger) Log(event string, data any) {
+	if t.next != nil {
+		t.next.Log(event, data)
+	}
+	if t.onMessage == nil || event != string(agent.EventHistoryMutation) {
+		return
+	}
+	if ev, ok := data.(agent.Event); ok && ev.Message != nil && (ev.Mutation == nil || ev.Mutation.Kind == "append") {
+		t.onMessage(*ev.Message)
+	}
+}

@@ -1,0 +1,276 @@
+package interactive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/hook"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/contextload"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/permission"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+	"github.com/robota-sdk/robota-go/pkg/tools/builtin"
+)
+
+// Options configure one assembled session. Zero values mean "as the settings say".
+type Options struct {
+	// Cwd is the project directory (absolute). Required.
+	Cwd string
+	// Home is the user's home directory; empty means os.UserHomeDir.
+	Home string
+	// Env resolves environment variables; nil means the process environment.
+	Env config.Env
+
+	// Provider, Model and Script are --provider, --model and --script.
+	Provider, Model, Script string
+	// PermissionMode is --permission-mode.
+	PermissionMode string
+	// Allow and Deny are --allowedTools and --disallowedTools rules.
+	Allow, Deny []string
+	// MaxTurns is --max-turns (0: the session default).
+	MaxTurns int
+	// AppendSystemPrompt is --append-system-prompt.
+	AppendSystemPrompt string
+
+	// Resume names a stored session to continue; Continue picks the newest of Cwd;
+	// Fork continues either under a new session id, leaving the original untouched.
+	Resume   string
+	Continue bool
+	Fork     bool
+
+	// Callbacks and PermissionHandler are passed to the session. A nil handler
+	// denies every call that needs approval (headless runs).
+	Callbacks         session.Callbacks
+	PermissionHandler session.PermissionHandler
+	// OnMessage, if set, sees every message appended to the conversation.
+	OnMessage func(llm.Message)
+
+	// Now and NewID make runs deterministic in tests.
+	Now   func() time.Time
+	NewID func() string
+}
+
+// Assembled is a ready session and what was decided while building it.
+type Assembled struct {
+	Session  *session.Session
+	Settings *config.Settings
+	Provider ProviderChoice
+	// Tools are the tool names offered to the model.
+	Tools []string
+	// RecordPath and LogPath are where the session is persisted and logged.
+	RecordPath, LogPath string
+	// ResumedFrom is the stored session id the conversation came from, if any.
+	ResumedFrom string
+	// Warnings are non-fatal findings (unknown settings keys, hook config problems).
+	Warnings []string
+
+	logger *sessionlog.FileLogger
+}
+
+// ErrNoSessionToContinue is returned by --continue in a directory without sessions.
+var ErrNoSessionToContinue = errors.New("no previous session in this directory")
+
+// Assemble builds a session for opts.
+func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
+	if !filepath.IsAbs(opts.Cwd) {
+		return nil, fmt.Errorf("working directory %q must be absolute", opts.Cwd)
+	}
+	if st, err := os.Stat(opts.Cwd); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("working directory %s: not a directory", opts.Cwd)
+	}
+	if opts.Home == "" {
+		opts.Home, _ = os.UserHomeDir()
+	}
+	if opts.Env == nil {
+		opts.Env = config.OSEnv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = llm.NewID
+	}
+	a := &Assembled{}
+	settings, err := loadSettings(opts)
+	if err != nil {
+		return nil, err
+	}
+	a.Settings = settings
+	for _, w := range settings.Warnings {
+		a.Warnings = append(a.Warnings, w.String())
+	}
+
+	choice, err := chooseProvider(settings, opts)
+	if err != nil {
+		return nil, err
+	}
+	a.Provider = choice
+
+	dirs := make([]string, 0, len(settings.Permissions.AdditionalDirectories))
+	for _, d := range settings.Permissions.AdditionalDirectories {
+		dirs = append(dirs, d.Path)
+	}
+	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs})
+	if err != nil {
+		return nil, fmt.Errorf("built-in tools: %w", err)
+	}
+	for _, t := range tools {
+		a.Tools = append(a.Tools, t.Schema().Name)
+	}
+
+	evaluator, err := buildEvaluator(settings, opts.Cwd, dirs, opts.Home)
+	if err != nil {
+		return nil, err
+	}
+	hooks, hookWarn := buildHooks(settings, opts.Cwd)
+	if hookWarn != "" {
+		a.Warnings = append(a.Warnings, hookWarn)
+	}
+
+	projectCtx, err := contextload.Load(contextload.Options{Cwd: opts.Cwd, Home: opts.Home})
+	if err != nil {
+		return nil, fmt.Errorf("project context: %w", err)
+	}
+	for _, d := range projectCtx.Diagnostics {
+		a.Warnings = append(a.Warnings, fmt.Sprint(d))
+	}
+	system := contextload.BuildSystemPrompt(contextload.PromptInput{
+		Context: projectCtx, Model: choice.Model, Language: settings.Language,
+		PermissionMode: settings.PermissionMode(), AdditionalDirectories: dirs, Now: opts.Now,
+	})
+	if opts.AppendSystemPrompt != "" {
+		system += "\n\n" + opts.AppendSystemPrompt
+	}
+
+	st := store.NewFileStore(store.ProjectDir(opts.Cwd), store.Options{Now: opts.Now})
+	resume, err := findResume(ctx, st, opts)
+	if err != nil {
+		return nil, err
+	}
+	id := opts.NewID()
+	if resume != nil {
+		a.ResumedFrom = resume.ID
+		if !opts.Fork {
+			id = resume.ID
+		}
+	}
+	logDir := sessionlog.ProjectDir(opts.Cwd)
+	logger, err := sessionlog.Open(logDir, id, sessionlog.Options{Now: opts.Now})
+	if err != nil {
+		return nil, fmt.Errorf("session log: %w", err)
+	}
+	a.logger = logger
+	a.LogPath = logger.Path()
+	if a.RecordPath, err = st.Path(id); err != nil {
+		logger.Close()
+		return nil, err
+	}
+
+	provider, err := choice.open(opts)
+	if err != nil {
+		logger.Close()
+		return nil, err
+	}
+	a.Provider = choice
+	sess, err := session.New(ctx, session.Config{
+		Provider: provider, Model: choice.Model, Tools: tools, SystemMessage: system, Cwd: opts.Cwd,
+		SessionID: id, Resume: resume, ProviderTimeout: choice.Timeout, MaxTurns: opts.MaxTurns,
+		CompactInstructions: projectCtx.CompactInstructions, Callbacks: opts.Callbacks,
+		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{evaluator},
+		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: storeAdapter{st},
+		Logger: teeLogger{next: logger, onMessage: opts.OnMessage}, TranscriptPath: logger.Path(),
+		Now: opts.Now, NewID: opts.NewID,
+	})
+	if err != nil {
+		logger.Close()
+		return nil, err
+	}
+	a.Session = sess
+	return a, nil
+}
+
+// Close shuts the session down (persisting it and firing SessionEnd) and closes its log.
+func (a *Assembled) Close(ctx context.Context, reason string) error {
+	err := a.Session.Shutdown(ctx, reason)
+	if cerr := a.logger.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func loadSettings(opts Options) (*config.Settings, error) {
+	loader := config.NewLoader(opts.Cwd)
+	loader.Home, loader.Env = opts.Home, opts.Env
+	settings, err := loader.Load()
+	if err != nil {
+		return nil, err
+	}
+	return settings.WithOverrides(config.Overrides{
+		Provider: opts.Provider, Model: opts.Model, PermissionMode: opts.PermissionMode,
+		Allow: opts.Allow, Deny: opts.Deny,
+	})
+}
+
+func buildEvaluator(settings *config.Settings, cwd string, dirs []string, home string) (*permission.Evaluator, error) {
+	var layers []permission.Layer
+	for _, l := range settings.Permissions.ByLayer() {
+		layers = append(layers, permission.Layer{
+			Source: permission.Source{Name: l.Source.Display, Root: l.Source.Root},
+			Allow:  l.Allow, Ask: l.Ask, Deny: l.Deny,
+		})
+	}
+	rules, err := permission.Rules(layers...)
+	if err != nil {
+		return nil, fmt.Errorf("permission rules: %w", err)
+	}
+	mode, err := permission.ParseMode(settings.PermissionMode())
+	if err != nil {
+		return nil, fmt.Errorf("permission mode: %w", err)
+	}
+	return permission.New(permission.Config{Mode: mode, Rules: rules, ProjectRoot: cwd, AdditionalDirs: dirs, Home: home}), nil
+}
+
+// buildHooks returns nil when no hook is configured, so sessions skip the work.
+func buildHooks(settings *config.Settings, cwd string) (session.HookRunner, string) {
+	if settings.DisableAllHooks || len(settings.Hooks) == 0 {
+		return nil, ""
+	}
+	cfg, err := hook.ParseConfig(settings.Hooks.JSON())
+	warn := ""
+	if err != nil {
+		warn = fmt.Sprintf("hooks: %v", err)
+	}
+	return hookAdapter{r: hook.NewRunner(cfg, cwd)}, warn
+}
+
+func findResume(ctx context.Context, st *store.FileStore, opts Options) (*session.Record, error) {
+	switch {
+	case opts.Resume != "":
+		rec, err := loadRecord(ctx, st, opts.Resume)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("--resume %s: no such session in %s", opts.Resume, st.Dir())
+		}
+		return rec, err
+	case opts.Continue:
+		latest, err := store.LatestForCwd(ctx, st, opts.Cwd)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("--continue: %w (%s)", ErrNoSessionToContinue, st.Dir())
+		}
+		if err != nil {
+			return nil, err
+		}
+		var rec session.Record
+		if err := latest.Into(&rec); err != nil {
+			return nil, err
+		}
+		return &rec, nil
+	}
+	return nil, nil
+}
