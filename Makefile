@@ -35,11 +35,15 @@ lint:
 test: lint proto-check build
 	ROBOTA_BIN_DIR=$(BIN) $(GO) test -race -count=1 -timeout 15m ./...
 
+# Benchmarks report ratios against baselines measured in the same run. The
+# search benchmarks walk $$(go env GOROOT)/src (or $$ROBOTA_BENCH_TREE) and
+# compare with rg, grep -rn and find, so they run a fixed number of times.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /pkg/tools/search)
+	$(GO) test -run '^$$' -bench 'BenchmarkGrepContent|BenchmarkGlob' -benchtime 10x ./pkg/tools/search/
 
 demo: build
-	$(GO) run ./internal/demo --bin $(BIN)
+	$(GO) run ./internal/demo --bin $(BIN) --examples $(CURDIR)/examples
 
 clean:
 	rm -rf $(BIN)

@@ -1,34 +1,22 @@
 // Command demo is `make demo`: it runs the real binaries offline and shows,
-// step by step, what the system does so far. Every step is a real process,
-// socket, RPC or file; nothing is simulated.
+// step by step, what the system does. Every step is a real process, file,
+// socket or RPC; the only scripted part is the model (the script provider).
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
-	"time"
 
-	"go.uber.org/zap"
-	"google.golang.org/grpc"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
-	"google.golang.org/grpc/status"
-
-	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 	"github.com/robota-sdk/robota-go/internal/engineproc"
-	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
-	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
 func main() {
 	bin := flag.String("bin", "bin", "directory holding robota, robota-engine and robota-worker")
+	examples := flag.String("examples", "examples", "directory holding demo/ and demo.script.yaml")
 	flag.Parse()
-	if err := run(*bin); err != nil {
+	if err := run(*bin, *examples); err != nil {
 		fmt.Fprintf(os.Stderr, "\ndemo failed: %v\n", err)
 		os.Exit(1)
 	}
@@ -37,149 +25,28 @@ func main() {
 func step(n int, title string)    { fmt.Printf("\n\033[1m[%d] %s\033[0m\n", n, title) }
 func say(format string, a ...any) { fmt.Printf("    "+format+"\n", a...) }
 
-func run(bin string) error {
+func run(bin, examples string) error {
 	bin, _ = filepath.Abs(bin)
+	examples, _ = filepath.Abs(examples)
 	if err := engineproc.CheckBinaries(bin); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "robota-demo-")
+	fmt.Println("\033[1mPart 1 — a coding session, headless (robota -p), offline with the script provider\033[0m")
+	next, err := runSession(bin, examples)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-
-	step(1, "Start robota-engine on a private unix socket")
-	sock := filepath.Join(tmp, "engine.sock")
-	eng, err := engineproc.Start(bin, sock, nil, "--worker-check-interval", "200ms")
-	if err != nil {
+	fmt.Println("\n\033[1mPart 2 — the engine daemon and its worker processes\033[0m")
+	if err := runEngine(bin, next); err != nil {
 		return err
 	}
-	defer eng.Kill()
-	if _, _, err := eng.WaitMsg(ctx, 0, "engine listening"); err != nil {
-		return err
-	}
-	st, err := os.Stat(sock)
-	if err != nil {
-		return err
-	}
-	say("engine pid %d listening on unix://%s (mode %o)", eng.Cmd.Process.Pid, sock, st.Mode().Perm())
-	ready, _, err := eng.WaitMsg(ctx, 0, "worker ready")
-	if err != nil {
-		return err
-	}
-	workerPID := ready.Int("pid")
-	say("engine launched robota-worker pid %d through go-plugin (gRPC, AutoMTLS) and pinged it", workerPID)
-
-	step(2, "Talk to it over gRPC: health, reflection, the EngineService contract")
-	conn, err := eng.Dial()
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	h, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{Service: "robota.v1.EngineService"})
-	if err != nil {
-		return err
-	}
-	say("grpc.health.v1 Check(robota.v1.EngineService) = %s", h.GetStatus())
-	services, err := listServices(ctx, conn)
-	if err != nil {
-		return err
-	}
-	say("reflection lists: %s", strings.Join(services, ", "))
-	_, err = robotav1.NewEngineServiceClient(conn).CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: tmp})
-	say("CreateSession -> %s: %s", status.Code(err), status.Convert(err).Message())
-
-	step(3, "Run a real background process in a worker process")
-	project := filepath.Join(tmp, "project")
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(project, "main.go"), []byte("package main\n\nfunc main() { println(\"hi\") }\n"), 0o644); err != nil {
-		return err
-	}
-	w, err := launcher.Launch(launcher.Command{Path: filepath.Join(bin, "robota-worker")}, zap.NewNop(), 10*time.Second)
-	if err != nil {
-		return err
-	}
-	defer w.Kill()
-	say("launched robota-worker pid %d; job: ls, grep and wc over a scratch project", w.PID)
-	err = w.Runner.Start(ctx, workerplugin.Job{ID: "demo-1", Process: &workerplugin.ProcessJob{
-		Command: "ls -l && grep -n func main.go && wc -c main.go", Cwd: project,
-	}}, func(ev workerplugin.Event) error {
-		switch ev.Kind {
-		case workerplugin.EventStarted:
-			say("#%d started (shell pid %d)", ev.Sequence, ev.PID)
-		case workerplugin.EventTextDelta:
-			for _, line := range strings.Split(strings.TrimRight(ev.Text, "\n"), "\n") {
-				say("#%d | %s", ev.Sequence, line)
-			}
-		default:
-			say("#%d %s exit=%d %s%s", ev.Sequence, ev.Kind, ev.ExitCode, ev.Error, ev.Reason)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-
-	step(4, "Crash a worker: the engine's supervisor notices and replaces it")
-	if err := syscall.Kill(workerPID, syscall.SIGKILL); err != nil {
-		return err
-	}
-	say("kill -9 %d", workerPID)
-	crash, idx, err := eng.WaitMsg(ctx, 0, "worker crashed")
-	if err != nil {
-		return err
-	}
-	say("engine log: %q pid=%d error=%v", crash.Msg(), crash.Int("pid"), crash["error"])
-	again, _, err := eng.WaitMsg(ctx, idx, "worker ready")
-	if err != nil {
-		return err
-	}
-	say("engine log: %q pid=%d", again.Msg(), again.Int("pid"))
-
-	step(5, "Stop the engine with SIGTERM")
-	start := time.Now()
-	if err := eng.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		return err
-	}
-	code, err := eng.Wait(10 * time.Second)
-	if err != nil {
-		return err
-	}
-	_, sockErr := os.Stat(sock)
-	say("exit status %d after %s; socket removed: %v; worker %d alive: %v", code, time.Since(start).Round(time.Millisecond),
-		os.IsNotExist(sockErr), again.Int("pid"), engineproc.ProcessAlive(again.Int("pid")))
-
 	fmt.Print(`
-What exists so far: the wire contract (robota.v1), the engine daemon (gRPC on a
-0600 unix socket, health, reflection, graceful stop), go-plugin workers that run
-background processes and are supervised, and the robota CLI skeleton.
-Not yet: sessions over gRPC and 'robota -p' (they answer "not implemented yet").
+Done. Shown: robota -p with real tools on a real project (Read, Glob, Edit, Bash),
+permission rules (an allow list and a deny rule), persistence, auto-compaction and
+resume; the engine daemon on a 0600 unix socket with health and reflection; go-plugin
+workers running processes, supervised and replaced when they crash.
+Not yet: sessions over the engine's gRPC API (they answer "not implemented yet"),
+subagents in workers, the TUI.
 `)
 	return nil
-}
-
-func listServices(ctx context.Context, conn *grpc.ClientConn) ([]string, error) {
-	stream, err := reflectionpb.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = stream.CloseSend() }()
-	if err := stream.Send(&reflectionpb.ServerReflectionRequest{
-		MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{},
-	}); err != nil {
-		return nil, err
-	}
-	resp, err := stream.Recv()
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, s := range resp.GetListServicesResponse().GetService() {
-		names = append(names, s.GetName())
-	}
-	return names, nil
 }
