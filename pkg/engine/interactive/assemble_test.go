@@ -1,0 +1,221 @@
+package interactive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+func envOf(m map[string]string) config.Env {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// project makes a project with a script provider profile in .claude/settings.json.
+func project(t *testing.T, script, extraSettings string) (dir, home string) {
+	t.Helper()
+	dir, home = t.TempDir(), t.TempDir()
+	scriptPath := filepath.Join(t.TempDir(), "script.yaml")
+	writeFile(t, scriptPath, strings.ReplaceAll(script, "DIR", dir))
+	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), fmt.Sprintf(`{
+  "currentProvider": "offline",
+  "providers": {"offline": {"type": "script", "options": {"script": %q}}}%s
+}`, scriptPath, extraSettings))
+	return dir, home
+}
+
+func ids() func() string {
+	n := 0
+	return func() string { n++; return fmt.Sprintf("id-%03d", n) }
+}
+
+func fixedNow() time.Time { return time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC) }
+
+func TestAssembleWithoutProviderNamesTheThreeWays(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	_, err := Assemble(context.Background(), Options{Cwd: dir, Home: home, Env: envOf(nil)})
+	if !errors.Is(err, ErrNoProvider) {
+		t.Fatalf("Assemble = %v, want ErrNoProvider", err)
+	}
+	for _, want := range []string{"--provider", "currentProvider", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestChooseProviderOrder(t *testing.T) {
+	tests := []struct {
+		name       string
+		settings   string
+		flag       string
+		env        map[string]string
+		wantType   string
+		wantSource string
+	}{
+		{name: "anthropic key", env: map[string]string{"ANTHROPIC_API_KEY": "k1", "OPENAI_API_KEY": "k2"}, wantType: "anthropic", wantSource: "ANTHROPIC_API_KEY"},
+		{name: "openai key", env: map[string]string{"OPENAI_API_KEY": "k2"}, wantType: "openai", wantSource: "OPENAI_API_KEY"},
+		{name: "settings beat env", settings: `{"currentProvider":"p","providers":{"p":{"type":"openai","apiKey":"s"}}}`,
+			env: map[string]string{"ANTHROPIC_API_KEY": "k1"}, wantType: "openai", wantSource: "settings"},
+		{name: "flag beats settings", settings: `{"currentProvider":"p","providers":{"p":{"type":"openai"}}}`,
+			flag: "script", env: map[string]string{"ANTHROPIC_API_KEY": "k1"}, wantType: "script", wantSource: "none"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.settings != "" {
+				writeFile(t, filepath.Join(dir, ".robota", "settings.json"), tt.settings)
+			}
+			opts := Options{Cwd: dir, Home: t.TempDir(), Env: envOf(tt.env), Provider: tt.flag}
+			s, err := loadSettings(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := chooseProvider(s, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Type != tt.wantType || c.APIKeySource != tt.wantSource {
+				t.Fatalf("chose %s (key from %s), want %s (%s)", c.Type, c.APIKeySource, tt.wantType, tt.wantSource)
+			}
+		})
+	}
+}
+
+const rulesScript = `
+turns:
+  - text: "Trying three things."
+    toolCalls:
+      - {id: c1, name: Bash, input: {command: "rm -rf build"}}
+      - {id: c2, name: Write, input: {file_path: "DIR/notes.txt", content: "hi"}}
+      - {id: c3, name: Read, input: {file_path: "DIR/README.md"}}
+  - text: "Done."
+`
+
+func TestAssembledSessionAppliesSettingsRulesAndHooks(t *testing.T) {
+	dir, home := project(t, rulesScript, `,
+  "permissions": {"allow": ["Read", "Write"]},
+  "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "echo no writes today >&2; exit 2"}]}]}`)
+	writeFile(t, filepath.Join(home, ".robota", "settings.json"), `{"permissions": {"deny": ["Bash(rm *)"]}}`)
+	writeFile(t, filepath.Join(dir, "README.md"), "hello\n")
+	var events []session.ToolExecutionEvent
+	a, err := Assemble(context.Background(), Options{Cwd: dir, Home: home, Env: envOf(nil), Now: fixedNow, NewID: ids(),
+		Callbacks: session.Callbacks{OnToolExecution: func(e session.ToolExecutionEvent) {
+			if e.Type == session.ToolEnd {
+				events = append(events, e)
+			}
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Session.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]session.ToolExecutionEvent{}
+	for _, e := range events {
+		got[e.ToolUseID] = e
+	}
+	if e := got["c1"]; !e.Denied || !strings.Contains(e.Reason, "Bash(rm *)") {
+		t.Errorf("rm call = %+v, want denied by the user-settings deny rule", e)
+	}
+	if e := got["c2"]; e.Success || !strings.Contains(e.Reason, "no writes today") {
+		t.Errorf("Write call = %+v, want blocked by the PreToolUse hook with its reason", e)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); !os.IsNotExist(err) {
+		t.Errorf("the blocked Write ran: %v", err)
+	}
+	if e := got["c3"]; !e.Success {
+		t.Errorf("Read call = %+v, want allowed by the project allow rule", e)
+	}
+}
+
+const resumeScript = `
+turns:
+  - when: {lastUserContains: "second"}
+    text: "second answer"
+  - when: {lastUserContains: "first"}
+    text: "first answer"
+`
+
+func TestResumeContinueAndFork(t *testing.T) {
+	dir, home := project(t, resumeScript, "")
+	ctx := context.Background()
+	run := func(o Options, prompt string) *Assembled {
+		t.Helper()
+		o.Cwd, o.Home, o.Env = dir, home, envOf(nil)
+		a, err := Assemble(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Session.Run(ctx, prompt); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Close(ctx, "other"); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	first := run(Options{}, "first")
+	before, err := os.ReadFile(first.RecordPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forked := run(Options{Resume: first.Session.ID(), Fork: true}, "second")
+	if forked.Session.ID() == first.Session.ID() || forked.ResumedFrom != first.Session.ID() {
+		t.Fatalf("fork id %s (from %s), want a new id from %s", forked.Session.ID(), forked.ResumedFrom, first.Session.ID())
+	}
+	after, _ := os.ReadFile(first.RecordPath)
+	if string(after) != string(before) {
+		t.Fatal("--fork-session rewrote the original record")
+	}
+	if n := len(forked.Session.Messages()); n < 5 {
+		t.Fatalf("forked session has %d messages, want the first exchange plus the second", n)
+	}
+	cont := run(Options{Continue: true}, "second")
+	if cont.Session.ID() != forked.Session.ID() {
+		t.Fatalf("--continue picked %s, want the newest session %s", cont.Session.ID(), forked.Session.ID())
+	}
+	var texts []string
+	for _, m := range cont.Session.Messages() {
+		if m.Role == llm.RoleAssistant {
+			texts = append(texts, m.Text())
+		}
+	}
+	if strings.Join(texts, "|") != "first answer|second answer|second answer" {
+		t.Fatalf("assistant history after continue = %q", texts)
+	}
+	if _, err := Assemble(ctx, Options{Cwd: dir, Home: home, Env: envOf(nil), Resume: "nope"}); err == nil ||
+		!strings.Contains(err.Error(), "--resume nope: no such session") {
+		t.Fatalf("resume of a missing id = %v", err)
+	}
+}
+
+func TestSettingsErrorsNameFileAndKey(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), `{"currentProvider": "work", "providers": {}}`)
+	_, err := Assemble(context.Background(), Options{Cwd: dir, Home: t.TempDir(), Env: envOf(nil)})
+	if err == nil || !strings.Contains(err.Error(), ".claude/settings.json") || !strings.Contains(err.Error(), "currentProvider") {
+		t.Fatalf("Assemble = %v, want an error naming the file and key", err)
+	}
+}
