@@ -56,35 +56,18 @@ func Classify(provider string, e APIError, now time.Time) *llm.Error {
 }
 
 func classifyCode(e APIError) (llm.ErrorCode, bool) {
-	switch e.Type {
-	case "authentication_error", "permission_error", "invalid_api_key":
-		return llm.CodeAuthentication, false
-	case "rate_limit_error":
-		return llm.CodeRateLimit, true
-	case "overloaded_error", "api_error", "server_error", "timeout_error":
-		return llm.CodeProvider, true
-	case "not_found_error":
-		return llm.CodeModelNotAvailable, false
-	case "billing_error":
-		return llm.CodeConfiguration, false
-	case "invalid_request_error", "request_too_large":
-		if e.Status == 0 || e.Status/100 == 4 {
-			if e.Code == "model_not_found" {
-				return llm.CodeModelNotAvailable, false
-			}
-			return llm.CodeValidation, false
-		}
-	}
 	switch e.Code {
 	case "insufficient_quota":
 		// A 429 that waiting will not fix: the account has no credit.
 		return llm.CodeRateLimit, false
-	case "model_not_found":
-		return llm.CodeModelNotAvailable, false
 	case "invalid_api_key":
 		return llm.CodeAuthentication, false
+	case "model_not_found":
+		return llm.CodeModelNotAvailable, false
 	}
 	switch s := e.Status; {
+	case s == 0:
+		return classifyType(e.Type)
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
 		return llm.CodeAuthentication, false
 	case s == http.StatusTooManyRequests:
@@ -93,10 +76,30 @@ func classifyCode(e APIError) (llm.ErrorCode, bool) {
 		return llm.CodeModelNotAvailable, false
 	case s == http.StatusRequestTimeout || s == http.StatusConflict || s >= 500:
 		return llm.CodeProvider, true
+	case e.Type == "billing_error" || s == http.StatusPaymentRequired:
+		return llm.CodeConfiguration, false
 	case s >= 400:
 		return llm.CodeValidation, false
 	}
-	// An error inside a 200 stream with no recognisable type: the server failed mid-way.
+	return llm.CodeProvider, true
+}
+
+// classifyType maps the error type of an error that arrived inside a 200 stream.
+func classifyType(t string) (llm.ErrorCode, bool) {
+	switch t {
+	case "authentication_error", "permission_error":
+		return llm.CodeAuthentication, false
+	case "rate_limit_error":
+		return llm.CodeRateLimit, true
+	case "invalid_request_error", "request_too_large":
+		return llm.CodeValidation, false
+	case "not_found_error":
+		return llm.CodeModelNotAvailable, false
+	case "billing_error":
+		return llm.CodeConfiguration, false
+	}
+	// overloaded_error, api_error, server_error, timeout_error, or nothing recognisable:
+	// the server failed mid-way.
 	return llm.CodeProvider, true
 }
 

@@ -40,6 +40,9 @@ func TestClassify(t *testing.T) {
 		{"stream invalid request", APIError{Type: "invalid_request_error"}, llm.CodeValidation, false, 0},
 		{"stream unknown", APIError{Message: "boom"}, llm.CodeProvider, true, 0},
 		{"billing", APIError{Status: 400, Type: "billing_error"}, llm.CodeConfiguration, false, 0},
+		{"401 typed invalid request", APIError{Status: 401, Type: "invalid_request_error", Code: "invalid_api_key"}, llm.CodeAuthentication, false, 0},
+		{"429 typed tokens", APIError{Status: 429, Type: "tokens", Code: "rate_limit_exceeded"}, llm.CodeRateLimit, true, 0},
+		{"413", APIError{Status: 413, Type: "request_too_large"}, llm.CodeValidation, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
