@@ -1,0 +1,171 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"slices"
+	"testing"
+)
+
+// TestHeadlessResumeContinueAndFork: a session of three robota -p runs (new, --resume ID,
+// --continue) persists after each run, every run continues with the full history (the
+// script only answers correctly when the provider is sent the earlier runs' tool results,
+// and the log's last provider request carries all three prompts), and --fork-session
+// continues under a new id without touching the original record.
+func TestHeadlessResumeContinueAndFork(t *testing.T) {
+	p := newProject(t)
+	p.writeFile(t, "notes.txt", "The release codename is MARKER-ONE.\n")
+	script := p.script(t, "resume", nil)
+	base := []string{"--provider", "script", "--script", script, "--allowedTools", "Read,Bash(echo *)", "--output-format", "json"}
+	args := func(prompt string, extra ...string) []string {
+		return append(append([]string{"-p", prompt}, base...), extra...)
+	}
+
+	// Run 1: a new session.
+	r1 := resultObject(t, p.mustRun(t, args("first question")...).Stdout)
+	id, _ := r1["session_id"].(string)
+	if id == "" {
+		t.Fatalf("run 1: result has no session_id: %v", r1)
+	}
+	wantResult(t, "run 1", r1, "The notes say MARKER-ONE.")
+	rec1 := p.record(t, id)
+	wantRoles(t, "run 1", rec1, "system", "user", "assistant", "tool", "assistant")
+
+	// Run 2: --resume ID.
+	r2 := resultObject(t, p.mustRun(t, args("second question", "--resume", id)...).Stdout)
+	wantSession(t, "run 2 (--resume)", r2, id)
+	wantResult(t, "run 2 (--resume)", r2, "Earlier the notes said MARKER-ONE; now MARKER-TWO.")
+	rec2 := p.record(t, id)
+	wantRoles(t, "run 2", rec2, "system", "user", "assistant", "tool", "assistant",
+		"user", "assistant", "tool", "assistant")
+	wantPrefix(t, "run 2", rec1, rec2)
+
+	// Run 3: --continue picks the newest session of the directory.
+	r3 := resultObject(t, p.mustRun(t, args("third question", "--continue")...).Stdout)
+	wantSession(t, "run 3 (--continue)", r3, id)
+	wantResult(t, "run 3 (--continue)", r3, "I still remember MARKER-TWO.")
+	rec3 := p.record(t, id)
+	wantRoles(t, "run 3", rec3, "system", "user", "assistant", "tool", "assistant",
+		"user", "assistant", "tool", "assistant", "user", "assistant")
+	wantPrefix(t, "run 3", rec2, rec3)
+	if got := userTexts(rec3); !slices.Equal(got, []string{"first question", "second question", "third question"}) {
+		t.Fatalf("run 3: record user messages = %q", got)
+	}
+	if ids := p.sessionIDs(t); !slices.Equal(ids, []string{id}) {
+		t.Fatalf("after three runs of one session, session files = %v, want only %s", ids, id)
+	}
+	if got := lastRequestUserTexts(t, p, id); !slices.Equal(got, []string{"first question", "second question", "third question"}) {
+		t.Fatalf("run 3: the last provider request in the log carried user messages %q, want all three prompts", got)
+	}
+
+	// Run 4: --resume ID --fork-session.
+	original, err := os.ReadFile(p.recordPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r4 := resultObject(t, p.mustRun(t, args("fourth question", "--resume", id, "--fork-session")...).Stdout)
+	forkID, _ := r4["session_id"].(string)
+	if forkID == "" || forkID == id {
+		t.Fatalf("fork: session_id = %q, want a new id (original %s)", forkID, id)
+	}
+	wantResult(t, "fork", r4, "Forked, and I remember MARKER-TWO.")
+	after, err := os.ReadFile(p.recordPath(id))
+	if err != nil {
+		t.Fatalf("fork: original record: %v", err)
+	}
+	if !bytes.Equal(original, after) {
+		t.Fatalf("fork changed the original record %s", p.recordPath(id))
+	}
+	fork := p.record(t, forkID)
+	wantRoles(t, "fork", fork, "system", "user", "assistant", "tool", "assistant",
+		"user", "assistant", "tool", "assistant", "user", "assistant", "user", "assistant")
+	for i, m := range rec3.Messages {
+		if fork.Messages[i].Role != m.Role || fork.Messages[i].text() != m.text() {
+			t.Fatalf("fork: message %d = %s %q, want the original's %s %q", i,
+				fork.Messages[i].Role, fork.Messages[i].text(), m.Role, m.text())
+		}
+	}
+	if got := userTexts(fork); got[len(got)-1] != "fourth question" {
+		t.Fatalf("fork: user messages = %q", got)
+	}
+}
+
+func wantResult(t *testing.T, what string, res map[string]any, text string) {
+	t.Helper()
+	if res["is_error"] != false || res["subtype"] != "success" || res["result"] != text {
+		t.Fatalf("%s: result = subtype %v, is_error %v, result %q; want success with %q",
+			what, res["subtype"], res["is_error"], res["result"], text)
+	}
+}
+
+func wantSession(t *testing.T, what string, res map[string]any, id string) {
+	t.Helper()
+	if res["session_id"] != id {
+		t.Fatalf("%s: session_id = %v, want %s", what, res["session_id"], id)
+	}
+}
+
+func wantRoles(t *testing.T, what string, rec storedRecord, roles ...string) {
+	t.Helper()
+	got := make([]string, len(rec.Messages))
+	for i, m := range rec.Messages {
+		got[i] = m.Role
+	}
+	if !slices.Equal(got, roles) {
+		t.Fatalf("%s: record message roles = %v, want %v", what, got, roles)
+	}
+}
+
+// wantPrefix checks that a later save kept the earlier messages unchanged and in order.
+func wantPrefix(t *testing.T, what string, before, after storedRecord) {
+	t.Helper()
+	for i, m := range before.Messages {
+		if i >= len(after.Messages) || after.Messages[i].ID != m.ID || after.Messages[i].text() != m.text() {
+			t.Fatalf("%s: message %d (%s %q) of the previous save is not kept", what, i, m.Role, m.text())
+		}
+	}
+}
+
+func userTexts(rec storedRecord) []string {
+	var out []string
+	for _, m := range rec.Messages {
+		if m.Role == "user" {
+			out = append(out, m.text())
+		}
+	}
+	return out
+}
+
+// lastRequestUserTexts returns the user messages of the last provider_request in a
+// session's log: what the provider was actually sent.
+func lastRequestUserTexts(t *testing.T, p *project, id string) []string {
+	t.Helper()
+	var last json.RawMessage
+	for _, e := range p.readLog(t, id) {
+		if e.Event == "provider_request" {
+			last = e.Data
+		}
+	}
+	if last == nil {
+		t.Fatalf("log of %s has no provider_request", id)
+	}
+	var data any
+	if err := json.Unmarshal(last, &data); err != nil {
+		t.Fatal(err)
+	}
+	data = p.hydrate(t, data)
+	b, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req struct {
+		Request struct {
+			Messages []storedMessage `json:"messages"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal(b, &req); err != nil {
+		t.Fatalf("provider_request data: %v", err)
+	}
+	return userTexts(storedRecord{Messages: req.Request.Messages})
+}
