@@ -1,0 +1,18 @@
+// Package registry is the catalogue of provider types the engine can build: for each, its
+// aliases, default model and endpoint, credential requirement, known models with their
+// context windows, and the factory that turns a settings profile into an llm.Provider.
+//
+// It is the one place that knows concrete providers (anthropic, the OpenAI-compatible
+// family, script), so the CLI and session assembly choose a provider by profile type
+// without naming any. Profile options are decoded by the definition that owns them.
+//
+// Guarantees:
+//   - Type names and aliases are case-insensitive and unique; New rejects duplicates.
+//   - An unknown type is a configuration error (wrapping ErrUnknownType) that lists every
+//     known type.
+//   - Create never reads credentials of another provider: OpenAI-compatible servers other
+//     than OpenAI itself never see OPENAI_API_KEY or OPENAI_BASE_URL.
+//   - An unknown profile option key is a configuration error naming the key.
+//   - Claude context windows come from pkg/engine/contextwin, so the two catalogues cannot
+//     disagree.
+package registry

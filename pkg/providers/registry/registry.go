@@ -1,0 +1,186 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// ErrUnknownType is wrapped by the error Lookup and Create return for an unknown type.
+var ErrUnknownType = errors.New("unknown provider type")
+
+// Profile is a provider profile as settings resolve it (after $ENV substitution).
+type Profile struct {
+	Type    string `json:"type"`
+	Model   string `json:"model,omitempty"`
+	APIKey  string `json:"apiKey,omitempty"`
+	BaseURL string `json:"baseURL,omitempty"`
+	// Timeout is the provider idle timeout; the provider fails a stream silent this long.
+	Timeout time.Duration `json:"-"`
+	// Options is the provider-owned options bag; its keys are decoded by the definition.
+	Options map[string]any `json:"options,omitempty"`
+	// Getenv reads the environment for credentials and endpoints (nil = os.Getenv).
+	Getenv func(string) string `json:"-"`
+}
+
+func (p Profile) getenv(key string) string {
+	if p.Getenv != nil {
+		return p.Getenv(key)
+	}
+	return os.Getenv(key)
+}
+
+// Credential says what a provider type needs to authenticate.
+type Credential struct {
+	// EnvVar is where the key is read from when the profile sets none ("" = none).
+	EnvVar string `json:"envVar,omitempty"`
+	// Required is false for local servers that accept any key.
+	Required bool `json:"required"`
+}
+
+// Model is one entry of a provider's model catalogue.
+type Model struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	ContextWindow int    `json:"contextWindow"`
+	MaxOutput     int    `json:"maxOutput"`
+}
+
+// Definition describes one provider type.
+type Definition struct {
+	Type           string     `json:"type"`
+	Aliases        []string   `json:"aliases,omitempty"`
+	Description    string     `json:"description"`
+	DefaultModel   string     `json:"defaultModel,omitempty"`
+	DefaultBaseURL string     `json:"defaultBaseURL,omitempty"`
+	Credential     Credential `json:"credential"`
+	Models         []Model    `json:"models,omitempty"`
+	// AutoDetect marks types chosen from the environment when no provider is configured
+	// (their credential variable is set), in registry order.
+	AutoDetect bool `json:"autoDetect,omitempty"`
+	// New builds the provider; Create has already filled Model with DefaultModel.
+	New func(Profile) (llm.Provider, error) `json:"-"`
+}
+
+// Configured reports whether the environment holds what the type needs to run.
+func (d Definition) Configured(getenv func(string) string) bool {
+	if !d.Credential.Required {
+		return true
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return d.Credential.EnvVar != "" && getenv(d.Credential.EnvVar) != ""
+}
+
+// Registry holds definitions by type and alias.
+type Registry struct {
+	defs  []Definition
+	index map[string]int
+}
+
+// New builds a registry; definitions keep their order (it decides auto-detection).
+func New(defs ...Definition) (*Registry, error) {
+	r := &Registry{index: map[string]int{}}
+	for _, d := range defs {
+		if d.Type == "" || d.New == nil {
+			return nil, fmt.Errorf("registry: definition %q needs a type and a factory", d.Type)
+		}
+		for _, name := range append([]string{d.Type}, d.Aliases...) {
+			key := strings.ToLower(name)
+			if _, dup := r.index[key]; dup {
+				return nil, fmt.Errorf("registry: provider name %q is defined twice", name)
+			}
+			r.index[key] = len(r.defs)
+		}
+		r.defs = append(r.defs, d)
+	}
+	return r, nil
+}
+
+// Definitions returns every definition in registry order.
+func (r *Registry) Definitions() []Definition { return append([]Definition(nil), r.defs...) }
+
+// Types returns the type names, sorted.
+func (r *Registry) Types() []string {
+	out := make([]string, len(r.defs))
+	for i, d := range r.defs {
+		out[i] = d.Type
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Lookup finds a definition by type or alias.
+func (r *Registry) Lookup(name string) (Definition, error) {
+	if i, ok := r.index[strings.ToLower(strings.TrimSpace(name))]; ok {
+		return r.defs[i], nil
+	}
+	return Definition{}, llm.NewError(llm.CodeConfiguration,
+		fmt.Sprintf("unknown provider type %q (known types: %s)", name, strings.Join(r.Types(), ", ")), ErrUnknownType)
+}
+
+// Create builds the provider of profile p.
+func (r *Registry) Create(p Profile) (llm.Provider, error) {
+	d, err := r.Lookup(p.Type)
+	if err != nil {
+		return nil, err
+	}
+	p.Type = d.Type
+	if p.Model == "" {
+		p.Model = d.DefaultModel
+	}
+	if p.Model == "" {
+		return nil, llm.NewError(llm.CodeConfiguration,
+			fmt.Sprintf("provider %s has no default model: set \"model\" in the provider profile or pass --model", d.Type), nil)
+	}
+	return d.New(p)
+}
+
+// Detect returns a profile for the first auto-detectable type whose credential variable
+// is set, for runs with no configured provider.
+func (r *Registry) Detect(getenv func(string) string) (Profile, bool) {
+	for _, d := range r.defs {
+		if d.AutoDetect && d.Credential.EnvVar != "" && d.Configured(getenv) {
+			return Profile{Type: d.Type, Getenv: getenv}, true
+		}
+	}
+	return Profile{}, false
+}
+
+// ModelInfo finds id in every catalogue: an exact id, else the longest catalogue id that
+// id extends with "-" (a dated snapshot of a known model).
+func (r *Registry) ModelInfo(id string) (Model, bool) {
+	var best Model
+	found := false
+	for _, d := range r.defs {
+		for _, m := range d.Models {
+			if m.ID == id {
+				return m, true
+			}
+			if strings.HasPrefix(id, m.ID+"-") && len(m.ID) > len(best.ID) {
+				best, found = m, true
+			}
+		}
+	}
+	return best, found
+}
+
+var defaultRegistry = func() *Registry {
+	r, err := New(builtins()...)
+	if err != nil {
+		panic(err) // the built-in table is static; a test covers it
+	}
+	return r
+}()
+
+// Default returns the registry of built-in provider types.
+func Default() *Registry { return defaultRegistry }
+
+// List returns the built-in provider definitions (for `robota providers`).
+func List() []Definition { return defaultRegistry.Definitions() }
