@@ -183,6 +183,7 @@ type storedMessage struct {
 		Text       string `json:"text"`
 		ToolResult *struct {
 			Content string `json:"content"`
+			IsError bool   `json:"isError"`
 		} `json:"toolResult"`
 	} `json:"content"`
 }

@@ -116,3 +116,44 @@ func keyTail(rng *rand.Rand) string {
 	b[7] = '0' + byte(rng.IntN(10))
 	return string(b)
 }
+
+// TestHeadlessRedactsKeysSplitAcrossTextDeltas: when the model streams a key in small
+// chunks (as real providers stream tokens), the log's text_delta events, read in order,
+// must not spell the key out either: a key is in the file if it can be read back from it.
+func TestHeadlessRedactsKeysSplitAcrossTextDeltas(t *testing.T) {
+	key := "sk-ant-api03-" + keyTail(rand.New(rand.NewPCG(6, 4)))
+	p := newProject(t)
+	script := p.script(t, "redact_split", map[string]any{"Key": key})
+	res := resultObject(t, p.mustRun(t, "-p", "my key is "+key+", repeat it", "--provider", "script", "--script", script,
+		"--output-format", "json").Stdout)
+	id, _ := res["session_id"].(string)
+	tail := key[strings.LastIndexByte(key, '-')+1:]
+
+	streams := map[string]*strings.Builder{} // executionId → joined deltas
+	deltas := 0
+	for _, e := range p.readLog(t, id) {
+		if e.Event != "text_delta" {
+			continue
+		}
+		var d struct {
+			Delta       string `json:"delta"`
+			ExecutionID string `json:"executionId"`
+		}
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			t.Fatal(err)
+		}
+		if streams[d.ExecutionID] == nil {
+			streams[d.ExecutionID] = &strings.Builder{}
+		}
+		streams[d.ExecutionID].WriteString(d.Delta)
+		deltas++
+	}
+	if deltas < 5 {
+		t.Fatalf("the log holds %d text_delta events; the test needs the answer streamed in chunks", deltas)
+	}
+	for exec, s := range streams {
+		if strings.Contains(s.String(), tail[:20]) || strings.Contains(s.String(), tail[20:]) {
+			t.Errorf("the text_delta events of execution %s in %s spell out the key: %q", exec, p.logPath(id), s.String())
+		}
+	}
+}
