@@ -197,8 +197,9 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbac
 	if params.usesWebFetch {
 		reqOpts = append(reqOpts, option.WithHeaderAdd("anthropic-beta", webFetchBeta))
 	}
+	var sequence int64
 	resp, err := retry.Do(ctx, p.policy, func(ctx context.Context, attempt int) (llm.ChatResponse, bool, error) {
-		return p.attempt(ctx, params.MessageNewParams, reqOpts, cb, attempt)
+		return p.attempt(ctx, params.MessageNewParams, reqOpts, cb, attempt, &sequence)
 	})
 	if ctx.Err() != nil {
 		resp.StopReason = llm.StopReasonAborted
@@ -210,10 +211,10 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbac
 
 // attempt makes one streaming call. delivered reports whether a delta reached a callback.
 func (p *Provider) attempt(ctx context.Context, params anthropic.MessageNewParams, reqOpts []option.RequestOption,
-	cb llm.Callbacks, n int) (llm.ChatResponse, bool, error) {
+	cb llm.Callbacks, n int, sequence *int64) (llm.ChatResponse, bool, error) {
 	sctx, wd := transport.WithWatchdog(ctx, p.opts.IdleTimeout)
 	defer wd.Stop()
-	acc := newAssembler(p.name, cb, p.opts.OnServerToolUse)
+	acc := newAssembler(p.name, cb, p.opts.OnServerToolUse, sequence)
 	acc.attempt = n
 	stream := p.client.Messages.NewStreaming(sctx, params, reqOpts...)
 	defer stream.Close()

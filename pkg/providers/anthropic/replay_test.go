@@ -179,12 +179,24 @@ func TestReplayErrorEventKeepsPartialTextAndIsNotRetried(t *testing.T) {
 func TestReplayErrorEventBeforeTextIsRetried(t *testing.T) {
 	srv := ssetest.NewServer(t, replay(t, "error_before_text.sse"), replay(t, "text.sse"))
 	p, rec := newTestProvider(t, srv, nil)
-	resp, err := p.Chat(context.Background(), userRequest("hi"), (&captured{}).callbacks())
+	var c captured
+	resp, err := p.Chat(context.Background(), userRequest("hi"), c.callbacks())
 	if err != nil || resp.Message.Text() != "Hello, world!" {
 		t.Fatalf("resp %q err %v", resp.Message.Text(), err)
 	}
 	if waits := rec.get(); len(waits) != 1 || waits[0] != 375*time.Millisecond {
 		t.Fatalf("waits %v, want one jittered backoff of 375ms", waits)
+	}
+	// Raw payloads of both attempts form one ordered sequence.
+	attempts := map[any]bool{}
+	for i, e := range c.raw[1:] {
+		if e.Sequence != int64(i+1) {
+			t.Fatalf("payload %d has sequence %d", i, e.Sequence)
+		}
+		attempts[e.Metadata["attempt"]] = true
+	}
+	if !attempts[1] || !attempts[2] {
+		t.Fatalf("attempt metadata %v", attempts)
 	}
 }
 

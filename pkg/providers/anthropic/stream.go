@@ -48,19 +48,19 @@ type assembler struct {
 	usage      anthropic.MessageDeltaUsage
 	delivered  bool
 	stopped    bool
-	sequence   int64
+	sequence   *int64 // shared by the attempts of one call, so payload order is total
 }
 
-func newAssembler(provider string, cb llm.Callbacks, onServer func(ServerToolUse)) *assembler {
-	return &assembler{provider: provider, cb: cb, onServer: onServer,
+func newAssembler(provider string, cb llm.Callbacks, onServer func(ServerToolUse), sequence *int64) *assembler {
+	return &assembler{provider: provider, cb: cb, onServer: onServer, sequence: sequence,
 		blocks: map[int64]*block{}, serverUses: map[string]*ServerToolUse{}}
 }
 
 func (a *assembler) add(ev anthropic.MessageStreamEventUnion) {
 	if a.cb.OnRawPayload != nil {
-		a.sequence++
+		*a.sequence++
 		a.cb.RawPayload(llm.RawPayloadEvent{Provider: a.provider, APISurface: APISurface,
-			PayloadKind: llm.PayloadStreamEvent, Sequence: a.sequence, Payload: json.RawMessage(ev.RawJSON()),
+			PayloadKind: llm.PayloadStreamEvent, Sequence: *a.sequence, Payload: json.RawMessage(ev.RawJSON()),
 			Metadata: map[string]any{"event": ev.Type, "attempt": a.attempt}})
 	}
 	switch ev.Type {

@@ -12,7 +12,8 @@ import (
 // feed runs raw chunk JSON through an assembler.
 func feed(t *testing.T, chunks ...string) *assembler {
 	t.Helper()
-	a := newAssembler("openai", llm.Callbacks{}, 1)
+	var seq int64
+	a := newAssembler("openai", llm.Callbacks{}, 1, &seq)
 	for _, raw := range chunks {
 		var c openai.ChatCompletionChunk
 		if err := json.Unmarshal([]byte(raw), &c); err != nil {

@@ -165,8 +165,9 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbac
 	for i, t := range req.Tools {
 		toolNames[i] = t.Name
 	}
+	var sequence int64
 	resp, err := retry.Do(ctx, p.policy, func(ctx context.Context, attempt int) (llm.ChatResponse, bool, error) {
-		return p.attempt(ctx, params, toolNames, cb, attempt)
+		return p.attempt(ctx, params, toolNames, cb, attempt, &sequence)
 	})
 	if ctx.Err() != nil {
 		resp.StopReason = llm.StopReasonAborted
@@ -177,10 +178,10 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbac
 }
 
 func (p *Provider) attempt(ctx context.Context, params openai.ChatCompletionNewParams, toolNames []string,
-	cb llm.Callbacks, n int) (llm.ChatResponse, bool, error) {
+	cb llm.Callbacks, n int, sequence *int64) (llm.ChatResponse, bool, error) {
 	sctx, wd := transport.WithWatchdog(ctx, p.opts.IdleTimeout)
 	defer wd.Stop()
-	acc := newAssembler(p.name, cb, n)
+	acc := newAssembler(p.name, cb, n, sequence)
 	if p.opts.Projection != nil {
 		acc.projector = p.opts.Projection.Start(toolNames)
 	}

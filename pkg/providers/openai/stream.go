@@ -36,19 +36,19 @@ type assembler struct {
 	usage          *openai.CompletionUsage
 	model, id      string
 	delivered      bool
-	sequence       int64
+	sequence       *int64 // shared by the attempts of one call, so payload order is total
 }
 
-func newAssembler(provider string, cb llm.Callbacks, attempt int) *assembler {
-	return &assembler{provider: provider, cb: cb, attempt: attempt,
+func newAssembler(provider string, cb llm.Callbacks, attempt int, sequence *int64) *assembler {
+	return &assembler{provider: provider, cb: cb, attempt: attempt, sequence: sequence,
 		byIndex: map[int64]*toolCall{}, byID: map[string]*toolCall{}}
 }
 
 func (a *assembler) add(chunk openai.ChatCompletionChunk) {
 	if a.cb.OnRawPayload != nil {
-		a.sequence++
+		*a.sequence++
 		a.cb.RawPayload(llm.RawPayloadEvent{Provider: a.provider, APISurface: APISurface,
-			PayloadKind: llm.PayloadStreamEvent, Sequence: a.sequence, Payload: json.RawMessage(chunk.RawJSON()),
+			PayloadKind: llm.PayloadStreamEvent, Sequence: *a.sequence, Payload: json.RawMessage(chunk.RawJSON()),
 			Metadata: map[string]any{"attempt": a.attempt}})
 	}
 	if chunk.ID != "" {
