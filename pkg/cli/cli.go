@@ -40,6 +40,7 @@ const usageHead = `robota — a coding agent in your terminal, backed by the rob
 Usage:
   robota [flags]              interactive session (coming with the TUI)
   robota -p PROMPT [flags]    headless run: print the answer and exit
+  robota providers            list the provider types and how to configure them
   robota --version
 
 Flags:
@@ -90,9 +91,14 @@ var ErrNotYetAvailable = errors.New("not available in this build yet")
 
 // Main runs robota and returns its exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == WorkerSubcommand {
-		worker.Serve()
-		return 0
+	if len(args) > 0 {
+		switch args[0] {
+		case WorkerSubcommand:
+			worker.Serve()
+			return 0
+		case "providers":
+			return listProviders(stdout)
+		}
 	}
 	o, err := ParseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {

@@ -17,6 +17,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 )
 
 // Exit statuses of a headless run.
@@ -123,7 +124,8 @@ func resultOf(sess *session.Session, answer string, runErr error) output.Result 
 func reportSetupError(err error, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "robota: %v\n", err)
 	var verr *config.ValidationError
-	if errors.Is(err, interactive.ErrNoProvider) || errors.As(err, &verr) || errors.Is(err, config.ErrSyntax) {
+	if errors.Is(err, interactive.ErrNoProvider) || errors.As(err, &verr) || errors.Is(err, config.ErrSyntax) ||
+		errors.Is(err, llm.ErrConfiguration) || errors.Is(err, registry.ErrUnknownType) {
 		return exitConfig
 	}
 	return exitFailed

@@ -181,7 +181,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	a.Provider = choice
 	sess, err := session.New(ctx, session.Config{
 		Provider: provider, Model: choice.Model, Tools: tools, SystemMessage: system, Cwd: opts.Cwd,
-		SessionID: id, Resume: resume, ProviderTimeout: choice.Timeout, MaxTurns: opts.MaxTurns,
+		SessionID: id, Resume: resume, ProviderTimeout: choice.Timeout, MaxTurns: opts.MaxTurns, ContextWindow: choice.ContextWindow,
 		CompactInstructions: projectCtx.CompactInstructions, Callbacks: opts.Callbacks,
 		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{evaluator},
 		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: storeAdapter{st},

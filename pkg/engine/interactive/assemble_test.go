@@ -37,7 +37,7 @@ func project(t *testing.T, script, extraSettings string) (dir, home string) {
 	writeFile(t, scriptPath, strings.ReplaceAll(script, "DIR", dir))
 	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), fmt.Sprintf(`{
   "currentProvider": "offline",
-  "providers": {"offline": {"type": "script", "options": {"script": %q}}}%s
+  "providers": {"offline": {"type": "script", "options": {"path": %q}}}%s
 }`, scriptPath, extraSettings))
 	return dir, home
 }

@@ -6,71 +6,86 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/providers/script"
+	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 )
 
 // ErrNoProvider means no flag, settings layer or environment variable chose a
 // provider. Its message tells the user the three ways to configure one.
 var ErrNoProvider = errors.New(`no model provider is configured. Configure one of:
-  1. a flag:        robota -p "..." --provider anthropic   (or openai; or --provider script --script FILE, offline)
+  1. a flag:        robota -p "..." --provider anthropic   (or openai, ollama, ...; --provider script --script FILE runs offline)
   2. settings:      "currentProvider" and "providers" in .robota/settings.json or ~/.robota/settings.json
   3. environment:   ANTHROPIC_API_KEY or OPENAI_API_KEY`)
 
 // ProviderChoice is the provider a session uses and why.
 type ProviderChoice struct {
 	config.ResolvedProvider
-	// APIKeySource says where the credential came from ("none", "settings", an env var name).
+	// APIKeySource says where the credential came from: "none", "settings", or the
+	// environment variable's name.
 	APIKeySource string
+	// ContextWindow is the model's window from the catalogue (0 when unknown).
+	ContextWindow int
 }
 
-// envProviders are tried in order when neither flags nor settings choose.
-var envProviders = []struct{ typ, env string }{
-	{"anthropic", "ANTHROPIC_API_KEY"},
-	{"openai", "OPENAI_API_KEY"},
-}
-
+// chooseProvider applies DESIGN.md's order: flags and settings (already merged
+// into settings), then the environment's API keys.
 func chooseProvider(settings *config.Settings, opts Options) (ProviderChoice, error) {
+	reg := registry.Default()
 	rp := settings.ActiveProvider()
-	if rp.Configured {
-		c := ProviderChoice{ResolvedProvider: rp, APIKeySource: "none"}
+	c := ProviderChoice{ResolvedProvider: rp, APIKeySource: "none"}
+	switch {
+	case rp.Configured:
 		if rp.APIKey != "" {
 			c.APIKeySource = "settings"
 		}
-		return c, nil
-	}
-	for _, ep := range envProviders {
-		if key, ok := opts.Env(ep.env); ok && key != "" {
-			rp.Type, rp.APIKey, rp.Configured = ep.typ, key, true
-			if rp.Timeout == 0 {
-				rp.Timeout = config.DefaultProviderTimeout
-			}
-			return ProviderChoice{ResolvedProvider: rp, APIKeySource: ep.env}, nil
+	default:
+		p, ok := reg.Detect(getenv(opts.Env))
+		if !ok {
+			return ProviderChoice{}, ErrNoProvider
+		}
+		c.Type, c.Model, c.BaseURL, c.Configured = p.Type, p.Model, p.BaseURL, true
+		if rp.Timeout == 0 {
+			c.Timeout = config.DefaultProviderTimeout
 		}
 	}
-	return ProviderChoice{}, ErrNoProvider
+	def, err := reg.Lookup(c.Type)
+	if err != nil {
+		return ProviderChoice{}, err
+	}
+	c.Type = def.Type
+	if c.Model == "" {
+		c.Model = def.DefaultModel
+	}
+	if c.APIKeySource == "none" && def.Credential.EnvVar != "" {
+		if v, ok := opts.Env(def.Credential.EnvVar); ok && v != "" {
+			c.APIKeySource = def.Credential.EnvVar
+		}
+	}
+	if m, ok := reg.ModelInfo(c.Model); ok {
+		c.ContextWindow = m.ContextWindow
+	}
+	return c, nil
 }
 
-// open constructs the chosen provider.
+// open constructs the chosen provider through the registry.
 func (c *ProviderChoice) open(opts Options) (llm.Provider, error) {
-	switch c.Type {
-	case "script":
-		path := opts.Script
-		if path == "" {
-			if s, ok := c.Options["script"].(string); ok {
-				path = s
-			}
+	options := c.Options
+	if opts.Script != "" {
+		options = map[string]any{}
+		for k, v := range c.Options {
+			options[k] = v
 		}
-		if path == "" {
-			return nil, errors.New(`the script provider needs a script: --script FILE, or "options": {"script": FILE} in its profile`)
-		}
-		p, err := script.Load(path)
-		if err != nil {
-			return nil, err
-		}
-		if c.Model == "" {
-			c.Model = "script-model"
-		}
-		return p, nil
+		options["path"] = opts.Script
 	}
-	return nil, fmt.Errorf("provider type %q is not available in this build yet (known: script)", c.Type)
+	p, err := registry.Default().Create(registry.Profile{
+		Type: c.Type, Model: c.Model, APIKey: c.APIKey, BaseURL: c.BaseURL, Timeout: c.Timeout,
+		Options: options, Getenv: getenv(opts.Env),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: %w", c.Type, err)
+	}
+	return p, nil
+}
+
+func getenv(env config.Env) func(string) string {
+	return func(k string) string { v, _ := env(k); return v }
 }
