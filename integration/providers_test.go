@@ -115,7 +115,9 @@ func TestHeadlessAgainstFakeProviderServers(t *testing.T) {
 			env:  func(url string) []string { return []string{"ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_API_KEY=test-key"} },
 			args: nil, wantFile: "hello from anthropic\n"},
 		{name: "openai-compatible", model: ollamaStyleModel,
-			env:  func(url string) []string { return []string{"OPENAI_BASE_URL=" + url + "/v1", "OPENAI_API_KEY=test-key"} },
+			env: func(url string) []string {
+				return []string{"OPENAI_BASE_URL=" + url + "/v1", "OPENAI_API_KEY=test-key"}
+			},
 			args: []string{"--provider", "openai", "--model", "llama3.2"}, wantFile: "hello from openai\n"},
 	}
 	for _, tt := range tests {
