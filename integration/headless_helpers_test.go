@@ -87,8 +87,8 @@ func (p *project) env() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "HOME", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL":
+		if name == "HOME" || strings.HasSuffix(name, "_API_KEY") || strings.HasSuffix(name, "_AUTH_TOKEN") ||
+			strings.HasSuffix(name, "_BASE_URL") {
 			continue
 		}
 		out = append(out, kv)

@@ -64,7 +64,8 @@ func TestHeadlessKill9LeavesLoadableSessionAndLog(t *testing.T) {
 	t.Logf("a complete run takes %v", fullRun)
 
 	saved := map[string][]byte{} // last seen bytes of each record file
-	checkSessions(t, p, saved)
+	logs := logCheck{}
+	checkSessions(t, p, saved, "before the kills")
 
 	killed, finished, resumed, savesSeen, tornTails := 0, 0, 0, 0, 0
 	for round := range killRounds {
@@ -83,16 +84,10 @@ func TestHeadlessKill9LeavesLoadableSessionAndLog(t *testing.T) {
 		} else {
 			killed++
 		}
-		if t.Failed() {
-			return
-		}
-		if checkSessionsAfter(t, p, saved, fmt.Sprintf("round %d (kill after %v, args %q)", round, delay, args[2:])) {
+		if checkSessions(t, p, saved, fmt.Sprintf("round %d (kill after %v, args %q)", round, delay, args[2:])) {
 			savesSeen++
 		}
-		tornTails += checkLogs(t, p, fmt.Sprintf("round %d (kill after %v)", round, delay))
-		if t.Failed() {
-			return
-		}
+		tornTails += logs.check(t, p, fmt.Sprintf("round %d (kill after %v)", round, delay))
 	}
 	t.Logf("%d rounds: %d killed mid-run, %d finished first; %d resumed %s; %d rounds saved a record; %d torn log tails seen",
 		killRounds, killed, finished, resumed, id, savesSeen, tornTails)
@@ -157,16 +152,10 @@ func runAndKill(p *project, args []string, delay time.Duration) (exited bool, er
 	return false, fmt.Errorf("robota: %v", err)
 }
 
-// checkSessions records the current bytes of every record file, checking each.
-func checkSessions(t *testing.T, p *project, saved map[string][]byte) {
-	t.Helper()
-	checkSessionsAfter(t, p, saved, "before the kills")
-}
-
-// checkSessionsAfter: every record file parses with its own id; a record that existed
+// checkSessions: every record file parses with its own id; a record that existed
 // before is still there, either unchanged or replaced by a complete later save that kept
 // every earlier message. It reports whether a record was written since the last check.
-func checkSessionsAfter(t *testing.T, p *project, saved map[string][]byte, when string) (changed bool) {
+func checkSessions(t *testing.T, p *project, saved map[string][]byte, when string) (changed bool) {
 	t.Helper()
 	present := map[string]bool{}
 	for _, sid := range p.sessionIDs(t) {
@@ -198,11 +187,16 @@ func checkSessionsAfter(t *testing.T, p *project, saved map[string][]byte, when 
 	return changed
 }
 
-// checkLogs: in every log, complete lines parse as entries of that session with
-// sequences 1, 2, 3 …; only a trailing line without newline may be partial; payload
-// references on complete lines name payload files with the right digest. It returns how
-// many logs end with a partial line.
-func checkLogs(t *testing.T, p *project, when string) (torn int) {
+// logCheck remembers how much of each log was verified: complete lines are never
+// rewritten (a log is append-only; only a torn tail may be cut), so later rounds check
+// that the verified prefix is unchanged and parse only what was added.
+type logCheck map[string][]byte // log path → verified complete lines
+
+// check: in every log, complete lines parse as entries of that session with sequences
+// 1, 2, 3 …; only a trailing line without newline may be partial; payload references on
+// complete lines name payload files with the right digest. It returns how many logs end
+// with a partial line.
+func (verified logCheck) check(t *testing.T, p *project, when string) (torn int) {
 	t.Helper()
 	entries, err := os.ReadDir(p.logsDir())
 	if err != nil {
@@ -218,23 +212,30 @@ func checkLogs(t *testing.T, p *project, when string) (torn int) {
 		if err != nil {
 			t.Fatalf("%s: %v", when, err)
 		}
-		complete, partial := splitLines(data)
+		prev := verified[path]
+		if !bytes.HasPrefix(data, prev) {
+			t.Fatalf("%s: log %s no longer starts with the complete lines it held before", when, path)
+		}
+		seq := int64(bytes.Count(prev, []byte{'\n'}))
+		complete, partial := splitLines(data[len(prev):])
 		if len(partial) > 0 {
 			torn++
 		}
-		for i, line := range complete {
+		for _, line := range complete {
+			seq++
 			var entry logEntry
 			if err := json.Unmarshal(line, &entry); err != nil {
-				t.Fatalf("%s: log %s line %d does not parse: %v\n%.300s", when, path, i+1, err, line)
+				t.Fatalf("%s: log %s line %d does not parse: %v\n%.300s", when, path, seq, err, line)
 			}
-			if entry.SessionID != sid || entry.Sequence != int64(i+1) || entry.Event == "" {
+			if entry.SessionID != sid || entry.Sequence != seq || entry.Event == "" {
 				t.Fatalf("%s: log %s line %d: sessionId %q sequence %d event %q; want %s, %d and an event",
-					when, path, i+1, entry.SessionID, entry.Sequence, entry.Event, sid, i+1)
+					when, path, seq, entry.SessionID, entry.Sequence, entry.Event, sid, seq)
 			}
 			if err := checkPayloadRefs(p, line); err != nil {
-				t.Fatalf("%s: log %s line %d: %v", when, path, i+1, err)
+				t.Fatalf("%s: log %s line %d: %v", when, path, seq, err)
 			}
 		}
+		verified[path] = data[:len(data)-len(partial)]
 	}
 	return torn
 }
