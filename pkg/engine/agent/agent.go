@@ -50,7 +50,8 @@ type Config struct {
 	// ContextWindow overrides the model catalogue's window (tokens) when > 0.
 	ContextWindow int
 	// IdleTimeout aborts a provider call with no activity for this long (0 = none). Text
-	// deltas reset it, and so do thinking deltas: a model that is visibly thinking is not idle.
+	// deltas reset it, and so do thinking deltas (a model that is visibly thinking is not
+	// idle) and raw stream events (a streaming tool-call input carries no text).
 	IdleTimeout time.Duration
 	// BatchMode defaults to parallel. MaxConcurrency bounds a parallel batch: 0 = no bound,
 	// < 0 is clamped to 1.

@@ -198,7 +198,14 @@ func (r *run) callProvider(ctx context.Context, req llm.ChatRequest) (llm.ChatRe
 				r.opts.OnThinkingDelta(d)
 			}
 		},
-		OnRawPayload: func(p llm.RawPayloadEvent) { r.em.rawPayload(round, p) },
+		// Every stream event is activity, including the ones that carry no text
+		// (a long tool-call input streams only input_json_delta events).
+		OnRawPayload: func(p llm.RawPayloadEvent) {
+			if timer != nil && p.PayloadKind == llm.PayloadStreamEvent {
+				timer.Reset(r.a.cfg.IdleTimeout)
+			}
+			r.em.rawPayload(round, p)
+		},
 	}
 	resp, err := r.a.cfg.Provider.Chat(callCtx, req, cb)
 	if ctx.Err() == nil && errors.Is(context.Cause(callCtx), ErrIdleTimeout) {

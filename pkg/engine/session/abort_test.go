@@ -170,7 +170,10 @@ turns:
 	s := newSession(t, session.Config{Provider: p, Tools: []llm.Tool{tool}, Evaluator: allowAll(),
 		Callbacks: session.Callbacks{OnTextDelta: func(d string) { deltas <- d }, OnToolExecution: events.add}})
 	done := runAsync(s, "go")
-	waitFor(t, deltas, "delta")
+	// The script keeps tool calls only once all the text has streamed; abort after that.
+	for streamed := ""; streamed != "Running it."; {
+		streamed += waitFor(t, deltas, "delta")
+	}
 	s.Abort()
 	if res := waitFor(t, done, "run"); !errors.Is(res.err, context.Canceled) {
 		t.Fatalf("run error %v", res.err)

@@ -190,6 +190,13 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbac
 	if c.turn.StopReason != "" {
 		resp.StopReason = llm.StopReason(c.turn.StopReason)
 	}
+	if cb.OnRawPayload != nil {
+		// The "native" response of a script is the turn it replayed; logging it keeps
+		// session logs replay-complete, as for real providers.
+		payload, _ := json.Marshal(map[string]any{"turn": c.position, "turnList": list, "stopReason": resp.StopReason,
+			"text": c.text, "toolCalls": len(c.calls)})
+		cb.RawPayload(llm.RawPayloadEvent{Provider: ProviderName, APISurface: "script", PayloadKind: llm.PayloadResponse, Payload: payload})
+	}
 	return resp, nil
 }
 
