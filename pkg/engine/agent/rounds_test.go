@@ -140,6 +140,26 @@ func TestAbortExecutionSupport_IdleTimeoutResetByTextDelta(t *testing.T) {
 	}
 }
 
+// A streaming tool-call input carries no text; its stream events are activity all the same.
+func TestAbortExecutionSupport_IdleTimeoutResetByStreamEvents(t *testing.T) {
+	timer := &fakeTimer{}
+	p := &funcProvider{}
+	p.reply = func(ctx context.Context, _ int, _ llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
+		cb.RawPayload(llm.RawPayloadEvent{Provider: "fake", PayloadKind: llm.PayloadRequest, Payload: []byte(`{}`)})
+		for range 3 {
+			cb.RawPayload(llm.RawPayloadEvent{Provider: "fake", PayloadKind: llm.PayloadStreamEvent,
+				Payload: []byte(`{"type":"content_block_delta","delta":{"type":"input_json_delta"}}`)})
+		}
+		return llm.ChatResponse{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("ok")}},
+			StopReason: llm.StopReasonEndTurn}, nil
+	}
+	a := newAgent(t, agent.Config{Provider: p, IdleTimeout: 30 * time.Second, NewTimer: timer.start})
+	mustRun(t, a, context.Background(), "go", agent.RunOptions{})
+	if timer.resets != 3 {
+		t.Fatalf("timer resets = %d, want one per stream event (3), none for the request payload", timer.resets)
+	}
+}
+
 type fakeTimer struct {
 	fn      func()
 	resets  int
