@@ -2,6 +2,10 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -45,6 +49,12 @@ func describeValidationError(err error) (field, problem string) {
 		if names := quotedList(strings.TrimPrefix(msg, "unexpected additional properties ")); len(names) > 0 {
 			return join(names[0]), "unknown parameter"
 		}
+	case boundRE.MatchString(msg):
+		problem = describeBound(boundRE.FindStringSubmatch(msg))
+	case lengthRE.MatchString(msg):
+		m := lengthRE.FindStringSubmatch(msg)
+		word := map[string]string{"minLength": "at least", "maxLength": "at most"}[m[1]]
+		problem = fmt.Sprintf("must be %s %s characters long (got %s)", word, m[3], m[2])
 	case strings.HasPrefix(msg, "type: "):
 		// "type: 3 has type "integer", want "string"" → "has type "integer", want "string""
 		if k := strings.LastIndex(msg, " has type "); k >= 0 {
@@ -99,4 +109,39 @@ func quotedList(s string) []string {
 		}
 	}
 	return out
+}
+
+// jsonschema-go reports bounds as "minimum: 0/1 is less than 1.000000" (the
+// value is a big.Rat); models read "must be at least 1 (got 0)" better.
+var (
+	boundRE  = regexp.MustCompile(`^(minimum|maximum|exclusiveMinimum|exclusiveMaximum): (\S+) is (?:less|greater) than (?:or equal to )?(\S+)$`)
+	lengthRE = regexp.MustCompile(`^(minLength|maxLength): ".*" contains (\d+) Unicode code points, (?:fewer|more) than (\d+)$`)
+)
+
+func describeBound(m []string) string {
+	word := map[string]string{
+		"minimum": "at least", "maximum": "at most",
+		"exclusiveMinimum": "greater than", "exclusiveMaximum": "less than",
+	}[m[1]]
+	return fmt.Sprintf("must be %s %s (got %s)", word, trimNumber(m[3]), ratString(m[2]))
+}
+
+func ratString(s string) string {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return s
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func trimNumber(s string) string {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }

@@ -169,3 +169,19 @@ func FuzzTypedToolArguments(f *testing.F) {
 		}
 	})
 }
+
+func TestDescribeValidationErrorBounds(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"validating root: validating /properties/n: minimum: 0/1 is less than 1.000000", "must be at least 1 (got 0)"},
+		{"validating root: validating /properties/n: maximum: 600001/1 is greater than 600000.000000", "must be at most 600000 (got 600001)"},
+		{"validating root: validating /properties/n: exclusiveMinimum: 1/2 is less than or equal to 0.500000", "must be greater than 0.5 (got 0.5)"},
+		{`validating root: validating /properties/q: minLength: "g" contains 1 Unicode code points, fewer than 2`, "must be at least 2 characters long (got 1)"},
+		{`validating root: validating /properties/q: maxLength: "long" contains 4 Unicode code points, more than 3`, "must be at most 3 characters long (got 4)"},
+	}
+	for _, tt := range tests {
+		_, got := describeValidationError(errors.New(tt.in))
+		if got != tt.want {
+			t.Errorf("describe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
