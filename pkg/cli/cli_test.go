@@ -32,7 +32,8 @@ func TestMainExitStatuses(t *testing.T) {
 		{args: []string{"--help"}, wantCode: 0, wantStderr: "robota -p PROMPT"},
 		{args: []string{"--output-format", "xml"}, wantCode: 2, wantStderr: `--output-format "xml"`},
 		{args: []string{"stray"}, wantCode: 2, wantStderr: "unexpected arguments"},
-		{args: []string{"-p", "hello"}, wantCode: 1, wantStderr: "not available in this build yet"},
+		{args: []string{"-p", "hello", "--engine", "unix:///tmp/e.sock"}, wantCode: 2, wantStderr: "--engine is not available in this build yet"},
+		{args: []string{}, wantCode: 1, wantStderr: "interactive terminal UI is not available in this build yet"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
