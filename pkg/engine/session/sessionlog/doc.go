@@ -9,6 +9,30 @@
 //     across reopenings), timestamp from the injected clock, sessionId, event, data.
 //   - Secrets are redacted (package redact) before anything is hashed or written: no file
 //     this package writes holds a redactable secret.
+//   - Nor can one be read back from the pieces a provider streams. A key split across
+//     text_delta, provider_stream_raw_delta or stream_event provider_native_raw_payload
+//     events matches no pattern line by line, so the FileLogger holds these streaming
+//     events back and judges the text of the whole call (per execution; the deltas'
+//     text, and the native events' strings joined per JSON path). An event is written
+//     early, unchanged, once the text before it is settled (redact.SettledPrefix: it
+//     ends with whitespace, so no later piece can make it part of a secret) and clean,
+//     which keeps a streaming answer visible in the log while it streams; the rest is
+//     written when the call ends, i.e. when any other event arrives (its response, an
+//     error, a history mutation, session_shutdown, …) or on Sync or Close. If the
+//     call's streamed text holds a secret, the events still held are written with the
+//     text withheld: the delta becomes "" beside "withheld": WithheldNote, a native
+//     payload becomes {"withheld": WithheldNote}; the committed message and response
+//     events keep the text, redacted as a whole. Held events keep their order and the
+//     timestamp of their arrival; sequences are given at write time, so they stay
+//     contiguous in file order. A crash loses the events still held.
+//   - The hold-back is bounded (4 MiB of event data or 10,000 events): past the bound
+//     without a settled cut, the queue is written withheld and the rest of that call's
+//     streamed text is too. Residual risks: an event that is neither streaming nor the
+//     call's end (another goroutine's) flushes a call mid-stream, and a key split at
+//     that instant stays readable in its two parts; native stream pieces that are
+//     not text deltas (thinking, tool input) go out with the next settled text delta
+//     when their own text is clean so far, so one interleaved with the answer's text
+//     could be cut mid-key. Providers stream those blocks apart from the text.
 //   - Strings and arrays whose JSON exceeds the inline threshold are written once to
 //     {dir}/{sessionId}.payloads/{sha256}.json (atomically, before the line that refers to
 //     them) and replaced in the line by a PayloadRef. Objects are descended into, never

@@ -66,6 +66,7 @@ type FileLogger struct {
 	f    *os.File
 	seq  int64
 	size int64 // bytes of complete lines in the file
+	held holdback
 }
 
 // ProjectDir is where a project run keeps its logs: {cwd}/.robota/logs.
@@ -132,27 +133,47 @@ func (l *FileLogger) Log(event string, data any) {
 
 // Append appends one event. event must be snake_case; data is any JSON-encodable value
 // (nil for none). data is redacted, large strings and arrays are moved to payload files,
-// and the line is written with one write call.
+// and the line is written with one write call. Streaming events (text_delta,
+// provider_stream_raw_delta, stream_event payloads) may be held back and written later
+// (see the package doc); the entry's timestamp is still taken now, its sequence when it
+// is written. A failure to write a held event later goes to Options.OnError.
 func (l *FileLogger) Append(event string, data any) error {
 	if !validEvent(event) {
 		return fmt.Errorf("%w: %q", ErrInvalidEvent, event)
 	}
-	tree, err := toTree(data)
+	tree, size, err := toSizedTree(data)
 	if err != nil {
 		return fmt.Errorf("session log: encode %s: %w", event, err)
 	}
+	held, streaming := classify(event, tree)
 	tree = redact.Value(tree)
 
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.f == nil {
+		l.mu.Unlock()
 		return ErrClosed
 	}
-	tree, err = l.externalize(tree)
+	stamp := l.now().UTC()
+	var heldErrs []heldFailure
+	if streaming {
+		held.tree, held.stamp, held.size = tree, stamp, size
+		heldErrs = l.hold(held)
+	} else {
+		heldErrs = l.flushHeld()
+		err = l.write(event, tree, stamp)
+	}
+	l.mu.Unlock()
+	l.reportHeld(heldErrs)
+	return err
+}
+
+// write writes one entry (l.mu held); the entry takes the next sequence.
+func (l *FileLogger) write(event string, tree any, stamp time.Time) error {
+	tree, err := l.externalize(tree)
 	if err != nil {
 		return fmt.Errorf("session log: %s payload: %w", event, err)
 	}
-	entry := Entry{SchemaVersion: SchemaVersion, Sequence: l.seq + 1, Timestamp: l.now().UTC(),
+	entry := Entry{SchemaVersion: SchemaVersion, Sequence: l.seq + 1, Timestamp: stamp,
 		SessionID: l.sessionID, Event: event}
 	if tree != nil {
 		if entry.Data, err = encodeJSON(tree); err != nil {
@@ -174,42 +195,67 @@ func (l *FileLogger) Append(event string, data any) error {
 	return nil
 }
 
-// Sync flushes the log file to stable storage.
-func (l *FileLogger) Sync() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return ErrClosed
+// reportHeld tells Options.OnError about held events that could not be written (outside
+// l.mu, so the callback may log).
+func (l *FileLogger) reportHeld(failures []heldFailure) {
+	if l.onError == nil {
+		return
 	}
-	return l.f.Sync()
+	for _, f := range failures {
+		l.onError(f.event, f.err)
+	}
 }
 
-// Close syncs and closes the log; later Logs return ErrClosed. Closing twice is a no-op.
+// Sync writes the held streaming events and flushes the log file to stable storage.
+func (l *FileLogger) Sync() error {
+	l.mu.Lock()
+	if l.f == nil {
+		l.mu.Unlock()
+		return ErrClosed
+	}
+	heldErrs := l.flushHeld()
+	err := l.f.Sync()
+	l.mu.Unlock()
+	l.reportHeld(heldErrs)
+	return err
+}
+
+// Close writes the held streaming events, syncs and closes the log; later Logs return
+// ErrClosed. Closing twice is a no-op.
 func (l *FileLogger) Close() error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.f == nil {
+		l.mu.Unlock()
 		return nil
 	}
+	heldErrs := l.flushHeld()
 	err := errors.Join(l.f.Sync(), l.f.Close())
 	l.f = nil
+	l.mu.Unlock()
+	l.reportHeld(heldErrs)
 	return err
 }
 
 // toTree turns data into a JSON tree (numbers kept exact).
 func toTree(data any) (any, error) {
+	tree, _, err := toSizedTree(data)
+	return tree, err
+}
+
+// toSizedTree is toTree that also tells the size of data's JSON.
+func toSizedTree(data any) (any, int, error) {
 	if data == nil {
-		return nil, nil
+		return nil, 0, nil
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var tree any
 	err = dec.Decode(&tree)
-	return tree, err
+	return tree, len(raw), err
 }
 
 // encodeJSON encodes v without HTML escaping and without a trailing newline.

@@ -11,6 +11,9 @@
 //   - "key": "value" and KEY=value pairs inside free text whose key names a secret;
 //   - strings that hold a JSON document are parsed and redacted recursively.
 //
+// For text that is still arriving (a streamed answer), SettledPrefix tells how much of it
+// no continuation can make part of a secret, so that part can be written before the rest.
+//
 // Guarantees: the input is never modified (a new tree is returned); the output of Value is
 // again a JSON tree; redaction is idempotent; Placeholder itself never matches a pattern.
 // Members of a JSON Schema "properties" object are parameter definitions, not secrets, so a
