@@ -2,7 +2,6 @@ package interactive
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
@@ -63,29 +62,13 @@ func (a hookAdapter) Run(ctx context.Context, in session.HookInput) session.Hook
 	return out
 }
 
-// storeAdapter serves session.Store from a store.Store: the two record types
-// share their JSON shape, and the store owns redaction and atomic writes.
-type storeAdapter struct{ s store.Store }
-
-func (a storeAdapter) Save(ctx context.Context, rec *session.Record) error {
-	r, err := store.RecordFrom(rec)
-	if err != nil {
-		return fmt.Errorf("session %s: convert record: %w", rec.ID, err)
-	}
-	return a.s.Save(ctx, &r)
-}
-
-// loadRecord reads a stored record as the session's type.
-func loadRecord(ctx context.Context, s store.Store, id string) (*session.Record, error) {
+// loadRecord reads a stored record to resume.
+func loadRecord(ctx context.Context, s store.Store, id string) (*store.Record, error) {
 	r, err := s.Load(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	var out session.Record
-	if err := r.Into(&out); err != nil {
-		return nil, fmt.Errorf("session %s: decode record: %w", id, err)
-	}
-	return &out, nil
+	return &r, nil
 }
 
 // teeLogger forwards every event to the session log and reports each message

@@ -184,7 +184,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		SessionID: id, Resume: resume, ProviderTimeout: choice.Timeout, MaxTurns: opts.MaxTurns, ContextWindow: choice.ContextWindow,
 		CompactInstructions: projectCtx.CompactInstructions, Callbacks: opts.Callbacks,
 		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{evaluator},
-		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: storeAdapter{st},
+		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: st,
 		Logger: teeLogger{next: logger, onMessage: opts.OnMessage}, TranscriptPath: logger.Path(),
 		Now: opts.Now, NewID: opts.NewID,
 	})
@@ -250,7 +250,7 @@ func buildHooks(settings *config.Settings, cwd string) (session.HookRunner, stri
 	return hookAdapter{r: hook.NewRunner(cfg, cwd)}, warn
 }
 
-func findResume(ctx context.Context, st *store.FileStore, opts Options) (*session.Record, error) {
+func findResume(ctx context.Context, st *store.FileStore, opts Options) (*store.Record, error) {
 	switch {
 	case opts.Resume != "":
 		rec, err := loadRecord(ctx, st, opts.Resume)
@@ -266,11 +266,7 @@ func findResume(ctx context.Context, st *store.FileStore, opts Options) (*sessio
 		if err != nil {
 			return nil, err
 		}
-		var rec session.Record
-		if err := latest.Into(&rec); err != nil {
-			return nil, err
-		}
-		return &rec, nil
+		return &latest, nil
 	}
 	return nil, nil
 }

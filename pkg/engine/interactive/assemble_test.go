@@ -1,7 +1,9 @@
 package interactive
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -208,6 +210,63 @@ func TestResumeContinueAndFork(t *testing.T) {
 	if _, err := Assemble(ctx, Options{Cwd: dir, Home: home, Env: envOf(nil), Resume: "nope"}); err == nil ||
 		!strings.Contains(err.Error(), "--resume nope: no such session") {
 		t.Fatalf("resume of a missing id = %v", err)
+	}
+}
+
+// A member this version does not define survives a resume: the session saves back the
+// record it was resumed from, not a narrower copy.
+func TestResumeKeepsUnknownRecordMembers(t *testing.T) {
+	dir, home := project(t, resumeScript, "")
+	ctx := context.Background()
+	opts := Options{Cwd: dir, Home: home, Env: envOf(nil)}
+	run := func(o Options, prompt string) *Assembled {
+		t.Helper()
+		a, err := Assemble(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Session.Run(ctx, prompt); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Close(ctx, "other"); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	first := run(opts, "first")
+	b, err := os.ReadFile(first.RecordPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]json.RawMessage
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec["futureField"] = json.RawMessage(`{"a":[1,2]}`)
+	if b, err = json.Marshal(rec); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, first.RecordPath, string(b))
+
+	opts.Resume = first.Session.ID()
+	run(opts, "second")
+	after, err := os.ReadFile(first.RecordPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved struct {
+		FutureField json.RawMessage   `json:"futureField"`
+		Messages    []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(after, &saved); err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.Messages) < 5 {
+		t.Fatalf("resumed record has %d messages, want both exchanges", len(saved.Messages))
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, saved.FutureField); err != nil || compact.String() != `{"a":[1,2]}` {
+		t.Fatalf("futureField after resume = %s (%v), want it kept", saved.FutureField, err)
 	}
 }
 

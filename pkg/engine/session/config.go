@@ -9,6 +9,7 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // DefaultAutoCompactFraction is the spec's automatic compaction trigger: 83.5% of the
@@ -138,7 +139,7 @@ type Config struct {
 	Name string
 	// Resume restores a persisted session: its messages (verbatim, the system message
 	// included) and its event entries. SessionStart then fires with source "resume".
-	Resume *Record
+	Resume *store.Record
 
 	// ProviderTimeout is the provider idle timeout per call (0 = none).
 	ProviderTimeout time.Duration
@@ -166,7 +167,7 @@ type Config struct {
 	TranscriptPath string
 	// DecorateRecord lets the assembling layer add its own fields (background tasks,
 	// memory events, …) to each record before it is saved.
-	DecorateRecord func(*Record)
+	DecorateRecord func(*store.Record)
 
 	// Now and NewID make sessions deterministic in tests; defaults are time.Now and
 	// llm.NewID.

@@ -4,9 +4,11 @@
 // PermissionEnforcer, which wraps every tool; ContextWindowTracker; and
 // CompactionOrchestrator.
 //
-// It consumes the permission evaluator, the hook runner, the session store and the session
-// logger through the small interfaces declared in ports.go, so it imports none of those
-// packages; thin adapters connect them.
+// It consumes the permission evaluator, the hook runner and the session logger through the
+// small interfaces declared in ports.go, so it imports none of those packages; thin adapters
+// connect them. Persistence uses package store's Record, the one persisted record type: the
+// Store port saves a *store.Record (a store.Store serves it as it is), Config.Resume is one,
+// and the session converts its typed HistoryEntry timeline at that boundary.
 //
 // Guarantees:
 //   - A tool call never turns into a Go error or a panic in the loop: a denial, a hook block,
@@ -25,4 +27,6 @@
 //     every step before it succeeded; a block, a failure or an abort leaves history unchanged.
 //   - The session is saved after every Run, manual compaction and Shutdown; Shutdown fires
 //     SessionEnd exactly once, after the save.
+//   - A resumed session saves back what it does not own unchanged: the fields other layers
+//     write (background tasks, memory events, …) and members this version does not define.
 package session

@@ -24,7 +24,8 @@ var (
 	ErrInvalidThreshold = errors.New("session: auto-compact threshold must be in (0, 1]")
 	// ErrSave wraps a store failure after a run; the run itself completed.
 	ErrSave = errors.New("session: save failed")
-	// ErrInvalidEntry: a history entry that cannot be added (bad category or chat data).
+	// ErrInvalidEntry: a history entry that cannot be added (bad category or chat data),
+	// decoded from a resumed record, or encoded for saving.
 	ErrInvalidEntry = errors.New("session: invalid history entry")
 )
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 	"github.com/robota-sdk/robota-go/pkg/providers/script"
 )
 
@@ -173,7 +174,7 @@ type memStore struct {
 	err   error
 }
 
-func (s *memStore) Save(_ context.Context, rec *session.Record) error {
+func (s *memStore) Save(_ context.Context, rec *store.Record) error {
 	s.tr.add("store:save")
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -192,7 +193,7 @@ func (s *memStore) Save(_ context.Context, rec *session.Record) error {
 	return nil
 }
 
-func (s *memStore) load(t testing.TB, id string) session.Record {
+func (s *memStore) load(t testing.TB, id string) store.Record {
 	t.Helper()
 	s.mu.Lock()
 	b, ok := s.data[id]
@@ -200,7 +201,7 @@ func (s *memStore) load(t testing.TB, id string) session.Record {
 	if !ok {
 		t.Fatalf("no record %s saved", id)
 	}
-	var rec session.Record
+	var rec store.Record
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatalf("record %s does not decode: %v", id, err)
 	}

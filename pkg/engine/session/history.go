@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -81,4 +82,31 @@ func eventsFromTimeline(entries []HistoryEntry) []anchoredEvent {
 		events = append(events, anchoredEvent{after: chats, entry: e})
 	}
 	return events
+}
+
+// historyToRaw encodes a timeline into the store record's form. An entry that does not
+// encode (an event entry whose Data is not JSON) is left out and reported in the error.
+func historyToRaw(entries []HistoryEntry) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, 0, len(entries))
+	var errs []error
+	for _, e := range entries {
+		b, err := json.Marshal(e)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: entry %s: %w", ErrInvalidEntry, e.ID, err))
+			continue
+		}
+		out = append(out, b)
+	}
+	return out, errors.Join(errs...)
+}
+
+// historyFromRaw decodes a stored timeline.
+func historyFromRaw(raw []json.RawMessage) ([]HistoryEntry, error) {
+	out := make([]HistoryEntry, len(raw))
+	for i, b := range raw {
+		if err := json.Unmarshal(b, &out[i]); err != nil {
+			return nil, fmt.Errorf("%w: entry %d: %w", ErrInvalidEntry, i, err)
+		}
+	}
+	return out, nil
 }

@@ -1,7 +1,9 @@
 package session_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 	"github.com/robota-sdk/robota-go/pkg/tools/fs"
 	"github.com/robota-sdk/robota-go/pkg/tools/workspace"
 )
@@ -137,13 +140,45 @@ func TestSession_ResumeUnderNewIDForks(t *testing.T) {
 func TestSession_RecordCarriesOpaqueFieldsAndDecoration(t *testing.T) {
 	p := newProvider(t, "turns:\n  - text: ok\n")
 	st := &memStore{}
-	prior := session.Record{ID: "s1", Messages: []llm.Message{llm.NewSystemMessage(testSystem)},
-		SandboxSnapshotID: "snap-1", MemoryEvents: []json.RawMessage{json.RawMessage(`{"kind":"saved"}`)}}
+	prior := store.Record{ID: "s1", Messages: []llm.Message{llm.NewSystemMessage(testSystem)},
+		SandboxSnapshotID: "snap-1", MemoryEvents: []json.RawMessage{json.RawMessage(`{"kind":"saved"}`)},
+		Extra: map[string]json.RawMessage{"futureField": json.RawMessage(`{"a":[1,2]}`)}}
 	s := newSession(t, session.Config{Provider: p, Store: st, Resume: &prior,
-		DecorateRecord: func(r *session.Record) { r.ContextReferences = []json.RawMessage{json.RawMessage(`{"ref":1}`)} }})
+		DecorateRecord: func(r *store.Record) { r.ContextReferences = []json.RawMessage{json.RawMessage(`{"ref":1}`)} }})
 	mustRun(t, s, "hi")
 	rec := st.load(t, "s1")
 	if rec.SandboxSnapshotID != "snap-1" || len(rec.MemoryEvents) != 1 || len(rec.ContextReferences) != 1 {
 		t.Fatalf("opaque fields lost: %+v", rec)
+	}
+	if got := string(rec.Extra["futureField"]); got != `{"a":[1,2]}` {
+		t.Fatalf("unknown member futureField = %q, want it saved back", got)
+	}
+}
+
+func TestSession_ResumeRejectsMalformedHistory(t *testing.T) {
+	p := newProvider(t, "turns:\n  - text: ok\n")
+	prior := store.Record{ID: "s1", History: []json.RawMessage{json.RawMessage(`{"id":"e1","category":"event","timestamp":"yesterday"}`)}}
+	_, err := session.New(context.Background(), session.Config{Provider: p, Resume: &prior})
+	if !errors.Is(err, session.ErrInvalidEntry) {
+		t.Fatalf("New with a malformed stored entry: %v, want ErrInvalidEntry", err)
+	}
+}
+
+func TestSession_UnencodableEventFailsSave(t *testing.T) {
+	p := newProvider(t, "turns:\n  - text: ok\n")
+	st := &memStore{}
+	s := newSession(t, session.Config{Provider: p, Store: st})
+	if err := s.AddHistoryEntry(session.HistoryEntry{Category: session.CategoryEvent, Type: "note", Data: json.RawMessage(`{not json`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), "hi"); !errors.Is(err, session.ErrSave) {
+		t.Fatalf("Run = %v, want ErrSave", err)
+	}
+	if st.saves != 0 {
+		t.Fatalf("the store saw %d saves of a record it could not encode", st.saves)
+	}
+	rec := s.Record()
+	if len(rec.History) != len(rec.Messages) {
+		t.Fatalf("Record kept %d timeline entries for %d messages; the unencodable event should be left out", len(rec.History), len(rec.Messages))
 	}
 }

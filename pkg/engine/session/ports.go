@@ -3,11 +3,14 @@ package session
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // The interfaces in this file are what Session consumes. Concrete implementations live in
 // pkg/engine/permission, pkg/engine/hook, pkg/engine/session/store and
-// pkg/engine/session/sessionlog; the assembling layer adapts them.
+// pkg/engine/session/sessionlog; the assembling layer adapts them (a store.Store serves
+// Store as it is: the session saves store.Record itself).
 
 // PermissionMode is a permission mode as Claude Code names it: "default", "acceptEdits",
 // "plan", "bypassPermissions", "dontAsk". The evaluator interprets it.
@@ -78,7 +81,7 @@ type HookRunner interface {
 // Store persists session records. The session calls Save after every Run, manual Compact
 // and Shutdown.
 type Store interface {
-	Save(ctx context.Context, rec *Record) error
+	Save(ctx context.Context, rec *store.Record) error
 }
 
 // Logger records session events (the spec's Session Logging list) for diagnostics and

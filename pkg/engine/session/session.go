@@ -10,6 +10,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // Session is one conversation: the agent loop plus permissions, hooks, context tracking,
@@ -29,7 +30,7 @@ type Session struct {
 	toolNames     map[string]bool
 	schemas       []llm.ToolSchema
 	window        int
-	resumed       *Record
+	resumed       *store.Record
 
 	// cbMu serializes callbacks and guards reported.
 	cbMu      sync.Mutex
@@ -83,8 +84,12 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		if s.systemMessage == "" {
 			s.systemMessage = r.SystemPrompt
 		}
+		timeline, err := historyFromRaw(r.History)
+		if err != nil {
+			return nil, fmt.Errorf("resume %s: %w", r.ID, err)
+		}
 		history = append(history, r.Messages...)
-		s.events = eventsFromTimeline(r.History)
+		s.events = eventsFromTimeline(timeline)
 	}
 	if s.id == "" {
 		s.id = cfg.NewID()

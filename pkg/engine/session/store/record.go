@@ -19,8 +19,9 @@ type Record struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 	// Messages are the provider messages, replayed into the conversation on resume.
 	Messages []llm.Message `json:"messages"`
-	// History is the full UI timeline (IHistoryEntry[]: chat and event entries). No Go
-	// history-entry type exists yet in llm or agent, so entries are kept as raw JSON.
+	// History is the full UI timeline (IHistoryEntry[]: chat and event entries), kept as
+	// raw JSON: the typed entry, session.HistoryEntry, lives above this package, and the
+	// session converts at its Store boundary.
 	History      []json.RawMessage `json:"history"`
 	SystemPrompt string            `json:"systemPrompt,omitempty"`
 	ToolSchemas  []llm.ToolSchema  `json:"toolSchemas,omitempty"`
@@ -128,30 +129,4 @@ func (r Record) clone() (Record, error) {
 	var out Record
 	err = json.Unmarshal(b, &out)
 	return out, err
-}
-
-// RecordFrom converts any value with the ISessionRecord JSON shape (such as the session
-// runtime's own record type) into a Record; members Record does not define land in Extra.
-func RecordFrom(v any) (Record, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return Record{}, fmt.Errorf("session store: convert record: %w", err)
-	}
-	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
-		return Record{}, fmt.Errorf("session store: convert record: %w", err)
-	}
-	return r, nil
-}
-
-// Into converts r into dst (a pointer to a type with the ISessionRecord JSON shape).
-func (r Record) Into(dst any) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("session store: convert record: %w", err)
-	}
-	if err := json.Unmarshal(b, dst); err != nil {
-		return fmt.Errorf("session store: convert record: %w", err)
-	}
-	return nil
 }
