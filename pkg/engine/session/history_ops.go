@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -30,6 +31,10 @@ func (s *Session) AddHistoryEntry(e HistoryEntry) error {
 		}
 		return s.appendMessage(m)
 	case CategoryEvent:
+		// A malformed entry would make every later save fail; refuse it here.
+		if len(e.Data) > 0 && !json.Valid(e.Data) {
+			return fmt.Errorf("%w: event %q data is not valid JSON", ErrInvalidEntry, e.Type)
+		}
 		if e.ID == "" {
 			e.ID = s.cfg.NewID()
 		}
