@@ -1,8 +1,6 @@
 package contextload
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -27,35 +25,5 @@ func TestExtractCompactInstructions(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-// The acceptance point: the compact instructions of CLAUDE.md reach the compaction prompt.
-func TestCompactInstructionsReachCompactionPrompt(t *testing.T) {
-	tmp := t.TempDir()
-	tree(t, tmp, map[string]string{
-		"p/CLAUDE.md": "# Project\n\nUse tabs.\n\n## Compact Instructions\n\nAlways keep the list of migrated tables.\n\n## Other\n\nIrrelevant.\n",
-	})
-	c, err := Load(Options{Cwd: filepath.Join(tmp, "p"), StopAt: tmp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	instructions := c.CompactionInstructions("focus on the API changes")
-	prompt := BuildCompactionPrompt(CompactionRequest{Transcript: "user: migrate users table\nassistant: done", Instructions: instructions})
-	golden(t, "compaction_prompt.golden", tmp, prompt)
-	for _, want := range []string{"Always keep the list of migrated tables.", "focus on the API changes", "user: migrate users table"} {
-		if !strings.Contains(prompt, want) {
-			t.Errorf("compaction prompt lacks %q", want)
-		}
-	}
-	if strings.Contains(prompt, "Irrelevant") || strings.Contains(prompt, "Use tabs") {
-		t.Errorf("compaction prompt carries more than the section")
-	}
-	// Without instructions nor focus, the block is absent rather than empty.
-	if p := BuildCompactionPrompt(CompactionRequest{Transcript: "x"}); strings.Contains(p, "compact-instructions") {
-		t.Errorf("empty instructions rendered: %q", p)
-	}
-	if got := (&Context{}).CompactionInstructions("  "); got != "" {
-		t.Errorf("blank focus gave %q", got)
 	}
 }

@@ -6,9 +6,8 @@
 //
 // It owns discovery, import expansion, the memory cap, task selection, the
 // *Compact Instructions* extraction and the system prompt layout. It does not run
-// compaction or own the session: the session layer passes CompactInstructions into its
-// compaction prompt (BuildCompactionPrompt is the helper until the session package owns
-// one).
+// compaction or own the session: the assembling layer passes Context.CompactInstructions
+// to the session, whose compaction orchestrator adds them to every compaction prompt.
 //
 // Guarantees:
 //   - Instruction files are ordered from the filesystem root (or Options.StopAt) down to
