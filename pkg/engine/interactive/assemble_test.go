@@ -278,3 +278,32 @@ func TestSettingsErrorsNameFileAndKey(t *testing.T) {
 		t.Fatalf("Assemble = %v, want an error naming the file and key", err)
 	}
 }
+
+// Issue 7, context: the Compact Instructions section of CLAUDE.md reaches the
+// compaction prompt the session sends. The script answers the compaction request only
+// if its last user message carries the instruction text.
+func TestCompactInstructionsReachCompactionPrompt(t *testing.T) {
+	dir, home := project(t, `
+turns:
+  - when: {compaction: true, lastUserContains: "Always keep the list of migrated tables."}
+    text: "summary that honours the instructions"
+  - text: "migrated users"
+`, "")
+	writeFile(t, filepath.Join(dir, "CLAUDE.md"), "# Project\n\nUse tabs.\n\n## Compact Instructions\n\nAlways keep the list of migrated tables.\n\n## Other\n\nIrrelevant.\n")
+	ctx := context.Background()
+	a, err := Assemble(ctx, Options{Cwd: dir, Home: home, Env: envOf(nil), Now: fixedNow, NewID: ids()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(ctx, "other")
+	if _, err := a.Session.Run(ctx, "migrate the users table"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Session.Compact(ctx, "focus on the API changes"); err != nil {
+		t.Fatalf("compaction did not carry the project's compact instructions: %v", err)
+	}
+	msgs := a.Session.Messages()
+	if len(msgs) != 2 || !strings.Contains(msgs[1].Text(), "summary that honours the instructions") {
+		t.Fatalf("history after compaction = %d messages, last %q", len(msgs), msgs[len(msgs)-1].Text())
+	}
+}
