@@ -51,7 +51,8 @@ type Config struct {
 	ContextWindow int
 	// IdleTimeout aborts a provider call with no activity for this long (0 = none). Text
 	// deltas reset it, and so do thinking deltas (a model that is visibly thinking is not
-	// idle) and raw stream events (a streaming tool-call input carries no text).
+	// idle), raw stream events (a streaming tool-call input carries no text) and reports
+	// of provider-hosted tool use.
 	IdleTimeout time.Duration
 	// BatchMode defaults to parallel. MaxConcurrency bounds a parallel batch: 0 = no bound,
 	// < 0 is clamped to 1.
@@ -69,6 +70,9 @@ type RunOptions struct {
 	OnTextDelta     func(delta string)
 	OnThinkingDelta func(delta string)
 	OnEvent         func(Event)
+	// OnServerToolUse observes each tool the provider runs itself (hosted web search or
+	// fetch) during the provider call of round.
+	OnServerToolUse func(round int, use llm.ServerToolUse)
 	// MaxRounds overrides Config.MaxRounds for this run (0 = unlimited).
 	MaxRounds *int
 	// ExecutionID names this run in replay events; generated when empty.

@@ -206,6 +206,14 @@ func (r *run) callProvider(ctx context.Context, req llm.ChatRequest) (llm.ChatRe
 			}
 			r.em.rawPayload(round, p)
 		},
+		OnServerToolUse: func(u llm.ServerToolUse) {
+			if timer != nil {
+				timer.Reset(r.a.cfg.IdleTimeout)
+			}
+			if r.opts.OnServerToolUse != nil {
+				r.opts.OnServerToolUse(round, u)
+			}
+		},
 	}
 	resp, err := r.a.cfg.Provider.Chat(callCtx, req, cb)
 	if ctx.Err() == nil && errors.Is(context.Cause(callCtx), ErrIdleTimeout) {

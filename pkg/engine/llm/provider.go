@@ -15,6 +15,8 @@ import (
 //   - When ctx is cancelled mid-stream, return the partial message collected so far with
 //     StopReasonAborted (the error may be nil or wrap ctx.Err()).
 //   - Failures are returned as *Error (see errors.go) so callers can tell recoverable ones.
+//   - Tools the provider runs itself (hosted web search/fetch) are reported through
+//     cb.OnServerToolUse, not as tool calls of the returned message.
 //   - A provider must not keep per-call state on itself: callbacks come with each call.
 type Provider interface {
 	Name() string
@@ -65,6 +67,9 @@ type Callbacks struct {
 	OnTextDelta     func(delta string)
 	OnThinkingDelta func(delta string)
 	OnRawPayload    func(RawPayloadEvent)
+	// OnServerToolUse reports a provider-hosted tool call (web search, web fetch) once its
+	// input is complete. The provider runs it; it never becomes a ToolCall of the message.
+	OnServerToolUse func(ServerToolUse)
 }
 
 // TextDelta, ThinkingDelta and RawPayload call the callback when it is set.
@@ -84,6 +89,22 @@ func (c Callbacks) RawPayload(e RawPayloadEvent) {
 	if c.OnRawPayload != nil {
 		c.OnRawPayload(e)
 	}
+}
+
+// ServerToolUse calls OnServerToolUse when it is set.
+func (c Callbacks) ServerToolUse(u ServerToolUse) {
+	if c.OnServerToolUse != nil {
+		c.OnServerToolUse(u)
+	}
+}
+
+// ServerToolUse is one tool call a provider executes itself during a stream (a hosted web
+// search or fetch). ID is the provider's own; Input is the call's JSON input ("{}" when
+// empty).
+type ServerToolUse struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input,omitempty"`
 }
 
 // PayloadKind is the phase of a provider-native payload.

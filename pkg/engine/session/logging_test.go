@@ -2,6 +2,9 @@ package session_test
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -61,5 +64,75 @@ turns:
 	}
 	if sd := lg.of("session_shutdown"); len(sd) != 1 || sd[0].data["reason"] != "other" {
 		t.Fatalf("session_shutdown %v", sd)
+	}
+}
+
+// hostedToolProvider reports hosted tool use mid-stream, one list per call, then answers
+// through the wrapped provider.
+type hostedToolProvider struct {
+	inner llm.Provider
+	mu    sync.Mutex
+	calls int
+	uses  [][]llm.ServerToolUse
+}
+
+func (p *hostedToolProvider) Name() string { return p.inner.Name() }
+
+func (p *hostedToolProvider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
+	p.mu.Lock()
+	var uses []llm.ServerToolUse
+	if p.calls < len(p.uses) {
+		uses = p.uses[p.calls]
+	}
+	p.calls++
+	p.mu.Unlock()
+	for _, u := range uses {
+		cb.ServerToolUse(u)
+	}
+	return p.inner.Chat(ctx, req, cb)
+}
+
+// Spec: Session Logging, server_tool — the provider's hosted tool use is logged with the
+// tool name and query, placed in its run and round.
+func TestLogger_ServerToolUseLogged(t *testing.T) {
+	p := &hostedToolProvider{inner: newProvider(t, `
+turns:
+  - toolCalls: [{id: call_0, name: Read, input: {file_path: a.go}}]
+  - text: "Done."
+`), uses: [][]llm.ServerToolUse{
+		{{ID: "srvtoolu_1", Name: "web_search", Input: json.RawMessage(`{"query": "go 1.26 release notes"}`)}},
+		{
+			{ID: "srvtoolu_2", Name: "web_fetch", Input: json.RawMessage(`{ "url": "https://go.dev/doc/go1.26" }`)},
+			{ID: "srvtoolu_3", Name: "web_search"},                                             // no input
+			{ID: "srvtoolu_4", Name: "web_search", Input: json.RawMessage(`{"query": "go 1.`)}, // a cut stream
+		},
+	}}
+	lg := &recLogger{t: t}
+	s := newSession(t, session.Config{Provider: p, Logger: lg, Evaluator: allowAll(),
+		Tools: []llm.Tool{&funcTool{name: "Read"}}})
+	mustRun(t, s, "what is new in go 1.26?")
+
+	got := lg.of("server_tool")
+	if len(got) != 4 {
+		t.Fatalf("%d server_tool events, want 4: %v", len(got), got)
+	}
+	execID := lg.of("provider_request")[0].data["executionId"]
+	if execID == nil || execID == "" {
+		t.Fatal("provider_request has no executionId")
+	}
+	want := []map[string]any{
+		{"name": "web_search", "query": "go 1.26 release notes", "input": map[string]any{"query": "go 1.26 release notes"},
+			"toolUseId": "srvtoolu_1", "executionId": execID, "round": 1.0},
+		{"name": "web_fetch", "query": `{"url":"https://go.dev/doc/go1.26"}`, "input": map[string]any{"url": "https://go.dev/doc/go1.26"},
+			"toolUseId": "srvtoolu_2", "executionId": execID, "round": 2.0},
+		{"name": "web_search", "query": "{}", "input": map[string]any{},
+			"toolUseId": "srvtoolu_3", "executionId": execID, "round": 2.0},
+		{"name": "web_search", "query": `{"query": "go 1.`, "input": `{"query": "go 1.`,
+			"toolUseId": "srvtoolu_4", "executionId": execID, "round": 2.0},
+	}
+	for i, w := range want {
+		if !reflect.DeepEqual(got[i].data, w) {
+			t.Errorf("server_tool %d = %v, want %v", i, got[i].data, w)
+		}
 	}
 }

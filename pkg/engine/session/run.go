@@ -1,7 +1,9 @@
 package session
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -139,7 +141,35 @@ func (s *Session) runOptions() agent.RunOptions {
 			}
 		},
 		OnEvent: s.onAgentEvent,
+		OnServerToolUse: func(round int, u llm.ServerToolUse) {
+			s.log("server_tool", serverToolData(u, execID, round))
+		},
 	}
+}
+
+// serverToolData is the data of server_tool: the hosted tool's name, its query (the
+// input's "query" string; for a tool without one, such as web_fetch, the input as compact
+// JSON text), the input itself and the identifiers that place it in the run.
+func serverToolData(u llm.ServerToolUse, execID string, round int) map[string]any {
+	input := u.Input
+	var v any
+	if len(input) == 0 {
+		input, v = json.RawMessage(`{}`), map[string]any{}
+	} else if json.Unmarshal(input, &v) != nil { // a cut stream: keep the text, as a JSON string
+		v = string(input)
+		input, _ = json.Marshal(v)
+	}
+	query, ok := v.(string)
+	if m, isObject := v.(map[string]any); isObject {
+		query, ok = m["query"].(string)
+	}
+	if !ok {
+		var b bytes.Buffer
+		_ = json.Compact(&b, input) // input is valid JSON here
+		query = b.String()
+	}
+	return map[string]any{"name": u.Name, "query": query, "input": input, "toolUseId": u.ID,
+		"executionId": execID, "round": round}
 }
 
 // withSave adds a save failure to err.

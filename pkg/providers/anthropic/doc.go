@@ -29,7 +29,8 @@
 // provider) is dropped, because the API rejects it. Consecutive tool messages become one
 // user message of tool_result blocks.
 //
-// Hosted web tools never run on this machine and are not llm tool calls: their use is
-// reported through Options.OnServerToolUse and the message metadata ("serverToolUse",
-// "webSearchRequests", "webFetchRequests").
+// Hosted web tools never run on this machine and are not llm tool calls: each call is
+// reported through llm.Callbacks.OnServerToolUse once its input is complete, and with its
+// outcome (result count, URLs, error) through Options.OnServerToolUse and the message
+// metadata ("serverToolUse", "webSearchRequests", "webFetchRequests").
 package anthropic

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -330,12 +331,33 @@ func TestWebSearchReportedToCaller(t *testing.T) {
 	}
 	req := userRequest("what's new in go 1.26?")
 	req.NativeWebTools = &llm.NativeWebToolRequest{WebSearch: true}
-	resp, err := p.Chat(context.Background(), req, llm.Callbacks{})
+	// The per-call callback hears of the search as it starts: before the answer's text and
+	// before the result block completes the Options hook's report.
+	var order []string
+	var calls []llm.ServerToolUse
+	cb := llm.Callbacks{
+		OnTextDelta: func(d string) { order = append(order, "text") },
+		OnServerToolUse: func(u llm.ServerToolUse) {
+			order = append(order, fmt.Sprintf("server_tool(%d options reports)", len(uses)))
+			calls = append(calls, u)
+		},
+	}
+	resp, err := p.Chat(context.Background(), req, cb)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp.Message.Text() != "Go 1.26 was released in February 2026." || len(resp.Message.ToolCalls()) != 0 {
 		t.Fatalf("message %+v", resp.Message.Content)
+	}
+	if len(calls) != 1 || calls[0].ID != "srvtoolu_014hJH82Qum7Td6UV8gDXThB" || calls[0].Name != "web_search" {
+		t.Fatalf("callback calls %+v", calls)
+	}
+	var input map[string]any
+	if err := json.Unmarshal(calls[0].Input, &input); err != nil || !reflect.DeepEqual(input, map[string]any{"query": "go 1.26 release notes"}) {
+		t.Fatalf("callback input %s (%v)", calls[0].Input, err)
+	}
+	if want := []string{"server_tool(0 options reports)", "text", "text"}; !reflect.DeepEqual(order, want) {
+		t.Fatalf("callback order %q, want %q", order, want)
 	}
 	if len(uses) != 1 || uses[0].Name != "web_search" || uses[0].Query != "go 1.26 release notes" || uses[0].Results != 2 ||
 		!reflect.DeepEqual(uses[0].URLs, []string{"https://go.dev/doc/go1.26", "https://go.dev/blog/go1.26"}) {

@@ -175,8 +175,9 @@ func (a *assembler) appendThinking(b *block, s string) {
 	}
 }
 
-// finishServerBlock records hosted-tool use: the call when its input is complete, the
-// outcome when its result block ends (then the observer is told).
+// finishServerBlock records hosted-tool use: the call when its input is complete (the
+// per-call callback is told then, as the search starts), the outcome when its result
+// block ends (then Options.OnServerToolUse is told, with the results).
 func (a *assembler) finishServerBlock(b *block) {
 	switch b.kind {
 	case kindServerToolUse:
@@ -190,6 +191,7 @@ func (a *assembler) finishServerBlock(b *block) {
 		use.Query, use.Target = args.Query, args.URL
 		a.serverUses[b.id] = use
 		a.serverIDs = append(a.serverIDs, b.id)
+		a.cb.ServerToolUse(llm.ServerToolUse{ID: b.id, Name: b.name, Input: input})
 	case kindServerToolResult:
 		use := a.serverUses[b.toolUseID]
 		if use == nil {
