@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -42,6 +43,11 @@ func runHeadless(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "robota: %v\n", err)
 		return exitConfig
 	}
+	prompt, err := withPipedInput(o.Prompt, os.Stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: read stdin: %v\n", err)
+		return exitConfig
+	}
 	out := output.New(stdout, format, llm.NewID)
 	a, err := interactive.Assemble(ctx, interactive.Options{
 		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
@@ -68,7 +74,7 @@ func runHeadless(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	})
 
 	runCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	answer, runErr := sess.Run(runCtx, o.Prompt)
+	answer, runErr := sess.Run(runCtx, prompt)
 	interrupted := runCtx.Err() != nil && ctx.Err() == nil
 	stop()
 
@@ -158,4 +164,30 @@ func verboseTools(on bool, stderr io.Writer) func(session.ToolExecutionEvent) {
 			fmt.Fprintf(stderr, "  ✓ %s\n", e.ToolName)
 		}
 	}
+}
+
+// maxPipedInput bounds what `cat file | robota -p ...` may add to the prompt.
+const maxPipedInput = 10 << 20
+
+// withPipedInput appends stdin to the prompt when stdin is a pipe or a file, as
+// `claude -p` does; a terminal or /dev/null adds nothing.
+func withPipedInput(prompt string, stdin *os.File) (string, error) {
+	st, err := stdin.Stat()
+	if err != nil {
+		return prompt, nil
+	}
+	if piped := st.Mode()&os.ModeNamedPipe != 0 || st.Mode().IsRegular(); !piped {
+		return prompt, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(stdin, maxPipedInput+1))
+	if err != nil {
+		return "", err
+	}
+	if len(data) > maxPipedInput {
+		return "", fmt.Errorf("piped input is over %d MiB", maxPipedInput>>20)
+	}
+	if s := strings.TrimSpace(string(data)); s != "" {
+		return prompt + "\n\n" + s, nil
+	}
+	return prompt, nil
 }
