@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 )
 
 // A run with a tool call logs every event of the spec's Session Logging list that the
@@ -134,5 +136,49 @@ turns:
 		if !reflect.DeepEqual(got[i].data, w) {
 			t.Errorf("server_tool %d = %v, want %v", i, got[i].data, w)
 		}
+	}
+}
+
+// Through the real FileLogger: the server_tool line decodes as sessionlog.ServerToolData
+// and sits between the call's request and its response, with the streamed text around it.
+func TestLogger_ServerToolInSessionLogFile(t *testing.T) {
+	p := &hostedToolProvider{inner: newProvider(t, `
+turns:
+  - chunks: ["Searching. ", "Go 1.26 ", "is out."]
+`), uses: [][]llm.ServerToolUse{{{ID: "srvtoolu_1", Name: "web_search", Input: json.RawMessage(`{"query":"go 1.26"}`)}}}}
+	dir := t.TempDir()
+	var logErrs []error
+	lg, err := sessionlog.Open(dir, "s1", sessionlog.Options{Now: fixedClock, OnError: func(_ string, err error) { logErrs = append(logErrs, err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, session.Config{Provider: p, Logger: lg})
+	mustRun(t, s, "what is new in go 1.26?")
+	if err := lg.Close(); err != nil || len(logErrs) > 0 {
+		t.Fatalf("close %v, log errors %v", err, logErrs)
+	}
+	c, err := sessionlog.ReadLogFile(lg.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	var got []sessionlog.ServerToolData
+	for _, e := range c.Entries {
+		events = append(events, e.Event)
+		if e.Event == sessionlog.EventServerTool {
+			var d sessionlog.ServerToolData
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, d)
+		}
+	}
+	if len(got) != 1 || got[0].Name != "web_search" || got[0].Query != "go 1.26" || got[0].ToolUseID != "srvtoolu_1" ||
+		got[0].ExecutionID == "" || got[0].Round != 1 || string(got[0].Input) != `{"query":"go 1.26"}` {
+		t.Fatalf("server_tool data %+v", got)
+	}
+	at := slices.Index(events, sessionlog.EventServerTool)
+	if req, resp := slices.Index(events, sessionlog.EventProviderRequest), slices.Index(events, sessionlog.EventProviderResponseRaw); req < 0 || !(req < at && at < resp) {
+		t.Fatalf("event order %v: server_tool should come between provider_request and provider_response_raw", events)
 	}
 }

@@ -18,7 +18,10 @@
 //     ends with whitespace, so no later piece can make it part of a secret) and clean,
 //     which keeps a streaming answer visible in the log while it streams; the rest is
 //     written when the call ends, i.e. when any other event arrives (its response, an
-//     error, a history mutation, session_shutdown, …) or on Sync or Close. If the
+//     error, a history mutation, session_shutdown, …) or on Sync or Close. A server_tool
+//     event (a hosted tool run mid-stream) does not end the call: it waits in order
+//     with the held events (it is written at once when nothing is held), its data
+//     redacted as logged, never withheld. If the
 //     call's streamed text holds a secret, the events still held are written with the
 //     text withheld: the delta becomes "" beside "withheld": WithheldNote, a native
 //     payload becomes {"withheld": WithheldNote}; the committed message and response

@@ -93,11 +93,16 @@ func NewSessionInit(systemPrompt, provider, model, cwd string, tools []llm.ToolS
 		Provider: provider, Model: model, Cwd: cwd, ToolSchemas: tools}
 }
 
-// ServerToolData is the data of server_tool (a provider-hosted tool such as web search).
+// ServerToolData is the data of server_tool (a provider-hosted tool such as web search),
+// logged while its provider call streams. Query is the input's "query" (for a tool
+// without one, the input as JSON text); ToolUseID is the provider's ID of the call.
 type ServerToolData struct {
-	Name  string          `json:"name"`
-	Query string          `json:"query,omitempty"`
-	Input json.RawMessage `json:"input,omitempty"`
+	Name        string          `json:"name"`
+	Query       string          `json:"query,omitempty"`
+	Input       json.RawMessage `json:"input,omitempty"`
+	ToolUseID   string          `json:"toolUseId,omitempty"`
+	ExecutionID string          `json:"executionId,omitempty"`
+	Round       int             `json:"round,omitempty"`
 }
 
 // NativeWebState is the provider-native web capability and enabled state.

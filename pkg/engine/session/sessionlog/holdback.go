@@ -33,6 +33,7 @@ const (
 	heldTextDelta heldKind = iota + 1 // text_delta
 	heldRawDelta                      // provider_stream_raw_delta
 	heldNative                        // provider_native_raw_payload of kind stream_event
+	heldInCall                        // server_tool: no streamed text, logged mid-stream
 )
 
 // heldEvent is a streaming event waiting to be written.
@@ -78,6 +79,12 @@ func classify(event string, tree any) (heldEvent, bool) {
 		s, ok := d["delta"].(string)
 		ev.kind, ev.text = heldRawDelta, s
 		return ev, ok
+	case EventServerTool:
+		// A hosted tool runs in the middle of its call's stream; writing it at once would
+		// end the call's hold-back there, and a key streamed around it would go out in two
+		// readable parts. Held, it keeps its place and carries no streamed text.
+		ev.kind = heldInCall
+		return ev, true
 	case EventProviderNativeRawPayload:
 		p, _ := m["rawPayload"].(map[string]any)
 		if p["payloadKind"] != string(llm.PayloadStreamEvent) {
@@ -112,7 +119,7 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	if h.streams == nil {
 		h.streams, h.tainted = map[streamKey]*strings.Builder{}, map[string]bool{}
 	}
-	if !h.tainted[ev.exec] {
+	if !h.tainted[ev.exec] && ev.kind != heldInCall {
 		if ev.kind == heldNative {
 			for _, lf := range ev.leaves {
 				path, text, _ := strings.Cut(lf, "\x00")
@@ -193,7 +200,7 @@ func (l *FileLogger) releaseSettled() []heldFailure {
 		if h.tainted[ev.exec] {
 			break
 		}
-		if ev.kind == heldNative {
+		if ev.kind == heldNative || ev.kind == heldInCall {
 			continue
 		}
 		if cut, ok := cuts[streamKey{ev.exec, ev.event}]; !ok || ev.end > cut {

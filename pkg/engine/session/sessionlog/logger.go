@@ -134,9 +134,9 @@ func (l *FileLogger) Log(event string, data any) {
 // Append appends one event. event must be snake_case; data is any JSON-encodable value
 // (nil for none). data is redacted, large strings and arrays are moved to payload files,
 // and the line is written with one write call. Streaming events (text_delta,
-// provider_stream_raw_delta, stream_event payloads) may be held back and written later
-// (see the package doc); the entry's timestamp is still taken now, its sequence when it
-// is written. A failure to write a held event later goes to Options.OnError.
+// provider_stream_raw_delta, stream_event payloads) and the server_tool events logged
+// among them may be held back and written later (see the package doc); the entry's
+// timestamp is still taken now, its sequence when it is written. A failure to write a held event later goes to Options.OnError.
 func (l *FileLogger) Append(event string, data any) error {
 	if !validEvent(event) {
 		return fmt.Errorf("%w: %q", ErrInvalidEvent, event)
@@ -155,10 +155,13 @@ func (l *FileLogger) Append(event string, data any) error {
 	}
 	stamp := l.now().UTC()
 	var heldErrs []heldFailure
-	if streaming {
+	switch {
+	case streaming && held.kind == heldInCall && len(l.held.queue) == 0:
+		err = l.write(event, tree, stamp) // nothing held precedes it: no need to wait
+	case streaming:
 		held.tree, held.stamp, held.size = tree, stamp, size
 		heldErrs = l.hold(held)
-	} else {
+	default:
 		heldErrs = l.flushHeld()
 		err = l.write(event, tree, stamp)
 	}
