@@ -31,6 +31,12 @@ type Config struct {
 	Fetch web.FetchConfig
 	// NoRipgrep forces Grep's pure-Go backend even when rg is on PATH.
 	NoRipgrep bool
+	// Exclude, when set, reports whether a search tool ("Grep" or "Glob") must leave the
+	// file or directory at absPath out: such files are never read, matched, counted or
+	// listed (see search.Exclude). It lets deny rules reach every file a search walks over;
+	// the tool name is there because rules may name one search tool only. It is called
+	// concurrently.
+	Exclude func(tool, absPath string) bool
 }
 
 // Describer is what every built-in tool implements: the call record for a call's arguments.
@@ -60,11 +66,11 @@ func New(cfg Config) ([]llm.Tool, *workspace.Workspace, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("building Edit: %w", err)
 	}
-	glob, err := search.NewGlob(ws)
+	glob, err := search.NewGlob(search.GlobConfig{Workspace: ws, Exclude: cfg.excludeFor("Glob")})
 	if err != nil {
 		return nil, nil, fmt.Errorf("building Glob: %w", err)
 	}
-	grep, err := search.NewGrep(search.GrepConfig{Workspace: ws, NoRipgrep: cfg.NoRipgrep})
+	grep, err := search.NewGrep(search.GrepConfig{Workspace: ws, NoRipgrep: cfg.NoRipgrep, Exclude: cfg.excludeFor("Grep")})
 	if err != nil {
 		return nil, nil, fmt.Errorf("building Grep: %w", err)
 	}
@@ -77,6 +83,13 @@ func New(cfg Config) ([]llm.Tool, *workspace.Workspace, error) {
 		return nil, nil, fmt.Errorf("building WebSearch: %w", err)
 	}
 	return []llm.Tool{bashTool, read, write, edit, glob, grep, fetch, webSearch}, ws, nil
+}
+
+func (cfg Config) excludeFor(tool string) search.Exclude {
+	if cfg.Exclude == nil {
+		return nil
+	}
+	return func(absPath string) bool { return cfg.Exclude(tool, absPath) }
 }
 
 // Describe returns the record of a call to tool, when tool is a Describer.

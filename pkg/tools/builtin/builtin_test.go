@@ -138,3 +138,42 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// Exclude reaches both search tools, each asking under its own name (deny rules may name
+// one search tool only).
+func TestExcludeReachesGrepAndGlobByName(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exclude := func(tool, p string) bool {
+		return (tool == "Grep" && filepath.Base(p) == "a.txt") || (tool == "Glob" && filepath.Base(p) == "b.txt")
+	}
+	tools, _, err := New(Config{Cwd: dir, Exclude: exclude})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ tool, args, want string }{
+		{"Grep", `{"pattern":"x"}`, "Found 1 file\n" + filepath.Join(dir, "b.txt")},
+		{"Glob", `{"pattern":"*.txt"}`, filepath.Join(dir, "a.txt")},
+	} {
+		res := tools[indexOf(Names, c.tool)].Execute(context.Background(), json.RawMessage(c.args))
+		if !res.Success || res.Output != c.want {
+			t.Errorf("%s = %q %q, want %q", c.tool, res.Output, res.Error, c.want)
+		}
+	}
+}
+
+func indexOf(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}

@@ -26,10 +26,11 @@ type grepRequest struct {
 	glob      *overrideGlob
 	globRaw   string
 	typeGlobs []string
+	exclude   Exclude // files and directories never to search
 }
 
-func (r grepRequest) policy() grepPolicy {
-	return grepPolicy{glob: r.glob, typeGlobs: r.typeGlobs}
+func (r grepRequest) policy() walkPolicy {
+	return withExclude(grepPolicy{glob: r.glob, typeGlobs: r.typeGlobs}, r.exclude)
 }
 
 // fileResult is what a backend found in one file: the number of matching lines and, in

@@ -26,6 +26,9 @@ func (goBackend) search(ctx context.Context, req grepRequest) ([]fileResult, err
 		results = append(results, r)
 		mu.Unlock()
 	}
+	if req.exclude.excludes(req.root) {
+		return nil, ctx.Err()
+	}
 	if req.isFile {
 		var buf []byte
 		if r, ok := searchPath(req, req.root, &buf); ok {

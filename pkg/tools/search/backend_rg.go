@@ -67,7 +67,13 @@ func (b rgBackend) args(req grepRequest) []string {
 	return append(args, "--regexp", req.pat.rgPattern, "--", target)
 }
 
+// search runs rg and drops the files req.exclude leaves out as it reads rg's output, before
+// anything of them is kept (or opened for the binary check). rg itself still reads them: the
+// filter is a Go function it cannot apply.
 func (b rgBackend) search(ctx context.Context, req grepRequest) ([]fileResult, error) {
+	if req.exclude.excludes(req.root) {
+		return nil, ctx.Err()
+	}
 	cmd := exec.CommandContext(ctx, b.path, b.args(req)...)
 	if !req.isFile {
 		cmd.Dir = req.root
@@ -87,15 +93,19 @@ func (b rgBackend) search(ctx context.Context, req grepRequest) ([]fileResult, e
 		}
 		return filepath.Join(req.root, strings.TrimPrefix(p, "./"))
 	}
+	keep := func(string) bool { return true }
+	if !req.isFile {
+		keep = newResultFilter(req.root, req.exclude).keep
+	}
 	var results []fileResult
 	var parseErr error
 	switch {
 	case req.mode == ModeFiles:
-		results, parseErr = parseNullList(stdout, abs)
+		results, parseErr = parseNullList(stdout, abs, keep)
 	case req.mode == ModeCount && !req.multiline:
-		results, parseErr = parseNullCounts(stdout, abs)
+		results, parseErr = parseNullCounts(stdout, abs, keep)
 	default:
-		results, parseErr = parseJSON(stdout, abs, req.mode == ModeContent)
+		results, parseErr = parseJSON(stdout, abs, keep, req.mode == ModeContent)
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	waitErr := cmd.Wait()
@@ -142,12 +152,14 @@ func dropBinary(results []fileResult) []fileResult {
 	return kept
 }
 
-func parseNullList(r io.Reader, abs func(string) string) ([]fileResult, error) {
+// parseNullList reads a --null file list. Like the other parsers, it takes abs, which makes
+// rg's paths absolute, and keep, which says whether a file's results may be used at all.
+func parseNullList(r io.Reader, abs func(string) string, keep func(string) bool) ([]fileResult, error) {
 	br := bufio.NewReaderSize(r, 64*1024)
 	var out []fileResult
 	for {
 		p, err := br.ReadString(0)
-		if p = strings.TrimSuffix(p, "\x00"); p != "" {
+		if p = strings.TrimSuffix(p, "\x00"); p != "" && keep(abs(p)) {
 			out = append(out, fileResult{path: abs(p), count: 1})
 		}
 		if err == io.EOF {
@@ -159,7 +171,7 @@ func parseNullList(r io.Reader, abs func(string) string) ([]fileResult, error) {
 	}
 }
 
-func parseNullCounts(r io.Reader, abs func(string) string) ([]fileResult, error) {
+func parseNullCounts(r io.Reader, abs func(string) string, keep func(string) bool) ([]fileResult, error) {
 	br := bufio.NewReaderSize(r, 64*1024)
 	var out []fileResult
 	for {
@@ -178,7 +190,9 @@ func parseNullCounts(r io.Reader, abs func(string) string) ([]fileResult, error)
 		if convErr != nil {
 			return out, fmt.Errorf("bad count line %q", countText)
 		}
-		out = append(out, fileResult{path: abs(strings.TrimSuffix(p, "\x00")), count: n})
+		if path := abs(strings.TrimSuffix(p, "\x00")); keep(path) {
+			out = append(out, fileResult{path: path, count: n})
+		}
 	}
 }
 
@@ -211,11 +225,12 @@ type rgMessage struct {
 
 // parseJSON reads ripgrep's --json stream. A multiline match message holds several lines; it
 // is split so each line is reported once, under its own number.
-func parseJSON(r io.Reader, abs func(string) string, keepLines bool) ([]fileResult, error) {
+func parseJSON(r io.Reader, abs func(string) string, keep func(string) bool, keepLines bool) ([]fileResult, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1024*1024), 256*1024*1024)
 	var out []fileResult
 	var cur *fileResult
+	skipping := false     // the current file is excluded: its lines are dropped
 	seen := map[int]int{} // line number → index in cur.lines
 	for sc.Scan() {
 		var m rgMessage
@@ -224,10 +239,18 @@ func parseJSON(r io.Reader, abs func(string) string, keepLines bool) ([]fileResu
 		}
 		switch m.Type {
 		case "begin":
-			out = append(out, fileResult{path: abs(m.Data.Path.String())})
+			path := abs(m.Data.Path.String())
+			if skipping = !keep(path); skipping {
+				cur = nil
+				continue
+			}
+			out = append(out, fileResult{path: path})
 			cur = &out[len(out)-1]
 			clear(seen)
 		case "match", "context":
+			if skipping {
+				continue
+			}
 			if cur == nil {
 				return out, errors.New("match before begin")
 			}

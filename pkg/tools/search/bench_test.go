@@ -125,7 +125,7 @@ func BenchmarkGlob(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	g, err := NewGlob(ws)
+	g, err := NewGlob(GlobConfig{Workspace: ws})
 	if err != nil {
 		b.Fatal(err)
 	}

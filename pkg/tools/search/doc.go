@@ -17,6 +17,12 @@
 //     grep_test.go runs one table through both.
 //   - Without multiline, patterns match within a line: . and classes never match \n, and a
 //     literal \n is refused. \w, \d, \s and \b are ASCII in both backends.
+//   - An Exclude filter (GrepConfig, GlobConfig; the engine builds it from the permission
+//     deny rules) keeps paths out of both tools: an excluded file is never listed, matched
+//     or counted, and no line of it reaches a result; an excluded directory is not entered,
+//     and a call naming an excluded path finds nothing. The Go walker applies it while
+//     walking (files are not opened); ripgrep, which cannot call it, still reads them, and
+//     its output is filtered by path as it is parsed, before anything of them is kept.
 //   - Output is bounded: 2,000 characters a line, 30,000 in all (cut at a line boundary
 //     with a note), head_limit entries when given.
 package search

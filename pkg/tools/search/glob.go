@@ -36,15 +36,26 @@ const globDescription = `Fast file pattern matching for any codebase size.
 - .gitignore is respected; hidden files are included.
 - Use Grep to search file contents.`
 
+// GlobConfig configures the Glob tool.
+type GlobConfig struct {
+	Workspace *workspace.Workspace
+	// Exclude keeps files and directories out of every listing (nil: none).
+	Exclude Exclude
+}
+
 // Glob is the Glob tool.
 type Glob struct {
 	*tools.Typed[GlobParams]
-	ws *workspace.Workspace
+	ws      *workspace.Workspace
+	exclude Exclude
 }
 
-// NewGlob builds the Glob tool over ws.
-func NewGlob(ws *workspace.Workspace) (*Glob, error) {
-	g := &Glob{ws: ws}
+// NewGlob builds the Glob tool.
+func NewGlob(cfg GlobConfig) (*Glob, error) {
+	if cfg.Workspace == nil {
+		return nil, errors.New("glob tool: GlobConfig.Workspace is required")
+	}
+	g := &Glob{ws: cfg.Workspace, exclude: cfg.Exclude}
 	typed, err := tools.New("Glob", globDescription, g.run)
 	if err != nil {
 		return nil, err
@@ -94,7 +105,7 @@ func (g *Glob) run(ctx context.Context, params GlobParams) llm.ToolResult {
 	case !fi.IsDir():
 		return toolkit.Failure(rec, toolkit.CodeNotDirectory, p.Abs+" is not a directory. Give the directory to search in as path.", nil)
 	}
-	matches, err := globFiles(ctx, p.Real, pattern)
+	matches, err := globFiles(ctx, p.Real, pattern, g.exclude)
 	if err != nil {
 		return toolkit.Failure(rec, toolkit.CodeAborted, "The search was aborted.", nil)
 	}
@@ -121,10 +132,13 @@ type globMatch struct {
 	mtime int64
 }
 
-// globFiles lists the files below root whose root-relative path matches pattern, newest
-// first (ties by path). The walk starts at the pattern's static prefix and, for a pattern
-// without **, goes no deeper than it has segments.
-func globFiles(ctx context.Context, root, pattern string) ([]globMatch, error) {
+// globFiles lists the files below root whose root-relative path matches pattern and that
+// exclude leaves in, newest first (ties by path). The walk starts at the pattern's static
+// prefix and, for a pattern without **, goes no deeper than it has segments.
+func globFiles(ctx context.Context, root, pattern string, exclude Exclude) ([]globMatch, error) {
+	if exclude.excludes(root) {
+		return nil, ctx.Err()
+	}
 	base, _ := doublestar.SplitPattern(pattern)
 	var prefix []string
 	if base != "." {
@@ -138,7 +152,7 @@ func globFiles(ctx context.Context, root, pattern string) ([]globMatch, error) {
 		mu      sync.Mutex
 		matches []globMatch
 	)
-	policy := globPolicy{pattern: pattern, depth: depth}
+	policy := withExclude(globPolicy{pattern: pattern, depth: depth}, exclude)
 	err := walk(ctx, root, prefix, policy, func(e entry) {
 		var mtime int64
 		if fi, err := e.d.Info(); err == nil {

@@ -16,7 +16,7 @@ import (
 
 func TestGlobGolden(t *testing.T) {
 	ws, root, outside := grepFixture(t)
-	g, err := NewGlob(ws)
+	g, err := NewGlob(GlobConfig{Workspace: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestGlobNewestFirstAndCap(t *testing.T) {
 		}
 	}
 	ws, _ := workspace.New(dir)
-	g, _ := NewGlob(ws)
+	g, _ := NewGlob(GlobConfig{Workspace: ws})
 	res := g.Execute(context.Background(), json.RawMessage(`{"pattern":"**/*.txt"}`))
 	if !res.Success {
 		t.Fatal(res.Error)
@@ -101,7 +101,7 @@ func TestGlobNewestFirstAndCap(t *testing.T) {
 
 func TestDescribeSearchTools(t *testing.T) {
 	ws, root := newFixture(t)
-	gl, _ := NewGlob(ws)
+	gl, _ := NewGlob(GlobConfig{Workspace: ws})
 	gr, _ := NewGrep(GrepConfig{Workspace: ws, NoRipgrep: true})
 	if got := gl.Describe(json.RawMessage(`{"pattern":"**/*.go"}`)); got.FirstArg != "**/*.go" || len(got.Reads) != 1 || got.Reads[0] != root {
 		t.Fatalf("Glob record = %+v", got)

@@ -51,6 +51,8 @@ type GrepConfig struct {
 	RipgrepPath string
 	// NoRipgrep forces the pure-Go backend.
 	NoRipgrep bool
+	// Exclude keeps files and directories out of every search (nil: none).
+	Exclude Exclude
 }
 
 // Grep is the Grep tool.
@@ -58,6 +60,7 @@ type Grep struct {
 	*tools.Typed[GrepParams]
 	ws      *workspace.Workspace
 	backend backend
+	exclude Exclude
 }
 
 // NewGrep builds the Grep tool: ripgrep when available, the Go backend otherwise.
@@ -65,7 +68,7 @@ func NewGrep(cfg GrepConfig) (*Grep, error) {
 	if cfg.Workspace == nil {
 		return nil, errors.New("grep tool: GrepConfig.Workspace is required")
 	}
-	g := &Grep{ws: cfg.Workspace, backend: goBackend{}}
+	g := &Grep{ws: cfg.Workspace, backend: goBackend{}, exclude: cfg.Exclude}
 	if !cfg.NoRipgrep {
 		path := cfg.RipgrepPath
 		if path == "" {
@@ -143,7 +146,7 @@ func (g *Grep) request(rec *record.Call, params GrepParams) (grepRequest, *llm.T
 		res := toolkit.Failure(*rec, code, msg, nil)
 		return grepRequest{}, &res
 	}
-	req := grepRequest{mode: params.OutputMode, multiline: params.Multiline}
+	req := grepRequest{mode: params.OutputMode, multiline: params.Multiline, exclude: g.exclude}
 	if req.mode == "" {
 		req.mode = ModeFiles
 	}
