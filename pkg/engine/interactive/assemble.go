@@ -117,7 +117,17 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	for _, d := range settings.Permissions.AdditionalDirectories {
 		dirs = append(dirs, d.Path)
 	}
-	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs})
+	evaluator, err := buildEvaluator(settings, opts.Cwd, dirs, opts.Home)
+	if err != nil {
+		return nil, err
+	}
+	// A call is checked at the path it names; Grep and Glob then walk below it, so they
+	// ask the deny rules about every file and directory too (Read rules cover them).
+	excluded := func(tool, p string) bool {
+		_, denied := evaluator.DeniedPath(tool, p, opts.Cwd)
+		return denied
+	}
+	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Exclude: excluded})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
@@ -125,10 +135,6 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.Tools = append(a.Tools, t.Schema().Name)
 	}
 
-	evaluator, err := buildEvaluator(settings, opts.Cwd, dirs, opts.Home)
-	if err != nil {
-		return nil, err
-	}
 	hooks, hookWarn := buildHooks(settings, opts.Cwd)
 	if hookWarn != "" {
 		a.Warnings = append(a.Warnings, hookWarn)
