@@ -121,13 +121,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A call is checked at the path it names; Grep and Glob then walk below it, so they
-	// ask the deny rules about every file and directory too (Read rules cover them).
-	excluded := func(tool, p string) bool {
-		_, denied := evaluator.DeniedPath(tool, p, opts.Cwd)
-		return denied
-	}
-	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Exclude: excluded})
+	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Exclude: searchExclude(evaluator, opts.Cwd)})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
@@ -241,6 +235,31 @@ func buildEvaluator(settings *config.Settings, cwd string, dirs []string, home s
 		return nil, fmt.Errorf("permission mode: %w", err)
 	}
 	return permission.New(permission.Config{Mode: mode, Rules: rules, ProjectRoot: cwd, AdditionalDirs: dirs, Home: home}), nil
+}
+
+// searchExclude is the search tools' path filter. A call is checked at the path it names;
+// Grep and Glob then walk below it, so they ask the deny rules about every file and
+// directory too (Read rules cover them, and rules may name either tool). DeniedPath costs a
+// few system calls per path, so a tool without any deny rule skips it: DeniedPath denies
+// a path it cannot place (the empty one) under every deny rule of the tool, which tells
+// whether there is one. nil when neither tool has one; any other tool always asks.
+func searchExclude(ev *permission.Evaluator, cwd string) func(tool, absPath string) bool {
+	unruled := map[string]bool{}
+	for _, tool := range []string{"Grep", "Glob"} {
+		if _, ruled := ev.DeniedPath(tool, "", cwd); !ruled {
+			unruled[tool] = true
+		}
+	}
+	if len(unruled) == 2 {
+		return nil
+	}
+	return func(tool, p string) bool {
+		if unruled[tool] {
+			return false
+		}
+		_, denied := ev.DeniedPath(tool, p, cwd)
+		return denied
+	}
 }
 
 // buildHooks returns nil when no hook is configured, so sessions skip the work.

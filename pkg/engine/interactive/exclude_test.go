@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
@@ -134,4 +135,54 @@ func TestReadDenyRulesReachEveryFileASearchWalks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// searchExclude asks the deny rules per tool, skips the per-file check for a tool no deny
+// rule names (nil when neither search tool has one), and always asks for other tools.
+func TestSearchExcludeFollowsEachToolsDenyRules(t *testing.T) {
+	dir := t.TempDir()
+	env, plain, private := filepath.Join(dir, ".env"), filepath.Join(dir, "a.txt"), filepath.Join(dir, "private", "n.txt")
+	tests := []struct {
+		name     string
+		deny     []string
+		wantNil  bool
+		excluded map[string][]string // tool → paths it must exclude; the others it must keep
+	}{
+		{name: "no rules", wantNil: true},
+		{name: "rules of other tools", deny: []string{"Bash(rm *)", "Edit(./.env)", "WebFetch"}, wantNil: true},
+		{name: "Read rule", deny: []string{"Read(./.env)"},
+			excluded: map[string][]string{"Grep": {env}, "Glob": {env}, "LS": {env}}},
+		{name: "Grep rule", deny: []string{"Grep(./private/**)"},
+			excluded: map[string][]string{"Grep": {private}, "Glob": nil}},
+		{name: "bare Glob rule", deny: []string{"Glob"},
+			excluded: map[string][]string{"Grep": nil, "Glob": {env, plain, private}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rules, err := permission.Rules(permission.Layer{Deny: tt.deny})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := searchExclude(permission.New(permission.Config{Rules: rules, ProjectRoot: dir, Home: t.TempDir()}), dir)
+			if (x == nil) != tt.wantNil {
+				t.Fatalf("filter nil = %v, want %v", x == nil, tt.wantNil)
+			}
+			for tool, want := range tt.excluded {
+				for _, p := range []string{env, plain, private} {
+					if got, w := x(tool, p), slicesContains(want, p); got != w {
+						t.Errorf("%s excludes %s = %v, want %v", tool, p, got, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
