@@ -149,6 +149,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		system += "\n\n" + opts.AppendSystemPrompt
 	}
 
+	if err := ensureRuntimeGitignore(opts.Cwd); err != nil {
+		a.Warnings = append(a.Warnings, err.Error())
+	}
 	st := store.NewFileStore(store.ProjectDir(opts.Cwd), store.Options{Now: opts.Now})
 	resume, err := findResume(ctx, st, opts)
 	if err != nil {

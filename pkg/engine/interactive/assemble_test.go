@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -305,5 +306,41 @@ turns:
 	msgs := a.Session.Messages()
 	if len(msgs) != 2 || !strings.Contains(msgs[1].Text(), "summary that honours the instructions") {
 		t.Fatalf("history after compaction = %d messages, last %q", len(msgs), msgs[len(msgs)-1].Text())
+	}
+}
+
+// Session records and logs stay out of git and out of the model's own searches.
+func TestRuntimeFilesAreGitignored(t *testing.T) {
+	dir, home := project(t, "turns:\n  - text: ok\n", "")
+	ctx := context.Background()
+	a, err := Assemble(ctx, Options{Cwd: dir, Home: home, Env: envOf(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Session.Run(ctx, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(ctx, "other"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	out, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=all").CombinedOutput()
+	if err != nil {
+		t.Fatalf("git status: %v %s", err, out)
+	}
+	if !strings.Contains(string(out), ".robota/.gitignore") || !strings.Contains(string(out), ".claude/settings.json") ||
+		strings.Contains(string(out), ".robota/sessions") || strings.Contains(string(out), ".robota/logs") {
+		t.Fatalf("git status should list settings and .robota/.gitignore but no runtime files:\n%s", out)
+	}
+	// A user's own file is never rewritten.
+	custom := "# mine\nlogs/\n"
+	writeFile(t, filepath.Join(dir, ".robota", ".gitignore"), custom)
+	if err := ensureRuntimeGitignore(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, ".robota", ".gitignore")); string(got) != custom {
+		t.Fatalf("user's .gitignore rewritten: %q", got)
 	}
 }

@@ -1,0 +1,39 @@
+package interactive
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// runtimeGitignore keeps what robota writes into a project (session records and
+// logs) out of `git status`, and, because Grep and Glob honour nested
+// .gitignore files, out of the model's own searches. Settings files beside them
+// stay visible.
+const runtimeGitignore = `# Written by robota: session records and logs of this machine.
+sessions/
+logs/
+`
+
+// ensureRuntimeGitignore writes .robota/.gitignore once; an existing file is the
+// user's and is left alone.
+func ensureRuntimeGitignore(cwd string) error {
+	dir := filepath.Join(cwd, ".robota")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("write .robota/.gitignore: %w", err)
+	}
+	if _, err := f.WriteString(runtimeGitignore); err != nil {
+		f.Close()
+		return fmt.Errorf("write .robota/.gitignore: %w", err)
+	}
+	return f.Close()
+}
