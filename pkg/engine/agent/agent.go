@@ -93,13 +93,18 @@ const (
 
 // Result is the outcome of a run.
 type Result struct {
-	ExecutionID   string     `json:"executionId"`
-	Response      string     `json:"response"`
-	Interrupted   bool       `json:"interrupted"`
-	StopReason    StopReason `json:"stopReason"`
-	Rounds        int        `json:"rounds"`
-	ToolsExecuted []string   `json:"toolsExecuted"`
-	Usage         llm.Usage  `json:"usage"`
+	ExecutionID string     `json:"executionId"`
+	Response    string     `json:"response"`
+	Interrupted bool       `json:"interrupted"`
+	StopReason  StopReason `json:"stopReason"`
+	// Rounds counts the model/tool rounds that ran (what MaxRounds caps); a forced final
+	// summary call is not one of them.
+	Rounds int `json:"rounds"`
+	// FinalSummary is set when the run ended with the forced final summary call (round cap
+	// or repeated unknown tools). Its usage is in Usage.
+	FinalSummary  bool      `json:"finalSummary,omitempty"`
+	ToolsExecuted []string  `json:"toolsExecuted"`
+	Usage         llm.Usage `json:"usage"`
 	// Err is the provider failure behind StopProviderError (already shown to the user as
 	// an assistant message).
 	Err error `json:"-"`

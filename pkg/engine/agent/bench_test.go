@@ -44,7 +44,7 @@ func BenchmarkLoopRoundOverhead(b *testing.B) {
 			res, _ := a.Run(context.Background(), "read everything", agent.RunOptions{
 				OnTextDelta: func(string) {}, OnEvent: func(agent.Event) {},
 			})
-			if res.Rounds != benchRounds+1 {
+			if res.Rounds != benchRounds || !res.FinalSummary {
 				b.Fatalf("rounds = %d", res.Rounds)
 			}
 		}

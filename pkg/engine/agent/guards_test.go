@@ -106,3 +106,29 @@ turns:
 		t.Fatalf("providerUsageFloor = %v, want 965", got)
 	}
 }
+
+// Spec: Pre-Send Context Check — "before each provider.chat() call": the forced final
+// summary at the round cap is checked too, and is not sent past the guard.
+func TestPreSendContextCheck_GuardsForcedSummary(t *testing.T) {
+	p := scriptProvider(t, `
+turns:
+  - toolCalls: [{name: Echo}]
+    usage: {inputTokens: 960, outputTokens: 5}
+  - when: {purpose: final_summary}
+    text: unreachable
+`)
+	rec := &recorder{}
+	a := newAgent(t, agent.Config{Provider: p, Tools: []llm.Tool{&echoTool{name: "Echo"}}, ContextWindow: 1000,
+		MaxRounds: agent.Rounds(1)})
+	res := mustRun(t, a, context.Background(), "hi", rec.opts())
+	if calls := len(rec.ofType(agent.EventProviderRequest)); calls != 1 {
+		t.Fatalf("provider calls = %d, want 1 (the summary call must be blocked)", calls)
+	}
+	msg := lastAssistant(t, a.History())
+	if res.StopReason != agent.StopContextLimit || res.FinalSummary || res.Rounds != 1 || res.Response != msg.Text() {
+		t.Fatalf("result = %+v", res)
+	}
+	if msg.Metadata["errorCode"] != agent.ErrorCodeContextExceeded || msg.Metadata["providerUsageFloor"] != 965 {
+		t.Fatalf("diagnostic metadata = %v", msg.Metadata)
+	}
+}

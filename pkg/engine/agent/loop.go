@@ -261,14 +261,21 @@ func unknownToolsInstruction(names []string) string {
 
 // forcedSummary makes one final provider call without tools, with a synthetic user
 // instruction that is sent but never stored in history. An empty or failed answer yields
-// MaxRoundsFallbackText.
+// MaxRoundsFallbackText. The call numbers its replay events as the next round but is not
+// counted in Result.Rounds (it is no model/tool round; Result.FinalSummary says it ran).
+// It passes the same 95% pre-send guard as every other call: past it, the run ends with
+// StopContextLimit and the guard's diagnostic instead.
 func (r *run) forcedSummary(ctx context.Context, instruction string) {
 	r.round++
-	r.result.Rounds = r.round
-	r.textDelta("\n\n")
 	synthetic := r.a.factory.User(instruction)
+	req := r.request(nil, llm.PurposeFinalSummary, []llm.Message{synthetic})
+	if r.contextGuard(req) {
+		return
+	}
+	r.result.FinalSummary = true
+	r.textDelta("\n\n")
 	r.summary = true
-	msg, err := r.executeRound(ctx, r.request(nil, llm.PurposeFinalSummary, []llm.Message{synthetic}))
+	msg, err := r.executeRound(ctx, req)
 	r.summary = false
 	if ctx.Err() != nil {
 		r.interrupted()

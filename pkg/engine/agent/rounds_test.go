@@ -72,6 +72,10 @@ func TestExecutionLoopErrorHandling_MaxRoundsForcedSummary(t *testing.T) {
 			if echo.count() != tc.wantCalls-1 {
 				t.Fatalf("tool ran %d times, want %d", echo.count(), tc.wantCalls-1)
 			}
+			// The summary call is no model/tool round: Rounds stops at the cap.
+			if res.Rounds != tc.wantCalls-1 || !res.FinalSummary {
+				t.Fatalf("rounds = %d, final summary %v; want %d, true", res.Rounds, res.FinalSummary, tc.wantCalls-1)
+			}
 		})
 	}
 }

@@ -110,13 +110,6 @@ func (s *ConversationStore) AppendToolCall(tc llm.ToolCall) {
 	s.pending.toolCalls = append(s.pending.toolCalls, tc)
 }
 
-// HasPendingAssistant reports whether a message is being streamed.
-func (s *ConversationStore) HasPendingAssistant() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.pending != nil
-}
-
 // PendingContent returns the text accumulated so far.
 func (s *ConversationStore) PendingContent() string {
 	s.mu.Lock()
@@ -125,13 +118,6 @@ func (s *ConversationStore) PendingContent() string {
 		return ""
 	}
 	return s.pending.text.String()
-}
-
-// DiscardPending drops the pending message without committing it.
-func (s *ConversationStore) DiscardPending() {
-	s.mu.Lock()
-	s.pending = nil
-	s.mu.Unlock()
 }
 
 // CommitAssistant appends the pending message (thinking, text, tool calls) with state,

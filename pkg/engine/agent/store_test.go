@@ -13,24 +13,21 @@ import (
 func TestConversationStoreStreamingState(t *testing.T) {
 	f := llm.Factory{NewID: ids(), Now: fixedClock}
 	s := agent.NewConversationStore(f, []llm.Message{f.User("earlier")})
-	if s.HasPendingAssistant() {
-		t.Fatal("pending before BeginAssistant")
-	}
 	s.BeginAssistant()
 	s.AppendStreaming("Hello, ")
 	s.AppendStreaming("world")
 	s.AppendToolCall(llm.ToolCall{ID: "call_0", Name: "Read"})
 	s.AppendToolCall(llm.ToolCall{ID: "call_0", Name: "Read"}) // duplicate within one message
 	s.AppendToolCall(llm.ToolCall{ID: "call_1", Name: "Bash"})
-	if !s.HasPendingAssistant() || s.PendingContent() != "Hello, world" {
-		t.Fatalf("pending = %v %q", s.HasPendingAssistant(), s.PendingContent())
+	if s.PendingContent() != "Hello, world" || s.Len() != 1 {
+		t.Fatalf("pending %q, len %d: streamed text must stay pending until committed", s.PendingContent(), s.Len())
 	}
 	m := s.CommitAssistant(llm.StateComplete, &llm.Usage{InputTokens: 1}, nil)
 	if m.Text() != "Hello, world" || len(m.ToolCalls()) != 2 || m.State != llm.StateComplete {
 		t.Fatalf("committed %+v: text must be kept next to tool calls, duplicates dropped", m)
 	}
-	if s.HasPendingAssistant() || s.Len() != 2 {
-		t.Fatalf("after commit: pending %v len %d", s.HasPendingAssistant(), s.Len())
+	if s.PendingContent() != "" || s.Len() != 2 {
+		t.Fatalf("after commit: pending %q len %d", s.PendingContent(), s.Len())
 	}
 
 	// Always committed: an empty interrupted message is still appended.
@@ -38,14 +35,6 @@ func TestConversationStoreStreamingState(t *testing.T) {
 	empty := s.CommitAssistant(llm.StateInterrupted, nil, nil)
 	if s.Len() != 3 || empty.State != llm.StateInterrupted || len(empty.Content) != 0 {
 		t.Fatalf("empty commit: len %d msg %+v", s.Len(), empty)
-	}
-
-	// DiscardPending drops without appending.
-	s.BeginAssistant()
-	s.AppendStreaming("draft")
-	s.DiscardPending()
-	if s.Len() != 3 || s.PendingContent() != "" {
-		t.Fatal("discard appended or kept the draft")
 	}
 
 	// History returns a fresh slice: appending to or reslicing it does not touch the store.
