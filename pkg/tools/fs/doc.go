@@ -8,6 +8,9 @@
 //   - Read prints `cat -n` style lines (1-based numbers), at most 2,000 lines by default and
 //     2,000 characters a line; binary files are refused, images reported by type and size,
 //     and a directory, a missing file and an empty file each get their own message.
+//   - Read's memory is bounded whatever the file: lines before offset are skipped without
+//     being kept, at most 8,001 bytes of a shown line are held (the rest is only counted
+//     for the truncation note), and lines after the window are only counted.
 //   - Write and Edit replace files atomically (a temp file in the same directory, fsync,
 //     rename, fsync of the directory) and keep an existing file's permission bits; Write
 //     creates missing parent directories.

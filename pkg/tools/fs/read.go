@@ -137,6 +137,7 @@ func readLines(ctx context.Context, rec record.Call, display string, br *bufio.R
 		limit = DefaultReadLimit
 	}
 	var out strings.Builder
+	lines := lineReader{br: br}
 	lineNo, shown, truncatedLines := 0, 0, 0
 	capped := false
 	for {
@@ -151,19 +152,27 @@ func readLines(ctx context.Context, rec record.Call, display string, br *bufio.R
 			lineNo += rest
 			break
 		}
-		line, err := br.ReadBytes('\n')
-		if len(line) == 0 && err != nil {
-			if !errors.Is(err, io.EOF) {
+		if lineNo+1 < start {
+			ok, err := lines.skip()
+			if err != nil {
 				return toolkit.Failure(rec, toolkit.CodeIO, "Cannot read "+display+": "+err.Error(), nil)
 			}
+			if !ok {
+				break
+			}
+			lineNo++
+			continue
+		}
+		line, dropped, ok, err := lines.next()
+		if err != nil {
+			return toolkit.Failure(rec, toolkit.CodeIO, "Cannot read "+display+": "+err.Error(), nil)
+		}
+		if !ok {
 			break
 		}
 		lineNo++
-		if lineNo < start {
-			continue
-		}
-		text := strings.ToValidUTF8(string(trimEOL(line)), "\uFFFD")
-		if cut := toolkit.TruncateLine(text, MaxLineLength); cut != text {
+		text := strings.ToValidUTF8(string(line), "\uFFFD")
+		if cut := toolkit.TruncatePrefix(text, dropped, MaxLineLength); cut != text {
 			text = cut
 			truncatedLines++
 		}
@@ -192,11 +201,6 @@ func readLines(ctx context.Context, rec record.Call, display string, br *bufio.R
 		fmt.Fprintf(&out, "(%s longer than %d characters truncated.)\n", toolkit.Plural(truncatedLines, "line", "lines"), MaxLineLength)
 	}
 	return toolkit.Success(rec, out.String(), meta)
-}
-
-func trimEOL(line []byte) []byte {
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	return bytes.TrimSuffix(line, []byte("\r"))
 }
 
 // countLines counts the lines left in r (a last line without a newline counts).

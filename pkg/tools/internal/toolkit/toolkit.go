@@ -122,6 +122,17 @@ func TruncateLine(line string, max int) string {
 	return prefixRunes(line, max) + fmt.Sprintf("... [%d characters truncated]", n-max)
 }
 
+// TruncatePrefix is TruncateLine for a line of which only prefix was read and dropped more
+// characters were not: it keeps at most max runes of prefix and counts the rest as cut.
+func TruncatePrefix(prefix string, dropped, max int) string {
+	if dropped <= 0 {
+		return TruncateLine(prefix, max)
+	}
+	keep := prefixRunes(prefix, max)
+	cut := utf8.RuneCountInString(prefix) - utf8.RuneCountInString(keep) + dropped
+	return keep + fmt.Sprintf("... [%d characters truncated]", cut)
+}
+
 // Plural returns "1 line" / "2 lines".
 func Plural(n int, one, many string) string {
 	if n == 1 {
