@@ -375,6 +375,26 @@ func TestWebSearchReportedToCaller(t *testing.T) {
 	}
 }
 
+// A stream that fails after a hosted search ran is not retried: the retry would run (and
+// bill) the search again and report it twice.
+func TestWebSearchThenErrorIsNotRetried(t *testing.T) {
+	srv := ssetest.NewServer(t, replay(t, "web_search_then_error.sse"), replay(t, "web_search.sse"))
+	p, _ := newTestProvider(t, srv, func(o *Options) { o.WebSearch = WebSearch{Enabled: true} })
+	var reported []string
+	_, err := p.Chat(context.Background(), userRequest("what's new in go 1.26?"), llm.Callbacks{
+		OnServerToolUse: func(u llm.ServerToolUse) { reported = append(reported, u.ID) },
+	})
+	if !errors.Is(err, llm.ErrProvider) || !strings.Contains(err.Error(), "Overloaded") {
+		t.Fatalf("err %v, want the overloaded error", err)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests: a stream that ran a hosted tool must not be retried", n)
+	}
+	if len(reported) != 1 {
+		t.Fatalf("server tool reported %d times, want once", len(reported))
+	}
+}
+
 func TestNativeWebToolsFailBeforeTransportWhenDisabled(t *testing.T) {
 	srv := ssetest.NewServer(t)
 	p, _ := newTestProvider(t, srv, nil)

@@ -191,6 +191,9 @@ func (a *assembler) finishServerBlock(b *block) {
 		use.Query, use.Target = args.Query, args.URL
 		a.serverUses[b.id] = use
 		a.serverIDs = append(a.serverIDs, b.id)
+		// The hosted tool runs (and is billed) now; a retried call would run it again and
+		// report it twice, so this stream is delivered like one that showed text.
+		a.delivered = true
 		a.cb.ServerToolUse(llm.ServerToolUse{ID: b.id, Name: b.name, Input: input})
 	case kindServerToolResult:
 		use := a.serverUses[b.toolUseID]
