@@ -32,7 +32,11 @@
 //   - Stdout beginning with `{` is parsed as JSON output (continue/stopReason,
 //     decision/reason, systemMessage, suppressOutput, hookSpecificOutput with
 //     permissionDecision, permissionDecisionReason, updatedInput, additionalContext);
-//     keys match exactly, as in JavaScript. Invalid JSON is used as text and logged.
+//     keys and enumerated values match exactly, as in Claude Code ("Deny" is not a
+//     deny). A field that does not parse is dropped and logged and the others still
+//     apply; stdout that is not one JSON object is used as text and logged. For
+//     PreToolUse any such output counts as "ask" (a guard whose answer cannot be read
+//     never lets a call through unasked; a deny that parsed still wins).
 //     Across parallel hooks permissionDecision folds deny > ask > allow; each hook's
 //     additionalContext (or context stdout) is capped at MaxContext characters.
 //

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ func FuzzParseOutput(f *testing.F) {
 		`{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no"}}`, `{"hookSpecificOutput":{"updatedInput":[1]}}`,
 		`{"hookSpecificOutput":{"additionalContext":"ctx"}} trailing`, `  {"systemMessage":"hi"}`, `{"continue":"no"}`,
 		`{"hookSpecificOutput":null}`, `{"Decision":"block"}`, `{"decision":"block","decision":"approve"}`,
+		`{"continue":"yes","hookSpecificOutput":{"permissionDecision":"deny"}}`, `{"hookSpecificOutput":{"permissionDecision":"Deny"}}`,
 	} {
 		f.Add(s, 0)
 		f.Add(s, 2)
@@ -27,8 +29,8 @@ func FuzzParseOutput(f *testing.F) {
 		if !isJSON && (out != nil || err != nil) {
 			t.Fatalf("plain text produced output %v / error %v", out, err)
 		}
-		if err != nil && out != nil {
-			t.Fatal("output and error together")
+		if err != nil && !errors.Is(err, ErrInvalidOutput) {
+			t.Fatalf("error %v does not wrap ErrInvalidOutput", err)
 		}
 		if out != nil && out.Specific != nil && out.Specific.UpdatedInput != nil {
 			var obj map[string]any
@@ -46,6 +48,12 @@ func FuzzParseOutput(f *testing.F) {
 		}
 		if n := len([]rune(res.AdditionalContext)); n > MaxContext {
 			t.Fatalf("context of %d characters", n)
+		}
+		// Alone, an output that could not be fully understood never lets the call
+		// through unasked.
+		res = r.fold(PreToolUse, []Run{fuzzed})
+		if fuzzed.Response.ExitCode == 0 && isJSON && err != nil && res.PermissionDecision != "ask" && res.PermissionDecision != "deny" {
+			t.Fatalf("unusable output %q gave decision %q", stdout, res.PermissionDecision)
 		}
 		res = r.fold(UserPromptSubmit, []Run{fuzzed})
 		if n := len([]rune(res.AdditionalContext)); n > MaxContext {

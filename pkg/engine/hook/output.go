@@ -31,9 +31,13 @@ type SpecificOutput struct {
 }
 
 // ParseOutput reads stdout. isJSON is false when stdout (ignoring leading white
-// space) does not begin with `{`: it is plain text. An error means it began like JSON
-// but is not valid hook output; the caller treats it as text and logs the error.
-// Keys are matched exactly, as JavaScript would.
+// space) does not begin with `{`: it is plain text. An error (wrapping
+// ErrInvalidOutput) means it began like JSON but is not entirely valid hook output:
+// out is nil when stdout is not one JSON object, and otherwise holds every field that
+// parsed, invalid ones left at their zero value, so one bad field never discards the
+// others (a deny survives a malformed "continue"). Keys and the enumerated values
+// (decision, permissionDecision) are matched exactly, as Claude Code's schema does:
+// "Deny" is an invalid value, not a deny.
 func ParseOutput(stdout string) (out *Output, isJSON bool, err error) {
 	trimmed := strings.TrimLeft(stdout, " \t\r\n")
 	if !strings.HasPrefix(trimmed, "{") {
@@ -45,16 +49,21 @@ func ParseOutput(stdout string) (out *Output, isJSON bool, err error) {
 	}
 	out = &Output{}
 	var errs []error
-	field := func(obj map[string]json.RawMessage, key string, dst any) {
-		if raw, ok := obj[key]; ok && string(raw) != "null" {
-			if err := json.Unmarshal(raw, dst); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", key, err))
-			}
+	// field decodes obj[key] into dst and reports whether it did; on a failure dst may
+	// hold a partial value, so callers of typed pointers check the result.
+	field := func(obj map[string]json.RawMessage, key string, dst any) bool {
+		raw, ok := obj[key]
+		if !ok || string(raw) == "null" {
+			return false
 		}
+		if err := json.Unmarshal(raw, dst); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", key, err))
+			return false
+		}
+		return true
 	}
 	var cont bool
-	if raw, ok := top["continue"]; ok && string(raw) != "null" {
-		field(top, "continue", &cont)
+	if field(top, "continue", &cont) {
 		out.Continue = &cont
 	}
 	field(top, "stopReason", &out.StopReason)
@@ -63,7 +72,8 @@ func ParseOutput(stdout string) (out *Output, isJSON bool, err error) {
 	field(top, "decision", &out.Decision)
 	field(top, "reason", &out.Reason)
 	if out.Decision != "" && out.Decision != "block" && out.Decision != "approve" {
-		errs = append(errs, fmt.Errorf("decision %q is not block or approve", out.Decision))
+		errs = append(errs, fmt.Errorf("decision %q is not block or approve (values are case-sensitive)", out.Decision))
+		out.Decision = ""
 	}
 	if raw, ok := top["hookSpecificOutput"]; ok && string(raw) != "null" {
 		hso, err := decodeObject(raw)
@@ -78,7 +88,8 @@ func ParseOutput(stdout string) (out *Output, isJSON bool, err error) {
 			switch s.PermissionDecision {
 			case "", "allow", "ask", "deny":
 			default:
-				errs = append(errs, fmt.Errorf("permissionDecision %q is not allow, ask or deny", s.PermissionDecision))
+				errs = append(errs, fmt.Errorf("permissionDecision %q is not allow, ask or deny (values are case-sensitive)", s.PermissionDecision))
+				s.PermissionDecision = ""
 			}
 			if raw, ok := hso["updatedInput"]; ok && string(raw) != "null" {
 				if _, err := decodeObject(raw); err != nil {
@@ -91,7 +102,7 @@ func ParseOutput(stdout string) (out *Output, isJSON bool, err error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, true, fmt.Errorf("%w: %w", ErrInvalidOutput, errors.Join(errs...))
+		return out, true, fmt.Errorf("%w: %w", ErrInvalidOutput, errors.Join(errs...))
 	}
 	return out, true, nil
 }

@@ -88,8 +88,18 @@ func (r *Runner) fold(ev Event, runs []Run) Result {
 			out, _, err := ParseOutput(resp.Stdout)
 			if err != nil {
 				err = fmt.Errorf("%s: %w", describe(run.Hook), err)
-				r.log.Warn("hook output is not valid JSON; using it as text", zap.Error(err))
 				res.Errors = append(res.Errors, err)
+				switch {
+				case ev == PreToolUse:
+					// A guard whose answer cannot be read must not let the call through
+					// unasked; a deny that did parse still wins over this ask.
+					r.log.Warn("PreToolUse hook output is not valid; asking for approval", zap.Error(err))
+					res.raise("ask", capText("hook output could not be understood, so approval is required: "+err.Error()), decisionReason)
+				case out == nil:
+					r.log.Warn("hook output is not valid JSON; using it as text", zap.Error(err))
+				default:
+					r.log.Warn("hook output has invalid fields; using the others", zap.Error(err))
+				}
 			}
 			if out == nil {
 				if stdoutIsContext[ev] {
@@ -148,6 +158,9 @@ func (r *Runner) apply(ev Event, run Run, out *Output, res *Result, reasons, con
 		err := fmt.Errorf("%w: %s: hookSpecificOutput is for %q, not %s", ErrInvalidOutput, describe(run.Hook), s.HookEventName, ev)
 		r.log.Warn("hook output ignored", zap.Error(err))
 		res.Errors = append(res.Errors, err)
+		if ev == PreToolUse {
+			res.raise("ask", capText("hook output could not be understood, so approval is required: "+err.Error()), decisionReason)
+		}
 		return
 	}
 	if ev == PreToolUse {
@@ -175,16 +188,6 @@ func (res *Result) raise(d, reason string, reasons map[string]string) {
 	if _, ok := reasons[d]; !ok || reasons[d] == "" {
 		reasons[d] = reason
 	}
-}
-
-func describe(h Definition) string {
-	switch {
-	case h.Command != "":
-		return fmt.Sprintf("%s hook %q", h.Type, h.Command)
-	case h.URL != "":
-		return fmt.Sprintf("%s hook %s", h.Type, h.URL)
-	}
-	return h.Type + " hook"
 }
 
 // capText keeps at most MaxContext characters.

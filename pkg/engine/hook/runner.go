@@ -140,8 +140,7 @@ func (r *Runner) runOne(ctx context.Context, h Definition, stdin []byte) Run {
 	run.Response, run.Err = x.Execute(ctx, h, stdin)
 	run.Duration = r.now().Sub(start)
 	if run.Err != nil {
-		r.log.Warn("hook failed", zap.String("type", h.Type), zap.String("command", h.Command),
-			zap.String("url", h.URL), zap.Error(run.Err))
+		r.log.Warn("hook failed", zap.String("hook", describe(h)), zap.Error(run.Err))
 	}
 	return run
 }

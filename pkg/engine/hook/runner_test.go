@@ -22,6 +22,8 @@ func TestPreToolUseOutcomes(t *testing.T) {
 		reason       string
 		errIs        error
 		updatedInput string
+		// decisionWhy must be contained in PermissionDecisionReason.
+		decisionWhy string
 	}{
 		{name: "exit 2 blocks with stderr as the reason", hooks: []Definition{cmdHook(script(t, "block.sh"))},
 			blocked: true, decision: "deny", reason: "rm is not allowed in this repository"},
@@ -45,6 +47,23 @@ func TestPreToolUseOutcomes(t *testing.T) {
 			decision: "allow", updatedInput: `{"command":"npm test -- --ci"}`},
 		{name: "missing executor is a non-blocking error", hooks: []Definition{{Type: "prompt", Prompt: "x"}},
 			errIs: ErrNoExecutor},
+		// One invalid field must not discard the others, least of all a deny.
+		{name: "deny survives an invalid continue", hooks: []Definition{cmdHook(script(t, "json.sh",
+			`{"continue":"yes","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no deploys"}}`))},
+			blocked: true, decision: "deny", reason: "no deploys", errIs: ErrInvalidOutput},
+		// Claude Code's values are case-sensitive: "Deny" is unusable, so the call is asked about.
+		{name: "miscapitalised Deny asks", hooks: []Definition{cmdHook(script(t, "json.sh",
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"Deny"}}`))},
+			decision: "ask", errIs: ErrInvalidOutput, decisionWhy: `"Deny" is not allow, ask or deny (values are case-sensitive)`},
+		{name: "miscapitalised legacy Block asks", hooks: []Definition{cmdHook(script(t, "json.sh", `{"decision":"Block"}`))},
+			decision: "ask", errIs: ErrInvalidOutput, decisionWhy: "approval is required"},
+		{name: "allow with an invalid field asks", hooks: []Definition{cmdHook(script(t, "json.sh",
+			`{"suppressOutput":"no","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`))},
+			decision: "ask", errIs: ErrInvalidOutput, decisionWhy: "suppressOutput"},
+		{name: "unparsable JSON asks", hooks: []Definition{cmdHook(script(t, "json.sh", `{"hookSpecificOutput": {"permissionDecision": deny}}`))},
+			decision: "ask", errIs: ErrInvalidOutput, decisionWhy: "could not be understood"},
+		{name: "deny from another hook beats an unusable output", hooks: []Definition{cmdHook(script(t, "json.sh", `{"decision":"nope"}`)),
+			cmdHook(script(t, "decide.sh", "deny"))}, blocked: true, decision: "deny", reason: "hook said deny", errIs: ErrInvalidOutput},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,6 +74,9 @@ func TestPreToolUseOutcomes(t *testing.T) {
 			}
 			if !strings.Contains(res.Reason, tc.reason) {
 				t.Fatalf("reason %q does not contain %q", res.Reason, tc.reason)
+			}
+			if !strings.Contains(res.PermissionDecisionReason, tc.decisionWhy) {
+				t.Fatalf("decision reason %q does not contain %q", res.PermissionDecisionReason, tc.decisionWhy)
 			}
 			if tc.blocked && res.Reason == "" {
 				t.Fatal("a block must carry a reason")
@@ -277,9 +299,24 @@ func TestStdoutAndJSON(t *testing.T) {
 					t.Fatalf("%+v", r)
 				}
 			}},
-		{name: "hookSpecificOutput for another event is ignored", ev: PreToolUse, stdout: `{"hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"deny"}}`,
+		{name: "hookSpecificOutput for another event is ignored", ev: PostToolUse, stdout: `{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"x"}}`,
 			check: func(t *testing.T, r Result) {
-				if r.PermissionDecision != "" || r.Blocked || len(r.Errors) != 1 {
+				if r.AdditionalContext != "" || r.Blocked || len(r.Errors) != 1 {
+					t.Fatalf("%+v", r)
+				}
+			}},
+		{name: "PreToolUse output for another event asks", ev: PreToolUse, stdout: `{"hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"allow"}}`,
+			check: func(t *testing.T, r Result) {
+				if r.PermissionDecision != "ask" || r.Blocked || len(r.Errors) != 1 {
+					t.Fatalf("%+v", r)
+				}
+			}},
+		{name: "valid fields survive an invalid one", ev: PostToolUse, stdout: `{"continue":"no","systemMessage":"formatted","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"lint ok"}}`,
+			context: "lint ok",
+			check: func(t *testing.T, r Result) {
+				// A "continue" that did not parse is no answer at all, least of all false.
+				if !r.Continue || len(r.UserMessages) != 1 || r.UserMessages[0] != "formatted" ||
+					len(r.Errors) != 1 || !errors.Is(r.Errors[0], ErrInvalidOutput) {
 					t.Fatalf("%+v", r)
 				}
 			}},
