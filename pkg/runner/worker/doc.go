@@ -7,7 +7,12 @@
 // timeout or the engine going away kills the whole group. Output is captured
 // (stdout and stderr together) into a bounded in-memory log that ReadLog pages
 // through, and is streamed as text deltas, which may be coalesced. Exactly one
-// terminal event ends every started job.
+// terminal event ends every started job. Finished jobs stay readable until
+// they are among the oldest beyond the last 64 (or 64 MiB of logs); then
+// ReadLog reports ErrUnknownJob, so a long-lived worker's memory is bounded.
+// A job inherits the worker's environment without credentials (*_API_KEY,
+// *_TOKEN, *SECRET*, *PASSWORD*) or go-plugin plumbing (PLUGIN_*, the magic
+// cookie).
 //
 // Agent jobs arrive with the runner issue; until then Start refuses them with
 // workerplugin.ErrUnsupportedJob.

@@ -70,3 +70,10 @@ func (l *outputLog) End() int64 {
 	defer l.mu.Unlock()
 	return l.base + int64(len(l.data))
 }
+
+// Retained is how many bytes the log holds in memory.
+func (l *outputLog) Retained() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return int64(len(l.data))
+}

@@ -23,15 +23,21 @@ const (
 	// deltaChunkBytes bounds one text-delta event.
 	deltaChunkBytes  = 64 << 10
 	defaultReadLimit = 64 << 10
-	// killGrace is how long a process group has between SIGTERM and SIGKILL.
-	killGrace = 3 * time.Second
+	// defaultKillGrace is how long a process group has between SIGTERM and
+	// SIGKILL.
+	defaultKillGrace = 3 * time.Second
 )
 
 // Worker runs process jobs. It is safe for concurrent use.
 type Worker struct {
-	log  hclog.Logger
+	log       hclog.Logger
+	killGrace time.Duration
+	// loopHook, if set, is called on every pass of a job's event loop; tests
+	// count passes with it to prove the loop waits instead of spinning.
+	loopHook func()
+
 	mu   sync.Mutex
-	jobs map[string]*processJob
+	jobs jobTable
 }
 
 // New returns a Worker that logs through log.
@@ -39,14 +45,15 @@ func New(log hclog.Logger) *Worker {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	return &Worker{log: log, jobs: make(map[string]*processJob)}
+	return &Worker{log: log, killGrace: defaultKillGrace, jobs: newJobTable(defaultKeepFinished, defaultKeepFinishedLogBytes)}
 }
 
 type processJob struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	output *outputLog
-	done   chan struct{}
+	cmd       *exec.Cmd
+	stdin     io.WriteCloser
+	output    *outputLog
+	done      chan struct{}
+	killGrace time.Duration
 
 	mu           sync.Mutex
 	cancelReason string
@@ -54,7 +61,7 @@ type processJob struct {
 }
 
 // stop records why the job is being stopped and kills its process group:
-// SIGTERM first, SIGKILL after killGrace if it is still there.
+// SIGTERM first, SIGKILL after its kill grace if it is still there.
 func (j *processJob) stop(reason string) bool {
 	j.mu.Lock()
 	if j.cancelled {
@@ -68,7 +75,7 @@ func (j *processJob) stop(reason string) bool {
 	go func() {
 		select {
 		case <-j.done:
-		case <-time.After(killGrace):
+		case <-time.After(j.killGrace):
 			_ = syscall.Kill(pgid, syscall.SIGKILL)
 		}
 	}()
@@ -123,7 +130,13 @@ func (w *Worker) Start(ctx context.Context, job workerplugin.Job, emit func(work
 		}
 	}
 	var timedOut bool
+	// A done context stays ready forever: once it has stopped the job it is
+	// dropped from the select, or the loop would spin until the group dies.
+	engineGone := ctx.Done()
 	for running := true; running; {
+		if w.loopHook != nil {
+			w.loopHook()
+		}
 		select {
 		case <-j.output.notify:
 			if err := flush(); err != nil {
@@ -132,7 +145,8 @@ func (w *Worker) Start(ctx context.Context, job workerplugin.Job, emit func(work
 		case <-timeout:
 			timedOut = true
 			j.stop(fmt.Sprintf("timed out after %s", job.Process.Timeout))
-		case <-ctx.Done():
+		case <-engineGone:
+			engineGone = nil
 			j.stop("engine went away")
 		case <-j.done:
 			running = false
@@ -165,14 +179,14 @@ func (w *Worker) launch(job workerplugin.Job) (*processJob, error) {
 	p := job.Process
 	cmd := exec.Command("/bin/sh", "-c", p.Command)
 	cmd.Dir = p.Cwd
-	cmd.Env = os.Environ()
+	cmd.Env = processEnv(os.Environ())
 	for k, v := range p.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.SysProcAttr = processAttrs()
 	// Grandchildren that keep the output pipe open must not hold Wait forever.
 	cmd.WaitDelay = 2 * time.Second
-	j := &processJob{cmd: cmd, output: newOutputLog(defaultLogCap), done: make(chan struct{})}
+	j := &processJob{cmd: cmd, output: newOutputLog(defaultLogCap), done: make(chan struct{}), killGrace: w.killGrace}
 	cmd.Stdout, cmd.Stderr = j.output, j.output
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -182,7 +196,7 @@ func (w *Worker) launch(job workerplugin.Job) (*processJob, error) {
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if old, ok := w.jobs[job.ID]; ok {
+	if old, ok := w.jobs.get(job.ID); ok {
 		select {
 		case <-old.done:
 		default:
@@ -192,9 +206,14 @@ func (w *Worker) launch(job workerplugin.Job) (*processJob, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("job %s: start %q: %w", job.ID, p.Command, err)
 	}
-	w.jobs[job.ID] = j
+	w.jobs.add(job.ID, j)
 	go func() {
 		_ = cmd.Wait()
+		// Retired before done is closed, so whoever sees the job end also
+		// sees the table that keeps (or has evicted) older finished jobs.
+		w.mu.Lock()
+		w.jobs.retire(job.ID, j)
+		w.mu.Unlock()
 		close(j.done)
 	}()
 	return j, nil
@@ -203,7 +222,7 @@ func (w *Worker) launch(job workerplugin.Job) (*processJob, error) {
 func (w *Worker) job(id string) (*processJob, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	j, ok := w.jobs[id]
+	j, ok := w.jobs.get(id)
 	if !ok {
 		return nil, fmt.Errorf("job %q: %w", id, workerplugin.ErrUnknownJob)
 	}
