@@ -116,7 +116,7 @@ func TestProcessJobsDoNotInheritSecrets(t *testing.T) {
 		"ANTHROPIC_API_KEY": "sk-1", "GITHUB_TOKEN": "t", "CLAUDE_CODE_OAUTH_AUTH_TOKEN": "t",
 		"MY_SECRET_THING": "s", "DB_PASSWORD": "p", "PLUGIN_CLIENT_CERT": "cert",
 		workerplugin.Handshake.MagicCookieKey: workerplugin.Handshake.MagicCookieValue,
-		"ROBOTA_HARMLESS": "kept",
+		"ROBOTA_HARMLESS":                     "kept",
 	} {
 		t.Setenv(k, v)
 	}
