@@ -27,6 +27,9 @@ type grepRequest struct {
 	globRaw   string
 	typeGlobs []string
 	exclude   Exclude // files and directories never to search
+	// maxFileSize is the size in bytes above which a file met in a directory walk is
+	// skipped (a file named as the path is checked before the backend runs).
+	maxFileSize int64
 }
 
 func (r grepRequest) policy() walkPolicy {

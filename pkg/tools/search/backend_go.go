@@ -11,8 +11,14 @@ import (
 )
 
 // goBackend searches in-process: a parallel walk feeding one searcher per CPU, each reading
-// whole files into a reused buffer and running Go's RE2 engine over them.
+// whole files into a reused buffer and running Go's RE2 engine over them. Files over the
+// request's size cap are skipped (as rg --max-filesize does), and files over bigFileSize are
+// read one at a time into a buffer that is not kept, so the searchers together hold at most
+// one big file and a small buffer each, not one big file per CPU.
 type goBackend struct{}
+
+// bigFileSize is the size above which a file is read under the one shared big-file token.
+const bigFileSize = 4 << 20
 
 func (goBackend) name() string { return "go" }
 
@@ -29,9 +35,10 @@ func (goBackend) search(ctx context.Context, req grepRequest) ([]fileResult, err
 	if req.exclude.excludes(req.root) {
 		return nil, ctx.Err()
 	}
+	big := make(chan struct{}, 1)
 	if req.isFile {
-		var buf []byte
-		if r, ok := searchPath(req, req.root, &buf); ok {
+		fr := fileReader{max: req.maxFileSize, big: big}
+		if r, ok := fr.searchPath(req, req.root); ok {
 			collect(r)
 		}
 		return results, ctx.Err()
@@ -42,12 +49,12 @@ func (goBackend) search(ctx context.Context, req grepRequest) ([]fileResult, err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
+			fr := fileReader{max: req.maxFileSize, big: big}
 			for p := range paths {
 				if ctx.Err() != nil {
 					continue
 				}
-				if r, ok := searchPath(req, p, &buf); ok {
+				if r, ok := fr.searchPath(req, p); ok {
 					collect(r)
 				}
 			}
@@ -62,36 +69,56 @@ func (goBackend) search(ctx context.Context, req grepRequest) ([]fileResult, err
 	return results, nil
 }
 
-// searchPath reads path into *buf (grown as needed, reused across files) and searches it.
-func searchPath(req grepRequest, path string, buf *[]byte) (fileResult, bool) {
-	data, ok := readInto(path, buf)
+// fileReader reads the files one searcher searches.
+type fileReader struct {
+	max int64         // files larger than this are skipped
+	big chan struct{} // held while a file over bigFileSize is read and searched
+	buf []byte        // reused for files up to bigFileSize
+}
+
+// searchPath reads path and searches it; ok is false for a file that is unreadable, over
+// the size cap, binary or without a match.
+func (r *fileReader) searchPath(req grepRequest, path string) (fileResult, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return fileResult{}, false
+	}
+	defer f.Close()
+	var size int64
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	if size > r.max {
+		return fileResult{}, false
+	}
+	buf := &r.buf
+	if size > bigFileSize {
+		r.big <- struct{}{}
+		defer func() { <-r.big }()
+		buf = new([]byte)
+	}
+	data, ok := readAtMost(f, size, r.max, buf)
 	if !ok || binaryPrefix(data) {
 		return fileResult{}, false
 	}
-	r, ok := searchData(req, data)
-	r.path = path
-	return r, ok
+	res, ok := searchData(req, data)
+	res.path = path
+	return res, ok
 }
 
-func readInto(path string, buf *[]byte) ([]byte, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	size := 0
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = int(fi.Size())
-	}
-	if cap(*buf) < size+1 {
+// readAtMost reads f (expected to hold size bytes) into *buf, grown as needed; ok is false
+// on a read error or when f turns out to hold more than max bytes.
+func readAtMost(f *os.File, size, max int64, buf *[]byte) ([]byte, bool) {
+	if int64(cap(*buf)) < size+1 {
 		*buf = make([]byte, 0, size+512)
 	}
 	data := (*buf)[:0]
+	lr := io.LimitReader(f, max+1)
 	for {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
 		}
-		n, err := f.Read(data[len(data):cap(data)])
+		n, err := lr.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
 		if err == io.EOF {
 			break
@@ -101,7 +128,7 @@ func readInto(path string, buf *[]byte) ([]byte, bool) {
 		}
 	}
 	*buf = data
-	return data, true
+	return data, int64(len(data)) <= max
 }
 
 // span is a run of lines [first, last] (1-based) covered by one match, with the byte

@@ -33,6 +33,7 @@ func (b rgBackend) args(req grepRequest) []string {
 	args := []string{
 		"--no-config", "--hidden", "--no-require-git", "--no-ignore-parent", "--no-ignore-global",
 		"--no-ignore-exclude", "--no-ignore-dot", "--text", "--no-messages", "--with-filename",
+		"--max-filesize", strconv.FormatInt(req.maxFileSize, 10),
 	}
 	if req.globRaw != "" {
 		args = append(args, "--glob", req.globRaw)

@@ -40,7 +40,7 @@ const grepDescription = `A powerful search tool built on ripgrep.
 - Searches file contents with a regular expression (RE2 syntax: \w, \d, \s and \b are ASCII; literal braces need escaping, e.g. interface\{\}).
 - Filter files with glob (e.g. "*.js", "**/*.tsx") or type (e.g. "js", "py", "go").
 - output_mode: "files_with_matches" (default, newest first), "content" (matching lines, with -A/-B/-C context and -n line numbers), "count".
-- .gitignore is respected, hidden files are searched, binary files are skipped.
+- .gitignore is respected, hidden files are searched, binary files and files over 64 MiB are skipped.
 - Use multiline for patterns that span lines.
 - Always use Grep for search tasks instead of grep or rg in Bash.`
 
@@ -53,14 +53,25 @@ type GrepConfig struct {
 	NoRipgrep bool
 	// Exclude keeps files and directories out of every search (nil: none).
 	Exclude Exclude
+	// MaxFileSize is the size in bytes above which files are not searched (0:
+	// DefaultMaxFileSize). Both backends skip such files in a directory search; a file
+	// named as the path gets a file_too_large failure.
+	MaxFileSize int64
 }
+
+// DefaultMaxFileSize is the largest file Grep searches unless GrepConfig says otherwise.
+const DefaultMaxFileSize = 64 << 20
+
+// codeFileTooLarge is the failure code for a named file over the size cap.
+const codeFileTooLarge = "file_too_large"
 
 // Grep is the Grep tool.
 type Grep struct {
 	*tools.Typed[GrepParams]
-	ws      *workspace.Workspace
-	backend backend
-	exclude Exclude
+	ws          *workspace.Workspace
+	backend     backend
+	exclude     Exclude
+	maxFileSize int64
 }
 
 // NewGrep builds the Grep tool: ripgrep when available, the Go backend otherwise.
@@ -68,7 +79,10 @@ func NewGrep(cfg GrepConfig) (*Grep, error) {
 	if cfg.Workspace == nil {
 		return nil, errors.New("grep tool: GrepConfig.Workspace is required")
 	}
-	g := &Grep{ws: cfg.Workspace, backend: goBackend{}, exclude: cfg.Exclude}
+	g := &Grep{ws: cfg.Workspace, backend: goBackend{}, exclude: cfg.Exclude, maxFileSize: cfg.MaxFileSize}
+	if g.maxFileSize <= 0 {
+		g.maxFileSize = DefaultMaxFileSize
+	}
 	if !cfg.NoRipgrep {
 		path := cfg.RipgrepPath
 		if path == "" {
@@ -146,7 +160,7 @@ func (g *Grep) request(rec *record.Call, params GrepParams) (grepRequest, *llm.T
 		res := toolkit.Failure(*rec, code, msg, nil)
 		return grepRequest{}, &res
 	}
-	req := grepRequest{mode: params.OutputMode, multiline: params.Multiline, exclude: g.exclude}
+	req := grepRequest{mode: params.OutputMode, multiline: params.Multiline, exclude: g.exclude, maxFileSize: g.maxFileSize}
 	if req.mode == "" {
 		req.mode = ModeFiles
 	}
@@ -194,6 +208,9 @@ func (g *Grep) request(rec *record.Call, params GrepParams) (grepRequest, *llm.T
 		return fail(toolkit.CodeIO, "Cannot access "+p.Abs+": "+err.Error())
 	case !fi.IsDir() && !fi.Mode().IsRegular():
 		return fail(toolkit.CodeNotRegular, p.Abs+" is neither a directory nor a regular file.")
+	case !fi.IsDir() && fi.Size() > g.maxFileSize:
+		return fail(codeFileTooLarge, fmt.Sprintf("%s is %s, over Grep's limit of %s. Use Read with offset and limit to page through it.",
+			p.Abs, toolkit.Plural(int(fi.Size()), "byte", "bytes"), toolkit.Plural(int(g.maxFileSize), "byte", "bytes")))
 	}
 	req.root, req.isFile = p.Real, !fi.IsDir()
 	return req, nil
