@@ -31,11 +31,11 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Z
 func (x *HTTPExecutor) Execute(ctx context.Context, h Definition, input []byte) (Response, error) {
 	u, err := url.Parse(h.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Response{}, fmt.Errorf("%w: http hook url %q is not an http(s) URL", ErrHookFailed, h.URL)
+		return Response{}, fmt.Errorf("%w: http hook url %s is not an http(s) URL", ErrHookFailed, safeURL(h.URL))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(input))
 	if err != nil {
-		return Response{}, fmt.Errorf("http hook %s: %w", h.URL, err)
+		return Response{}, fmt.Errorf("http hook %s: %w", safeURL(h.URL), withoutURL(err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range h.Headers {
@@ -48,22 +48,32 @@ func (x *HTTPExecutor) Execute(ctx context.Context, h Definition, input []byte) 
 	resp, err := client.Do(req)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return Response{}, fmt.Errorf("%w: http hook %s", ErrTimeout, h.URL)
+			return Response{}, fmt.Errorf("%w: http hook %s", ErrTimeout, safeURL(h.URL))
 		}
-		return Response{}, fmt.Errorf("%w: http hook %s: %w", ErrHookFailed, h.URL, err)
+		return Response{}, fmt.Errorf("%w: http hook %s: %w", ErrHookFailed, safeURL(h.URL), withoutURL(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxOutput))
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return Response{}, fmt.Errorf("%w: http hook %s", ErrTimeout, h.URL)
+			return Response{}, fmt.Errorf("%w: http hook %s", ErrTimeout, safeURL(h.URL))
 		}
-		return Response{}, fmt.Errorf("%w: http hook %s: reading body: %w", ErrHookFailed, h.URL, err)
+		return Response{}, fmt.Errorf("%w: http hook %s: reading body: %w", ErrHookFailed, safeURL(h.URL), withoutURL(err))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return Response{ExitCode: 1, Stderr: fmt.Sprintf("HTTP %d from %s: %s", resp.StatusCode, h.URL, body)}, nil
+		return Response{ExitCode: 1, Stderr: fmt.Sprintf("HTTP %d from %s: %s", resp.StatusCode, safeURL(h.URL), body)}, nil
 	}
 	return Response{Stdout: string(body)}, nil
+}
+
+// withoutURL drops the *url.Error wrapper, whose message repeats the full URL (a
+// webhook's path and query are often its credential).
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // expand substitutes $VAR and ${VAR} for the variables the hook lists in
