@@ -143,7 +143,7 @@ func waitGone(t *testing.T, pid int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("process %d still running after the hook timed out", pid)
+			t.Fatalf("process %d still running after the hook ended", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
