@@ -58,6 +58,7 @@ const fetchDescription = `Fetches content from a URL and returns it as Markdown 
 - Only http and https URLs; use a fully-formed URL.
 - prompt says what to look for in the page.
 - A redirect to a different host is reported, not followed: call WebFetch again with the redirect URL.
+- A redirect from https to http is refused.
 - Large pages are cut; the tool is read-only.`
 
 // Fetch is the WebFetch tool.
@@ -108,13 +109,25 @@ func (f *Fetch) Describe(args json.RawMessage) record.Call {
 	return record.Call{FirstArg: p.URL}
 }
 
-var errTooManyRedirects = errors.New("too many redirects")
+var (
+	errTooManyRedirects = errors.New("too many redirects")
+	errSchemeDowngrade  = errors.New("redirect from https to http")
+)
 
 // checkRedirect follows same-host redirects only; for another host it stops and hands the
-// redirect response back, which run reports.
+// redirect response back, which run reports. A redirect to http after https was used is
+// refused even on the same host: following it would send the request (and show its
+// answer as if it came) over an unencrypted connection the caller never asked for.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
 		return errTooManyRedirects
+	}
+	if req.URL.Scheme == "http" {
+		for _, prev := range via {
+			if prev.URL.Scheme == "https" {
+				return &downgradeError{from: prev.URL.String(), to: req.URL.String()}
+			}
+		}
 	}
 	if !sameHost(req.URL, via[0].URL) || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
 		return http.ErrUseLastResponse
@@ -219,11 +232,24 @@ func (f *Fetch) redirect(rec record.Call, original *url.URL, resp *http.Response
 		original, loc, resp.Status, loc), meta)
 }
 
+// downgradeError is a refused redirect from an https URL to an http one.
+type downgradeError struct{ from, to string }
+
+func (e *downgradeError) Error() string {
+	return errSchemeDowngrade.Error() + ": " + e.from + " -> " + e.to
+}
+func (e *downgradeError) Unwrap() error { return errSchemeDowngrade }
+
 func (f *Fetch) requestFailure(ctx context.Context, rec record.Call, rawURL string, err error) llm.ToolResult {
 	var ue *url.Error
+	var down *downgradeError
 	switch {
 	case ctx.Err() != nil:
 		return toolkit.Failure(rec, toolkit.CodeAborted, "Fetching "+rawURL+" was aborted.", nil)
+	case errors.As(err, &down):
+		return toolkit.Failure(rec, "insecure_redirect", fmt.Sprintf(
+			"Fetching %s failed: %s redirects to %s, from https to plain http, and such a redirect is not followed. If the unencrypted page is wanted, call WebFetch with that URL.",
+			rawURL, down.from, down.to), map[string]any{"redirectUrl": down.to})
 	case errors.Is(err, errTooManyRedirects):
 		return toolkit.Failure(rec, "too_many_redirects", fmt.Sprintf("Fetching %s failed: more than %d redirects.", rawURL, maxRedirects), nil)
 	case errors.As(err, &ue) && ue.Timeout():
