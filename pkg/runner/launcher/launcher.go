@@ -1,9 +1,12 @@
 package launcher
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"sync/atomic"
 	"time"
 
 	plugin "github.com/hashicorp/go-plugin"
@@ -35,15 +38,37 @@ type Worker struct {
 	PID int
 }
 
-// Launch starts a worker process, completes the go-plugin handshake and
-// dispenses its Runner. startTimeout bounds the handshake.
+// Launch is LaunchContext without a way to interrupt it.
 func Launch(cmd Command, log *zap.Logger, startTimeout time.Duration) (*Worker, error) {
-	c := exec.Command(cmd.Path, cmd.Args...)
+	return LaunchContext(context.Background(), cmd, log, startTimeout)
+}
+
+// LaunchContext starts a worker process, completes the go-plugin handshake
+// and dispenses its Runner. startTimeout bounds the handshake; ctx ending
+// kills a worker that has not finished starting, so a shutdown never waits
+// for a stuck handshake. Once launched, the worker outlives ctx and is
+// stopped with Kill.
+//
+// The worker gets an allowlisted environment (see workerEnv), never the
+// engine's whole one: workers hold no secrets.
+func LaunchContext(ctx context.Context, cmd Command, log *zap.Logger, startTimeout time.Duration) (*Worker, error) {
+	var launched atomic.Bool
+	c := exec.CommandContext(ctx, cmd.Path, cmd.Args...)
+	c.Cancel = func() error {
+		if launched.Load() {
+			// Not an interrupted launch: leave the worker to Kill. ErrProcessDone
+			// keeps exec from reporting the context as the worker's exit cause.
+			return os.ErrProcessDone
+		}
+		return c.Process.Kill()
+	}
+	c.Env = workerEnv(os.Environ())
 	c.SysProcAttr = workerAttrs()
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  workerplugin.Handshake,
 		Plugins:          workerplugin.PluginSet(nil),
 		Cmd:              c,
+		SkipHostEnv:      true,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		StartTimeout:     startTimeout,
@@ -53,20 +78,28 @@ func Launch(cmd Command, log *zap.Logger, startTimeout time.Duration) (*Worker, 
 			grpc.MaxCallSendMsgSize(workerplugin.MaxMessageBytes),
 		)},
 	})
+	fail := func(err error) (*Worker, error) {
+		client.Kill()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("launch worker %s: %w (%v)", cmd, ctx.Err(), err)
+		}
+		return nil, err
+	}
 	proto, err := client.Client()
 	if err != nil {
-		client.Kill()
-		return nil, fmt.Errorf("launch worker %s: %w", cmd, err)
+		return fail(fmt.Errorf("launch worker %s: %w", cmd, err))
 	}
 	raw, err := proto.Dispense(workerplugin.PluginName)
 	if err != nil {
-		client.Kill()
-		return nil, fmt.Errorf("dispense runner from worker %s: %w", cmd, err)
+		return fail(fmt.Errorf("dispense runner from worker %s: %w", cmd, err))
 	}
 	runner, ok := raw.(workerplugin.Runner)
 	if !ok {
-		client.Kill()
-		return nil, fmt.Errorf("worker %s dispensed %T, not a Runner", cmd, raw)
+		return fail(fmt.Errorf("worker %s dispensed %T, not a Runner", cmd, raw))
+	}
+	launched.Store(true)
+	if ctx.Err() != nil {
+		return fail(errors.New("interrupted after the handshake"))
 	}
 	w := &Worker{client: client, proto: proto, Runner: runner}
 	if rc := client.ReattachConfig(); rc != nil {

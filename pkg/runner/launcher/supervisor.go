@@ -3,6 +3,7 @@ package launcher
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -37,6 +38,7 @@ type SupervisorConfig struct {
 type Supervisor struct {
 	cfg SupervisorConfig
 	log *zap.Logger
+	now func() time.Time
 
 	mu      sync.Mutex
 	workers []*Worker
@@ -53,7 +55,7 @@ func NewSupervisor(cfg SupervisorConfig, log *zap.Logger) *Supervisor {
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = 30 * time.Second
 	}
-	return &Supervisor{cfg: cfg, log: log, workers: make([]*Worker, cfg.Workers)}
+	return &Supervisor{cfg: cfg, log: log, now: time.Now, workers: make([]*Worker, cfg.Workers)}
 }
 
 // Workers returns the live workers, in slot order.
@@ -71,7 +73,9 @@ func (s *Supervisor) Workers() []*Worker {
 
 // Run launches the pool, then checks it every CheckInterval, reporting and
 // replacing dead workers (with exponential backoff per slot) until ctx ends.
-// On return every worker has been killed. It returns ctx's error.
+// A worker that fails to start or to answer its first ping counts as a failed
+// launch. ctx ending interrupts a launch in progress. On return every worker
+// has been killed. It returns ctx's error.
 func (s *Supervisor) Run(ctx context.Context) error {
 	defer s.killAll()
 	backoff := make([]time.Duration, s.cfg.Workers)
@@ -80,7 +84,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	defer tick.Stop()
 	for {
 		for slot := range s.cfg.Workers {
-			s.tend(slot, &backoff[slot], &nextTry[slot])
+			s.tend(ctx, slot, &backoff[slot], &nextTry[slot])
 		}
 		select {
 		case <-ctx.Done():
@@ -90,7 +94,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	}
 }
 
-func (s *Supervisor) tend(slot int, backoff *time.Duration, nextTry *time.Time) {
+func (s *Supervisor) tend(ctx context.Context, slot int, backoff *time.Duration, nextTry *time.Time) {
 	s.mu.Lock()
 	w := s.workers[slot]
 	s.mu.Unlock()
@@ -108,19 +112,17 @@ func (s *Supervisor) tend(slot int, backoff *time.Duration, nextTry *time.Time) 
 		w.Kill()
 		s.setWorker(slot, nil)
 	}
-	if time.Now().Before(*nextTry) {
+	if s.now().Before(*nextTry) || ctx.Err() != nil {
 		return
 	}
-	nw, err := Launch(s.cfg.Command, s.log, s.cfg.StartTimeout)
+	nw, err := s.start(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
 		*backoff = min(max(2**backoff, time.Second), s.cfg.MaxBackoff)
-		*nextTry = time.Now().Add(*backoff)
+		*nextTry = s.now().Add(*backoff)
 		s.log.Error("worker launch failed", zap.Int("slot", slot), zap.Duration("retry_in", *backoff), zap.Error(err))
-		return
-	}
-	if err := nw.Check(); err != nil {
-		nw.Kill()
-		s.log.Error("worker failed its first ping", zap.Int("slot", slot), zap.Error(err))
 		return
 	}
 	*backoff = 0
@@ -129,6 +131,20 @@ func (s *Supervisor) tend(slot int, backoff *time.Duration, nextTry *time.Time) 
 	if s.cfg.OnReady != nil {
 		s.cfg.OnReady(slot, nw)
 	}
+}
+
+// start launches a worker and pings it once: a worker that cannot answer is
+// no better than one that did not start.
+func (s *Supervisor) start(ctx context.Context) (*Worker, error) {
+	w, err := LaunchContext(ctx, s.cfg.Command, s.log, s.cfg.StartTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Check(); err != nil {
+		w.Kill()
+		return nil, fmt.Errorf("first ping: %w", err)
+	}
+	return w, nil
 }
 
 func (s *Supervisor) setWorker(slot int, w *Worker) {
