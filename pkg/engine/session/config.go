@@ -137,14 +137,21 @@ type Config struct {
 	SessionID string
 	// Name is the user-assigned session name persisted in the record.
 	Name string
-	// Resume restores a persisted session: its messages (verbatim, the system message
-	// included) and its event entries. SessionStart then fires with source "resume".
+	// Resume restores a persisted session: its messages (verbatim, except that a leading
+	// system message is replaced by this session's SystemMessage when that differs) and its
+	// event entries. SessionStart then fires with source "resume".
 	Resume *store.Record
 
 	// ProviderTimeout is the provider idle timeout per call (0 = none).
 	ProviderTimeout time.Duration
-	// MaxTurns caps model/tool rounds per Run; 0 means no session-level cap.
+	// MaxTurns caps model/tool rounds per Run, Stop-hook continuations included (the
+	// forced final summary at the cap is not a round); 0 means no session-level cap.
 	MaxTurns int
+	// NativeWebTools, when set, enables or disables the provider-hosted web tools of a
+	// provider that has them (NativeWebConfigurer). nil leaves the provider as its own
+	// configuration (a provider profile's webSearch/webFetch) set it: hosted tools cost
+	// money per use, so the session never turns them on by itself.
+	NativeWebTools *llm.NativeWebToolRequest
 	// ContextWindow overrides the model catalogue's window (tokens) when > 0.
 	ContextWindow int
 	// MaxToolResultChars bounds each tool result; 0 means DefaultMaxToolResultChars.

@@ -5,8 +5,8 @@
 // CompactionOrchestrator.
 //
 // It consumes the permission evaluator, the hook runner and the session logger through the
-// small interfaces declared in ports.go, so it imports none of those packages; thin adapters
-// connect them. Persistence uses package store's Record, the one persisted record type: the
+// small interfaces declared in ports.go, so it imports none of their implementations; thin
+// adapters connect them. The data it logs are sessionlog's typed event values. Persistence uses package store's Record, the one persisted record type: the
 // Store port saves a *store.Record (a store.Store serves it as it is), Config.Resume is one,
 // and the session converts its typed HistoryEntry timeline at that boundary.
 //
@@ -27,6 +27,12 @@
 //     every step before it succeeded; a block, a failure or an abort leaves history unchanged.
 //   - The session is saved after every Run, manual compaction and Shutdown; Shutdown fires
 //     SessionEnd exactly once, after the save.
+//   - The log starts with session_init and a history_mutation reset holding the starting
+//     history (system message, resumed or forked conversation), so replaying the log alone
+//     rebuilds the messages the record holds. A resumed conversation gets this session's
+//     system prompt in place of the one it was saved with.
+//   - A Run's result (LastResult) adds up rounds and usage over its Stop-hook
+//     continuations, and Config.MaxTurns caps their rounds together.
 //   - A resumed session saves back what it does not own unchanged: the fields other layers
 //     write (background tasks, memory events, …) and members this version does not define.
 package session

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 )
 
 // Messages returns the provider messages (chat history), the system message first.
@@ -79,7 +80,7 @@ func (s *Session) appendMessage(m llm.Message) error {
 	store.Append(m)
 	index := store.Len() - 1
 	s.mu.Unlock()
-	s.log("history_mutation", map[string]any{"mutation": map[string]any{"kind": "append", "index": index}, "message": m})
+	s.log(sessionlog.EventHistoryMutation, sessionlog.NewAppendMutation(index, m))
 	return nil
 }
 
@@ -108,5 +109,5 @@ func (s *Session) ClearHistory() error {
 
 // logReset records a history replacement for replay readers.
 func (s *Session) logReset(msgs []llm.Message) {
-	s.log("history_mutation", map[string]any{"mutation": map[string]any{"kind": "reset", "index": 0}, "messages": nonNil(msgs)})
+	s.log(sessionlog.EventHistoryMutation, sessionlog.ResetHistory(msgs))
 }

@@ -46,8 +46,13 @@ func TestHistory_InjectAddEntryClear(t *testing.T) {
 	if got := fmt.Sprint(kinds); got != want {
 		t.Fatalf("full history %s, want %s", got, want)
 	}
-	if len(lg.of("history_mutation")) != 3 {
-		t.Fatalf("%d history_mutation events logged, want 3", len(lg.of("history_mutation")))
+	// The starting history (the system message) as a reset, then one append per message.
+	var mutations []string
+	for _, e := range lg.of("history_mutation") {
+		mutations = append(mutations, e.data["mutation"].(map[string]any)["kind"].(string))
+	}
+	if got := fmt.Sprint(mutations); got != "[reset append append append]" {
+		t.Fatalf("history_mutation kinds %s, want [reset append append append]", got)
 	}
 
 	// The timeline survives a save and a resume with its events in place.

@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
@@ -49,14 +50,14 @@ func (s *Session) compact(ctx context.Context, trigger, instructions string) err
 		return nil
 	})
 	if err != nil {
-		s.log("error", map[string]any{"error": err.Error(), "code": string(llm.CodeOf(err)), "phase": "compact"})
+		s.log(sessionlog.EventError, sessionlog.NewErrorData("compact", err))
 		return err
 	}
 	s.logReset(next)
 	s.refresh(next)
 	after := s.tracker.State()
 	ev := CompactEvent{Trigger: trigger, Before: before, After: after}
-	s.log("context_compact", ev)
+	s.log(sessionlog.EventContextCompact, sessionlog.ContextCompactData(ev))
 	s.cbMu.Lock()
 	if cb := s.cfg.Callbacks.OnCompact; cb != nil {
 		cb(summary)
@@ -84,7 +85,7 @@ func (s *Session) Shutdown(ctx context.Context, reason string) error {
 	s.shutdown = true
 	cancel, done := s.cancel, s.done
 	s.mu.Unlock()
-	s.log("session_shutdown", map[string]any{"reason": reason})
+	s.log(sessionlog.EventSessionShutdown, sessionlog.SessionShutdownData{Reason: reason})
 	if cancel != nil {
 		cancel()
 		select {
@@ -110,7 +111,7 @@ func (s *Session) persist(ctx context.Context) error {
 		err = s.cfg.Store.Save(context.WithoutCancel(ctx), &rec)
 	}
 	if err != nil {
-		s.log("error", map[string]any{"error": err.Error(), "phase": "save"})
+		s.log(sessionlog.EventError, sessionlog.NewErrorData("save", err))
 		return err
 	}
 	return nil

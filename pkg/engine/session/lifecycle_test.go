@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
@@ -124,6 +125,78 @@ turns:
 	msgs := s.Messages()
 	if !strings.HasPrefix(msgs[3].Text(), session.StopHookFeedbackPrefix) || s.MessageCount() != 1 {
 		t.Fatalf("feedback message %q, message count %d", msgs[3].Text(), s.MessageCount())
+	}
+}
+
+// A Run's result covers its Stop-hook continuations: rounds, usage and executed tools add
+// up, and one MaxTurns cap holds for all of them.
+func TestStopHook_ContinuationsAccumulateAndShareMaxTurns(t *testing.T) {
+	script := `
+turns:
+  - when: {lastUserContains: "fix it"}
+    toolCalls: [{id: call_0, name: T}]
+    usage: {inputTokens: 100, outputTokens: 10}
+  - when: {lastToolResultContains: "ran T", lastUserContains: "fix it"}
+    text: "I changed the code."
+    usage: {inputTokens: 200, outputTokens: 20}
+  - when: {lastUserContains: "run the tests"}
+    toolCalls: [{id: call_1, name: T}]
+    usage: {inputTokens: 300, outputTokens: 30}
+  - when: {lastToolResultContains: "ran T", lastUserContains: "run the tests"}
+    text: "Tests pass."
+    usage: {inputTokens: 400, outputTokens: 40}
+  - when: {purpose: final_summary}
+    text: "Out of turns."
+    usage: {inputTokens: 500, outputTokens: 50}
+`
+	blockOnce := func() *fakeHooks {
+		return (&fakeHooks{}).on(session.HookStop, func(in session.HookInput) session.HookOutcome {
+			if *in.StopHookActive {
+				return session.HookOutcome{}
+			}
+			return session.HookOutcome{Blocked: true, Reason: "run the tests first"}
+		})
+	}
+	tests := []struct {
+		name       string
+		maxTurns   int
+		answer     string
+		rounds     int
+		stop       agent.StopReason
+		input      int
+		tools      int
+		stopHooks  int
+		modelCalls int
+	}{
+		// 2 rounds, then the hook's continuation: 2 more.
+		{"no cap", 0, "Tests pass.", 4, agent.StopCompleted, 1000, 2, 2, 4},
+		// The continuation gets the 1 round left, then the forced summary (not a round).
+		{"cap spans continuations", 3, "Out of turns.", 3, agent.StopMaxRounds, 1100, 2, 2, 4},
+		// The cap is spent when the hook blocks: no continuation, the answer so far.
+		{"cap spent before the hook", 2, "I changed the code.", 2, agent.StopMaxRounds, 300, 1, 1, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newProvider(t, script)
+			hooks := blockOnce()
+			s := newSession(t, session.Config{Provider: p, Hooks: hooks, MaxTurns: tt.maxTurns, Evaluator: allowAll(),
+				Tools: []llm.Tool{&funcTool{name: "T"}}})
+			if got := mustRun(t, s, "fix it"); got != tt.answer {
+				t.Fatalf("answer %q, want %q", got, tt.answer)
+			}
+			res := s.LastResult()
+			if res.Rounds != tt.rounds || res.StopReason != tt.stop || res.Usage.InputTokens != tt.input ||
+				res.Usage.OutputTokens != tt.input/10 || len(res.ToolsExecuted) != tt.tools {
+				t.Fatalf("result rounds %d stop %s usage %+v tools %v; want %d %s %d in, %d tools",
+					res.Rounds, res.StopReason, res.Usage, res.ToolsExecuted, tt.rounds, tt.stop, tt.input, tt.tools)
+			}
+			if n := len(hooks.of(session.HookStop)); n != tt.stopHooks {
+				t.Fatalf("Stop fired %d times, want %d", n, tt.stopHooks)
+			}
+			if n := len(p.requests()); n != tt.modelCalls {
+				t.Fatalf("%d model calls, want %d", n, tt.modelCalls)
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
@@ -92,8 +93,9 @@ type Logger interface {
 	Log(event string, data any)
 }
 
-// NativeWebConfigurer is implemented by providers that own provider-hosted web tools; the
-// session enables web search through it at construction, without knowing the provider.
+// NativeWebConfigurer is implemented by providers that own provider-hosted web tools
+// (pkg/providers/anthropic). When Config.NativeWebTools is set, the session applies it
+// through this port at construction, without knowing the provider.
 type NativeWebConfigurer interface {
-	ConfigureNativeWebTools(webSearch bool)
+	ConfigureNativeWebTools(enable llm.NativeWebToolRequest)
 }

@@ -1,14 +1,13 @@
 package session
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 )
 
 // maxStopContinuations bounds how often blocking Stop hooks may send the model back to
@@ -58,21 +57,27 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 	a := s.currentAgent()
 	before := a.History()
 	caps := llm.ProviderCapabilities(s.cfg.Provider)
-	s.log("pre_run", map[string]any{
-		"provider": s.cfg.Provider.Name(), "nativeWebTools": caps.NativeWebTools,
-		"input": prompt, "messages": nonNil(before),
+	s.log(sessionlog.EventPreRun, sessionlog.PreRunData{
+		Provider: s.cfg.Provider.Name(), Input: prompt, Messages: nonNil(before),
+		NativeWebTools: sessionlog.NativeWebState{WebSearch: caps.NativeWebTools.WebSearch, WebFetch: caps.NativeWebTools.WebFetch},
 	})
 	pending := llm.Message{Role: llm.RoleUser, State: llm.StateComplete, Content: []llm.Part{llm.TextPart(prompt)}}
 	s.refresh(append(before, pending))
 
 	stopActive := false
+	var total agent.Result
 	for continuation := 0; ; continuation++ {
-		res, err := a.Run(ctx, prompt, s.runOptions())
+		opts := s.runOptions()
+		if s.cfg.MaxTurns > 0 { // one cap for the whole Run, Stop-hook continuations included
+			opts.MaxRounds = agent.Rounds(s.cfg.MaxTurns - total.Rounds)
+		}
+		res, err := a.Run(ctx, prompt, opts)
 		if err != nil { // misuse only (a concurrent agent run); history is untouched
 			return "", fmt.Errorf("session: %w", err)
 		}
+		total = accumulate(total, res)
 		s.mu.Lock()
-		s.lastResult = res
+		s.lastResult = total
 		s.mu.Unlock()
 		history := a.History()
 		s.refresh(history)
@@ -82,16 +87,23 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		if res.Err != nil {
 			return res.Response, withSave(s.failed(ctx, res.Err), s.persist(ctx))
 		}
-		s.log("assistant", assistantData(res.Response, history))
+		s.log(sessionlog.EventAssistant, sessionlog.NewAssistantData(res.Response, history))
 		stop := s.hooks.run(ctx, HookInput{HookEventName: HookStop, StopHookActive: boolPtr(stopActive),
 			Response: res.Response, LastAssistantMessage: res.Response})
 		if ctx.Err() != nil {
 			return res.Response, withSave(abortError(ctx), s.persist(ctx))
 		}
 		if stop.Blocked && continuation < maxStopContinuations {
-			stopActive = true
-			prompt = StopHookFeedbackPrefix + "\n" + firstNonEmpty(stop.Reason, "continue")
-			continue
+			if s.cfg.MaxTurns <= 0 || total.Rounds < s.cfg.MaxTurns {
+				stopActive = true
+				prompt = StopHookFeedbackPrefix + "\n" + firstNonEmpty(stop.Reason, "continue")
+				continue
+			}
+			// The hook wants more work, but the turns are spent: the run ends as a round
+			// cap ends it, with the answer so far.
+			s.mu.Lock()
+			s.lastResult.StopReason = agent.StopMaxRounds
+			s.mu.Unlock()
 		}
 		s.mu.Lock()
 		s.messageCount++
@@ -103,9 +115,17 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 	}
 }
 
+// accumulate adds the result of a Stop-hook continuation to the Run's result so far:
+// rounds, usage and executed tools add up; how the latest part ended is how the Run ended.
+func accumulate(total, next agent.Result) agent.Result {
+	rounds, usage, tools := total.Rounds+next.Rounds, total.Usage.Add(next.Usage), append(total.ToolsExecuted, next.ToolsExecuted...)
+	next.Rounds, next.Usage, next.ToolsExecuted = rounds, usage, tools
+	return next
+}
+
 // failed handles a provider failure: log it, fire StopFailure, return the error.
 func (s *Session) failed(ctx context.Context, err error) error {
-	s.log("error", map[string]any{"error": err.Error(), "code": string(llm.CodeOf(err)), "phase": "run"})
+	s.log(sessionlog.EventError, sessionlog.NewErrorData("run", err))
 	s.hooks.run(context.WithoutCancel(ctx), HookInput{HookEventName: HookStopFailure, Error: err.Error(), Reason: err.Error()})
 	return fmt.Errorf("session: run failed: %w", err)
 }
@@ -135,41 +155,16 @@ func (s *Session) runOptions() agent.RunOptions {
 	return agent.RunOptions{
 		ExecutionID: execID,
 		OnTextDelta: func(d string) {
-			s.log("text_delta", map[string]any{"delta": d, "executionId": execID})
+			s.log(sessionlog.EventTextDelta, sessionlog.TextDeltaData{Delta: d, ExecutionID: execID})
 			if cb := s.cfg.Callbacks.OnTextDelta; cb != nil {
 				cb(d)
 			}
 		},
 		OnEvent: s.onAgentEvent,
 		OnServerToolUse: func(round int, u llm.ServerToolUse) {
-			s.log("server_tool", serverToolData(u, execID, round))
+			s.log(sessionlog.EventServerTool, sessionlog.NewServerToolData(u, execID, round))
 		},
 	}
-}
-
-// serverToolData is the data of server_tool: the hosted tool's name, its query (the
-// input's "query" string; for a tool without one, such as web_fetch, the input as compact
-// JSON text), the input itself and the identifiers that place it in the run.
-func serverToolData(u llm.ServerToolUse, execID string, round int) map[string]any {
-	input := u.Input
-	var v any
-	if len(input) == 0 {
-		input, v = json.RawMessage(`{}`), map[string]any{}
-	} else if json.Unmarshal(input, &v) != nil { // a cut stream: keep the text, as a JSON string
-		v = string(input)
-		input, _ = json.Marshal(v)
-	}
-	query, ok := v.(string)
-	if m, isObject := v.(map[string]any); isObject {
-		query, ok = m["query"].(string)
-	}
-	if !ok {
-		var b bytes.Buffer
-		_ = json.Compact(&b, input) // input is valid JSON here
-		query = b.String()
-	}
-	return map[string]any{"name": u.Name, "query": query, "input": input, "toolUseId": u.ID,
-		"executionId": execID, "round": round}
 }
 
 // withSave adds a save failure to err.
@@ -178,25 +173,4 @@ func withSave(err, saveErr error) error {
 		return err
 	}
 	return errors.Join(err, fmt.Errorf("%w: %w", ErrSave, saveErr))
-}
-
-// assistantData is the data of the assistant log event.
-func assistantData(content string, history []llm.Message) map[string]any {
-	structure := make([]map[string]any, len(history))
-	for i, m := range history {
-		names := []string{}
-		for _, c := range m.ToolCalls() {
-			names = append(names, c.Name)
-		}
-		length := len([]rune(m.Text()))
-		if r, ok := m.ToolResult(); ok {
-			length = len([]rune(r.Content))
-		}
-		entry := map[string]any{"role": m.Role, "contentLength": length, "hasToolCalls": len(names) > 0, "toolCallNames": names}
-		if len(m.Metadata) > 0 {
-			entry["metadata"] = m.Metadata
-		}
-		structure[i] = entry
-	}
-	return map[string]any{"content": content, "history": nonNil(history), "historyStructure": structure}
 }

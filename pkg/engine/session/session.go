@@ -10,6 +10,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
@@ -94,9 +95,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	if s.id == "" {
 		s.id = cfg.NewID()
 	}
-	if s.systemMessage != "" && (len(history) == 0 || history[0].Role != llm.RoleSystem) {
-		history = append([]llm.Message{s.factory.System(s.systemMessage)}, history...)
-	}
+	history = s.withSystemMessage(history)
 	s.hooks = &hookBase{runner: cfg.Hooks, sessionID: s.id, transcriptPath: cfg.TranscriptPath,
 		cwd: cfg.Cwd, mode: s.PermissionMode}
 	s.enforcer = NewPermissionEnforcer(EnforcerConfig{
@@ -123,19 +122,35 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	s.tracker.UpdateFromHistory(history, 0)
 	s.compactor = NewCompactionOrchestrator(cfg.Provider, cfg.Model, s.factory, nil, cfg.CompactInstructions)
 	s.compactor.hooks = s.hooks
-	if c, ok := cfg.Provider.(NativeWebConfigurer); ok {
-		c.ConfigureNativeWebTools(true)
+	if c, ok := cfg.Provider.(NativeWebConfigurer); ok && cfg.NativeWebTools != nil {
+		c.ConfigureNativeWebTools(*cfg.NativeWebTools)
 	}
-	s.log("session_init", map[string]any{
-		"systemPrompt": s.systemMessage, "systemPromptLength": len([]rune(s.systemMessage)),
-		"provider": cfg.Provider.Name(), "model": cfg.Model, "cwd": cfg.Cwd, "toolSchemas": nonNil(s.schemas),
-	})
+	s.log(sessionlog.EventSessionInit, sessionlog.NewSessionInit(s.systemMessage, cfg.Provider.Name(), cfg.Model, cfg.Cwd, s.schemas))
+	// The starting history (system message, a resumed or forked conversation) goes into the
+	// log whole, so replaying the log alone rebuilds the conversation the record holds.
+	s.logReset(history)
 	source := SourceStartup
 	if cfg.Resume != nil {
 		source = SourceResume
 	}
 	s.sessionStart(ctx, source)
 	return s, nil
+}
+
+// withSystemMessage puts the session's system message first in history: prepended when
+// history has none, replacing a resumed conversation's older one (the record and the log
+// name the prompt this session was built with, and the model must see that one too).
+func (s *Session) withSystemMessage(history []llm.Message) []llm.Message {
+	if s.systemMessage == "" {
+		return history
+	}
+	if len(history) > 0 && history[0].Role == llm.RoleSystem {
+		if history[0].Text() != s.systemMessage {
+			history[0] = s.factory.System(s.systemMessage)
+		}
+		return history
+	}
+	return append([]llm.Message{s.factory.System(s.systemMessage)}, history...)
 }
 
 func (s *Session) newAgent(history []llm.Message) (*agent.Agent, error) {
@@ -214,7 +229,9 @@ func (s *Session) MessageCount() int {
 	return s.messageCount
 }
 
-// LastResult returns the agent result of the latest run (rounds, usage, stop reason).
+// LastResult returns the result of the latest Run (rounds, usage, stop reason). Rounds,
+// usage and executed tools add up over the Stop-hook continuations of that Run; the other
+// fields are those of its last part.
 func (s *Session) LastResult() agent.Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,6 +1,7 @@
 package sessionlog
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
@@ -103,6 +104,32 @@ type ServerToolData struct {
 	ToolUseID   string          `json:"toolUseId,omitempty"`
 	ExecutionID string          `json:"executionId,omitempty"`
 	Round       int             `json:"round,omitempty"`
+}
+
+// NewServerToolData describes use, reported during round of the run execID. Query is the
+// input's "query" string; for a tool without one (web_fetch) it is the input as compact
+// JSON text. An empty input is {}; an input that is not JSON (a cut stream) is kept as a
+// JSON string.
+func NewServerToolData(use llm.ServerToolUse, execID string, round int) ServerToolData {
+	input := use.Input
+	var v any
+	if len(input) == 0 {
+		input, v = json.RawMessage(`{}`), map[string]any{}
+	} else if json.Unmarshal(input, &v) != nil {
+		v = string(input)
+		input, _ = json.Marshal(v)
+	}
+	query, ok := v.(string)
+	if m, isObject := v.(map[string]any); isObject {
+		query, ok = m["query"].(string)
+	}
+	if !ok {
+		var b bytes.Buffer
+		_ = json.Compact(&b, input) // input is valid JSON here
+		query = b.String()
+	}
+	return ServerToolData{Name: use.Name, Query: query, Input: input, ToolUseID: use.ID,
+		ExecutionID: execID, Round: round}
 }
 
 // NativeWebState is the provider-native web capability and enabled state.
@@ -225,4 +252,9 @@ func ResetHistory(messages []llm.Message) HistoryMutationData {
 		messages = []llm.Message{}
 	}
 	return HistoryMutationData{Mutation: MutationData{Kind: MutationReset}, Messages: messages}
+}
+
+// NewAppendMutation is the history_mutation data of one message appended at index.
+func NewAppendMutation(index int, message llm.Message) HistoryMutationData {
+	return HistoryMutationData{Mutation: MutationData{Kind: MutationAppend, Index: index}, Message: &message}
 }
