@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"net"
 	"syscall"
 	"time"
@@ -25,8 +24,10 @@ import (
 // Config configures the daemon.
 type Config struct {
 	Listen Address
-	// TLSCert and TLSKey are PEM files; both are required for a TCP listener.
-	TLSCert, TLSKey string
+	// TLSCert and TLSKey are the server's PEM key pair; TLSClientCA is the PEM
+	// CA bundle client certificates must chain to. A TCP listener needs all
+	// three (mutual TLS); a unix socket may use none.
+	TLSCert, TLSKey, TLSClientCA string
 	// Worker is the worker command; an empty Path runs no workers.
 	Worker launcher.Command
 	// Workers is the worker pool size.
@@ -47,9 +48,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = 10 * time.Second
 	}
-	tlsOn := cfg.TLSCert != "" || cfg.TLSKey != ""
-	if tlsOn && (cfg.TLSCert == "" || cfg.TLSKey == "") {
-		return errors.New("TLS needs both --tls-cert and --tls-key")
+	tlsConf, err := serverTLS(cfg)
+	if err != nil {
+		return err
 	}
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(server.UnaryInterceptor),
@@ -57,15 +58,11 @@ func Run(ctx context.Context, cfg Config) error {
 		grpc.MaxRecvMsgSize(workerplugin.MaxMessageBytes),
 		grpc.MaxSendMsgSize(workerplugin.MaxMessageBytes),
 	}
-	if tlsOn {
-		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
-		if err != nil {
-			return fmt.Errorf("load TLS key pair (%s, %s): %w", cfg.TLSCert, cfg.TLSKey, err)
-		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{
-			Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})))
+	mutualTLS := tlsConf != nil && tlsConf.ClientAuth == tls.RequireAndVerifyClientCert
+	if tlsConf != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsConf)))
 	}
-	ln, err := listen(cfg.Listen, tlsOn)
+	ln, err := listen(cfg.Listen, mutualTLS)
 	if err != nil {
 		return err
 	}
@@ -79,7 +76,8 @@ func Run(ctx context.Context, cfg Config) error {
 	var g run.Group
 	g.Add(run.SignalHandler(ctx, syscall.SIGINT, syscall.SIGTERM))
 	g.Add(func() error {
-		log.Info("engine listening", zap.Stringer("address", cfg.Listen), zap.Bool("tls", tlsOn))
+		log.Info("engine listening", zap.Stringer("address", cfg.Listen), zap.Bool("tls", tlsConf != nil),
+			zap.Bool("client_certificates", mutualTLS))
 		if cfg.Listening != nil {
 			cfg.Listening(ln.Addr())
 		}

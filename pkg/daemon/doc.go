@@ -2,8 +2,13 @@
 // grpc.health.v1, reflection), the worker supervisor and signal handling,
 // grouped with oklog/run so that any actor ending stops them all.
 //
-// Guarantees: a unix socket is created mode 0600 inside a directory only the
-// user can enter; a TCP listener is refused unless TLS is configured; on
-// SIGINT/SIGTERM health turns NOT_SERVING, in-flight RPCs get a bounded grace
-// period (GracefulStop, then Stop), workers are killed, and Run returns nil.
+// Guarantees: a unix socket is created mode 0600 (bound in a private staging
+// directory and renamed into place, so it is never reachable with a looser
+// mode) inside a directory the user owns and nobody else can write; any
+// other directory is refused. A TCP listener is refused unless mutual TLS is
+// configured (--tls-cert, --tls-key and --tls-client-ca; TLS 1.2 or later,
+// every client must present a certificate the CA signed). On SIGINT/SIGTERM
+// health turns NOT_SERVING, in-flight RPCs get a bounded grace period
+// (GracefulStop, then Stop), a worker launch in progress is abandoned,
+// workers are killed, and Run returns nil.
 package daemon

@@ -26,9 +26,10 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs := flag.NewFlagSet("robota-engine", flag.ContinueOnError)
 	fs.SetOutput(out)
 	var o Options
-	listenFlag := fs.String("listen", "", "address to serve on: unix:///ABS/PATH (default $XDG_RUNTIME_DIR/robota/engine.sock or ~/.robota/engine.sock) or tcp://HOST:PORT (needs TLS)")
+	listenFlag := fs.String("listen", "", "address to serve on: unix:///ABS/PATH (default $XDG_RUNTIME_DIR/robota/engine.sock or ~/.robota/engine.sock) or tcp://HOST:PORT (needs mutual TLS: --tls-cert, --tls-key, --tls-client-ca)")
 	fs.StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate for TLS (required with tcp://)")
 	fs.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for TLS (required with tcp://)")
+	fs.StringVar(&o.TLSClientCA, "tls-client-ca", "", "PEM CA bundle; clients must present a certificate it signed (required with tcp://)")
 	workerFlag := fs.String("worker", "", "worker binary (default: robota-worker next to this binary, then on PATH)")
 	fs.IntVar(&o.Workers, "workers", 1, "worker processes to keep running (0 disables workers)")
 	fs.DurationVar(&o.WorkerCheckInterval, "worker-check-interval", time.Second, "how often workers are health-checked")

@@ -1,17 +1,12 @@
 package daemon
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 )
-
-// ErrTLSRequired refuses a TCP listener without TLS: the engine runs tools
-// with the user's rights, so plaintext TCP would hand them to the network.
-var ErrTLSRequired = errors.New("tcp listener requires TLS (--tls-cert and --tls-key)")
 
 // Address is a parsed --listen value.
 type Address struct {
@@ -66,37 +61,4 @@ func DefaultAddress() (Address, error) {
 		dir = filepath.Join(home, ".robota")
 	}
 	return Address{Network: "unix", Path: filepath.Join(dir, "engine.sock")}, nil
-}
-
-// listen opens the listener. A unix socket's directory is created 0700 when
-// missing; a stale socket left by a dead engine is removed, a live one is an
-// error; the socket itself is chmod 0600.
-func listen(addr Address, tlsConfigured bool) (net.Listener, error) {
-	if addr.Network == "tcp" {
-		if !tlsConfigured {
-			return nil, fmt.Errorf("listen %s: %w", addr, ErrTLSRequired)
-		}
-		return net.Listen("tcp", addr.HostPort)
-	}
-	if err := os.MkdirAll(filepath.Dir(addr.Path), 0o700); err != nil {
-		return nil, fmt.Errorf("listen %s: %w", addr, err)
-	}
-	if _, err := os.Lstat(addr.Path); err == nil {
-		if c, err := net.Dial("unix", addr.Path); err == nil {
-			c.Close()
-			return nil, fmt.Errorf("listen %s: another engine is already serving this socket", addr)
-		}
-		if err := os.Remove(addr.Path); err != nil {
-			return nil, fmt.Errorf("listen %s: remove stale socket: %w", addr, err)
-		}
-	}
-	ln, err := net.Listen("unix", addr.Path)
-	if err != nil {
-		return nil, fmt.Errorf("listen %s: %w", addr, err)
-	}
-	if err := os.Chmod(addr.Path, 0o600); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("listen %s: chmod 0600: %w", addr, err)
-	}
-	return ln, nil
 }

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -92,9 +91,9 @@ func TestListenUnixReplacesStaleSocketButNotLiveOne(t *testing.T) {
 	if _, err := listen(addr, false); err == nil {
 		t.Fatal("a second engine could listen on a live socket")
 	}
-	// A dead engine leaves its socket file behind: simulate with unlink disabled.
-	live.(*net.UnixListener).SetUnlinkOnClose(false)
-	live.Close()
+	// A dead engine leaves its socket file behind: close the socket, not the
+	// wrapper that would remove it.
+	live.(*unixListener).UnixListener.Close()
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("stale socket not left behind: %v", err)
 	}
