@@ -105,6 +105,9 @@ type ToolExecutionEvent struct {
 	Reason    string `json:"reason,omitempty"`
 	// ToolResultData is the serialized (truncated) llm.ToolResult the model received.
 	ToolResultData string `json:"toolResultData,omitempty"`
+	// Message is for the user, not the model: the systemMessage of the call's PreToolUse
+	// and PostToolUse(Failure) hooks (end events only).
+	Message string `json:"message,omitempty"`
 }
 
 // CompactEvent is the spec's onCompactEvent payload.

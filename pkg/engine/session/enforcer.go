@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
@@ -37,6 +38,12 @@ type EnforcerConfig struct {
 
 // PermissionEnforcer wraps tools with the permission pipeline (see the package doc). It is
 // safe for concurrent use.
+//
+// A PreToolUse hook's "allow" skips only a question the permission mode would ask; an
+// ask the evaluator marks Binding (an ask rule, a protected path) is still asked, and a
+// deny stays a deny. What hooks add for the model (PreToolUse and PostToolUse
+// additionalContext, PostToolUse feedback) is appended to the tool result the model
+// sees; their systemMessages go to the user through the end event's Message.
 type PermissionEnforcer struct {
 	cfg   EnforcerConfig
 	hooks *hookBase
@@ -119,14 +126,14 @@ func (g *guardedTool) Execute(ctx context.Context, args json.RawMessage) (res ll
 	info, _ := llm.ToolCallFrom(ctx)
 	call := PermissionRequest{ToolName: g.schema.Name, ToolUseID: info.ID, Input: normalizeArgs(args), Cwd: e.cfg.Cwd}
 	e.report(ToolExecutionEvent{Type: ToolStart, ToolName: call.ToolName, ToolUseID: call.ToolUseID, ToolArgs: call.Input})
-	var denied bool
+	var out outcome
 	defer func() {
 		if p := recover(); p != nil {
 			res = llm.ToolFailure(fmt.Sprintf("Error: tool %s failed unexpectedly: %v", call.ToolName, p))
 		}
 		res = truncateResult(res, e.cfg.MaxResultChars)
 		end := ToolExecutionEvent{Type: ToolEnd, ToolName: call.ToolName, ToolUseID: call.ToolUseID,
-			ToolArgs: call.Input, Success: res.Success, Denied: denied}
+			ToolArgs: call.Input, Success: res.Success, Denied: out.denied, Message: strings.Join(out.userMessages, "\n")}
 		if !res.Success {
 			end.ErrorCode, _ = res.Metadata["errorCode"].(string)
 			end.Reason = res.Error
@@ -136,47 +143,71 @@ func (g *guardedTool) Execute(ctx context.Context, args json.RawMessage) (res ll
 		}
 		e.report(end)
 	}()
-	res, denied = e.run(ctx, g.inner, call)
-	return res
+	out = e.run(ctx, g.inner, call)
+	return out.res
+}
+
+// outcome is what the pipeline made of one call.
+type outcome struct {
+	res    llm.ToolResult
+	denied bool
+	// userMessages are the hooks' systemMessages, for the user only.
+	userMessages []string
 }
 
 // run is the pipeline: evaluator → PreToolUse → approval → tool → PostToolUse(Failure).
-func (e *PermissionEnforcer) run(ctx context.Context, tool llm.Tool, call PermissionRequest) (llm.ToolResult, bool) {
+func (e *PermissionEnforcer) run(ctx context.Context, tool llm.Tool, call PermissionRequest) outcome {
 	if ctx.Err() != nil {
-		return interruptedResult(), false
+		return outcome{res: interruptedResult()}
 	}
 	d := e.evaluate(ctx, call)
 	if d.Behavior == BehaviorDeny {
-		return e.deny(call, d.Reason), true
+		return outcome{res: e.deny(call, d.Reason), denied: true}
 	}
 	pre := e.hooks.run(ctx, HookInput{HookEventName: HookPreToolUse, ToolName: call.ToolName,
 		ToolInput: call.Input, ToolUseID: call.ToolUseID})
+	// Whatever the model is told about this call from here on carries the hook's context.
+	finish := func(o outcome) outcome {
+		o.res = withFeedback(o.res, pre.AdditionalContext)
+		if pre.SystemMessage != "" {
+			o.userMessages = append([]string{pre.SystemMessage}, o.userMessages...)
+		}
+		return o
+	}
 	if ctx.Err() != nil {
-		return interruptedResult(), false
+		return finish(outcome{res: interruptedResult()})
 	}
 	if pre.Blocked || pre.PermissionDecision == BehaviorDeny {
-		return e.blocked(call, pre.Reason), true
+		return finish(outcome{res: e.blocked(call, pre.Reason), denied: true})
 	}
 	if len(pre.UpdatedInput) > 0 && json.Valid(pre.UpdatedInput) {
 		// The rewritten call is decided afresh: a hook must not smuggle a denied call through.
 		call.Input = pre.UpdatedInput
 		if d = e.evaluate(ctx, call); d.Behavior == BehaviorDeny {
-			return e.deny(call, d.Reason), true
+			return finish(outcome{res: e.deny(call, d.Reason), denied: true})
 		}
 	}
 	switch pre.PermissionDecision {
 	case BehaviorAllow:
-		d = PermissionDecision{Behavior: BehaviorAllow, Reason: "allowed by PreToolUse hook"}
+		// A hook's allow skips the question the mode would ask, never one an ask rule
+		// or a safety check asks (Claude Code's rule).
+		if d.Behavior != BehaviorAsk || !d.Binding {
+			d = PermissionDecision{Behavior: BehaviorAllow, Reason: "allowed by PreToolUse hook"}
+		}
 	case BehaviorAsk:
 		d = PermissionDecision{Behavior: BehaviorAsk, Reason: firstNonEmpty(pre.Reason, "PreToolUse hook asks")}
 	}
 	if d.Behavior != BehaviorAllow {
 		if ok, reason := e.approve(ctx, call, d.Reason); !ok {
-			return e.deny(call, reason), true
+			return finish(outcome{res: e.deny(call, reason), denied: true})
 		}
 	}
-	res := safeExecute(ctx, tool, call)
-	return e.afterTool(ctx, call, res), false
+	res, post := e.afterTool(ctx, call, safeExecute(ctx, tool, call))
+	o := outcome{res: res}
+	if post.SystemMessage != "" {
+		o.userMessages = append(o.userMessages, post.SystemMessage)
+	}
+	return finish(o)
 }
 
 func (e *PermissionEnforcer) evaluate(ctx context.Context, call PermissionRequest) PermissionDecision {
@@ -245,7 +276,7 @@ func (e *PermissionEnforcer) isSessionAllowed(name string) bool {
 }
 
 // afterTool fires PostToolUse or PostToolUseFailure and adds their feedback for the model.
-func (e *PermissionEnforcer) afterTool(ctx context.Context, call PermissionRequest, res llm.ToolResult) llm.ToolResult {
+func (e *PermissionEnforcer) afterTool(ctx context.Context, call PermissionRequest, res llm.ToolResult) (llm.ToolResult, HookOutcome) {
 	in := HookInput{ToolName: call.ToolName, ToolInput: call.Input, ToolUseID: call.ToolUseID}
 	if res.Success {
 		in.HookEventName = HookPostToolUse
@@ -261,16 +292,19 @@ func (e *PermissionEnforcer) afterTool(ctx context.Context, call PermissionReque
 	if post.Blocked && post.Reason != "" {
 		feedback = fmt.Sprintf("%s hook feedback: %s", in.HookEventName, post.Reason)
 	}
-	if post.AdditionalContext != "" {
-		feedback = joinNonEmpty(feedback, post.AdditionalContext)
-	}
-	if feedback == "" {
+	feedback = joinNonEmpty(feedback, post.AdditionalContext)
+	return withFeedback(res, feedback), post
+}
+
+// withFeedback appends text for the model to a result, to its output or its error.
+func withFeedback(res llm.ToolResult, text string) llm.ToolResult {
+	if text == "" {
 		return res
 	}
 	if res.Success {
-		res.Output = joinNonEmpty(res.Output, feedback)
+		res.Output = joinNonEmpty(res.Output, text)
 	} else {
-		res.Error = joinNonEmpty(res.Error, feedback)
+		res.Error = joinNonEmpty(res.Error, text)
 	}
 	return res
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
-func decide(b session.Behavior) func(session.PermissionRequest, session.PermissionMode) session.PermissionDecision {
+func decide(b session.Behavior, binding bool) func(session.PermissionRequest, session.PermissionMode) session.PermissionDecision {
 	return func(session.PermissionRequest, session.PermissionMode) session.PermissionDecision {
-		return session.PermissionDecision{Behavior: b, Reason: "rule says " + string(b)}
+		return session.PermissionDecision{Behavior: b, Reason: "rule says " + string(b), Binding: binding}
 	}
 }
 
@@ -38,13 +38,17 @@ func TestPermissionEnforcer_Pipeline(t *testing.T) {
 	tests := []struct {
 		name      string
 		decision  session.Behavior // "" = no evaluator
+		binding   bool             // the decision came from a rule or safety check, not the mode
 		handler   session.Approval // "" = no handler
 		pre       *session.HookOutcome
+		post      *session.HookOutcome // for PostToolUse and PostToolUseFailure
 		toolFails bool
 		toolPanic bool
 		wantSteps string
 		wantOK    bool
 		wantText  string // prefix of the model-visible result
+		wantIn    string // also somewhere in the model-visible result
+		wantMsg   string // the end event's Message
 		denied    bool
 	}{
 		{name: "allow runs the tool", decision: session.BehaviorAllow,
@@ -66,9 +70,45 @@ func TestPermissionEnforcer_Pipeline(t *testing.T) {
 		{name: "hook permissionDecision deny blocks", decision: session.BehaviorAllow,
 			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorDeny, Reason: "policy"},
 			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Blocked by hook: policy", denied: true},
-		{name: "hook allow skips the question", decision: session.BehaviorAsk, handler: session.ApprovalDeny,
+		{name: "hook allow skips the question the mode asks", decision: session.BehaviorAsk, handler: session.ApprovalDeny,
 			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAllow},
 			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+		// Claude Code: a hook allow skips the prompt, but ask rules still apply.
+		{name: "hook allow does not lift an ask rule", decision: session.BehaviorAsk, binding: true, handler: session.ApprovalDeny,
+			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAllow},
+			wantSteps: "evaluate:Bash hook:PreToolUse handler", wantText: "Permission denied for Bash: denied by user", denied: true},
+		{name: "hook allow under an ask rule still asks, approved", decision: session.BehaviorAsk, binding: true, handler: session.ApprovalAllow,
+			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAllow},
+			wantSteps: "evaluate:Bash hook:PreToolUse handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+		{name: "hook allow under an ask rule without handler is deny", decision: session.BehaviorAsk, binding: true,
+			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAllow},
+			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Permission denied for Bash: approval required", wantIn: "rule says ask", denied: true},
+		{name: "binding on an allow changes nothing", decision: session.BehaviorAllow, binding: true,
+			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAllow},
+			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+		{name: "PreToolUse additionalContext reaches the model", decision: session.BehaviorAllow,
+			pre:       &session.HookOutcome{AdditionalContext: "the repo is frozen on Fridays"},
+			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash",
+			wantIn: "\n\nthe repo is frozen on Fridays"},
+		{name: "PreToolUse additionalContext accompanies a block", decision: session.BehaviorAllow,
+			pre:       &session.HookOutcome{Blocked: true, Reason: "no rm", AdditionalContext: "use trash instead"},
+			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Blocked by hook: no rm", wantIn: "use trash instead", denied: true},
+		{name: "pre and post context both reach the model", decision: session.BehaviorAllow,
+			pre:       &session.HookOutcome{AdditionalContext: "pre ctx"},
+			post:      &session.HookOutcome{AdditionalContext: "post ctx"},
+			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash", wantIn: "post ctx\n\npre ctx"},
+		{name: "systemMessages reach the end event, not the model", decision: session.BehaviorAllow,
+			pre:       &session.HookOutcome{SystemMessage: "checked by guard"},
+			post:      &session.HookOutcome{SystemMessage: "formatted a.go"},
+			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash",
+			wantMsg: "checked by guard\nformatted a.go"},
+		{name: "systemMessage of a blocking hook reaches the end event", decision: session.BehaviorAllow,
+			pre:       &session.HookOutcome{Blocked: true, Reason: "no", SystemMessage: "guard blocked rm"},
+			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Blocked by hook: no", wantMsg: "guard blocked rm", denied: true},
+		{name: "PostToolUseFailure feedback reaches the model", decision: session.BehaviorAllow, toolFails: true,
+			post:      &session.HookOutcome{Blocked: true, Reason: "see the CI log"},
+			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUseFailure", wantText: "exit status 1",
+			wantIn: "PostToolUseFailure hook feedback: see the CI log"},
 		{name: "hook ask forces the question", decision: session.BehaviorAllow, handler: session.ApprovalAllow,
 			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAsk},
 			wantSteps: "evaluate:Bash hook:PreToolUse handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
@@ -91,9 +131,12 @@ func TestPermissionEnforcer_Pipeline(t *testing.T) {
 			if tc.pre != nil {
 				hooks.on(session.HookPreToolUse, preHook(*tc.pre))
 			}
+			if tc.post != nil {
+				hooks.on(session.HookPostToolUse, preHook(*tc.post)).on(session.HookPostToolUseFailure, preHook(*tc.post))
+			}
 			cfg := session.EnforcerConfig{Hooks: hooks, SessionID: "s1", Cwd: "/w"}
 			if tc.decision != "" {
-				cfg.Evaluator = &fakeEvaluator{tr: tr, fn: decide(tc.decision)}
+				cfg.Evaluator = &fakeEvaluator{tr: tr, fn: decide(tc.decision, tc.binding)}
 			}
 			if tc.handler != "" {
 				cfg.Handler = answer(tc.handler, tr)
@@ -105,12 +148,20 @@ func TestPermissionEnforcer_Pipeline(t *testing.T) {
 			if got := strings.Join(tr.get(), " "); got != tc.wantSteps {
 				t.Fatalf("steps %q, want %q", got, tc.wantSteps)
 			}
-			if res.Success != tc.wantOK || !strings.HasPrefix(res.ModelContent(), tc.wantText) {
-				t.Fatalf("result %+v, want success=%v and text %q…", res, tc.wantOK, tc.wantText)
+			if res.Success != tc.wantOK || !strings.HasPrefix(res.ModelContent(), tc.wantText) || !strings.Contains(res.ModelContent(), tc.wantIn) {
+				t.Fatalf("result %+v, want success=%v and text %q…%q", res, tc.wantOK, tc.wantText, tc.wantIn)
+			}
+			for _, m := range strings.Split(tc.wantMsg, "\n") {
+				if m != "" && strings.Contains(res.ModelContent(), m) {
+					t.Fatalf("systemMessage %q reached the model: %q", m, res.ModelContent())
+				}
 			}
 			if len(events) != 2 || events[0].Type != session.ToolStart || events[1].Type != session.ToolEnd ||
 				events[1].Success != tc.wantOK || events[1].Denied != tc.denied || events[1].ToolUseID != "toolu_1" {
 				t.Fatalf("tool events %+v", events)
+			}
+			if events[0].Message != "" || events[1].Message != tc.wantMsg {
+				t.Fatalf("event messages %q / %q, want the end event to say %q", events[0].Message, events[1].Message, tc.wantMsg)
 			}
 			if d := e.Denials(); (len(d) == 1) != tc.denied {
 				t.Fatalf("denials %+v (denied=%v)", d, tc.denied)

@@ -41,6 +41,15 @@ type PermissionRequest struct {
 type PermissionDecision struct {
 	Behavior Behavior
 	Reason   string
+	// Rule is the permission rule that decided, as written ("Bash(touch *)"); empty when
+	// no rule did.
+	Rule string
+	// Binding marks an ask that a PreToolUse hook's "allow" does not lift: one made by a
+	// rule, a protected path or a command that cannot be analysed, rather than by the
+	// permission mode (Claude Code: a hook allow skips the prompt, but ask rules and
+	// safety checks still apply). An evaluator that never sets it lets a hook allow lift
+	// every ask.
+	Binding bool
 }
 
 // PermissionEvaluator decides tool calls (deny rules → ask rules → allow rules → mode). It
