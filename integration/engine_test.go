@@ -214,6 +214,48 @@ func TestEngineRefusesTCPWithoutTLS(t *testing.T) {
 	}
 }
 
+func TestEngineRefusesTCPWithoutClientCA(t *testing.T) {
+	out, err := exec.Command(filepath.Join(binDir, "robota-engine"), "--listen", "tcp://127.0.0.1:0", "--workers", "0",
+		"--tls-cert", "cert.pem", "--tls-key", "key.pem").CombinedOutput()
+	if err == nil {
+		t.Fatalf("engine started on TCP without client certificate authentication:\n%s", out)
+	}
+	if !strings.Contains(string(out), "tcp listener requires TLS") || !strings.Contains(string(out), "missing --tls-client-ca") {
+		t.Fatalf("output does not name the missing --tls-client-ca:\n%s", out)
+	}
+}
+
+// Workers hold no secrets (DESIGN Decision 4): an engine holding an API key
+// in its environment must not pass it to the worker it launches.
+func TestEngineWorkerDoesNotInheritSecrets(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "x-engine-only")
+	t.Setenv("SOME_SERVICE_AUTH_TOKEN", "x-engine-only")
+	p, ready := startEngine(t)
+	engineEnv := readEnviron(t, p.Cmd.Process.Pid)
+	if !strings.Contains(engineEnv, "ANTHROPIC_API_KEY=x-engine-only") {
+		t.Fatalf("test setup: the engine itself lacks ANTHROPIC_API_KEY")
+	}
+	workerEnv := readEnviron(t, ready.Int("pid"))
+	for _, leaked := range []string{"ANTHROPIC_API_KEY", "SOME_SERVICE_AUTH_TOKEN", "x-engine-only"} {
+		if strings.Contains(workerEnv, leaked) {
+			t.Errorf("worker environment has %s:\n%s", leaked, workerEnv)
+		}
+	}
+	if !strings.Contains(workerEnv, "\nPATH=") && !strings.HasPrefix(workerEnv, "PATH=") {
+		t.Errorf("worker environment lacks PATH:\n%s", workerEnv)
+	}
+}
+
+// readEnviron returns /proc/PID/environ with one variable a line.
+func readEnviron(t *testing.T, pid int) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "environ"))
+	if err != nil {
+		t.Fatalf("environ of pid %d: %v", pid, err)
+	}
+	return strings.ReplaceAll(string(b), "\x00", "\n")
+}
+
 func waitGone(t *testing.T, pid int, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)

@@ -123,6 +123,30 @@ func TestWorkerCancelKillsProcessGroup(t *testing.T) {
 	waitGone(t, child, 5*time.Second)
 }
 
+func TestWorkerAndItsProcessJobsSeeNoSecrets(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "x-engine-only")
+	t.Setenv("DATABASE_PASSWORD", "x-engine-only")
+	w, _ := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota-worker")})
+	if env := readEnviron(t, w.PID); strings.Contains(env, "x-engine-only") {
+		t.Fatalf("worker environment holds an engine secret:\n%s", env)
+	}
+	evs := collect(t, w, workerplugin.Job{ID: "env", Process: &workerplugin.ProcessJob{Command: "env"}})
+	var out strings.Builder
+	for _, ev := range evs {
+		if ev.Kind == workerplugin.EventTextDelta {
+			out.WriteString(ev.Text)
+		}
+	}
+	for _, leaked := range []string{"ANTHROPIC_API_KEY=", "DATABASE_PASSWORD=", "PLUGIN_", workerplugin.Handshake.MagicCookieKey} {
+		if strings.Contains(out.String(), leaked) {
+			t.Errorf("process job environment has %s:\n%s", leaked, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "PATH=") {
+		t.Errorf("process job environment lacks PATH:\n%s", out.String())
+	}
+}
+
 func TestWorkerRefusesAgentJobsClearly(t *testing.T) {
 	w, _ := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota-worker")})
 	err := w.Runner.Start(context.Background(), workerplugin.Job{ID: "a", Agent: &workerplugin.AgentJob{Prompt: "hi"}},
