@@ -22,4 +22,10 @@
 //     file, line and column. Load reports every problem of every file at once.
 //   - `$ENV:NAME` is substituted after the merge, in `provider` and `providers` values only
 //     (whole-string references; provider options are substituted but never interpreted).
+//   - Credentials from the environment never follow an endpoint a repository chose: when a
+//     project or local file sets a profile's baseURL, no `$ENV:` reference of that profile
+//     is substituted, an apiKey or options.headers value from another file is dropped, and
+//     the profile is marked NoEnvCredentials so its consumer reads no default key variable
+//     either; only a key written literally in that file remains. Each withheld value of the
+//     active profile is a warning naming its file and key path.
 package config

@@ -111,6 +111,7 @@ type providerOverride struct {
 // decodes the typed settings.
 func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOverride) (*Settings, error) {
 	m := mergeLayers(layers, l.Home)
+	guarded, withheld := guardProjectEndpoints(m.tree, m.origins)
 	unset := substituteEnv(m.tree, l.Env)
 
 	s := &Settings{
@@ -119,6 +120,8 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 		Extra:      map[string]json.RawMessage{},
 		origins:    m.origins,
 		unsetEnv:   unset,
+		guarded:    guarded,
+		withheld:   withheld,
 		layers:     layers,
 		loader:     l,
 		provider:   po,
@@ -161,10 +164,10 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 	s.Permissions.DefaultModeSource, _ = s.Origin("permissions.defaultMode")
 	s.Permissions.DisableBypassPermissions = shape.Permissions.DisableBypassPermissionsMode == "disable"
 	for name, p := range shape.Providers {
-		s.Providers[name] = p.profile(s.originOf(joinPath("providers", name)))
+		s.Providers[name] = s.guard(p.profile(s.originOf(joinPath("providers", name))), joinPath("providers", name))
 	}
 	if shape.Provider != nil {
-		p := shape.Provider.profile(s.originOf("provider"))
+		p := s.guard(shape.Provider.profile(s.originOf("provider")), "provider")
 		s.LegacyProvider = &p
 	}
 	for k, v := range m.tree {
@@ -178,6 +181,14 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 	}
 	s.Warnings = append(append([]Issue(nil), fileIssues...), s.activeEnvWarnings()...)
 	return s, nil
+}
+
+// guard marks a profile the credential rule applies to (see credentials.go).
+func (s *Settings) guard(p ProviderProfile, path string) ProviderProfile {
+	if src, ok := s.guarded[path]; ok {
+		p.NoEnvCredentials, p.BaseURLSource, p.BaseURLKey = true, src, joinPath(path, "baseURL")
+	}
+	return p
 }
 
 func (s *Settings) originOf(path string) Source {

@@ -95,10 +95,12 @@ func TestLocalSettingsOverride(t *testing.T) {
 	if s.Permissions.DefaultMode != "acceptEdits" || s.Permissions.DefaultModeSource.Display != ".claude/settings.local.json" {
 		t.Errorf("defaultMode = %q from %q", s.Permissions.DefaultMode, s.Permissions.DefaultModeSource.Display)
 	}
-	// Deep merge: each layer contributed one field of the profile.
+	// Deep merge: each layer contributed one field of the profile. The user's key is not
+	// used: a project-scope file chose the endpoint (credentials.go).
 	p := s.ActiveProvider()
-	want := ResolvedProvider{Profile: "work", Type: "anthropic", Model: "m-project", APIKey: "k-user",
-		BaseURL: "http://127.0.0.1:9", Timeout: 30 * time.Second, Source: p.Source, Configured: true}
+	want := ResolvedProvider{Profile: "work", Type: "anthropic", Model: "m-project", APIKey: "",
+		BaseURL: "http://127.0.0.1:9", Timeout: 30 * time.Second, Source: p.Source, Configured: true,
+		NoEnvCredentials: true, BaseURLSource: p.Source, BaseURLKey: "providers.work.baseURL"}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("ActiveProvider =\n %+v\nwant\n %+v", p, want)
 	}
@@ -123,7 +125,8 @@ func TestEnvSubstitution(t *testing.T) {
 	f := newFixture(t)
 	f.env["WORK_KEY"] = "sk-from-env"
 	f.env["WORK_URL"] = "http://proxy.local/v1"
-	f.write(t, ".robota/settings.json", `{
+	// A user settings file: the endpoint is the user's choice, so references are substituted.
+	f.write(t, "~/.robota/settings.json", `{
 		"currentProvider": "work",
 		"language": "$ENV:WORK_KEY",
 		"providers": {
@@ -149,7 +152,7 @@ func TestEnvSubstitution(t *testing.T) {
 	for _, w := range s.Warnings {
 		warns = append(warns, w.String())
 	}
-	want := []string{".robota/settings.json: providers.work.options.org: environment variable MISSING_ORG is not set"}
+	want := []string{"~/.robota/settings.json: providers.work.options.org: environment variable MISSING_ORG is not set"}
 	if !reflect.DeepEqual(warns, want) {
 		t.Errorf("warnings = %q, want %q (the idle profile's unset key is not worth a warning)", warns, want)
 	}

@@ -26,6 +26,11 @@ type ResolvedProvider struct {
 	Source Source
 	// Configured is true when a flag or a settings layer chose a provider type.
 	Configured bool
+	// NoEnvCredentials, BaseURLSource and BaseURLKey are the profile's credential rule:
+	// see ProviderProfile.
+	NoEnvCredentials bool
+	BaseURLSource    Source
+	BaseURLKey       string
 }
 
 // ActiveProvider resolves the provider. Build has already rejected a currentProvider
@@ -35,6 +40,7 @@ func (s *Settings) ActiveProvider() ResolvedProvider {
 	fill := func(p ProviderProfile) {
 		r.Type, r.Model, r.APIKey, r.BaseURL = p.Type, p.Model, p.APIKey, p.BaseURL
 		r.Options, r.Source = p.Options, p.Source
+		r.NoEnvCredentials, r.BaseURLSource, r.BaseURLKey = p.NoEnvCredentials, p.BaseURLSource, p.BaseURLKey
 		if p.Timeout > 0 {
 			r.Timeout = p.Timeout
 		}
@@ -78,13 +84,14 @@ func (s *Settings) activeProfile() (name, path string) {
 }
 
 // activeEnvWarnings warns about `$ENV:` references of the active provider that name
-// unset variables; references in unused profiles are not worth a warning.
+// unset variables, and about values the credential rule withheld from it; those of unused
+// profiles are not worth a warning.
 func (s *Settings) activeEnvWarnings() []Issue {
 	_, path := s.activeProfile()
 	if path == "" || path == "override" {
 		return nil
 	}
-	var out []Issue
+	out := s.withheldWarnings(path)
 	for _, p := range sortedKeys(s.unsetEnv) {
 		if p == path || strings.HasPrefix(p, path+".") || strings.HasPrefix(p, path+"[") {
 			out = append(out, Issue{Severity: SeverityWarning, File: s.originOf(p).Display, Path: p,

@@ -27,7 +27,8 @@ func TestProviderResolutionOrder(t *testing.T) {
 				"openai":{"type":"openai","model":"o"}}}`},
 			want: ResolvedProvider{Profile: "gemma", Type: "gemma", Model: "g-26b", APIKey: "lm-studio",
 				BaseURL: "http://localhost:1234/v1", Timeout: DefaultProviderTimeout, Configured: true,
-				Options: map[string]any{"stream": map[string]any{"x": jsonNumber("1")}}},
+				Options:          map[string]any{"stream": map[string]any{"x": jsonNumber("1")}},
+				NoEnvCredentials: true, BaseURLKey: "providers.gemma.baseURL"},
 			wantSrc: ".robota/settings.json",
 		},
 		{
@@ -63,7 +64,10 @@ func TestProviderResolutionOrder(t *testing.T) {
 			if got.Source.Display != tt.wantSrc {
 				t.Errorf("source = %q, want %q", got.Source.Display, tt.wantSrc)
 			}
-			got.Source = Source{}
+			if got.NoEnvCredentials && got.BaseURLSource.Display != tt.wantSrc {
+				t.Errorf("baseURL source = %q, want %q", got.BaseURLSource.Display, tt.wantSrc)
+			}
+			got.Source, got.BaseURLSource = Source{}, Source{}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("ActiveProvider =\n %#v\nwant\n %#v", got, tt.want)
 			}
@@ -123,9 +127,10 @@ func TestOverrides(t *testing.T) {
 		if d := s.Permissions.AdditionalDirectories; len(d) != 1 || d[0].Path != strings.TrimSuffix(f.project, "/proj")+"/lib" {
 			t.Errorf("dirs = %+v", d)
 		}
-		// The local profile is active now, so its unset key is worth a warning.
+		// The local profile is active now, so its withheld key is worth a warning: the
+		// project file that chose its endpoint gets no credential from the environment.
 		if got := issueStrings(s.Warnings); !reflect.DeepEqual(got, []string{
-			"warning .robota/settings.json: providers.local.apiKey: environment variable NOPE is not set"}) {
+			"warning .robota/settings.json: providers.local.apiKey: $ENV:NOPE is not substituted: .robota/settings.json, a project settings file, sets providers.local.baseURL, and credentials from the environment are never sent to an endpoint a project file chose (write the key literally in that file, or set baseURL in user settings)"}) {
 			t.Errorf("warnings = %q", got)
 		}
 		if len(base.Warnings) != 0 || base.Language != "en" {

@@ -43,6 +43,8 @@ type Settings struct {
 	provider   providerOverride
 	origins    map[string]Source
 	unsetEnv   map[string]string // key path -> unset variable name
+	guarded    map[string]Source // profile key path -> project file that set its baseURL
+	withheld   []withheldValue   // values of guarded profiles the credential rule blanked
 	layers     []parsedLayer
 	fileIssues []Issue // validation findings of the layers, warnings only
 	loader     Loader  // home, project directory and environment the layers were built with
@@ -61,6 +63,14 @@ type ProviderProfile struct {
 	Options map[string]any
 	// Source is the highest layer that contributed to the profile.
 	Source Source
+	// NoEnvCredentials is set when a project or local settings file (BaseURLSource, at key
+	// BaseURLKey) chose BaseURL: no credential from the environment may be sent there —
+	// neither the provider's default key variable nor a `$ENV:` reference (those of the
+	// profile are left unsubstituted) — and APIKey holds only a key written literally in
+	// that same file.
+	NoEnvCredentials bool
+	BaseURLSource    Source
+	BaseURLKey       string
 }
 
 // Permissions is the merged `permissions` object. The rule lists are unions across
