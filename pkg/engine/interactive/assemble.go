@@ -2,10 +2,14 @@ package interactive
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
@@ -68,7 +72,7 @@ type Assembled struct {
 	RecordPath, LogPath string
 	// ResumedFrom is the stored session id the conversation came from, if any.
 	ResumedFrom string
-	// Warnings are non-fatal findings (unknown settings keys, hook config problems).
+	// Warnings are non-fatal findings (unknown settings keys, project context diagnostics).
 	Warnings []string
 
 	logger *sessionlog.FileLogger
@@ -77,13 +81,31 @@ type Assembled struct {
 // ErrNoSessionToContinue is returned by --continue in a directory without sessions.
 var ErrNoSessionToContinue = errors.New("no previous session in this directory")
 
+// ErrInvalidConfiguration marks Assemble errors the user fixes in the settings or the
+// options (hooks, permission rules, the working directory, --fork-session alone): robota -p
+// exits 2 on them. Nothing invalid is ever skipped: a hook or rule that cannot be read
+// stops the assembly instead of leaving the session without it.
+var ErrInvalidConfiguration = errors.New("invalid configuration")
+
+// configError is an ErrInvalidConfiguration whose message is its own (it names the file
+// and key) without the sentinel's text.
+type configError struct{ err error }
+
+func (e configError) Error() string   { return e.err.Error() }
+func (e configError) Unwrap() []error { return []error{ErrInvalidConfiguration, e.err} }
+
+func invalid(format string, args ...any) error { return configError{fmt.Errorf(format, args...)} }
+
 // Assemble builds a session for opts.
 func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if !filepath.IsAbs(opts.Cwd) {
-		return nil, fmt.Errorf("working directory %q must be absolute", opts.Cwd)
+		return nil, invalid("working directory %q must be absolute", opts.Cwd)
 	}
 	if st, err := os.Stat(opts.Cwd); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("working directory %s: not a directory", opts.Cwd)
+		return nil, invalid("working directory %s: not a directory", opts.Cwd)
+	}
+	if opts.Fork && opts.Resume == "" && !opts.Continue {
+		return nil, invalid("--fork-session needs --resume ID or --continue: there is no session to fork")
 	}
 	if opts.Home == "" {
 		opts.Home, _ = os.UserHomeDir()
@@ -129,9 +151,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.Tools = append(a.Tools, t.Schema().Name)
 	}
 
-	hooks, hookWarn := buildHooks(settings, opts.Cwd)
-	if hookWarn != "" {
-		a.Warnings = append(a.Warnings, hookWarn)
+	hooks, err := buildHooks(settings, opts.Cwd)
+	if err != nil {
+		return nil, err
 	}
 
 	projectCtx, err := contextload.Load(contextload.Options{Cwd: opts.Cwd, Home: opts.Home})
@@ -162,6 +184,8 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.ResumedFrom = resume.ID
 		if !opts.Fork {
 			id = resume.ID
+		} else if resume, err = forkRecord(ctx, st, resume.ID, id); err != nil {
+			return nil, err
 		}
 	}
 	logDir := sessionlog.ProjectDir(opts.Cwd)
@@ -181,7 +205,6 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		logger.Close()
 		return nil, err
 	}
-	a.Provider = choice
 	sess, err := session.New(ctx, session.Config{
 		Provider: provider, Model: choice.Model, Tools: tools, SystemMessage: system, Cwd: opts.Cwd,
 		SessionID: id, Resume: resume, ProviderTimeout: choice.Timeout, MaxTurns: opts.MaxTurns, ContextWindow: choice.ContextWindow,
@@ -231,11 +254,16 @@ func buildEvaluator(settings *config.Settings, cwd string, dirs []string, home s
 	}
 	rules, err := permission.Rules(layers...)
 	if err != nil {
-		return nil, fmt.Errorf("permission rules: %w", err)
+		for _, l := range layers { // name the file (or the command line) the bad rule is in
+			if _, lerr := permission.Rules(l); lerr != nil {
+				return nil, invalid("permission rules in %s: %w", l.Source.Name, lerr)
+			}
+		}
+		return nil, invalid("permission rules: %w", err)
 	}
 	mode, err := permission.ParseMode(settings.PermissionMode())
 	if err != nil {
-		return nil, fmt.Errorf("permission mode: %w", err)
+		return nil, invalid("permission mode: %w", err)
 	}
 	return permission.New(permission.Config{Mode: mode, Rules: rules, ProjectRoot: cwd, AdditionalDirs: dirs, Home: home}), nil
 }
@@ -265,17 +293,49 @@ func searchExclude(ev *permission.Evaluator, cwd string) func(tool, absPath stri
 	}
 }
 
-// buildHooks returns nil when no hook is configured, so sessions skip the work.
-func buildHooks(settings *config.Settings, cwd string) (session.HookRunner, string) {
+// buildHooks returns nil when no hook is configured, so sessions skip the work. A hook
+// that cannot be read is a configuration error naming its file and key: running without it
+// would silently drop a guard the user relies on.
+func buildHooks(settings *config.Settings, cwd string) (session.HookRunner, error) {
 	if settings.DisableAllHooks || len(settings.Hooks) == 0 {
-		return nil, ""
+		return nil, nil
+	}
+	var errs []error
+	for _, event := range slices.Sorted(maps.Keys(settings.Hooks)) {
+		groups := settings.Hooks[event]
+		if _, err := hook.ParseEvent(event); err != nil {
+			files := map[string]bool{}
+			for _, g := range groups {
+				files[g.Source.Display] = true
+			}
+			errs = append(errs, invalid("hooks.%s in %s: %w", event, strings.Join(slices.Sorted(maps.Keys(files)), ", "), err))
+			continue
+		}
+		for _, g := range groups { // one at a time, so the error names the group's file
+			one, _ := json.Marshal(map[string][]config.HookGroup{event: {g}})
+			if _, err := hook.ParseConfig(one); err != nil {
+				errs = append(errs, invalid("hooks.%s (matcher %q) in %s: %w", event, g.Matcher, g.Source.Display, err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	cfg, err := hook.ParseConfig(settings.Hooks.JSON())
-	warn := ""
-	if err != nil {
-		warn = fmt.Sprintf("hooks: %v", err)
+	if err != nil { // every group parsed on its own above
+		return nil, invalid("hooks: %w", err)
 	}
-	return hookAdapter{r: hook.NewRunner(cfg, cwd)}, warn
+	return hookAdapter{r: hook.NewRunner(cfg, cwd)}, nil
+}
+
+// forkRecord copies the record id under newID (--fork-session), leaving the original
+// untouched, and returns the copy the new session continues.
+func forkRecord(ctx context.Context, st store.Store, id, newID string) (*store.Record, error) {
+	rec, err := store.Fork(ctx, st, id, newID)
+	if err != nil {
+		return nil, fmt.Errorf("--fork-session: %w", err)
+	}
+	return &rec, nil
 }
 
 func findResume(ctx context.Context, st *store.FileStore, opts Options) (*store.Record, error) {

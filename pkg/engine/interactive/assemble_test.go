@@ -16,6 +16,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/providers/anthropic"
 )
 
 func envOf(m map[string]string) config.Env {
@@ -196,6 +197,17 @@ func TestResumeContinueAndFork(t *testing.T) {
 		t.Fatalf("forked session has %d messages, want the first exchange plus the second", n)
 	}
 	cont := run(Options{Continue: true}, "second")
+	// The fork is a stored session from the start (store.Fork), before its first save.
+	pending, err := Assemble(ctx, Options{Cwd: dir, Home: home, Env: envOf(nil), Resume: first.Session.ID(), Fork: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(pending.RecordPath); err != nil || pending.RecordPath == first.RecordPath {
+		t.Fatalf("forked record %s before any run: %v", pending.RecordPath, err)
+	}
+	if err := pending.Close(ctx, "other"); err != nil {
+		t.Fatal(err)
+	}
 	if cont.Session.ID() != forked.Session.ID() {
 		t.Fatalf("--continue picked %s, want the newest session %s", cont.Session.ID(), forked.Session.ID())
 	}
@@ -268,6 +280,54 @@ func TestResumeKeepsUnknownRecordMembers(t *testing.T) {
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, saved.FutureField); err != nil || compact.String() != `{"a":[1,2]}` {
 		t.Fatalf("futureField after resume = %s (%v), want it kept", saved.FutureField, err)
+	}
+}
+
+// The port the session configures hosted web tools through is the one the provider that
+// has them implements.
+var _ session.NativeWebConfigurer = (*anthropic.Provider)(nil)
+
+// Review A4/A9/A17: what the user must fix stops the assembly as a configuration error
+// (exit 2 in robota -p) that says where; nothing invalid is skipped with a warning.
+func TestConfigurationErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings string
+		opts     Options
+		want     []string
+	}{
+		{name: "hook matcher that is not a regex",
+			settings: `,"hooks": {"PreToolUse": [{"matcher": "Bash(", "hooks": [{"type": "command", "command": "exit 2"}]}]}`,
+			want:     []string{".claude/settings.json", "hooks.PreToolUse", `matcher "Bash("`, "missing closing )"}},
+		{name: "unknown hook event",
+			settings: `,"hooks": {"BeforeLunch": [{"hooks": [{"type": "command", "command": "true"}]}]}`,
+			want:     []string{".claude/settings.json", "hooks.BeforeLunch", "unknown hook event"}},
+		{name: "invalid allowed tool rule", opts: Options{Allow: []string{"Bash("}}, want: []string{"Bash(", "command line"}},
+		{name: "fork without a session", opts: Options{Fork: true}, want: []string{"--fork-session", "--resume"}},
+		{name: "missing working directory", opts: Options{Cwd: "/nonexistent/robota-test"}, want: []string{"/nonexistent/robota-test"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, home := project(t, "turns:\n  - text: hi\n", tt.settings)
+			opts := tt.opts
+			if opts.Cwd == "" {
+				opts.Cwd = dir
+			}
+			opts.Home, opts.Env = home, envOf(nil)
+			a, err := Assemble(context.Background(), opts)
+			if err == nil {
+				a.Close(context.Background(), "other")
+				t.Fatal("Assemble succeeded")
+			}
+			if !errors.Is(err, ErrInvalidConfiguration) {
+				t.Fatalf("Assemble = %v, want ErrInvalidConfiguration", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
 	}
 }
 
