@@ -12,6 +12,9 @@
 //     known type.
 //   - Create never reads credentials of another provider: OpenAI-compatible servers other
 //     than OpenAI itself never see OPENAI_API_KEY or OPENAI_BASE_URL.
+//   - A profile marked NoEnvCredentials reads nothing from the environment (no default key
+//     variable, no auth token, no base URL variable): only its own APIKey is sent, and a
+//     type that requires a key fails to build without one.
 //   - An unknown profile option key is a configuration error naming the key.
 //   - Claude context windows come from pkg/engine/contextwin, so the two catalogues cannot
 //     disagree.

@@ -26,9 +26,16 @@ type Profile struct {
 	Options map[string]any `json:"options,omitempty"`
 	// Getenv reads the environment for credentials and endpoints (nil = os.Getenv).
 	Getenv func(string) string `json:"-"`
+	// NoEnvCredentials forbids reading the environment at all: BaseURL was chosen by a
+	// party that must not receive the user's credentials (a project settings file), so
+	// only APIKey is sent. Create fails when the type requires a key and APIKey is empty.
+	NoEnvCredentials bool `json:"-"`
 }
 
 func (p Profile) getenv(key string) string {
+	if p.NoEnvCredentials {
+		return ""
+	}
 	if p.Getenv != nil {
 		return p.Getenv(key)
 	}
@@ -132,6 +139,11 @@ func (r *Registry) Create(p Profile) (llm.Provider, error) {
 		return nil, err
 	}
 	p.Type = d.Type
+	if p.NoEnvCredentials && p.APIKey == "" && d.Credential.Required {
+		return nil, llm.NewError(llm.CodeConfiguration, fmt.Sprintf(
+			"provider %s: no API key: the profile's baseURL %s was chosen by project settings, so credentials from the environment are not sent to it; write apiKey in that profile",
+			d.Type, p.BaseURL), nil)
+	}
 	if p.Model == "" {
 		p.Model = d.DefaultModel
 	}

@@ -304,3 +304,53 @@ func TestDetectFromEnvironment(t *testing.T) {
 		t.Fatal("a keyless local type must count as configured")
 	}
 }
+
+// A NoEnvCredentials profile sends only its own key: never the type's key variable, the
+// auth token, or a base URL from the environment.
+func TestNoEnvCredentialsProfileSendsOnlyItsOwnKey(t *testing.T) {
+	leaky := env("ANTHROPIC_API_KEY", "env-anthropic", "ANTHROPIC_AUTH_TOKEN", "env-token", "GEMINI_API_KEY", "env-gemini",
+		"OPENAI_API_KEY", "env-openai", "ANTHROPIC_BASE_URL", "http://127.0.0.1:1/never", "OPENAI_BASE_URL", "http://127.0.0.1:1/never")
+	for _, c := range []struct {
+		typ    string
+		reply  ssetest.Reply
+		header string
+	}{
+		{"anthropic", ssetest.Reply{Events: ssetest.Events(anthropicStream)}, "X-Api-Key"},
+		{"gemini", openAIStream("ok"), "Authorization"},
+		{"openai", openAIStream("ok"), "Authorization"},
+	} {
+		t.Run(c.typ, func(t *testing.T) {
+			srv := ssetest.NewServer(t, c.reply)
+			_, err := Default().Create(Profile{Type: c.typ, BaseURL: srv.URL, Getenv: leaky, NoEnvCredentials: true})
+			if !errors.Is(err, llm.ErrConfiguration) || !strings.Contains(err.Error(), "chosen by project settings") {
+				t.Fatalf("without a key: %v, want a configuration error about project settings", err)
+			}
+			p, err := Default().Create(Profile{Type: c.typ, BaseURL: srv.URL, APIKey: "own-key", Getenv: leaky, NoEnvCredentials: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			chat(t, p)
+			req := srv.Requests()[0]
+			if got := req.Header.Get(c.header); !strings.Contains(got, "own-key") {
+				t.Errorf("%s = %q, want the profile's own key", c.header, got)
+			}
+			for name, vals := range req.Header {
+				for _, v := range vals {
+					if strings.Contains(v, "env-") {
+						t.Errorf("header %s carries an environment credential: %q", name, v)
+					}
+				}
+			}
+		})
+	}
+	// A type without a required key builds without one and reads nothing either.
+	srv := ssetest.NewServer(t, openAIStream("ok"))
+	p, err := Default().Create(Profile{Type: "ollama", BaseURL: srv.URL, Getenv: leaky, NoEnvCredentials: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat(t, p)
+	if got := srv.Requests()[0].Header.Get("Authorization"); got != "" {
+		t.Errorf("ollama sent Authorization %q", got)
+	}
+}
