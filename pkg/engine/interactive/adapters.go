@@ -2,6 +2,7 @@ package interactive
 
 import (
 	"context"
+	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
@@ -20,7 +21,33 @@ func (a evaluatorAdapter) Evaluate(_ context.Context, req session.PermissionRequ
 		ev = ev.WithMode(m)
 	}
 	d := ev.Evaluate(permission.Request{Tool: req.ToolName, Input: req.Input, Cwd: req.Cwd})
-	return session.PermissionDecision{Behavior: session.Behavior(d.Behavior), Reason: d.Reason}
+	out := session.PermissionDecision{Behavior: session.Behavior(d.Behavior), Reason: d.Reason, Binding: binding(d)}
+	if d.Rule != nil {
+		out.Rule = d.Rule.String()
+	}
+	return out
+}
+
+// modeReasonPrefix starts the reason of every decision the permission mode alone made
+// (and only those); permission.Decision has no other mark of it.
+const modeReasonPrefix = "mode "
+
+// binding reports whether an ask came from something a PreToolUse hook's allow must not
+// lift: a rule, a protected path, a command that cannot be analysed — anything but the
+// mode. A Bash call is binding when any of its asking parts is.
+func binding(d permission.Decision) bool {
+	if d.Behavior != permission.Ask {
+		return false
+	}
+	if len(d.Parts) == 0 {
+		return d.Rule != nil || !strings.HasPrefix(d.Reason, modeReasonPrefix)
+	}
+	for _, p := range d.Parts {
+		if p.Behavior == permission.Ask && (p.Rule != nil || !strings.HasPrefix(p.Reason, modeReasonPrefix)) {
+			return true
+		}
+	}
+	return false
 }
 
 // hookAdapter serves session.HookRunner from a hook.Runner.
@@ -47,8 +74,23 @@ func (a hookAdapter) Run(ctx context.Context, in session.HookInput) session.Hook
 		Blocked: res.Blocked, Reason: res.Reason, UpdatedInput: res.UpdatedInput,
 		AdditionalContext: res.AdditionalContext, PermissionDecision: session.Behavior(res.PermissionDecision),
 	}
-	if !res.Continue && res.StopReason != "" && !out.Blocked {
-		out.Blocked, out.Reason = true, res.StopReason
+	if len(res.ModelFeedback) > 0 {
+		// PostToolUse(Failure) exit 2 or decision "block": the session feeds a blocked
+		// post-tool outcome's Reason to the model.
+		out.Blocked = true
+		out.Reason = strings.Join(append(nonEmptyLines(out.Reason), res.ModelFeedback...), "\n")
+	}
+	if !res.Continue {
+		switch ev {
+		case hook.Stop, hook.SubagentStop:
+			// Blocked would make the agent go on; continue:false means stop, and wins
+			// over a decision "block" (Claude Code).
+			out.Blocked, out.Reason = false, res.StopReason
+		default:
+			if !out.Blocked {
+				out.Blocked, out.Reason = true, firstNonEmpty(res.StopReason, "stopped by hook")
+			}
+		}
 	}
 	if out.Reason == "" && res.PermissionDecisionReason != "" {
 		out.Reason = res.PermissionDecisionReason
@@ -60,6 +102,20 @@ func (a hookAdapter) Run(ctx context.Context, in session.HookInput) session.Hook
 		out.SystemMessage += m
 	}
 	return out
+}
+
+func nonEmptyLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // loadRecord reads a stored record to resume.
