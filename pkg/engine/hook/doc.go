@@ -22,8 +22,11 @@
 //   - Every matching hook runs in parallel under its own timeout (`timeout` seconds,
 //     default 60). A command hook runs as `/bin/sh -c` in the project directory with
 //     the JSON on stdin and CLAUDE_PROJECT_DIR and ROBOTA_PROJECT_DIR set, in its own
-//     process group, which is killed on timeout or cancellation; a timeout is a
+//     process group, which is killed when its shell exits (nothing it left in the
+//     background outlives it) and on timeout or cancellation; a timeout is a
 //     non-blocking error and Run returns when the timeout fires.
+//   - Logs and error messages name a hook without its secrets: a URL by scheme and
+//     host only, a command redacted (sessionlog/redact) and shortened.
 //   - Exit 0 proceeds; plain stdout becomes context only for UserPromptSubmit and
 //     SessionStart. Exit 2 blocks PreToolUse, UserPromptSubmit, Stop, SubagentStop and
 //     PreCompact with stderr as the reason, sends stderr to the model for PostToolUse
@@ -50,5 +53,6 @@
 //
 // Callers must re-check an UpdatedInput against the permission rules (a hook may not
 // widen what the rules allow), and should treat a PreToolUse "allow" as skipping the
-// prompt only, never as overriding a deny rule.
+// prompt the permission mode would show only, never as overriding a deny rule, an ask
+// rule or a safety check.
 package hook
