@@ -55,7 +55,14 @@ func chooseProvider(settings *config.Settings, opts Options) (ProviderChoice, er
 	if c.Model == "" {
 		c.Model = def.DefaultModel
 	}
-	if c.APIKeySource == "none" && def.Credential.EnvVar != "" {
+	switch {
+	case c.NoEnvCredentials:
+		// A project file chose the endpoint: the environment's key is never sent there.
+		if c.APIKey == "" && def.Credential.Required {
+			return ProviderChoice{}, fmt.Errorf("provider %s has no usable API key: %s in %s (a project settings file) points it at %q, and credentials from the environment (%s, $ENV: references) are never sent to an endpoint a project file chose; write apiKey in %s, or set baseURL in user settings (~/.robota/settings.json)",
+				def.Type, c.BaseURLKey, c.BaseURLSource.Display, c.BaseURL, def.Credential.EnvVar, c.BaseURLSource.Display)
+		}
+	case c.APIKeySource == "none" && def.Credential.EnvVar != "":
 		if v, ok := opts.Env(def.Credential.EnvVar); ok && v != "" {
 			c.APIKeySource = def.Credential.EnvVar
 		}
@@ -78,7 +85,7 @@ func (c *ProviderChoice) open(opts Options) (llm.Provider, error) {
 	}
 	p, err := registry.Default().Create(registry.Profile{
 		Type: c.Type, Model: c.Model, APIKey: c.APIKey, BaseURL: c.BaseURL, Timeout: c.Timeout,
-		Options: options, Getenv: getenv(opts.Env),
+		Options: options, Getenv: getenv(opts.Env), NoEnvCredentials: c.NoEnvCredentials,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: %w", c.Type, err)
