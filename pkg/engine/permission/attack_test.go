@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -232,9 +233,49 @@ func TestAttackWorkingDirectory(t *testing.T) {
 		{Tool: "Write", Input: input(t, "file_path", "x/.git/config"), Cwd: e.outside},
 		{Tool: "Edit", Input: input(t, "file_path", "settings.json"), Cwd: e.project + "/.claude"},
 		bashReq(t, "echo x > "+e.project+"/.robota/settings.json"),
+		// B16: the same directories spelled another way on case-insensitive filesystems,
+		// and as Windows reads names (trailing dots and spaces, streams, 8.3 names).
+		{Tool: "Write", Input: input(t, "file_path", e.project+"/.GIT/hooks/pre-commit")},
+		{Tool: "Write", Input: input(t, "file_path", e.project+"/.Git/config")},
+		{Tool: "Edit", Input: input(t, "file_path", e.project+"/.CLAUDE/settings.json")},
+		{Tool: "Write", Input: input(t, "file_path", e.project+"/.Robota/settings.json")},
+		{Tool: "Write", Input: input(t, "file_path", e.project+"/.git./hooks/pre-commit")},
+		{Tool: "Write", Input: input(t, "file_path", e.project+"/.git /hooks/pre-commit")},
+		{Tool: "Write", Input: input(t, "file_path", e.project+"/.git::$INDEX_ALLOCATION/hooks/pre-commit")},
+		{Tool: "Write", Input: input(t, "file_path", e.project+"/GIT~1/hooks/pre-commit")},
 	} {
 		if d := ev.Evaluate(r); d.Behavior == Allow {
 			t.Errorf("%s %s (cwd %s) was allowed: %s", r.Tool, r.Input, r.Cwd, d.Reason)
 		}
+	}
+}
+
+// TestAttackCaseInsensitivePaths: where the filesystem ignores case (macOS, Windows),
+// a path rule must match every spelling of the path (B16).
+func TestAttackCaseInsensitivePaths(t *testing.T) {
+	e := newEnv(t)
+	ev := e.evaluator(t, ModeBypassPermissions, deny("Read(.env)", "Read(~/.ssh/**)", "Edit(/src/**)"))
+	reqs := []Request{
+		{Tool: "Read", Input: input(t, "file_path", e.project+"/.ENV"), Cwd: e.project},
+		{Tool: "Read", Input: input(t, "file_path", e.project+"/.Env"), Cwd: e.project},
+		{Tool: "Read", Input: input(t, "file_path", e.home+"/.SSH/id_rsa")},
+		{Tool: "Read", Input: input(t, "file_path", strings.ToUpper(e.home)+"/.ssh/id_rsa")},
+		{Tool: "Write", Input: input(t, "file_path", e.project+"/SRC/a.go")},
+		bashReq(t, "cat < ~/.SSH/id_rsa"),
+	}
+	defer func(old bool) { foldCase = old }(foldCase)
+	foldCase = true
+	for _, r := range reqs {
+		if d := ev.Evaluate(r); d.Behavior != Deny {
+			t.Errorf("case-insensitive: %s %s: want deny, got %s: %s", r.Tool, r.Input, d.Behavior, d.Reason)
+		}
+	}
+	if _, denied := ev.DeniedPath("Read", e.project+"/.ENV", e.project); !denied {
+		t.Error("case-insensitive: DeniedPath must cover .ENV")
+	}
+	// Where the filesystem keeps case apart, .ENV is another file.
+	foldCase = false
+	if d := ev.Evaluate(reqs[0]); d.Behavior != Allow {
+		t.Errorf("case-sensitive: .ENV is not .env, got %s: %s", d.Behavior, d.Reason)
 	}
 }

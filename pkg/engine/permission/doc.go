@@ -106,6 +106,10 @@
 //     with keys repeated or differing only in case is ambiguous (Go's JSON decoder
 //     would read another value than the one checked); a deny rule that does not parse
 //     turns its tool's calls into "ask" rather than vanishing.
+//   - Protected directories are matched ignoring case, trailing dots and spaces, NTFS
+//     streams and 8.3 names on every platform (a false alarm only asks); on macOS and
+//     Windows path rules match ignoring case too, as their filesystems do, for allow
+//     rules as well as deny rules.
 //
 // # Limits
 //

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -24,7 +26,13 @@ const (
 type pathPattern struct {
 	anchor  anchor
 	pattern gitignore.Pattern
+	folded  gitignore.Pattern // the pattern in lower case, for case-insensitive filesystems
 }
+
+// foldCase says the filesystems here ignore case, as macOS's and Windows' do by
+// default: .ENV is .env, so path rules and protected directories compare in lower
+// case. Tests switch it.
+var foldCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 
 func compilePathPattern(spec string) (pathPattern, error) {
 	var p pathPattern
@@ -61,6 +69,7 @@ func compilePathPattern(spec string) (pathPattern, error) {
 		}
 	}
 	p.pattern = gitignore.ParsePattern(strings.Join(segs, "/"), nil)
+	p.folded = gitignore.ParsePattern(strings.ToLower(strings.Join(segs, "/")), nil)
 	return p, nil
 }
 
@@ -95,12 +104,19 @@ func (p pathPattern) bases(ctx pathContext, ruleRoot string) []string {
 // matches reports whether the absolute path matches the pattern relative to any of
 // the anchor's spellings.
 func (p pathPattern) matches(abs string, isDir bool, bases []string) bool {
+	pattern := p.pattern
+	if foldCase {
+		pattern, abs = p.folded, strings.ToLower(abs)
+	}
 	for _, b := range bases {
+		if foldCase {
+			b = strings.ToLower(b)
+		}
 		rel, err := filepath.Rel(b, abs)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
 			continue
 		}
-		if p.pattern.Match(strings.Split(rel, "/"), isDir) == gitignore.Exclude {
+		if pattern.Match(strings.Split(rel, "/"), isDir) == gitignore.Exclude {
 			return true
 		}
 	}
@@ -223,9 +239,18 @@ func within(abs, dir string) bool {
 // is never auto-allowed by a mode or a broad rule.
 var protectedSegments = map[string]bool{".git": true, ".claude": true, ".robota": true}
 
+// shortName is an NTFS 8.3 alias of a protected directory (.git is GIT~1).
+var shortName = regexp.MustCompile(`^(git|claude|robota)~[0-9]+$`)
+
+// isProtected reports a protected directory among the path's components. Whatever
+// the platform it ignores case (macOS and Windows, vfat and casefolded ext4 see .GIT
+// as .git), what Windows drops or reads as a stream (`.git.`, `.git `,
+// `.git::$INDEX_ALLOCATION`) and 8.3 short names: a false alarm only asks.
 func isProtected(abs string) bool {
-	for _, seg := range strings.Split(abs, "/") {
-		if protectedSegments[seg] {
+	for _, seg := range strings.FieldsFunc(abs, func(r rune) bool { return r == '/' || r == '\\' }) {
+		seg, _, _ = strings.Cut(strings.ToLower(seg), ":")
+		seg = strings.TrimRight(seg, ". ")
+		if protectedSegments[seg] || shortName.MatchString(seg) {
 			return true
 		}
 	}
