@@ -54,6 +54,40 @@ func TestAttackAllowRules(t *testing.T) {
 			t.Errorf("%q should be allowed, got %s: %s", cmd, d.Behavior, d.Reason)
 		}
 	}
+
+	// Builtins and runners allowed by name must not carry sh with them: text bash
+	// evaluates again (a subscript, an arithmetic value, a prompt, a trap) and
+	// commands run by runners are sub-commands of their own. Each of these asks.
+	builtins := e.evaluator(t, ModeDefault, allow("Bash(echo *)", "Bash(ls *)", "Bash(printf *)", "Bash(test *)",
+		"Bash([ *)", "Bash([[ *)", "Bash(read *)", "Bash(mapfile *)", "Bash(readarray *)", "Bash(trap *)",
+		"Bash(unset *)", "Bash(declare *)", "Bash(typeset *)", "Bash(local *)", "Bash(let *)", "Bash(wait *)",
+		"Bash(getopts *)", "Bash(compgen *)", "Bash(alias *)", "Bash(true)", "Bash(xargs *)", "Bash(ionice *)",
+		"Bash(chrt *)", "Bash(taskset *)", "Bash(flock *)", "Bash(unshare *)", "Bash(setpriv *)", "Bash(su *)",
+		"Bash(script *)", "Bash(sudo *)", "Bash(command *)", "Bash(bash *)", `Bash(\(\(*)`, "Bash(set *)", "Bash(cat *)"))
+	for _, cmd := range []string{
+		// Runners (B2) and shells reading stdin (B4).
+		"ionice -c3 sh", "chrt -f 10 sh", "chrt -o sh", "taskset 1 sh", "flock /tmp/l sh", "flock /tmp/l -c sh",
+		"unshare -r sh", "echo sh | unshare -r", "setpriv --no-new-privs sh", "su -c sh", "su root -c sh",
+		"echo sh | su", "script -qc sh /dev/null", "script /dev/null -c sh", "echo sh | sudo -s",
+		"echo sh | bash -", "echo sh | bash --", "echo sh | bash /dev/stdin", "bash <(echo sh)",
+		"ls | xargs -I{} {} x",
+	} {
+		if d := builtins.Evaluate(bashReq(t, cmd)); d.Behavior != Ask {
+			t.Errorf("%q: want ask, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
+	// The honest uses of the same builtins stay allowed.
+	for _, cmd := range []string{
+		"printf -v x '%s' hi", "read -r line <<< hi", "test -v HOME", "[[ -v HOME ]]", "[[ $# -gt 0 ]]",
+		"trap 'echo done' EXIT", "for i in 1 2 3; do echo $((i*2)); done", "for i in {1..3}; do echo $((i+1)); done",
+		"for ((i=0; i<3; i++)); do echo $i; done", "echo $((RANDOM % 10))", "declare -i n=5", "mapfile -t lines <<< x",
+		"unset x", "let n=1+2", "ls | xargs -0 echo", "ionice -c3 ls", "flock /tmp/l -c 'ls -la'", "[[ $HOME -eq 1 ]]",
+		"echo ${a[0]} ${#a[@]} ${s:1:2}",
+	} {
+		if d := builtins.Evaluate(bashReq(t, cmd)); d.Behavior != Allow {
+			t.Errorf("%q should be allowed, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
 }
 
 // TestAttackDenyRules tries to run denied commands in bypassPermissions mode, where
@@ -82,6 +116,50 @@ func TestAttackDenyRules(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"ls -la", "echo rm", "git rm x", "make clean", "format x"} {
+		if d := ev.Evaluate(bashReq(t, cmd)); d.Behavior != Allow {
+			t.Errorf("%q should be allowed in bypass mode, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
+
+	// Review B: ways past the deny rules that went through before. Deny where the
+	// command is visible, ask where it is only known at run time.
+	for _, tc := range []struct {
+		cmd  string
+		want Behavior
+	}{
+		// B2: runners that were neither stripped nor followed.
+		{"ionice -c3 rm -rf x", Deny}, {"ionice rm x", Deny}, {"chrt -f 10 rm x", Deny}, {"chrt -o rm x", Deny},
+		{"chrt --fifo 1 rm x", Deny}, {"taskset 0x1 rm x", Deny}, {"taskset -c 0 rm x", Deny},
+		{"flock /tmp/l rm x", Deny}, {"flock -n /tmp/l -c 'rm x'", Deny}, {"unshare -r rm x", Deny},
+		{"unshare --mount=/x -f rm x", Deny}, {"echo 'rm x' | unshare -r", Ask}, {"setpriv --reuid=1 rm x", Deny},
+		{"su -c 'rm x'", Deny}, {"su root -c 'rm x'", Deny}, {"su - root -c 'rm x'", Deny},
+		{"su root -- -c 'rm x'", Deny}, {"echo 'rm x' | su", Ask}, {"script -qc 'rm x' /dev/null", Deny},
+		{"script /dev/null -c 'rm x'", Deny}, {"echo 'rm x' | script -q", Ask}, {"chroot / rm x", Deny},
+		{"echo 'rm x' | sudo -s", Ask}, {"echo 'rm x' | sudo -i", Ask}, {"unshare -l /x rm x", Ask},
+		// B3: xargs options no longer rewrite the command's own; a replaced name is unknown.
+		{"echo rm | xargs -I{} {} -rf x", Ask}, {"echo rm | xargs -i {} x", Ask}, {"echo rm | xargs --replace=% % x", Ask},
+		{"echo x | xargs -l rm", Deny}, {"echo x | xargs -e rm", Deny}, {"echo x | xargs -ifoo rm foo", Deny},
+		// B4: shells reading their script from stdin or a descriptor.
+		{"echo 'rm -rf x' | sh -", Ask}, {"echo 'rm x' | bash --", Ask}, {"echo 'rm x' | bash /dev/stdin", Ask},
+		{"echo 'rm x' | bash /dev/fd/0", Ask}, {"echo 'rm x' | bash /proc/self/fd/0", Ask}, {"bash <(echo 'rm x')", Ask},
+		{"echo 'rm x' | sh -e -", Ask}, {"F=/dev/stdin; echo 'rm x' | bash \"$F\"", Ask}, {"bash -c - 'rm x'", Deny},
+	} {
+		if d := ev.Evaluate(bashReq(t, tc.cmd)); d.Behavior != tc.want {
+			t.Errorf("%q: want %s, got %s: %s", tc.cmd, tc.want, d.Behavior, d.Reason)
+		}
+	}
+	// B3: rules with options see the command's own options.
+	opts := e.evaluator(t, ModeBypassPermissions, deny("Bash(sed -i *)", "Bash(rm -r *)"))
+	for _, cmd := range []string{"ls | xargs -0 sed -i s/a/b/", "ls | xargs -r sed -i s/a/b/", "ls | xargs -n1 sed -i s/a/b/",
+		"ls | xargs -d x sed -i s/a/b/", "ls | xargs -0 -l1 sed -i s/a/b/", "find . -print0 | xargs -0 rm -r", "ls | xargs -e rm -r"} {
+		if d := opts.Evaluate(bashReq(t, cmd)); d.Behavior != Deny {
+			t.Errorf("%q: want deny, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
+	// Honest commands in bypass mode stay allowed.
+	for _, cmd := range []string{"for i in {1..3}; do echo $((i+1)); done", "i=0; i=$((i+1)); echo $i", "trap 'echo bye' EXIT",
+		"ionice -c3 make", "flock /tmp/l make", "sh -c 'echo hi'", "bash script.sh", "ls | xargs -0 sed -n p", "printf -v x %s y",
+		"chrt -p 10 1234", "taskset -p 1234", "read -r l <<< hi; echo \"$l\""} {
 		if d := ev.Evaluate(bashReq(t, cmd)); d.Behavior != Allow {
 			t.Errorf("%q should be allowed in bypass mode, got %s: %s", cmd, d.Behavior, d.Reason)
 		}

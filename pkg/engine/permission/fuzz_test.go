@@ -242,4 +242,7 @@ var bashSeeds = []string{
 	"nice -n 5 nohup stdbuf -oL command builtin ls", "time -p ls", "ls ; ; ls", "echo 'a;b' \"c|d\"",
 	"x=$(ls); echo $x", "[[ -f x ]] && ls", "ls <(echo) >(echo)", "coproc ls", "! ls", "echo {a,b}",
 	"ls $'a\\'b'", "echo \"$(echo \"$(ls)\")\"", "exec ls", "ls |& echo", "ls &> /dev/null",
+	"printf -v 'a[$(rm x)]' y", "trap 'rm x' EXIT", "mapfile -C 'rm x;:' <<< v", "x='a[$(rm y)]'; echo $((x))",
+	"ionice -c3 rm x", "flock /tmp/l -c 'rm x'", "su root -c 'rm x'", "ls | xargs -0 rm -r", "echo rm x | sh -",
+	"for x in 'a[$(rm y)]'; do echo ${!x}; done", "echo ${a['$(rm x)']}", "declare -a 'a=($(rm x))'",
 }

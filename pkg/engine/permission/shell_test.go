@@ -52,6 +52,15 @@ func TestParseCommandSplits(t *testing.T) {
 		{cmd: "$CMD arg", subs: []string{"… arg"}, chdir: true},
 		{cmd: "timeout $T cmd", subs: []string{"…", "timeout … cmd"}, chdir: true},
 		{cmd: "ls # comment && rm -rf /", subs: []string{"ls"}},
+		{cmd: "ls | xargs -0 sed -i s/a/b/", subs: []string{"ls", "xargs -0 sed -i s/a/b/", "sed -i s/a/b/ …"}},
+		{cmd: "xargs -l1 -e rm -r", subs: []string{"xargs -l1 -e rm -r", "rm -r …"}},
+		{cmd: "xargs -I% cp % %.bak", subs: []string{"xargs -I% cp % %.bak", "cp …"}},
+		{cmd: "ionice -c3 nice make", subs: []string{"ionice -c3 nice make", "make"}},
+		{cmd: "chrt -f 10 make", subs: []string{"chrt -f 10 make", "make"}},
+		{cmd: "flock -n /tmp/l -c 'a; b'", subs: []string{"flock -n /tmp/l -c a; b", "a", "b"}},
+		{cmd: "su -c a root", subs: []string{"su -c a root", "a"}, chdir: true},
+		{cmd: "unshare -r --wd=/x make", subs: []string{"unshare -r --wd=/x make", "make"}, chdir: true},
+		{cmd: "sh -", subs: []string{"sh -", "…"}, chdir: true},
 		{cmd: "", subs: nil},
 	}
 	for _, tc := range tests {

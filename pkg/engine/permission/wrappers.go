@@ -10,70 +10,138 @@ import (
 type optSpec struct {
 	noArg       string // short flags without an argument
 	withArg     string // short flags that take an argument
+	optArg      string // short flags whose argument, if any, is attached (GNU's `-i[R]`)
 	longNoArg   []string
 	longWithArg []string
+	longOptArg  []string // long options whose argument, if any, follows `=`
 }
 
 // opt is one option met while skipping options, with its argument if it takes one.
 type opt struct {
-	name string // short letter or long name
-	arg  word
+	name   string // short letter or long name
+	arg    word
+	hasArg bool // set for options that took an argument (always, for withArg ones)
+}
+
+// optionWordKind says how a word in an option position reads.
+type optionWordKind int
+
+const (
+	optionWord   optionWordKind = iota
+	operandWord                 // not an option: an operand (or the command)
+	endOfOptions                // `--`
+	unreadable                  // decided at run time: could be an option or not
+)
+
+func classifyOptionWord(w word) optionWordKind {
+	if !w.static {
+		if w.splittable || len(w.toks) == 0 || w.toks[0].kind != tokLit || w.toks[0].r == '-' {
+			return unreadable
+		}
+		return operandWord // a quoted operand such as "$CMD"
+	}
+	switch {
+	case w.lit == "--":
+		return endOfOptions
+	case w.lit == "-" || !strings.HasPrefix(w.lit, "-"):
+		return operandWord
+	}
+	return optionWord
 }
 
 // skipOptions consumes leading options. It fails (ok=false) on an unknown option or on
 // a word it cannot read, because it can no longer tell where the operands begin.
 func skipOptions(ws []word, spec optSpec) (i int, opts []opt, ok bool) {
 	for i < len(ws) {
-		w := ws[i]
-		if !w.static {
-			if w.splittable || len(w.toks) == 0 || w.toks[0].kind != tokLit || w.toks[0].r == '-' {
-				return i, opts, false
-			}
-			return i, opts, true // a quoted operand such as "$CMD"
-		}
-		a := w.lit
-		switch {
-		case a == "--":
-			return i + 1, opts, true
-		case a == "-" || !strings.HasPrefix(a, "-"):
+		switch classifyOptionWord(ws[i]) {
+		case unreadable:
+			return i, opts, false
+		case operandWord:
 			return i, opts, true
-		case strings.HasPrefix(a, "--"):
-			name, val, hasVal := strings.Cut(a[2:], "=")
-			switch {
-			case slices.Contains(spec.longNoArg, name) && !hasVal:
-				opts = append(opts, opt{name: name})
-			case slices.Contains(spec.longWithArg, name) && hasVal:
-				opts = append(opts, opt{name: name, arg: litWord(val)})
-			case slices.Contains(spec.longWithArg, name) && i+1 < len(ws):
-				i++
-				opts = append(opts, opt{name: name, arg: ws[i]})
-			default:
-				return i, opts, false
-			}
-		default:
-			for j := 1; j < len(a); j++ {
-				c := string(a[j])
-				switch {
-				case strings.Contains(spec.noArg, c):
-					opts = append(opts, opt{name: c})
-				case strings.Contains(spec.withArg, c):
-					if j+1 < len(a) {
-						opts = append(opts, opt{name: c, arg: litWord(a[j+1:])})
-					} else if i+1 < len(ws) {
-						i++
-						opts = append(opts, opt{name: c, arg: ws[i]})
-					} else {
-						return i, opts, false
-					}
-					j = len(a)
-				default:
-					return i, opts, false
-				}
-			}
+		case endOfOptions:
+			return i + 1, opts, true
 		}
-		i++
+		next, o, ok := readOption(ws, i, spec)
+		opts = append(opts, o...)
+		if !ok {
+			return i, opts, false
+		}
+		i = next
 	}
 	return i, opts, true
+}
+
+// permutedOptions reads a command whose options may follow its operands, as GNU
+// getopt allows unless the program asks otherwise (su, script). It fails as
+// skipOptions does.
+func permutedOptions(ws []word, spec optSpec) (opts []opt, operands []word, ok bool) {
+	for i := 0; i < len(ws); {
+		switch classifyOptionWord(ws[i]) {
+		case unreadable:
+			return opts, operands, false
+		case operandWord:
+			operands = append(operands, ws[i])
+			i++
+			continue
+		case endOfOptions:
+			return opts, append(operands, ws[i+1:]...), true
+		}
+		next, o, ok := readOption(ws, i, spec)
+		opts = append(opts, o...)
+		if !ok {
+			return opts, operands, false
+		}
+		i = next
+	}
+	return opts, operands, true
+}
+
+// readOption reads the option word ws[i] (a cluster of short flags or one long
+// option), with the next word when that is its argument, and returns the index after.
+func readOption(ws []word, i int, spec optSpec) (next int, opts []opt, ok bool) {
+	a := ws[i].lit
+	if strings.HasPrefix(a, "--") {
+		name, val, hasVal := strings.Cut(a[2:], "=")
+		switch {
+		case slices.Contains(spec.longNoArg, name) && !hasVal:
+			return i + 1, []opt{{name: name}}, true
+		case slices.Contains(spec.longWithArg, name) && hasVal:
+			return i + 1, []opt{{name: name, arg: litWord(val), hasArg: true}}, true
+		case slices.Contains(spec.longWithArg, name) && i+1 < len(ws):
+			return i + 2, []opt{{name: name, arg: ws[i+1], hasArg: true}}, true
+		case slices.Contains(spec.longOptArg, name):
+			o := opt{name: name, hasArg: hasVal}
+			if hasVal {
+				o.arg = litWord(val)
+			}
+			return i + 1, []opt{o}, true
+		}
+		return i, nil, false
+	}
+	for j := 1; j < len(a); j++ {
+		c := string(a[j])
+		switch {
+		case strings.Contains(spec.noArg, c):
+			opts = append(opts, opt{name: c})
+		case strings.Contains(spec.withArg, c):
+			if j+1 < len(a) {
+				return i + 1, append(opts, opt{name: c, arg: litWord(a[j+1:]), hasArg: true}), true
+			}
+			if i+1 < len(ws) {
+				return i + 2, append(opts, opt{name: c, arg: ws[i+1], hasArg: true}), true
+			}
+			return i, opts, false
+		case strings.Contains(spec.optArg, c):
+			o := opt{name: c, hasArg: j+1 < len(a)}
+			if o.hasArg {
+				o.arg = litWord(a[j+1:])
+			}
+			return i + 1, append(opts, o), true
+		default:
+			return i, opts, false
+		}
+	}
+	return i + 1, opts, true
 }
 
 // stripStatus says what stripWrapper found.
@@ -150,220 +218,4 @@ func stripWrapper(ws []word) (rest []word, writes []word, st stripStatus) {
 		return nil, nil, unanalysable
 	}
 	return args[i:], writes, stripped
-}
-
-// runner is a command that runs another command given in its arguments. Unlike a
-// wrapper it is not stripped: the outer command must itself be allowed, and the inner
-// command is checked as a sub-command of its own.
-type runnerResult struct {
-	inner   [][]word // commands given as words
-	scripts []word   // commands given as shell source (sh -c, eval)
-	unknown bool     // there is an inner command we cannot see
-	chdir   bool
-}
-
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true}
-
-func innerCommands(ws []word) runnerResult {
-	if len(ws) == 0 || !ws[0].static {
-		return runnerResult{}
-	}
-	name := ws[0].lit
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	if len(ws) == 1 && !shells[name] {
-		return runnerResult{}
-	}
-	args := ws[1:]
-	switch {
-	case name == "env":
-		i, opts, ok := skipOptions(args, optSpec{noArg: "i0v", withArg: "uCS",
-			longNoArg:   []string{"ignore-environment", "null", "debug"},
-			longWithArg: []string{"unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal"}})
-		var r runnerResult
-		for _, o := range opts {
-			switch o.name {
-			case "S", "split-string":
-				return runnerResult{unknown: true}
-			case "C", "chdir":
-				r.chdir = true
-			}
-		}
-		if !ok {
-			return runnerResult{unknown: true}
-		}
-		for i < len(args) && isAssignmentWord(args[i]) {
-			i++
-		}
-		return withInner(r, args[i:])
-	case name == "sudo" || name == "doas":
-		spec := optSpec{noArg: "AbEHiKklnPSsVv", withArg: "CDghpRrTtUu",
-			longNoArg: []string{"askpass", "background", "preserve-env", "set-home", "login", "reset-timestamp",
-				"remove-timestamp", "list", "non-interactive", "preserve-groups", "stdin", "shell", "validate"},
-			longWithArg: []string{"close-from", "chdir", "group", "host", "prompt", "chroot", "role", "type",
-				"command-timeout", "other-user", "user"}}
-		if name == "doas" {
-			spec = optSpec{noArg: "nSs", withArg: "Cu"}
-		}
-		i, _, ok := skipOptions(args, spec)
-		if !ok {
-			return runnerResult{unknown: true}
-		}
-		for i < len(args) && isAssignmentWord(args[i]) {
-			i++
-		}
-		return withInner(runnerResult{chdir: true}, args[i:])
-	case name == "exec" || name == "setsid":
-		i, _, ok := skipOptions(args, optSpec{noArg: "clfw", withArg: "a", longNoArg: []string{"fork", "wait", "ctty"}})
-		if !ok {
-			return runnerResult{unknown: true}
-		}
-		return withInner(runnerResult{}, args[i:])
-	case shells[name]:
-		return shellScript(args)
-	case name == "eval":
-		var parts []string
-		for _, a := range args {
-			if !a.static {
-				return runnerResult{unknown: true}
-			}
-			parts = append(parts, a.lit)
-		}
-		return runnerResult{scripts: []word{litWord(strings.Join(parts, " "))}}
-	case name == "xargs":
-		return xargsInner(args)
-	case name == "find":
-		return findInner(args)
-	}
-	return runnerResult{}
-}
-
-func withInner(r runnerResult, rest []word) runnerResult {
-	if len(rest) > 0 {
-		r.inner = append(r.inner, rest)
-	}
-	return r
-}
-
-// isAssignmentWord reports NAME=value as env and sudo read it. A word we cannot read
-// is treated as one, so the command after it is still looked at.
-func isAssignmentWord(w word) bool {
-	if !w.static {
-		return false
-	}
-	name, _, ok := strings.Cut(w.lit, "=")
-	return ok && name != "" && !strings.ContainsAny(name, "/ ")
-}
-
-// shellScript finds the -c script of `sh -c SCRIPT` (flags may be clustered: -lc, -ec).
-// A shell reading its script from stdin (no operand, or -s) runs something we cannot
-// see; a shell given a script file runs that file, which we do not read either, but
-// that is the same limit as for any interpreter (python, node ...), so it is not flagged.
-func shellScript(args []word) runnerResult {
-	hasC := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !a.static {
-			if hasC {
-				return runnerResult{unknown: true}
-			}
-			return runnerResult{}
-		}
-		switch {
-		case a.lit == "--":
-			if hasC && i+1 < len(args) {
-				return scriptWord(args[i+1])
-			}
-			return runnerResult{}
-		case a.lit == "-o" || a.lit == "+o" || a.lit == "--rcfile" || a.lit == "--init-file" || a.lit == "-O" || a.lit == "+O":
-			i++
-		case strings.HasPrefix(a.lit, "--"):
-		case len(a.lit) > 1 && (a.lit[0] == '-' || a.lit[0] == '+'):
-			if strings.ContainsRune(a.lit[1:], 'c') {
-				hasC = true
-			}
-			if a.lit[0] == '-' && strings.ContainsRune(a.lit[1:], 's') && !hasC {
-				return runnerResult{unknown: true}
-			}
-		default:
-			if hasC {
-				return scriptWord(a)
-			}
-			return runnerResult{} // a script file
-		}
-	}
-	return runnerResult{unknown: true} // -c without a script, or a script on stdin
-}
-
-func scriptWord(w word) runnerResult {
-	if !w.static {
-		return runnerResult{unknown: true}
-	}
-	return runnerResult{scripts: []word{w}}
-}
-
-var xargsSpec = optSpec{noArg: "0prtx", withArg: "adEILnPs",
-	longNoArg: []string{"null", "no-run-if-empty", "verbose", "interactive", "exit", "open-tty"},
-	longWithArg: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs",
-		"max-chars", "process-slot-var"}}
-
-func xargsInner(args []word) runnerResult {
-	// GNU's -i, -l and -e take an optional attached argument; normalise them away.
-	var norm []word
-	for k, a := range args {
-		if a.static && (a.lit == "-i" || strings.HasPrefix(a.lit, "-i") || a.lit == "-l" ||
-			strings.HasPrefix(a.lit, "-l") || a.lit == "-e" || strings.HasPrefix(a.lit, "-e")) && !strings.HasPrefix(a.lit, "--") {
-			norm = append(norm, litWord("-I{}"))
-			continue
-		}
-		norm = append(norm, args[k])
-	}
-	i, opts, ok := skipOptions(norm, xargsSpec)
-	if !ok {
-		return runnerResult{unknown: true}
-	}
-	rest := norm[i:]
-	if len(rest) == 0 {
-		rest = []word{litWord("echo")}
-	}
-	for _, o := range opts {
-		if o.name == "I" || o.name == "replace" {
-			// Every word may have the input spliced in.
-			return runnerResult{inner: [][]word{{rest[0], dynWord()}}}
-		}
-	}
-	return runnerResult{inner: [][]word{append(append([]word(nil), rest...), dynWord())}}
-}
-
-func findInner(args []word) runnerResult {
-	var r runnerResult
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !a.static {
-			continue
-		}
-		switch a.lit {
-		case "-exec", "-execdir", "-ok", "-okdir":
-		default:
-			continue
-		}
-		var cmd []word
-		for i++; i < len(args); i++ {
-			if args[i].static && (args[i].lit == ";" || args[i].lit == "+") {
-				break
-			}
-			if args[i].static && args[i].lit == "{}" {
-				cmd = append(cmd, dynWord())
-				continue
-			}
-			cmd = append(cmd, args[i])
-		}
-		if len(cmd) == 0 {
-			r.unknown = true
-			continue
-		}
-		r.inner = append(r.inner, cmd)
-	}
-	return r
 }
