@@ -65,6 +65,22 @@ func TestAttackAllowRules(t *testing.T) {
 		"Bash(chrt *)", "Bash(taskset *)", "Bash(flock *)", "Bash(unshare *)", "Bash(setpriv *)", "Bash(su *)",
 		"Bash(script *)", "Bash(sudo *)", "Bash(command *)", "Bash(bash *)", `Bash(\(\(*)`, "Bash(set *)", "Bash(cat *)"))
 	for _, cmd := range []string{
+		// Subscripts in variable names (B2).
+		"printf -v 'a[$(sh)]' x", "printf -va[\\$\\(sh\\)] x", `printf -v "$V" x`, "test -v 'a[$(sh)]'",
+		"[ -v 'a[$(sh)]' ]", "[[ -v 'a[$(sh)]' ]]", "[[ -v $V ]]", "read 'a[$(sh)]' <<< x", "read -a 'a[$(sh)]' <<< x",
+		"unset 'a[$(sh)]'", "declare 'a[$(sh)]=1'", "declare -a 'a=($(sh))'", "typeset \"$V\"",
+		"local -n r='a[$(sh)]'", "let 'a[$(sh)]=1'", "wait -p 'a[$(sh)]' -n", "getopts a 'a[$(sh)]'",
+		"command printf -v 'a[$(sh)]' x", "command declare 'a[$(sh)]=1'",
+		// Scripts kept for later (B2).
+		"mapfile -C sh -c 1 <<< x", "readarray -C 'sh;:' <<< x", "trap sh EXIT", "trap -- 'sh' DEBUG", "trap \"$V\" EXIT",
+		"compgen -C sh x", "compgen -W '$(sh)' x", "alias ls=sh",
+		// Values evaluated as arithmetic or prompts, set by the line (B2).
+		"read x <<< 'a[$(sh)]'; echo $((x))", "for x in 'a[$(sh)]'; do echo $((x)); done",
+		"for x in 'a[$(sh)]'; do echo ${!x}; done", "for x in 'a[$(sh)]'; do [[ $x -eq 1 ]]; done",
+		"for x in 'a[$(sh)]'; do echo ${a[x]}; done", "for x in 'a[$(sh)]'; do echo ${s:x}; done",
+		"for x in 'a[$(sh)]'; do ((x)); done", "printf -v x 'a[$(sh)]'; echo $((x))", "read; echo $((REPLY))",
+		"echo ${a['$(sh)']}", "[[ 'a[$(sh)]' -eq 1 ]]", "echo ${x@P}", "echo $(( $(cat f) ))",
+		"set -- 'a[$(sh)]'; echo $(( $1 ))", "echo 'a[$(sh)]'; echo $(( $_ ))",
 		// Runners (B2) and shells reading stdin (B4).
 		"ionice -c3 sh", "chrt -f 10 sh", "chrt -o sh", "taskset 1 sh", "flock /tmp/l sh", "flock /tmp/l -c sh",
 		"unshare -r sh", "echo sh | unshare -r", "setpriv --no-new-privs sh", "su -c sh", "su root -c sh",
@@ -127,6 +143,24 @@ func TestAttackDenyRules(t *testing.T) {
 		cmd  string
 		want Behavior
 	}{
+		// B2: builtins that execute text.
+		{"printf -v 'a[$(rm -rf x)]' x", Ask}, {"test -v 'a[$(rm x)]'", Ask}, {"[ -v 'a[$(rm x)]' ]", Ask},
+		{"[[ -v 'a[$(rm x)]' ]]", Ask}, {"read 'a[$(rm x)]' <<< v", Ask}, {"unset 'a[$(rm x)]'", Ask},
+		{"declare 'a[$(rm x)]=1'", Ask}, {"declare -a 'a=($(rm x))'", Ask}, {"let 'a[$(rm x)]=1'", Ask},
+		{"wait -p 'a[$(rm x)]' -n", Ask}, {"builtin printf -v 'a[$(rm x)]' x", Ask},
+		{"mapfile -C 'rm -rf x;:' -c 1 <<< v", Deny}, {"readarray -C rm -c 1 <<< v", Deny},
+		{"mapfile -C \"$CB\" <<< v", Ask}, {"trap 'rm -rf x' EXIT; true", Deny}, {"trap -- 'rm x' DEBUG", Deny},
+		{"trap \"$T\" EXIT", Ask}, {"compgen -C rm x", Deny}, {"compgen -W '$(rm x)' y", Ask},
+		{"shopt -s expand_aliases\nalias ll='rm -rf'\nll x", Deny},
+		{"x='a[$(rm y)]'; echo $((x))", Ask}, {"for x in 'a[$(rm y)]'; do (( x )); done", Ask},
+		{"for x in 'a[$(rm y)]'; do echo ${!x}; done", Ask}, {"echo ${a['$(rm x)']}", Ask},
+		{"a['$(rm x)']=1", Ask}, {"a=(['$(rm x)']=1)", Ask}, {"for ((i='$(rm x)'; i<0;)); do :; done", Ask},
+		{"[[ 'a[$(rm x)]' -eq 1 ]]", Ask}, {"x='$(rm y)'; echo ${x@P}", Ask}, {"PS4='$(rm x)'; set -x; true", Ask},
+		{"PS4='$(rm x)' bash -xc true", Ask}, {"env 'BASH_FUNC_ls%%=() { rm -rf y; }' bash -c ls", Ask},
+		{"f() { echo $(( $1 )); }; f 'a[$(rm x)]'", Ask}, {"bash -c 'echo $(( $1 ))' _ 'a[$(rm x)]'", Ask},
+		{"set -- 'a[$(rm x)]'; echo $(( $1 ))", Ask}, {"declare -i y; x='a[$(rm z)]'; y=$x", Ask},
+		{"RANDOM='a[$(rm x)]'", Ask}, {"declare -n r='a[$(rm x)]'; echo $r", Ask}, {"echo $(( $(cat f) ))", Ask},
+		{"echo 'rm x' | source /dev/stdin", Ask}, {". <(echo 'rm x')", Ask}, {"source \"$F\"", Ask},
 		// B2: runners that were neither stripped nor followed.
 		{"ionice -c3 rm -rf x", Deny}, {"ionice rm x", Deny}, {"chrt -f 10 rm x", Deny}, {"chrt -o rm x", Deny},
 		{"chrt --fifo 1 rm x", Deny}, {"taskset 0x1 rm x", Deny}, {"taskset -c 0 rm x", Deny},
@@ -223,6 +257,8 @@ func TestAttackPaths(t *testing.T) {
 		bashReq(t, "echo x > ~/.ssh/authorized_keys"),
 		bashReq(t, "echo x > dangling"),
 		bashReq(t, "cd sub && echo x > ../src/a.go"),
+		bashReq(t, "trap 'cd ~/.ssh' DEBUG; echo x > authorized_keys"),
+		bashReq(t, "mapfile -C 'cd ~/.ssh;:' -c 1 <<< x; echo x > authorized_keys"),
 	}
 	for _, r := range reqs {
 		if d := ev.Evaluate(r); d.Behavior == Allow {

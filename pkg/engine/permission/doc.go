@@ -62,12 +62,21 @@
 // bodies, `$(…)`, backticks and process substitutions; a line that does not parse, or
 // contains a construct the splitter does not account for, is never auto-allowed. The
 // wrappers timeout, time, nice, nohup, stdbuf, command, builtin and bare xargs are
-// stripped before matching (xargs' appended arguments count as unknown). Quotes and
-// escapes are removed before matching; parameter and command expansions, globs,
-// brace expansions and ANSI-C strings are unknown text: an allow rule covers them
-// only with a `*`, a deny or ask rule that could match them makes the call ask.
-// Output redirections to files are checked as writes of those files (Edit rules,
-// modify class); input redirections as reads.
+// stripped before matching (xargs' appended arguments count as unknown). Runners are
+// followed, not stripped: the runner must be allowed and so must what it runs (env,
+// sudo, doas, exec, setsid, xargs with options, find -exec, ionice, chrt, taskset,
+// flock, unshare, setpriv, chroot, su, script; sh -c, eval, trap, mapfile -C,
+// compgen -C and alias values are parsed as scripts). A shell reading its script from
+// stdin, a descriptor or a file named at run time (`sh`, `sh -`, `bash --`,
+// `bash /dev/stdin`, `bash <(…)`, `source "$f"`), and text bash evaluates a second
+// time (a subscript in a name given to printf -v, read, test -v, unset, declare …; a
+// value the line sets or reads that arithmetic, ${!x} or ${x@P} evaluates; see
+// reeval.go) are unknown: never allowed by a narrow rule, and asked about when a deny
+// or ask rule could match them. Quotes and escapes are removed before matching;
+// parameter and command expansions, globs, brace expansions and ANSI-C strings are
+// unknown text: an allow rule covers them only with a `*`, a deny or ask rule that
+// could match them makes the call ask. Output redirections to files are checked as
+// writes of those files (Edit rules, modify class); input redirections as reads.
 //
 // Read/Edit specifiers use gitignore syntax (go-git's matcher) with Claude Code's
 // anchors: `//path` from the filesystem root, `~/path` from the home directory,
@@ -99,9 +108,9 @@
 //     directory is denied).
 //   - Our own hardening, beyond both: plan mode never modifies even with an allow
 //     rule; .git, .claude and .robota are protected from auto-allowed writes (a
-//     written hook or setting would outlive the approval); commands run by env, sudo,
-//     doas, exec, setsid, sh -c, eval, xargs with options and find -exec must be
-//     allowed themselves, not only their runner, and deny rules see them; a program
+//     written hook or setting would outlive the approval); commands run by runners
+//     (listed above) must be allowed themselves, not only their runner, and deny
+//     rules see them; text bash evaluates a second time is unknown; a program
 //     is also matched by its base name (/bin/rm is rm) for deny and ask; a tool input
 //     with keys repeated or differing only in case is ambiguous (Go's JSON decoder
 //     would read another value than the one checked); a deny rule that does not parse
@@ -114,8 +123,12 @@
 // # Limits
 //
 // Commands that interpret their own languages (python -c, node -e, a script file,
-// a shell reading a file) can do anything; rules see the command, not what it does.
-// Read and Edit rules do not inspect Bash commands beyond their redirections (as in
+// a shell reading a file, source, enable -f) can do anything; rules see the command,
+// not what it does. Bash deny rules match command names as written: a program
+// copied, linked or renamed (cp /bin/rm x, hash -p) runs under another name, and
+// runners not listed above (watch, nsenter, systemd-run, strace, parallel, ssh, at,
+// tmux …) run their commands unseen unless they are allowed themselves. Arithmetic
+// trusts values from the engine's environment. Read and Edit rules do not inspect Bash commands beyond their redirections (as in
 // Claude Code). Symlinks can change between the check and the use. A WebFetch
 // redirect to another host must be checked again by the fetching tool, and Grep,
 // Glob and LS should filter what they walk with DeniedPath. The splitter parses bash;

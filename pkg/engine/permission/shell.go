@@ -64,6 +64,7 @@ func ParseCommand(src string) (*Command, error) {
 	if err := x.script(src, 0); err != nil {
 		return nil, err
 	}
+	x.finishReeval()
 	return x.cmd, nil
 }
 
@@ -71,7 +72,8 @@ type extractor struct {
 	cmd   *Command
 	seen  map[syntax.Command]bool
 	depth int
-	src   string // the source of the script being walked, for text()
+	src   string  // the source of the script being walked, for text()
+	re    *reeval // text bash evaluates again, over the whole line
 }
 
 // text returns a node's source text. Slicing the source keeps the walk linear where
@@ -96,6 +98,7 @@ func (x *extractor) script(src string, depth int) error {
 	x.seen, x.depth, x.src = map[syntax.Command]bool{}, depth, src
 	defer func() { x.seen, x.depth, x.src = saved, savedDepth, savedSrc }()
 	x.stmts(f.Stmts)
+	x.reevalWalk(f)
 	var missed syntax.Command
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if c, ok := n.(syntax.Command); ok && !x.seen[c] && missed == nil {
@@ -317,6 +320,11 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	x.add(SubCommand{Text: text, allow: allow, deny: deny})
 
 	r := innerCommands(words)
+	r.scripts = append(r.scripts, x.builtinSinks(words)...)
+	x.envAssigns(r.assigns)
+	if r.positional {
+		x.taint("@")
+	}
 	if r.chdir {
 		x.cmd.ChangesDir = true
 	}

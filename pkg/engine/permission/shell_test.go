@@ -60,6 +60,12 @@ func TestParseCommandSplits(t *testing.T) {
 		{cmd: "flock -n /tmp/l -c 'a; b'", subs: []string{"flock -n /tmp/l -c a; b", "a", "b"}},
 		{cmd: "su -c a root", subs: []string{"su -c a root", "a"}, chdir: true},
 		{cmd: "unshare -r --wd=/x make", subs: []string{"unshare -r --wd=/x make", "make"}, chdir: true},
+		{cmd: "trap 'a; b' EXIT", subs: []string{"trap a; b EXIT", "a", "b"}},
+		{cmd: "trap - EXIT", subs: []string{"trap - EXIT"}},
+		{cmd: "mapfile -t -C cb lines", subs: []string{"mapfile -t -C cb lines", "cb 0 …"}},
+		{cmd: "printf -v 'a[$(b)]' x", subs: []string{"printf -v a[$(b)] x", "…"}, chdir: true},
+		{cmd: "x=$(a); echo $((x))", subs: []string{"a", "x=…", "echo …", "…"}, chdir: true},
+		{cmd: "i=0; i=$((i+1))", subs: []string{"i=0", "i=…"}},
 		{cmd: "sh -", subs: []string{"sh -", "…"}, chdir: true},
 		{cmd: "", subs: nil},
 	}
