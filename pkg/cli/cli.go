@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/runner/worker"
 	"github.com/robota-sdk/robota-go/pkg/version"
@@ -16,6 +18,9 @@ const WorkerSubcommand = "__worker"
 
 // Options are robota's parsed flags (DESIGN.md §Contracts).
 type Options struct {
+	// Print is set when -p was given: a headless run, even with an empty prompt (piped
+	// stdin then is the prompt).
+	Print              bool
 	Prompt             string
 	OutputFormat       string
 	Model              string
@@ -40,6 +45,8 @@ const usageHead = `robota — a coding agent in your terminal, backed by the rob
 Usage:
   robota [flags]              interactive session (coming with the TUI)
   robota -p PROMPT [flags]    headless run: print the answer and exit
+  robota -p [flags] PROMPT    the same (the prompt may follow the flags, as with claude -p)
+  CMD | robota -p [PROMPT]    piped stdin is the prompt, or is appended to it
   robota providers            list the provider types and how to configure them
   robota --version
 
@@ -55,7 +62,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 		fmt.Fprint(out, usageHead)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&o.Prompt, "p", "", "run PROMPT headless and exit; piped stdin is appended to it")
+	fs.StringVar(&o.Prompt, "p", "", "run PROMPT headless and exit; piped stdin is appended to it (or is the prompt)")
 	fs.StringVar(&o.OutputFormat, "output-format", "text", "headless output: text, json or stream-json")
 	fs.StringVar(&o.Model, "model", "", "model id")
 	fs.StringVar(&o.Provider, "provider", "", "provider profile or type (anthropic, openai, script, ...)")
@@ -72,11 +79,20 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.BoolVar(&o.Verbose, "verbose", false, "verbose output (tool activity and warnings on stderr)")
 	fs.StringVar(&o.Script, "script", "", "script file for --provider script (offline runs)")
 	fs.BoolVar(&o.ShowVersion, "version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
+	positional, err := parseInterspersed(fs, withEmptyPrompt(fs, args))
+	if err != nil {
 		return Options{}, err
 	}
-	if fs.NArg() > 0 {
-		return Options{}, fmt.Errorf("unexpected arguments %q (quote the prompt: robota -p \"...\")", fs.Args())
+	fs.Visit(func(f *flag.Flag) { o.Print = o.Print || f.Name == "p" })
+	switch {
+	case len(positional) == 0:
+	case o.Print && o.Prompt == "" && len(positional) == 1:
+		o.Prompt = positional[0]
+	default:
+		return Options{}, fmt.Errorf("unexpected arguments %q (quote the prompt: robota -p \"...\")", positional)
+	}
+	if o.ForkSession && o.Resume == "" && !o.Continue {
+		return Options{}, errors.New("--fork-session needs --resume ID or --continue: there is no session to fork")
 	}
 	switch o.OutputFormat {
 	case "text", "json", "stream-json":
@@ -91,6 +107,11 @@ var ErrNotYetAvailable = errors.New("not available in this build yet")
 
 // Main runs robota and returns its exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
+	return mainWith(args, os.Stdin, stdout, stderr)
+}
+
+// mainWith is Main reading piped input from stdin.
+func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case WorkerSubcommand:
@@ -112,13 +133,78 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "robota %s\n", version.String())
 		return 0
 	}
-	if o.Prompt != "" {
+	if o.Print {
 		if o.Engine != "" {
 			fmt.Fprintf(stderr, "robota: --engine is %v: headless runs use an in-process engine for now\n", ErrNotYetAvailable)
 			return 2
 		}
-		return runHeadless(context.Background(), o, stdout, stderr)
+		return runHeadless(context.Background(), o, stdin, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "robota: the interactive terminal UI is %v; try 'robota --help'\n", ErrNotYetAvailable)
 	return 1
+}
+
+// withEmptyPrompt lets -p stand without a value, as claude -p does: a -p at the end of the
+// arguments or followed by another flag (or "--") gets the empty prompt, so piped stdin or
+// a prompt after the flags supplies it. A -p followed by anything else takes it as the
+// prompt, as before. Values of the other flags are skipped, never taken for flags.
+func withEmptyPrompt(fs *flag.FlagSet, args []string) []string {
+	out := append([]string(nil), args...)
+	for i := 0; i < len(out); i++ {
+		name, hasValue, ok := flagName(fs, out[i])
+		switch {
+		case out[i] == "--":
+			return out
+		case !ok || hasValue:
+		case name == "p":
+			if i+1 == len(out) || out[i+1] == "--" || isFlag(fs, out[i+1]) {
+				out[i] = "-p="
+			} else {
+				i++ // the prompt
+			}
+		case !isBoolFlag(fs.Lookup(name)):
+			i++ // the flag's value
+		}
+	}
+	return out
+}
+
+// flagName parses "-name", "--name" or "-name=value" naming a flag of fs.
+func flagName(fs *flag.FlagSet, arg string) (name string, hasValue, ok bool) {
+	if len(arg) < 2 || arg[0] != '-' || arg == "--" {
+		return "", false, false
+	}
+	name, _, hasValue = strings.Cut(strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-"), "=")
+	return name, hasValue, fs.Lookup(name) != nil
+}
+
+func isFlag(fs *flag.FlagSet, arg string) bool {
+	_, _, ok := flagName(fs, arg)
+	return ok
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// parseInterspersed parses flags anywhere among the arguments (the flag package stops at
+// the first non-flag) and returns the non-flag arguments in order; everything after "--"
+// is a non-flag argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
 }

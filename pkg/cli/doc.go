@@ -2,6 +2,21 @@
 // command-line contract of DESIGN.md (flags, exit statuses) and nothing of the
 // engine itself.
 //
+// Headless runs (`robota -p`), as claude -p runs them:
+//   - -p may stand without a value: the prompt then follows the flags, or piped stdin is
+//     the prompt (`echo q | robota -p`); with a prompt, piped stdin is appended to it.
+//     Stdin that brings no byte within 3 s is given up with a warning on stderr, so a pipe
+//     nobody closes cannot hang the run.
+//   - num_turns counts the model/tool rounds that ran, Stop-hook continuations included.
+//     The forced final summary made at the --max-turns cap is not a turn, so --max-turns N
+//     reports at most N (Claude Code reports N+1 there: it counts the turn it refused to
+//     start); its usage is counted.
+//   - Exit status: 0 success; 1 a failed run (error_during_execution, including the
+//     context-window guard stopping the run; error_max_turns) with the reason on stderr in
+//     text mode and in "errors" otherwise; 2 a usage or configuration error (flags,
+//     settings, hooks, permission rules, --cwd, no provider); 128+signal after SIGINT
+//     (130), SIGTERM (143) or SIGHUP (129), the session saved first.
+//
 // `robota __worker` (hidden) makes the binary serve as its own worker process,
 // so an install of only `robota` still gets process-isolated subagents.
 package cli

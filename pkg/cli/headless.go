@@ -21,17 +21,24 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 )
 
-// Exit statuses of a headless run.
+// Exit statuses of a headless run. A run ended by a signal exits 128+signal, as a shell
+// reports it: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
 const (
-	exitOK          = 0
-	exitFailed      = 1
-	exitConfig      = 2
-	exitInterrupted = 130
+	exitOK     = 0
+	exitFailed = 1
+	exitConfig = 2
 )
 
-// runHeadless runs one prompt in an in-process session and renders it. Ctrl-C
-// (or SIGTERM) aborts the turn; the partial answer is kept and saved.
-func runHeadless(ctx context.Context, o Options, stdout, stderr io.Writer) int {
+// stdinWait is how long a headless run waits for the first byte of piped stdin before it
+// goes on without it (a pipe nobody writes to or closes would otherwise hang the run).
+const stdinWait = 3 * time.Second
+
+// stopSignals end a headless run: the turn is aborted, the partial answer kept and saved.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// runHeadless runs one prompt in an in-process session and renders it. Ctrl-C, SIGTERM
+// or SIGHUP aborts the turn; the partial answer is kept and saved before the exit.
+func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr io.Writer) int {
 	start := time.Now()
 	format, err := output.ParseFormat(o.OutputFormat)
 	if err != nil {
@@ -43,9 +50,13 @@ func runHeadless(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "robota: %v\n", err)
 		return exitConfig
 	}
-	prompt, err := withPipedInput(o.Prompt, os.Stdin)
+	prompt, err := withPipedInput(o.Prompt, stdin, stdinWait, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "robota: read stdin: %v\n", err)
+		return exitConfig
+	}
+	if strings.TrimSpace(prompt) == "" {
+		fmt.Fprintln(stderr, "robota: -p needs a prompt: pass it as an argument (robota -p \"...\") or pipe it on stdin")
 		return exitConfig
 	}
 	out := output.New(stdout, format, llm.NewID)
@@ -73,12 +84,26 @@ func runHeadless(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
 	})
 
-	runCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	// Signals stay caught until the session is saved: a second Ctrl-C cannot cut the save.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	runCtx, cancel := context.WithCancel(ctx)
+	caught := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case sig := <-sigs:
+			caught <- sig
+			cancel()
+		case <-runCtx.Done():
+			caught <- nil
+		}
+	}()
 	answer, runErr := sess.Run(runCtx, prompt)
-	interrupted := runCtx.Err() != nil && ctx.Err() == nil
-	stop()
+	cancel()
+	sig := <-caught
 
-	res := resultOf(sess, answer, runErr)
+	res := resultOf(sess, answer, runErr, o.MaxTurns)
 	res.DurationMS = time.Since(start).Milliseconds()
 	closeErr := a.Close(context.Background(), "other")
 	if err := out.Result(res); err != nil {
@@ -89,9 +114,9 @@ func runHeadless(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "robota: saving session %s: %v\n", sess.ID(), closeErr)
 	}
 	switch {
-	case interrupted:
-		fmt.Fprintf(stderr, "robota: interrupted; session %s saved (resume with --resume %s)\n", sess.ID(), sess.ID())
-		return exitInterrupted
+	case sig != nil:
+		fmt.Fprintf(stderr, "robota: interrupted (%v); session %s saved (resume with --resume %s)\n", sig, sess.ID(), sess.ID())
+		return signalExit(sig)
 	case res.IsError:
 		if format == output.FormatText {
 			for _, e := range res.Errors {
@@ -105,7 +130,19 @@ func runHeadless(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func resultOf(sess *session.Session, answer string, runErr error) output.Result {
+// signalExit is the exit status of a run ended by sig: 128 + its number.
+func signalExit(sig os.Signal) int {
+	if n, ok := sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 128 + int(syscall.SIGINT)
+}
+
+// resultOf describes the run. num_turns counts the model/tool rounds that ran, over the
+// Stop-hook continuations too; the forced final summary made at the --max-turns cap is not
+// a turn (its usage is counted), so --max-turns N reports at most N. Claude Code reports
+// N+1 there: it counts the turn it refused to start.
+func resultOf(sess *session.Session, answer string, runErr error, maxTurns int) output.Result {
 	last := sess.LastResult()
 	res := output.Result{Subtype: output.SubtypeSuccess, NumTurns: last.Rounds, Text: answer, Usage: last.Usage}
 	for _, d := range sess.PermissionDenials() {
@@ -118,6 +155,11 @@ func resultOf(sess *session.Session, answer string, runErr error) output.Result 
 		res.Errors = append(res.Errors, runErr.Error())
 	case last.StopReason == agent.StopMaxRounds:
 		res.Subtype, res.IsError = output.SubtypeErrorMaxTurns, true
+		res.Errors = append(res.Errors, fmt.Sprintf("Reached maximum number of turns (%d)", maxTurns))
+	case last.StopReason == agent.StopContextLimit:
+		// The guard's diagnostic is the answer; the run did not do what was asked.
+		res.Subtype, res.IsError = output.SubtypeErrorDuringExecution, true
+		res.Errors = append(res.Errors, last.Response)
 	case last.StopReason == agent.StopProviderError:
 		res.Subtype, res.IsError = output.SubtypeErrorDuringExecution, true
 		if last.Err != nil {
@@ -130,7 +172,8 @@ func resultOf(sess *session.Session, answer string, runErr error) output.Result 
 func reportSetupError(err error, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "robota: %v\n", err)
 	var verr *config.ValidationError
-	if errors.Is(err, interactive.ErrNoProvider) || errors.As(err, &verr) || errors.Is(err, config.ErrSyntax) ||
+	if errors.Is(err, interactive.ErrNoProvider) || errors.Is(err, interactive.ErrInvalidConfiguration) ||
+		errors.As(err, &verr) || errors.Is(err, config.ErrSyntax) ||
 		errors.Is(err, llm.ErrConfiguration) || errors.Is(err, registry.ErrUnknownType) {
 		return exitConfig
 	}
@@ -169,25 +212,86 @@ func verboseTools(on bool, stderr io.Writer) func(session.ToolExecutionEvent) {
 // maxPipedInput bounds what `cat file | robota -p ...` may add to the prompt.
 const maxPipedInput = 10 << 20
 
-// withPipedInput appends stdin to the prompt when stdin is a pipe or a file, as
-// `claude -p` does; a terminal or /dev/null adds nothing.
-func withPipedInput(prompt string, stdin *os.File) (string, error) {
+// withPipedInput adds piped stdin to the prompt, as `claude -p` does: appended after a
+// blank line, or as the whole prompt when prompt is empty. A terminal or /dev/null adds
+// nothing. When no byte arrives within wait, it warns on warn and goes on without stdin
+// (a pipe that is never written to or closed must not hang the run); once input starts,
+// it is read to its end.
+func withPipedInput(prompt string, stdin *os.File, wait time.Duration, warn io.Writer) (string, error) {
 	st, err := stdin.Stat()
 	if err != nil {
 		return prompt, nil
 	}
-	if piped := st.Mode()&os.ModeNamedPipe != 0 || st.Mode().IsRegular(); !piped {
+	if mode := st.Mode(); mode&(os.ModeNamedPipe|os.ModeSocket) == 0 && !mode.IsRegular() {
 		return prompt, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(stdin, maxPipedInput+1))
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	data, arrived, err := readWithin(stdin, timer.C)
+	if !arrived {
+		fmt.Fprintf(warn, "robota: warning: no stdin data received in %s, proceeding without it "+
+			"(redirect stdin from /dev/null to skip the wait)\n", wait)
+		return prompt, nil
+	}
 	if err != nil {
 		return "", err
 	}
 	if len(data) > maxPipedInput {
 		return "", fmt.Errorf("piped input is over %d MiB", maxPipedInput>>20)
 	}
-	if s := strings.TrimSpace(string(data)); s != "" {
+	switch s := strings.TrimSpace(string(data)); {
+	case s == "":
+		return prompt, nil
+	case prompt == "":
+		return s, nil
+	default:
 		return prompt + "\n\n" + s, nil
 	}
-	return prompt, nil
+}
+
+// readWithin reads r to its end (up to maxPipedInput+1 bytes) unless nothing at all, not
+// even the end, arrived when timeout fires; then arrived is false and the read goes on in
+// the background, its result dropped.
+func readWithin(r io.Reader, timeout <-chan time.Time) (data []byte, arrived bool, err error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	started := make(chan struct{})
+	done := make(chan result, 1)
+	go func() {
+		data, err := io.ReadAll(&firstByteReader{r: io.LimitReader(r, maxPipedInput+1), started: started})
+		done <- result{data, err}
+	}()
+	select {
+	case <-started:
+	case res := <-done:
+		return res.data, true, res.err
+	case <-timeout:
+		select { // a first byte that came with the timeout still counts
+		case <-started:
+		case res := <-done:
+			return res.data, true, res.err
+		default:
+			return nil, false, nil
+		}
+	}
+	res := <-done
+	return res.data, true, res.err
+}
+
+// firstByteReader closes started when the first byte is read.
+type firstByteReader struct {
+	r       io.Reader
+	started chan struct{}
+	seen    bool
+}
+
+func (f *firstByteReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if n > 0 && !f.seen {
+		f.seen = true
+		close(f.started)
+	}
+	return n, err
 }

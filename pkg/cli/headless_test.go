@@ -1,42 +1,186 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/cli/output"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/providers/script"
 )
+
+func openFile(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// pipe returns the read end of a pipe holding content, closed after it.
+func pipe(t *testing.T, content string) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	go func() { w.WriteString(content); w.Close() }()
+	return r
+}
 
 func TestWithPipedInput(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "in.txt")
 	if err := os.WriteFile(file, []byte("from a file\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	open := func(path string) *os.File {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		return f
+	tests := []struct {
+		name   string
+		prompt string
+		stdin  *os.File
+		want   string
+	}{
+		{"pipe", "explain", pipe(t, "from a pipe"), "explain\n\nfrom a pipe"},
+		{"pipe is the prompt", "", pipe(t, "q\n"), "q"},
+		{"empty pipe", "explain", pipe(t, ""), "explain"},
+		{"regular file", "explain", openFile(t, file), "explain\n\nfrom a file"},
+		{"dev null", "explain", openFile(t, os.DevNull), "explain"},
 	}
+	for _, tt := range tests {
+		var warn bytes.Buffer
+		// The wait is far longer than any of these inputs needs: each ends on its own.
+		got, err := withPipedInput(tt.prompt, tt.stdin, time.Minute, &warn)
+		if err != nil || got != tt.want || warn.Len() != 0 {
+			t.Errorf("%s: got %q, %v (warning %q); want %q", tt.name, got, err, warn.String(), tt.want)
+		}
+	}
+}
+
+// Review A5: a pipe nobody writes to or closes (a parent that keeps stdin open) does not
+// hang the run: after the wait it goes on without stdin and says so.
+func TestWithPipedInputDoesNotWaitForeverOnAnOpenPipe(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { w.WriteString("from a pipe"); w.Close() }()
-	tests := []struct {
-		name  string
-		stdin *os.File
-		want  string
-	}{
-		{"pipe", r, "explain\n\nfrom a pipe"},
-		{"regular file", open(file), "explain\n\nfrom a file"},
-		{"dev null", open(os.DevNull), "explain"},
+	t.Cleanup(func() { w.Close(); r.Close() }) // open (and silent) for the whole test
+	var warn bytes.Buffer
+	got, err := withPipedInput("hi", r, 20*time.Millisecond, &warn)
+	if err != nil || got != "hi" {
+		t.Fatalf("got %q, %v; want the prompt alone", got, err)
 	}
-	for _, tt := range tests {
-		got, err := withPipedInput("explain", tt.stdin)
-		if err != nil || got != tt.want {
-			t.Errorf("%s: got %q, %v; want %q", tt.name, got, err, tt.want)
+	if !strings.Contains(warn.String(), "no stdin data received in 20ms, proceeding without it") {
+		t.Fatalf("warning %q", warn.String())
+	}
+}
+
+// Review A5: once input starts it is read to its end, even when the rest comes after the
+// wait is over.
+func TestReadWithinReadsToTheEndOnceStarted(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	timeout := make(chan time.Time, 1)
+	firstRead := make(chan struct{})
+	go func() {
+		w.WriteString("part one, ")
+		<-firstRead
+		timeout <- time.Time{} // the wait ends between the first byte and the rest
+		w.WriteString("part two")
+		w.Close()
+	}()
+	data, arrived, err := readWithin(&notifyingReader{r: r, read: firstRead}, timeout)
+	if !arrived || err != nil || string(data) != "part one, part two" {
+		t.Fatalf("got %q, arrived %v, %v", data, arrived, err)
+	}
+}
+
+// notifyingReader closes read when it is asked for more after its first chunk: by then
+// readWithin has seen the first byte.
+type notifyingReader struct {
+	r     *os.File
+	read  chan struct{}
+	calls int
+}
+
+func (n *notifyingReader) Read(p []byte) (int, error) {
+	if n.calls++; n.calls == 2 {
+		close(n.read)
+	}
+	return n.r.Read(p)
+}
+
+func scriptSession(t *testing.T, yaml string, cfg session.Config) *session.Session {
+	t.Helper()
+	p, err := script.New([]byte(yaml), t.Name()+".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Provider, cfg.Cwd = p, t.TempDir()
+	s, err := session.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+type echoTool struct{}
+
+func (echoTool) Schema() llm.ToolSchema {
+	return llm.ToolSchema{Name: "Echo", InputSchema: []byte(`{"type":"object"}`)}
+}
+func (echoTool) Execute(context.Context, json.RawMessage) llm.ToolResult {
+	return llm.ToolSuccess("echo")
+}
+
+type allowAll struct{}
+
+func (allowAll) Evaluate(context.Context, session.PermissionRequest, session.PermissionMode) session.PermissionDecision {
+	return session.PermissionDecision{Behavior: session.BehaviorAllow}
+}
+
+// Review A8/A9: how a run ended decides the result's subtype, is_error, errors and
+// num_turns.
+func TestResultOf(t *testing.T) {
+	t.Run("context limit is an error", func(t *testing.T) {
+		s := scriptSession(t, "turns:\n  - text: unreachable\n", session.Config{ContextWindow: 1000})
+		answer, err := s.Run(context.Background(), strings.Repeat("y", 4000))
+		res := resultOf(s, answer, err, 0)
+		if res.Subtype != output.SubtypeErrorDuringExecution || !res.IsError || len(res.Errors) != 1 ||
+			!strings.Contains(res.Errors[0], "Context window limit reached") || res.NumTurns != 1 {
+			t.Fatalf("result %+v", res)
 		}
-	}
+	})
+	t.Run("max turns", func(t *testing.T) {
+		s := scriptSession(t, `
+turns:
+  - toolCalls: [{name: Echo}]
+    repeat: true
+`, session.Config{MaxTurns: 1, Tools: []llm.Tool{echoTool{}}, Evaluator: allowAll{}})
+		answer, err := s.Run(context.Background(), "go")
+		res := resultOf(s, answer, err, 1)
+		// The forced summary call after the one round is not a turn.
+		if res.Subtype != output.SubtypeErrorMaxTurns || !res.IsError || res.NumTurns != 1 ||
+			len(res.Errors) != 1 || res.Errors[0] != "Reached maximum number of turns (1)" {
+			t.Fatalf("result %+v", res)
+		}
+	})
+	t.Run("success", func(t *testing.T) {
+		s := scriptSession(t, "turns:\n  - text: fine\n", session.Config{})
+		answer, err := s.Run(context.Background(), "go")
+		if res := resultOf(s, answer, err, 0); res.Subtype != output.SubtypeSuccess || res.IsError || res.NumTurns != 1 || res.Text != "fine" {
+			t.Fatalf("result %+v", res)
+		}
+	})
 }
