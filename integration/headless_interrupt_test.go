@@ -45,7 +45,7 @@ func TestHeadlessCtrlCSavesAndResumes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newProject(t)
 			base := []string{"--provider", "script", "--script", p.script(t, "interrupt", nil), "--allowedTools", "Bash(sleep *)"}
-			id, stdout, stderr, err := interruptRun(t, p, tc.waitFor, append([]string{"-p", tc.prompt, "--output-format", "stream-json"}, base...))
+			id, stdout, stderr, err := interruptRun(t, p, tc.waitFor, syscall.SIGINT, append([]string{"-p", tc.prompt, "--output-format", "stream-json"}, base...))
 			var exitErr *exec.ExitError
 			if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 {
 				t.Fatalf("after SIGINT robota ended with %v, want exit status 130\nstderr:\n%s", err, stderr)
@@ -72,9 +72,37 @@ func TestHeadlessCtrlCSavesAndResumes(t *testing.T) {
 	}
 }
 
-// interruptRun starts robota, waits until its log shows waitFor, sends SIGINT and
+// TestHeadlessTermAndHangupSaveAndExit128PlusSignal: SIGTERM and SIGHUP end a run as
+// Ctrl-C does (the partial answer saved, the resume hint on stderr) and exit as a shell
+// reports a death by that signal: 143 and 129.
+func TestHeadlessTermAndHangupSaveAndExit128PlusSignal(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGTERM, 143}, {syscall.SIGHUP, 129}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			p := newProject(t)
+			args := []string{"-p", "tell me a long story", "--output-format", "stream-json",
+				"--provider", "script", "--script", p.script(t, "interrupt", nil)}
+			id, _, stderr, err := interruptRun(t, p, `"event":"text_delta"`, tc.sig, args)
+			var exitErr *exec.ExitError
+			if !errors.As(err, &exitErr) || exitErr.ExitCode() != tc.code {
+				t.Fatalf("after %v robota ended with %v, want exit status %d\nstderr:\n%s", tc.sig, err, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, "--resume "+id) {
+				t.Fatalf("stderr does not tell how to resume the saved session:\n%s", stderr)
+			}
+			rec := p.record(t, id)
+			if last := rec.Messages[len(rec.Messages)-1]; last.Role != "assistant" || last.State != "interrupted" || last.text() == "" {
+				t.Fatalf("last saved message %s (%s) %q, want the interrupted partial answer", last.Role, last.State, last.text())
+			}
+		})
+	}
+}
+
+// interruptRun starts robota, waits until its log shows waitFor, sends sig and
 // returns the session id, the output and robota's exit error.
-func interruptRun(t *testing.T, p *project, waitFor string, args []string) (id, stdout, stderr string, err error) {
+func interruptRun(t *testing.T, p *project, waitFor string, sig syscall.Signal, args []string) (id, stdout, stderr string, err error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
@@ -98,7 +126,7 @@ func interruptRun(t *testing.T, p *project, waitFor string, args []string) (id, 
 	if err := waitForLog(ctx, p.logPath(id), waitFor); err != nil {
 		t.Fatalf("waiting for %s in the log: %v", waitFor, err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	rest, _ := io.ReadAll(out)

@@ -6,6 +6,9 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 )
 
 // TestHeadlessResumeContinueAndFork: a session of three robota -p runs (new, --resume ID,
@@ -88,6 +91,39 @@ func TestHeadlessResumeContinueAndFork(t *testing.T) {
 	}
 	if got := userTexts(fork); got[len(got)-1] != "fourth question" {
 		t.Fatalf("fork: user messages = %q", got)
+	}
+	// Each log alone rebuilds its record's conversation: the resumed session's log holds
+	// three runs, the fork's starts from the copied history.
+	wantReplayMatchesRecord(t, p, id)
+	wantReplayMatchesRecord(t, p, forkID)
+}
+
+// wantReplayMatchesRecord replays the session log of id and compares the messages with
+// the record's.
+func wantReplayMatchesRecord(t *testing.T, p *project, id string) {
+	t.Helper()
+	c, err := sessionlog.ReadLogFile(p.logPath(id))
+	if err != nil || len(c.Skipped) > 0 {
+		t.Fatalf("log of %s: %v, skipped lines %v", id, err, c.Skipped)
+	}
+	replayed, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(p.logsDir()))
+	if err != nil {
+		t.Fatalf("replay of %s: %v", id, err)
+	}
+	data, err := os.ReadFile(p.recordPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Messages []llm.Message `json:"messages"`
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(replayed.Messages)
+	want, _ := json.Marshal(rec.Messages)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("replay of the log of %s differs from its record\nreplayed %s\nrecord   %s", id, got, want)
 	}
 }
 
