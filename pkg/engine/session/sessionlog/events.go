@@ -195,13 +195,7 @@ type SessionShutdownData struct {
 	Reason string `json:"reason"`
 }
 
-// Compaction triggers.
-const (
-	CompactTriggerAuto   = "auto"
-	CompactTriggerManual = "manual"
-)
-
-// ContextCompactData is the data of context_compact.
+// ContextCompactData is the data of context_compact. Trigger is "auto" or "manual".
 type ContextCompactData struct {
 	Trigger string                 `json:"trigger"`
 	Before  contextwin.WindowState `json:"before"`

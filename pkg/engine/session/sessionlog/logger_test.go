@@ -35,7 +35,7 @@ func sessionEvents() []struct {
 		{sessionlog.EventHistoryMutation, sessionlog.ResetHistory(history[:1])},
 		{sessionlog.EventTextDelta, sessionlog.TextDeltaData{Delta: "hel", ExecutionID: "e1"}},
 		{sessionlog.EventAssistant, sessionlog.NewAssistantData("hello", history)},
-		{sessionlog.EventContextCompact, sessionlog.ContextCompactData{Trigger: sessionlog.CompactTriggerAuto,
+		{sessionlog.EventContextCompact, sessionlog.ContextCompactData{Trigger: "auto",
 			Before: contextwin.State(900, 1000), After: contextwin.State(100, 1000)}},
 		{sessionlog.EventError, sessionlog.NewErrorData("run", llm.NewError(llm.CodeRateLimit, "slow down", nil))},
 		{sessionlog.EventSessionShutdown, sessionlog.SessionShutdownData{Reason: "prompt_input_exit"}},
