@@ -67,7 +67,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 		OnMessage: out.Message,
 		Callbacks: session.Callbacks{
 			OnCompactEvent:  func(e session.CompactEvent) { out.CompactBoundary(e.Trigger, e.Before.UsedTokens) },
-			OnToolExecution: verboseTools(o.Verbose, stderr),
+			OnToolExecution: toolReporter(o.Verbose, stderr),
 		},
 	})
 	if err != nil {
@@ -191,11 +191,16 @@ func resolveCwd(dir string) (string, error) {
 	return abs, nil
 }
 
-func verboseTools(on bool, stderr io.Writer) func(session.ToolExecutionEvent) {
-	if !on {
-		return nil
-	}
+// toolReporter prints tool activity on stderr with --verbose. Messages hooks
+// address to the user (systemMessage) are printed in any case, as Claude Code shows them.
+func toolReporter(verbose bool, stderr io.Writer) func(session.ToolExecutionEvent) {
 	return func(e session.ToolExecutionEvent) {
+		if e.Message != "" {
+			fmt.Fprintf(stderr, "robota: hook: %s\n", e.Message)
+		}
+		if !verbose {
+			return
+		}
 		switch {
 		case e.Type == session.ToolStart:
 			fmt.Fprintf(stderr, "  → %s %s\n", e.ToolName, e.ToolArgs)

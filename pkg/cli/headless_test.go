@@ -184,3 +184,18 @@ turns:
 		}
 	})
 }
+
+func TestToolReporterShowsHookMessagesAlways(t *testing.T) {
+	end := session.ToolExecutionEvent{Type: session.ToolEnd, ToolName: "Bash", Success: true, Message: "lint is slow today"}
+	for _, verbose := range []bool{false, true} {
+		var buf bytes.Buffer
+		toolReporter(verbose, &buf)(end)
+		out := buf.String()
+		if !strings.Contains(out, "robota: hook: lint is slow today") {
+			t.Errorf("verbose=%v: hook message missing: %q", verbose, out)
+		}
+		if got := strings.Contains(out, "✓ Bash"); got != verbose {
+			t.Errorf("verbose=%v: tool line shown = %v: %q", verbose, got, out)
+		}
+	}
+}

@@ -88,7 +88,7 @@ func (c *ProviderChoice) open(opts Options) (llm.Provider, error) {
 		Options: options, Getenv: getenv(opts.Env), NoEnvCredentials: c.NoEnvCredentials,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("provider %s: %w", c.Type, err)
+		return nil, err // registry errors already name the provider
 	}
 	return p, nil
 }
