@@ -131,7 +131,7 @@ func TestAttackDenyRules(t *testing.T) {
 			t.Errorf("%q was allowed despite deny rules: %s", cmd, d.Reason)
 		}
 	}
-	for _, cmd := range []string{"ls -la", "echo rm", "git rm x", "make clean", "format x"} {
+	for _, cmd := range []string{"ls -la", "echo rm", "git rm x", "make clean", "format x", "fc -l", "busybox ls"} {
 		if d := ev.Evaluate(bashReq(t, cmd)); d.Behavior != Allow {
 			t.Errorf("%q should be allowed in bypass mode, got %s: %s", cmd, d.Behavior, d.Reason)
 		}
@@ -177,6 +177,12 @@ func TestAttackDenyRules(t *testing.T) {
 		{"echo 'rm -rf x' | sh -", Ask}, {"echo 'rm x' | bash --", Ask}, {"echo 'rm x' | bash /dev/stdin", Ask},
 		{"echo 'rm x' | bash /dev/fd/0", Ask}, {"echo 'rm x' | bash /proc/self/fd/0", Ask}, {"bash <(echo 'rm x')", Ask},
 		{"echo 'rm x' | sh -e -", Ask}, {"F=/dev/stdin; echo 'rm x' | bash \"$F\"", Ask}, {"bash -c - 'rm x'", Deny},
+		// Second review: multi-call binaries, history re-execution, runners we do not parse.
+		{"busybox rm -rf y", Deny}, {"busybox sh -c 'rm -rf y'", Deny}, {"echo 'rm -rf y' | busybox sh", Ask},
+		{"toybox rm -rf y", Deny}, {"busybox --install -s", Ask},
+		{"history -s 'rm -rf y'; fc -s rm", Ask}, {"fc -s rm", Ask}, {"fc -e vi 10", Ask},
+		{"runuser -u x -- rm -rf y", Ask}, {"nsenter -t 1 rm -rf y", Ask}, {"systemd-run rm -rf y", Ask},
+		{"watch rm -rf y", Ask}, {"parallel rm ::: y", Ask},
 	} {
 		if d := ev.Evaluate(bashReq(t, tc.cmd)); d.Behavior != tc.want {
 			t.Errorf("%q: want %s, got %s: %s", tc.cmd, tc.want, d.Behavior, d.Reason)

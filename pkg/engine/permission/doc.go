@@ -125,9 +125,11 @@
 // Commands that interpret their own languages (python -c, node -e, a script file,
 // a shell reading a file, source, enable -f) can do anything; rules see the command,
 // not what it does. Bash deny rules match command names as written: a program
-// copied, linked or renamed (cp /bin/rm x, hash -p) runs under another name, and
-// runners not listed above (watch, nsenter, systemd-run, strace, parallel, ssh, at,
-// tmux …) run their commands unseen unless they are allowed themselves. Arithmetic
+// copied, linked or renamed (cp /bin/rm x, hash -p) runs under another name.
+// Multi-call binaries (busybox, toybox) are followed; runners whose options we do
+// not parse (runuser, nsenter, systemd-run, watch, parallel, pkexec, firejail, bwrap,
+// strace, ltrace) and fc re-running history are unknown, so they ask; other runners
+// (ssh, at, tmux …) run their commands unseen unless they are allowed themselves. Arithmetic
 // trusts values from the engine's environment. Read and Edit rules do not inspect Bash commands beyond their redirections (as in
 // Claude Code). Symlinks can change between the check and the use. A WebFetch
 // redirect to another host must be checked again by the fetching tool, and Grep,

@@ -19,6 +19,13 @@ type runnerResult struct {
 	assigns []word
 }
 
+// opaqueRunners run a command we do not parse their options for, or run it
+// through a shell of their own (watch, parallel): their inner command is unknown.
+var opaqueRunners = map[string]bool{
+	"runuser": true, "nsenter": true, "systemd-run": true, "watch": true, "parallel": true,
+	"pkexec": true, "firejail": true, "bwrap": true, "strace": true, "ltrace": true,
+}
+
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true}
 
 func innerCommands(ws []word) runnerResult {
@@ -105,6 +112,22 @@ func innerCommands(ws []word) runnerResult {
 		return suInner(args)
 	case name == "script":
 		return scriptInner(args)
+	case name == "busybox" || name == "toybox":
+		// A multi-call binary: the first operand is the program it runs (busybox sh -c …).
+		if len(args) > 0 && strings.HasPrefix(args[0].lit, "-") {
+			return runnerResult{unknown: true}
+		}
+		return withInner(runnerResult{}, args)
+	case opaqueRunners[name]:
+		return runnerResult{unknown: true}
+	case name == "fc":
+		// fc re-runs commands from the history (fc -s, fc -e ed); only listing is inert.
+		for _, a := range args {
+			if a.static && (a.lit == "-l" || a.lit == "-ln" || a.lit == "-nl") {
+				return runnerResult{}
+			}
+		}
+		return runnerResult{unknown: true}
 	}
 	if spec, ok := runnerSpecs[name]; ok {
 		return spec.follow(args)
