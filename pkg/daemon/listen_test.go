@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -114,4 +115,16 @@ func TestListenTCPRequiresTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	ln.Close()
+}
+
+func TestListenUnixRefusesOverlongPathClearly(t *testing.T) {
+	dir := shortDir(t)
+	long := filepath.Join(dir, strings.Repeat("d", 100), "e.sock")
+	if err := os.MkdirAll(filepath.Dir(long), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := listen(Address{Network: "unix", Path: long}, false)
+	if err == nil || !strings.Contains(err.Error(), "socket path too long") {
+		t.Fatalf("listen on a %d-byte path = %v, want a clear too-long error", len(long), err)
+	}
 }

@@ -44,12 +44,17 @@ func listenUnix(addr Address, uid int) (net.Listener, error) {
 			return nil, fmt.Errorf("listen %s: remove stale socket: %w", addr, err)
 		}
 	}
+	// sockaddr_un holds 108 bytes with the terminating NUL.
+	const maxSocketPath = 107
 	staging, err := os.MkdirTemp(dir, ".s")
 	if err != nil {
 		return nil, fmt.Errorf("listen %s: %w", addr, err)
 	}
 	defer os.RemoveAll(staging)
 	tmp := filepath.Join(staging, "s")
+	if n := max(len(tmp), len(addr.Path)); n > maxSocketPath {
+		return nil, fmt.Errorf("listen %s: socket path too long (%d bytes, the limit is %d): choose a shorter --listen path", addr, n, maxSocketPath)
+	}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
 	if err != nil {
 		return nil, fmt.Errorf("listen %s: %w", addr, err)

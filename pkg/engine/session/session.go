@@ -146,6 +146,7 @@ func (s *Session) withSystemMessage(history []llm.Message) []llm.Message {
 	}
 	if len(history) > 0 && history[0].Role == llm.RoleSystem {
 		if history[0].Text() != s.systemMessage {
+			history = append([]llm.Message(nil), history...) // the caller's record stays as loaded
 			history[0] = s.factory.System(s.systemMessage)
 		}
 		return history
