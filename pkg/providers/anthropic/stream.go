@@ -8,6 +8,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/providers/internal/transport"
 )
 
 type blockKind int
@@ -181,7 +182,7 @@ func (a *assembler) appendThinking(b *block, s string) {
 func (a *assembler) finishServerBlock(b *block) {
 	switch b.kind {
 	case kindServerToolUse:
-		input := toolCallInput(b.text.String())
+		input := transport.ToolInput(b.text.String())
 		use := &ServerToolUse{ID: b.id, Name: b.name, Input: input}
 		var args struct {
 			Query string `json:"query"`
@@ -220,20 +221,6 @@ func (a *assembler) finishServerBlock(b *block) {
 	}
 }
 
-// toolCallInput turns streamed argument text into JSON: empty means {}, and text that is
-// not JSON (a cut or malformed stream) is kept as a JSON string so the tool can report it.
-func toolCallInput(s string) json.RawMessage {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return json.RawMessage(`{}`)
-	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
-}
-
 // parts returns the message content in block order. Unfinished tool calls are dropped
 // (their input is incomplete); hosted-tool blocks are not llm parts.
 func (a *assembler) parts() []llm.Part {
@@ -263,7 +250,7 @@ func (a *assembler) parts() []llm.Part {
 			parts = append(parts, llm.ThinkingPart("", b.signature))
 		case kindToolUse:
 			if b.done {
-				parts = append(parts, llm.ToolUsePart(llm.ToolCall{ID: b.id, Name: b.name, Input: toolCallInput(b.text.String())}))
+				parts = append(parts, llm.ToolUsePart(llm.ToolCall{ID: b.id, Name: b.name, Input: transport.ToolInput(b.text.String())}))
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/respjson"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/providers/internal/transport"
 )
 
 // toolCall is one tool call being assembled from deltas.
@@ -207,23 +208,9 @@ func (a *assembler) toolCalls() []llm.ToolCall {
 		if id == "" {
 			id = fmt.Sprintf("call_%d", i)
 		}
-		out = append(out, llm.ToolCall{ID: id, Name: c.name, Input: arguments(c.args.String())})
+		out = append(out, llm.ToolCall{ID: id, Name: c.name, Input: transport.ToolInput(c.args.String())})
 	}
 	return append(out, a.projected...)
-}
-
-// arguments turns streamed argument text into JSON: empty means {}, and text that is not
-// JSON is kept as a JSON string so the tool reports it to the model.
-func arguments(s string) json.RawMessage {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return json.RawMessage(`{}`)
-	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
 }
 
 func (a *assembler) message(state llm.MessageState, withCalls bool) llm.Message {

@@ -102,3 +102,17 @@ func TestWatchdog(t *testing.T) {
 		t.Fatal("parent cancel reported as idle")
 	}
 }
+
+func TestToolInput(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                 `{}`,
+		"  ":               `{}`,
+		`{"a":1}`:          `{"a":1}`,
+		` {"a":1} `:        `{"a":1}`,
+		`{"file_path": "x`: `"{\"file_path\": \"x"`,
+	} {
+		if got := string(ToolInput(in)); got != want {
+			t.Errorf("ToolInput(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
