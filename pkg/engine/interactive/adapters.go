@@ -28,26 +28,12 @@ func (a evaluatorAdapter) Evaluate(_ context.Context, req session.PermissionRequ
 	return out
 }
 
-// modeReasonPrefix starts the reason of every decision the permission mode alone made
-// (and only those); permission.Decision has no other mark of it.
-const modeReasonPrefix = "mode "
-
-// binding reports whether an ask came from something a PreToolUse hook's allow must not
-// lift: a rule, a protected path, a command that cannot be analysed — anything but the
-// mode. A Bash call is binding when any of its asking parts is.
+// binding reports whether an ask is one a PreToolUse hook's allow must not lift:
+// anything but the permission mode's own answer on a fully analysed call (a rule, a
+// protected path, a command or path that cannot be analysed). permission.Decision
+// carries that as ByMode, folded over a Bash call's parts.
 func binding(d permission.Decision) bool {
-	if d.Behavior != permission.Ask {
-		return false
-	}
-	if len(d.Parts) == 0 {
-		return d.Rule != nil || !strings.HasPrefix(d.Reason, modeReasonPrefix)
-	}
-	for _, p := range d.Parts {
-		if p.Behavior == permission.Ask && (p.Rule != nil || !strings.HasPrefix(p.Reason, modeReasonPrefix)) {
-			return true
-		}
-	}
-	return false
+	return d.Behavior == permission.Ask && !d.ByMode
 }
 
 // hookAdapter serves session.HookRunner from a hook.Runner.

@@ -49,6 +49,9 @@ func TestEvaluatorAdapterMarksBindingAsks(t *testing.T) {
 		{name: "ask rule", tool: "Bash", input: jsonArgs("command", "touch a"), behavior: session.BehaviorAsk, binding: true, rule: "Bash(touch *)"},
 		{name: "ask rule on one part", tool: "Bash", input: jsonArgs("command", "ls -la && touch a"), behavior: session.BehaviorAsk, binding: true, rule: "Bash(touch *)"},
 		{name: "command that cannot be analysed", tool: "Bash", input: jsonArgs("command", "echo 'unterminated"), behavior: session.BehaviorAsk, binding: true},
+		{name: "eval of a variable", tool: "Bash", input: jsonArgs("command", `eval "$X"`), behavior: session.BehaviorAsk, binding: true},
+		{name: "computed program", tool: "Bash", input: jsonArgs("command", `$CMD foo`), behavior: session.BehaviorAsk, binding: true},
+		{name: "mode ask with an unknown part", tool: "Bash", input: jsonArgs("command", `make && bash -c "$X"`), behavior: session.BehaviorAsk, binding: true},
 		{name: "protected path", mode: permission.ModeAcceptEdits, tool: "Write", input: jsonArgs("file_path", dir+"/.git/config", "content", "x"),
 			behavior: session.BehaviorAsk, binding: true},
 		{name: "allow rule", tool: "Bash", input: jsonArgs("command", "ls -la"), behavior: session.BehaviorAllow, rule: "Bash(ls *)"},
@@ -164,6 +167,7 @@ func (e echoTool) Execute(context.Context, json.RawMessage) llm.ToolResult {
 // TestAdaptersThroughTheEnforcer: the findings end to end, real evaluator and real hooks.
 func TestAdaptersThroughTheEnforcer(t *testing.T) {
 	dir := t.TempDir()
+	hookAllows := hook.Config{hook.PreToolUse: {{Hooks: []hook.Definition{sh(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`)}}}}
 	tests := []struct {
 		name    string
 		layer   permission.Layer
@@ -185,6 +189,26 @@ func TestAdaptersThroughTheEnforcer(t *testing.T) {
 		{name: "hook allow lifts the mode's ask",
 			hooks:   hook.Config{hook.PreToolUse: {{Hooks: []hook.Definition{sh(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`)}}}},
 			command: "touch a", ok: true, wantIn: "ran Bash"},
+		{name: "hook allow lifts the mode's ask for every part", hooks: hookAllows,
+			command: "make && touch a > out.txt", ok: true, wantIn: "ran Bash"},
+		{name: "hook allow does not lift an ask rule on one part",
+			layer: permission.Layer{Ask: []string{"Bash(touch *)"}}, hooks: hookAllows,
+			command: "make && touch a", asked: true, wantIn: "denied by user", askWhy: `ask rule "Bash(touch *)"`},
+		{name: "hook allow does not lift eval of a variable", hooks: hookAllows,
+			command: `eval "$X"`, asked: true, wantIn: "denied by user", askWhy: "cannot be analysed"},
+		{name: "hook allow does not lift bash -c of a variable", hooks: hookAllows,
+			command: `bash -c "$X"`, asked: true, wantIn: "denied by user", askWhy: "cannot be analysed"},
+		{name: "hook allow does not lift a computed program", hooks: hookAllows,
+			command: `$CMD --force`, asked: true, wantIn: "denied by user", askWhy: "cannot be analysed"},
+		{name: "hook allow does not lift text bash evaluates again", hooks: hookAllows,
+			command: `printf -v 'a[$(id)]' x`, asked: true, wantIn: "denied by user", askWhy: "evaluates again"},
+		{name: "hook allow does not lift an unparsable command", hooks: hookAllows,
+			command: "echo 'unterminated", asked: true, wantIn: "denied by user", askWhy: "cannot be analysed"},
+		{name: "hook allow does not lift a write to an unknown path", hooks: hookAllows,
+			command: "make > $F", asked: true, wantIn: "denied by user", askWhy: "path cannot be determined"},
+		{name: "hook allow does not lift a protected path write",
+			layer: permission.Layer{Allow: []string{"Bash(echo *)"}}, hooks: hookAllows,
+			command: "echo x > .git/hooks/pre-commit", asked: true, wantIn: "denied by user", askWhy: "protected path"},
 		{name: "PreToolUse additionalContext reaches the model",
 			layer:   permission.Layer{Allow: []string{"Bash(make *)"}},
 			hooks:   hook.Config{hook.PreToolUse: {{Hooks: []hook.Definition{sh(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"CI runs make check too"}}'`)}}}},

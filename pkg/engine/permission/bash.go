@@ -17,7 +17,9 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 	never := func(why string) Decision {
 		// Nothing we cannot analyse is auto-allowed, by any rule or mode.
 		if e.cfg.Mode == ModePlan {
-			return e.modeDecision(Deny, "denies a command that cannot be analysed: "+why)
+			d := e.modeDecision(Deny, "denies a command that cannot be analysed: "+why)
+			d.ByMode = false
+			return d
 		}
 		return Decision{Behavior: Ask, Reason: "the command cannot be analysed: " + why}
 	}
@@ -33,21 +35,30 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 	for i := range cmd.Subs {
 		sub := &cmd.Subs[i]
 		d := e.pipeline("Bash", subMatcher(sub), gates{mode: e.classMode(ClassExecute)})
-		parts = append(parts, Part{Subject: sub.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule})
+		// A command hidden from us, or one whose program is computed at run time, is
+		// an analysis limit: what the mode answers for it is not the mode's alone.
+		p := Part{Subject: sub.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode}
+		if d.ByMode && (sub.Unknown || sub.computedName) {
+			p.ByMode = false
+			if d.Behavior == Ask {
+				p.Reason = "the command cannot be analysed, so " + d.Reason
+			}
+		}
+		parts = append(parts, p)
 	}
 	if len(cmd.Subs) == 0 {
 		d := e.classMode(ClassExecute)()
-		parts = append(parts, Part{Subject: src, Behavior: d.Behavior, Reason: d.Reason})
+		parts = append(parts, Part{Subject: src, Behavior: d.Behavior, Reason: d.Reason, ByMode: d.ByMode})
 	}
 	for _, t := range cmd.Writes {
 		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
 		d := e.evalPath("Write", ClassModify, forms, isDir, known, ctx)
-		parts = append(parts, Part{Subject: "write to " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule})
+		parts = append(parts, Part{Subject: "write to " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode})
 	}
 	for _, t := range cmd.Reads {
 		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
 		d := e.evalPath("Read", ClassRead, forms, isDir, known, ctx)
-		parts = append(parts, Part{Subject: "read of " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule})
+		parts = append(parts, Part{Subject: "read of " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode})
 	}
 	return combine(parts)
 }
@@ -92,16 +103,20 @@ func targetForms(t Target, changesDir bool, ctx pathContext) ([]string, bool, bo
 	return pathForms(p, ctx.cwd, "")
 }
 
-// combine folds part decisions: any deny denies, else any ask asks, else allow.
+// combine folds part decisions: any deny denies, else any ask asks, else allow. The
+// result is ByMode only when every part with its behaviour is; the part that speaks
+// for it is the first of the worst, preferring one the mode did not decide alone, so
+// the reason names what a hook cannot lift.
 func combine(parts []Part) Decision {
 	worst := 0
 	for i, p := range parts {
-		if p.Behavior.rank() > parts[worst].Behavior.rank() {
+		r, wr := p.Behavior.rank(), parts[worst].Behavior.rank()
+		if r > wr || (r == wr && parts[worst].ByMode && !p.ByMode) {
 			worst = i
 		}
 	}
 	w := parts[worst]
-	d := Decision{Behavior: w.Behavior, Reason: w.Reason, Rule: w.Rule, Parts: parts}
+	d := Decision{Behavior: w.Behavior, Reason: w.Reason, Rule: w.Rule, ByMode: w.ByMode, Parts: parts}
 	if len(parts) > 1 {
 		if w.Behavior == Allow {
 			var seen []string

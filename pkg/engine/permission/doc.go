@@ -45,6 +45,14 @@
 // For a Bash line the parts' decisions fold: any deny denies, else any ask asks,
 // else it is allowed.
 //
+// Decision.ByMode marks the mode's own answer (step 2 or 6) on a call analysed in
+// full. A rule, an analysis limit (a line that does not parse, a command hidden from
+// us or whose program is computed at run time, text bash evaluates again, a path
+// known only at run time) or a protected path clears it; a Bash line is ByMode only
+// when every part with its behaviour is. Callers use it, not the reason's wording,
+// to let a PreToolUse hook's allow lift only the mode's asks (Claude Code: a hook
+// allow skips the prompt, but ask rules and safety checks still apply).
+//
 // # Rules
 //
 // A rule is `Tool` or `Tool(specifier)` in a settings layer's allow, ask or deny

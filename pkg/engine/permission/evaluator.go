@@ -77,21 +77,31 @@ type Request struct {
 // Decision is the outcome of an evaluation.
 type Decision struct {
 	Behavior Behavior
-	// Reason names the rule or the mode that decided.
+	// Reason names the rule or the mode that decided. It is for people: branch on
+	// Behavior, Rule and ByMode, never on its wording.
 	Reason string
 	// Rule is the deciding rule; nil when the mode or an analysis limit decided.
 	Rule *Rule
-	Mode Mode
+	// ByMode reports that the permission mode's policy for the tool's class decided
+	// (the table in the package documentation, with its working-directory refinement)
+	// on a call analysed in full: no rule, no analysis limit (a command or path known
+	// only at run time, text bash evaluates again, a line that does not parse) and no
+	// protected-path check was involved. Only such an ask may be lifted by a PreToolUse
+	// hook's allow (Claude Code: ask rules and safety checks still apply). A Bash call
+	// is ByMode when every part with the call's behaviour is.
+	ByMode bool
+	Mode   Mode
 	// Parts are the decisions for each sub-command and redirection of a Bash call.
 	Parts []Part
 }
 
-// Part is the decision for one piece of a Bash command line.
+// Part is the decision for one piece of a Bash command line; ByMode as in Decision.
 type Part struct {
 	Subject  string
 	Behavior Behavior
 	Reason   string
 	Rule     *Rule
+	ByMode   bool
 }
 
 // Evaluate decides one tool call: deny rules, then ask rules, then allow rules, then
@@ -114,6 +124,8 @@ func (e *Evaluator) Evaluate(req Request) Decision {
 	}
 	d.Mode = e.cfg.Mode
 	if e.cfg.Mode == ModeDontAsk && d.Behavior == Ask {
+		// ByMode is kept: a denial of what a rule or an analysis limit asked is not
+		// the mode's alone.
 		d.Behavior = Deny
 		d.Reason = "mode dontAsk denies what it would otherwise ask: " + d.Reason
 	}
@@ -200,8 +212,10 @@ func ruleMatch(r *Rule, m func(*Rule) match) match {
 	return m(r)
 }
 
+// modeDecision is the mode's answer on a fully analysed call: ByMode. Callers whose
+// answer depends on an analysis limit clear ByMode.
 func (e *Evaluator) modeDecision(b Behavior, why string) Decision {
-	return Decision{Behavior: b, Reason: fmt.Sprintf("mode %s %s", e.cfg.Mode, why)}
+	return Decision{Behavior: b, Reason: fmt.Sprintf("mode %s %s", e.cfg.Mode, why), ByMode: true}
 }
 
 func (e *Evaluator) classMode(c Class) func() Decision {

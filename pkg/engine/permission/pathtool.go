@@ -122,15 +122,27 @@ func (e *Evaluator) pathMode(class Class, forms []string, known bool, ctx pathCo
 			return e.modeDecision(Allow, "allows reads inside the working directories")
 		}
 		if !known {
-			return e.modeDecision(Ask, "asks: the path cannot be determined")
+			d := e.modeDecision(Ask, "asks: the path cannot be determined")
+			d.ByMode = false
+			return d
 		}
 		return e.modeDecision(Ask, "asks before reading outside the working directories")
 	case ClassModify:
 		b := ModePolicy(e.cfg.Mode, ClassModify)
+		var d Decision
 		if b == Allow && !inside {
-			return e.modeDecision(Ask, "asks before modifying outside the working directories")
+			d = e.modeDecision(Ask, "asks before modifying outside the working directories")
+		} else {
+			d = e.modeDecision(b, verbPhrase(b, "modifications"))
 		}
-		return e.modeDecision(b, verbPhrase(b, "modifications"))
+		// A path known only at run time is an analysis limit, whatever the mode says.
+		if !known {
+			d.ByMode = false
+			if d.Behavior == Ask {
+				d.Reason = e.modeDecision(Ask, "asks: the path cannot be determined").Reason
+			}
+		}
+		return d
 	}
 	return e.classMode(class)()
 }

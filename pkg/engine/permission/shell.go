@@ -18,6 +18,9 @@ type SubCommand struct {
 	// Unknown marks a command hidden from us (eval of a variable, env -S, sh -c "$X" ...).
 	Unknown bool
 
+	// computedName: the program's name is only known at run time ($CMD args).
+	computedName bool
+
 	allow []ctok   // allow rules must match this definitely
 	deny  [][]ctok // deny and ask rules are tried against each of these
 }
@@ -317,7 +320,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 			deny = append(deny, joinWords(append([]word{dynWord()}, ws[1:]...)))
 		}
 	}
-	x.add(SubCommand{Text: text, allow: allow, deny: deny})
+	x.add(SubCommand{Text: text, allow: allow, deny: deny, computedName: !words[0].static})
 
 	r := innerCommands(words)
 	r.scripts = append(r.scripts, x.builtinSinks(words)...)

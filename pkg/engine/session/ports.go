@@ -45,10 +45,10 @@ type PermissionDecision struct {
 	// no rule did.
 	Rule string
 	// Binding marks an ask that a PreToolUse hook's "allow" does not lift: one made by a
-	// rule, a protected path or a command that cannot be analysed, rather than by the
-	// permission mode (Claude Code: a hook allow skips the prompt, but ask rules and
-	// safety checks still apply). An evaluator that never sets it lets a hook allow lift
-	// every ask.
+	// rule, a protected path or a command or path that cannot be analysed, rather than
+	// by the permission mode alone (Claude Code: a hook allow skips the prompt, but ask
+	// rules and safety checks still apply). An evaluator that never sets it lets a hook
+	// allow lift every ask.
 	Binding bool
 }
 
