@@ -7,7 +7,6 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/providers/internal/transport"
 )
 
@@ -28,13 +27,7 @@ func (p *Provider) mapError(err error) error {
 		}
 		return transport.Classify(p.name, e, p.now())
 	}
-	if transport.IsNetwork(err) {
-		return transport.Network(p.name, "connection failed", err)
-	}
-	// A malformed event or an unparseable error event: the server broke the stream.
-	le := llm.NewError(llm.CodeProvider, "stream failed", err)
-	le.Provider = p.name
-	return le
+	return transport.Unclassified(p.name, err)
 }
 
 // errorMessage extracts error.message from an Anthropic error document.

@@ -8,7 +8,6 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/providers/internal/transport"
 )
 
@@ -47,12 +46,7 @@ func (p *Provider) mapError(err error) error {
 		}
 		return transport.Classify(p.name, e, p.now())
 	}
-	if transport.IsNetwork(err) {
-		return transport.Network(p.name, "connection failed", err)
-	}
-	le := llm.NewError(llm.CodeProvider, "stream failed", err)
-	le.Provider = p.name
-	return le
+	return transport.Unclassified(p.name, err)
 }
 
 // bodyMessage reads the message of an error body some servers send without the

@@ -150,3 +150,15 @@ func IsNetwork(err error) bool {
 	var oe *net.OpError
 	return errors.As(err, &oe)
 }
+
+// Unclassified maps a failure that carries no HTTP status: a network error is
+// recoverable; anything else (a malformed event, an unparseable error event)
+// means the server broke the stream.
+func Unclassified(provider string, err error) error {
+	if IsNetwork(err) {
+		return Network(provider, "connection failed", err)
+	}
+	le := llm.NewError(llm.CodeProvider, "stream failed", err)
+	le.Provider = provider
+	return le
+}
