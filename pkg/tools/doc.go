@@ -10,4 +10,9 @@
 //     llm.ToolResult whose error names the parameter — never a panic, and the tool
 //     function is not called;
 //   - a panic inside the tool function is recovered and reported as a failed result.
+//
+// Tools that only read (Read, Glob, Grep, WebFetch, WebSearch) implement
+// ConcurrencySafe(args) bool returning true, which the agent loop (agent.ConcurrencySafe)
+// uses to run them alongside each other; every other tool (Bash, Write, Edit) runs alone
+// in its batch, in request order.
 package tools

@@ -88,8 +88,25 @@ func (r *run) ownerPath(toolCallID string) []OwnerPathSegment {
 	}
 }
 
-// runBatch executes calls with at most limit running at once, starting them in request
-// order. Once ctx is cancelled, tools not yet started get InterruptedToolText.
+// ConcurrencySafe is implemented by tools whose calls may run at the same time as other
+// calls of the same batch: calls that only read (Read, Glob, Grep, web fetches). A tool
+// that does not implement it, or answers false for a call, is treated as mutating: it
+// runs alone, after every call requested before it has finished and before any call
+// requested after it starts (Claude Code's rule), so two edits of one file never race.
+// Wrappers (the permission enforcer) forward the answer of the tool they wrap.
+type ConcurrencySafe interface {
+	ConcurrencySafe(args json.RawMessage) bool
+}
+
+// concurrencySafe reports whether a call may share the batch with others.
+func concurrencySafe(tool llm.Tool, c llm.ToolCall) bool {
+	cs, ok := tool.(ConcurrencySafe)
+	return ok && cs.ConcurrencySafe(c.Input)
+}
+
+// runBatch executes calls in request order as a sequence of groups: a run of consecutive
+// concurrency-safe calls runs at once (at most limit at a time), a mutating call runs
+// alone. Once ctx is cancelled, tools not yet started get InterruptedToolText.
 func (r *run) runBatch(ctx context.Context, batchID string, calls []llm.ToolCall, limit int) []toolOutcome {
 	outcomes := make([]toolOutcome, len(calls))
 	sem := make(chan struct{}, limit)
@@ -108,6 +125,10 @@ func (r *run) runBatch(ctx context.Context, batchID string, calls []llm.ToolCall
 			finish(i, toolOutcome{result: r.unknownToolResult(c.Name), unknown: true})
 			continue
 		}
+		safe := concurrencySafe(tool, c)
+		if !safe {
+			wg.Wait() // everything requested before a mutating call has finished
+		}
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -124,6 +145,9 @@ func (r *run) runBatch(ctx context.Context, batchID string, calls []llm.ToolCall
 			defer func() { <-sem }()
 			finish(i, toolOutcome{result: executeTool(ctx, tool, c), executed: true})
 		}(i, c, tool)
+		if !safe {
+			wg.Wait() // and nothing requested after it starts before it has finished
+		}
 	}
 	wg.Wait()
 	return outcomes

@@ -12,6 +12,10 @@
 //   - Provider tool-call IDs are kept verbatim and may repeat across rounds.
 //   - An unknown tool is never executed; a batch keeps one result per request in request
 //     order whatever the concurrency.
+//   - Only calls of tools that declare themselves concurrency-safe (ConcurrencySafe: they
+//     only read) run at the same time; any other call runs alone, after the calls requested
+//     before it and before those requested after it, so several edits of one file in one
+//     message apply one after another and each sees the previous one's result.
 //   - Run returns normally on abort (Result.Interrupted) and on provider failure (a readable
 //     assistant message and Result.Err); its error return is for misuse only.
 //   - Replay events carry executionId, conversationId and round, and are delivered one at a

@@ -155,7 +155,7 @@ func TestToolBatchConcurrency_MaxConcurrencyAndRequestOrder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				gate := newGate()
-				tool := funcTool{name: "Slow", fn: gate.run}
+				tool := safeTool{funcTool{name: "Slow", fn: gate.run}}
 				calls := ""
 				for i := range n {
 					calls += `{id: c` + string(rune('0'+i)) + `, name: Slow, input: {i: ` + string(rune('0'+i)) + `}},`

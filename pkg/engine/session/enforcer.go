@@ -120,6 +120,13 @@ type guardedTool struct {
 
 func (g *guardedTool) Schema() llm.ToolSchema { return g.schema }
 
+// ConcurrencySafe forwards the wrapped tool's answer (agent.ConcurrencySafe): wrapping a
+// read-only tool must not serialize it, nor may it let a mutating tool run concurrently.
+func (g *guardedTool) ConcurrencySafe(args json.RawMessage) bool {
+	cs, ok := g.inner.(agent.ConcurrencySafe)
+	return ok && cs.ConcurrencySafe(args)
+}
+
 // Execute runs the permission pipeline. Whatever happens, it returns a result.
 func (g *guardedTool) Execute(ctx context.Context, args json.RawMessage) (res llm.ToolResult) {
 	e := g.e

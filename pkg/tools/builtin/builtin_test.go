@@ -177,3 +177,20 @@ func indexOf(names []string, name string) int {
 	}
 	return -1
 }
+
+// Issue 10 §1: the tools that only read declare it, so the agent runs them at once; the
+// others do not, so the agent runs each alone (two edits of one file never race).
+func TestReadOnlyToolsAreConcurrencySafe(t *testing.T) {
+	tools, _, err := New(Config{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"Read": true, "Glob": true, "Grep": true, "WebFetch": true, "WebSearch": true}
+	for _, tool := range tools {
+		cs, ok := tool.(interface{ ConcurrencySafe(json.RawMessage) bool })
+		got := ok && cs.ConcurrencySafe(json.RawMessage(`{}`))
+		if name := tool.Schema().Name; got != want[name] {
+			t.Errorf("%s concurrency-safe = %v, want %v", name, got, want[name])
+		}
+	}
+}

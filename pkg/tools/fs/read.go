@@ -61,6 +61,10 @@ func NewRead(ws *workspace.Workspace) (*Read, error) {
 	return r, nil
 }
 
+// ConcurrencySafe reports that Read only reads: the agent may run its calls alongside
+// other read-only calls of the same message.
+func (r *Read) ConcurrencySafe(json.RawMessage) bool { return true }
+
 // Describe returns the call record for args (the path as given; reads the real path).
 func (r *Read) Describe(args json.RawMessage) record.Call {
 	p, err := r.Decode(args)

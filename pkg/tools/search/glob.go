@@ -64,6 +64,10 @@ func NewGlob(cfg GlobConfig) (*Glob, error) {
 	return g, nil
 }
 
+// ConcurrencySafe reports that Glob only reads: the agent may run its calls alongside
+// other read-only calls of the same message.
+func (g *Glob) ConcurrencySafe(json.RawMessage) bool { return true }
+
 // Describe returns the call record: the pattern, and the searched directory as a read.
 func (g *Glob) Describe(args json.RawMessage) record.Call {
 	p, err := g.Decode(args)

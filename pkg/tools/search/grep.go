@@ -111,6 +111,10 @@ func NewGrep(cfg GrepConfig) (*Grep, error) {
 // Backend names the search backend in use ("ripgrep" or "go").
 func (g *Grep) Backend() string { return g.backend.name() }
 
+// ConcurrencySafe reports that Grep only reads: the agent may run its calls alongside
+// other read-only calls of the same message.
+func (g *Grep) ConcurrencySafe(json.RawMessage) bool { return true }
+
 // Describe returns the call record: the pattern, and the searched path as a read.
 func (g *Grep) Describe(args json.RawMessage) record.Call {
 	p, err := g.Decode(args)

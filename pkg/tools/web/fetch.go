@@ -100,6 +100,10 @@ func NewFetch(cfg FetchConfig) (*Fetch, error) {
 	return f, nil
 }
 
+// ConcurrencySafe reports that WebFetch only reads: the agent may run its calls alongside
+// other read-only calls of the same message.
+func (f *Fetch) ConcurrencySafe(json.RawMessage) bool { return true }
+
 // Describe returns the call record: the URL.
 func (f *Fetch) Describe(args json.RawMessage) record.Call {
 	p, err := f.Decode(args)

@@ -69,6 +69,10 @@ func NewSearch(backend SearchBackend) (*Search, error) {
 	return s, nil
 }
 
+// ConcurrencySafe reports that WebSearch only reads: the agent may run its calls alongside
+// other read-only calls of the same message.
+func (s *Search) ConcurrencySafe(json.RawMessage) bool { return true }
+
 // Describe returns the call record: the query.
 func (s *Search) Describe(args json.RawMessage) record.Call {
 	p, err := s.Decode(args)
