@@ -143,7 +143,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
-	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Exclude: searchExclude(evaluator, opts.Cwd)})
+	outputDir := ToolOutputDir(opts.Cwd)
+	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs,
+		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
@@ -208,6 +210,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	sess, err := session.New(ctx, session.Config{
 		Provider: provider, Model: choice.Model, Tools: tools, SystemMessage: system, Cwd: opts.Cwd,
 		SessionID: id, Resume: resume, ProviderTimeout: choice.Timeout, MaxTurns: opts.MaxTurns, ContextWindow: choice.ContextWindow,
+		ToolOutputDir:       outputDir,
 		CompactInstructions: projectCtx.CompactInstructions, Callbacks: opts.Callbacks,
 		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{evaluator},
 		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: st,
@@ -221,6 +224,12 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	a.Session = sess
 	return a, nil
 }
+
+// ToolOutputDir is where the whole text of a truncated tool result of a session in the
+// project cwd is saved: .robota/tool-output, inside the project, so a following Read of it
+// is a read inside the working directory, allowed in every permission mode (and kept out
+// of git by .robota/.gitignore).
+func ToolOutputDir(cwd string) string { return filepath.Join(cwd, ".robota", "tool-output") }
 
 // Close shuts the session down (persisting it and firing SessionEnd) and closes its log.
 func (a *Assembled) Close(ctx context.Context, reason string) error {

@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 )
 
-// runtimeGitignore keeps what robota writes into a project (session records and
-// logs) out of `git status`, and, because Grep and Glob honour nested
+// runtimeGitignore keeps what robota writes into a project (session records, logs
+// and saved tool output) out of `git status`, and, because Grep and Glob honour nested
 // .gitignore files, out of the model's own searches. Settings files beside them
 // stay visible.
-const runtimeGitignore = `# Written by robota: session records and logs of this machine.
+const runtimeGitignore = `# Written by robota: session records, logs and tool output of this machine.
 sessions/
 logs/
+tool-output/
 `
 
 // ensureRuntimeGitignore writes .robota/.gitignore once; an existing file is the

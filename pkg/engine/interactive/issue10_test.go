@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
@@ -64,5 +67,46 @@ func TestAssembledTwentyEditsOfOneFileAllLand(t *testing.T) {
 	}
 	if want := strings.ReplaceAll(orig.String(), " old\n", " new\n"); string(data) != want {
 		t.Fatalf("file after %d edits:\n%s", n, data)
+	}
+}
+
+// Issue 10 §5 end to end: a Bash command whose output is truncated says how many
+// characters were cut and where the whole output is; a following Read of that file is
+// allowed in the default permission mode and shows the part that was cut.
+func TestAssembledTruncatedBashOutputIsSavedAndReadable(t *testing.T) {
+	script := `
+turns:
+  - toolCalls: [{id: c1, name: Bash, input: {command: "seq 1 20000"}}]
+  - toolCalls: [{id: c2, name: Read, input: {file_path: "DIR/.robota/tool-output/bash-c1.txt", offset: 10000, limit: 2}}]
+  - text: done
+`
+	dir, home := project(t, script, `, "permissions": {"allow": ["Bash(seq *)"]}`)
+	var results []string
+	got := runAssembled(t, dir, home, "count", Options{OnMessage: func(m llm.Message) {
+		if r, ok := m.ToolResult(); ok {
+			results = append(results, r.Content)
+		}
+	}})
+	if len(results) != 2 || !got["c1"].Success || !got["c2"].Success {
+		t.Fatalf("results %d, c1 %+v, c2 %+v", len(results), got["c1"], got["c2"])
+	}
+	saved := filepath.Join(dir, ".robota", "tool-output", "bash-c1.txt")
+	whole, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := len(whole) - 1 // Bash trims the final newline from what the model sees
+	bashOut := results[0]
+	m := regexp.MustCompile(`\[(\d+) characters truncated\. The full output is saved in (\S+);`).FindStringSubmatch(bashOut)
+	if m == nil || m[2] != saved {
+		t.Fatalf("Bash result does not name %s:\n%.300s", saved, bashOut)
+	}
+	head, rest, _ := strings.Cut(bashOut, "\n\n... [")
+	_, tail, _ := strings.Cut(rest, "] ...\n\n")
+	if cut, _ := strconv.Atoi(m[1]); len(head)+cut+len(tail) != total || len(bashOut) > 30_000 {
+		t.Fatalf("kept %d+%d characters, reported %d cut, output had %d; result has %d characters", len(head), len(tail), cut, total, len(bashOut))
+	}
+	if !strings.Contains(results[1], "10000\t10000") || !strings.Contains(results[1], "10001\t10001") {
+		t.Fatalf("Read of the saved output:\n%s", results[1])
 	}
 }

@@ -157,8 +157,12 @@ type Config struct {
 	NativeWebTools *llm.NativeWebToolRequest
 	// ContextWindow overrides the model catalogue's window (tokens) when > 0.
 	ContextWindow int
-	// MaxToolResultChars bounds each tool result; 0 means DefaultMaxToolResultChars.
+	// MaxToolResultChars bounds each tool result (characters); 0 means
+	// DefaultMaxToolResultChars.
 	MaxToolResultChars int
+	// ToolOutputDir receives the whole text of each tool result cut to MaxToolResultChars
+	// (EnforcerConfig.OutputDir); it must be a directory the Read tool may read.
+	ToolOutputDir string
 
 	AutoCompactThreshold AutoCompactThreshold
 	// CompactInstructions are always added to the compaction prompt (e.g. CLAUDE.md's

@@ -19,6 +19,13 @@
 //     An abort while waiting for approval is a deny and the tool never runs.
 //   - Every tool call, registered or not, reaches OnToolExecution exactly once as start and
 //     once as end.
+//   - A tool result over Config.MaxToolResultChars characters keeps its head and tail within
+//     that many characters around a note stating how many characters were cut; the whole
+//     text is saved in Config.ToolOutputDir first and the note names the file (or says why
+//     it could not be saved).
+//   - A call whose arguments are not one JSON object is answered "the input could not be
+//     parsed" with the raw text (bounded); it reaches neither the evaluator, the hooks nor
+//     the tool, and it is not a permission denial.
 //   - Run refreshes the context state twice (estimate before the send, provider usage after
 //     the response), auto-compacts at its start when the threshold is reached, returns an
 //     error matching context.Canceled after an abort with the partial text kept in history,

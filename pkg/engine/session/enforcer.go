@@ -30,8 +30,12 @@ type EnforcerConfig struct {
 	SessionID      string
 	TranscriptPath string
 	Cwd            string
-	// MaxResultChars bounds each result; 0 means DefaultMaxToolResultChars.
+	// MaxResultChars bounds each result (characters); 0 means DefaultMaxToolResultChars.
 	MaxResultChars int
+	// OutputDir receives the whole text of a result cut to MaxResultChars, in a file the
+	// truncation note names so the model can Read it; it must be readable by the Read
+	// tool. Empty: the text is not saved and the note says only how much was cut.
+	OutputDir string
 	// Report receives tool start and end events. It may be called from several goroutines.
 	Report func(ToolExecutionEvent)
 }
@@ -46,6 +50,7 @@ type EnforcerConfig struct {
 // sees; their systemMessages go to the user through the end event's Message.
 type PermissionEnforcer struct {
 	cfg   EnforcerConfig
+	save  resultSaver
 	hooks *hookBase
 	ask   chan struct{} // one approval question at a time
 
@@ -63,7 +68,7 @@ func NewPermissionEnforcer(cfg EnforcerConfig) *PermissionEnforcer {
 		cfg.MaxResultChars = DefaultMaxToolResultChars
 	}
 	return &PermissionEnforcer{
-		cfg: cfg,
+		cfg: cfg, save: saveToDir(cfg.OutputDir),
 		hooks: &hookBase{runner: cfg.Hooks, sessionID: cfg.SessionID,
 			transcriptPath: cfg.TranscriptPath, cwd: cfg.Cwd, mode: cfg.Mode},
 		ask:            make(chan struct{}, 1),
@@ -138,7 +143,7 @@ func (g *guardedTool) Execute(ctx context.Context, args json.RawMessage) (res ll
 		if p := recover(); p != nil {
 			res = llm.ToolFailure(fmt.Sprintf("Error: tool %s failed unexpectedly: %v", call.ToolName, p))
 		}
-		res = truncateResult(res, e.cfg.MaxResultChars)
+		res = truncateResult(res, e.cfg.MaxResultChars, e.save, call.ToolName, call.ToolUseID)
 		end := ToolExecutionEvent{Type: ToolEnd, ToolName: call.ToolName, ToolUseID: call.ToolUseID,
 			ToolArgs: call.Input, Success: res.Success, Denied: out.denied, Message: strings.Join(out.userMessages, "\n")}
 		if !res.Success {

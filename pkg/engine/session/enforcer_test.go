@@ -3,8 +3,13 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
@@ -256,19 +261,62 @@ func TestPermissionEnforcer_SessionAllowedTools(t *testing.T) {
 	}
 }
 
+// Issue 10 §5: the result is cut to the limit in characters (not bytes), the note states
+// the characters really removed and names the file holding the whole text.
 func TestPermissionEnforcer_TruncatesResults(t *testing.T) {
-	big := "HEAD" + strings.Repeat("x", 100_000) + "TAIL"
-	tool := &funcTool{name: "Read", fn: func(context.Context, json.RawMessage) llm.ToolResult { return llm.ToolSuccess(big) }}
-	var end session.ToolExecutionEvent
-	e := session.NewPermissionEnforcer(session.EnforcerConfig{Evaluator: allowAll(), MaxResultChars: 1000,
-		Report: func(ev session.ToolExecutionEvent) { end = ev }})
-	res := execute(e.Wrap([]llm.Tool{tool})[0], "t", `{}`)
-	if len(res.Output) > 1100 || !strings.HasPrefix(res.Output, "HEAD") || !strings.HasSuffix(res.Output, "TAIL") ||
-		!strings.Contains(res.Output, "characters truncated") || res.Metadata["truncated"] != true {
-		t.Fatalf("truncated output: %d bytes, metadata %v", len(res.Output), res.Metadata)
+	for _, tc := range []struct {
+		name string
+		body string
+	}{
+		{"ascii", strings.Repeat("x", 100_000)},
+		{"multibyte", strings.Repeat("é", 100_000)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			big := "HEAD" + tc.body + "TAIL"
+			total := utf8.RuneCountInString(big)
+			dir := filepath.Join(t.TempDir(), "tool-output")
+			tool := &funcTool{name: "Read", fn: func(context.Context, json.RawMessage) llm.ToolResult { return llm.ToolSuccess(big) }}
+			var end session.ToolExecutionEvent
+			e := session.NewPermissionEnforcer(session.EnforcerConfig{Evaluator: allowAll(), MaxResultChars: 1000, OutputDir: dir,
+				Report: func(ev session.ToolExecutionEvent) { end = ev }})
+			res := execute(e.Wrap([]llm.Tool{tool})[0], "toolu_1", `{}`)
+			if n := utf8.RuneCountInString(res.Output); n > 1000 || !strings.HasPrefix(res.Output, "HEAD") || !strings.HasSuffix(res.Output, "TAIL") {
+				t.Fatalf("truncated output: %d characters, metadata %v", n, res.Metadata)
+			}
+			m := regexp.MustCompile(`\[(\d+) characters truncated\. The full output is saved in (\S+); Read it`).FindStringSubmatch(res.Output)
+			if m == nil {
+				t.Fatalf("no truncation note naming a file in %q", res.Output)
+			}
+			head, rest, _ := strings.Cut(res.Output, "\n\n... [")
+			_, tail, _ := strings.Cut(rest, "] ...\n\n")
+			cut, _ := strconv.Atoi(m[1])
+			if kept := utf8.RuneCountInString(head) + utf8.RuneCountInString(tail); kept+cut != total {
+				t.Fatalf("kept %d characters and reported %d cut; the result had %d", kept, cut, total)
+			}
+			if res.Metadata["truncated"] != true || res.Metadata["truncatedChars"] != cut || res.Metadata["fullOutputPath"] != m[2] {
+				t.Fatalf("metadata %v", res.Metadata)
+			}
+			if saved, err := os.ReadFile(m[2]); err != nil || string(saved) != big || filepath.Dir(m[2]) != dir {
+				t.Fatalf("saved file %s: %d bytes, err %v", m[2], len(saved), err)
+			}
+			if len(end.ToolResultData) > 4*1000+300 {
+				t.Fatalf("toolResultData not truncated: %d bytes", len(end.ToolResultData))
+			}
+		})
 	}
-	if len(end.ToolResultData) > 1300 {
-		t.Fatalf("toolResultData not truncated: %d bytes", len(end.ToolResultData))
+}
+
+// A result that fits in characters is left alone, whatever its size in bytes.
+func TestPermissionEnforcer_ResultThatFitsInCharactersIsKept(t *testing.T) {
+	body := strings.Repeat("é", 900) // 1,800 bytes
+	tool := &funcTool{name: "Read", fn: func(context.Context, json.RawMessage) llm.ToolResult { return llm.ToolSuccess(body) }}
+	dir := t.TempDir()
+	e := session.NewPermissionEnforcer(session.EnforcerConfig{Evaluator: allowAll(), MaxResultChars: 1000, OutputDir: dir})
+	if res := execute(e.Wrap([]llm.Tool{tool})[0], "t", `{}`); res.Output != body || res.Metadata["truncated"] != nil {
+		t.Fatalf("result cut: %d bytes, metadata %v", len(res.Output), res.Metadata)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("files written: %v", entries)
 	}
 }
 

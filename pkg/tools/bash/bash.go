@@ -65,12 +65,16 @@ type Config struct {
 	Background BackgroundRunner
 	// MaxOutputChars overrides the 30,000-character output limit (tests).
 	MaxOutputChars int
+	// OutputDir is where the whole output of a truncated command is saved (created on
+	// first use), so the model can Read what was cut; it must be a directory the Read
+	// tool may read. Empty: output is not saved and the truncation note says so.
+	OutputDir string
 }
 
 const description = `Executes a bash command in the session's working directory and returns its combined stdout and stderr.
 - Each call starts a fresh shell in the working directory; use absolute paths or cd within one command.
 - timeout is in milliseconds (default 120000, max 600000); on timeout the command and every process it started are killed.
-- Output over 30000 characters is truncated in the middle.
+- Output over 30000 characters is truncated in the middle; the note in its place says how many characters were cut and names the file holding the full output, which Read can open.
 - Prefer Read, Edit, Write, Glob and Grep over cat, sed, echo >, find and grep.
 - Set run_in_background for long-running processes such as servers.`
 
@@ -134,18 +138,24 @@ func (b *Bash) run(ctx context.Context, p Params) llm.ToolResult {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	out, state, err := b.exec(runCtx, p.Command)
+	capt, state, err := b.exec(runCtx, p.Command, b.spillFile(ctx))
 	elapsed := time.Since(start)
 	if err != nil {
 		return toolkit.Failure(rec, codeStartFailed, "Cannot start the command: "+err.Error(), nil)
 	}
-	text, truncated := out.text(b.cfg.MaxOutputChars)
-	text = strings.TrimRight(text, "\n")
+	out := capt.result(b.cfg.MaxOutputChars)
+	text := strings.TrimRight(out.text, "\n")
 	meta := map[string]any{
 		"exitCode":    state.ExitCode(),
-		"truncated":   truncated,
-		"outputChars": out.runes,
+		"truncated":   out.truncated,
+		"outputChars": capt.runes,
 		"durationMs":  elapsed.Milliseconds(),
+	}
+	if out.truncated {
+		meta["truncatedChars"] = out.cut
+		if out.path != "" {
+			meta["fullOutputPath"] = out.path
+		}
 	}
 	if p.Description != "" {
 		meta["description"] = p.Description
@@ -172,6 +182,21 @@ func (b *Bash) run(ctx context.Context, p Params) llm.ToolResult {
 	return toolkit.Success(rec, text, meta)
 }
 
+// spillFile returns the opener of the file a truncated output is saved in, named after
+// the tool call; nil when no OutputDir is configured.
+func (b *Bash) spillFile(ctx context.Context) func() (*os.File, error) {
+	if b.cfg.OutputDir == "" {
+		return nil
+	}
+	id := "call"
+	if info, ok := llm.ToolCallFrom(ctx); ok && info.ID != "" {
+		id = info.ID
+	}
+	return func() (*os.File, error) {
+		return toolkit.CreateOutputFile(b.cfg.OutputDir, "bash-"+toolkit.FileNamePart(id))
+	}
+}
+
 func exitText(state *os.ProcessState) string {
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return fmt.Sprintf("The command was killed by signal %d (%s).", int(ws.Signal()), ws.Signal())
@@ -181,7 +206,7 @@ func exitText(state *os.ProcessState) string {
 
 // exec runs command in its own process group and returns its captured output and exit
 // state. When ctx ends first, the group is killed.
-func (b *Bash) exec(ctx context.Context, command string) (*capture, *os.ProcessState, error) {
+func (b *Bash) exec(ctx context.Context, command string, spill func() (*os.File, error)) (*capture, *os.ProcessState, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -200,7 +225,7 @@ func (b *Bash) exec(ctx context.Context, command string) (*capture, *os.ProcessS
 	pw.Close() // the children hold the only write ends now
 	pgid := cmd.Process.Pid
 
-	out := newCapture(b.cfg.MaxOutputChars)
+	out := newCapture(b.cfg.MaxOutputChars, spill)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func (f *fakeRunner) StartBackground(_ context.Context, req BackgroundRequest) (
 
 func TestBashGolden(t *testing.T) {
 	b, dir := newBash(t, Config{})
-	small, _ := newBash(t, Config{Cwd: dir, MaxOutputChars: 40})
+	small, _ := newBash(t, Config{Cwd: dir, MaxOutputChars: 80})
 	withRunner, _ := newBash(t, Config{Cwd: dir, Background: &fakeRunner{}})
 	failingRunner, _ := newBash(t, Config{Cwd: dir, Background: &fakeRunner{err: errors.New("runner is full")}})
 	tr := golden.New([]string{dir, "$CWD"}, "durationMs", "outputChars")
@@ -215,40 +216,75 @@ func TestBashNormalExitKillsLeftoverGroupMembers(t *testing.T) {
 	}
 }
 
-func TestBashTruncatesOneMegabyte(t *testing.T) {
-	b, _ := newBash(t, Config{})
+// Issue 10 §5: truncated output states the true number of characters removed, fits the
+// limit marker included, and the whole output is in the file the marker names.
+func TestBashTruncatesOneMegabyteAndSavesIt(t *testing.T) {
+	outDir := filepath.Join(t.TempDir(), "tool-output")
+	b, _ := newBash(t, Config{OutputDir: outDir})
 	const total = 1 << 20
-	res := call(context.Background(), b, map[string]any{"command": fmt.Sprintf("yes 0123456789abcdef | head -c %d", total)})
+	ctx := llm.WithToolCall(context.Background(), llm.ToolCallInfo{ID: "toolu_../x", Name: "Bash"})
+	res := call(ctx, b, map[string]any{"command": fmt.Sprintf("yes 0123456789abcdef | head -c %d", total)})
 	if !res.Success {
 		t.Fatal(res.Error)
 	}
-	marker := fmt.Sprintf("\n\n... [%d characters truncated] ...\n\n", total-MaxOutputChars)
-	head, tail, ok := strings.Cut(res.Output, marker)
-	if !ok {
-		t.Fatalf("marker %q not in output (len %d)", marker, len(res.Output))
+	path, _ := res.Metadata["fullOutputPath"].(string)
+	if filepath.Dir(path) != outDir || filepath.Base(path) != "bash-toolu_x.txt" {
+		t.Fatalf("fullOutputPath = %q, want a file in %s named after the call", path, outDir)
 	}
-	if len(head) != MaxOutputChars/2 || !strings.HasPrefix(head, "0123456789abcdef\n") {
-		t.Fatalf("head has %d chars, want %d", len(head), MaxOutputChars/2)
+	saved, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The output ends mid-line: the tail is exactly the last 15,000 characters.
-	if len(tail) != MaxOutputChars/2 {
-		t.Fatalf("tail has %d chars, want %d", len(tail), MaxOutputChars/2)
+	if len(saved) != total || !strings.HasPrefix(string(saved), "0123456789abcdef\n") {
+		t.Fatalf("saved file has %d bytes, want the whole %d", len(saved), total)
 	}
-	if res.Metadata["truncated"] != true || res.Metadata["outputChars"] != int64(total) {
+	if n := len([]rune(res.Output)); n > MaxOutputChars {
+		t.Fatalf("output has %d characters, over the %d limit", n, MaxOutputChars)
+	}
+	re := regexp.MustCompile(`\n\n\.\.\. \[(\d+) characters truncated\. The full output is saved in (\S+); Read it`)
+	m := re.FindStringSubmatch(res.Output)
+	if m == nil || m[2] != path {
+		t.Fatalf("marker missing or names another file: %q", m)
+	}
+	head, rest, _ := strings.Cut(res.Output, m[0])
+	tail := rest[strings.Index(rest, "] ...\n\n")+len("] ...\n\n"):]
+	cut, _ := strconv.Atoi(m[1])
+	if len(head)+cut+len(tail) != total {
+		t.Fatalf("kept %d+%d characters and reported %d cut; the output had %d", len(head), len(tail), cut, total)
+	}
+	if !strings.HasPrefix(string(saved), head) || !strings.HasSuffix(string(saved), tail) {
+		t.Fatal("head or tail is not the output's")
+	}
+	if res.Metadata["truncated"] != true || res.Metadata["outputChars"] != int64(total) || res.Metadata["truncatedChars"] != int64(cut) {
 		t.Fatalf("metadata = %v", res.Metadata)
 	}
 }
 
+// Output that fits leaves no file behind, even when it has more bytes than the limit has
+// characters.
+func TestBashOutputThatFitsIsNotSaved(t *testing.T) {
+	outDir := filepath.Join(t.TempDir(), "tool-output")
+	b, _ := newBash(t, Config{OutputDir: outDir, MaxOutputChars: 100})
+	res := call(context.Background(), b, map[string]any{"command": "printf 'é%.0s' $(seq 1 90)"})
+	if !res.Success || res.Output != strings.Repeat("é", 90) || res.Metadata["truncated"] != false {
+		t.Fatalf("result = %+v", res)
+	}
+	if entries, _ := os.ReadDir(outDir); len(entries) != 0 {
+		t.Fatalf("files left in %s: %v", outDir, entries)
+	}
+}
+
 func TestCaptureKeepsMultibyteCharactersWhole(t *testing.T) {
-	c := newCapture(10)
+	c := newCapture(50, nil)
 	for i := 0; i < 1000; i++ {
 		c.Write([]byte("é")[:1])
 		c.Write([]byte("é")[1:])
 	}
-	got, truncated := c.text(10)
-	want := strings.Repeat("é", 5) + "\n\n... [990 characters truncated] ...\n\n" + strings.Repeat("é", 5)
-	if !truncated || got != want {
-		t.Fatalf("text = %q, want %q", got, want)
+	out := c.result(50)
+	// "\n\n... [1000 characters truncated] ...\n\n" is 39 characters: 11 remain.
+	want := strings.Repeat("é", 5) + "\n\n... [989 characters truncated] ...\n\n" + strings.Repeat("é", 6)
+	if !out.truncated || out.text != want || out.cut != 989 {
+		t.Fatalf("text = %q (cut %d), want %q", out.text, out.cut, want)
 	}
 }
 

@@ -10,7 +10,10 @@
 //     included; when the command exits normally, processes it left behind in its group are
 //     killed too, so no call leaves stray processes holding the output pipe.
 //   - Memory stays bounded for any output size: output over 30,000 characters keeps its
-//     first and last 15,000 characters around a marker that says how many were cut.
+//     first and last characters around a marker, all three within 30,000 characters; the
+//     marker states how many characters (not bytes) were cut and, when Config.OutputDir
+//     is set, the file the whole output was streamed to, for the model to Read (or why it
+//     could not be saved). Output that fits leaves no file behind.
 //   - The exit code is reported; a non-zero exit, a timeout and an abort are failed results.
 //   - run_in_background goes to a BackgroundRunner port; without one the call fails with a
 //     clear "not available" message and runs nothing.

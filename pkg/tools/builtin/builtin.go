@@ -23,6 +23,9 @@ type Config struct {
 	AdditionalDirectories []string
 	// Env is the environment of Bash commands; nil means the engine's own.
 	Env []string
+	// ToolOutputDir is where Bash saves the whole output of a command it truncates (see
+	// bash.Config.OutputDir); it should be inside the workspace so Read can open it.
+	ToolOutputDir string
 	// Background runs Bash's run_in_background commands (nil: not available).
 	Background bash.BackgroundRunner
 	// Search backs WebSearch (nil: not available).
@@ -50,7 +53,7 @@ func New(cfg Config) ([]llm.Tool, *workspace.Workspace, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	bashTool, err := bash.New(bash.Config{Cwd: ws.Cwd(), Env: cfg.Env, Background: cfg.Background})
+	bashTool, err := bash.New(bash.Config{Cwd: ws.Cwd(), Env: cfg.Env, Background: cfg.Background, OutputDir: cfg.ToolOutputDir})
 	if err != nil {
 		return nil, nil, fmt.Errorf("building Bash: %w", err)
 	}
