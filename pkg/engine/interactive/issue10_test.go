@@ -110,3 +110,47 @@ turns:
 		t.Fatalf("Read of the saved output:\n%s", results[1])
 	}
 }
+
+// Issue 10 §5 through the real permission evaluator: a call with arguments that do not
+// parse is answered "could not be parsed" with its text, not with a permission message,
+// and it is not listed among the permission denials.
+func TestAssembledUnparsableToolInputIsNotADenial(t *testing.T) {
+	script := `
+turns:
+  - toolCalls:
+      # Providers hand over streamed arguments that do not parse as a JSON string of the text.
+      - {id: c1, name: Bash, inputJson: '"{\"command\": \"rm -rf build"'}
+      - {id: c2, name: Edit, inputJson: '"{\"file_path\": \"DIR/a.txt\", \"old_string\": "'}
+  - text: done
+`
+	dir, home := project(t, script, "")
+	var results []string
+	opts := Options{OnMessage: func(m llm.Message) {
+		if r, ok := m.ToolResult(); ok {
+			results = append(results, r.Content)
+		}
+	}}
+	opts.Cwd, opts.Home, opts.Env, opts.Now, opts.NewID = dir, home, envOf(nil), fixedNow, ids()
+	a, err := Assemble(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Session.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if d := a.Session.PermissionDenials(); len(d) != 0 {
+		t.Errorf("permission denials %+v, want none", d)
+	}
+	if err := a.Close(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`Input received: {"command": "rm -rf build`, `Input received: {"file_path": "` + dir + `/a.txt", "old_string": `}
+	if len(results) != 2 {
+		t.Fatalf("results %q", results)
+	}
+	for i, r := range results {
+		if !strings.HasPrefix(r, session.InvalidInputPrefix) || !strings.Contains(r, want[i]) || strings.Contains(r, session.PermissionDeniedPrefix) {
+			t.Errorf("result %d = %q", i, r)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -155,6 +156,11 @@ func (g *guardedTool) Execute(ctx context.Context, args json.RawMessage) (res ll
 		}
 		e.report(end)
 	}()
+	if bad, ok := unparsableInput(call.ToolName, call.Input); ok {
+		// Not a permission question: nothing could be evaluated, nothing ran.
+		out.res = bad
+		return out.res
+	}
 	out = e.run(ctx, g.inner, call)
 	return out.res
 }
@@ -363,9 +369,17 @@ func interruptedResult() llm.ToolResult {
 	return llm.ToolResult{Error: agent.InterruptedToolText, Metadata: map[string]any{"errorCode": agent.ErrorCodeInterrupted}}
 }
 
+// normalizeArgs makes absent arguments an empty object and text that is not JSON a JSON
+// string holding it (as providers hand over streamed arguments that do not parse), so
+// every event and denial carries valid JSON.
 func normalizeArgs(args json.RawMessage) json.RawMessage {
-	if len(args) == 0 {
+	t := bytes.TrimSpace(args)
+	switch {
+	case len(t) == 0 || bytes.Equal(t, []byte("null")):
 		return json.RawMessage("{}")
+	case !json.Valid(t):
+		quoted, _ := json.Marshal(string(args))
+		return quoted
 	}
 	return args
 }
