@@ -17,8 +17,12 @@ const (
 	InterruptedToolText = "Execution interrupted by user"
 	// ContextSkippedToolText replaces tool results once the tool-result budget is spent.
 	ContextSkippedToolText = "Error: Context window near capacity. Tool execution result skipped."
-	// MaxRoundsFallbackText is the final answer when the forced summary yields no text.
+	// MaxRoundsFallbackText is the final answer when the forced summary at the round cap
+	// yields no text. It is used only when a cap was set and reached.
 	MaxRoundsFallbackText = "Maximum rounds reached. Partial results available in conversation history."
+	// UnknownToolsFallbackText is the final answer when the forced summary after repeated
+	// calls to unregistered tools yields no text.
+	UnknownToolsFallbackText = "Stopped: the model kept calling tools that are not registered. Partial results available in conversation history."
 )
 
 // Error codes put in tool-result and message metadata under "errorCode".

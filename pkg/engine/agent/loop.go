@@ -18,8 +18,9 @@ type run struct {
 	em        *emitter
 	round     int
 	result    Result
-	// summary is set during the forced final call: a failure then commits the fallback.
-	summary bool
+	// fallback is set during the forced final call: the answer committed when it fails or
+	// says nothing (it names why the run stopped).
+	fallback string
 	// lastCall is the usage of the latest provider call of this run: the floor of the
 	// pre-send context check.
 	lastCall llm.Usage
@@ -41,7 +42,7 @@ func (r *run) loop(ctx context.Context) {
 		}
 		if r.maxRounds > 0 && r.round >= r.maxRounds {
 			r.result.StopReason = StopMaxRounds
-			r.forcedSummary(ctx, maxRoundsInstruction)
+			r.forcedSummary(ctx, maxRoundsInstruction, MaxRoundsFallbackText)
 			return
 		}
 		r.round++
@@ -85,7 +86,7 @@ func (r *run) loop(ctx context.Context) {
 		unknownNames = appendUnique(unknownNames, unknown...)
 		if unknownStreak >= 2 {
 			r.result.StopReason = StopUnknownTools
-			r.forcedSummary(ctx, unknownToolsInstruction(unknownNames))
+			r.forcedSummary(ctx, unknownToolsInstruction(unknownNames), UnknownToolsFallbackText)
 			return
 		}
 	}
@@ -233,8 +234,8 @@ func (r *run) commitProviderError(err error) llm.Message {
 	if text != "" {
 		text += "\n\n"
 	}
-	if r.summary {
-		text += MaxRoundsFallbackText
+	if r.fallback != "" {
+		text += r.fallback
 	} else {
 		text += "Error: the model request failed: " + err.Error()
 	}
@@ -261,11 +262,12 @@ func unknownToolsInstruction(names []string) string {
 
 // forcedSummary makes one final provider call without tools, with a synthetic user
 // instruction that is sent but never stored in history. An empty or failed answer yields
-// MaxRoundsFallbackText. The call numbers its replay events as the next round but is not
+// fallback (MaxRoundsFallbackText at the round cap, UnknownToolsFallbackText after
+// repeated unknown tools). The call numbers its replay events as the next round but is not
 // counted in Result.Rounds (it is no model/tool round; Result.FinalSummary says it ran).
 // It passes the same 95% pre-send guard as every other call: past it, the run ends with
 // StopContextLimit and the guard's diagnostic instead.
-func (r *run) forcedSummary(ctx context.Context, instruction string) {
+func (r *run) forcedSummary(ctx context.Context, instruction, fallback string) {
 	r.round++
 	synthetic := r.a.factory.User(instruction)
 	req := r.request(nil, llm.PurposeFinalSummary, []llm.Message{synthetic})
@@ -274,9 +276,9 @@ func (r *run) forcedSummary(ctx context.Context, instruction string) {
 	}
 	r.result.FinalSummary = true
 	r.textDelta("\n\n")
-	r.summary = true
+	r.fallback = fallback
 	msg, err := r.executeRound(ctx, req)
-	r.summary = false
+	r.fallback = ""
 	if ctx.Err() != nil {
 		r.interrupted()
 		return
@@ -284,7 +286,7 @@ func (r *run) forcedSummary(ctx context.Context, instruction string) {
 	text := msg.Text()
 	if err != nil || strings.TrimSpace(text) == "" {
 		// Never an error: the fallback tells the user where the partial results are.
-		text = MaxRoundsFallbackText
+		text = fallback
 		r.textDelta(text)
 	}
 	r.result.Response = text

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
@@ -152,5 +153,28 @@ turns:
 		if !strings.HasPrefix(r, session.InvalidInputPrefix) || !strings.Contains(r, want[i]) || strings.Contains(r, session.PermissionDeniedPrefix) {
 			t.Errorf("result %d = %q", i, r)
 		}
+	}
+}
+
+// Issue 10 §5: without a round cap, a run that stops on repeated unknown tools (and whose
+// final summary fails) never claims "Maximum rounds reached".
+func TestAssembledNoMaximumRoundsWithoutACap(t *testing.T) {
+	script := `
+turns:
+  - toolCalls: [{id: c1, name: Ghost, input: {}}]
+  - toolCalls: [{id: c2, name: Ghost, input: {}}]
+`
+	dir, home := project(t, script, "")
+	opts := Options{Cwd: dir, Home: home, Env: envOf(nil), Now: fixedNow, NewID: ids()}
+	a, err := Assemble(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := a.Session.Run(context.Background(), "go")
+	if err := a.Close(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(answer, "Maximum rounds") || a.Session.LastResult().StopReason != agent.StopUnknownTools {
+		t.Fatalf("answer %q, stop %s", answer, a.Session.LastResult().StopReason)
 	}
 }
