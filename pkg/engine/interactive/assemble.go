@@ -104,6 +104,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if st, err := os.Stat(opts.Cwd); err != nil || !st.IsDir() {
 		return nil, invalid("working directory %s: not a directory", opts.Cwd)
 	}
+	// Before anything is read from or written into it.
+	if err := checkRobotaDir(opts.Cwd); err != nil {
+		return nil, err
+	}
 	if opts.Fork && opts.Resume == "" && !opts.Continue {
 		return nil, invalid("--fork-session needs --resume ID or --continue: there is no session to fork")
 	}
@@ -145,7 +149,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	outputDir := ToolOutputDir(opts.Cwd)
 	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs,
-		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir})
+		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env)})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
@@ -334,7 +338,11 @@ func buildHooks(settings *config.Settings, cwd string) (session.HookRunner, erro
 	if err != nil { // every group parsed on its own above
 		return nil, invalid("hooks: %w", err)
 	}
-	return hookAdapter{r: hook.NewRunner(cfg, cwd)}, nil
+	// Hooks see the settings `env` too: command hooks in their environment, http hooks in
+	// the variables their allowedEnvVars may expand.
+	return hookAdapter{r: hook.NewRunner(cfg, cwd,
+		hook.WithExecutor("command", &hook.CommandExecutor{ProjectDir: cwd, Env: settingsEnv(settings.Env)}),
+		hook.WithExecutor("http", &hook.HTTPExecutor{LookupEnv: lookupWithSettings(settings.Env)}))}, nil
 }
 
 // forkRecord copies the record id under newID (--fork-session), leaving the original

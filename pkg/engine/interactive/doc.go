@@ -8,4 +8,13 @@
 // whichever client drives it. Adapters in this package translate between the
 // concrete engine packages (permission, hook, store, sessionlog) and the small
 // ports that pkg/engine/session declares.
+//
+// Guarantees:
+//   - A project whose .robota is a symlink leading outside the project is refused before
+//     anything is read from or written into it (ErrRobotaDirOutside).
+//   - The settings `env` object (every layer, merged by name, the higher layer winning)
+//     is in the environment of Bash commands, background commands and command hooks,
+//     over the inherited variables of the same name; http hooks' allowedEnvVars see it.
+//   - Tool output cut to fit a tool result is saved whole in .robota/tool-output (see
+//     ToolOutputDir), which a Read in any permission mode may open.
 package interactive

@@ -2,6 +2,7 @@ package interactive
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -176,5 +177,93 @@ turns:
 	}
 	if strings.Contains(answer, "Maximum rounds") || a.Session.LastResult().StopReason != agent.StopUnknownTools {
 		t.Fatalf("answer %q, stop %s", answer, a.Session.LastResult().StopReason)
+	}
+}
+
+// Issue 10 §6: the settings `env` of every layer reaches Bash and command hooks, merged by
+// name with the higher layer winning (user < project < local), over the inherited
+// environment.
+func TestAssembledSettingsEnvReachesBashAndHooks(t *testing.T) {
+	script := `
+turns:
+  - toolCalls: [{id: c1, name: Bash, input: {command: "printf '%s/%s/%s/%s' \"$RT_A\" \"$RT_B\" \"$RT_C\" \"$RT_D\""}}]
+  - text: done
+`
+	dir, home := project(t, script, `, "permissions": {"allow": ["Bash"]},
+  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+    "command": "printf '%s/%s/%s/%s' \"$RT_A\" \"$RT_B\" \"$RT_C\" \"$RT_D\" > \"$CLAUDE_PROJECT_DIR/hook.txt\""}]}]}`)
+	t.Setenv("RT_D", "inherited")
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"),
+		`{"env": {"RT_A": "user", "RT_B": "user", "RT_C": "user", "RT_D": "user"}}`)
+	writeFile(t, filepath.Join(dir, ".robota", "settings.json"), `{"env": {"RT_B": "project", "RT_C": "project"}}`)
+	writeFile(t, filepath.Join(dir, ".claude", "settings.local.json"), `{"env": {"RT_C": "local"}}`)
+	var results []string
+	got := runAssembled(t, dir, home, "env", Options{OnMessage: func(m llm.Message) {
+		if r, ok := m.ToolResult(); ok {
+			results = append(results, r.Content)
+		}
+	}})
+	const want = "user/project/local/user"
+	if !got["c1"].Success || len(results) != 1 || results[0] != want {
+		t.Fatalf("Bash saw %q (%+v), want %q", results, got["c1"], want)
+	}
+	hookOut, err := os.ReadFile(filepath.Join(dir, "hook.txt"))
+	if err != nil || string(hookOut) != want {
+		t.Fatalf("hook saw %q (%v), want %q", hookOut, err, want)
+	}
+}
+
+// Issue 10 §6: a .robota that is a symlink leading outside the project is refused at
+// assembly with an error naming the link and its target, before anything is written
+// there; a link inside the project is fine.
+func TestAssembleRefusesRobotaSymlinkOutsideTheProject(t *testing.T) {
+	tests := []struct {
+		name    string
+		target  func(dir, outside string) string
+		wantErr bool
+	}{
+		{"outside", func(_, outside string) string { return outside }, true},
+		{"outside through ..", func(dir, outside string) string {
+			rel, _ := filepath.Rel(dir, outside)
+			return rel
+		}, true},
+		{"dangling", func(_, outside string) string { return filepath.Join(outside, "missing") }, true},
+		{"inside the project", func(dir, _ string) string {
+			if err := os.Mkdir(filepath.Join(dir, "state"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return "state"
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, home := project(t, "turns:\n  - text: hi\n", "")
+			outside := t.TempDir()
+			target := tc.target(dir, outside)
+			if err := os.Symlink(target, filepath.Join(dir, ".robota")); err != nil {
+				t.Fatal(err)
+			}
+			a, err := Assemble(context.Background(), Options{Cwd: dir, Home: home, Env: envOf(nil), Now: fixedNow, NewID: ids()})
+			if !tc.wantErr {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := a.Close(context.Background(), "other"); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil {
+				a.Close(context.Background(), "other")
+				t.Fatal("Assemble accepted a .robota leading outside the project")
+			}
+			if !errors.Is(err, ErrRobotaDirOutside) || !errors.Is(err, ErrInvalidConfiguration) ||
+				!strings.Contains(err.Error(), filepath.Join(dir, ".robota")) || !strings.Contains(err.Error(), outside) {
+				t.Fatalf("error %v: want ErrRobotaDirOutside naming the link and where it leads", err)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Fatalf("written outside the project: %v", entries)
+			}
+		})
 	}
 }

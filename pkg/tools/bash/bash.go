@@ -51,6 +51,9 @@ type BackgroundRequest struct {
 	Cwd         string
 	// ToolCallID links the background task to the call that started it (may be empty).
 	ToolCallID string
+	// Env is the environment the command must run with (Config.Env); nil means the
+	// runner's own.
+	Env []string
 }
 
 // Config configures the Bash tool.
@@ -59,7 +62,8 @@ type Config struct {
 	Cwd string
 	// Shell is the shell binary; empty means bash from PATH, else /bin/sh.
 	Shell string
-	// Env is the environment; nil means the engine's own.
+	// Env is the environment of foreground and background commands (the settings `env`
+	// applied); nil means the engine's own.
 	Env []string
 	// Background runs run_in_background commands; nil makes them fail as not available.
 	Background BackgroundRunner
@@ -256,7 +260,7 @@ func (b *Bash) background(ctx context.Context, rec record.Call, p Params) llm.To
 		return toolkit.Failure(rec, toolkit.CodeNotAvailable,
 			"Background execution is not available in this session: no background runner is configured. Run the command without run_in_background, or with a timeout.", nil)
 	}
-	req := BackgroundRequest{Command: p.Command, Description: p.Description, Cwd: b.cfg.Cwd}
+	req := BackgroundRequest{Command: p.Command, Description: p.Description, Cwd: b.cfg.Cwd, Env: b.cfg.Env}
 	if info, ok := llm.ToolCallFrom(ctx); ok {
 		req.ToolCallID = info.ID
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -94,14 +95,15 @@ func TestBashGolden(t *testing.T) {
 
 func TestBashBackgroundRequest(t *testing.T) {
 	runner := &fakeRunner{}
-	b, dir := newBash(t, Config{Background: runner})
+	env := []string{"PATH=" + os.Getenv("PATH"), "ROBOTA_TEST_VAR=from-settings"}
+	b, dir := newBash(t, Config{Background: runner, Env: env})
 	ctx := llm.WithToolCall(context.Background(), llm.ToolCallInfo{ID: "toolu_1", Name: "Bash"})
 	res := call(ctx, b, map[string]any{"command": "make watch", "description": "watch", "run_in_background": true})
 	if !res.Success {
 		t.Fatal(res.Error)
 	}
-	want := BackgroundRequest{Command: "make watch", Description: "watch", Cwd: dir, ToolCallID: "toolu_1"}
-	if runner.got != want {
+	want := BackgroundRequest{Command: "make watch", Description: "watch", Cwd: dir, ToolCallID: "toolu_1", Env: env}
+	if !reflect.DeepEqual(runner.got, want) {
 		t.Fatalf("request = %+v, want %+v", runner.got, want)
 	}
 }

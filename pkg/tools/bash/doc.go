@@ -15,6 +15,7 @@
 //     is set, the file the whole output was streamed to, for the model to Read (or why it
 //     could not be saved). Output that fits leaves no file behind.
 //   - The exit code is reported; a non-zero exit, a timeout and an abort are failed results.
-//   - run_in_background goes to a BackgroundRunner port; without one the call fails with a
-//     clear "not available" message and runs nothing.
+//   - run_in_background goes to a BackgroundRunner port, with the same Config.Env as
+//     foreground commands; without one the call fails with a clear "not available"
+//     message and runs nothing.
 package bash
