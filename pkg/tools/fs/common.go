@@ -16,6 +16,21 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/tools/workspace"
 )
 
+// MaxFileSize is the largest file Edit changes and the largest content Write writes
+// (32 MiB). Edit holds the old text, the new text and their diff in memory at once, a few
+// times the file's size; beyond this a call would cost hundreds of megabytes, or gigabytes,
+// for a file no model edits by exact string replacement. Larger files are refused with a
+// message naming the size and the limit, before they are read.
+const MaxFileSize = 32 << 20
+
+// CodeTooLarge is the error code of a file or content over MaxFileSize.
+const CodeTooLarge = "file_too_large"
+
+// sizeText renders a byte count for messages: "40.0 MiB (41943040 bytes)".
+func sizeText(n int64) string {
+	return fmt.Sprintf("%.1f MiB (%d bytes)", float64(n)/(1<<20), n)
+}
+
 // sniffLen is how much of a file decides whether it is binary (git looks at the same amount).
 const sniffLen = 8000
 

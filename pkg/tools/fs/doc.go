@@ -16,5 +16,9 @@
 //     creates missing parent directories.
 //   - Edit changes nothing unless old_string occurs exactly once (or replace_all is set);
 //     its result reports the 1-based line of the first change and a unified diff.
+//   - Edit refuses a file over MaxFileSize (32 MiB) from its size, before reading it (and
+//     stops reading one that grows past it meanwhile); Write refuses content over
+//     MaxFileSize. Both say the size and the limit and change nothing: memory stays at a
+//     few times the limit whatever the file.
 //   - Each result carries the call record (record.Call) in its metadata.
 package fs

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	iofs "io/fs"
+	"os"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
@@ -28,17 +30,19 @@ const editDescription = `Performs an exact string replacement in a file.
 - old_string must occur exactly once in the file, unless replace_all is true; include enough surrounding context to make it unique.
 - Preserve the exact indentation of the file; do not include the line-number prefix Read shows.
 - An empty old_string creates a file that does not exist yet (or fills an empty one).
-- The write is atomic; the result gives the line of the first change and a unified diff.`
+- The write is atomic; the result gives the line of the first change and a unified diff.
+- Files over 32 MiB are refused; change them with a command instead.`
 
 // Edit is the Edit tool.
 type Edit struct {
 	*tools.Typed[EditParams]
-	ws *workspace.Workspace
+	ws      *workspace.Workspace
+	maxSize int64 // MaxFileSize; smaller in tests
 }
 
 // NewEdit builds the Edit tool over ws.
 func NewEdit(ws *workspace.Workspace) (*Edit, error) {
-	e := &Edit{ws: ws}
+	e := &Edit{ws: ws, maxSize: MaxFileSize}
 	typed, err := tools.New("Edit", editDescription, e.run)
 	if err != nil {
 		return nil, err
@@ -82,7 +86,13 @@ func (e *Edit) run(ctx context.Context, params EditParams) llm.ToolResult {
 	case !fi.Mode().IsRegular():
 		return notRegularFailure(rec, p.Abs, fi.Mode())
 	}
-	data, err := root.ReadFile(p.Rel())
+	if fi.Size() > e.maxSize {
+		return e.tooLarge(rec, p.Abs, fi.Size())
+	}
+	data, err := readAtMost(root, p.Rel(), e.maxSize)
+	if errors.Is(err, errTooLarge) { // it grew since the stat
+		return e.tooLarge(rec, p.Abs, int64(len(data)))
+	}
 	if err != nil {
 		return statFailure(rec, p.Abs, err)
 	}
@@ -108,6 +118,31 @@ func (e *Edit) run(ctx context.Context, params EditParams) llm.ToolResult {
 	}
 	return e.write(ctx, rec, p, content, r)
 }
+
+func (e *Edit) tooLarge(rec record.Call, display string, size int64) llm.ToolResult {
+	return toolkit.Failure(rec, CodeTooLarge, fmt.Sprintf("Cannot edit %s: it is %s, over Edit's limit of %s. The file was not read or changed; change a file this large with a command (sed, a script) instead.",
+		display, sizeText(size), sizeText(e.maxSize)), map[string]any{"size": size, "limit": e.maxSize})
+}
+
+// readAtMost reads the file at rel, failing with errTooLarge (and the bytes read so far)
+// once it holds more than limit bytes: the file may have grown since it was measured.
+func readAtMost(root *os.Root, rel string, limit int64) ([]byte, error) {
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return data, errTooLarge
+	}
+	return data, nil
+}
+
+var errTooLarge = errors.New("file too large")
 
 func (e *Edit) write(ctx context.Context, rec record.Call, p workspace.Path, before string, r replacement) llm.ToolResult {
 	if ctx.Err() != nil {

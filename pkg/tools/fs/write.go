@@ -23,17 +23,19 @@ type WriteParams struct {
 const writeDescription = `Writes a file to the local filesystem, replacing it if it exists.
 - file_path should be an absolute path inside the working directories; missing parent directories are created.
 - The write is atomic and keeps an existing file's permissions.
-- Prefer Edit for changing part of an existing file.`
+- Prefer Edit for changing part of an existing file.
+- Content over 32 MiB is refused.`
 
 // Write is the Write tool.
 type Write struct {
 	*tools.Typed[WriteParams]
-	ws *workspace.Workspace
+	ws      *workspace.Workspace
+	maxSize int64 // MaxFileSize; smaller in tests
 }
 
 // NewWrite builds the Write tool over ws.
 func NewWrite(ws *workspace.Workspace) (*Write, error) {
-	w := &Write{ws: ws}
+	w := &Write{ws: ws, maxSize: MaxFileSize}
 	typed, err := tools.New("Write", writeDescription, w.run)
 	if err != nil {
 		return nil, err
@@ -58,6 +60,10 @@ func (w *Write) run(ctx context.Context, params WriteParams) llm.ToolResult {
 		return toolkit.PathFailure(rec, err)
 	}
 	rec.Writes = []string{p.Real}
+	if size := int64(len(params.Content)); size > w.maxSize {
+		return toolkit.Failure(rec, CodeTooLarge, fmt.Sprintf("Cannot write %s: the content is %s, over Write's limit of %s. Nothing was written.",
+			p.Abs, sizeText(size), sizeText(w.maxSize)), map[string]any{"size": size, "limit": w.maxSize})
+	}
 	if ctx.Err() != nil {
 		return toolkit.Failure(rec, toolkit.CodeAborted, "Write to "+p.Abs+" was aborted before it started.", nil)
 	}
