@@ -18,15 +18,28 @@ logs/
 tool-output/
 `
 
+// previousRuntimeGitignore is what earlier versions wrote; such a file is brought up to
+// date, since nobody edited it.
+const previousRuntimeGitignore = `# Written by robota: session records and logs of this machine.
+sessions/
+logs/
+`
+
 // ensureRuntimeGitignore writes .robota/.gitignore once; an existing file is the
-// user's and is left alone.
+// user's and is left alone, unless it is exactly what an earlier version wrote.
 func ensureRuntimeGitignore(cwd string) error {
 	dir := filepath.Join(cwd, ".robota")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	path := filepath.Join(dir, ".gitignore")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
+		if old, rerr := os.ReadFile(path); rerr == nil && string(old) == previousRuntimeGitignore {
+			if werr := os.WriteFile(path, []byte(runtimeGitignore), 0o644); werr != nil {
+				return fmt.Errorf("update .robota/.gitignore: %w", werr)
+			}
+		}
 		return nil
 	}
 	if err != nil {

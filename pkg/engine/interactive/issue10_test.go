@@ -267,3 +267,17 @@ func TestAssembleRefusesRobotaSymlinkOutsideTheProject(t *testing.T) {
 		})
 	}
 }
+
+// Saved tool output stays out of git: new projects get tool-output/ in .robota/.gitignore,
+// and a file an earlier version wrote (and nobody edited) is brought up to date.
+func TestToolOutputIsGitignored(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".robota", ".gitignore"), previousRuntimeGitignore)
+	if err := ensureRuntimeGitignore(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, ".robota", ".gitignore"))
+	if string(got) != runtimeGitignore || !strings.Contains(runtimeGitignore, "\ntool-output/\n") {
+		t.Fatalf(".gitignore = %q", got)
+	}
+}
