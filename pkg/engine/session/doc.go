@@ -20,9 +20,9 @@
 //   - Every tool call, registered or not, reaches OnToolExecution exactly once as start and
 //     once as end.
 //   - A tool result over Config.MaxToolResultChars characters keeps its head and tail within
-//     that many characters around a note stating how many characters were cut; the whole
-//     text is saved in Config.ToolOutputDir first and the note names the file (or says why
-//     it could not be saved).
+//     that many characters around a note stating how many characters were cut; when
+//     Config.ToolOutputDir is set the whole text is saved there first and the note names
+//     the file (or says why it could not be saved).
 //   - A call whose arguments are not one JSON object is answered "the input could not be
 //     parsed" with the raw text (bounded); it reaches neither the evaluator, the hooks nor
 //     the tool, and it is not a permission denial.
