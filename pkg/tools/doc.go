@@ -14,5 +14,7 @@
 // Tools that only read (Read, Glob, Grep, WebFetch, WebSearch) implement
 // ConcurrencySafe(args) bool returning true, which the agent loop (agent.ConcurrencySafe)
 // uses to run them alongside each other; every other tool (Bash, Write, Edit) runs alone
-// in its batch, in request order.
+// in its batch, in request order. Claude Code also runs Bash commands it classifies as
+// read-only at once; here every Bash call runs alone (stricter: the tool does not analyse
+// what a command writes).
 package tools
