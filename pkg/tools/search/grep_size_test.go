@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/tools/internal/golden"
@@ -39,6 +40,8 @@ func bothGrepTools(t *testing.T, cfg GrepConfig) []*Grep {
 	return tools
 }
 
+var treeTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
 func writeTree(t *testing.T, files map[string]string) (*workspace.Workspace, string) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -51,6 +54,11 @@ func writeTree(t *testing.T, files map[string]string) (*workspace.Workspace, str
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// One mtime for every file: files_with_matches lists the newest first, and files
+		// written in map order would otherwise come out in a random order.
+		if err := os.Chtimes(p, treeTime, treeTime); err != nil {
 			t.Fatal(err)
 		}
 	}
