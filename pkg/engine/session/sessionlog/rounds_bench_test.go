@@ -186,4 +186,3 @@ func BenchmarkLogRound(b *testing.B) {
 		})
 	}
 }
-
