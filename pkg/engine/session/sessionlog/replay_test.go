@@ -122,6 +122,18 @@ func TestReplayRebuildsMessages(t *testing.T) {
 			got, _ := json.Marshal(rec.Messages)
 			t.Errorf("threshold %d: replayed messages\n%s", threshold, got)
 		}
+		// Round 2 was logged as a delta of round 1; both requests come back whole.
+		wantRequests := [][]llm.Message{{userMsg}, want[:4]}
+		if len(rec.Requests) != 2 {
+			t.Fatalf("threshold %d: %d requests replayed", threshold, len(rec.Requests))
+		}
+		for i, r := range rec.Requests {
+			if !reflect.DeepEqual(r.Messages, wantRequests[i]) || r.Round != i+1 || r.ExecutionID != "exec-1" ||
+				len(r.Tools) != 1 || r.Tools[0].Name != "Echo" {
+				got, _ := json.Marshal(r)
+				t.Errorf("threshold %d: request %d replayed as %s", threshold, i+1, got)
+			}
+		}
 		if rec.SessionID != "s1" || rec.Cwd != "/work/p" || !rec.CreatedAt.Equal(epoch) || !rec.UpdatedAt.After(rec.CreatedAt) {
 			t.Errorf("threshold %d: record header %+v", threshold, rec)
 		}
