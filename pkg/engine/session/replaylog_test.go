@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -273,4 +277,90 @@ turns:
 	p3, rec3 := runs(forked, 12)
 	wantSameRequests(t, "forked", replayRequests(t, dir, "long-fork"), p3)
 	wantSameMessages(t, "forked", replayLog(t, dir, "long-fork"), rec3.Messages)
+}
+
+// A run of many small tool rounds writes a log that grows with the conversation, not with
+// its square: the whole log stays within a small multiple of the final conversation, and
+// the last rounds cost no more than the first. (Before delta lines every request's whole
+// message list was written again: 300 rounds wrote ~170× the conversation.)
+func TestSessionLog_BytesGrowWithTheConversation(t *testing.T) {
+	const rounds = 300
+	dir := t.TempDir()
+	lg, err := sessionlog.Open(dir, "rounds", sessionlog.Options{Now: fixedClock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newProvider(t, `
+turns:
+  - when: {purpose: final_summary}
+    text: "Done."
+    usage: {inputTokens: 10, outputTokens: 5}
+    repeat: true
+  - text: "Next file."
+    toolCalls: [{name: Read, input: {file_path: a.txt}}]
+    usage: {inputTokens: 10, outputTokens: 5}
+    repeat: true
+`)
+	st := &memStore{}
+	s := newSession(t, session.Config{SessionID: "rounds", Provider: p, Logger: lg, Store: st, Evaluator: allowAll(),
+		Tools: []llm.Tool{&funcTool{name: "Read"}}, MaxTurns: rounds, AutoCompactThreshold: session.AutoCompactDisabled})
+	mustRun(t, s, "read a.txt many times")
+	if err := s.Shutdown(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	conv, _ := json.Marshal(st.load(t, "rounds").Messages)
+	var total int64
+	perRound := map[int]int{}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		total += info.Size()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sessionlog.ReadLogFile(sessionlog.LogPath(dir, "rounds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A round's bytes: its lines, and the payload files they were first to refer to.
+	refs := regexp.MustCompile(`"sha256":"([0-9a-f]{64})","byteLength":([0-9]+)`)
+	seen := map[string]bool{}
+	for _, e := range c.Entries {
+		var id struct {
+			Round int `json:"round"`
+		}
+		b, _ := json.Marshal(e)
+		if json.Unmarshal(e.Data, &id) != nil || id.Round == 0 {
+			continue
+		}
+		perRound[id.Round] += len(b) + 1
+		for _, m := range refs.FindAllStringSubmatch(string(e.Data), -1) {
+			if !seen[m[1]] {
+				seen[m[1]] = true
+				n, _ := strconv.Atoi(m[2])
+				perRound[id.Round] += n
+			}
+		}
+	}
+	first, last := 0, 0
+	for r := 1; r <= 100; r++ {
+		first += perRound[r]
+		last += perRound[rounds-100+r]
+	}
+	ratio := float64(total) / float64(len(conv))
+	t.Logf("%d rounds: log %d bytes, final conversation %d bytes (%.1f×); rounds 1-100 %d bytes, rounds %d-%d %d bytes",
+		rounds, total, len(conv), ratio, first, rounds-99, rounds, last)
+	if ratio > 16 {
+		t.Errorf("the log is %.1f× the final conversation, want ≤ 16×", ratio)
+	}
+	if float64(last) > 1.1*float64(first) {
+		t.Errorf("the last 100 rounds wrote %d bytes, the first 100 %d: the cost of a round grows with the history", last, first)
+	}
 }
