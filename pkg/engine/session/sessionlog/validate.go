@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
 // IssueCode classifies a validation issue.
@@ -32,7 +34,8 @@ const (
 	IssueEntryMalformed IssueCode = "ENTRY_MALFORMED"
 	// Sequence numbers do not increase.
 	IssueSequenceOutOfOrder IssueCode = "SEQUENCE_OUT_OF_ORDER"
-	// A provider_request extends a base request that is not earlier in the log.
+	// A provider_request, or a native request body, extends a base that is not earlier in
+	// the log.
 	IssueRequestBaseMissing IssueCode = "PROVIDER_REQUEST_BASE_MISSING"
 )
 
@@ -64,7 +67,8 @@ type identity struct {
 		ToolCallID string `json:"toolCallId"`
 	} `json:"tool"`
 	RawPayload *struct {
-		PayloadKind string `json:"payloadKind"`
+		PayloadKind string       `json:"payloadKind"`
+		PayloadBase *PayloadBase `json:"payloadBase"`
 	} `json:"rawPayload"`
 }
 
@@ -105,7 +109,7 @@ type roundEvents struct {
 // appends are contiguous and pre_run's historyLength is the history's; sequences increase.
 func ValidateSessionReplayLogEntries(entries []Entry, payloads PayloadSource) Validation {
 	v := &validator{rounds: map[roundKey]*roundEvents{}, requests: map[toolKey]*Entry{}, results: map[toolKey]bool{},
-		requestCounts: map[roundKey]int{}}
+		requestCounts: map[roundKey]int{}, nativeRequests: map[roundKey]bool{}}
 	for i := range entries {
 		v.entry(&entries[i], payloads)
 	}
@@ -126,6 +130,8 @@ type validator struct {
 	histKnown  bool
 	// requestCounts is the message count of each provider request seen (-1: unknown).
 	requestCounts map[roundKey]int
+	// nativeRequests are the native request bodies seen.
+	nativeRequests map[roundKey]bool
 }
 
 func (v *validator) add(e *Entry, code IssueCode, format string, args ...any) *Issue {
@@ -196,6 +202,13 @@ func (v *validator) providerEvent(e *Entry, payloads PayloadSource) {
 	case EventProviderNativeRawPayload:
 		if kind := id.payloadKind(); kind == "response" || kind == "stream_event" {
 			r.nativeResponse = true
+		}
+		if id.payloadKind() == string(llm.PayloadRequest) {
+			if b := id.RawPayload.PayloadBase; b != nil && !v.nativeRequests[roundKey{b.ExecutionID, b.Round}] {
+				is := v.add(e, IssueRequestBaseMissing, "native request body extends %s round %d, which is not earlier in the log", b.ExecutionID, b.Round)
+				is.ExecutionID, is.Round = k.execution, k.round
+			}
+			v.nativeRequests[k] = true
 		}
 	case EventProviderResponseRaw:
 		r.raw = true
