@@ -21,6 +21,14 @@
 //     the schemas are the base's. Without a base, newMessages is the whole list. Logs
 //     written before this format carry request.messages (the whole list) and replay as
 //     they are.
+//   - provider_native_raw_payload of kind request (the provider's SDK-native body, which
+//     holds the conversation, system prompt and tools again): written as a delta of the
+//     previous body the logger wrote for the same conversation and provider. Its
+//     conversation array (member "messages" or "input") keeps only the elements after
+//     the first rawPayload.payloadBase.shared ones, which are the base body's (compared
+//     byte for byte as the provider encoded them), and the members listed in
+//     payloadBase.same are left out: they are the base body's. payloadBase names the base
+//     line by executionId and round. EachNativeRequest rebuilds every body, one at a time.
 //   - pre_run: the enriched input and historyLength, the length of the history before the
 //     call (the history is the one history_mutation events rebuild at that line).
 //   - assistant: the answer, historyLength and historyStructure for the messages from
@@ -29,9 +37,9 @@
 // Replay reads these forms: ReplaySessionLogEntries returns each request's exact message
 // list and tools (ReplayRecord.Requests; requests share the memory of their common
 // prefix), and fails with ErrReplay when a request's base is not earlier in the log or its
-// counts do not add up; validation reports the same as PROVIDER_REQUEST_BASE_MISSING or
-// ENTRY_MALFORMED, and a pre_run whose historyLength is not the rebuilt history's as
-// HISTORY_INDEX_MISMATCH.
+// counts do not add up (EachNativeRequest likewise for native bodies). Validation reports
+// the same as PROVIDER_REQUEST_BASE_MISSING or ENTRY_MALFORMED, and a pre_run whose
+// historyLength is not the rebuilt history's as HISTORY_INDEX_MISMATCH.
 //
 // Guarantees:
 //   - Every line is one Entry: schemaVersion, sequence (1, 2, … per session, continued
