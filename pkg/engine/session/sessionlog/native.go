@@ -34,78 +34,106 @@ type PayloadBase struct {
 	Same []string `json:"same,omitempty"`
 }
 
-// nativeMark is the conversation array of the last native request body written for a
-// conversation and provider (unredacted elements, to compare the next body with).
+// nativeMark is the last native request body written for a conversation and provider
+// (unredacted, as the provider encoded it), to compare the next body with: its
+// conversation array's elements and its other members.
 type nativeMark struct {
 	exec    string
 	round   int
 	member  string
-	elems   []json.RawMessage
-	members map[string]json.RawMessage // the other members
+	elems   [][]byte
+	members map[string][]byte
 }
 
 func nativeKey(ev agent.Event) string { return ev.ConversationID + "\x00" + ev.RawPayload.Provider }
 
 // nativeDelta returns the event to log for a native request body (l.mu held): the body
 // with its conversation array reduced to what the last body written for the conversation
-// lacks, and the base naming that body (nil when nothing is shared). mark is what to
-// remember once the line is written. Events of other kinds, and bodies without a
-// conversation array, come back unchanged.
+// lacks and the members equal to that body's left out, and the base naming that body
+// (nil when nothing is shared). mark is what to remember once the line is written. Other
+// events, and bodies without a conversation array, come back unchanged. The cost is a
+// scan and a byte comparison of the body, which the provider has just encoded whole.
 func (l *FileLogger) nativeDelta(ev agent.Event) (out agent.Event, base *PayloadBase, mark *nativeMark) {
 	p := ev.RawPayload
 	if p == nil || p.PayloadKind != llm.PayloadRequest {
 		return ev, nil, nil
 	}
-	var body map[string]json.RawMessage
-	if json.Unmarshal(p.Payload, &body) != nil {
+	payload := bytes.Clone(p.Payload) // the mark keeps pieces of it
+	members, ok := objectMembers(payload)
+	if !ok {
 		return ev, nil, nil
 	}
-	for _, member := range nativeArrays {
-		var elems []json.RawMessage
-		if raw := bytes.TrimSpace(body[member]); len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
+	conv := -1
+	var elems [][]byte
+	for _, name := range nativeArrays {
+		for i, m := range members {
+			if m.key == name {
+				if elems, ok = arrayElements(m.value); ok {
+					conv = i
+				}
+			}
+		}
+		if conv >= 0 {
+			break
+		}
+	}
+	if conv < 0 {
+		return ev, nil, nil
+	}
+	member := members[conv].key
+	mark = &nativeMark{exec: ev.ExecutionID, round: ev.Round, member: member, elems: elems,
+		members: make(map[string][]byte, len(members))}
+	for i, m := range members {
+		if i != conv {
+			mark.members[m.key] = m.value
+		}
+	}
+	prev := l.native[nativeKey(ev)]
+	if prev == nil || prev.member != member {
+		return ev, nil, mark
+	}
+	shared := 0
+	for shared < len(prev.elems) && shared < len(elems) && bytes.Equal(prev.elems[shared], elems[shared]) {
+		shared++
+	}
+	var same []string
+	var reduced bytes.Buffer
+	reduced.WriteByte('{')
+	for i, m := range members {
+		if i != conv {
+			if pv, ok := prev.members[m.key]; ok && bytes.Equal(pv, m.value) {
+				same = append(same, m.key)
+				continue
+			}
+		}
+		if reduced.Len() > 1 {
+			reduced.WriteByte(',')
+		}
+		key, _ := json.Marshal(m.key)
+		reduced.Write(key)
+		reduced.WriteByte(':')
+		if i != conv {
+			reduced.Write(m.value)
 			continue
 		}
-		others := make(map[string]json.RawMessage, len(body)-1)
-		for k, v := range body {
-			if k != member {
-				others[k] = v
+		reduced.WriteByte('[')
+		for j, e := range elems[shared:] {
+			if j > 0 {
+				reduced.WriteByte(',')
 			}
+			reduced.Write(e)
 		}
-		mark = &nativeMark{exec: ev.ExecutionID, round: ev.Round, member: member, elems: elems, members: others}
-		prev := l.native[nativeKey(ev)]
-		if prev == nil || prev.member != member {
-			return ev, nil, mark
-		}
-		shared := 0
-		for shared < len(prev.elems) && shared < len(elems) && bytes.Equal(prev.elems[shared], elems[shared]) {
-			shared++
-		}
-		var same []string
-		for k, v := range others {
-			if pv, ok := prev.members[k]; ok && bytes.Equal(pv, v) {
-				same = append(same, k)
-				delete(body, k)
-			}
-		}
-		if shared == 0 && len(same) == 0 {
-			return ev, nil, mark
-		}
-		slices.Sort(same)
-		added, err := json.Marshal(elems[shared:])
-		if err != nil {
-			return ev, nil, mark
-		}
-		body[member] = added
-		reduced, err := json.Marshal(body)
-		if err != nil {
-			return ev, nil, mark
-		}
-		cp := *p
-		cp.Payload = reduced
-		ev.RawPayload = &cp
-		return ev, &PayloadBase{ExecutionID: prev.exec, Round: prev.round, Member: member, Shared: shared, Same: same}, mark
+		reduced.WriteByte(']')
 	}
-	return ev, nil, nil
+	reduced.WriteByte('}')
+	if shared == 0 && len(same) == 0 {
+		return ev, nil, mark
+	}
+	slices.Sort(same)
+	cp := *p
+	cp.Payload = reduced.Bytes()
+	ev.RawPayload = &cp
+	return ev, &PayloadBase{ExecutionID: prev.exec, Round: prev.round, Member: member, Shared: shared, Same: same}, mark
 }
 
 // setPayloadBase records base in the line's tree (rawPayload.payloadBase).
