@@ -35,15 +35,20 @@ type PayloadBase struct {
 }
 
 // nativeMark is the last native request body written for a conversation and provider
-// (unredacted, as the provider encoded it), to compare the next body with: its
-// conversation array's elements and its other members.
+// (unredacted, as the provider encoded it), to compare the next body with: the body, the
+// spans of its members and of its conversation array's elements.
 type nativeMark struct {
 	exec    string
 	round   int
-	member  string
-	elems   [][]byte
-	members map[string][]byte
+	payload []byte
+	members []span // values of the top-level members, in order
+	keys    []string
+	conv    int    // index of the conversation array in members
+	elems   []span // its elements
 }
+
+// span is [start, end) in a body.
+type span struct{ start, end int }
 
 func nativeKey(ev agent.Event) string { return ev.ConversationID + "\x00" + ev.RawPayload.Provider }
 
@@ -51,77 +56,53 @@ func nativeKey(ev agent.Event) string { return ev.ConversationID + "\x00" + ev.R
 // with its conversation array reduced to what the last body written for the conversation
 // lacks and the members equal to that body's left out, and the base naming that body
 // (nil when nothing is shared). mark is what to remember once the line is written. Other
-// events, and bodies without a conversation array, come back unchanged. The cost is a
-// scan and a byte comparison of the body, which the provider has just encoded whole.
+// events, and bodies without a conversation array, come back unchanged.
+//
+// The cost does not grow with the conversation beyond one byte comparison with the last
+// body: the bytes both bodies start with have the same structure, so the elements they
+// cover are shared, and only the rest of the body is scanned.
 func (l *FileLogger) nativeDelta(ev agent.Event) (out agent.Event, base *PayloadBase, mark *nativeMark) {
 	p := ev.RawPayload
 	if p == nil || p.PayloadKind != llm.PayloadRequest {
 		return ev, nil, nil
 	}
-	payload := bytes.Clone(p.Payload) // the mark keeps pieces of it
-	members, ok := objectMembers(payload)
-	if !ok {
-		return ev, nil, nil
-	}
-	conv := -1
-	var elems [][]byte
-	for _, name := range nativeArrays {
-		for i, m := range members {
-			if m.key == name {
-				if elems, ok = arrayElements(m.value); ok {
-					conv = i
-				}
-			}
-		}
-		if conv >= 0 {
-			break
-		}
-	}
-	if conv < 0 {
-		return ev, nil, nil
-	}
-	member := members[conv].key
-	mark = &nativeMark{exec: ev.ExecutionID, round: ev.Round, member: member, elems: elems,
-		members: make(map[string][]byte, len(members))}
-	for i, m := range members {
-		if i != conv {
-			mark.members[m.key] = m.value
-		}
-	}
 	prev := l.native[nativeKey(ev)]
-	if prev == nil || prev.member != member {
+	mark, shared := scanBody(bytes.Clone(p.Payload), prev) // the mark keeps the body
+	if mark == nil {
+		return ev, nil, nil
+	}
+	mark.exec, mark.round = ev.ExecutionID, ev.Round
+	if prev == nil || prev.keys[prev.conv] != mark.keys[mark.conv] {
 		return ev, nil, mark
 	}
-	shared := 0
-	for shared < len(prev.elems) && shared < len(elems) && bytes.Equal(prev.elems[shared], elems[shared]) {
-		shared++
-	}
+	body := mark.payload
 	var same []string
 	var reduced bytes.Buffer
 	reduced.WriteByte('{')
-	for i, m := range members {
-		if i != conv {
-			if pv, ok := prev.members[m.key]; ok && bytes.Equal(pv, m.value) {
-				same = append(same, m.key)
+	for i, m := range mark.members {
+		value := body[m.start:m.end]
+		if i != mark.conv {
+			if pv, ok := prev.member(mark.keys[i]); ok && bytes.Equal(pv, value) {
+				same = append(same, mark.keys[i])
 				continue
 			}
 		}
 		if reduced.Len() > 1 {
 			reduced.WriteByte(',')
 		}
-		key, _ := json.Marshal(m.key)
+		key, _ := json.Marshal(mark.keys[i])
 		reduced.Write(key)
 		reduced.WriteByte(':')
-		if i != conv {
-			reduced.Write(m.value)
+		if i != mark.conv {
+			reduced.Write(value)
 			continue
 		}
 		reduced.WriteByte('[')
-		for j, e := range elems[shared:] {
+		for j, e := range mark.elems[shared:] {
 			if j > 0 {
 				reduced.WriteByte(',')
 			}
-			reduced.Write(e)
+			reduced.Write(body[e.start:e.end])
 		}
 		reduced.WriteByte(']')
 	}
@@ -133,7 +114,157 @@ func (l *FileLogger) nativeDelta(ev agent.Event) (out agent.Event, base *Payload
 	cp := *p
 	cp.Payload = reduced.Bytes()
 	ev.RawPayload = &cp
-	return ev, &PayloadBase{ExecutionID: prev.exec, Round: prev.round, Member: member, Shared: shared, Same: same}, mark
+	return ev, &PayloadBase{ExecutionID: prev.exec, Round: prev.round, Member: mark.keys[mark.conv], Shared: shared, Same: same}, mark
+}
+
+// member returns the value of the member named key.
+func (m *nativeMark) member(key string) ([]byte, bool) {
+	for i, k := range m.keys {
+		if k == key && i != m.conv {
+			return m.payload[m.members[i].start:m.members[i].end], true
+		}
+	}
+	return nil, false
+}
+
+// scanBody splits body into members and its conversation array into elements (nil when
+// it is not an object with one), and counts the leading elements it shares with prev's.
+// What body and prev's body start with alike is not scanned again.
+func scanBody(body []byte, prev *nativeMark) (mark *nativeMark, shared int) {
+	m := &nativeMark{payload: body, conv: -1}
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return nil, 0
+	}
+	i++
+	inArray := false
+	if prev != nil && prev.conv >= 0 {
+		// An element inside the common prefix is shared; one that ends right at its end
+		// too, when it closes itself (a string, object or array: a number could go on).
+		same := commonPrefix(prev.payload, body)
+		for shared < len(prev.elems) {
+			e := prev.elems[shared]
+			if e.end > same || e.end == same && !bytes.ContainsAny(prev.payload[e.end-1:e.end], `"}]`) {
+				break
+			}
+			shared++
+		}
+		if shared > 0 { // resume after the last shared element, inside the array
+			m.members = append(m.members, prev.members[:prev.conv]...)
+			m.keys = append(m.keys, prev.keys[:prev.conv+1]...)
+			m.conv = prev.conv
+			m.elems = append(make([]span, 0, len(prev.elems)+1), prev.elems[:shared]...)
+			i, inArray = prev.elems[shared-1].end, true
+		}
+	}
+	for {
+		if inArray {
+			end, ok := m.scanElements(body, i)
+			if !ok {
+				return nil, 0
+			}
+			start := prev.members[prev.conv].start
+			m.members = append(m.members, span{start, end})
+			i, inArray = skipSpace(body, end), false
+			if i < len(body) && body[i] == '}' {
+				break
+			}
+			if i >= len(body) || body[i] != ',' {
+				return nil, 0
+			}
+			i++
+		}
+		i = skipSpace(body, i)
+		if len(m.members) == 0 && i < len(body) && body[i] == '}' {
+			break
+		}
+		if i >= len(body) || body[i] != '"' {
+			return nil, 0
+		}
+		end := skipString(body, i)
+		var key string
+		if end < 0 || json.Unmarshal(body[i:end], &key) != nil {
+			return nil, 0
+		}
+		if i = skipSpace(body, end); i >= len(body) || body[i] != ':' {
+			return nil, 0
+		}
+		start := skipSpace(body, i+1)
+		if m.conv < 0 && slices.Contains(nativeArrays, key) && start < len(body) && body[start] == '[' {
+			m.conv, m.keys = len(m.members), append(m.keys, key)
+			end, ok := m.scanElements(body, start+1)
+			if !ok {
+				return nil, 0
+			}
+			m.members = append(m.members, span{start, end})
+			i = skipSpace(body, end)
+		} else {
+			if end = skipValue(body, start); end < 0 {
+				return nil, 0
+			}
+			m.members, m.keys = append(m.members, span{start, end}), append(m.keys, key)
+			i = skipSpace(body, end)
+		}
+		if i < len(body) && body[i] == '}' {
+			break
+		}
+		if i >= len(body) || body[i] != ',' {
+			return nil, 0
+		}
+		i++
+	}
+	if skipSpace(body, i+1) != len(body) || m.conv < 0 {
+		return nil, 0
+	}
+	return m, shared
+}
+
+// scanElements adds the elements of the conversation array from i (just after '[' or
+// after an element) and returns the offset just past its ']'.
+func (m *nativeMark) scanElements(body []byte, i int) (int, bool) {
+	i = skipSpace(body, i)
+	if len(m.elems) == 0 && i < len(body) && body[i] == ']' {
+		return i + 1, true
+	}
+	if len(m.elems) > 0 {
+		if i >= len(body) || body[i] != ',' && body[i] != ']' {
+			return 0, false
+		}
+		if body[i] == ']' {
+			return i + 1, true
+		}
+		i = skipSpace(body, i+1)
+	}
+	for {
+		end := skipValue(body, i)
+		if end < 0 {
+			return 0, false
+		}
+		m.elems = append(m.elems, span{i, end})
+		i = skipSpace(body, end)
+		switch {
+		case i < len(body) && body[i] == ']':
+			return i + 1, true
+		case i < len(body) && body[i] == ',':
+			i = skipSpace(body, i+1)
+		default:
+			return 0, false
+		}
+	}
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n, i := min(len(a), len(b)), 0
+	for _, step := range []int{4096, 64} {
+		for i+step <= n && bytes.Equal(a[i:i+step], b[i:i+step]) {
+			i += step
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // setPayloadBase records base in the line's tree (rawPayload.payloadBase).

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,5 +119,71 @@ func TestNativeRequestBodiesAreDeltas(t *testing.T) {
 		if len(v.Issues) != 1 || v.Issues[0].Code != sessionlog.IssueRequestBaseMissing {
 			t.Errorf("threshold %d: issues without the base %+v", threshold, v.Issues)
 		}
+	}
+}
+
+// Bodies that change in every way a provider's may (a new element, a changed last one,
+// numbers whose text only grows, members before or after the array changing, whitespace,
+// an emptied array, a body that is not an object) are all rebuilt exactly, in one
+// conversation, however they are cut.
+func TestNativeRequestBodiesRebuildExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 1))
+	var elems []string
+	before, after := `"max_tokens":1024`, `"tools":[{"name":"Read"}]`
+	var bodies []string
+	for i := range 300 {
+		switch rng.IntN(8) {
+		case 0:
+			if len(elems) > 0 {
+				elems[len(elems)-1] = fmt.Sprintf(`{"role":"user","content":"changed %d"}`, i)
+			}
+		case 1:
+			elems = append(elems, strconv.Itoa(rng.IntN(100))) // a bare number may grow: 7 → 74
+		case 2:
+			if len(elems) > 0 && strings.Trim(elems[len(elems)-1], "0123456789") == "" {
+				elems[len(elems)-1] += strconv.Itoa(rng.IntN(10))
+			}
+		case 3:
+			before = fmt.Sprintf(`"max_tokens":%d`, 1000+rng.IntN(3))
+		case 4:
+			after = fmt.Sprintf(`"tools":[{"name":"Read%d"}]`, rng.IntN(3))
+		case 5:
+			if rng.IntN(10) == 0 {
+				elems = nil
+			}
+		default:
+			elems = append(elems, fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"turn %d \"q\" \\"}]}`, i))
+		}
+		sep := ","
+		if rng.IntN(5) == 0 {
+			sep = " ,\n "
+		}
+		body := `{` + before + `,"messages":[` + strings.Join(elems, sep) + `],` + after + `}`
+		if rng.IntN(40) == 0 {
+			body = `"not an object"`
+		}
+		bodies = append(bodies, body)
+	}
+	dir := t.TempDir()
+	l := openLogger(t, dir, "s1", 0)
+	for i, b := range bodies {
+		ev := nativeRequest("c", "e", i+1, json.RawMessage(b))
+		mustLog(t, l, string(ev.Type), ev)
+	}
+	_ = l.Close()
+	c := readAll(t, l.Path())
+	i := 0
+	err := sessionlog.EachNativeRequest(c.Entries, sessionlog.DirPayloads(dir), func(_ string, round int, body json.RawMessage) error {
+		if got, want := canonical(t, body), canonical(t, []byte(bodies[round-1])); got != want {
+			t.Fatalf("body %d rebuilt as\n%s\nwant\n%s", round, got, want)
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != len(bodies) {
+		t.Fatalf("rebuilt %d of %d bodies: %v", i, len(bodies), err)
+	}
+	if v := sessionlog.ValidateSessionReplayLogEntries(c.Entries, sessionlog.DirPayloads(dir)); len(v.Issues) != 0 {
+		t.Errorf("issues %+v", v.Issues[0])
 	}
 }

@@ -186,3 +186,54 @@ func BenchmarkLogRound(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLogNativeRequest logs the SDK-native body of a request whose conversation has
+// 10, 1k and 10k messages, one new message per op (as a provider reports it each round),
+// against appending the bytes the logger wrote raw.
+func BenchmarkLogNativeRequest(b *testing.B) {
+	msg := func(i int) string {
+		return fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":[{"type":"text","text":"1\tpackage main"}]}]}`, i)
+	}
+	for _, n := range []int{10, 1000, 10000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			l, err := sessionlog.Open(dir, "bench", sessionlog.Options{Now: func() time.Time { return epoch }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			var conv bytes.Buffer
+			for i := range n {
+				if i > 0 {
+					conv.WriteByte(',')
+				}
+				conv.WriteString(msg(i))
+			}
+			body := func(i int) json.RawMessage {
+				conv.WriteString("," + msg(n+i))
+				return json.RawMessage(`{"max_tokens":1024,"messages":[` + conv.String() + `],"model":"claude-x","system":[{"type":"text","text":"sys"}]}`)
+			}
+			ev := func(i int) agent.Event {
+				return agent.Event{Type: agent.EventProviderNativeRawPayload, ExecutionID: "e", ConversationID: "c", Round: i,
+					RawPayload: &llm.RawPayloadEvent{Provider: "anthropic", PayloadKind: llm.PayloadRequest, Payload: body(i)}}
+			}
+			l.Log(string(agent.EventProviderNativeRawPayload), ev(0)) // the first body is written whole
+			_ = l.Sync()
+			offset, _ := os.Stat(l.Path())
+			events := make([]agent.Event, b.N)
+			for i := range events {
+				events[i] = ev(i + 1)
+			}
+			b.ResetTimer()
+			for _, e := range events {
+				l.Log(string(e.Type), e)
+			}
+			b.StopTimer()
+			_ = l.Sync()
+			raw := rawAppend(b, loggedPieces(b, l, offset.Size(), map[string]bool{}))
+			end, _ := os.Stat(l.Path())
+			b.ReportMetric(float64(end.Size()-offset.Size())/float64(b.N), "log-B/op")
+			b.ReportMetric(float64(b.Elapsed())/float64(raw), "time-x-of-raw-append")
+		})
+	}
+}
