@@ -15,9 +15,9 @@
 //   - provider_request (an agent.Event): data.request carries provider, model, purpose,
 //     messageCount (the length of the list the provider was sent), newMessages and, for
 //     every request but an agent's first, base {executionId, round, messages, tools}: the
-//     request's first base.messages messages are those of the earlier provider_request
-//     with that executionId and round (the agent's previous request: its history is
-//     append-only), newMessages follow them, and tools is left out when base.tools says
+//     request's first base.messages messages are those of the latest earlier
+//     provider_request with that executionId and round (the agent's previous request: its
+//     history is append-only), newMessages follow them, and tools is left out when base.tools says
 //     the schemas are the base's. Without a base, newMessages is the whole list. Logs
 //     written before this format carry request.messages (the whole list) and replay as
 //     they are.
@@ -28,7 +28,7 @@
 //     the first rawPayload.payloadBase.shared ones, which are the base body's (compared
 //     byte for byte as the provider encoded them), and the members listed in
 //     payloadBase.same are left out: they are the base body's. payloadBase names the base
-//     line by executionId and round. EachNativeRequest rebuilds every body, one at a time.
+//     line by executionId and round (the latest earlier native request body with them). EachNativeRequest rebuilds every body, one at a time.
 //   - pre_run: the enriched input and historyLength, the length of the history before the
 //     call (the history is the one history_mutation events rebuild at that line).
 //   - assistant: the answer, historyLength and historyStructure for the messages from
