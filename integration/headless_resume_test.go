@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -174,34 +175,26 @@ func userTexts(rec storedRecord) []string {
 }
 
 // lastRequestUserTexts returns the user messages of the last provider_request in a
-// session's log: what the provider was actually sent.
+// session's log: what the provider was actually sent, rebuilt by the log's replay reader
+// (a request is logged as what it adds to the one before).
 func lastRequestUserTexts(t *testing.T, p *project, id string) []string {
 	t.Helper()
-	var last json.RawMessage
-	for _, e := range p.readLog(t, id) {
-		if e.Event == "provider_request" {
-			last = e.Data
-		}
-	}
-	if last == nil {
-		t.Fatalf("log of %s has no provider_request", id)
-	}
-	var data any
-	if err := json.Unmarshal(last, &data); err != nil {
-		t.Fatal(err)
-	}
-	data = p.hydrate(t, data)
-	b, err := json.Marshal(data)
+	c, err := sessionlog.ReadLogFile(p.logPath(id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var req struct {
-		Request struct {
-			Messages []storedMessage `json:"messages"`
-		} `json:"request"`
+	rec, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(filepath.Dir(p.logPath(id))))
+	if err != nil {
+		t.Fatalf("replay the log of %s: %v", id, err)
 	}
-	if err := json.Unmarshal(b, &req); err != nil {
-		t.Fatalf("provider_request data: %v", err)
+	if len(rec.Requests) == 0 {
+		t.Fatalf("log of %s has no provider_request", id)
 	}
-	return userTexts(storedRecord{Messages: req.Request.Messages})
+	var out []string
+	for _, m := range rec.Requests[len(rec.Requests)-1].Messages {
+		if m.Role == llm.RoleUser {
+			out = append(out, m.Text())
+		}
+	}
+	return out
 }

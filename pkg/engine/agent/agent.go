@@ -121,6 +121,9 @@ type Agent struct {
 	system  []llm.Message // the system prompt as a message, built once: stable ID per agent
 	window  int
 	running sync.Mutex
+	// lastRequest is the latest provider request this agent emitted (guarded by running):
+	// the base of the next one's replay event.
+	lastRequest *emittedRequest
 }
 
 // New builds an Agent.

@@ -20,4 +20,9 @@
 //     assistant message and Result.Err); its error return is for misuse only.
 //   - Replay events carry executionId, conversationId and round, and are delivered one at a
 //     time (never concurrently) in the order described in events.go.
+//   - A provider_request event holds the complete request in memory, and names as its Base
+//     the previous request this agent emitted, whose first Base.Messages messages it
+//     repeats verbatim (history is append-only; extra messages of a forced summary are not
+//     shared). Its JSON carries only the messages after those, so logging a request costs
+//     what it adds.
 package agent

@@ -67,14 +67,92 @@ type Event struct {
 	Message    *llm.Message         `json:"message,omitempty"`
 }
 
-// ProviderRequestData is the provider-neutral request envelope.
+// ProviderRequestData is the provider-neutral request envelope. Messages and Tools are
+// always what the provider is sent. Base, set by the agent, names the previous request of
+// this agent that the request extends: its JSON form (what the session log writes) then
+// carries only what is new, so logging a request costs what it adds, not the whole
+// history (see MarshalJSON).
 type ProviderRequestData struct {
 	Provider string           `json:"provider"`
 	Model    string           `json:"model"`
 	Purpose  llm.Purpose      `json:"purpose,omitempty"`
 	Messages []llm.Message    `json:"messages"`
 	Tools    []llm.ToolSchema `json:"tools"`
+	Base     *RequestBase     `json:"base,omitempty"`
+	// omitted counts the leading messages a request decoded from a delta line does not
+	// hold (its base's): Messages then holds only the new ones.
+	omitted int
 }
+
+// RequestBase says what a request shares with an earlier request of the same agent,
+// named by its executionId and round: its first Messages messages, and its tool schemas
+// when Tools is set. An agent's history is append-only, so a request extends the one
+// before it; the agent's first request has no base.
+type RequestBase struct {
+	ExecutionID string `json:"executionId"`
+	Round       int    `json:"round"`
+	Messages    int    `json:"messages"`
+	Tools       bool   `json:"tools,omitempty"`
+}
+
+// requestWire is the JSON form of ProviderRequestData: messageCount is len(Messages);
+// newMessages are the messages after the base's shared ones (all of them without a base);
+// tools is left out when the base's are reused.
+type requestWire struct {
+	Provider     string            `json:"provider"`
+	Model        string            `json:"model"`
+	Purpose      llm.Purpose       `json:"purpose,omitempty"`
+	Base         *RequestBase      `json:"base,omitempty"`
+	MessageCount int               `json:"messageCount"`
+	NewMessages  []llm.Message     `json:"newMessages"`
+	Tools        *[]llm.ToolSchema `json:"tools,omitempty"`
+}
+
+// MarshalJSON encodes the request as a delta of its base: messageCount, base and the new
+// messages only, so its size is that of the new content. Without a base newMessages is
+// the whole list.
+func (d ProviderRequestData) MarshalJSON() ([]byte, error) {
+	w := requestWire{Provider: d.Provider, Model: d.Model, Purpose: d.Purpose, Base: d.Base,
+		MessageCount: d.omitted + len(d.Messages), NewMessages: d.Messages}
+	if d.Base != nil && d.omitted == 0 {
+		w.NewMessages = d.Messages[min(d.Base.Messages, len(d.Messages)):]
+	}
+	if w.NewMessages == nil {
+		w.NewMessages = []llm.Message{}
+	}
+	if d.Base == nil || !d.Base.Tools {
+		w.Tools = &d.Tools
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads both forms: a whole list (messages, the format before deltas) and a
+// delta line. A delta's Messages holds only its new messages (Omitted tells how many
+// leading ones its base holds); encoding it again gives the same line. Replay readers
+// (package sessionlog) rebuild the complete list from the base requests.
+func (d *ProviderRequestData) UnmarshalJSON(b []byte) error {
+	var w struct {
+		requestWire
+		MessageCount *int             `json:"messageCount"`
+		Messages     *[]llm.Message   `json:"messages"`
+		Tools        []llm.ToolSchema `json:"tools"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*d = ProviderRequestData{Provider: w.Provider, Model: w.Model, Purpose: w.Purpose, Base: w.Base,
+		Messages: w.NewMessages, Tools: w.Tools}
+	if w.Messages != nil {
+		d.Messages = *w.Messages
+	} else if w.MessageCount != nil {
+		d.omitted = max(*w.MessageCount-len(w.NewMessages), 0)
+	}
+	return nil
+}
+
+// Omitted is the number of leading messages Messages lacks: 0 for a request the agent
+// built, the base's share for one decoded from a delta line.
+func (d ProviderRequestData) Omitted() int { return d.omitted }
 
 // DeltaData is one streamed provider text delta.
 type DeltaData struct {

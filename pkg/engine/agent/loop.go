@@ -24,6 +24,10 @@ type run struct {
 	// lastCall is the usage of the latest provider call of this run: the floor of the
 	// pre-send context check.
 	lastCall llm.Usage
+	// stable counts the leading messages of the latest request built that every later
+	// request of this agent repeats: the system prompt and the history (not the extra
+	// messages of a forced summary).
+	stable int
 }
 
 func (r *run) textDelta(d string) {
@@ -110,6 +114,7 @@ func (r *run) interrupted() {
 // request assembles the provider request: system prompt, then history for the API.
 func (r *run) request(tools []llm.ToolSchema, purpose llm.Purpose, extra []llm.Message) llm.ChatRequest {
 	hist := r.a.store.MessagesForAPI()
+	r.stable = len(r.a.system) + len(hist)
 	msgs := make([]llm.Message, 0, len(hist)+len(extra)+1)
 	msgs = append(msgs, r.a.system...)
 	msgs = append(msgs, hist...)
@@ -131,10 +136,7 @@ func (r *run) request(tools []llm.ToolSchema, purpose llm.Purpose, extra []llm.M
 func (r *run) executeRound(ctx context.Context, req llm.ChatRequest) (llm.Message, error) {
 	store := r.a.store
 	store.BeginAssistant()
-	r.em.emit(r.round, Event{Type: EventProviderRequest, Request: &ProviderRequestData{
-		Provider: r.a.cfg.Provider.Name(), Model: req.Model, Purpose: req.Purpose,
-		Messages: req.Messages, Tools: req.Tools,
-	}})
+	r.emitRequest(req)
 	resp, err := r.callProvider(ctx, req)
 	aborted := ctx.Err() != nil
 	if err != nil && !aborted {
@@ -306,4 +308,41 @@ func appendUnique(list []string, names ...string) []string {
 		}
 	}
 	return list
+}
+
+// emittedRequest marks a provider request an agent emitted: where it was, how many of its
+// leading messages every later request repeats, and its tool schemas.
+type emittedRequest struct {
+	executionID string
+	round       int
+	stable      int
+	tools       []llm.ToolSchema
+}
+
+// emitRequest emits provider_request with the agent's previous emitted request as its
+// base: history is append-only and MessagesForAPI maps each message on its own, so the
+// previous request's stable prefix is repeated verbatim. Only an emitted request becomes
+// a base, so a base is always in the log the events go to.
+func (r *run) emitRequest(req llm.ChatRequest) {
+	if r.em.fn == nil {
+		return
+	}
+	data := &ProviderRequestData{Provider: r.a.cfg.Provider.Name(), Model: req.Model, Purpose: req.Purpose,
+		Messages: req.Messages, Tools: req.Tools}
+	if prev := r.a.lastRequest; prev != nil && prev.stable <= len(req.Messages) {
+		data.Base = &RequestBase{ExecutionID: prev.executionID, Round: prev.round, Messages: prev.stable,
+			Tools: sameSchemas(prev.tools, req.Tools)}
+	}
+	r.em.emit(r.round, Event{Type: EventProviderRequest, Request: data})
+	r.a.lastRequest = &emittedRequest{executionID: r.em.executionID, round: r.round,
+		stable: min(r.stable, len(req.Messages)), tools: req.Tools}
+}
+
+// sameSchemas reports whether a and b are the same slice (the agent passes its one
+// schema list to every chat request), without comparing contents.
+func sameSchemas(a, b []llm.ToolSchema) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0]
 }

@@ -50,7 +50,7 @@ turns:
 		t.Fatalf("provider_request identifiers %v", req)
 	}
 	pre := lg.of("pre_run")[0].data
-	if pre["input"] != "read a.go" || pre["provider"] != "script" {
+	if pre["input"] != "read a.go" || pre["provider"] != "script" || pre["historyLength"] != 1.0 {
 		t.Fatalf("pre_run %v", pre)
 	}
 	var streamed string
@@ -61,7 +61,8 @@ turns:
 		t.Fatalf("text_delta events spell %q", streamed)
 	}
 	asst := lg.of("assistant")[0].data
-	if asst["content"] != "Done." || len(asst["historyStructure"].([]any)) != 5 {
+	// The system message was there before the run: the run added the other four.
+	if asst["content"] != "Done." || asst["historyLength"] != 5.0 || asst["historyFrom"] != 1.0 || len(asst["historyStructure"].([]any)) != 4 {
 		t.Fatalf("assistant event %v", asst)
 	}
 	if sd := lg.of("session_shutdown"); len(sd) != 1 || sd[0].data["reason"] != "other" {

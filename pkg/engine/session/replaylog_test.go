@@ -3,6 +3,11 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -107,4 +112,255 @@ turns:
 		t.Fatalf("forked record roles %s", got)
 	}
 	wantSameMessages(t, "forked", replayLog(t, dir, "s2"), rec3.Messages)
+}
+
+// canonicalJSON encodes v through a generic JSON tree, so key order and spacing inside raw
+// JSON members (tool inputs) do not count.
+func canonicalJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree any
+	if err := json.Unmarshal(b, &tree); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(tree)
+	return string(b)
+}
+
+// replayRequests validates the log of id and rebuilds every provider request from it alone.
+func replayRequests(t *testing.T, dir, id string) []sessionlog.ReplayedRequest {
+	t.Helper()
+	c, err := sessionlog.ReadLogFile(sessionlog.LogPath(dir, id))
+	if err != nil || len(c.Skipped) > 0 {
+		t.Fatalf("read log %s: %v, skipped %v", id, err, c.Skipped)
+	}
+	// An aborted call has no response events; every other issue is a broken log.
+	for _, is := range sessionlog.ValidateSessionReplayLogEntries(c.Entries, sessionlog.DirPayloads(dir)).Issues {
+		switch is.Code {
+		case sessionlog.IssueNativeRawPayloadMissing, sessionlog.IssueResponseRawMissing, sessionlog.IssueResponseNormalizedMissing:
+		default:
+			t.Fatalf("log %s: %+v", id, is)
+		}
+	}
+	rec, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(dir))
+	if err != nil {
+		t.Fatalf("replay %s: %v", id, err)
+	}
+	return rec.Requests
+}
+
+// wantSameRequests checks that the requests rebuilt from a log are, in order, the chat and
+// final-summary requests the providers received (compaction calls are not logged).
+func wantSameRequests(t *testing.T, what string, got []sessionlog.ReplayedRequest, providers ...*recordingProvider) {
+	t.Helper()
+	var want []llm.ChatRequest
+	for _, p := range providers {
+		for _, r := range p.requests() {
+			if r.Purpose != llm.PurposeCompaction {
+				want = append(want, r)
+			}
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d requests rebuilt from the log, the providers received %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if g, w := canonicalJSON(t, got[i].Messages), canonicalJSON(t, want[i].Messages); g != w {
+			t.Fatalf("%s: request %d (execution %s round %d) differs from what the provider received\nrebuilt  %s\nreceived %s",
+				what, i, got[i].ExecutionID, got[i].Round, g, w)
+		}
+		if g, w := canonicalJSON(t, nonNilTools(got[i].Tools)), canonicalJSON(t, nonNilTools(want[i].Tools)); g != w || got[i].Purpose != want[i].Purpose {
+			t.Fatalf("%s: request %d tools %s purpose %q, the provider received %s purpose %q", what, i, g, got[i].Purpose, w, want[i].Purpose)
+		}
+	}
+}
+
+func nonNilTools(t []llm.ToolSchema) []llm.ToolSchema {
+	if t == nil {
+		return []llm.ToolSchema{}
+	}
+	return t
+}
+
+// A long session (hundreds of provider requests: tool rounds, forced final summaries at
+// the round cap, an aborted call, manual compactions, a resume into the same log and a
+// fork into a new one) logs each request as a delta of the one before, and replaying the
+// log rebuilds every request exactly as the provider received it.
+func TestSessionLog_LongSessionReplaysEveryRequest(t *testing.T) {
+	dir := t.TempDir()
+	st := &memStore{}
+	script := `
+turns:
+  - when: {compaction: true}
+    text: "SUMMARY: the user had files read."
+    usage: {inputTokens: 10, outputTokens: 5}
+    repeat: true
+  - when: {purpose: final_summary}
+    text: "Summary of the reads."
+    usage: {inputTokens: 10, outputTokens: 5}
+    repeat: true
+  - when: {lastUserContains: "hang"}
+    text: "Partial"
+    hang: true
+    repeat: true
+  - when: {lastUserContains: "quick"}
+    text: "Quick answer."
+    usage: {inputTokens: 10, outputTokens: 5}
+    repeat: true
+  - toolCalls: [{name: Read, input: {file_path: a.go}}]
+    text: "Reading."
+    usage: {inputTokens: 10, outputTokens: 5}
+    repeat: true
+`
+	base := session.Config{Tools: []llm.Tool{&funcTool{name: "Read"}}, Evaluator: allowAll(), MaxTurns: 4,
+		AutoCompactThreshold: session.AutoCompactDisabled}
+
+	// runs drives a logged session: read runs (4 tool rounds and a forced summary each),
+	// quick runs, a compaction every 10 runs and one aborted call.
+	runs := func(cfg session.Config, n int) (*recordingProvider, store.Record) {
+		lg, err := sessionlog.Open(dir, cfg.SessionID, sessionlog.Options{Now: fixedClock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newProvider(t, script)
+		cfg.Provider, cfg.Logger, cfg.Store = p, lg, st
+		s := newSession(t, cfg)
+		for i := 1; i <= n; i++ {
+			switch {
+			case i%10 == 0:
+				if err := s.Compact(context.Background(), ""); err != nil {
+					t.Fatalf("compact: %v", err)
+				}
+			case i == 7:
+				ctx, cancel := context.WithCancel(context.Background())
+				p.started = make(chan llm.ChatRequest, 1)
+				go func() { <-p.started; cancel() }()
+				if _, err := s.Run(ctx, "hang here"); err == nil {
+					t.Fatal("the hanging run was not aborted")
+				}
+				p.started = nil
+			case i%3 == 0:
+				mustRun(t, s, fmt.Sprintf("quick %d", i))
+			default:
+				mustRun(t, s, fmt.Sprintf("read %d", i))
+			}
+		}
+		if err := s.Shutdown(context.Background(), "other"); err != nil {
+			t.Fatal(err)
+		}
+		if err := lg.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return p, st.load(t, s.ID())
+	}
+
+	fresh := base
+	fresh.SessionID = "long"
+	p1, rec := runs(fresh, 35)
+	if n := len(p1.requests()); n < 100 {
+		t.Fatalf("only %d provider calls", n)
+	}
+	wantSameRequests(t, "fresh", replayRequests(t, dir, "long"), p1)
+	wantSameMessages(t, "fresh", replayLog(t, dir, "long"), rec.Messages)
+
+	resumed := base
+	resumed.SessionID, resumed.Resume = "long", &rec
+	p2, rec2 := runs(resumed, 25)
+	wantSameRequests(t, "resumed", replayRequests(t, dir, "long"), p1, p2)
+	wantSameMessages(t, "resumed", replayLog(t, dir, "long"), rec2.Messages)
+
+	forked := base
+	forked.SessionID, forked.Resume = "long-fork", &rec2
+	p3, rec3 := runs(forked, 12)
+	wantSameRequests(t, "forked", replayRequests(t, dir, "long-fork"), p3)
+	wantSameMessages(t, "forked", replayLog(t, dir, "long-fork"), rec3.Messages)
+}
+
+// A run of many small tool rounds writes a log that grows with the conversation, not with
+// its square: the whole log stays within a small multiple of the final conversation, and
+// the last rounds cost no more than the first. (Before delta lines every request's whole
+// message list was written again: 300 rounds wrote ~170× the conversation.)
+func TestSessionLog_BytesGrowWithTheConversation(t *testing.T) {
+	const rounds = 300
+	dir := t.TempDir()
+	lg, err := sessionlog.Open(dir, "rounds", sessionlog.Options{Now: fixedClock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newProvider(t, `
+turns:
+  - when: {purpose: final_summary}
+    text: "Done."
+    usage: {inputTokens: 10, outputTokens: 5}
+    repeat: true
+  - text: "Next file."
+    toolCalls: [{name: Read, input: {file_path: a.txt}}]
+    usage: {inputTokens: 10, outputTokens: 5}
+    repeat: true
+`)
+	st := &memStore{}
+	s := newSession(t, session.Config{SessionID: "rounds", Provider: p, Logger: lg, Store: st, Evaluator: allowAll(),
+		Tools: []llm.Tool{&funcTool{name: "Read"}}, MaxTurns: rounds, AutoCompactThreshold: session.AutoCompactDisabled})
+	mustRun(t, s, "read a.txt many times")
+	if err := s.Shutdown(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	conv, _ := json.Marshal(st.load(t, "rounds").Messages)
+	var total int64
+	perRound := map[int]int{}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		total += info.Size()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sessionlog.ReadLogFile(sessionlog.LogPath(dir, "rounds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A round's bytes: its lines, and the payload files they were first to refer to.
+	refs := regexp.MustCompile(`"sha256":"([0-9a-f]{64})","byteLength":([0-9]+)`)
+	seen := map[string]bool{}
+	for _, e := range c.Entries {
+		var id struct {
+			Round int `json:"round"`
+		}
+		b, _ := json.Marshal(e)
+		if json.Unmarshal(e.Data, &id) != nil || id.Round == 0 {
+			continue
+		}
+		perRound[id.Round] += len(b) + 1
+		for _, m := range refs.FindAllStringSubmatch(string(e.Data), -1) {
+			if !seen[m[1]] {
+				seen[m[1]] = true
+				n, _ := strconv.Atoi(m[2])
+				perRound[id.Round] += n
+			}
+		}
+	}
+	first, last := 0, 0
+	for r := 1; r <= 100; r++ {
+		first += perRound[r]
+		last += perRound[rounds-100+r]
+	}
+	ratio := float64(total) / float64(len(conv))
+	t.Logf("%d rounds: log %d bytes, final conversation %d bytes (%.1f×); rounds 1-100 %d bytes, rounds %d-%d %d bytes",
+		rounds, total, len(conv), ratio, first, rounds-99, rounds, last)
+	if ratio > 16 {
+		t.Errorf("the log is %.1f× the final conversation, want ≤ 16×", ratio)
+	}
+	if float64(last) > 1.1*float64(first) {
+		t.Errorf("the last 100 rounds wrote %d bytes, the first 100 %d: the cost of a round grows with the history", last, first)
+	}
 }

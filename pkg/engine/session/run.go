@@ -58,7 +58,7 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 	before := a.History()
 	caps := llm.ProviderCapabilities(s.cfg.Provider)
 	s.log(sessionlog.EventPreRun, sessionlog.PreRunData{
-		Provider: s.cfg.Provider.Name(), Input: prompt, Messages: nonNil(before),
+		Provider: s.cfg.Provider.Name(), Input: prompt, HistoryLength: len(before),
 		NativeWebTools: sessionlog.NativeWebState{WebSearch: caps.NativeWebTools.WebSearch, WebFetch: caps.NativeWebTools.WebFetch},
 	})
 	pending := llm.Message{Role: llm.RoleUser, State: llm.StateComplete, Content: []llm.Part{llm.TextPart(prompt)}}
@@ -66,6 +66,7 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 
 	stopActive := false
 	var total agent.Result
+	described := len(before) // history the log's assistant events have described
 	for continuation := 0; ; continuation++ {
 		opts := s.runOptions()
 		if s.cfg.MaxTurns > 0 { // one cap for the whole Run, Stop-hook continuations included
@@ -87,7 +88,8 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		if res.Err != nil {
 			return res.Response, withSave(s.failed(ctx, res.Err), s.persist(ctx))
 		}
-		s.log(sessionlog.EventAssistant, sessionlog.NewAssistantData(res.Response, history))
+		s.log(sessionlog.EventAssistant, sessionlog.NewAssistantData(res.Response, history, described))
+		described = len(history)
 		stop := s.hooks.run(ctx, HookInput{HookEventName: HookStop, StopHookActive: boolPtr(stopActive),
 			Response: res.Response, LastAssistantMessage: res.Response})
 		if ctx.Err() != nil {

@@ -1,14 +1,54 @@
 // Package sessionlog owns the session log: an append-only JSONL file per session
 // ({dir}/{sessionId}.jsonl, one event a line) that records what was sent to the model, what
 // came back and what the session did, for diagnostics and replay. It also owns the readers:
-// ReadLog, ReplaySessionLogEntries (messages rebuilt from history_mutation events) and
-// ValidateSessionReplayLogEntries (missing pairs, bad payload references).
+// ReadLog, ReplaySessionLogEntries (the history rebuilt from history_mutation events, every
+// provider request rebuilt from provider_request events) and
+// ValidateSessionReplayLogEntries (missing pairs, broken request chains, bad payload
+// references).
+//
+// What a line records: each line holds what is new, never the whole conversation again,
+// so writing a line costs the size of its new content and a long session's log grows
+// with the conversation, not with its square.
+//   - history_mutation: "append" carries the one appended message (with its index);
+//     "reset" carries the complete new history (a session's start, clear, compaction, a
+//     resumed or forked conversation).
+//   - provider_request (an agent.Event): data.request carries provider, model, purpose,
+//     messageCount (the length of the list the provider was sent), newMessages and, for
+//     every request but an agent's first, base {executionId, round, messages, tools}: the
+//     request's first base.messages messages are those of the latest earlier
+//     provider_request with that executionId and round (the agent's previous request: its
+//     history is append-only), newMessages follow them, and tools is left out when base.tools says
+//     the schemas are the base's. Without a base, newMessages is the whole list. Logs
+//     written before this format carry request.messages (the whole list) and replay as
+//     they are.
+//   - provider_native_raw_payload of kind request (the provider's SDK-native body, which
+//     holds the conversation, system prompt and tools again): written as a delta of the
+//     previous body the logger wrote for the same conversation and provider. Its
+//     conversation array (member "messages" or "input") keeps only the elements after
+//     the first rawPayload.payloadBase.shared ones, which are the base body's (compared
+//     byte for byte as the provider encoded them), and the members listed in
+//     payloadBase.same are left out: they are the base body's. payloadBase names the base
+//     line by executionId and round (the latest earlier native request body with them). EachNativeRequest rebuilds every body, one at a time.
+//   - pre_run: the enriched input and historyLength, the length of the history before the
+//     call (the history is the one history_mutation events rebuild at that line).
+//   - assistant: the answer, historyLength and historyStructure for the messages from
+//     historyFrom on (those the run added).
+//
+// Replay reads these forms: ReplaySessionLogEntries returns each request's exact message
+// list and tools (ReplayRecord.Requests; requests share the memory of their common
+// prefix), and fails with ErrReplay when a request's base is not earlier in the log or its
+// counts do not add up (EachNativeRequest likewise for native bodies). Validation reports
+// the same as PROVIDER_REQUEST_BASE_MISSING or ENTRY_MALFORMED, and a pre_run whose
+// historyLength is not the rebuilt history's as HISTORY_INDEX_MISMATCH.
 //
 // Guarantees:
 //   - Every line is one Entry: schemaVersion, sequence (1, 2, … per session, continued
 //     across reopenings), timestamp from the injected clock, sessionId, event, data.
 //   - Secrets are redacted (package redact) before anything is hashed or written: no file
-//     this package writes holds a redactable secret.
+//     this package writes holds a redactable secret. Redaction works string by string and
+//     member by member, so a message is redacted the same wherever it is written; a delta
+//     line's new messages are redacted as they are written, and a shared message, never
+//     written again, was redacted on the line that first held it.
 //   - Nor can one be read back from the pieces a provider streams. A key split across
 //     text_delta, provider_stream_raw_delta or stream_event provider_native_raw_payload
 //     events matches no pattern line by line, so the FileLogger holds these streaming

@@ -138,12 +138,14 @@ type NativeWebState struct {
 	WebFetch  llm.NativeToolSupport `json:"webFetch"`
 }
 
-// PreRunData is the data of pre_run: the enriched input and the history before the call.
+// PreRunData is the data of pre_run: the enriched input and the length of the history
+// before the call. The history itself is the one the log's history_mutation events
+// rebuild at this point (its first HistoryLength messages): it is not written again.
 type PreRunData struct {
 	Provider       string         `json:"provider"`
 	NativeWebTools NativeWebState `json:"nativeWebTools"`
 	Input          string         `json:"input"`
-	Messages       []llm.Message  `json:"messages"`
+	HistoryLength  int            `json:"historyLength"`
 }
 
 // TextDeltaData is the data of text_delta.
@@ -161,17 +163,25 @@ type MessageStructure struct {
 	Metadata      map[string]any `json:"metadata,omitempty"`
 }
 
-// AssistantData is the data of assistant: the answer, the post-run history and its shape.
+// AssistantData is the data of assistant: the answer, the length of the post-run history
+// and the shape of its messages from HistoryFrom on (those the run added; the earlier ones
+// were described by earlier assistant events). The messages themselves are in the log's
+// history_mutation events and are not written again.
 type AssistantData struct {
-	Content          string             `json:"content"`
-	History          []llm.Message      `json:"history"`
+	Content       string `json:"content"`
+	HistoryLength int    `json:"historyLength"`
+	HistoryFrom   int    `json:"historyFrom"`
+	// HistoryStructure describes history[HistoryFrom:HistoryLength], in order.
 	HistoryStructure []MessageStructure `json:"historyStructure"`
 }
 
-// NewAssistantData builds assistant data, deriving HistoryStructure from history.
-func NewAssistantData(content string, history []llm.Message) AssistantData {
-	structure := make([]MessageStructure, len(history))
-	for i, m := range history {
+// NewAssistantData builds assistant data for history, describing history[from:] (from is
+// clamped to [0, len(history)]); its cost is that of the described messages only.
+func NewAssistantData(content string, history []llm.Message, from int) AssistantData {
+	from = min(max(from, 0), len(history))
+	added := history[from:]
+	structure := make([]MessageStructure, len(added))
+	for i, m := range added {
 		names := []string{}
 		for _, c := range m.ToolCalls() {
 			names = append(names, c.Name)
@@ -183,10 +193,7 @@ func NewAssistantData(content string, history []llm.Message) AssistantData {
 		structure[i] = MessageStructure{Role: m.Role, ContentLength: length, HasToolCalls: len(names) > 0,
 			ToolCallNames: names, Metadata: m.Metadata}
 	}
-	if history == nil {
-		history = []llm.Message{}
-	}
-	return AssistantData{Content: content, History: history, HistoryStructure: structure}
+	return AssistantData{Content: content, HistoryLength: len(history), HistoryFrom: from, HistoryStructure: structure}
 }
 
 // SessionShutdownData is the data of session_shutdown (reason as Claude Code names it:

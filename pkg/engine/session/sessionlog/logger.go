@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
@@ -67,6 +68,8 @@ type FileLogger struct {
 	seq  int64
 	size int64 // bytes of complete lines in the file
 	held holdback
+	// native is the last native request body written per conversation and provider.
+	native map[string]*nativeMark
 }
 
 // ProjectDir is where a project run keeps its logs: {cwd}/.robota/logs.
@@ -141,9 +144,19 @@ func (l *FileLogger) Append(event string, data any) error {
 	if !validEvent(event) {
 		return fmt.Errorf("%w: %q", ErrInvalidEvent, event)
 	}
+	var base *PayloadBase
+	var mark *nativeMark
+	if ev, ok := data.(agent.Event); ok && event == EventProviderNativeRawPayload && ev.RawPayload != nil {
+		l.mu.Lock()
+		data, base, mark = l.nativeDelta(ev)
+		l.mu.Unlock()
+	}
 	tree, size, err := toSizedTree(data)
 	if err != nil {
 		return fmt.Errorf("session log: encode %s: %w", event, err)
+	}
+	if base != nil {
+		setPayloadBase(tree, base)
 	}
 	held, streaming := classify(event, tree)
 	tree = redact.Value(tree)
@@ -164,6 +177,12 @@ func (l *FileLogger) Append(event string, data any) error {
 	default:
 		heldErrs = l.flushHeld()
 		err = l.write(event, tree, stamp)
+		if mark != nil && err == nil {
+			if l.native == nil {
+				l.native = map[string]*nativeMark{}
+			}
+			l.native[nativeKey(data.(agent.Event))] = mark
+		}
 	}
 	l.mu.Unlock()
 	l.reportHeld(heldErrs)

@@ -31,10 +31,10 @@ func sessionEvents() []struct {
 	}{
 		{sessionlog.EventSessionInit, sessionlog.NewSessionInit("sys", "script", "m", "/w", tools)},
 		{sessionlog.EventServerTool, sessionlog.ServerToolData{Name: "web_search", Query: "go generics"}},
-		{sessionlog.EventPreRun, sessionlog.PreRunData{Provider: "script", Input: "hi", Messages: history[:1]}},
+		{sessionlog.EventPreRun, sessionlog.PreRunData{Provider: "script", Input: "hi", HistoryLength: 1}},
 		{sessionlog.EventHistoryMutation, sessionlog.ResetHistory(history[:1])},
 		{sessionlog.EventTextDelta, sessionlog.TextDeltaData{Delta: "hel", ExecutionID: "e1"}},
-		{sessionlog.EventAssistant, sessionlog.NewAssistantData("hello", history)},
+		{sessionlog.EventAssistant, sessionlog.NewAssistantData("hello", history, 1)},
 		{sessionlog.EventContextCompact, sessionlog.ContextCompactData{Trigger: "auto",
 			Before: contextwin.State(900, 1000), After: contextwin.State(100, 1000)}},
 		{sessionlog.EventError, sessionlog.NewErrorData("run", llm.NewError(llm.CodeRateLimit, "slow down", nil))},

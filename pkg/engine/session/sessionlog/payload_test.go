@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,8 +107,11 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 		ev   sessionlog.EventType
 		data any
 	}{
-		{sessionlog.EventPreRun, sessionlog.PreRunData{Provider: "anthropic", Input: "use " + key + " please",
-			Messages: []llm.Message{f.User("my key: " + key)}}},
+		{sessionlog.EventPreRun, sessionlog.PreRunData{Provider: "anthropic", Input: "use " + key + " please", HistoryLength: 1}},
+		{sessionlog.EventProviderRequest, agent.Event{Type: agent.EventProviderRequest, ExecutionID: "e", Round: 2,
+			Request: &agent.ProviderRequestData{Provider: "anthropic", Model: "m",
+				Messages: []llm.Message{f.User("hello"), f.User("my key: " + key)},
+				Base:     &agent.RequestBase{ExecutionID: "e", Round: 1, Messages: 1}}}},
 		{sessionlog.EventProviderRequest, map[string]any{"executionId": "e", "round": 1,
 			"options": map[string]any{"apiKey": key, "headers": map[string]any{"Authorization": "Bearer " + openai, "x-api-key": key}},
 			"nested":  []any{map[string]any{"deeper": map[string]any{"password": pass, "note": long}}}}},
@@ -116,7 +120,7 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 				Metadata: map[string]any{"body": `{"token":"` + pass + `","ok":true}`}}}}},
 		{sessionlog.EventHistoryMutation, sessionlog.HistoryMutationData{Mutation: sessionlog.MutationData{Kind: "append"},
 			Message: ptr(f.Tool(llm.ToolResultPart{ToolCallID: "c", Content: long + " " + openai}, nil))}},
-		{sessionlog.EventAssistant, sessionlog.NewAssistantData("done", []llm.Message{f.User(strings.Repeat(key+" ", 10))})},
+		{sessionlog.EventAssistant, sessionlog.NewAssistantData("done", []llm.Message{f.User(strings.Repeat(key+" ", 10))}, 0)},
 		{sessionlog.EventTextDelta, sessionlog.TextDeltaData{Delta: "Authorization: Bearer " + openai}},
 	}
 	for _, e := range events {
@@ -135,8 +139,12 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(preRun), `"text":"my key: [REDACTED]"`) || !strings.Contains(string(preRun), `"input":"use [REDACTED] please"`) {
-		t.Errorf("redaction removed more than the key text: %s", preRun)
+	request, err := sessionlog.Hydrate(c.Entries[1].Data, "s1", sessionlog.DirPayloads(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(request), `"text":"my key: [REDACTED]"`) || !strings.Contains(string(preRun), `"input":"use [REDACTED] please"`) {
+		t.Errorf("redaction removed more than the key text: %s\n%s", preRun, request)
 	}
 }
 

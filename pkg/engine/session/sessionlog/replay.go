@@ -17,7 +17,10 @@ type ReplayRecord struct {
 	CreatedAt time.Time // timestamp of the first entry
 	UpdatedAt time.Time // timestamp of the last entry
 	// Messages is the canonical chat history after the last history_mutation.
-	Messages                 []llm.Message
+	Messages []llm.Message
+	// Requests are the provider requests in log order, each with the exact message list
+	// and tools the provider was sent (rebuilt from the delta lines; see the package doc).
+	Requests                 []ReplayedRequest
 	BackgroundTaskEvents     []json.RawMessage
 	BackgroundJobGroupEvents []json.RawMessage
 	MemoryEvents             []json.RawMessage
@@ -65,12 +68,16 @@ func normalizeKind(k string) string {
 }
 
 // ReplaySessionLogEntries rebuilds the conversation from history_mutation events ("append"
-// adds data.message; "reset" replaces the history with data.messages) and collects the
-// background and memory events. Payload references are resolved through payloads (which
-// may be nil when the log has none). A mutation that cannot be applied is an error
-// matching ErrReplay.
-func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (ReplayRecord, error) {
-	rec := ReplayRecord{Messages: []llm.Message{}}
+// adds data.message; "reset" replaces the history with data.messages), every provider
+// request from the provider_request events (a delta line extends the request it names as
+// its base), and collects the background and memory events. Payload references are
+// resolved through payloads (which may be nil when the log has none). A mutation that
+// cannot be applied, or a request whose base is not in the log or does not add up, is an
+// error matching ErrReplay.
+func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (rec ReplayRecord, err error) {
+	rec = ReplayRecord{Messages: []llm.Message{}}
+	requests := newRequestRebuilder()
+	defer func() { rec.Requests = requests.out }()
 	for _, e := range entries {
 		if rec.SessionID == "" {
 			rec.SessionID = e.SessionID
@@ -84,6 +91,10 @@ func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (ReplayRec
 			}
 			if json.Unmarshal(e.Data, &d) == nil && d.Cwd != "" {
 				rec.Cwd = d.Cwd
+			}
+		case EventProviderRequest:
+			if err := requests.add(e, payloads); err != nil {
+				return rec, err
 			}
 		case EventHistoryMutation:
 			msgs, err := applyMutation(rec.Messages, e, payloads)

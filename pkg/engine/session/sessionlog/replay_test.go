@@ -43,9 +43,12 @@ func agentRun() []agent.Event {
 	appendMsg := func(round, index int, m llm.Message) {
 		add(round, agent.Event{Type: agent.EventHistoryMutation, Mutation: &agent.MutationData{Kind: "append", Index: index}, Message: &m})
 	}
+	tools := []llm.ToolSchema{{Name: "Echo"}}
+	var base *agent.RequestBase // as the agent sets it: the previous request and its history
 	providerRound := func(round int, history []llm.Message, answer llm.Message) {
 		add(round, agent.Event{Type: agent.EventProviderRequest, Request: &agent.ProviderRequestData{
-			Provider: "script", Model: "m", Messages: history, Tools: []llm.ToolSchema{{Name: "Echo"}}}})
+			Provider: "script", Model: "m", Messages: history, Tools: tools, Base: base}})
+		base = &agent.RequestBase{ExecutionID: "exec-1", Round: round, Messages: len(history), Tools: true}
 		add(round, agent.Event{Type: agent.EventProviderNativeRawPayload, RawPayload: &llm.RawPayloadEvent{
 			Provider: "script", PayloadKind: llm.PayloadRequest, Payload: json.RawMessage(`{"turn":1}`)}})
 		add(round, agent.Event{Type: agent.EventProviderStreamRawDelta, Delta: &agent.DeltaData{Sequence: 1, Delta: answer.Text()}})
@@ -118,6 +121,18 @@ func TestReplayRebuildsMessages(t *testing.T) {
 		if !reflect.DeepEqual(rec.Messages, want) {
 			got, _ := json.Marshal(rec.Messages)
 			t.Errorf("threshold %d: replayed messages\n%s", threshold, got)
+		}
+		// Round 2 was logged as a delta of round 1; both requests come back whole.
+		wantRequests := [][]llm.Message{{userMsg}, want[:4]}
+		if len(rec.Requests) != 2 {
+			t.Fatalf("threshold %d: %d requests replayed", threshold, len(rec.Requests))
+		}
+		for i, r := range rec.Requests {
+			if !reflect.DeepEqual(r.Messages, wantRequests[i]) || r.Round != i+1 || r.ExecutionID != "exec-1" ||
+				len(r.Tools) != 1 || r.Tools[0].Name != "Echo" {
+				got, _ := json.Marshal(r)
+				t.Errorf("threshold %d: request %d replayed as %s", threshold, i+1, got)
+			}
 		}
 		if rec.SessionID != "s1" || rec.Cwd != "/work/p" || !rec.CreatedAt.Equal(epoch) || !rec.UpdatedAt.After(rec.CreatedAt) {
 			t.Errorf("threshold %d: record header %+v", threshold, rec)
@@ -234,7 +249,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestValidateReportsBadPayloadReferences(t *testing.T) {
 	dir := t.TempDir()
 	l := openLogger(t, dir, "s1", 32)
-	mustLog(t, l, sessionlog.EventAssistant, sessionlog.NewAssistantData(strings.Repeat("a", 100), nil))
+	mustLog(t, l, sessionlog.EventAssistant, sessionlog.NewAssistantData(strings.Repeat("a", 100), nil, 0))
 	mustLog(t, l, sessionlog.EventTextDelta, map[string]any{"delta": strings.Repeat("b", 100)})
 	_ = l.Close()
 	c := readAll(t, l.Path())

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
 // IssueCode classifies a validation issue.
@@ -32,6 +34,9 @@ const (
 	IssueEntryMalformed IssueCode = "ENTRY_MALFORMED"
 	// Sequence numbers do not increase.
 	IssueSequenceOutOfOrder IssueCode = "SEQUENCE_OUT_OF_ORDER"
+	// A provider_request, or a native request body, extends a base that is not earlier in
+	// the log.
+	IssueRequestBaseMissing IssueCode = "PROVIDER_REQUEST_BASE_MISSING"
 )
 
 // Issue is one validation finding.
@@ -62,7 +67,8 @@ type identity struct {
 		ToolCallID string `json:"toolCallId"`
 	} `json:"tool"`
 	RawPayload *struct {
-		PayloadKind string `json:"payloadKind"`
+		PayloadKind string       `json:"payloadKind"`
+		PayloadBase *PayloadBase `json:"payloadBase"`
 	} `json:"rawPayload"`
 }
 
@@ -96,12 +102,14 @@ type roundEvents struct {
 }
 
 // ValidateSessionReplayLogEntries checks that a log can be replayed: every provider_request
-// has its native response payload, raw response and normalized response; every tool
-// request has a result and every result a request; every payload reference is well formed
-// and, when payloads is not nil, names a file with matching content; history appends are
-// contiguous; sequences increase.
+// has its native response payload, raw response and normalized response, and a delta
+// request names a base request earlier in the log and adds up to its messageCount; every
+// tool request has a result and every result a request; every payload reference is well
+// formed and, when payloads is not nil, names a file with matching content; history
+// appends are contiguous and pre_run's historyLength is the history's; sequences increase.
 func ValidateSessionReplayLogEntries(entries []Entry, payloads PayloadSource) Validation {
-	v := &validator{rounds: map[roundKey]*roundEvents{}, requests: map[toolKey]*Entry{}, results: map[toolKey]bool{}}
+	v := &validator{rounds: map[roundKey]*roundEvents{}, requests: map[toolKey]*Entry{}, results: map[toolKey]bool{},
+		requestCounts: map[roundKey]int{}, nativeRequests: map[roundKey]bool{}}
 	for i := range entries {
 		v.entry(&entries[i], payloads)
 	}
@@ -120,6 +128,10 @@ type validator struct {
 	results    map[toolKey]bool
 	histLen    int
 	histKnown  bool
+	// requestCounts is the message count of each provider request seen (-1: unknown).
+	requestCounts map[roundKey]int
+	// nativeRequests are the native request bodies seen.
+	nativeRequests map[roundKey]bool
 }
 
 func (v *validator) add(e *Entry, code IssueCode, format string, args ...any) *Issue {
@@ -147,7 +159,14 @@ func (v *validator) entry(e *Entry, payloads PayloadSource) {
 	switch e.Event {
 	case EventProviderRequest, EventProviderNativeRawPayload, EventProviderResponseRaw,
 		EventProviderResponseNormalized:
-		v.providerEvent(e)
+		v.providerEvent(e, payloads)
+	case EventPreRun:
+		var d struct {
+			HistoryLength *int `json:"historyLength"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil && d.HistoryLength != nil && v.histKnown && *d.HistoryLength != v.histLen {
+			v.add(e, IssueHistoryIndexMismatch, "pre_run with a history of %d messages, the log's has %d", *d.HistoryLength, v.histLen)
+		}
 	case EventToolExecutionRequest, EventToolExecutionResult:
 		v.toolEvent(e)
 	case EventHistoryMutation:
@@ -164,7 +183,7 @@ func (v *validator) identity(e *Entry) (identity, bool) {
 	return id, true
 }
 
-func (v *validator) providerEvent(e *Entry) {
+func (v *validator) providerEvent(e *Entry, payloads PayloadSource) {
 	id, ok := v.identity(e)
 	if !ok {
 		return
@@ -179,9 +198,17 @@ func (v *validator) providerEvent(e *Entry) {
 	switch e.Event {
 	case EventProviderRequest:
 		r.request = e
+		v.requestChain(e, k, payloads)
 	case EventProviderNativeRawPayload:
 		if kind := id.payloadKind(); kind == "response" || kind == "stream_event" {
 			r.nativeResponse = true
+		}
+		if id.payloadKind() == string(llm.PayloadRequest) {
+			if b := id.RawPayload.PayloadBase; b != nil && !v.nativeRequests[roundKey{b.ExecutionID, b.Round}] {
+				is := v.add(e, IssueRequestBaseMissing, "native request body extends %s round %d, which is not earlier in the log", b.ExecutionID, b.Round)
+				is.ExecutionID, is.Round = k.execution, k.round
+			}
+			v.nativeRequests[k] = true
 		}
 	case EventProviderResponseRaw:
 		r.raw = true
@@ -248,6 +275,61 @@ func (v *validator) historyEvent(e *Entry, payloads PayloadSource) {
 	default:
 		v.add(e, IssueEntryMalformed, "unknown history_mutation kind %q", m.kind)
 	}
+}
+
+// requestChain checks a provider_request's messages against its base and records its
+// message count for the requests that extend it.
+func (v *validator) requestChain(e *Entry, k roundKey, payloads PayloadSource) {
+	var ev struct {
+		Request *struct {
+			Messages     json.RawMessage `json:"messages"`
+			Base         *requestBase    `json:"base"`
+			MessageCount *int            `json:"messageCount"`
+			NewMessages  json.RawMessage `json:"newMessages"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal(e.Data, &ev); err != nil || ev.Request == nil {
+		v.add(e, IssueEntryMalformed, "provider_request without request")
+		return
+	}
+	r := ev.Request
+	if r.Messages != nil {
+		v.requestCounts[k] = arrayLen(e, r.Messages, payloads)
+		return
+	}
+	if r.MessageCount == nil || r.NewMessages == nil {
+		v.add(e, IssueEntryMalformed, "provider_request without messages, or newMessages and messageCount")
+		return
+	}
+	v.requestCounts[k] = *r.MessageCount
+	shared := 0
+	if b := r.Base; b != nil {
+		shared = b.Messages
+		baseCount, ok := v.requestCounts[roundKey{b.ExecutionID, b.Round}]
+		switch {
+		case !ok:
+			is := v.add(e, IssueRequestBaseMissing, "provider_request extends %s round %d, which is not earlier in the log", b.ExecutionID, b.Round)
+			is.ExecutionID, is.Round = k.execution, k.round
+			return
+		case shared < 0 || baseCount >= 0 && shared > baseCount:
+			v.add(e, IssueEntryMalformed, "provider_request shares %d messages of a base request of %d", shared, baseCount)
+			return
+		}
+	}
+	if added := arrayLen(e, r.NewMessages, payloads); added >= 0 && shared+added != *r.MessageCount {
+		v.add(e, IssueEntryMalformed, "provider_request messageCount %d, but its base shares %d and it adds %d", *r.MessageCount, shared, added)
+	}
+}
+
+// arrayLen is the length of a JSON array on a line (a payload reference is resolved), or
+// -1 when it cannot be read (checkReferences reports why).
+func arrayLen(e *Entry, raw json.RawMessage, payloads PayloadSource) int {
+	raw, err := Hydrate(raw, e.SessionID, payloads)
+	var items []json.RawMessage
+	if err != nil || json.Unmarshal(raw, &items) != nil {
+		return -1
+	}
+	return len(items)
 }
 
 // checkReferences reports every malformed, misplaced or (with payloads) unresolvable
