@@ -156,15 +156,6 @@ func TestWorkerRefusesAgentJobsClearly(t *testing.T) {
 	}
 }
 
-func TestRobotaServesAsItsOwnWorker(t *testing.T) {
-	w, _ := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota"), Args: []string{"__worker"}})
-	evs := collect(t, w, workerplugin.Job{ID: "self", Process: &workerplugin.ProcessJob{Command: "echo from-robota"}})
-	last := evs[len(evs)-1]
-	if last.Kind != workerplugin.EventCompleted || last.Output != "from-robota\n" {
-		t.Fatalf("terminal event = %+v", last)
-	}
-}
-
 func TestWorkerStartedByHandExplainsAndFails(t *testing.T) {
 	cmd := exec.Command(filepath.Join(binDir, "robota-worker"))
 	out, err := cmd.CombinedOutput()

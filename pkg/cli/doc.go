@@ -17,6 +17,7 @@
 //     settings, hooks, permission rules, --cwd, no provider); 128+signal after SIGINT
 //     (130), SIGTERM (143) or SIGHUP (129), the session saved first.
 //
-// `robota __worker` (hidden) makes the binary serve as its own worker process,
-// so an install of only `robota` still gets process-isolated subagents.
+// robota does not serve as a worker (DESIGN.md decision 10): serving one links
+// go-plugin's net/rpc server and gRPC, whose reflect-method use and package
+// initialisation cost every run, --version included, megabytes of RSS.
 package cli
