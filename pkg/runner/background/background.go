@@ -1,0 +1,202 @@
+package background
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/pipe"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+	"github.com/robota-sdk/robota-go/pkg/runner/workerproc"
+	"github.com/robota-sdk/robota-go/pkg/tools/bash"
+)
+
+// Worker is a running worker: a Runner, a channel closed when it exits, and Close.
+type Worker interface {
+	runnerapi.Runner
+	Done() <-chan struct{}
+	Close() error
+}
+
+// Config configures a Manager. Zero values use robota-worker through pkg/runner/pipe.
+type Config struct {
+	// Find locates the worker binary (default: workerproc.Find beside the executable,
+	// then on PATH).
+	Find func() (string, error)
+	// Launch starts the worker at path (default: pipe.Launch with a 10 s start timeout and
+	// the worker's logs discarded).
+	Launch func(path string) (Worker, error)
+	// NewID names a command (default: bash_1, bash_2, ...).
+	NewID func() string
+}
+
+// Status is what is known of one background command.
+type Status struct {
+	ID, Command string
+	// PID is the command's process id in the worker.
+	PID int
+	// Done is set once the command ended; Last is then its terminal event.
+	Done bool
+	Last runnerapi.Event
+}
+
+// Manager starts background commands in a lazily launched worker. It is safe for
+// concurrent use.
+type Manager struct {
+	cfg    Config
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	worker  Worker
+	seq     int
+	tasks   map[string]*Status
+	running sync.WaitGroup
+	closed  bool
+}
+
+var _ bash.BackgroundRunner = (*Manager)(nil)
+
+// ErrClosed is returned by StartBackground after Close.
+var ErrClosed = errors.New("background runner closed")
+
+// New returns a Manager; nothing is launched yet.
+func New(cfg Config) *Manager {
+	if cfg.Find == nil {
+		cfg.Find = func() (string, error) { return workerproc.Find("") }
+	}
+	if cfg.Launch == nil {
+		cfg.Launch = func(path string) (Worker, error) { return pipe.Launch(path, io.Discard, 10*time.Second) }
+	}
+	m := &Manager{cfg: cfg, tasks: map[string]*Status{}}
+	if m.cfg.NewID == nil {
+		m.cfg.NewID = func() string { return fmt.Sprintf("bash_%d", m.seq) }
+	}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	return m
+}
+
+// workerLocked returns the running worker, launching one if there is none or it exited.
+func (m *Manager) workerLocked() (Worker, error) {
+	if m.worker != nil {
+		select {
+		case <-m.worker.Done():
+			_ = m.worker.Close()
+			m.worker = nil
+		default:
+			return m.worker, nil
+		}
+	}
+	path, err := m.cfg.Find()
+	if err != nil {
+		return nil, fmt.Errorf("background commands run in robota-worker: %w", err)
+	}
+	w, err := m.cfg.Launch(path)
+	if err != nil {
+		return nil, fmt.Errorf("start robota-worker %s: %w", path, err)
+	}
+	m.worker = w
+	return w, nil
+}
+
+// StartBackground implements bash.BackgroundRunner: it runs req.Command in the worker
+// and returns its id once the command's process started.
+func (m *Manager) StartBackground(ctx context.Context, req bash.BackgroundRequest) (string, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return "", ErrClosed
+	}
+	w, err := m.workerLocked()
+	if err != nil {
+		m.mu.Unlock()
+		return "", err
+	}
+	m.seq++
+	id := m.cfg.NewID()
+	st := &Status{ID: id, Command: req.Command}
+	m.tasks[id] = st
+	m.running.Add(1)
+	m.mu.Unlock()
+
+	started := make(chan error, 1)
+	var once sync.Once
+	signal := func(err error) { once.Do(func() { started <- err }) }
+	go func() {
+		defer m.running.Done()
+		job := runnerapi.Job{ID: id, Process: &runnerapi.ProcessJob{Command: req.Command, Cwd: req.Cwd}}
+		err := w.Start(m.ctx, job, func(ev runnerapi.Event) error {
+			m.mu.Lock()
+			switch {
+			case ev.Kind == runnerapi.EventStarted:
+				st.PID = ev.PID
+			case ev.Kind.Terminal():
+				st.Done, st.Last = true, ev
+			}
+			m.mu.Unlock()
+			if ev.Kind == runnerapi.EventStarted {
+				signal(nil)
+			}
+			return nil
+		})
+		if err != nil {
+			m.mu.Lock()
+			st.Done, st.Last = true, runnerapi.Event{JobID: id, Kind: runnerapi.EventFailed, Error: err.Error()}
+			m.mu.Unlock()
+		}
+		signal(err) // a no-op when the command had started
+		if err == nil {
+			signal(errors.New("the worker ended the command before starting it"))
+		}
+	}()
+	select {
+	case err := <-started:
+		if err != nil {
+			return "", fmt.Errorf("robota-worker could not start the command: %w", err)
+		}
+		return id, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Status returns what is known of the command id.
+func (m *Manager) Status(id string) (Status, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.tasks[id]
+	if !ok {
+		return Status{}, false
+	}
+	return *st, true
+}
+
+// Close cancels the commands still running, waits for them to end and stops the worker.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	w := m.worker
+	m.mu.Unlock()
+	m.cancel()
+	done := make(chan struct{})
+	go func() {
+		m.running.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		// A worker that does not answer is stopped anyway; Close below kills it.
+	}
+	if w != nil {
+		return w.Close()
+	}
+	return nil
+}

@@ -1,0 +1,18 @@
+// Package background runs the Bash tool's run_in_background commands in a robota-worker
+// process, so they outlive the tool call without living in robota's own process (their
+// output, their process groups, a crash). It is what `robota` plugs into the Bash tool
+// (bash.BackgroundRunner); robota-engine has its own pool (pkg/runner/launcher).
+//
+// Guarantees:
+//   - No worker is started until the first background command: a session that never runs
+//     one never launches a process.
+//   - The worker is robota-worker found by workerproc.Find (beside robota, then on PATH),
+//     driven over its stdio (pkg/runner/pipe). When it cannot be found or started, that
+//     command fails with an error that says how to install it (workerproc.ErrNotFound) and
+//     nothing runs; the session goes on, and the next command tries again.
+//   - StartBackground returns once the worker has started the command (its process
+//     exists) or failed to; the command then runs on after the tool call.
+//   - A worker that exited is launched again for the next command.
+//   - Close cancels every command still running and stops the worker; robota calls it
+//     when the run ends (background commands do not outlive robota -p, as with claude -p).
+package background
