@@ -17,7 +17,11 @@
 //     settings, hooks, permission rules, --cwd, no provider); 128+signal after SIGINT
 //     (130), SIGTERM (143) or SIGHUP (129), the session saved first.
 //
-// robota does not serve as a worker (DESIGN.md decision 10): serving one links
-// go-plugin's net/rpc server and gRPC, whose reflect-method use and package
-// initialisation cost every run, --version included, megabytes of RSS.
+// Background commands (Bash run_in_background) run in robota-worker (DESIGN.md decision
+// 10), found beside robota, then on PATH, launched on the first one and stopped when the
+// run ends (pkg/runner/background). Without it that command fails with how to install it
+// and the run goes on. robota does not serve as a worker, and speaks to robota-worker over
+// its stdio (pkg/runner/pipe) rather than go-plugin: linking go-plugin's server, or its
+// client and gRPC, costs every run, --version included, megabytes of RSS (PERF-NOTES.md;
+// measured with internal/procbench).
 package cli
