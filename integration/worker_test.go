@@ -188,24 +188,45 @@ func TestRobotaVersionAndHelp(t *testing.T) {
 }
 
 // TestRobotaLaunchesRobotaWorker: robota does not serve as a worker (decision 10); a
-// background command runs in the robota-worker beside it, which robota launches.
+// background command runs in the robota-worker beside it, which robota launches with
+// go-plugin (the handshake cookie and AutoMTLS's client certificate in the worker's
+// environment) and an allowlisted environment (robota's secrets stay behind).
 func TestRobotaLaunchesRobotaWorker(t *testing.T) {
 	p := newProject(t)
 	script := p.script(t, "background", nil)
-	res := p.mustRun(t, "-p", "run it in the background", "--provider", "script", "--script", script,
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "run it in the background", "--provider", "script", "--script", script,
 		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose")
-	if !strings.Contains(res.Stdout, "Command running in background with ID: bash_1") {
-		t.Fatalf("the background command did not start:\n%s", res.Stdout)
+	cmd.Env = append(cmd.Env, "ROBOTA_TEST_SECRET=do-not-pass")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("robota: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Command running in background with ID: bash_1") {
+		t.Fatalf("the background command did not start:\n%s", out)
 	}
 	parent, err := os.ReadFile(filepath.Join(p.Dir, "parent.txt"))
 	if err != nil || strings.TrimSpace(string(parent)) != "robota-worker" {
 		t.Fatalf("the background command's parent process is %q (%v), want robota-worker", parent, err)
 	}
+	env, err := os.ReadFile(filepath.Join(p.Dir, "worker.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ROBOTA_WORKER_PLUGIN=", "PLUGIN_CLIENT_CERT=", "PLUGIN_PROTOCOL_VERSIONS=", "PATH="} {
+		if !strings.Contains(string(env), "\n"+want) && !strings.HasPrefix(string(env), want) {
+			t.Errorf("the worker was not launched with %s...:\n%s", want, env)
+		}
+	}
+	if strings.Contains(string(env), "ROBOTA_TEST_SECRET") {
+		t.Errorf("robota's environment leaked into the worker:\n%s", env)
+	}
 	// The hidden worker subcommand is gone: it is an ordinary (unexpected) argument now.
-	cmd := p.command(context.Background(), "__worker")
-	out, _ := cmd.CombinedOutput()
-	if code := cmd.ProcessState.ExitCode(); code != 2 || strings.Contains(string(out), "plugin") {
-		t.Fatalf("robota __worker exited %d:\n%s\nwant a usage error (2)", code, out)
+	hidden := p.command(context.Background(), "__worker")
+	usage, _ := hidden.CombinedOutput()
+	if code := hidden.ProcessState.ExitCode(); code != 2 || strings.Contains(string(usage), "plugin") {
+		t.Fatalf("robota __worker exited %d:\n%s\nwant a usage error (2)", code, usage)
 	}
 }
 

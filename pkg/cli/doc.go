@@ -20,8 +20,8 @@
 // Background commands (Bash run_in_background) run in robota-worker (DESIGN.md decision
 // 10), found beside robota, then on PATH, launched on the first one and stopped when the
 // run ends (pkg/runner/background). Without it that command fails with how to install it
-// and the run goes on. robota does not serve as a worker, and speaks to robota-worker over
-// its stdio (pkg/runner/pipe) rather than go-plugin: linking go-plugin's server, or its
-// client and gRPC, costs every run, --version included, megabytes of RSS (PERF-NOTES.md;
-// measured with internal/procbench).
+// and the run goes on. robota launches robota-worker through go-plugin over gRPC, as
+// robota-engine does (pkg/runner/launcher), and does not serve as a worker itself: serving
+// links go-plugin's net/rpc server, whose reflect-method use costs every run, --version
+// included, megabytes of RSS (PERF-NOTES.md; measured with internal/procbench).
 package cli

@@ -4,30 +4,34 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
-	"github.com/robota-sdk/robota-go/pkg/runner/pipe"
+	"go.uber.org/zap"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerproc"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 )
 
-// Worker is a running worker: a Runner, a channel closed when it exits, and Close.
+// Worker is a running worker: a Runner, a liveness check and Close.
 type Worker interface {
 	runnerapi.Runner
-	Done() <-chan struct{}
+	// Check returns nil while the worker process is alive and answers.
+	Check() error
+	// Close stops the worker process.
 	Close() error
 }
 
-// Config configures a Manager. Zero values use robota-worker through pkg/runner/pipe.
+// Config configures a Manager. Zero values launch robota-worker through
+// pkg/runner/launcher (go-plugin over gRPC).
 type Config struct {
 	// Find locates the worker binary (default: workerproc.Find beside the executable,
 	// then on PATH).
 	Find func() (string, error)
-	// Launch starts the worker at path (default: pipe.Launch with a 10 s start timeout and
-	// the worker's logs discarded).
+	// Launch starts the worker at path (default: launcher.Launch with a 10 s start
+	// timeout and the worker's logs discarded).
 	Launch func(path string) (Worker, error)
 	// NewID names a command (default: bash_1, bash_2, ...).
 	NewID func() string
@@ -69,7 +73,7 @@ func New(cfg Config) *Manager {
 		cfg.Find = func() (string, error) { return workerproc.Find("") }
 	}
 	if cfg.Launch == nil {
-		cfg.Launch = func(path string) (Worker, error) { return pipe.Launch(path, io.Discard, 10*time.Second) }
+		cfg.Launch = launch
 	}
 	m := &Manager{cfg: cfg, tasks: map[string]*Status{}}
 	if m.cfg.NewID == nil {
@@ -79,16 +83,38 @@ func New(cfg Config) *Manager {
 	return m
 }
 
-// workerLocked returns the running worker, launching one if there is none or it exited.
+// launch starts robota-worker at path through go-plugin (AutoMTLS, allowlisted
+// environment, parent-death signal: launcher.Launch) and dispenses its Runner.
+func launch(path string) (Worker, error) {
+	w, err := launcher.Launch(launcher.Command{Path: path}, zap.NewNop(), 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return pluginWorker{Runner: w.Runner, w: w}, nil
+}
+
+// pluginWorker is a launcher.Worker seen as a Worker.
+type pluginWorker struct {
+	runnerapi.Runner
+	w *launcher.Worker
+}
+
+func (p pluginWorker) Check() error { return p.w.Check() }
+
+func (p pluginWorker) Close() error {
+	p.w.Kill()
+	return nil
+}
+
+// workerLocked returns the running worker, launching one if there is none or the
+// last one exited or stopped answering.
 func (m *Manager) workerLocked() (Worker, error) {
 	if m.worker != nil {
-		select {
-		case <-m.worker.Done():
-			_ = m.worker.Close()
-			m.worker = nil
-		default:
+		if m.worker.Check() == nil {
 			return m.worker, nil
 		}
+		_ = m.worker.Close()
+		m.worker = nil
 	}
 	path, err := m.cfg.Find()
 	if err != nil {
@@ -143,8 +169,16 @@ func (m *Manager) StartBackground(ctx context.Context, req bash.BackgroundReques
 			return nil
 		})
 		if err != nil {
+			last := runnerapi.Event{JobID: id, Kind: runnerapi.EventFailed, Error: err.Error()}
+			if m.ctx.Err() != nil && errors.Is(err, context.Canceled) {
+				// Close cut the stream of a command the worker did not cancel in time;
+				// the worker kills its process group when the stream ends.
+				last = runnerapi.Event{JobID: id, Kind: runnerapi.EventCancelled, Reason: closeReason}
+			}
 			m.mu.Lock()
-			st.Done, st.Last = true, runnerapi.Event{JobID: id, Kind: runnerapi.EventFailed, Error: err.Error()}
+			if !st.Done {
+				st.Done, st.Last = true, last
+			}
 			m.mu.Unlock()
 		}
 		signal(err) // a no-op when the command had started
@@ -174,7 +208,12 @@ func (m *Manager) Status(id string) (Status, bool) {
 	return *st, true
 }
 
+// closeReason is the reason given to the commands Close cancels.
+const closeReason = "robota is exiting"
+
 // Close cancels the commands still running, waits for them to end and stops the worker.
+// Each command is cancelled through the worker first, so it ends with its cancelled
+// event; cutting the streams is the fallback for a worker that does not answer.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.closed {
@@ -183,20 +222,40 @@ func (m *Manager) Close() error {
 	}
 	m.closed = true
 	w := m.worker
+	var running []string
+	for id, st := range m.tasks {
+		if !st.Done {
+			running = append(running, id)
+		}
+	}
 	m.mu.Unlock()
+	if w != nil && len(running) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		for _, id := range running {
+			_, _ = w.Cancel(ctx, id, closeReason) // unknown or ended: nothing to cancel
+		}
+		cancel()
+		m.wait(3 * time.Second)
+	}
 	m.cancel()
+	m.wait(2 * time.Second)
+	if w != nil {
+		return w.Close()
+	}
+	return nil
+}
+
+// wait waits up to d for the commands' streams to end.
+func (m *Manager) wait(d time.Duration) {
 	done := make(chan struct{})
 	go func() {
 		m.running.Wait()
 		close(done)
 	}()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
-		// A worker that does not answer is stopped anyway; Close below kills it.
+	case <-timer.C:
 	}
-	if w != nil {
-		return w.Close()
-	}
-	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,26 +12,44 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
 
 	"github.com/robota-sdk/robota-go/pkg/runner/background"
-	"github.com/robota-sdk/robota-go/pkg/runner/pipe"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/worker"
+	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerproc"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 )
 
-// inProcess launches the real worker runner behind in-memory pipes and counts launches.
+// wired is the real worker runner behind go-plugin's gRPC transport in this process: the
+// same wire as a launched robota-worker, without the process.
+type wired struct {
+	runnerapi.Runner
+	client *plugin.GRPCClient
+	server *plugin.GRPCServer
+}
+
+func (w *wired) Check() error { return w.client.Ping() }
+
+func (w *wired) Close() error {
+	err := w.client.Close()
+	w.server.Stop()
+	return err
+}
+
+// inProcess launches wired workers and counts launches.
 func inProcess(t *testing.T, launches *atomic.Int32) func(string) (background.Worker, error) {
 	return func(string) (background.Worker, error) {
 		launches.Add(1)
-		reqR, reqW := io.Pipe()
-		respR, respW := io.Pipe()
-		go func() {
-			_ = pipe.Serve(context.Background(), reqR, respW, worker.New(hclog.NewNullLogger()))
-			respW.Close()
-		}()
-		return pipe.NewClient(respR, reqW, reqW.Close, 5*time.Second)
+		client, server := plugin.TestPluginGRPCConn(t, false, workerplugin.PluginSet(worker.New(hclog.NewNullLogger())))
+		raw, err := client.Dispense(workerplugin.PluginName)
+		if err != nil {
+			return nil, err
+		}
+		w := &wired{Runner: raw.(runnerapi.Runner), client: client, server: server}
+		t.Cleanup(func() { w.Close() })
+		return w, nil
 	}
 }
 
@@ -106,19 +123,18 @@ func TestMissingWorkerFailsEachCommandWithTheInstallHint(t *testing.T) {
 
 func TestExitedWorkerIsLaunchedAgain(t *testing.T) {
 	var launches atomic.Int32
-	var current background.Worker
+	var current *wired
 	launch := inProcess(t, &launches)
 	m := background.New(background.Config{Find: found, Launch: func(p string) (background.Worker, error) {
 		w, err := launch(p)
-		current = w
+		current, _ = w.(*wired)
 		return w, err
 	}})
 	defer m.Close()
 	if _, err := m.StartBackground(context.Background(), bash.BackgroundRequest{Command: "true"}); err != nil {
 		t.Fatal(err)
 	}
-	current.Close() // the worker goes away
-	<-current.Done()
+	current.server.Stop() // the worker goes away without being closed
 	id, err := m.StartBackground(context.Background(), bash.BackgroundRequest{Command: "true"})
 	if err != nil {
 		t.Fatal(err)
@@ -158,5 +174,26 @@ func TestUnstartableCommandFails(t *testing.T) {
 	_, err := m.StartBackground(context.Background(), bash.BackgroundRequest{Command: "true", Cwd: "/no/such/dir"})
 	if err == nil {
 		t.Fatal("a command in a missing directory started")
+	}
+}
+
+// A worker binary that does not complete go-plugin's handshake fails the command with
+// the path it tried, through the default launch, and the next command tries again.
+func TestDefaultLaunchFailureNamesTheWorker(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "robota-worker")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\necho not a plugin >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var finds atomic.Int32
+	m := background.New(background.Config{Find: func() (string, error) { finds.Add(1); return path, nil }})
+	defer m.Close()
+	for range 2 {
+		_, err := m.StartBackground(context.Background(), bash.BackgroundRequest{Command: "true"})
+		if err == nil || !strings.Contains(err.Error(), "start robota-worker "+path) {
+			t.Fatalf("StartBackground = %v, want a launch error naming %s", err, path)
+		}
+	}
+	if n := finds.Load(); n != 2 {
+		t.Fatalf("%d lookups for 2 commands, want 2", n)
 	}
 }

@@ -1,15 +1,12 @@
 package worker
 
 import (
-	"context"
-	"fmt"
 	"os"
 
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"github.com/robota-sdk/robota-go/pkg/runner/pipe"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
@@ -37,16 +34,6 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
-}
-
-// ServeStdio serves the same Runner to robota over stdin and stdout (pkg/runner/pipe)
-// until stdin closes, and returns the exit status. Logs go to stderr as with Serve.
-func ServeStdio() int {
-	if err := pipe.Serve(context.Background(), os.Stdin, os.Stdout, New(newLogger())); err != nil {
-		fmt.Fprintf(os.Stderr, "robota-worker: %v\n", err)
-		return 1
-	}
-	return 0
 }
 
 func newLogger() hclog.Logger {

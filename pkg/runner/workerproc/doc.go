@@ -1,7 +1,7 @@
-// Package workerproc is how a program finds and starts a robota-worker process, whatever
-// protocol it then speaks (go-plugin in pkg/runner/launcher, JSON lines in
-// pkg/runner/pipe): the lookup of the binary, the allowlisted environment and the
-// parent-death signal. It links nothing but the standard library.
+// Package workerproc is how robota and robota-engine find and start a robota-worker
+// process, which pkg/runner/launcher then drives through go-plugin: the lookup of the
+// binary, the allowlisted environment and the parent-death signal. It links nothing but
+// the standard library.
 //
 // Guarantees:
 //   - Find looks for robota-worker beside the running executable first (a bin/ directory
