@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -156,15 +157,6 @@ func TestWorkerRefusesAgentJobsClearly(t *testing.T) {
 	}
 }
 
-func TestRobotaServesAsItsOwnWorker(t *testing.T) {
-	w, _ := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota"), Args: []string{"__worker"}})
-	evs := collect(t, w, workerplugin.Job{ID: "self", Process: &workerplugin.ProcessJob{Command: "echo from-robota"}})
-	last := evs[len(evs)-1]
-	if last.Kind != workerplugin.EventCompleted || last.Output != "from-robota\n" {
-		t.Fatalf("terminal event = %+v", last)
-	}
-}
-
 func TestWorkerStartedByHandExplainsAndFails(t *testing.T) {
 	cmd := exec.Command(filepath.Join(binDir, "robota-worker"))
 	out, err := cmd.CombinedOutput()
@@ -193,4 +185,98 @@ func TestRobotaVersionAndHelp(t *testing.T) {
 	if strings.Contains(string(out), "__worker") {
 		t.Errorf("help shows the hidden worker subcommand")
 	}
+}
+
+// TestRobotaLaunchesRobotaWorker: robota does not serve as a worker (decision 10); a
+// background command runs in the robota-worker beside it, which robota launches with
+// go-plugin (the handshake cookie and AutoMTLS's client certificate in the worker's
+// environment) and an allowlisted environment (robota's secrets stay behind).
+func TestRobotaLaunchesRobotaWorker(t *testing.T) {
+	p := newProject(t)
+	script := p.script(t, "background", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "run it in the background", "--provider", "script", "--script", script,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose")
+	cmd.Env = append(cmd.Env, "ROBOTA_TEST_SECRET=do-not-pass")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("robota: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Command running in background with ID: bash_1") {
+		t.Fatalf("the background command did not start:\n%s", out)
+	}
+	parent, err := os.ReadFile(filepath.Join(p.Dir, "parent.txt"))
+	if err != nil || strings.TrimSpace(string(parent)) != "robota-worker" {
+		t.Fatalf("the background command's parent process is %q (%v), want robota-worker", parent, err)
+	}
+	env, err := os.ReadFile(filepath.Join(p.Dir, "worker.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ROBOTA_WORKER_PLUGIN=", "PLUGIN_CLIENT_CERT=", "PLUGIN_PROTOCOL_VERSIONS=", "PATH="} {
+		if !strings.Contains(string(env), "\n"+want) && !strings.HasPrefix(string(env), want) {
+			t.Errorf("the worker was not launched with %s...:\n%s", want, env)
+		}
+	}
+	if strings.Contains(string(env), "ROBOTA_TEST_SECRET") {
+		t.Errorf("robota's environment leaked into the worker:\n%s", env)
+	}
+	// The hidden worker subcommand is gone: it is an ordinary (unexpected) argument now.
+	hidden := p.command(context.Background(), "__worker")
+	usage, _ := hidden.CombinedOutput()
+	if code := hidden.ProcessState.ExitCode(); code != 2 || strings.Contains(string(usage), "plugin") {
+		t.Fatalf("robota __worker exited %d:\n%s\nwant a usage error (2)", code, usage)
+	}
+}
+
+// TestRobotaWithoutRobotaWorkerSaysHowToInstallIt: with no robota-worker beside robota or
+// on PATH, the background command fails with a message naming the missing binary and how
+// to install it, and the run goes on to its answer.
+func TestRobotaWithoutRobotaWorkerSaysHowToInstallIt(t *testing.T) {
+	alone := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(binDir, "robota"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(alone, "robota"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := newProject(t)
+	script := p.script(t, "background", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(alone, "robota"), "-p", "run it in the background",
+		"--provider", "script", "--script", script, "--permission-mode", "bypassPermissions",
+		"--output-format", "stream-json", "--verbose")
+	cmd.Dir = p.Dir
+	cmd.Env = append(p.env(), "PATH="+withoutWorker(t))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("robota without robota-worker: %v\n%s", err, out)
+	}
+	want := "robota-worker not found at " + filepath.Join(alone, "robota-worker") + " or on PATH"
+	for _, s := range []string{want, "make build", "go build -o"} {
+		if !strings.Contains(string(out), s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	if !strings.Contains(string(out), `"result":"The background runner is not installed."`) {
+		t.Errorf("the run did not go on to its answer:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(p.Dir, "parent.txt")); err == nil {
+		t.Error("the background command ran without a worker")
+	}
+}
+
+// withoutWorker is PATH without directories that hold a robota-worker.
+func withoutWorker(t *testing.T) string {
+	t.Helper()
+	var keep []string
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "robota-worker")); err != nil {
+			keep = append(keep, d)
+		}
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
 }

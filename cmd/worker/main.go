@@ -1,5 +1,5 @@
-// Command robota-worker runs subagent jobs and background processes for
-// robota-engine, which launches it through go-plugin. Started by hand it says
+// Command robota-worker runs subagent jobs and background processes for robota and
+// robota-engine, which launch it through go-plugin over gRPC. Started by hand it says
 // so and exits 1.
 package main
 

@@ -9,12 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/robota-sdk/robota-go/pkg/runner/worker"
 	"github.com/robota-sdk/robota-go/pkg/version"
 )
-
-// WorkerSubcommand is the hidden first argument that turns robota into a worker.
-const WorkerSubcommand = "__worker"
 
 // Options are robota's parsed flags (DESIGN.md §Contracts).
 type Options struct {
@@ -114,9 +110,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
-		case WorkerSubcommand:
-			worker.Serve()
-			return 0
 		case "providers":
 			return listProviders(stdout)
 		}

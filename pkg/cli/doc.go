@@ -17,6 +17,11 @@
 //     settings, hooks, permission rules, --cwd, no provider); 128+signal after SIGINT
 //     (130), SIGTERM (143) or SIGHUP (129), the session saved first.
 //
-// `robota __worker` (hidden) makes the binary serve as its own worker process,
-// so an install of only `robota` still gets process-isolated subagents.
+// Background commands (Bash run_in_background) run in robota-worker (DESIGN.md decision
+// 10), found beside robota, then on PATH, launched on the first one and stopped when the
+// run ends (pkg/runner/background). Without it that command fails with how to install it
+// and the run goes on. robota launches robota-worker through go-plugin over gRPC, as
+// robota-engine does (pkg/runner/launcher), and does not serve as a worker itself: serving
+// links go-plugin's net/rpc server, whose reflect-method use costs every run, --version
+// included, megabytes of RSS (PERF-NOTES.md; measured with internal/procbench).
 package cli

@@ -19,6 +19,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"
+	"github.com/robota-sdk/robota-go/pkg/runner/background"
 )
 
 // Exit statuses of a headless run. A run ended by a signal exits 128+signal, as a shell
@@ -60,11 +61,14 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 		return exitConfig
 	}
 	out := output.New(stdout, format, llm.NewID)
+	// Background commands run in robota-worker, launched on the first one (decision 10).
+	bg := background.New(background.Config{})
+	defer bg.Close()
 	a, err := interactive.Assemble(ctx, interactive.Options{
 		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
 		Allow: o.AllowedTools, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns,
 		AppendSystemPrompt: o.AppendSystemPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
-		OnMessage: out.Message,
+		OnMessage: out.Message, Background: bg,
 		Callbacks: session.Callbacks{
 			OnCompactEvent:  func(e session.CompactEvent) { out.CompactBoundary(e.Trigger, e.Before.UsedTokens) },
 			OnToolExecution: toolReporter(o.Verbose, stderr),

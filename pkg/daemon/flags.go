@@ -4,14 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
+	"github.com/robota-sdk/robota-go/pkg/runner/workerproc"
 )
 
 // Options are robota-engine's command-line options.
@@ -56,16 +54,9 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 }
 
 // FindWorker resolves the worker binary when --worker was not given: beside the
-// running executable first, so a bin/ directory works as a unit, then PATH.
-func FindWorker() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "robota-worker")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
-		}
-	}
-	return exec.LookPath("robota-worker")
-}
+// running executable first, so a bin/ directory works as a unit, then PATH
+// (workerproc.Find, the lookup robota uses too).
+func FindWorker() (string, error) { return workerproc.Find("") }
 
 // NewLogger returns a JSON production logger, or a console one with dev.
 func NewLogger(dev bool) (*zap.Logger, error) {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // describeValidationError turns a jsonschema-go error chain such as
@@ -49,10 +50,10 @@ func describeValidationError(err error) (field, problem string) {
 		if names := quotedList(strings.TrimPrefix(msg, "unexpected additional properties ")); len(names) > 0 {
 			return join(names[0]), "unknown parameter"
 		}
-	case boundRE.MatchString(msg):
-		problem = describeBound(boundRE.FindStringSubmatch(msg))
-	case lengthRE.MatchString(msg):
-		m := lengthRE.FindStringSubmatch(msg)
+	case boundRE().MatchString(msg):
+		problem = describeBound(boundRE().FindStringSubmatch(msg))
+	case lengthRE().MatchString(msg):
+		m := lengthRE().FindStringSubmatch(msg)
 		word := map[string]string{"minLength": "at least", "maxLength": "at most"}[m[1]]
 		problem = fmt.Sprintf("must be %s %s characters long (got %s)", word, m[3], m[2])
 	case strings.HasPrefix(msg, "type: "):
@@ -113,9 +114,16 @@ func quotedList(s string) []string {
 
 // jsonschema-go reports bounds as "minimum: 0/1 is less than 1.000000" (the
 // value is a big.Rat); models read "must be at least 1 (got 0)" better.
+//
+// Compiled on first use, not at start-up: every robota run, --version included, pays for
+// package initialisation (PERF-NOTES.md).
 var (
-	boundRE  = regexp.MustCompile(`^(minimum|maximum|exclusiveMinimum|exclusiveMaximum): (\S+) is (?:less|greater) than (?:or equal to )?(\S+)$`)
-	lengthRE = regexp.MustCompile(`^(minLength|maxLength): ".*" contains (\d+) Unicode code points, (?:fewer|more) than (\d+)$`)
+	boundRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(minimum|maximum|exclusiveMinimum|exclusiveMaximum): (\S+) is (?:less|greater) than (?:or equal to )?(\S+)$`)
+	})
+	lengthRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(minLength|maxLength): ".*" contains (\d+) Unicode code points, (?:fewer|more) than (\d+)$`)
+	})
 )
 
 func describeBound(m []string) string {

@@ -29,8 +29,8 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// RunnerService is served by a worker process (robota-worker, or `robota` acting
-// as its own worker) to the engine over go-plugin. A worker runs subagent jobs
+// RunnerService is served by a worker process (robota-worker) over go-plugin to
+// robota-engine and robota, which launch it. A worker runs subagent jobs
 // and background processes and streams their progress back. Workers hold no
 // secrets: model calls and permission questions go back to the engine.
 type RunnerServiceClient interface {
@@ -105,8 +105,8 @@ func (c *runnerServiceClient) ReadLog(ctx context.Context, in *ReadLogRequest, o
 // All implementations must embed UnimplementedRunnerServiceServer
 // for forward compatibility.
 //
-// RunnerService is served by a worker process (robota-worker, or `robota` acting
-// as its own worker) to the engine over go-plugin. A worker runs subagent jobs
+// RunnerService is served by a worker process (robota-worker) over go-plugin to
+// robota-engine and robota, which launch it. A worker runs subagent jobs
 // and background processes and streams their progress back. Workers hold no
 // secrets: model calls and permission questions go back to the engine.
 type RunnerServiceServer interface {

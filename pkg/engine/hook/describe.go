@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 )
@@ -39,12 +40,14 @@ func safeURL(raw string) string {
 	return u.Scheme + "://" + u.Host + "/…"
 }
 
-var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]+`)
+// Compiled on first use, not at start-up: every robota run, --version included, pays for
+// package initialisation (PERF-NOTES.md).
+var urlInText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]+`) })
 
 // safeCommand redacts secret-shaped text, reduces URLs to scheme and host, folds
 // white space and keeps at most maxDescribedCommand characters.
 func safeCommand(cmd string) string {
-	s := urlInText.ReplaceAllStringFunc(cmd, safeURL)
+	s := urlInText().ReplaceAllStringFunc(cmd, safeURL)
 	s = redact.String(s)
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > maxDescribedCommand {

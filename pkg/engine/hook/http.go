@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"sync"
 )
 
 // HTTPExecutor runs `http` hooks: a POST of the JSON input to the hook's URL. A 2xx
@@ -25,7 +26,11 @@ type HTTPExecutor struct {
 // NewHTTPExecutor returns an executor using http.DefaultClient.
 func NewHTTPExecutor() *HTTPExecutor { return &HTTPExecutor{} }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+// Compiled on first use, not at start-up: every robota run, --version included, pays for
+// package initialisation (PERF-NOTES.md).
+var envRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+})
 
 // Execute posts one hook.
 func (x *HTTPExecutor) Execute(ctx context.Context, h Definition, input []byte) (Response, error) {
@@ -84,8 +89,8 @@ func (x *HTTPExecutor) expand(v string, allowed []string) string {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	return envRef.ReplaceAllStringFunc(v, func(ref string) string {
-		m := envRef.FindStringSubmatch(ref)
+	return envRef().ReplaceAllStringFunc(v, func(ref string) string {
+		m := envRef().FindStringSubmatch(ref)
 		name := m[1] + m[2]
 		for _, a := range allowed {
 			if a == name {

@@ -20,6 +20,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 	"github.com/robota-sdk/robota-go/pkg/tools/builtin"
 )
 
@@ -55,6 +56,9 @@ type Options struct {
 	PermissionHandler session.PermissionHandler
 	// OnMessage, if set, sees every message appended to the conversation.
 	OnMessage func(llm.Message)
+	// Background runs Bash's run_in_background commands (nil: the Bash tool says they are
+	// not available). The caller owns it and closes it after the session.
+	Background bash.BackgroundRunner
 
 	// Now and NewID make runs deterministic in tests.
 	Now   func() time.Time
@@ -148,7 +152,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return nil, err
 	}
 	outputDir := ToolOutputDir(opts.Cwd)
-	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs,
+	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: opts.Background,
 		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env)})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)

@@ -19,8 +19,7 @@ import (
 // ErrWorkerExited is reported when a worker process is gone.
 var ErrWorkerExited = errors.New("worker process exited")
 
-// Command is how to start a worker: robota-worker, or robota with its hidden
-// worker subcommand.
+// Command is how to start a worker: the robota-worker binary and its arguments.
 type Command struct {
 	Path string
 	Args []string

@@ -1,7 +1,8 @@
 // Package worker is the worker-process side of pkg/runner: a Runner that runs
-// background shell processes, and Serve, which offers it to the engine over
-// go-plugin. Both robota-worker and `robota` (acting as its own worker) call
-// Serve.
+// background shell processes, and Serve, which offers it over go-plugin (gRPC)
+// to robota-engine and robota, which both launch robota-worker. `robota` never
+// serves as a worker (DESIGN.md decision 10: serving links
+// go-plugin's net/rpc server).
 //
 // Guarantees: every process runs in its own process group, and cancellation,
 // timeout or the engine going away kills the whole group. Output is captured

@@ -15,12 +15,7 @@ import (
 // go-plugin client parses and re-logs. Started without the engine's handshake
 // cookie, go-plugin prints that this is a plugin and exits 1.
 func Serve() {
-	logger := hclog.New(&hclog.LoggerOptions{
-		Name:       "robota-worker",
-		Level:      hclog.LevelFromString(envOr("ROBOTA_WORKER_LOG_LEVEL", "info")),
-		Output:     os.Stderr,
-		JSONFormat: true,
-	})
+	logger := newLogger()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: workerplugin.Handshake,
 		Plugins:         workerplugin.PluginSet(New(logger)),
@@ -39,4 +34,13 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
+}
+
+func newLogger() hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{
+		Name:       "robota-worker",
+		Level:      hclog.LevelFromString(envOr("ROBOTA_WORKER_LOG_LEVEL", "info")),
+		Output:     os.Stderr,
+		JSONFormat: true,
+	})
 }

@@ -1,133 +1,43 @@
 package workerplugin
 
-import (
-	"context"
-	"errors"
-	"time"
+import "github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+
+// The contract's types are defined in pkg/runner/runnerapi, which links no gRPC; these
+// aliases keep this package's names for the go-plugin side.
+type (
+	// Runner runs jobs (runnerapi.Runner).
+	Runner = runnerapi.Runner
+	// Job is one unit of work (runnerapi.Job).
+	Job = runnerapi.Job
+	// AgentJob is a subagent session (runnerapi.AgentJob).
+	AgentJob = runnerapi.AgentJob
+	// ProcessJob is a shell command (runnerapi.ProcessJob).
+	ProcessJob = runnerapi.ProcessJob
+	// EventKind says which fields of an Event are meaningful.
+	EventKind = runnerapi.EventKind
+	// Event is one event of a job.
+	Event = runnerapi.Event
+	// ToolProgress is a tool call inside an agent job.
+	ToolProgress = runnerapi.ToolProgress
+	// LogPage is one page of a job's output log.
+	LogPage = runnerapi.LogPage
 )
 
-// ErrUnsupportedJob is returned by a worker that cannot run the kind of job it
-// was given. It crosses the wire as codes.Unimplemented.
-var ErrUnsupportedJob = errors.New("worker does not support this job kind")
-
-// ErrUnknownJob is returned for a job id the worker does not know. It crosses
-// the wire as codes.NotFound.
-var ErrUnknownJob = errors.New("unknown job")
-
-// Runner runs jobs. The engine holds a Runner backed by a worker process; the
-// worker holds the real implementation.
-type Runner interface {
-	// Start runs job and calls emit for each event, in order, until the job
-	// ends. It returns after the terminal event was emitted, or with an error
-	// when the job could not start or emit failed.
-	Start(ctx context.Context, job Job, emit func(Event) error) error
-	// Cancel stops a running job; it reports whether the job was running.
-	Cancel(ctx context.Context, jobID, reason string) (bool, error)
-	// Send forwards input to a running job.
-	Send(ctx context.Context, jobID, input string) error
-	// ReadLog reads up to limit bytes of a job's output from offset.
-	ReadLog(ctx context.Context, jobID string, offset, limit int64) (LogPage, error)
-}
-
-// Job is one unit of work for a worker. Exactly one of Agent and Process is set.
-type Job struct {
-	ID      string
-	Agent   *AgentJob
-	Process *ProcessJob
-}
-
-// AgentJob is a subagent session.
-type AgentJob struct {
-	AgentType    string
-	Prompt       string
-	SystemPrompt string
-	Model        string
-	Cwd          string
-	Tools        []string
-	MaxTurns     int
-	Isolation    string
-}
-
-// ProcessJob is a shell command run with /bin/sh -c.
-type ProcessJob struct {
-	Command string
-	Cwd     string
-	Env     map[string]string
-	Timeout time.Duration
-}
-
-// EventKind says which fields of an Event are meaningful.
-type EventKind int
-
-// Event kinds. Completed, Failed and Cancelled are terminal.
+// Event kinds (runnerapi). Completed, Failed and Cancelled are terminal.
 const (
-	EventStarted EventKind = iota + 1
-	EventTextDelta
-	EventToolStart
-	EventToolEnd
-	EventCompleted
-	EventFailed
-	EventCancelled
+	EventStarted   = runnerapi.EventStarted
+	EventTextDelta = runnerapi.EventTextDelta
+	EventToolStart = runnerapi.EventToolStart
+	EventToolEnd   = runnerapi.EventToolEnd
+	EventCompleted = runnerapi.EventCompleted
+	EventFailed    = runnerapi.EventFailed
+	EventCancelled = runnerapi.EventCancelled
 )
 
-// Terminal reports whether no event follows this kind.
-func (k EventKind) Terminal() bool {
-	return k == EventCompleted || k == EventFailed || k == EventCancelled
-}
-
-func (k EventKind) String() string {
-	switch k {
-	case EventStarted:
-		return "started"
-	case EventTextDelta:
-		return "text_delta"
-	case EventToolStart:
-		return "tool_start"
-	case EventToolEnd:
-		return "tool_end"
-	case EventCompleted:
-		return "completed"
-	case EventFailed:
-		return "failed"
-	case EventCancelled:
-		return "cancelled"
-	}
-	return "unknown"
-}
-
-// Event is one event of a job.
-type Event struct {
-	JobID    string
-	Sequence uint64
-	Kind     EventKind
-	// PID is set on EventStarted.
-	PID int
-	// Text is the delta of EventTextDelta.
-	Text string
-	// Tool is set on EventToolStart and EventToolEnd.
-	Tool *ToolProgress
-	// Output and ExitCode are set on EventCompleted; ExitCode also on EventFailed.
-	Output   string
-	ExitCode int
-	// Error, Category and Recoverable are set on EventFailed.
-	Error       string
-	Category    string
-	Recoverable bool
-	// Reason is set on EventCancelled.
-	Reason string
-}
-
-// ToolProgress is what a worker reports of a tool call inside an agent job.
-type ToolProgress struct {
-	CallID   string
-	Name     string
-	FirstArg string
-	Error    string
-}
-
-// LogPage is one page of a job's output log.
-type LogPage struct {
-	Data       []byte
-	NextOffset int64
-	EOF        bool
-}
+// Sentinel errors (runnerapi).
+var (
+	// ErrUnsupportedJob crosses the wire as codes.Unimplemented.
+	ErrUnsupportedJob = runnerapi.ErrUnsupportedJob
+	// ErrUnknownJob crosses the wire as codes.NotFound.
+	ErrUnknownJob = runnerapi.ErrUnknownJob
+)

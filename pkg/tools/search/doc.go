@@ -8,7 +8,8 @@
 //     global ignore files are not read.
 //   - Glob matches root-relative paths with doublestar (**, braces, classes), lists files
 //     newest first (ties by path) and caps the list at 1,000 with a note; patterns with ".."
-//     are refused.
+//     are refused. It holds at most those 1,000 matches while it walks (a bounded heap of the
+//     newest), so its memory does not grow with the number of files matched.
 //   - Grep parses the pattern once (RE2 syntax) and runs the same expression in either
 //     backend: ripgrep (`rg`, when on PATH) or a pure-Go one (parallel walk, RE2). Both
 //     apply the same rules — rg's --glob semantics for glob (a match overrides .gitignore),

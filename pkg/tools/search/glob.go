@@ -8,7 +8,6 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
@@ -109,39 +108,33 @@ func (g *Glob) run(ctx context.Context, params GlobParams) llm.ToolResult {
 	case !fi.IsDir():
 		return toolkit.Failure(rec, toolkit.CodeNotDirectory, p.Abs+" is not a directory. Give the directory to search in as path.", nil)
 	}
-	matches, err := globFiles(ctx, p.Real, pattern, g.exclude)
+	matches, total, err := globFiles(ctx, p.Real, pattern, g.exclude, MaxGlobResults)
 	if err != nil {
 		return toolkit.Failure(rec, toolkit.CodeAborted, "The search was aborted.", nil)
 	}
-	meta := map[string]any{"numFiles": len(matches), "truncated": len(matches) > MaxGlobResults}
-	if len(matches) == 0 {
+	meta := map[string]any{"numFiles": total, "truncated": total > MaxGlobResults}
+	if total == 0 {
 		return toolkit.Success(rec, "No files found", meta)
 	}
 	var b strings.Builder
-	for i, m := range matches {
-		if i == MaxGlobResults {
-			break
-		}
+	for _, m := range matches {
 		b.WriteString(m.path)
 		b.WriteByte('\n')
 	}
-	if len(matches) > MaxGlobResults {
-		fmt.Fprintf(&b, "(Results are truncated: showing the %d most recently modified of %d files. Use a more specific path or pattern.)\n", MaxGlobResults, len(matches))
+	if total > MaxGlobResults {
+		fmt.Fprintf(&b, "(Results are truncated: showing the %d most recently modified of %d files. Use a more specific path or pattern.)\n", MaxGlobResults, total)
 	}
 	return toolkit.Success(rec, strings.TrimSuffix(b.String(), "\n"), meta)
 }
 
-type globMatch struct {
-	path  string
-	mtime int64
-}
-
-// globFiles lists the files below root whose root-relative path matches pattern and that
-// exclude leaves in, newest first (ties by path). The walk starts at the pattern's static
-// prefix and, for a pattern without **, goes no deeper than it has segments.
-func globFiles(ctx context.Context, root, pattern string, exclude Exclude) ([]globMatch, error) {
+// globFiles returns the limit newest files below root whose root-relative path matches
+// pattern and that exclude leaves in, newest first (ties by path), and how many matched in
+// all. It holds at most limit matches at any time, however many files match. The walk
+// starts at the pattern's static prefix and, for a pattern without **, goes no deeper than
+// it has segments.
+func globFiles(ctx context.Context, root, pattern string, exclude Exclude, limit int) ([]globMatch, int, error) {
 	if exclude.excludes(root) {
-		return nil, ctx.Err()
+		return nil, 0, ctx.Err()
 	}
 	base, _ := doublestar.SplitPattern(pattern)
 	var prefix []string
@@ -153,8 +146,8 @@ func globFiles(ctx context.Context, root, pattern string, exclude Exclude) ([]gl
 		depth = strings.Count(pattern, "/") + 1
 	}
 	var (
-		mu      sync.Mutex
-		matches []globMatch
+		mu     sync.Mutex
+		newest = newNewestN(limit)
 	)
 	policy := withExclude(globPolicy{pattern: pattern, depth: depth}, exclude)
 	err := walk(ctx, root, prefix, policy, func(e entry) {
@@ -163,19 +156,13 @@ func globFiles(ctx context.Context, root, pattern string, exclude Exclude) ([]gl
 			mtime = fi.ModTime().UnixNano()
 		}
 		mu.Lock()
-		matches = append(matches, globMatch{path: e.abs, mtime: mtime})
+		newest.add(globMatch{path: e.abs, mtime: mtime})
 		mu.Unlock()
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	sort.Slice(matches, func(i, j int) bool {
-		if matches[i].mtime != matches[j].mtime {
-			return matches[i].mtime > matches[j].mtime
-		}
-		return matches[i].path < matches[j].path
-	})
-	return matches, nil
+	return newest.sorted(), newest.total, nil
 }
 
 type globPolicy struct {

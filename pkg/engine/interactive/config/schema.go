@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // kind is the JSON shape a schema node accepts.
@@ -82,13 +83,15 @@ var HookEvents = []string{
 // HookTypes are the hook executor types.
 var HookTypes = []string{"command", "http", "prompt", "agent"}
 
-var envRefPattern = regexp.MustCompile(`^\$ENV:[A-Za-z_][A-Za-z0-9_]*$`)
+// Compiled on first use, not at start-up: every robota run, --version included, pays for
+// package initialisation (PERF-NOTES.md).
+var envRefPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$ENV:[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // providerString is a string that may be a `$ENV:NAME` reference.
 func providerString() *node {
 	return &node{kind: kindString, check: func(v any) string {
 		s := v.(string)
-		if strings.HasPrefix(s, envPrefix) && !envRefPattern.MatchString(s) {
+		if strings.HasPrefix(s, envPrefix) && !envRefPattern().MatchString(s) {
 			return fmt.Sprintf("malformed environment reference %q (want $ENV:NAME)", s)
 		}
 		return ""
@@ -302,11 +305,13 @@ func prune(n *node, v any) any {
 	return deepCopy(v)
 }
 
-var plainKey = regexp.MustCompile(`^[A-Za-z0-9_$-]+$`)
+// Compiled on first use, not at start-up: every robota run, --version included, pays for
+// package initialisation (PERF-NOTES.md).
+var plainKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_$-]+$`) })
 
 // joinPath appends a key to a dotted path, quoting keys that are not plain words.
 func joinPath(path, key string) string {
-	if !plainKey.MatchString(key) {
+	if !plainKey().MatchString(key) {
 		return fmt.Sprintf("%s[%q]", path, key)
 	}
 	if path == "" {

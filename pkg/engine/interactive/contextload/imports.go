@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // importRef is one `@path` token.
@@ -13,7 +14,9 @@ type importRef struct {
 	target string
 }
 
-var importToken = regexp.MustCompile(`(?:^|\s)@(\S+)`)
+// Compiled on first use, not at start-up: every robota run, --version included, pays for
+// package initialisation (PERF-NOTES.md).
+var importToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@(\S+)`) })
 
 // trailingPunct may follow an @path in prose ("see @docs/a.md.").
 const trailingPunct = ".,;:!?)]}'\""
@@ -38,7 +41,7 @@ func ParseImports(content string) []importRef {
 		if fence != "" {
 			continue
 		}
-		for _, m := range importToken.FindAllStringSubmatch(stripCodeSpans(line), -1) {
+		for _, m := range importToken().FindAllStringSubmatch(stripCodeSpans(line), -1) {
 			t := m[1]
 			if strings.ContainsAny(t, "/.") || strings.HasPrefix(t, "~") {
 				out = append(out, importRef{line: i + 1, target: t})

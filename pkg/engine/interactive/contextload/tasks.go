@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // TasksDir is the task directory, relative to the project root.
@@ -67,11 +68,17 @@ func DiscoverTasks(root string) []Task {
 	return out
 }
 
+// Compiled on first use, not at start-up: every robota run, --version included, pays for
+// package initialisation (PERF-NOTES.md).
 var (
-	headingLine  = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
-	metadataLine = regexp.MustCompile(`^\s*(?:[-*]\s+)?\*\*([A-Za-z][A-Za-z ]*?)(?::\*\*|\*\*\s*:)\s*(.*?)\s*$`)
-	checkboxLine = regexp.MustCompile(`^\s*[-*+]\s+\[([ xX])\]\s+(.*?)\s*$`)
-	completionHd = regexp.MustCompile(`(?i)completion|definition of done|done criteria|acceptance`)
+	headingLine  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`) })
+	metadataLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:[-*]\s+)?\*\*([A-Za-z][A-Za-z ]*?)(?::\*\*|\*\*\s*:)\s*(.*?)\s*$`)
+	})
+	checkboxLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*[-*+]\s+\[([ xX])\]\s+(.*?)\s*$`) })
+	completionHd = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)completion|definition of done|done criteria|acceptance`)
+	})
 )
 
 // ParseTask reads a task file's title (first `#` heading), `**Status**`, `**Branch**`
@@ -96,17 +103,17 @@ func ParseTask(content string) Task {
 		if fence != "" {
 			continue
 		}
-		if m := headingLine.FindStringSubmatch(line); m != nil {
+		if m := headingLine().FindStringSubmatch(line); m != nil {
 			if t.Title == "" && len(m[1]) == 1 {
 				t.Title = m[2]
 			}
 			section = m[2]
-			if completionHd.MatchString(section) {
+			if completionHd().MatchString(section) {
 				hasCompletion = true
 			}
 			continue
 		}
-		if m := metadataLine.FindStringSubmatch(line); m != nil {
+		if m := metadataLine().FindStringSubmatch(line); m != nil {
 			switch strings.ToLower(strings.TrimSpace(m[1])) {
 			case "status":
 				if t.Status == "" {
@@ -125,10 +132,10 @@ func ParseTask(content string) Task {
 				continue
 			}
 		}
-		if m := checkboxLine.FindStringSubmatch(line); m != nil {
+		if m := checkboxLine().FindStringSubmatch(line); m != nil {
 			if m[1] == " " && m[2] != "" {
 				allItems = append(allItems, m[2])
-				if completionHd.MatchString(section) {
+				if completionHd().MatchString(section) {
 					completionItems = append(completionItems, m[2])
 				}
 			}
