@@ -70,6 +70,10 @@ type FileLogger struct {
 	held holdback
 	// native is the last native request body written per conversation and provider.
 	native map[string]*nativeMark
+	// opened is the log's size when opened; nativeRecovered the conversations whose last
+	// native body in that part of the log was looked for (see native_recover.go).
+	opened          int64
+	nativeRecovered map[string]bool
 	// hist is what the logger knows of the history the log rebuilds (see history.go).
 	hist histState
 }
@@ -116,6 +120,7 @@ func Open(dir, sessionID string, opts Options) (*FileLogger, error) {
 		return nil, fmt.Errorf("session log: recover %s: %w", l.path, err)
 	}
 	l.hist = recoverHistory(f, l.size, DirPayloads(dir))
+	l.opened = l.size
 	l.f = f
 	return l, nil
 }
