@@ -162,19 +162,26 @@ func (lb *loggedBody) delta(ev agent.Event) (agent.Event, *PayloadBase, *nativeM
 	shared := 0
 	for shared < len(mark.elems) && shared < len(lb.elems) {
 		e := mark.elems[shared]
-		if !bytes.Equal(asLogged(mark.payload[e.start:e.end]), lb.elems[shared]) {
+		if !sameAsLogged(mark.payload[e.start:e.end], lb.elems[shared]) {
 			break
 		}
 		shared++
 	}
 	out, base := reduceBody(ev, mark, shared, func(key string, value []byte) bool {
 		v, ok := lb.others[key]
-		return ok && bytes.Equal(asLogged(value), v)
+		return ok && sameAsLogged(value, v)
 	})
 	if base != nil {
 		base.ExecutionID, base.Round = lb.exec, lb.round
 	}
 	return out, base, mark
+}
+
+// sameAsLogged reports whether raw, as a line would hold it, is logged. Bytes already
+// alike need no decoding: what a line holds is redacted and encoded as lines are, and
+// redacting and encoding it again changes nothing.
+func sameAsLogged(raw, logged []byte) bool {
+	return bytes.Equal(raw, logged) || bytes.Equal(asLogged(raw), logged)
 }
 
 // asLogged is a JSON value as a line holds it: redacted, encoded as lines are (nil when
