@@ -36,8 +36,10 @@
 //     SessionEnd exactly once, after the save.
 //   - The log starts with session_init and a history_mutation reset holding the starting
 //     history (system message, resumed or forked conversation), so replaying the log alone
-//     rebuilds the messages the record holds. A resumed conversation gets this session's
-//     system prompt in place of the one it was saved with.
+//     rebuilds the messages the record holds. A conversation resumed into its own log is
+//     not written again: the reset continues the log's history (sessionlog.ContinueHistory;
+//     a fork's new log gets it whole). A resumed conversation gets this session's system
+//     prompt in place of the one it was saved with.
 //   - A Run's result (LastResult) adds up rounds and usage over its Stop-hook
 //     continuations, and Config.MaxTurns caps their rounds together.
 //   - A resumed session saves back what it does not own unchanged: the fields other layers

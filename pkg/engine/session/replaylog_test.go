@@ -266,11 +266,59 @@ turns:
 	wantSameRequests(t, "fresh", replayRequests(t, dir, "long"), p1)
 	wantSameMessages(t, "fresh", replayLog(t, dir, "long"), rec.Messages)
 
-	resumed := base
-	resumed.SessionID, resumed.Resume = "long", &rec
-	p2, rec2 := runs(resumed, 25)
-	wantSameRequests(t, "resumed", replayRequests(t, dir, "long"), p1, p2)
-	wantSameMessages(t, "resumed", replayLog(t, dir, "long"), rec2.Messages)
+	// Resumed into the same log three times (the last with a new system prompt): each
+	// resume continues the log's history instead of writing it again, its first request
+	// is written against that history, and the log still rebuilds every request.
+	providers := []*recordingProvider{p1}
+	rec2 := rec
+	for i, n := range []int{25, 8, 5} {
+		resumed := base
+		resumed.SessionID, resumed.Resume = "long", &rec2
+		if i == 2 {
+			resumed.SystemMessage = "SYSTEM v2"
+		}
+		var p *recordingProvider
+		p, rec2 = runs(resumed, n)
+		providers = append(providers, p)
+		what := fmt.Sprintf("resume %d", i+1)
+		wantSameRequests(t, what, replayRequests(t, dir, "long"), providers...)
+		wantSameMessages(t, what, replayLog(t, dir, "long"), rec2.Messages)
+	}
+	c, err := sessionlog.ReadLogFile(sessionlog.LogPath(dir, "long"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	continued, fromHistory := 0, 0
+	for _, e := range c.Entries {
+		var d struct {
+			Continues *sessionlog.HistoryContinuation `json:"continues"`
+			Replaced  []json.RawMessage               `json:"replaced"`
+			Request   *struct {
+				Base *struct {
+					History bool `json:"history"`
+				} `json:"base"`
+			} `json:"request"`
+		}
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Continues != nil {
+			continued++
+			if continued == 3 && len(d.Replaced) != 1 {
+				t.Errorf("the resume with a new system prompt replaced %d messages, want 1", len(d.Replaced))
+			}
+		}
+		if d.Request != nil && d.Request.Base != nil && d.Request.Base.History {
+			fromHistory++
+		}
+	}
+	if continued != 3 {
+		t.Errorf("%d resets continue the log's history, want 3 (one per resume)", continued)
+	}
+	// Every session's first request, and the first after each compaction.
+	if fromHistory < 4 {
+		t.Errorf("%d requests are written against the history, want at least 4", fromHistory)
+	}
 
 	forked := base
 	forked.SessionID, forked.Resume = "long-fork", &rec2

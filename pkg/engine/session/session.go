@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -127,8 +128,14 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	s.log(sessionlog.EventSessionInit, sessionlog.NewSessionInit(s.systemMessage, cfg.Provider.Name(), cfg.Model, cfg.Cwd, s.schemas))
 	// The starting history (system message, a resumed or forked conversation) goes into the
-	// log whole, so replaying the log alone rebuilds the conversation the record holds.
-	s.logReset(history)
+	// log, so replaying the log alone rebuilds the conversation the record holds: whole,
+	// unless the log already holds the resumed conversation (resumed into its own log), in
+	// which case the logger writes only what differs (sessionlog.ContinueHistory).
+	if r := cfg.Resume; r != nil {
+		s.log(sessionlog.EventHistoryMutation, sessionlog.ContinueHistory(history, changedFrom(history, r.Messages)))
+	} else {
+		s.logReset(history)
+	}
 	source := SourceStartup
 	if cfg.Resume != nil {
 		source = SourceResume
@@ -152,6 +159,25 @@ func (s *Session) withSystemMessage(history []llm.Message) []llm.Message {
 		return history
 	}
 	return append([]llm.Message{s.factory.System(s.systemMessage)}, history...)
+}
+
+// changedFrom lists the indices at which history holds another message than the resumed
+// conversation it was built from (a replaced system prompt), or nil when their lengths
+// differ (a prepended one: nothing lines up).
+func changedFrom(history, resumed []llm.Message) []int {
+	if len(history) != len(resumed) {
+		return nil
+	}
+	var changed []int
+	for i := range history {
+		h, r := history[i], resumed[i]
+		same := h.ID == r.ID && h.Role == r.Role && len(h.Content) == len(r.Content) &&
+			(len(h.Content) == 0 || &h.Content[0] == &r.Content[0]) // copied from the record, not rebuilt
+		if !same && !reflect.DeepEqual(h, r) {
+			changed = append(changed, i)
+		}
+	}
+	return changed
 }
 
 func (s *Session) newAgent(history []llm.Message) (*agent.Agent, error) {

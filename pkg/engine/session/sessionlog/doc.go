@@ -11,14 +11,30 @@
 // with the conversation, not with its square.
 //   - history_mutation: "append" carries the one appended message (with its index);
 //     "reset" carries the complete new history (a session's start, clear, compaction, a
-//     resumed or forked conversation).
+//     forked conversation in its new log, which therefore holds the history once), with
+//     length, lastId and lastHash (SHA-256 of the last message as the line encodes it).
+//     A session resumed into its own log (same session id) logs a reset that continues
+//     the log's history instead: continues {messages, lastId} names the history the
+//     earlier lines rebuild (its length and last message's ID, checked by replay),
+//     replaced lists {index, message} for the messages that differ (a new system prompt)
+//     and messages holds those after it. The FileLogger writes it only when the log's
+//     history is the resumed one: same length, and the same last message by ID and
+//     lastHash; else the reset is whole. It learns that history when it opens a log, from
+//     the last history_mutation line alone (read backwards from the end; the log is not
+//     replayed), and follows it as it writes.
 //   - provider_request (an agent.Event): data.request carries provider, model, purpose,
 //     messageCount (the length of the list the provider was sent), newMessages and, for
 //     every request but an agent's first, base {executionId, round, messages, tools}: the
 //     request's first base.messages messages are those of the latest earlier
 //     provider_request with that executionId and round (the agent's previous request: its
 //     history is append-only), newMessages follow them, and tools is left out when base.tools says
-//     the schemas are the base's. Without a base, newMessages is the whole list. Logs
+//     the schemas are the base's. An agent's first request, when it starts with
+//     messages of the history (a session's agent: its history is the session's), has
+//     base {history: true, messages: k, replaced}: its first k messages are those of the
+//     history the log's history_mutation lines rebuild at that line, except replaced
+//     ({index, message}: an interrupted answer as the provider is sent it). So a resumed
+//     session's first request writes what the turn adds, not the conversation. Without a
+//     base, newMessages is the whole list. Logs
 //     written before this format carry request.messages (the whole list) and replay as
 //     they are.
 //   - provider_native_raw_payload of kind request (the provider's SDK-native body, which
@@ -28,7 +44,12 @@
 //     the first rawPayload.payloadBase.shared ones, which are the base body's (compared
 //     byte for byte as the provider encoded them), and the members listed in
 //     payloadBase.same are left out: they are the base body's. payloadBase names the base
-//     line by executionId and round (the latest earlier native request body with them). EachNativeRequest rebuilds every body, one at a time.
+//     line by executionId and round (the latest earlier native request body with them).
+//     A process's first body for a conversation in a log it reopened is a delta of the
+//     last body the log holds for it: the logger rebuilds that body in one streaming pass
+//     over the log (taking a conversation array in a payload file as it is) and compares
+//     the new body's elements and members in the form the log holds them (redacted,
+//     encoded as lines are). EachNativeRequest rebuilds every body, one at a time.
 //   - pre_run: the enriched input and historyLength, the length of the history before the
 //     call (the history is the one history_mutation events rebuild at that line).
 //   - assistant: the answer, historyLength and historyStructure for the messages from
@@ -37,7 +58,8 @@
 // Replay reads these forms: ReplaySessionLogEntries returns each request's exact message
 // list and tools (ReplayRecord.Requests; requests share the memory of their common
 // prefix), and fails with ErrReplay when a request's base is not earlier in the log or its
-// counts do not add up (EachNativeRequest likewise for native bodies). Validation reports
+// counts do not add up, or when a continuing reset does not match the history it
+// continues (EachNativeRequest likewise for native bodies). Validation reports
 // the same as PROVIDER_REQUEST_BASE_MISSING or ENTRY_MALFORMED, and a pre_run whose
 // historyLength is not the rebuilt history's as HISTORY_INDEX_MISMATCH.
 //
@@ -88,6 +110,7 @@
 //     the session runtime's logger port (Log(event string, data any)) directly.
 //   - Replay-boundary events are agent.Event values logged as data under event =
 //     string(ev.Type); replay and validation read that JSON shape. A session that replaces
-//     its history (clear, compaction, a resumed or forked conversation in a new log) logs a
-//     history_mutation built by ResetHistory, so replay and index checks stay exact.
+//     its history (clear, compaction, a forked conversation in a new log) logs a
+//     history_mutation built by ResetHistory, a resumed one by ContinueHistory, so replay
+//     and index checks stay exact.
 package sessionlog

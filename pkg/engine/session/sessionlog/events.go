@@ -226,8 +226,10 @@ func NewErrorData(phase string, err error) ErrorData {
 }
 
 // History mutation kinds. The agent appends ("append", with the message's index); a
-// session that replaces its history (clear, compaction, a resumed or forked conversation
-// seeded into a new log) logs "reset" with the complete new history.
+// session that replaces its history (clear, compaction, a resumed or forked conversation)
+// logs "reset": with the complete new history, or, when the new history continues the one
+// the log already holds (a session resumed into its own log), with only what differs (see
+// HistoryMutationData.Continues).
 const (
 	MutationAppend = "append"
 	MutationReset  = "reset"
@@ -242,9 +244,39 @@ type MutationData struct {
 // HistoryMutationData is the data of a history_mutation logged by the session itself
 // (agent.Event values have the same shape for appends).
 type HistoryMutationData struct {
-	Mutation MutationData  `json:"mutation"`
-	Message  *llm.Message  `json:"message,omitempty"`
+	Mutation MutationData `json:"mutation"`
+	Message  *llm.Message `json:"message,omitempty"`
+	// Messages is a reset's new history; on a reset that Continues the log's history, the
+	// messages after the continued ones.
 	Messages []llm.Message `json:"messages,omitempty"`
+	// Continues, on a reset, says the new history starts with the history the log's lines
+	// rebuild up to this one, which has Continues.Messages messages, the last with ID
+	// Continues.LastID, except the Replaced ones; Messages follow.
+	Continues *HistoryContinuation `json:"continues,omitempty"`
+	Replaced  []IndexedMessage     `json:"replaced,omitempty"`
+	// Length and LastID describe the history after a reset (written by the FileLogger), so
+	// a logger that reopens the log learns them from this line alone.
+	Length   *int   `json:"length,omitempty"`
+	LastID   string `json:"lastId,omitempty"`
+	LastHash string `json:"lastHash,omitempty"` // SHA-256 of the last message's JSON on its line
+
+	// resumed marks data built by ContinueHistory; changed are its indices that differ
+	// from the resumed conversation.
+	resumed bool
+	changed []int
+}
+
+// HistoryContinuation is HistoryMutationData.Continues: the length of the history the
+// line continues and the ID of its last message.
+type HistoryContinuation struct {
+	Messages int    `json:"messages"`
+	LastID   string `json:"lastId"`
+}
+
+// IndexedMessage is a message at an index of a list.
+type IndexedMessage struct {
+	Index   int         `json:"index"`
+	Message llm.Message `json:"message"`
 }
 
 // ResetHistory is the history_mutation data that replaces the whole history.
@@ -253,6 +285,18 @@ func ResetHistory(messages []llm.Message) HistoryMutationData {
 		messages = []llm.Message{}
 	}
 	return HistoryMutationData{Mutation: MutationData{Kind: MutationReset}, Messages: messages}
+}
+
+// ContinueHistory is the history_mutation data of a session resumed from a saved
+// conversation: messages is its new history, the saved conversation except at the
+// indices changed (a replaced system prompt). A FileLogger whose log already holds that
+// conversation (the session resumed into its own log: same length, same last message ID)
+// writes only what differs; any other logger, or a log that does not hold it (a fork's
+// new log), records a whole reset, which is also this value's JSON form.
+func ContinueHistory(messages []llm.Message, changed []int) HistoryMutationData {
+	d := ResetHistory(messages)
+	d.resumed, d.changed = true, changed
+	return d
 }
 
 // NewAppendMutation is the history_mutation data of one message appended at index.

@@ -70,6 +70,12 @@ type FileLogger struct {
 	held holdback
 	// native is the last native request body written per conversation and provider.
 	native map[string]*nativeMark
+	// opened is the log's size when opened; nativeRecovered the conversations whose last
+	// native body in that part of the log was looked for (see native_recover.go).
+	opened          int64
+	nativeRecovered map[string]bool
+	// hist is what the logger knows of the history the log rebuilds (see history.go).
+	hist histState
 }
 
 // ProjectDir is where a project run keeps its logs: {cwd}/.robota/logs.
@@ -113,6 +119,8 @@ func Open(dir, sessionID string, opts Options) (*FileLogger, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("session log: recover %s: %w", l.path, err)
 	}
+	l.hist = recoverHistory(f, l.size, DirPayloads(dir))
+	l.opened = l.size
 	l.f = f
 	return l, nil
 }
@@ -151,8 +159,26 @@ func (l *FileLogger) Append(event string, data any) error {
 		data, base, mark = l.nativeDelta(ev)
 		l.mu.Unlock()
 	}
+	var op *histOp
+	switch event {
+	case EventHistoryMutation:
+		l.mu.Lock()
+		data, op = l.historyMutation(data)
+		l.mu.Unlock()
+	case EventProviderRequest:
+		if ev, ok := data.(agent.Event); ok {
+			l.mu.Lock()
+			data = l.requestFromHistory(ev)
+			l.mu.Unlock()
+		}
+	}
 	tree, size, err := toSizedTree(data)
 	if err != nil {
+		if op != nil { // nothing is written: the log's history is no longer known
+			l.mu.Lock()
+			l.hist = histState{}
+			l.mu.Unlock()
+		}
 		return fmt.Errorf("session log: encode %s: %w", event, err)
 	}
 	if base != nil {
@@ -183,6 +209,10 @@ func (l *FileLogger) Append(event string, data any) error {
 			}
 			l.native[nativeKey(data.(agent.Event))] = mark
 		}
+		if op != nil && err != nil {
+			op = &histOp{forget: true}
+		}
+		l.hist.apply(op)
 	}
 	l.mu.Unlock()
 	l.reportHeld(heldErrs)

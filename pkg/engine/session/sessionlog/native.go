@@ -66,6 +66,17 @@ func (l *FileLogger) nativeDelta(ev agent.Event) (out agent.Event, base *Payload
 		return ev, nil, nil
 	}
 	prev := l.native[nativeKey(ev)]
+	if prev == nil && l.opened > 0 && !l.nativeRecovered[nativeKey(ev)] {
+		// The first body of this conversation since the log was reopened: its base is
+		// the last one the log holds.
+		if l.nativeRecovered == nil {
+			l.nativeRecovered = map[string]bool{}
+		}
+		l.nativeRecovered[nativeKey(ev)] = true
+		if logged := l.recoverNative(ev.ConversationID, p.Provider); logged != nil {
+			return logged.delta(ev)
+		}
+	}
 	mark, shared := scanBody(bytes.Clone(p.Payload), prev) // the mark keeps the body
 	if mark == nil {
 		return ev, nil, nil
@@ -74,17 +85,29 @@ func (l *FileLogger) nativeDelta(ev agent.Event) (out agent.Event, base *Payload
 	if prev == nil || prev.keys[prev.conv] != mark.keys[mark.conv] {
 		return ev, nil, mark
 	}
+	out, base = reduceBody(ev, mark, shared, func(key string, value []byte) bool {
+		pv, ok := prev.member(key)
+		return ok && bytes.Equal(pv, value)
+	})
+	if base != nil {
+		base.ExecutionID, base.Round = prev.exec, prev.round
+	}
+	return out, base, mark
+}
+
+// reduceBody returns ev with its native body reduced to the elements of its conversation
+// array after the first shared ones and the members same does not claim, and the base
+// (without its line) naming them; ev and nil when nothing is shared.
+func reduceBody(ev agent.Event, mark *nativeMark, shared int, same func(key string, value []byte) bool) (agent.Event, *PayloadBase) {
 	body := mark.payload
-	var same []string
+	var sameKeys []string
 	var reduced bytes.Buffer
 	reduced.WriteByte('{')
 	for i, m := range mark.members {
 		value := body[m.start:m.end]
-		if i != mark.conv {
-			if pv, ok := prev.member(mark.keys[i]); ok && bytes.Equal(pv, value) {
-				same = append(same, mark.keys[i])
-				continue
-			}
+		if i != mark.conv && same(mark.keys[i], value) {
+			sameKeys = append(sameKeys, mark.keys[i])
+			continue
 		}
 		if reduced.Len() > 1 {
 			reduced.WriteByte(',')
@@ -106,14 +129,14 @@ func (l *FileLogger) nativeDelta(ev agent.Event) (out agent.Event, base *Payload
 		reduced.WriteByte(']')
 	}
 	reduced.WriteByte('}')
-	if shared == 0 && len(same) == 0 {
-		return ev, nil, mark
+	if shared == 0 && len(sameKeys) == 0 {
+		return ev, nil
 	}
-	slices.Sort(same)
-	cp := *p
+	slices.Sort(sameKeys)
+	cp := *ev.RawPayload
 	cp.Payload = reduced.Bytes()
 	ev.RawPayload = &cp
-	return ev, &PayloadBase{ExecutionID: prev.exec, Round: prev.round, Member: mark.keys[mark.conv], Shared: shared, Same: same}, mark
+	return ev, &PayloadBase{Member: mark.keys[mark.conv], Shared: shared, Same: sameKeys}
 }
 
 // member returns the value of the member named key.

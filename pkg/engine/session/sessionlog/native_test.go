@@ -187,3 +187,73 @@ func TestNativeRequestBodiesRebuildExactly(t *testing.T) {
 		t.Errorf("issues %+v", v.Issues[0])
 	}
 }
+
+// A log reopened by a later process (a session resumed into it) does not get the
+// conversation again with that process's first native body: the body is written as a
+// delta of the last body the log holds for the conversation (compared as the log holds
+// it: redacted, its members in the log's order), and EachNativeRequest still rebuilds
+// every body.
+func TestNativeRequestBodiesContinueAcrossReopen(t *testing.T) {
+	const key = "sk-ant-api03-NATIVESECRET0123456789abcdefghijk"
+	for _, threshold := range []int{0, 128, -1} {
+		dir := t.TempDir()
+		leaky := strings.Replace(string(anthropicBody(60, "")), `"model"`, `"metadata":{"note":"key `+key+`"},"model"`, 1)
+		processes := [][]agent.Event{
+			{nativeRequest("c", "e1", 1, anthropicBody(1, "")), nativeRequest("c", "e1", 2, anthropicBody(3, "")),
+				nativeRequest("other", "e9", 1, anthropicBody(3, ""))},
+			{nativeRequest("c", "e2", 1, json.RawMessage(leaky)), nativeRequest("c", "e2", 2, anthropicBody(61, ""))},
+			{nativeRequest("c", "e3", 1, anthropicBody(62, ""))},
+		}
+		var want []string
+		for _, evs := range processes {
+			l, err := sessionlog.Open(dir, "s1", sessionlog.Options{Now: tickingClock(), InlineThreshold: threshold})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range evs {
+				mustLog(t, l, string(ev.Type), ev)
+				want = append(want, canonical(t, []byte(strings.ReplaceAll(string(ev.RawPayload.Payload), key, "[REDACTED]"))))
+			}
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		assertNoSecretUnder(t, dir, key)
+		if n := countUnder(t, dir, `turn 5"`); n != 1 {
+			t.Errorf("threshold %d: turn 5 was written %d times, want 1", threshold, n)
+		}
+		c := readAll(t, sessionlog.LogPath(dir, "s1"))
+		var bases []string
+		for _, e := range c.Entries {
+			var d struct {
+				RawPayload struct {
+					PayloadBase *sessionlog.PayloadBase `json:"payloadBase"`
+				} `json:"rawPayload"`
+			}
+			_ = json.Unmarshal(e.Data, &d)
+			if b := d.RawPayload.PayloadBase; b != nil {
+				bases = append(bases, fmt.Sprintf("%s/%d:%d%v", b.ExecutionID, b.Round, b.Shared, b.Same))
+			} else {
+				bases = append(bases, "-")
+			}
+		}
+		if w := []string{"-", "e1/1:0[max_tokens model system]", "-", "e1/2:2[max_tokens model system]",
+			"e2/1:59[max_tokens model system]", "e2/2:60[max_tokens model system]"}; !reflect.DeepEqual(bases, w) {
+			t.Errorf("threshold %d: bases %v, want %v", threshold, bases, w)
+		}
+		var got []string
+		err := sessionlog.EachNativeRequest(c.Entries, sessionlog.DirPayloads(dir), func(exec string, round int, body json.RawMessage) error {
+			got = append(got, canonical(t, body))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("threshold %d: rebuilt bodies\n%s\nwant\n%s", threshold, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if v := sessionlog.ValidateSessionReplayLogEntries(c.Entries, sessionlog.DirPayloads(dir)); len(v.Issues) != 0 {
+			t.Errorf("threshold %d: issues %+v", threshold, v.Issues)
+		}
+	}
+}

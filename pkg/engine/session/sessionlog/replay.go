@@ -30,9 +30,11 @@ type ReplayRecord struct {
 // object {kind, index} (this engine) or a bare kind string (the TypeScript SDK's
 // "append_message").
 type mutationEvent struct {
-	Mutation json.RawMessage `json:"mutation"`
-	Message  *llm.Message    `json:"message"`
-	Messages []llm.Message   `json:"messages"`
+	Mutation  json.RawMessage      `json:"mutation"`
+	Message   *llm.Message         `json:"message"`
+	Messages  []llm.Message        `json:"messages"`
+	Continues *HistoryContinuation `json:"continues"`
+	Replaced  []IndexedMessage     `json:"replaced"`
 }
 
 type mutation struct {
@@ -93,7 +95,7 @@ func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (rec Repla
 				rec.Cwd = d.Cwd
 			}
 		case EventProviderRequest:
-			if err := requests.add(e, payloads); err != nil {
+			if err := requests.add(e, payloads, rec.Messages); err != nil {
 				return rec, err
 			}
 		case EventHistoryMutation:
@@ -148,6 +150,9 @@ func applyMutation(msgs []llm.Message, e Entry, payloads PayloadSource) ([]llm.M
 				return fail(fmt.Errorf("reset with a message of role %q", msg.Role))
 			}
 		}
+		if c := ev.Continues; c != nil {
+			return continueHistory(msgs, c, ev.Replaced, ev.Messages, fail)
+		}
 		return append([]llm.Message{}, ev.Messages...), nil
 	default:
 		return fail(fmt.Errorf("unknown mutation kind %q", m.kind))
@@ -160,4 +165,35 @@ func validRole(r llm.Role) bool {
 		return true
 	}
 	return false
+}
+
+// continueHistory applies a reset that continues the history msgs: checked against its
+// length and last ID, replaced messages set, the new ones appended. The result is a new
+// list: earlier requests may share msgs.
+func continueHistory(msgs []llm.Message, c *HistoryContinuation, replaced []IndexedMessage, added []llm.Message,
+	fail func(error) ([]llm.Message, error)) ([]llm.Message, error) {
+	if c.Messages != len(msgs) || c.Messages > 0 && msgs[c.Messages-1].ID != c.LastID {
+		last := ""
+		if len(msgs) > 0 {
+			last = msgs[len(msgs)-1].ID
+		}
+		return fail(fmt.Errorf("reset continues a history of %d messages ending with %q, the log's has %d ending with %q",
+			c.Messages, c.LastID, len(msgs), last))
+	}
+	out := append(make([]llm.Message, 0, len(msgs)+len(added)), msgs...)
+	if err := applyReplaced(out, replaced); err != nil {
+		return fail(err)
+	}
+	return append(out, added...), nil
+}
+
+// applyReplaced sets the replaced messages of list.
+func applyReplaced(list []llm.Message, replaced []IndexedMessage) error {
+	for _, r := range replaced {
+		if r.Index < 0 || r.Index >= len(list) || !validRole(r.Message.Role) {
+			return fmt.Errorf("replaced message %d (role %q) of a list of %d", r.Index, r.Message.Role, len(list))
+		}
+		list[r.Index] = r.Message
+	}
+	return nil
 }

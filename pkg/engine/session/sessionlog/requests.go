@@ -27,6 +27,10 @@ type requestBase struct {
 	Round       int    `json:"round"`
 	Messages    int    `json:"messages"`
 	Tools       bool   `json:"tools"`
+	// History: the first Messages messages are the history's at this line (see
+	// history.go), except Replaced.
+	History  bool             `json:"history"`
+	Replaced []IndexedMessage `json:"replaced"`
 }
 
 // requestEvent is what replay reads from a provider_request's data. A line written whole
@@ -61,8 +65,9 @@ func newRequestRebuilder() *requestRebuilder {
 	return &requestRebuilder{byKey: map[roundKey]int{}}
 }
 
-// add rebuilds the request of e (a provider_request entry).
-func (b *requestRebuilder) add(e Entry, payloads PayloadSource) error {
+// add rebuilds the request of e (a provider_request entry); history is the history
+// rebuilt up to e.
+func (b *requestRebuilder) add(e Entry, payloads PayloadSource, history []llm.Message) error {
 	fail := func(err error) error {
 		return fmt.Errorf("%w: provider_request %d (line %d): %w", ErrReplay, e.Sequence, e.Line, err)
 	}
@@ -89,6 +94,15 @@ func (b *requestRebuilder) add(e Entry, payloads PayloadSource) error {
 		return fail(fmt.Errorf("neither messages nor newMessages and messageCount"))
 	case req.Base == nil:
 		arena = &messageArena{msgs: *req.NewMessages}
+	case req.Base.History:
+		k := req.Base.Messages
+		if k < 0 || k > len(history) {
+			return fail(fmt.Errorf("base shares %d messages of the history, which has %d", k, len(history)))
+		}
+		arena = &messageArena{msgs: append(append(make([]llm.Message, 0, k+len(*req.NewMessages)), history[:k]...), *req.NewMessages...)}
+		if err := applyReplaced(arena.msgs[:k], req.Base.Replaced); err != nil {
+			return fail(err)
+		}
 	default:
 		i, ok := b.byKey[roundKey{req.Base.ExecutionID, req.Base.Round}]
 		if !ok {
@@ -115,7 +129,7 @@ func (b *requestRebuilder) add(e Entry, payloads PayloadSource) error {
 			return fail(fmt.Errorf("message of role %q", m.Role))
 		}
 	}
-	if base != nil && req.Base.Tools {
+	if base != nil && req.Base.Tools && !req.Base.History {
 		out.Tools = base.Tools
 	} else if len(req.Tools) > 0 {
 		if err := json.Unmarshal(req.Tools, &out.Tools); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -242,4 +243,68 @@ func BenchmarkLogNativeRequest(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed())/float64(raw), "time-x-of-raw-append")
 		})
 	}
+}
+
+// BenchmarkResumedFirstNativeBody logs the first native request body of a process that
+// reopened the log of a 10k-message conversation (a session resumed into its own log):
+// the logger rebuilds the log's last body of the conversation and writes a delta of it.
+// The baseline, measured in the same run, is what that body cost before: written whole
+// (into a fresh log). Reported: time and bytes written as multiples of the baseline's.
+func BenchmarkResumedFirstNativeBody(b *testing.B) {
+	const n = 10000
+	msg := func(i int) string {
+		return fmt.Sprintf(`{"role":"user","content":[{"type":"text","text":"turn %d %s"}]}`, i, strings.Repeat("lorem ipsum ", 80))
+	}
+	elems := make([]string, 0, n+4096)
+	for i := range n {
+		elems = append(elems, msg(i))
+	}
+	body := func(k int) json.RawMessage {
+		return json.RawMessage(`{"max_tokens":1024,"messages":[` + strings.Join(elems[:k], ",") + `],"model":"claude-x","system":[{"type":"text","text":"sys"}]}`)
+	}
+	ev := func(exec string, k int) agent.Event {
+		return agent.Event{Type: agent.EventProviderNativeRawPayload, ExecutionID: exec, ConversationID: "c", Round: 1,
+			RawPayload: &llm.RawPayloadEvent{Provider: "anthropic", PayloadKind: llm.PayloadRequest, Payload: body(k)}}
+	}
+	dir := b.TempDir()
+	open := func(dir string) *sessionlog.FileLogger {
+		l, err := sessionlog.Open(dir, "bench", sessionlog.Options{Now: func() time.Time { return epoch }})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return l
+	}
+	l := open(dir)
+	l.Log(string(agent.EventProviderNativeRawPayload), ev("e0", n))
+	_ = l.Close()
+	var resumed, whole time.Duration
+	var resumedBytes, wholeBytes int64
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		i++
+		elems = append(elems, msg(n+i))
+		e := ev(fmt.Sprintf("e%d", i), n+i)
+		before := dirBytes(b, dir)
+		start := time.Now()
+		l := open(dir)
+		l.Log(string(e.Type), e)
+		_ = l.Close()
+		resumed += time.Since(start)
+		resumedBytes += dirBytes(b, dir) - before
+
+		fresh := b.TempDir()
+		start = time.Now()
+		l = open(fresh)
+		l.Log(string(e.Type), e)
+		_ = l.Close()
+		whole += time.Since(start)
+		wholeBytes += dirBytes(b, fresh)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(resumedBytes)/float64(i), "resumed-B/op")
+	b.ReportMetric(float64(wholeBytes)/float64(i), "whole-B/op")
+	b.ReportMetric(float64(resumed.Microseconds())/float64(i)/1000, "resumed-ms/op")
+	b.ReportMetric(float64(resumed)/float64(whole), "time-x-of-whole")
+	b.ReportMetric(float64(resumedBytes)/float64(wholeBytes), "bytes-x-of-whole")
 }

@@ -265,11 +265,19 @@ func (v *validator) historyEvent(e *Entry, payloads PayloadSource) {
 		v.histLen++
 	case MutationReset:
 		var full struct {
-			Messages []json.RawMessage `json:"messages"`
+			Messages  []json.RawMessage    `json:"messages"`
+			Continues *HistoryContinuation `json:"continues"`
 		}
 		data, err := Hydrate(e.Data, e.SessionID, payloads)
 		if err == nil {
 			err = json.Unmarshal(data, &full)
+		}
+		if c := full.Continues; c != nil && err == nil {
+			if v.histKnown && c.Messages != v.histLen {
+				v.add(e, IssueHistoryIndexMismatch, "reset continues a history of %d messages, the log's has %d", c.Messages, v.histLen)
+			}
+			v.histLen, v.histKnown = c.Messages+len(full.Messages), true
+			return
 		}
 		v.histLen, v.histKnown = len(full.Messages), err == nil
 	default:
@@ -303,7 +311,13 @@ func (v *validator) requestChain(e *Entry, k roundKey, payloads PayloadSource) {
 	}
 	v.requestCounts[k] = *r.MessageCount
 	shared := 0
-	if b := r.Base; b != nil {
+	if b := r.Base; b != nil && b.History {
+		shared = b.Messages
+		if shared < 0 || v.histKnown && shared > v.histLen {
+			v.add(e, IssueEntryMalformed, "provider_request shares %d messages of a history of %d", shared, v.histLen)
+			return
+		}
+	} else if b != nil {
 		shared = b.Messages
 		baseCount, ok := v.requestCounts[roundKey{b.ExecutionID, b.Round}]
 		switch {
