@@ -27,6 +27,9 @@ type Evaluator struct {
 	deny, ask, allow  []*Rule
 	workingSpellings  [][]string // per working directory, its spellings
 	configuredWorking []string
+	// hasReadRules, hasWriteRules: some deny or ask rule governs reads (writes), so
+	// the paths Bash commands read (write) must be placed and checked.
+	hasReadRules, hasWriteRules bool
 }
 
 // New builds an evaluator. An empty mode is ModeDefault.
@@ -48,6 +51,10 @@ func New(cfg Config) *Evaluator {
 		case Allow:
 			e.allow = append(e.allow, r)
 		}
+	}
+	for _, r := range append(append([]*Rule(nil), e.deny...), e.ask...) {
+		e.hasReadRules = e.hasReadRules || appliesTo(r, "Read")
+		e.hasWriteRules = e.hasWriteRules || appliesTo(r, "Write")
 	}
 	for _, d := range append([]string{cfg.ProjectRoot}, cfg.AdditionalDirs...) {
 		if filepath.IsAbs(d) {

@@ -235,22 +235,31 @@ func within(abs, dir string) bool {
 }
 
 // protectedSegments are directories whose contents configure the agent or run code on
-// their own (git hooks, settings with hooks and rules, agents, skills): writing there
-// is never auto-allowed by a mode or a broad rule.
-var protectedSegments = map[string]bool{".git": true, ".claude": true, ".robota": true}
+// their own (git hooks, settings with hooks and rules, agents, skills, editor tasks):
+// writing there is never auto-allowed by a mode or a broad rule. Claude Code 2.1
+// protects .git, .claude, .vscode and .idea; .robota is ours.
+var protectedSegments = map[string]bool{".git": true, ".claude": true, ".robota": true, ".vscode": true, ".idea": true}
+
+// protectedFiles are files that run code or configure tools wherever they are: shell
+// start-up files, git configuration, MCP server lists. Claude Code 2.1's list, plus
+// .claude.json and the other start-up files of bash and zsh.
+var protectedFiles = map[string]bool{".gitconfig": true, ".gitmodules": true, ".bashrc": true,
+	".bash_profile": true, ".bash_login": true, ".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true,
+	".profile": true, ".ripgreprc": true, ".mcp.json": true, ".claude.json": true}
 
 // shortName is an NTFS 8.3 alias of a protected directory (.git is GIT~1).
-var shortName = regexp.MustCompile(`^(git|claude|robota)~[0-9]+$`)
+var shortName = regexp.MustCompile(`^(git|claude|robota|vscode)~[0-9]+$`)
 
 // isProtected reports a protected directory among the path's components. Whatever
 // the platform it ignores case (macOS and Windows, vfat and casefolded ext4 see .GIT
 // as .git), what Windows drops or reads as a stream (`.git.`, `.git `,
 // `.git::$INDEX_ALLOCATION`) and 8.3 short names: a false alarm only asks.
 func isProtected(abs string) bool {
-	for _, seg := range strings.FieldsFunc(abs, func(r rune) bool { return r == '/' || r == '\\' }) {
+	segs := strings.FieldsFunc(abs, func(r rune) bool { return r == '/' || r == '\\' })
+	for i, seg := range segs {
 		seg, _, _ = strings.Cut(strings.ToLower(seg), ":")
 		seg = strings.TrimRight(seg, ". ")
-		if protectedSegments[seg] || shortName.MatchString(seg) {
+		if protectedSegments[seg] || shortName.MatchString(seg) || i == len(segs)-1 && protectedFiles[seg] {
 			return true
 		}
 	}

@@ -23,6 +23,13 @@ type SubCommand struct {
 
 	allow []ctok   // allow rules must match this definitely
 	deny  [][]ctok // deny and ask rules are tried against each of these
+
+	// What the command table knows of it (effects.go): the paths it reads and writes,
+	// for an unknown command every argument (names), the dangerous form a prefix
+	// allow rule does not approve, and whether it is read-only (plan mode).
+	reads, writes, names []word
+	danger               string
+	readOnly             bool
 }
 
 // Target is a file named by a redirection.
@@ -41,6 +48,12 @@ type Command struct {
 	// ChangesDir is set when the line may change directory (cd, pushd, env -C, an
 	// unknown command ...) so relative redirection targets cannot be placed.
 	ChangesDir bool
+
+	// cdTargets are the directories `cd` and `pushd` name in the line, in any order;
+	// cdUnknown is set when the line may change to a directory we cannot name. The
+	// operands of commands are placed relative to every directory the line may be in.
+	cdTargets []word
+	cdUnknown bool
 }
 
 const (
@@ -208,12 +221,13 @@ func (x *extractor) nested(n syntax.Node) {
 
 func (x *extractor) opaque(text string) {
 	t := litTokens(text)
-	x.add(SubCommand{Text: text, allow: t, deny: [][]ctok{t}})
+	x.add(SubCommand{Text: text, allow: t, deny: [][]ctok{t}, readOnly: true})
 }
 
 func (x *extractor) unknown(text string) {
 	t := []ctok{{kind: tokDyn}}
 	x.cmd.ChangesDir = true
+	x.cmd.cdUnknown = true
 	x.add(SubCommand{Text: text, Unknown: true, allow: t, deny: [][]ctok{t}})
 }
 
@@ -229,7 +243,7 @@ func (x *extractor) declClause(c *syntax.DeclClause) {
 		ws = append(ws, renderAssign(a))
 	}
 	t := joinWords(ws)
-	x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}})
+	x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}, readOnly: true})
 }
 
 func renderAssign(a *syntax.Assign) word {
@@ -280,7 +294,7 @@ func (x *extractor) callExpr(c *syntax.CallExpr) {
 	if len(words) == 0 {
 		// A bare assignment changes the shell's state (PATH=..., IFS=...) for what follows.
 		t := joinWords(assigns)
-		x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}})
+		x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}, readOnly: true})
 		return
 	}
 	x.simple(x.text(c), assigns, words)
@@ -306,6 +320,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	if name := words[0]; !name.static || name.lit == "cd" || name.lit == "pushd" || name.lit == "popd" ||
 		name.lit == "source" || name.lit == "." {
 		x.cmd.ChangesDir = true
+		x.changeDir(words)
 	}
 	allow := joinWords(append(append([]word(nil), assigns...), words...))
 	var deny [][]ctok
@@ -320,7 +335,13 @@ func (x *extractor) simple(text string, assigns, words []word) {
 			deny = append(deny, joinWords(append([]word{dynWord()}, ws[1:]...)))
 		}
 	}
-	x.add(SubCommand{Text: text, allow: allow, deny: deny, computedName: !words[0].static})
+	sub := SubCommand{Text: text, allow: allow, deny: deny, computedName: !words[0].static}
+	ef := effectsOf(words)
+	sub.reads, sub.writes, sub.danger, sub.readOnly = ef.reads, ef.writes, ef.danger, ef.readOnly
+	if ef.unknown && words[0].static {
+		sub.names = words[1:]
+	}
+	x.add(sub)
 
 	r := innerCommands(words)
 	r.scripts = append(r.scripts, x.builtinSinks(words)...)
@@ -330,6 +351,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	}
 	if r.chdir {
 		x.cmd.ChangesDir = true
+		x.cmd.cdUnknown = true
 	}
 	if r.unknown {
 		x.unknown(fmt.Sprintf("command run by %q that we cannot see", words[0].lit))
@@ -347,6 +369,39 @@ func (x *extractor) simple(text string, assigns, words []word) {
 		if err := x.script(s.lit, x.depth+1); err != nil {
 			x.unknown(fmt.Sprintf("script run by %q that does not parse: %v", words[0].lit, err))
 		}
+	}
+}
+
+// changeDir records where cd and pushd go; anything else that changes directory
+// (popd, source, a computed command) could go anywhere, except `cd -` and popd,
+// which return to a directory the line was in.
+func (x *extractor) changeDir(ws []word) {
+	name := ws[0]
+	if !name.static || (name.lit != "cd" && name.lit != "pushd" && name.lit != "popd") {
+		x.cmd.cdUnknown = true
+		return
+	}
+	if name.lit == "popd" {
+		return
+	}
+	args := ws[1:]
+	for len(args) > 0 && args[0].static && len(args[0].lit) > 1 && args[0].lit[0] == '-' && args[0].lit != "--" {
+		args = args[1:] // -L, -P, -e, -@
+	}
+	if len(args) > 0 && args[0].static && args[0].lit == "--" {
+		args = args[1:]
+	}
+	switch {
+	case len(args) == 0:
+		t := litWord("~")
+		t.tilde = true
+		x.cmd.cdTargets = append(x.cmd.cdTargets, t)
+	case args[0].static && args[0].lit == "-":
+	case args[0].static && (!args[0].tilde || args[0].lit == "~" || strings.HasPrefix(args[0].lit, "~/")) &&
+		!strings.HasPrefix(args[0].lit, "+") && !(name.lit == "pushd" && strings.HasPrefix(args[0].lit, "-")):
+		x.cmd.cdTargets = append(x.cmd.cdTargets, args[0])
+	default:
+		x.cmd.cdUnknown = true
 	}
 }
 

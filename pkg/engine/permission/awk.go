@@ -1,0 +1,181 @@
+package permission
+
+import "strings"
+
+// awkSpec covers POSIX awk, gawk, mawk and busybox awk. The program (the first
+// operand unless -f, -E or -e gives it) is scanned for what runs programs or writes
+// files; a program read from a file is unknown.
+var awkSpec = &cmdSpec{
+	opts: optSpec{noArg: "bcCghMNnOPrsStVY", withArg: "FvfEeilW", optArg: "dDLop",
+		longNoArg: []string{"characters-as-bytes", "traditional", "copyright", "gen-pot", "help", "bignum",
+			"use-lc-numeric", "non-decimal-data", "optimize", "posix", "re-interval", "no-optimize", "sandbox",
+			"lint-old", "version", "csv"},
+		longWithArg: []string{"field-separator", "assign", "file", "exec", "source", "include", "load"},
+		longOptArg:  []string{"dump-variables", "debug", "lint", "pretty-print", "profile"}},
+	abbrev: true, operands: roleRead,
+	optRoles: map[string]role{"f": roleRead, "file": roleRead, "E": roleRead, "exec": roleRead,
+		"d": roleWrite, "dump-variables": roleWrite, "o": roleWrite, "pretty-print": roleWrite,
+		"p": roleWrite, "profile": roleWrite},
+	danger: map[string]string{"f": "awk -f runs a program we do not see", "file": "awk -f runs a program we do not see",
+		"E": "awk -E runs a program we do not see", "exec": "awk --exec runs a program we do not see",
+		"i": "awk -i loads a library we do not see", "include": "awk --include loads a library we do not see",
+		"l": "awk -l loads an extension", "load": "awk --load loads an extension",
+		"d": "awk -d writes a file", "dump-variables": "awk --dump-variables writes a file",
+		"o": "awk -o writes a file", "pretty-print": "awk --pretty-print writes a file",
+		"p": "awk -p writes a file", "profile": "awk --profile writes a file",
+		"D": "awk -D starts a debugger", "debug": "awk --debug starts a debugger"},
+	post: awkPost,
+}
+
+func awkPost(p *parsed, ef *effects) {
+	ops := p.operands
+	var programs []word
+	for _, o := range p.opts {
+		switch o.name {
+		case "e", "source":
+			programs = append(programs, o.arg)
+		case "W":
+			// mawk's -W exec FILE and friends; only harmless ones are known.
+			if !litIn(o.arg, "version", "usage", "help", "interactive", "dump", "posix_space", "posix") {
+				ef.setDanger("awk -W " + o.arg.lit + " is an option we do not know")
+			}
+		}
+	}
+	sandbox := p.has("S", "sandbox")
+	if !p.has("f", "file", "E", "exec", "e", "source") {
+		if len(ops) == 0 {
+			return
+		}
+		programs = append(programs, ops[0])
+		// The program operand was taken as a read path by the spec: undo that.
+		ef.reads = ef.reads[:0]
+		ops = ops[1:]
+		for _, w := range ops {
+			ef.add(roleRead, w)
+		}
+	}
+	// Operands of the form NAME=VALUE are assignments, not files.
+	kept := ef.reads[:0]
+	for _, w := range ef.reads {
+		if w.static && isAssignmentWord(w) && identifier.FindString(strings.SplitN(w.lit, "=", 2)[0]) == strings.SplitN(w.lit, "=", 2)[0] {
+			continue
+		}
+		kept = append(kept, w)
+	}
+	ef.reads = kept
+	for _, prog := range programs {
+		if !prog.static {
+			ef.setDanger("an awk program known only at run time")
+			continue
+		}
+		why, readsFiles := awkProgram(prog.lit)
+		if why != "" && !sandbox {
+			ef.setDanger(why)
+		}
+		if readsFiles {
+			ef.unknownReads()
+		}
+	}
+}
+
+// awkProgram scans awk source for what a read-only prefix rule must not approve:
+// system(), output redirection in print and printf, pipes to and from commands
+// (`print | "cmd"`, `"cmd" | getline`, gawk's `|&`), and gawk's @include, @load and
+// indirect calls. It reports readsFiles for `getline < FILE`. Strings, regular
+// expressions and comments are skipped; `/` after an operand is division.
+func awkProgram(src string) (danger string, readsFiles bool) {
+	prevOperand := false
+	inPrint, printDepth, depth := false, 0, 0
+	getline := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			inPrint, getline, prevOperand = false, false, false
+		case c == '"':
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+			prevOperand = true
+		case c == '/' && !prevOperand:
+			inBracket := false
+			for i++; i < len(src); i++ {
+				if src[i] == '\\' {
+					i++
+					continue
+				}
+				if src[i] == '[' {
+					inBracket = true
+				} else if src[i] == ']' {
+					inBracket = false
+				} else if src[i] == '/' && !inBracket {
+					break
+				} else if src[i] == '\n' {
+					return "an awk program we cannot read", false
+				}
+			}
+			prevOperand = true
+		case c == '\n' || c == ';' || c == '{' || c == '}':
+			inPrint, getline, prevOperand = false, false, false
+			if c == '\n' && i > 0 && src[i-1] == '\\' {
+				continue
+			}
+		case c == '(' || c == '[':
+			depth++
+			prevOperand = false
+		case c == ')' || c == ']':
+			depth--
+			prevOperand = true
+		case c == '|':
+			if i+1 < len(src) && src[i+1] == '|' {
+				i++
+				prevOperand = false
+				continue
+			}
+			return "awk pipes to or from a command", false
+		case c == '>':
+			if inPrint && depth == printDepth {
+				return "awk print writes to a file", false
+			}
+			prevOperand = false
+		case c == '<':
+			if getline {
+				readsFiles = true
+			}
+			prevOperand = false
+		case c == '@':
+			return "awk @include, @load or an indirect call", false
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(src) && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9') {
+				j++
+			}
+			id := src[i:j]
+			i = j - 1
+			prevOperand = true
+			switch id {
+			case "system":
+				return "awk system() runs a command", false
+			case "print", "printf":
+				inPrint, printDepth, prevOperand = true, depth, false
+			case "getline":
+				getline, prevOperand = true, false
+			case "return", "in", "case", "do", "else", "while", "if", "for":
+				prevOperand = false
+			}
+		case c >= '0' && c <= '9' || c == '.':
+			prevOperand = true
+		case c == '$':
+			prevOperand = false
+		case c == ' ' || c == '\t' || c == '\r' || c == '\\':
+		default:
+			prevOperand = false
+		}
+	}
+	return "", readsFiles
+}

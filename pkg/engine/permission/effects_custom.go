@@ -1,0 +1,235 @@
+package permission
+
+import (
+	"path"
+	"strings"
+)
+
+// customCommands are commands whose arguments a cmdSpec cannot describe.
+var customCommands = map[string]func([]word) effects{
+	"find": findEffects, "git": gitEffects, "tar": tarEffects, "dd": ddEffects,
+	"chmod": modeEffects("chmod"), "chown": modeEffects("chown"), "chgrp": modeEffects("chgrp"),
+	"sh": shellEffects, "bash": shellEffects, "dash": shellEffects, "zsh": shellEffects, "ksh": shellEffects,
+	"mksh": shellEffects, "ash": shellEffects,
+}
+
+// copyLike places the operands of cp, mv, install and ln: sources get srcRole, the
+// destination (the last operand, or -t DIR) is written, and so is DEST/NAME for every
+// source, in case the destination is a directory.
+func copyLike(srcRole role, link bool) func(p *parsed, ef *effects) {
+	return func(p *parsed, ef *effects) {
+		ops := p.operands
+		dest, hasDest := p.arg("t", "target-directory")
+		if !hasDest {
+			if len(ops) == 1 && link {
+				// ln TARGET: the link is ./NAME.
+				ef.add(roleRead, ops[0])
+				if ops[0].static {
+					ef.add(roleWrite, litWord(path.Base(ops[0].lit)))
+				} else {
+					ef.add(roleWrite, dynWord())
+				}
+				return
+			}
+			if len(ops) == 0 {
+				return
+			}
+			dest, ops, hasDest = ops[len(ops)-1], ops[:len(ops)-1], true
+		}
+		ef.add(roleWrite, dest)
+		for _, src := range ops {
+			ef.add(srcRole, src)
+			if p.has("T", "no-target-directory") {
+				continue
+			}
+			switch {
+			case src.static && dest.static:
+				ef.add(roleWrite, litWord(strings.TrimSuffix(dest.lit, "/")+"/"+path.Base(src.lit)))
+			case dest.static:
+				ef.add(roleWrite, word{toks: append(litTokens(strings.TrimSuffix(dest.lit, "/")+"/"), ctok{kind: tokDyn}), splittable: true})
+			}
+		}
+	}
+}
+
+// findEffects: the paths before the expression are read (listed); the expression's
+// actions that delete, write or run programs are dangerous forms.
+func findEffects(args []word) effects {
+	ef := effects{readOnly: true}
+	i := 0
+	for i < len(args) && args[i].static {
+		a := args[i].lit
+		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") {
+			i++
+			continue
+		}
+		if a == "-D" {
+			i += 2
+			continue
+		}
+		break
+	}
+	var starts []word
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a.static && (strings.HasPrefix(a.lit, "-") || a.lit == "(" || a.lit == "!" || a.lit == ")" || a.lit == ",") {
+			break
+		}
+		if !a.static && a.splittable {
+			ef.setDanger("find with arguments known only at run time")
+		}
+		starts = append(starts, a)
+	}
+	if len(starts) == 0 {
+		starts = []word{litWord(".")}
+	}
+	for _, s := range starts {
+		ef.add(roleRead, s)
+	}
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.static {
+			if a.splittable {
+				ef.setDanger("a find expression known only at run time")
+			}
+			continue
+		}
+		switch a.lit {
+		case "-delete":
+			ef.setDanger("find -delete deletes files")
+			for _, s := range starts {
+				ef.add(roleWrite, s)
+			}
+		case "-exec", "-execdir", "-ok", "-okdir":
+			ef.setDanger("find " + a.lit + " runs a program")
+			for i++; i < len(args) && !(args[i].static && (args[i].lit == ";" || args[i].lit == "+")); i++ {
+			}
+		case "-fprint", "-fprint0", "-fls":
+			ef.setDanger("find " + a.lit + " writes a file")
+			if i+1 < len(args) {
+				i++
+				ef.add(roleWrite, args[i])
+			}
+		case "-fprintf":
+			ef.setDanger("find -fprintf writes a file")
+			if i+1 < len(args) {
+				i++
+				ef.add(roleWrite, args[i])
+			}
+			i++
+		case "-newer", "-anewer", "-cnewer", "-samefile", "-files0-from":
+			if i+1 < len(args) {
+				i++
+				ef.add(roleRead, args[i])
+			}
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-type", "-xtype",
+			"-size", "-perm", "-user", "-group", "-uid", "-gid", "-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin",
+			"-used", "-links", "-inum", "-maxdepth", "-mindepth", "-fstype", "-context", "-regextype", "-printf", "-lname",
+			"-ilname":
+			i++
+		default:
+			if strings.HasPrefix(a.lit, "-newer") && len(a.lit) == len("-newerXY") {
+				if i+1 < len(args) {
+					i++
+					if a.lit[len(a.lit)-1] != 't' {
+						ef.add(roleRead, args[i])
+					}
+				}
+			}
+		}
+	}
+	if ef.danger != "" {
+		ef.readOnly = false
+	}
+	return ef
+}
+
+// ddEffects: if= is read, of= is written.
+func ddEffects(args []word) effects {
+	var ef effects
+	for _, a := range args {
+		if !a.static {
+			ef.add(roleRead, dynWord())
+			ef.add(roleWrite, dynWord())
+			continue
+		}
+		switch k, v, _ := strings.Cut(a.lit, "="); k {
+		case "if":
+			ef.add(roleRead, litWord(v))
+		case "of":
+			ef.add(roleWrite, litWord(v))
+		}
+	}
+	return ef
+}
+
+// modeEffects: chmod MODE FILE..., chown OWNER FILE..., chgrp GROUP FILE...; the
+// first operand is not a path unless --reference gives it. chmod reads `-x` as a mode.
+func modeEffects(name string) func([]word) effects {
+	return func(args []word) effects {
+		ef := effects{}
+		skip := 1
+		var ops []word
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if !a.static {
+				ops = append(ops, a)
+				continue
+			}
+			switch {
+			case a.lit == "--":
+				ops = append(ops, args[i+1:]...)
+				i = len(args)
+			case strings.HasPrefix(a.lit, "--reference="):
+				ef.add(roleRead, litWord(strings.TrimPrefix(a.lit, "--reference=")))
+				skip = 0
+			case a.lit == "--reference" && i+1 < len(args):
+				i++
+				ef.add(roleRead, args[i])
+				skip = 0
+			case strings.HasPrefix(a.lit, "--from=") || a.lit == "--from":
+				if a.lit == "--from" {
+					i++
+				}
+			case strings.HasPrefix(a.lit, "--"):
+			case strings.HasPrefix(a.lit, "-") && len(a.lit) > 1 && strings.Trim(a.lit[1:], "cfvRHLPh") == "":
+			default:
+				ops = append(ops, a) // an operand, or chmod's -x style mode
+			}
+		}
+		for k, w := range ops {
+			if k >= skip {
+				ef.add(roleWrite, w)
+			}
+		}
+		return ef
+	}
+}
+
+// shellEffects: a shell running -c SCRIPT adds nothing of its own (the script's
+// commands are sub-commands); a shell running a script file reads it and is not
+// read-only.
+func shellEffects(args []word) effects {
+	for i, a := range args {
+		if !a.static {
+			return effects{}
+		}
+		switch {
+		case a.lit == "--" || a.lit == "-":
+			if i+1 < len(args) {
+				return effects{reads: args[i+1 : i+2]}
+			}
+			return effects{}
+		case a.lit == "-o" || a.lit == "+o" || a.lit == "-O" || a.lit == "+O" || a.lit == "--rcfile" || a.lit == "--init-file":
+			return effects{}
+		case strings.HasPrefix(a.lit, "--"):
+		case len(a.lit) > 1 && (a.lit[0] == '-' || a.lit[0] == '+'):
+			if strings.ContainsRune(a.lit[1:], 'c') {
+				return effects{readOnly: true}
+			}
+		default:
+			return effects{reads: []word{a}}
+		}
+	}
+	return effects{}
+}
