@@ -68,11 +68,17 @@ func awkPost(p *parsed, ef *effects) {
 			ef.setDanger("an awk program known only at run time")
 			continue
 		}
-		why, readsFiles := awkProgram(prog.lit)
-		if why != "" && !sandbox {
-			ef.setDanger(why)
+		a := awkProgram(prog.lit)
+		if a.danger != "" && !sandbox {
+			ef.setDanger(a.danger)
+			switch {
+			case a.write != "":
+				ef.add(roleWrite, litWord(a.write))
+			case a.writes:
+				ef.add(roleWrite, dynWord())
+			}
 		}
-		if readsFiles {
+		if a.readsFiles {
 			ef.unknownReads()
 		}
 	}
@@ -83,7 +89,7 @@ func awkPost(p *parsed, ef *effects) {
 // (`print | "cmd"`, `"cmd" | getline`, gawk's `|&`), and gawk's @include, @load and
 // indirect calls. It reports readsFiles for `getline < FILE`. Strings, regular
 // expressions and comments are skipped; `/` after an operand is division.
-func awkProgram(src string) (danger string, readsFiles bool) {
+func awkProgram(src string) (a awkScan) {
 	prevOperand := false
 	inPrint, printDepth, depth := false, 0, 0
 	getline := false
@@ -116,7 +122,7 @@ func awkProgram(src string) (danger string, readsFiles bool) {
 				} else if src[i] == '/' && !inBracket {
 					break
 				} else if src[i] == '\n' {
-					return "an awk program we cannot read", false
+					return awkScan{danger: "an awk program we cannot read"}
 				}
 			}
 			prevOperand = true
@@ -137,19 +143,34 @@ func awkProgram(src string) (danger string, readsFiles bool) {
 				prevOperand = false
 				continue
 			}
-			return "awk pipes to or from a command", false
+			return awkScan{danger: "awk pipes to or from a command"}
 		case c == '>':
 			if inPrint && depth == printDepth {
-				return "awk print writes to a file", false
+				// The file: a string literal names it; anything else is computed.
+				a = awkScan{danger: "awk print writes to a file", writes: true}
+				j := i + 1
+				for j < len(src) && (src[j] == '>' || src[j] == ' ' || src[j] == '\t') {
+					j++
+				}
+				if j < len(src) && src[j] == '"' {
+					k := j + 1
+					for k < len(src) && src[k] != '"' && src[k] != '\\' {
+						k++
+					}
+					if k < len(src) && src[k] == '"' {
+						a.write = src[j+1 : k]
+					}
+				}
+				return a
 			}
 			prevOperand = false
 		case c == '<':
 			if getline {
-				readsFiles = true
+				a.readsFiles = true
 			}
 			prevOperand = false
 		case c == '@':
-			return "awk @include, @load or an indirect call", false
+			return awkScan{danger: "awk @include, @load or an indirect call"}
 		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 			j := i
 			for j < len(src) && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9') {
@@ -160,7 +181,7 @@ func awkProgram(src string) (danger string, readsFiles bool) {
 			prevOperand = true
 			switch id {
 			case "system":
-				return "awk system() runs a command", false
+				return awkScan{danger: "awk system() runs a command"}
 			case "print", "printf":
 				inPrint, printDepth, prevOperand = true, depth, false
 			case "getline":
@@ -177,5 +198,13 @@ func awkProgram(src string) (danger string, readsFiles bool) {
 			prevOperand = false
 		}
 	}
-	return "", readsFiles
+	return a
+}
+
+// awkScan is what awkProgram found.
+type awkScan struct {
+	danger     string
+	readsFiles bool   // getline < FILE
+	writes     bool   // print > FILE
+	write      string // FILE, when a string literal names it
 }
