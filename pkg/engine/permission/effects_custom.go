@@ -10,7 +10,151 @@ var customCommands = map[string]func([]word) effects{
 	"find": findEffects, "git": gitEffects, "tar": tarEffects, "dd": ddEffects,
 	"chmod": modeEffects("chmod"), "chown": modeEffects("chown"), "chgrp": modeEffects("chgrp"),
 	"sh": shellEffects, "bash": shellEffects, "dash": shellEffects, "zsh": shellEffects, "ksh": shellEffects,
-	"mksh": shellEffects, "ash": shellEffects,
+	"mksh": shellEffects, "ash": shellEffects, "curl": curlEffects, "wget": wgetEffects,
+}
+
+// curlEffects: files curl uploads or reads options from (-T, -d @FILE, -F name=@FILE,
+// -K) are read; files it saves to are written (-o, -O, -D, -c, --trace ...).
+func curlEffects(args []word) effects {
+	ef := effects{}
+	value := map[string]string{"-T": "r", "--upload-file": "r", "-d": "@", "--data": "@", "--data-binary": "@",
+		"--data-urlencode": "@", "--json": "@", "-F": "@", "--form": "@", "-K": "r", "--config": "r", "-o": "w",
+		"--output": "w", "-D": "w", "--dump-header": "w", "-c": "w", "--cookie-jar": "w", "--trace": "w",
+		"--trace-ascii": "w", "--stderr": "w", "--libcurl": "w", "-b": "c", "--cookie": "c", "--netrc-file": "r",
+		"-E": "r", "--cert": "r", "--key": "r", "--cacert": "r", "-H": "@", "--header": "@", "-x": "", "-u": "",
+		"-A": "", "-e": "", "-X": "", "-m": "", "-w": "", "-r": "", "-U": "", "-y": "", "-Y": "", "-z": "",
+		"--url": "u", "--connect-timeout": "", "--max-time": "", "--retry": "", "--user": "", "--user-agent": "",
+		"--referer": "", "--request": "", "--proxy": "", "--write-out": "", "--range": "", "--resolve": "",
+		"--output-dir": "w"}
+	var urls []word
+	remoteName := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.static {
+			continue
+		}
+		name, val, hasVal := strings.Cut(a.lit, "=")
+		kind, known := value[name]
+		if !known && strings.HasPrefix(a.lit, "-") && !strings.HasPrefix(a.lit, "--") {
+			// A cluster of short options: flags, then at most one taking a value.
+			hasVal = false
+			for j := 1; j < len(a.lit); j++ {
+				if a.lit[j] == 'O' {
+					remoteName = true
+				}
+				if k, ok := value["-"+a.lit[j:j+1]]; ok {
+					kind, known = k, true
+					val, hasVal = a.lit[j+1:], j+1 < len(a.lit)
+					break
+				}
+			}
+		}
+		if !known {
+			switch {
+			case a.lit == "--remote-name" || a.lit == "--remote-name-all":
+				remoteName = true
+			case !strings.HasPrefix(a.lit, "-"):
+				urls = append(urls, a)
+			}
+			continue
+		}
+		v := litWord(val)
+		if !hasVal {
+			if i+1 >= len(args) {
+				break
+			}
+			i++
+			v = args[i]
+		}
+		switch kind {
+		case "r":
+			ef.add(roleRead, v)
+		case "w":
+			ef.add(roleWrite, v)
+		case "u":
+			urls = append(urls, v)
+		case "@", "c":
+			if !v.static {
+				ef.unknownReads()
+				continue
+			}
+			at := strings.IndexAny(v.lit, "@<")
+			switch {
+			case kind == "c" && !strings.Contains(v.lit, "="):
+				ef.add(roleRead, v)
+			case kind == "@" && at >= 0:
+				f := v.lit[at+1:]
+				if i := strings.IndexByte(f, ';'); i >= 0 {
+					f = f[:i]
+				}
+				ef.add(roleRead, litWord(f))
+			}
+		}
+	}
+	if remoteName {
+		for _, u := range urls {
+			ef.add(roleWrite, urlBaseName(u))
+		}
+	}
+	return ef
+}
+
+// wgetEffects: wget saves to -O FILE, or below -P DIR under the URL's name; -i and
+// --post-file read files.
+func wgetEffects(args []word) effects {
+	ef := effects{}
+	s := &cmdSpec{opts: optSpec{noArg: "VhbqvdnNcrkKmpHLFxE46S", withArg: "oaOPiBeDItTwQlAR", longWithArg: []string{
+		"output-file", "append-output", "output-document", "directory-prefix", "input-file", "base", "execute",
+		"post-file", "body-file", "post-data", "body-data", "header", "user-agent", "tries", "timeout", "wait",
+		"quota", "level", "accept", "reject", "domains", "user", "password", "method", "load-cookies",
+		"save-cookies", "certificate", "private-key", "ca-certificate", "referer", "limit-rate"}}, abbrev: true}
+	p := parseArgs(args, s)
+	for _, o := range p.opts {
+		switch o.name {
+		case "o", "a", "output-file", "append-output", "save-cookies":
+			ef.add(roleWrite, o.arg)
+		case "i", "input-file", "post-file", "body-file", "load-cookies", "certificate", "private-key":
+			ef.add(roleRead, o.arg)
+		case "e", "execute":
+			ef.setDanger("wget -e runs wgetrc commands")
+		}
+	}
+	if out, ok := p.arg("O", "output-document"); ok {
+		ef.add(roleWrite, out)
+		return ef
+	}
+	dir, hasDir := p.arg("P", "directory-prefix")
+	for _, u := range p.operands {
+		w := urlBaseName(u)
+		if hasDir && w.static {
+			if dir.static {
+				w = litWord(strings.TrimSuffix(dir.lit, "/") + "/" + w.lit)
+			} else {
+				w = dynWord()
+			}
+		}
+		ef.add(roleWrite, w)
+	}
+	return ef
+}
+
+// urlBaseName is the file a download of the URL is saved as.
+func urlBaseName(u word) word {
+	if !u.static {
+		return dynWord()
+	}
+	s := u.lit
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	b := path.Base(s)
+	if !strings.Contains(s, "/") || b == "" || b == "/" || b == "." {
+		return litWord("index.html")
+	}
+	return litWord(b)
 }
 
 // copyLike places the operands of cp, mv, install and ln: sources get srcRole, the

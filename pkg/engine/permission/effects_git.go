@@ -294,6 +294,16 @@ func tarEffects(args []word) effects {
 	if p.dynamic {
 		ef.setDanger("tar options known only at run time")
 	}
+	modes := 0
+	for _, m := range [][]string{{"c", "create"}, {"x", "extract", "get"}, {"t", "list"}, {"r", "append"},
+		{"u", "update"}, {"A", "catenate", "concatenate"}, {"d", "diff", "compare"}, {"delete"}} {
+		if p.has(m...) {
+			modes++
+		}
+	}
+	if modes > 1 {
+		ef.setDanger("tar with more than one mode")
+	}
 	archive, hasArchive := p.arg("f", "file")
 	if hasArchive && archive.static && strings.Contains(strings.SplitN(archive.lit, "/", 2)[0], ":") &&
 		!p.has("force-local") {

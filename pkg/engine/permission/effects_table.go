@@ -1,5 +1,7 @@
 package permission
 
+import "strings"
+
 // The command table: for each known command, which operands and option arguments are
 // paths it reads or writes, and which of its forms are dangerous (see effects). GNU
 // coreutils semantics: options may follow operands and long options may be
@@ -46,7 +48,7 @@ var (
 			longOptArg: []string{"check"}},
 		abbrev: true, operands: roleRead,
 		optRoles: map[string]role{"o": roleWrite, "output": roleWrite, "random-source": roleRead,
-			"files0-from": roleRead, "T": roleWrite, "temporary-directory": roleWrite},
+			"files0-from": roleRead},
 		danger: map[string]string{"o": "sort -o writes a file", "output": "sort --output writes a file",
 			"compress-program": "sort --compress-program runs a program"},
 	}
@@ -179,7 +181,9 @@ var (
 		"I": "tar -I runs a program", "checkpoint-action": "tar --checkpoint-action can run a program",
 		"info-script": "tar --info-script runs a program", "new-volume-script": "tar --new-volume-script runs a program",
 		"F": "tar -F runs a program", "rsh-command": "tar --rsh-command runs a program",
-		"rmt-command": "tar --rmt-command runs a program",
+		"rmt-command": "tar --rmt-command runs a program", "index-file": "tar --index-file writes a file",
+		"g": "tar -g writes a snapshot file", "listed-incremental": "tar --listed-incremental writes a snapshot file",
+		"volno-file": "tar --volno-file writes a file",
 	}
 )
 
@@ -241,7 +245,67 @@ var commandTable = map[string]*cmdSpec{
 	"mkfifo":   {opts: optSpec{noArg: "Z", withArg: "m", longWithArg: []string{"mode"}, longOptArg: []string{"context"}}, abbrev: true, operands: roleWrite, writer: true},
 	"sed":      sedSpec,
 	"awk":      awkSpec, "gawk": awkSpec, "mawk": awkSpec, "nawk": awkSpec,
-	"rg": rgSpec,
+	"rg":    rgSpec,
+	"rsync": rsyncSpec,
+	"scp":   {opts: optSpec{noArg: "346ABCdOpqRrsTv", withArg: "cDFiJlPoSX"}, writer: true, post: remoteCopy},
+}
+
+// rsyncSpec: the last operand is written, the others are read; a HOST:PATH operand
+// is remote. -e (--rsh) and --rsync-path run programs.
+var rsyncSpec = &cmdSpec{
+	opts: optSpec{noArg: "vqcarRbuldLkKHpEAXogDtOJNUSnWxCIy0zPhi468", withArg: "efBTM",
+		longNoArg: []string{"verbose", "quiet", "checksum", "archive", "recursive", "relative", "backup", "update",
+			"inplace", "append", "append-verify", "dirs", "links", "copy-links", "copy-unsafe-links", "safe-links",
+			"munge-links", "copy-dirlinks", "keep-dirlinks", "hard-links", "perms", "executability", "acls", "xattrs",
+			"owner", "group", "devices", "specials", "times", "atimes", "crtimes", "omit-dir-times",
+			"omit-link-times", "super", "fake-super", "sparse", "preallocate", "dry-run", "whole-file",
+			"one-file-system", "existing", "ignore-existing", "remove-source-files", "delete", "delete-before",
+			"delete-during", "delete-delay", "delete-after", "delete-excluded", "ignore-missing-args",
+			"delete-missing-args", "ignore-errors", "force", "partial", "delay-updates", "prune-empty-dirs",
+			"numeric-ids", "ignore-times", "size-only", "fuzzy", "compress", "cvs-exclude", "from0", "protect-args",
+			"secluded-args", "trust-sender", "blocking-io", "stats", "8-bit-output", "human-readable", "progress",
+			"itemize-changes", "list-only", "ipv4", "ipv6", "version", "help", "mkpath", "no-motd",
+			"no-implied-dirs", "open-noatime", "copy-as"},
+		longWithArg: []string{"rsh", "rsync-path", "filter", "exclude", "exclude-from", "include", "include-from",
+			"files-from", "backup-dir", "suffix", "chmod", "chown", "usermap", "groupmap", "timeout", "contimeout",
+			"port", "password-file", "log-file", "log-file-format", "out-format", "bwlimit", "compare-dest",
+			"copy-dest", "link-dest", "partial-dir", "temp-dir", "max-size", "min-size", "max-delete",
+			"modify-window", "iconv", "write-batch", "only-write-batch", "read-batch", "info", "debug",
+			"compress-choice", "compress-level", "checksum-choice", "block-size", "protocol", "sockopts", "outbuf",
+			"stop-after", "stop-at", "skip-compress", "remote-option", "address", "early-input"}},
+	writer: true,
+	optRoles: map[string]role{"exclude-from": roleRead, "include-from": roleRead, "files-from": roleRead,
+		"password-file": roleRead, "read-batch": roleRead, "early-input": roleRead, "log-file": roleWrite,
+		"write-batch": roleWrite, "only-write-batch": roleWrite, "backup-dir": roleWrite},
+	danger: map[string]string{"e": "rsync -e runs a program", "rsh": "rsync --rsh runs a program",
+		"rsync-path": "rsync --rsync-path runs a program"},
+	post: remoteCopy,
+}
+
+// remoteCopy places rsync's and scp's operands: the last is written, the others
+// read; HOST:PATH operands are on another machine.
+func remoteCopy(p *parsed, ef *effects) {
+	ops := p.operands
+	local := func(w word) bool {
+		if !w.static {
+			return true
+		}
+		head, _, found := strings.Cut(w.lit, ":")
+		return !found || strings.Contains(head, "/")
+	}
+	for k, w := range ops {
+		if !local(w) {
+			continue
+		}
+		if k == len(ops)-1 && len(ops) > 1 {
+			ef.add(roleWrite, w)
+			continue
+		}
+		ef.add(roleRead, w)
+		if p.has("remove-source-files") {
+			ef.add(roleWrite, w)
+		}
+	}
 }
 
 // Commands that read nothing named by their arguments and change nothing.

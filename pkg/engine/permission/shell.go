@@ -76,7 +76,9 @@ func ParseCommand(src string) (*Command, error) {
 	if len(src) > maxCommandBytes {
 		return nil, fmt.Errorf("%w: longer than %d bytes", ErrUnparsableCommand, maxCommandBytes)
 	}
-	x := &extractor{cmd: &Command{}}
+	// CDPATH set by the line makes every relative cd go anywhere (the engine's own
+	// environment is trusted, as for arithmetic).
+	x := &extractor{cmd: &Command{cdUnknown: strings.Contains(src, "CDPATH")}}
 	if err := x.script(src, 0); err != nil {
 		return nil, err
 	}
