@@ -93,6 +93,11 @@ func awkProgram(src string) (a awkScan) {
 	prevOperand := false
 	inPrint, printDepth, depth := false, 0, 0
 	getline := false
+	// header marks parentheses opened by if, while and for: after their `)` a
+	// statement starts, so a `/` opens a regular expression; after any other `)` it
+	// divides.
+	var header []bool
+	keyword := ""
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch {
@@ -133,10 +138,17 @@ func awkProgram(src string) (a awkScan) {
 			}
 		case c == '(' || c == '[':
 			depth++
+			header = append(header, c == '(' && (keyword == "if" || keyword == "while" || keyword == "for"))
 			prevOperand = false
 		case c == ')' || c == ']':
 			depth--
 			prevOperand = true
+			if n := len(header); n > 0 {
+				prevOperand = !header[n-1]
+				header = header[:n-1]
+			}
+		case (c == '+' || c == '-') && i+1 < len(src) && src[i+1] == c:
+			i++ // ++ and --: postfix after an operand keeps it one
 		case c == '|':
 			if i+1 < len(src) && src[i+1] == '|' {
 				i++
@@ -185,18 +197,22 @@ func awkProgram(src string) (a awkScan) {
 			case "print", "printf":
 				inPrint, printDepth, prevOperand = true, depth, false
 			case "getline":
-				getline, prevOperand = true, false
+				getline = true // its value may be divided: prevOperand stays
 			case "return", "in", "case", "do", "else", "while", "if", "for":
 				prevOperand = false
 			}
+			keyword = id
+			continue
 		case c >= '0' && c <= '9' || c == '.':
 			prevOperand = true
 		case c == '$':
 			prevOperand = false
 		case c == ' ' || c == '\t' || c == '\r' || c == '\\':
+			continue // keeps the keyword before a `(`
 		default:
 			prevOperand = false
 		}
+		keyword = ""
 	}
 	return a
 }

@@ -62,11 +62,17 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 		parts = append(parts, Part{Subject: src, Behavior: d.Behavior, Reason: d.Reason, ByMode: d.ByMode})
 	}
 	for _, t := range cmd.Writes {
+		if t.Tilde && cmd.homeUnknown {
+			t.Known = false
+		}
 		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
 		d := e.evalPath("Write", ClassModify, forms, isDir, known, ctx)
 		parts = append(parts, Part{Subject: "write to " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode})
 	}
 	for _, t := range cmd.Reads {
+		if t.Tilde && cmd.homeUnknown {
+			t.Known = false
+		}
 		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
 		d := e.evalPath("Read", ClassRead, forms, isDir, known, ctx)
 		parts = append(parts, Part{Subject: "read of " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode})

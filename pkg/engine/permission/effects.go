@@ -286,6 +286,23 @@ func (ef *effects) setDanger(why string) {
 	}
 }
 
+// safeEnv are variables a runner may set without changing what the command runs.
+var safeEnv = map[string]bool{"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLUMNS": true,
+	"LINES": true, "NO_COLOR": true, "FORCE_COLOR": true, "CLICOLOR": true, "CI": true, "NODE_ENV": true,
+	"RUST_BACKTRACE": true, "RUST_LOG": true, "PYTHONUNBUFFERED": true, "PYTHONDONTWRITEBYTECODE": true,
+	"GOOS": true, "GOARCH": true, "CGO_ENABLED": true, "GOMAXPROCS": true, "TMPDIR": true}
+
+// unsafeEnv returns the first NAME=value word whose name is not in safeEnv or LC_*.
+func unsafeEnv(assigns []word) string {
+	for _, a := range assigns {
+		name, _, _ := strings.Cut(a.lit, "=")
+		if !safeEnv[name] && !strings.HasPrefix(name, "LC_") {
+			return name
+		}
+	}
+	return ""
+}
+
 // runnerCommands run the command in their arguments, which is followed as a
 // sub-command of its own (runners.go); they have no file operands of their own here.
 var runnerCommands = map[string]bool{

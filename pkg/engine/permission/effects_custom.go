@@ -10,7 +10,33 @@ var customCommands = map[string]func([]word) effects{
 	"find": findEffects, "git": gitEffects, "tar": tarEffects, "dd": ddEffects,
 	"chmod": modeEffects("chmod"), "chown": modeEffects("chown"), "chgrp": modeEffects("chgrp"),
 	"sh": shellEffects, "bash": shellEffects, "dash": shellEffects, "zsh": shellEffects, "ksh": shellEffects,
-	"mksh": shellEffects, "ash": shellEffects, "curl": curlEffects, "wget": wgetEffects,
+	"mksh": shellEffects, "ash": shellEffects, "curl": curlEffects, "wget": wgetEffects, "xargs": xargsEffects,
+}
+
+// xargsEffects: xargs runs its command (a sub-command of its own); -a FILE is read.
+func xargsEffects(args []word) effects {
+	ef := effects{readOnly: true}
+	_, opts, _ := skipOptions(args, xargsSpec)
+	for _, o := range opts {
+		if o.name == "a" || o.name == "arg-file" {
+			ef.add(roleRead, o.arg)
+		}
+	}
+	return ef
+}
+
+// joinWord places a relative path word below a directory word (git -C, tar -C): ~
+// is carried, a run-time directory makes the result run-time too.
+func joinWord(dir, w word) word {
+	if !w.static || strings.HasPrefix(w.lit, "/") || w.tilde {
+		return w
+	}
+	if !dir.static {
+		return dynWord()
+	}
+	j := litWord(strings.TrimSuffix(dir.lit, "/") + "/" + w.lit)
+	j.tilde = dir.tilde
+	return j
 }
 
 // curlEffects: files curl uploads or reads options from (-T, -d @FILE, -F name=@FILE,

@@ -53,7 +53,14 @@ var gitDangerOpts = map[string]string{
 	"output": "writes a file", "upload-pack": "runs a program", "receive-pack": "runs a program",
 	"exec": "runs a program", "open-files-in-pager": "runs a program", "extcmd": "runs a program",
 	"config-env": "sets configuration that can run a program", "tool": "runs a program",
+	"smtp-server": "runs a program", "to-cmd": "runs a program", "cc-cmd": "runs a program",
+	"header-cmd": "runs a program", "sendmail-cmd": "runs a program", "template": "installs hooks",
 }
+
+// gitDangerShort are short options that run programs, per subcommand (also inside a
+// cluster such as -nO).
+var gitDangerShort = map[string]string{"grep": "O", "rebase": "x", "clone": "u", "fetch": "u", "pull": "u",
+	"ls-remote": "u", "archive": "", "difftool": "x", "mergetool": ""}
 
 func anyOf(list []string, names ...string) bool {
 	for _, n := range names {
@@ -172,15 +179,14 @@ func gitEffects(args []word) effects {
 			}
 		}
 	}
+	if letters := gitDangerShort[sub]; letters != "" {
+		for _, o := range opts {
+			if !strings.HasPrefix(o, "--") && strings.ContainsAny(o[1:], letters) {
+				ef.setDanger("git " + sub + " " + o + " runs a program")
+			}
+		}
+	}
 	switch sub {
-	case "grep":
-		if anyOf(opts, "-O") {
-			ef.setDanger("git grep -O runs a program")
-		}
-	case "rebase":
-		if anyOf(opts, "-x") {
-			ef.setDanger("git rebase -x runs a program")
-		}
 	case "submodule":
 		if len(ops) > 0 && litIn(ops[0], "foreach") {
 			ef.setDanger("git submodule foreach runs a program")
@@ -193,13 +199,10 @@ func gitEffects(args []word) effects {
 		ef.setDanger("git " + sub + " runs programs")
 	}
 	place := func(w word) word {
-		if dir == nil || !w.static || strings.HasPrefix(w.lit, "/") || strings.HasPrefix(w.lit, "~") {
+		if dir == nil {
 			return w
 		}
-		if !dir.static {
-			return dynWord()
-		}
-		return litWord(strings.TrimSuffix(dir.lit, "/") + "/" + w.lit)
+		return joinWord(*dir, w)
 	}
 	switch sub {
 	case "rm", "mv", "checkout", "restore", "reset", "clean", "apply", "am", "init", "clone":
@@ -317,12 +320,8 @@ func tarEffects(args []word) effects {
 			ef.add(roleWrite, archive)
 		}
 		for _, w := range p.operands {
-			if hasDir && w.static && !strings.HasPrefix(w.lit, "/") {
-				if dir.static {
-					w = litWord(strings.TrimSuffix(dir.lit, "/") + "/" + w.lit)
-				} else {
-					w = dynWord()
-				}
+			if hasDir {
+				w = joinWord(dir, w)
 			}
 			ef.add(roleRead, w)
 		}

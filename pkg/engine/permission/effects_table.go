@@ -1,6 +1,12 @@
 package permission
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
+
+// lessSafeCommand is a `+COMMAND` of less that only moves or searches.
+var lessSafeCommand = regexp.MustCompile(`^([0-9]*[gGFjk]?|[/?][^\n]*)$`)
 
 // The command table: for each known command, which operands and option arguments are
 // paths it reads or writes, and which of its forms are dangerous (see effects). GNU
@@ -86,6 +92,13 @@ var (
 		operands: roleRead,
 		optRoles: map[string]role{"o": roleWrite, "O": roleWrite, "k": roleRead},
 		danger:   map[string]string{"o": "less -o writes a log file", "O": "less -O writes a log file"},
+		post: func(p *parsed, ef *effects) {
+			for _, w := range p.operands {
+				if w.static && strings.HasPrefix(w.lit, "+") && !lessSafeCommand.MatchString(w.lit[1:]) {
+					ef.setDanger("less +COMMAND runs less commands, which can run a shell")
+				}
+			}
+		},
 	}
 	tailSpec = plainReader("fFqvz", "ncs", append([]string{"follow", "retry", "quiet", "silent", "verbose",
 		"zero-terminated"}, helpVersion...), []string{"bytes", "lines", "pid", "sleep-interval", "max-unchanged-stats"})

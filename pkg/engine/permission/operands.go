@@ -10,14 +10,15 @@ import (
 // directory its cd and pushd name (relative ones from each of the others). known is
 // false when the line may change to a directory we cannot name.
 type lineDirs struct {
-	dirs  []string
-	known bool
+	dirs        []string
+	known       bool
+	homeUnknown bool
 }
 
 const maxLineDirs = 16
 
 func (e *Evaluator) lineDirs(cmd *Command, ctx pathContext) lineDirs {
-	ld := lineDirs{known: !cmd.cdUnknown && filepath.IsAbs(ctx.cwd)}
+	ld := lineDirs{known: !cmd.cdUnknown && filepath.IsAbs(ctx.cwd), homeUnknown: cmd.homeUnknown}
 	if !ld.known {
 		return ld
 	}
@@ -31,8 +32,8 @@ func (e *Evaluator) lineDirs(cmd *Command, ctx pathContext) lineDirs {
 			var next []string
 			switch {
 			case t.tilde:
-				if !filepath.IsAbs(ctx.home) {
-					return lineDirs{}
+				if !filepath.IsAbs(ctx.home) || cmd.homeUnknown {
+					return lineDirs{homeUnknown: cmd.homeUnknown}
 				}
 				next = []string{filepath.Join(ctx.home, strings.TrimPrefix(t.lit, "~"))}
 			case filepath.IsAbs(t.lit):
@@ -50,7 +51,7 @@ func (e *Evaluator) lineDirs(cmd *Command, ctx pathContext) lineDirs {
 				}
 			}
 			if len(ld.dirs) > maxLineDirs {
-				return lineDirs{}
+				return lineDirs{homeUnknown: cmd.homeUnknown}
 			}
 		}
 		if !grew {
@@ -82,6 +83,9 @@ func (e *Evaluator) place(w word, ld lineDirs, ctx pathContext) (ops []operand, 
 	}
 	pattern := w.glob
 	raw := w.lit
+	if w.tilde && ld.homeUnknown {
+		return nil, false
+	}
 	if w.tilde {
 		p := w.lit
 		if !w.static {

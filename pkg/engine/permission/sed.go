@@ -170,8 +170,13 @@ func parseSed(src string) (sc sedScript) {
 		i++
 		switch c {
 		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
-		case '#', ':':
-			toEOL() // a comment; a label (GNU also ends it at `;`, which is harmless here)
+		case '#':
+			toEOL()
+		case ':':
+			// GNU ends a label at `;` as well as at a newline: `:a;N;$!ba`.
+			for i < n && src[i] != ';' && src[i] != '\n' {
+				i++
+			}
 		case 'a', 'i', 'c':
 			// Text to the end of the line, continued by a trailing backslash.
 			for {

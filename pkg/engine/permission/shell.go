@@ -52,8 +52,22 @@ type Command struct {
 	// cdTargets are the directories `cd` and `pushd` name in the line, in any order;
 	// cdUnknown is set when the line may change to a directory we cannot name. The
 	// operands of commands are placed relative to every directory the line may be in.
-	cdTargets []word
-	cdUnknown bool
+	cdTargets   []word
+	cdUnknown   bool
+	hasCd       bool // the line runs cd, pushd or popd
+	homeUnknown bool // the line may set HOME: ~ is unknown
+}
+
+// setsAny reports a name in the line other than as a plain expansion ($NAME,
+// ${NAME}): an assignment, a declaration, read NAME ... (a false alarm only asks).
+func setsAny(src string, names ...string) bool {
+	for _, n := range names {
+		rest := strings.ReplaceAll(strings.ReplaceAll(src, "${"+n+"}", ""), "$"+n, "")
+		if strings.Contains(rest, n) {
+			return true
+		}
+	}
+	return false
 }
 
 const (
@@ -78,11 +92,18 @@ func ParseCommand(src string) (*Command, error) {
 	}
 	// CDPATH set by the line makes every relative cd go anywhere (the engine's own
 	// environment is trusted, as for arithmetic).
-	x := &extractor{cmd: &Command{cdUnknown: strings.Contains(src, "CDPATH")}}
+	x := &extractor{cmd: &Command{}}
 	if err := x.script(src, 0); err != nil {
 		return nil, err
 	}
 	x.finishReeval()
+	// The line may set what cd and ~ use (HOME, PWD, OLDPWD, CDPATH, DIRSTACK): then
+	// cd targets and ~ are unknown. The engine's own environment is trusted, as for
+	// arithmetic.
+	if x.cmd.hasCd && setsAny(src, "CDPATH", "PWD", "HOME", "DIRSTACK") {
+		x.cmd.cdUnknown = true
+	}
+	x.cmd.homeUnknown = setsAny(src, "HOME")
 	return x.cmd, nil
 }
 
@@ -362,9 +383,17 @@ func (x *extractor) simple(text string, assigns, words []word) {
 		x.unknown("commands nested too deeply")
 		return
 	}
+	envDanger := unsafeEnv(r.assigns)
 	for _, in := range r.inner {
 		x.depth++
+		at := len(x.cmd.Subs)
 		x.simple(fmt.Sprintf("%s (run by %s)", renderTokens(joinWords(in)), words[0].lit), nil, in)
+		if envDanger != "" && at < len(x.cmd.Subs) && x.cmd.Subs[at].danger == "" {
+			// NAME=value given by env or sudo can make the command run something else
+			// (GIT_CONFIG_*, PAGER, LD_PRELOAD ...): a prefix rule does not approve it.
+			x.cmd.Subs[at].danger = "run with " + envDanger + " set, which can change what it runs"
+			x.cmd.Subs[at].readOnly = false
+		}
 		x.depth--
 	}
 	for _, s := range r.scripts {
@@ -375,14 +404,15 @@ func (x *extractor) simple(text string, assigns, words []word) {
 }
 
 // changeDir records where cd and pushd go; anything else that changes directory
-// (popd, source, a computed command) could go anywhere, except `cd -` and popd,
-// which return to a directory the line was in.
+// (source, a computed command, `cd -`) could go anywhere, except popd, which returns
+// to a directory the line was in.
 func (x *extractor) changeDir(ws []word) {
 	name := ws[0]
 	if !name.static || (name.lit != "cd" && name.lit != "pushd" && name.lit != "popd") {
 		x.cmd.cdUnknown = true
 		return
 	}
+	x.cmd.hasCd = true
 	if name.lit == "popd" {
 		return
 	}
@@ -399,6 +429,7 @@ func (x *extractor) changeDir(ws []word) {
 		t.tilde = true
 		x.cmd.cdTargets = append(x.cmd.cdTargets, t)
 	case args[0].static && args[0].lit == "-":
+		x.cmd.cdUnknown = true // OLDPWD may come from the engine's environment
 	case args[0].static && (!args[0].tilde || args[0].lit == "~" || strings.HasPrefix(args[0].lit, "~/")) &&
 		!strings.HasPrefix(args[0].lit, "+") && !(name.lit == "pushd" && strings.HasPrefix(args[0].lit, "-")):
 		x.cmd.cdTargets = append(x.cmd.cdTargets, args[0])
