@@ -118,7 +118,7 @@ func (e *Evaluator) Evaluate(req Request) Decision {
 	if cwd == "" {
 		cwd = e.cfg.ProjectRoot
 	}
-	ctx := pathContext{cwd: cwd, root: e.cfg.ProjectRoot, home: e.cfg.Home}
+	ctx := pathContext{cwd: cwd, root: e.cfg.ProjectRoot, home: e.cfg.Home, spelled: map[string][]string{}}
 	in := decodeInput(req.Input)
 	var d Decision
 	switch {
@@ -293,7 +293,7 @@ func (e *Evaluator) workingDirs(ctx pathContext) []string {
 func (e *Evaluator) containing(f string, ctx pathContext) []string {
 	var out []string
 	for _, d := range e.workingDirs(ctx) {
-		for _, s := range spellings(d) {
+		for _, s := range ctx.spellings(d) {
 			if within(f, s) {
 				out = append(out, s)
 			}

@@ -72,6 +72,13 @@ type operand struct {
 // included, as with dotglob). known=false: the word or the directory is only known at
 // run time.
 func (e *Evaluator) place(w word, ld lineDirs, ctx pathContext) (ops []operand, known bool) {
+	return e.placeAs(w, ld, ctx, false)
+}
+
+// placeAs places a word; lexical skips symlink resolution (for the arguments of
+// unknown commands, which can open any file anyway: the check there is a courtesy
+// and must stay cheap).
+func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) (ops []operand, known bool) {
 	var names []string
 	switch {
 	case w.static:
@@ -111,6 +118,10 @@ func (e *Evaluator) place(w word, ld lineDirs, ctx pathContext) (ops []operand, 
 		bases = ld.dirs
 	}
 	add := func(abs string) bool {
+		if lexical {
+			ops = append(ops, operand{forms: []string{filepath.Clean(abs)}})
+			return true
+		}
 		forms, isDir, ok := pathForms(abs, "/", "")
 		if !ok {
 			return false
@@ -257,6 +268,10 @@ func (e *Evaluator) operandStop(tool string, w word, ld lineDirs, ctx pathContex
 		return Part{}, stopNone
 	}
 	ops, known := e.place(w, ld, ctx)
+	return e.placedStop(tool, w, ops, known, ctx)
+}
+
+func (e *Evaluator) placedStop(tool string, w word, ops []operand, known bool, ctx pathContext) (Part, stopKind) {
 	m := func(r *Rule) match {
 		if r.spec.kind != specPath || !known {
 			return matchUnknown
@@ -363,12 +378,20 @@ func (e *Evaluator) namePart(w word, ld lineDirs, ctx pathContext) (Part, bool) 
 			cands = append(cands, litWord(v))
 		}
 	}
+	checkRead, checkWrite := e.hasReadRules, e.hasWriteRules || e.cfg.Mode != ModeBypassPermissions
+	if !checkRead && !checkWrite {
+		return Part{}, false
+	}
 	for _, c := range cands {
+		if c.static && (c.lit == "" || c.lit == "-" || devTargets[c.lit] || isDevFD(c.lit)) {
+			continue
+		}
+		ops, known := e.placeAs(c, ld, ctx, true)
 		for _, tool := range []string{"Read", "Write"} {
-			if tool == "Read" && !e.hasReadRules || tool == "Write" && !e.hasWriteRules && e.cfg.Mode == ModeBypassPermissions {
+			if tool == "Read" && !checkRead || tool == "Write" && !checkWrite {
 				continue
 			}
-			p, kind := e.operandStop(tool, c, ld, ctx)
+			p, kind := e.placedStop(tool, c, ops, known, ctx)
 			if kind != stopRule && kind != stopProtected {
 				continue // a path known only at run time is not reason enough here
 			}

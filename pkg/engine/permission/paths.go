@@ -76,6 +76,22 @@ func compilePathPattern(spec string) (pathPattern, error) {
 // pathContext carries the directories path evaluation needs for one call.
 type pathContext struct {
 	cwd, root, home string
+	// spelled caches the spellings of the anchor and working directories for the
+	// call: a Bash line checks many paths against the same few directories.
+	spelled map[string][]string
+}
+
+// spellings is spellings(abs), cached for the call.
+func (ctx pathContext) spellings(abs string) []string {
+	if ctx.spelled == nil {
+		return spellings(abs)
+	}
+	if s, ok := ctx.spelled[abs]; ok {
+		return s
+	}
+	s := spellings(abs)
+	ctx.spelled[abs] = s
+	return s
 }
 
 // base returns the anchor directories in both their literal and symlink-resolved
@@ -98,7 +114,7 @@ func (p pathPattern) bases(ctx pathContext, ruleRoot string) []string {
 	if b == "" || !filepath.IsAbs(b) {
 		return nil
 	}
-	return spellings(b)
+	return ctx.spellings(b)
 }
 
 // matches reports whether the absolute path matches the pattern relative to any of
