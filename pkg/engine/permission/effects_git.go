@@ -334,6 +334,13 @@ func tarEffects(args []word) effects {
 		} else {
 			ef.add(roleWrite, litWord("."))
 		}
+		// Members named on the line are written where they are extracted.
+		for _, w := range p.operands {
+			if hasDir {
+				w = joinWord(dir, w)
+			}
+			ef.add(roleWrite, w)
+		}
 	default: // listing, comparing, deleting members of the archive
 		if hasArchive {
 			if p.has("delete") {
@@ -395,13 +402,37 @@ var jqSpec = &cmdSpec{
 	operands: roleRead, skip: 1, skipUnless: []string{"f", "from-file"},
 	optRoles: map[string]role{"f": roleRead, "from-file": roleRead},
 	post: func(p *parsed, ef *effects) {
-		// --arg NAME VALUE and its kin take two words; parseArgs saw them as an unknown
-		// option and two operands, so the file reads are taken again, leaving them out.
 		if p.unknownOpt != "" {
 			ef.reads = nil
 			ef.unknownReads()
 		}
 	},
+}
+
+// jqEffects takes out jq's options with two arguments (--arg NAME VALUE and kin;
+// --slurpfile and --rawfile read their file) before reading the rest.
+func jqEffects(args []word) effects {
+	var rest, files []word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.static && a.lit == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		if a.static && (a.lit == "--arg" || a.lit == "--argjson" || a.lit == "--slurpfile" || a.lit == "--rawfile") {
+			if i+2 < len(args) && (a.lit == "--slurpfile" || a.lit == "--rawfile") {
+				files = append(files, args[i+2])
+			}
+			i += 2
+			continue
+		}
+		rest = append(rest, a)
+	}
+	ef := jqSpec.effects(rest)
+	for _, f := range files {
+		ef.add(roleRead, f)
+	}
+	return ef
 }
 
 // unknownReads marks that the command reads files we cannot name.

@@ -240,7 +240,6 @@ var commandTable = map[string]*cmdSpec{
 	"tree":     &cmdSpec{opts: optSpec{noArg: "adlfxACDFghinNpqQrstuvS", withArg: "LPIoH"}, operands: roleRead, optRoles: map[string]role{"o": roleWrite}, danger: map[string]string{"o": "tree -o writes a file"}},
 	"realpath": plainReader("eEmLPqsz", "", append([]string{"canonicalize-existing", "canonicalize-missing", "logical", "physical", "quiet", "strip", "no-symlinks", "zero"}, helpVersion...), []string{"relative-to", "relative-base"}),
 	"readlink": plainReader("efmnqsvz", "", append([]string{"canonicalize", "canonicalize-existing", "canonicalize-missing", "no-newline", "quiet", "silent", "verbose", "zero"}, helpVersion...), nil),
-	"jq":       jqSpec,
 	"source":   {inOrder: true, operands: roleRead},
 	".":        {inOrder: true, operands: roleRead},
 	"cp":       cpSpec,

@@ -100,7 +100,7 @@ func ParseCommand(src string) (*Command, error) {
 	// The line may set what cd and ~ use (HOME, PWD, OLDPWD, CDPATH, DIRSTACK): then
 	// cd targets and ~ are unknown. The engine's own environment is trusted, as for
 	// arithmetic.
-	if x.cmd.hasCd && setsAny(src, "CDPATH", "PWD", "HOME", "DIRSTACK") {
+	if x.cmd.hasCd && (setsAny(src, "CDPATH", "PWD", "HOME", "DIRSTACK") || strings.Contains(src, "cdable_vars")) {
 		x.cmd.cdUnknown = true
 	}
 	x.cmd.homeUnknown = setsAny(src, "HOME")
