@@ -25,8 +25,8 @@ var fuzzReadRules = []string{"Bash(cat *)", "Bash(tac *)", "Bash(head *)", "Bash
 //     write denied (Edit(//**)): it writes nothing we can see;
 //   - independently of the command table, on the syntax tree: no approved find has an
 //     action that deletes, writes or runs; no approved sed has -i; no approved sort
-//     has -o; no approved awk program calls system(); and no approved cat, tac or wc
-//     names the denied file, literally or by a glob, or reads it by redirection.
+//     has -o; no approved awk program calls system(); and no approved cat names the
+//     denied file, literally or by a glob, nor does any command read it by redirection.
 func FuzzBashEffects(f *testing.F) {
 	for _, s := range append(append(append([]string(nil), bashSeeds...), everyday...), effectSeeds...) {
 		f.Add(s)
@@ -138,11 +138,18 @@ func oracleCall(args []*syntax.Word) string {
 		argTaking := map[string]bool{"-name": true, "-iname": true, "-path": true, "-ipath": true, "-regex": true,
 			"-iregex": true, "-wholename": true, "-iwholename": true, "-lname": true, "-ilname": true, "-printf": true,
 			"-type": true, "-newer": true, "-perm": true, "-user": true, "-group": true, "-size": true, "-mtime": true,
-			"-maxdepth": true, "-mindepth": true, "-samefile": true, "-D": true, "-regextype": true, "-context": true}
+			"-maxdepth": true, "-mindepth": true, "-samefile": true, "-D": true, "-regextype": true, "-context": true,
+			"-anewer": true, "-cnewer": true, "-files0-from": true, "-xtype": true, "-uid": true, "-gid": true,
+			"-atime": true, "-ctime": true, "-mmin": true, "-amin": true, "-cmin": true, "-used": true, "-links": true,
+			"-inum": true, "-fstype": true}
 		for i, w := range rest {
 			switch w {
 			case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
-				if i == 0 || !argTaking[rest[i-1]] {
+				prev := ""
+				if i > 0 {
+					prev = rest[i-1]
+				}
+				if !argTaking[prev] && !(strings.HasPrefix(prev, "-newer") && len(prev) == len("-newerXY")) {
 					return "find " + w + " was approved"
 				}
 			}
@@ -173,10 +180,12 @@ func oracleCall(args []*syntax.Word) string {
 				if name != "" && strings.HasPrefix("output", name) {
 					return "sort " + w + " was approved"
 				}
+				// Long options may be abbreviated: a prefix of one taking a value takes the next word.
 				for _, l := range []string{"key", "field-separator", "temporary-directory", "buffer-size", "sort",
 					"random-source", "files0-from", "parallel", "batch-size", "compress-program"} {
-					if name == l && !hasVal {
+					if name != "" && strings.HasPrefix(l, name) && !hasVal {
 						i++
+						break
 					}
 				}
 				continue
@@ -194,8 +203,23 @@ func oracleCall(args []*syntax.Word) string {
 			}
 		}
 	case "awk", "gawk", "mawk", "nawk":
-		for _, w := range rest {
+		// The program is the first operand when no -f, -e or --source gives one.
+		for i := 0; i < len(rest); i++ {
+			w := rest[i]
+			if w == "--" {
+				if i+1 < len(rest) && oracleAwkSystem(rest[i+1]) {
+					return "awk system() was approved"
+				}
+				break
+			}
 			if strings.HasPrefix(w, "-") {
+				if w == "-v" || w == "-F" || w == "-W" {
+					i++
+				}
+				if strings.HasPrefix(w, "-f") || strings.HasPrefix(w, "-e") || strings.HasPrefix(w, "-E") ||
+					strings.HasPrefix(w, "--") {
+					break
+				}
 				continue
 			}
 			if oracleAwkSystem(w) {
@@ -203,11 +227,10 @@ func oracleCall(args []*syntax.Word) string {
 			}
 			break
 		}
-	case "cat", "tac", "wc":
+	case "cat":
+		// GNU cat has no option taking a value: every other word is a file. Only
+		// paths in the working directory are checked (the rule is anchored there).
 		for _, w := range rest {
-			if strings.HasPrefix(w, "-") && name != "cat" && name != "tac" {
-				continue
-			}
 			if lit, ok := strings.CutPrefix(w, "\x00"); ok {
 				// A glob in the project's directory that can expand to the secret.
 				if !strings.ContainsAny(lit, "$`'\"\\{~") && strings.ContainsAny(lit, "*?[") && !strings.Contains(lit, "/") {
@@ -217,7 +240,8 @@ func oracleCall(args []*syntax.Word) string {
 				}
 				continue
 			}
-			if strings.HasPrefix(path.Base(path.Clean(w)), "secret") {
+			if strings.HasPrefix(path.Base(path.Clean(w)), "secret") && !strings.HasPrefix(w, "/") &&
+				!strings.HasPrefix(w, "~") && !strings.Contains(w, "..") && !strings.HasPrefix(w, "-") {
 				return name + " " + w + " reads the denied file"
 			}
 		}
@@ -225,9 +249,13 @@ func oracleCall(args []*syntax.Word) string {
 	return ""
 }
 
-// oracleAwkSystem reports `system` followed by `(` outside double-quoted strings and
-// not right after a `/` (a regular expression).
+// oracleAwkSystem reports `system` followed by `(` outside double-quoted strings in
+// a program without `/` or `#` (regular expressions and comments are the command
+// table's business; the oracle abstains there).
 func oracleAwkSystem(prog string) bool {
+	if strings.ContainsAny(prog, "/#\x00") {
+		return false
+	}
 	inStr := false
 	for i := 0; i < len(prog); i++ {
 		c := prog[i]
