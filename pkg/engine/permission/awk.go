@@ -12,7 +12,8 @@ var awkSpec = &cmdSpec{
 			"lint-old", "version", "csv"},
 		longWithArg: []string{"field-separator", "assign", "file", "exec", "source", "include", "load"},
 		longOptArg:  []string{"dump-variables", "debug", "lint", "pretty-print", "profile"}},
-	abbrev: true, operands: roleRead,
+	// awk's options end at the program (no GNU permutation).
+	abbrev: true, inOrder: true, operands: roleRead,
 	optRoles: map[string]role{"f": roleRead, "file": roleRead, "E": roleRead, "exec": roleRead,
 		"d": roleWrite, "dump-variables": roleWrite, "o": roleWrite, "pretty-print": roleWrite,
 		"p": roleWrite, "profile": roleWrite},

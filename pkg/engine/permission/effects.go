@@ -259,6 +259,11 @@ func (s *cmdSpec) effects(args []word) effects {
 	if s.post != nil {
 		s.post(&p, &ef)
 	}
+	if p.dynamic && (s.writer || len(ef.writes) > 0) {
+		// A word known only at run time may be options (`cp $O a b` with O='-t DIR'):
+		// the command may write somewhere we cannot name.
+		ef.add(roleWrite, dynWord())
+	}
 	if ef.danger != "" || len(ef.writes) > 0 {
 		ef.readOnly = false
 	}

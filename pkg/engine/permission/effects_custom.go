@@ -58,6 +58,10 @@ func curlEffects(args []word) effects {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !a.static {
+			if a.splittable { // may be options: -o FILE, -T FILE ...
+				ef.unknownReads()
+				ef.add(roleWrite, dynWord())
+			}
 			continue
 		}
 		name, val, hasVal := strings.Cut(a.lit, "=")
@@ -136,6 +140,10 @@ func wgetEffects(args []word) effects {
 		"quota", "level", "accept", "reject", "domains", "user", "password", "method", "load-cookies",
 		"save-cookies", "certificate", "private-key", "ca-certificate", "referer", "limit-rate"}}, abbrev: true}
 	p := parseArgs(args, s)
+	if p.dynamic {
+		ef.unknownReads()
+		ef.add(roleWrite, dynWord())
+	}
 	for _, o := range p.opts {
 		switch o.name {
 		case "o", "a", "output-file", "append-output", "save-cookies":

@@ -57,6 +57,13 @@ var gitDangerOpts = map[string]string{
 	"header-cmd": "runs a program", "sendmail-cmd": "runs a program", "template": "installs hooks",
 }
 
+// gitRiskyOptions are subcommands with options that write files or run programs.
+var gitRiskyOptions = map[string]bool{"log": true, "diff": true, "show": true, "grep": true, "rebase": true,
+	"fetch": true, "clone": true, "pull": true, "ls-remote": true, "archive": true, "format-patch": true,
+	"whatchanged": true, "difftool": true, "mergetool": true, "send-email": true, "init": true, "push": true,
+	"range-diff": true, "diff-tree": true, "diff-files": true, "diff-index": true, "shortlog": true,
+	"submodule": true, "bisect": true}
+
 // gitDangerShort are short options that run programs, per subcommand (also inside a
 // cluster such as -nO).
 var gitDangerShort = map[string]string{"grep": "O", "rebase": "x", "clone": "u", "fetch": "u", "pull": "u",
@@ -155,7 +162,10 @@ func gitEffects(args []word) effects {
 	afterDashes := false
 	for _, w := range rest {
 		if !w.static {
-			if w.splittable {
+			// A word known only at run time may be an option: dangerous where the
+			// subcommand has options that write or run (a quoted "$msg" for commit -m
+			// is not).
+			if w.splittable || gitRiskyOptions[sub] && !afterDashes && classifyOptionWord(w) == unreadable {
 				ef.setDanger("git arguments known only at run time")
 			}
 			ops = append(ops, w)
