@@ -302,7 +302,6 @@ var everyday = []string{
 	"nice -n 10 find . -name '*.tmp'", "base64 a.txt", "stat a.txt", "file a.txt", "du -sh src",
 	"sed ':a;N;$!ba;s/\\n/ /g' a.txt", "awk '{ n++ } END { print n / 2 }' a.txt", "env LANG=C.UTF-8 grep -c x a.txt",
 	"awk 'BEGIN { if (x > 1) print \"big\" }'", "less +/foo a.txt", "jq --arg n x '.[$n]' a.txt",
-
 }
 
 // stdinFed are everyday commands whose files come from xargs: with a Read deny rule
