@@ -39,6 +39,11 @@ var readers = []string{"Bash(cat *)", "Bash(head *)", "Bash(tail *)", "Bash(less
 // the file, however it is spelled (§3).
 func TestAttackReadDenyCommands(t *testing.T) {
 	e := effectsEnv(t)
+	if err := os.MkdirAll(e.home+"/.ssh/keys", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, e.home+"/.ssh/keys", e.project+"/deep")
+	mustSymlink(t, e.home+"/.ssh/id_rsa", e.project+"/innocent")
 	layers := []Layer{deny("Read(.env)", "Read(~/.ssh/**)", "Read(/secrets/**)"), allow(readers...)}
 	evs := []*Evaluator{e.evaluator(t, ModeDefault, layers...), e.evaluator(t, ModeBypassPermissions, layers...)}
 	for _, cmd := range []string{
@@ -71,6 +76,7 @@ func TestAttackReadDenyCommands(t *testing.T) {
 		"cd " + e.home + "/.ssh; cd /tmp; cd -; cat id_rsa", "export HOME=" + e.home + "/.ssh; cat ~/id_rsa",
 		"xargs -a .env echo", "xargs --arg-file=.env echo", "git -C ~/.ssh diff --no-index id_rsa /dev/null",
 		"git -C secrets show HEAD:key", "tar -C ~/.ssh -cf /tmp/x.tar id_rsa", "jq --rawfile s .env -n '$s'",
+		"cat deep/../id_rsa", "cat deep/../*", "cat innocent", "cd deep/.. && cat id_rsa", "grep x deep/../id_rsa",
 		"jq --arg n x '.[$n]' .env", "shopt -s cdable_vars; x=" + e.home + "/.ssh; cd x; cat id_rsa",
 	} {
 		for _, ev := range evs {

@@ -29,18 +29,26 @@ func (e *Evaluator) lineDirs(cmd *Command, ctx pathContext) lineDirs {
 	for round := 0; round <= len(cmd.cdTargets); round++ {
 		grew := false
 		for _, t := range cmd.cdTargets {
-			var next []string
+			var raws []string
 			switch {
 			case t.tilde:
 				if !filepath.IsAbs(ctx.home) || cmd.homeUnknown {
 					return lineDirs{homeUnknown: cmd.homeUnknown}
 				}
-				next = []string{filepath.Join(ctx.home, strings.TrimPrefix(t.lit, "~"))}
+				raws = []string{rawJoin(ctx.home, strings.TrimPrefix(strings.TrimPrefix(t.lit, "~"), "/"))}
 			case filepath.IsAbs(t.lit):
-				next = []string{filepath.Clean(t.lit)}
+				raws = []string{t.lit}
 			default:
 				for _, d := range ld.dirs {
-					next = append(next, filepath.Join(d, t.lit))
+					raws = append(raws, rawJoin(d, t.lit))
+				}
+			}
+			// cd -L drops `..` lexically, cd -P after following links: both.
+			var next []string
+			for _, raw := range raws {
+				next = append(next, filepath.Clean(raw))
+				if r, err := resolve(raw); err == nil {
+					next = append(next, r)
 				}
 			}
 			for _, n := range next {
@@ -102,10 +110,10 @@ func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) 
 			return nil, false
 		}
 		if w.static {
-			raw = filepath.Join(ctx.home, p[1:])
+			raw = rawJoin(ctx.home, strings.TrimPrefix(p[1:], "/"))
 			names = []string{raw}
 		} else {
-			pattern = filepath.Join(ctx.home, p[1:])
+			pattern = rawJoin(ctx.home, strings.TrimPrefix(p[1:], "/"))
 		}
 	}
 	var bases []string
@@ -122,7 +130,7 @@ func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) 
 			ops = append(ops, operand{forms: []string{filepath.Clean(abs)}})
 			return true
 		}
-		forms, isDir, ok := pathForms(abs, "/", "")
+		forms, isDir, ok := pathFormsWith(abs, "/", "", ctx.resolve)
 		if !ok {
 			return false
 		}
@@ -133,7 +141,7 @@ func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) 
 		if pattern != "" && !w.static {
 			abs := pattern
 			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(b, pattern)
+				abs = rawJoin(b, pattern)
 			}
 			matches, ok := expandGlob(abs)
 			if !ok {
@@ -149,7 +157,7 @@ func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) 
 		for _, n := range names {
 			abs := n
 			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(b, n)
+				abs = rawJoin(b, n)
 			}
 			if !add(abs) {
 				return nil, false
@@ -179,7 +187,7 @@ func expandGlob(pattern string) (matches []string, ok bool) {
 		if !strings.ContainsAny(seg, "*?[") {
 			lit := unescapeGlob(seg)
 			for _, c := range cur {
-				next = append(next, filepath.Join(c, lit))
+				next = append(next, rawJoin(c, lit)) // `..` is left to the kernel
 			}
 			cur = next
 			continue
@@ -197,13 +205,22 @@ func expandGlob(pattern string) (matches []string, ok bool) {
 			}
 			for _, en := range entries {
 				if m, _ := filepath.Match(seg, en.Name()); m {
-					next = append(next, filepath.Join(c, en.Name()))
+					next = append(next, rawJoin(c, en.Name()))
 				}
 			}
 		}
 		cur = next
 	}
 	return cur, true
+}
+
+// rawJoin joins without cleaning: `link/..` must be resolved by following the link,
+// as the kernel does, not dropped lexically.
+func rawJoin(dir, rel string) string {
+	if rel == "" {
+		return dir
+	}
+	return strings.TrimSuffix(dir, "/") + "/" + rel
 }
 
 func unescapeGlob(s string) string {

@@ -81,6 +81,32 @@ type pathContext struct {
 	spelled map[string][]string
 }
 
+// resolve is resolve(raw) with the parent directory's resolution cached for the
+// call: a line names many files in the same few directories.
+func (ctx pathContext) resolve(raw string) (string, error) {
+	dir, base := filepath.Split(raw)
+	if ctx.spelled == nil || dir == "" || base == "" || base == "." || base == ".." {
+		return resolve(raw)
+	}
+	key := "\x00resolved:" + dir
+	var rd string
+	if c, ok := ctx.spelled[key]; ok {
+		rd = c[0]
+	} else {
+		r, err := resolve(dir)
+		if err != nil {
+			return resolve(raw)
+		}
+		rd = r
+		ctx.spelled[key] = []string{r}
+	}
+	next := filepath.Join(rd, base)
+	if fi, err := os.Lstat(next); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return resolve(raw)
+	}
+	return next, nil
+}
+
 // spellings is spellings(abs), cached for the call.
 func (ctx pathContext) spellings(abs string) []string {
 	if ctx.spelled == nil {
@@ -202,6 +228,11 @@ func resolve(abs string) (string, error) {
 // when it starts with `~/` (in case the tool expands it). ok=false when the path
 // cannot be placed at all.
 func pathForms(p, cwd, home string) (forms []string, isDir bool, ok bool) {
+	return pathFormsWith(p, cwd, home, resolve)
+}
+
+// pathFormsWith is pathForms with the symlink resolver given.
+func pathFormsWith(p, cwd, home string, resolve func(string) (string, error)) (forms []string, isDir bool, ok bool) {
 	if p == "" || strings.ContainsRune(p, 0) {
 		return nil, false, false
 	}
