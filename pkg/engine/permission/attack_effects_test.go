@@ -76,7 +76,7 @@ func TestAttackReadDenyCommands(t *testing.T) {
 		"cd " + e.home + "/.ssh; cd /tmp; cd -; cat id_rsa", "export HOME=" + e.home + "/.ssh; cat ~/id_rsa",
 		"xargs -a .env echo", "xargs --arg-file=.env echo", "git -C ~/.ssh diff --no-index id_rsa /dev/null",
 		"git -C secrets show HEAD:key", "tar -C ~/.ssh -cf /tmp/x.tar id_rsa", "jq --rawfile s .env -n '$s'",
-		"cat deep/../id_rsa", "cat deep/../*", "cat innocent", "cd deep/.. && cat id_rsa", "grep x deep/../id_rsa",
+		"history -r .env", "./cat .env", "cat deep/../id_rsa", "cat deep/../*", "cat innocent", "cd deep/.. && cat id_rsa", "grep x deep/../id_rsa",
 		"jq --arg n x '.[$n]' .env", "shopt -s cdable_vars; x=" + e.home + "/.ssh; cd x; cat id_rsa",
 	} {
 		for _, ev := range evs {
@@ -379,7 +379,7 @@ func TestRunTimeOperands(t *testing.T) {
 // read-only, whatever the allow rules say (README: plan is read-only).
 func TestPlanRefusesWhatIsNotReadOnly(t *testing.T) {
 	e := effectsEnv(t)
-	ev := e.evaluator(t, ModePlan, allow("Bash", "Bash(cp *)", "Bash(npm test *)", "Bash(find *)", "Bash(sed *)",
+	ev := e.evaluator(t, ModePlan, allow("Bash", "Bash(/usr/bin/cat *)", "Bash(cp *)", "Bash(npm test *)", "Bash(find *)", "Bash(sed *)",
 		"Bash(git *)", "Bash(touch *)", "Bash(ls *)", "Bash(make)"))
 	for _, cmd := range []string{"cp a.txt b.txt", "touch x", "npm test", "make", "find . -delete", "sed -i s/a/b/ a.txt",
 		"git commit -m x", "git push", "git checkout main", "git branch -D x", "ls && touch x", "rm x", "python3 x.py",
@@ -388,7 +388,14 @@ func TestPlanRefusesWhatIsNotReadOnly(t *testing.T) {
 			t.Errorf("plan: %q: want deny, got %s: %s", cmd, d.Behavior, d.Reason)
 		}
 	}
+	plan := e.evaluator(t, ModePlan, allow("Bash(./cat *)", "Bash(history *)"))
+	for _, cmd := range []string{"./cat a.txt", "history -r .env"} {
+		if d := plan.Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmd), Cwd: e.project}); d.Behavior != Deny {
+			t.Errorf("plan: %q: want deny, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
 	for _, cmd := range []string{"ls -la", "git status", "git log -1", "find . -name '*.go'", "sed -n 1p a.txt",
+		"/usr/bin/cat a.txt",
 		"ls | xargs cat", "cd src && ls", "echo hi", "git diff"} {
 		if d := ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmd), Cwd: e.project}); d.Behavior != Allow {
 			t.Errorf("plan: %q: want allow, got %s: %s", cmd, d.Behavior, d.Reason)

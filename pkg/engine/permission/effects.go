@@ -208,6 +208,9 @@ func effectsOf(ws []word) effects {
 		return effects{unknown: true}
 	}
 	name := path.Base(ws[0].lit)
+	if strings.Contains(ws[0].lit, "/") && !systemBin[path.Dir(path.Clean(ws[0].lit))] {
+		return effects{unknown: true} // ./cat is a script of the project, not cat
+	}
 	args := ws[1:]
 	if f, ok := customCommands[name]; ok {
 		return f(args)
@@ -290,6 +293,10 @@ func (ef *effects) setDanger(why string) {
 		ef.danger = why
 	}
 }
+
+// systemBin are the directories whose programs are the commands the table knows.
+var systemBin = map[string]bool{"/bin": true, "/usr/bin": true, "/usr/local/bin": true, "/sbin": true,
+	"/usr/sbin": true, "/opt/homebrew/bin": true}
 
 // safeEnv are variables a runner may set without changing what the command runs.
 var safeEnv = map[string]bool{"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLUMNS": true,

@@ -326,10 +326,10 @@ var inertCommands = map[string]bool{
 	"uname": true, "uptime": true, "nproc": true, "free": true, "df": true, "ps": true, "sleep": true, "seq": true,
 	"yes": true, "test": true, "[": true, "expr": true, "basename": true, "dirname": true, "which": true, "type": true,
 	"printenv": true, "locale": true, "groups": true, "tr": true, "cd": true, "pushd": true, "popd": true,
-	"dirs": true, "wait": true, "read": true, "shift": true, "getopts": true, "hash": false, "exit": true,
+	"dirs": true, "wait": true, "read": true, "shift": true, "getopts": true, "exit": true,
 	"return": true, "break": true, "continue": true, "tput": true, "tty": true, "arch": true, "logname": true,
 	"users": true, "who": true, "w": true, "lsb_release": true, "getconf": true, "numfmt": true, "factor": true,
 	"cal": true, "jobs": true, "set": true, "shopt": true, "unset": true, "export": true, "declare": true,
 	"typeset": true, "local": true, "readonly": true, "let": true, "alias": true, "trap": true, "mapfile": true,
-	"readarray": true, "compgen": true, "complete": true, "umask": false, "history": true, "help": true,
+	"readarray": true, "compgen": true, "complete": true, "help": true,
 }
