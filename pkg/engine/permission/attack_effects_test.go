@@ -76,7 +76,7 @@ func TestAttackReadDenyCommands(t *testing.T) {
 		"cd " + e.home + "/.ssh; cd /tmp; cd -; cat id_rsa", "export HOME=" + e.home + "/.ssh; cat ~/id_rsa",
 		"xargs -a .env echo", "xargs --arg-file=.env echo", "git -C ~/.ssh diff --no-index id_rsa /dev/null",
 		"git -C secrets show HEAD:key", "tar -C ~/.ssh -cf /tmp/x.tar id_rsa", "jq --rawfile s .env -n '$s'",
-		"history -r .env", "./cat .env", "cat deep/../id_rsa", "cat deep/../*", "cat innocent", "cd deep/.. && cat id_rsa", "grep x deep/../id_rsa",
+		"history -r .env", "./cat .env", "cat .[!x]nv", "cat .[[:alpha:]]nv", "cat .[^x]nv", "cat .?(e)nv", "cat deep/../id_rsa", "cat deep/../*", "cat innocent", "cd deep/.. && cat id_rsa", "grep x deep/../id_rsa",
 		"jq --arg n x '.[$n]' .env", "shopt -s cdable_vars; x=" + e.home + "/.ssh; cd x; cat id_rsa",
 	} {
 		for _, ev := range evs {

@@ -233,7 +233,7 @@ func oracleCall(args []*syntax.Word) string {
 		for _, w := range rest {
 			if lit, ok := strings.CutPrefix(w, "\x00"); ok {
 				// A glob in the project's directory that can expand to the secret.
-				if !strings.ContainsAny(lit, "$`'\"\\{~") && strings.ContainsAny(lit, "*?[") && !strings.Contains(lit, "/") {
+				if !strings.ContainsAny(lit, "$`'\"\\{~[") && strings.ContainsAny(lit, "*?") && !strings.Contains(lit, "/") {
 					if m, _ := path.Match(lit, "secret.txt"); m {
 						return name + " " + lit + " reads the denied file"
 					}

@@ -192,6 +192,10 @@ func expandGlob(pattern string) (matches []string, ok bool) {
 			cur = next
 			continue
 		}
+		seg, ok := bashClass(seg)
+		if !ok {
+			return nil, false
+		}
 		if _, err := filepath.Match(seg, ""); err != nil {
 			return nil, false
 		}
@@ -212,6 +216,25 @@ func expandGlob(pattern string) (matches []string, ok bool) {
 		cur = next
 	}
 	return cur, true
+}
+
+// bashClass turns bash's bracket negation `[!…]` into Match's `[^…]`; a POSIX
+// class, equivalence class or collating symbol (`[[:alpha:]]`), which Match does not
+// know, makes the segment unusable (ok=false).
+func bashClass(seg string) (string, bool) {
+	if strings.Contains(seg, "[:") || strings.Contains(seg, "[=") || strings.Contains(seg, "[.") {
+		return "", false
+	}
+	b := []byte(seg)
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '\\':
+			i++
+		case b[i] == '[' && i+1 < len(b) && b[i+1] == '!':
+			b[i+1] = '^'
+		}
+	}
+	return string(b), true
 }
 
 // rawJoin joins without cleaning: `link/..` must be resolved by following the link,
