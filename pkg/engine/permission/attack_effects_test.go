@@ -172,10 +172,10 @@ func TestAttackProtectedCommands(t *testing.T) {
 		"O='-t .git/hooks'; cp $O a b", "O='-o .git/hooks/x'; curl $O https://h/x", "wget $O https://h/x",
 		"chmod $M .git/hooks/x", "ln -s $T .git/hooks/pre-commit",
 	}
-	for _, mode := range []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk} {
+	for _, mode := range []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk, ModePlan} {
 		ev := e.evaluator(t, mode, layers...)
 		want := Ask
-		if mode == ModeDontAsk {
+		if mode == ModeDontAsk || mode == ModePlan {
 			want = Deny
 		}
 		for _, cmd := range cmds {

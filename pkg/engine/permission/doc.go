@@ -198,7 +198,10 @@
 //     known only at run time, including the names xargs appends, asks when such a
 //     rule exists (so `find … | xargs grep …` asks under a Read deny rule); an
 //     unknown command naming a denied or protected path asks; only an exact rule
-//     approves a dangerous form, never a rule with a wildcard.
+//     approves a dangerous form, never a rule with a wildcard; a word known only at
+//     run time where a command with dangerous options permutes its options (GNU
+//     sed, sort, rg, file, less; `xargs sed …` appends such words) may be one of
+//     them, so it asks.
 //   - Protected directories are matched ignoring case, trailing dots and spaces, NTFS
 //     streams and 8.3 names on every platform (a false alarm only asks); on macOS and
 //     Windows path rules match ignoring case too, as their filesystems do, for allow

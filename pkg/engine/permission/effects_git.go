@@ -373,7 +373,7 @@ func tarEffects(args []word) effects {
 }
 
 var rgSpec = &cmdSpec{
-	opts: optSpec{noArg: "aBcFHhiILlnNoOpqSsuUvwxz0", withArg: "ABCdEefgjMmrTt",
+	opts: optSpec{noArg: "abcFHhiILlnNopqSsuUvwxz0.", withArg: "ABCdEefgjMmrTt",
 		longNoArg: []string{"text", "binary", "block-buffered", "byte-offset", "case-sensitive", "column", "count",
 			"count-matches", "crlf", "debug", "trace", "files", "files-with-matches", "files-without-match",
 			"fixed-strings", "follow", "glob-case-insensitive", "heading", "no-heading", "hidden", "no-hidden",
