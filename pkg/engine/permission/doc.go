@@ -223,6 +223,8 @@
 // what an archive or a recursive copy writes (tar -x, unzip, cp -r DIR/. ., rsync,
 // git apply, patch) is checked at its destination, not at each name inside it.
 // Globs are expanded when the line is checked; the files can change before it runs.
+// The filesystem work for one call is bounded (directory entries read, paths
+// placed): past the bound a line's paths are unknown.
 // The arguments of unknown commands are compared lexically (no symlink
 // resolution); interpreters can open any file whatever their arguments. Git's
 // arguments are read leniently (every word may be a path); jq's --arg, --rawfile and

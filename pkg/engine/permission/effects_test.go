@@ -1,6 +1,9 @@
 package permission
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -81,5 +84,24 @@ func TestEffectsOperands(t *testing.T) {
 		if (s.danger != "") != tc.danger {
 			t.Errorf("%q danger %q, want %v", tc.cmd, s.danger, tc.danger)
 		}
+	}
+}
+
+// TestPathWorkIsBounded: a line cannot make the evaluator read directories without
+// end; past the budget its paths are unknown, which a Read deny rule turns into ask.
+func TestPathWorkIsBounded(t *testing.T) {
+	e := effectsEnv(t)
+	for i := 0; i < 200; i++ {
+		if err := os.WriteFile(filepath.Join(e.project, "src", fmt.Sprintf("f%03d.go", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	line := "cat" + strings.Repeat(" src/*", 150) // 30000 entries
+	ev := e.evaluator(t, ModeDefault, allow("Bash(cat *)"), deny("Read(.env)"))
+	if d := ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", line), Cwd: e.project}); d.Behavior != Ask {
+		t.Errorf("past the budget the paths are unknown: want ask, got %s: %s", d.Behavior, d.Reason)
+	}
+	if d := ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", "cat src/*"), Cwd: e.project}); d.Behavior != Allow {
+		t.Errorf("within the budget: want allow, got %s: %s", d.Behavior, d.Reason)
 	}
 }

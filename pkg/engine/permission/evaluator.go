@@ -118,7 +118,8 @@ func (e *Evaluator) Evaluate(req Request) Decision {
 	if cwd == "" {
 		cwd = e.cfg.ProjectRoot
 	}
-	ctx := pathContext{cwd: cwd, root: e.cfg.ProjectRoot, home: e.cfg.Home, spelled: map[string][]string{}}
+	budget := maxPathWork
+	ctx := pathContext{cwd: cwd, root: e.cfg.ProjectRoot, home: e.cfg.Home, spelled: map[string][]string{}, budget: &budget}
 	in := decodeInput(req.Input)
 	var d Decision
 	switch {

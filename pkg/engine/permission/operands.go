@@ -126,6 +126,9 @@ func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) 
 		bases = ld.dirs
 	}
 	add := func(abs string) bool {
+		if !ctx.spend(1) {
+			return false
+		}
 		if lexical {
 			ops = append(ops, operand{forms: []string{filepath.Clean(abs)}})
 			return true
@@ -143,7 +146,7 @@ func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) 
 			if !filepath.IsAbs(abs) {
 				abs = rawJoin(b, pattern)
 			}
-			matches, ok := expandGlob(abs)
+			matches, ok := expandGlob(abs, ctx)
 			if !ok {
 				return nil, false
 			}
@@ -167,15 +170,14 @@ func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) 
 	return ops, true
 }
 
-const maxGlobEntries = 4096
+// maxPathWork bounds the directory entries and paths one call reads and places.
+const maxPathWork = 20000
 
-// expandGlob expands an absolute pattern segment by segment, reading at most
-// maxGlobEntries directory entries; ok=false past that or for `**`, which globstar
-// would make recursive.
-func expandGlob(pattern string) (matches []string, ok bool) {
+// expandGlob expands an absolute pattern segment by segment, within the call's
+// budget; ok=false past it or for `**`, which globstar would make recursive.
+func expandGlob(pattern string, ctx pathContext) (matches []string, ok bool) {
 	segs := strings.Split(pattern, "/")
 	cur := []string{"/"}
-	budget := maxGlobEntries
 	for _, seg := range segs {
 		if seg == "" {
 			continue
@@ -204,7 +206,7 @@ func expandGlob(pattern string) (matches []string, ok bool) {
 			if err != nil {
 				continue
 			}
-			if budget -= len(entries); budget < 0 {
+			if !ctx.spend(len(entries)) {
 				return nil, false
 			}
 			for _, en := range entries {

@@ -79,6 +79,18 @@ type pathContext struct {
 	// spelled caches the spellings of the anchor and working directories for the
 	// call: a Bash line checks many paths against the same few directories.
 	spelled map[string][]string
+	// budget bounds the filesystem work one call may do placing a Bash line's paths
+	// (directory entries read for globs, paths resolved); past it paths are unknown.
+	budget *int
+}
+
+// spend takes n units from the call's budget and reports whether they were there.
+func (ctx pathContext) spend(n int) bool {
+	if ctx.budget == nil {
+		return true
+	}
+	*ctx.budget -= n
+	return *ctx.budget >= 0
 }
 
 // resolve is resolve(raw) with the parent directory's resolution cached for the
