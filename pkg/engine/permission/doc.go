@@ -117,7 +117,9 @@
 // touch, mkdir, truncate, chmod, chown, tee, dd of=, rsync and scp destinations,
 // sed -i, sort -o, uniq and xxd's second operand, tar -x's directory, git rm, mv,
 // checkout, restore and config, curl -o/-O and wget downloads, and output
-// redirections. A path is placed relative to every directory the line may be in
+// redirections. A program named by a path is the table's command only in the system
+// directories (/bin, /usr/bin, /usr/local/bin, /sbin, /usr/sbin, /opt/homebrew/bin):
+// ./cat is a project script, unknown. A path is placed relative to every directory the line may be in
 // (the cwd and each directory its cd and pushd name); `~`, `..`, quotes and escapes
 // are resolved; globs (`.en*`, `*`, `[e]nv`) are expanded against the filesystem,
 // dotfiles included; a path known only at run time (a variable, a brace expansion,
