@@ -119,8 +119,9 @@
 // checkout, restore and config, curl -o/-O and wget downloads, and output
 // redirections. A program named by a path is the table's command only in the system
 // directories (/bin, /usr/bin, /usr/local/bin, /sbin, /usr/sbin, /opt/homebrew/bin):
-// ./cat is a project script, unknown. A path is placed relative to every directory the line may be in
-// (the cwd and each directory its cd and pushd name); `~`, `..`, quotes and escapes
+// ./cat is a project script, unknown. A path is placed relative to every directory
+// the line may be in (the cwd and each directory its cd and pushd name, followed
+// lexically and through links); `~`, `..`, quotes and escapes
 // are resolved; globs (`.en*`, `*`, `[e]nv`) are expanded against the filesystem,
 // dotfiles included; a path known only at run time (a variable, a brace expansion,
 // `$(…)`, a name xargs appends) cannot be checked, so a Read or Edit deny or ask
