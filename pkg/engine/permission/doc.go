@@ -113,7 +113,8 @@
 // strings, nl, sort, uniq, cut, wc, diff, cmp, comm, jq, ls, du, find's paths,
 // git's path arguments (REV:PATH too), source, a shell's script file, cp, ln and
 // tar -c sources, curl uploads (-T, -d @F, -F n=@F), xargs -a, and input
-// redirections. Writes: cp, mv (source too), install, ln, rm, rmdir, unlink, shred,
+// redirections. Writes: cp, mv (source too), install, ln (its targets too: a link
+// is another way to write them), rm, rmdir, unlink, shred,
 // touch, mkdir, truncate, chmod, chown, tee, dd of=, rsync and scp destinations,
 // sed -i, sort -o, uniq and xxd's second operand, tar -x's directory, git rm, mv,
 // checkout, restore and config, curl -o/-O and wget downloads, and output

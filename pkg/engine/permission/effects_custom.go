@@ -202,7 +202,7 @@ func copyLike(srcRole role, link bool) func(p *parsed, ef *effects) {
 		if !hasDest {
 			if len(ops) == 1 && link {
 				// ln TARGET: the link is ./NAME.
-				ef.add(roleRead, ops[0])
+				ef.add(srcRole, ops[0])
 				if ops[0].static {
 					ef.add(roleWrite, litWord(path.Base(ops[0].lit)))
 				} else {

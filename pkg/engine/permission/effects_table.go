@@ -162,8 +162,9 @@ var (
 				"relative", "symbolic", "no-target-directory", "verbose"}, helpVersion...),
 			longWithArg: []string{"suffix", "target-directory"},
 			longOptArg:  []string{"backup"}},
-		// A link to a file is another name to read it by: its targets count as reads.
-		abbrev: true, writer: true, post: copyLike(roleRead, true),
+		// A link to a file is another name to read it and to write it by: its targets
+		// count as reads and writes (ln -s .git/hooks h; cp x h/pre-commit).
+		abbrev: true, writer: true, post: copyLike(roleReadWrite, true),
 	}
 	teeSpec   = plainWriter("aip", "", append([]string{"append", "ignore-interrupts"}, helpVersion...), []string{"output-error"})
 	touchSpec = &cmdSpec{

@@ -51,7 +51,7 @@ func TestEffectsOperands(t *testing.T) {
 		{"tar -xf a.tar -C dir", "a.tar", "dir", false},
 		{"rsync src dst", "src", "dst", false},
 		{"install -m 644 a b", "a", "b b/a", false},
-		{"ln -s target name", "target", "name name/target", false},
+		{"ln -s target name", "target", "name target name/target", false},
 		{"tee -a f", "", "f", false},
 		{"truncate -s 0 f", "", "f", false},
 		{"chmod 600 f", "", "f", false},
