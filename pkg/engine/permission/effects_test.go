@@ -105,3 +105,36 @@ func TestPathWorkIsBounded(t *testing.T) {
 		t.Errorf("within the budget: want allow, got %s: %s", d.Behavior, d.Reason)
 	}
 }
+
+// TestEffectsConcurrent: the evaluator is immutable; evaluating the command table's
+// commands at once gives what evaluating them one by one gives (run with -race).
+func TestEffectsConcurrent(t *testing.T) {
+	e := effectsEnv(t)
+	ev := e.evaluator(t, ModeDefault, allow(everydayRules...), allow("Bash(cp *)", "Bash(ln *)"), deny("Read(.env)", "Edit(/a.txt)"))
+	// cp a.txt c first: an evaluation must not change how a later one reads (cp -s).
+	cmds := append(append([]string{"cp a.txt c", "cp -s a.txt b", "ln -s a.txt d", "sed -i s/a/b/ a.txt"}, everyday...), effectSeeds...)
+	want := make([]Behavior, len(cmds))
+	for i, c := range cmds {
+		want[i] = ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", c), Cwd: e.project}).Behavior
+	}
+	errs := make(chan string, len(cmds)*4)
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			for k := range cmds {
+				i := (k + g*len(cmds)/4) % len(cmds)
+				if got := ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmds[i]), Cwd: e.project}).Behavior; got != want[i] {
+					errs <- fmt.Sprintf("%q: %s at once, %s alone", cmds[i], got, want[i])
+				}
+			}
+			done <- true
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
