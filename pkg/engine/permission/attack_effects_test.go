@@ -33,7 +33,7 @@ var readers = []string{"Bash(cat *)", "Bash(head *)", "Bash(tail *)", "Bash(less
 	"Bash(stat *)", "Bash(paste *)", "Bash(column *)", "Bash(fold *)", "Bash(comm *)", "Bash(tar *)",
 	"Bash(xargs *)", "Bash(env *)", "Bash(timeout *)", "Bash(nice *)", "Bash(source *)", "Bash(. *)",
 	"Bash(mv *)", "Bash(ln *)", "Bash(echo *)", "Bash(cd *)", "Bash(python3 *)", "Bash(node *)",
-	"Bash(busybox *)", "Bash(sudo *)", "Bash(du *)", "Bash(realpath *)", "Bash(readlink *)"}
+	"Bash(busybox *)", "Bash(sudo *)", "Bash(bash *)", "Bash(sh *)", "Bash(du *)", "Bash(realpath *)", "Bash(readlink *)"}
 
 // TestAttackReadDenyCommands: a Read deny rule stops every shell command that reads
 // the file, however it is spelled (§3).
@@ -76,7 +76,7 @@ func TestAttackReadDenyCommands(t *testing.T) {
 		"cd " + e.home + "/.ssh; cd /tmp; cd -; cat id_rsa", "export HOME=" + e.home + "/.ssh; cat ~/id_rsa",
 		"xargs -a .env echo", "xargs --arg-file=.env echo", "git -C ~/.ssh diff --no-index id_rsa /dev/null",
 		"git -C secrets show HEAD:key", "tar -C ~/.ssh -cf /tmp/x.tar id_rsa", "jq --rawfile s .env -n '$s'",
-		"history -r .env", "./cat .env", "cat .[!x]nv", "cat .[[:alpha:]]nv", "cat .[^x]nv", "cat .?(e)nv", "cat deep/../id_rsa", "cat deep/../*", "cat innocent", "cd deep/.. && cat id_rsa", "grep x deep/../id_rsa",
+		"history -r .env", "./cat .env", "bash x.sh .env", "sh -- x.sh ~/.ssh/id_rsa", "cat .[!x]nv", "cat .[[:alpha:]]nv", "cat .[^x]nv", "cat .?(e)nv", "cat deep/../id_rsa", "cat deep/../*", "cat innocent", "cd deep/.. && cat id_rsa", "grep x deep/../id_rsa",
 		"jq --arg n x '.[$n]' .env", "shopt -s cdable_vars; x=" + e.home + "/.ssh; cd x; cat id_rsa",
 	} {
 		for _, ev := range evs {

@@ -390,8 +390,8 @@ func modeEffects(name string) func([]word) effects {
 }
 
 // shellEffects: a shell running -c SCRIPT adds nothing of its own (the script's
-// commands are sub-commands); a shell running a script file reads it and is not
-// read-only.
+// commands are sub-commands); a shell running a script file reads it, is not
+// read-only, and is unknown for its arguments (bash x.sh .env).
 func shellEffects(args []word) effects {
 	for i, a := range args {
 		if !a.static {
@@ -400,7 +400,7 @@ func shellEffects(args []word) effects {
 		switch {
 		case a.lit == "--" || a.lit == "-":
 			if i+1 < len(args) {
-				return effects{reads: args[i+1 : i+2]}
+				return effects{reads: args[i+1 : i+2], unknown: true}
 			}
 			return effects{}
 		case a.lit == "-o" || a.lit == "+o" || a.lit == "-O" || a.lit == "+O" || a.lit == "--rcfile" || a.lit == "--init-file":
@@ -411,7 +411,8 @@ func shellEffects(args []word) effects {
 				return effects{readOnly: true}
 			}
 		default:
-			return effects{reads: []word{a}}
+			// A script file: read, and what it does with its arguments is unknown.
+			return effects{reads: []word{a}, unknown: true}
 		}
 	}
 	return effects{}
