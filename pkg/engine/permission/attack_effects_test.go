@@ -92,6 +92,20 @@ func TestAttackReadDenyCommands(t *testing.T) {
 			t.Errorf("%q: want deny, got %s: %s", cmd, d.Behavior, d.Reason)
 		}
 	}
+	// A recursive read of a directory above an anchored denied subtree reads it.
+	for _, cmd := range []string{"grep -r KEY .", "grep -r KEY", "grep -rn KEY src/..", "grep -d recurse KEY .",
+		"grep --recursive KEY " + e.project, "rg KEY", "rg KEY .", "rg --files", "diff -r . /tmp/x", "cp -r . /tmp/x",
+		"cp -a secrets /tmp/x", "tar -cf /tmp/x.tar .", "rsync -a . /tmp/x", "grep -r KEY ~", "rg KEY " + e.home,
+		"cd .. && grep -r KEY " + filepath.Base(e.project)} {
+		if d := evs[0].Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmd), Cwd: e.project}); d.Behavior != Deny {
+			t.Errorf("%q: want deny, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
+	for _, cmd := range []string{"grep -r KEY src", "rg KEY src", "cp -r src /tmp/x", "tar -cf /tmp/x.tar src", "grep KEY ."} {
+		if d := evs[0].Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmd), Cwd: e.project}); d.Behavior != Allow {
+			t.Errorf("%q: want allow, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
 	// Unknown commands naming a denied path ask; they are not denied outright.
 	if d := evs[1].Evaluate(Request{Tool: "Bash", Input: input(t, "command", "python3 x.py .env"), Cwd: e.project}); d.Behavior != Ask {
 		t.Errorf("an unknown command naming a denied path must ask, got %s: %s", d.Behavior, d.Reason)

@@ -223,9 +223,12 @@
 // (ssh, at, tmux …) run their commands unseen unless they are allowed themselves. Arithmetic,
 // cd and ~ trust the engine's environment (HOME, PWD, OLDPWD, CDPATH), unless the line
 // sets them. Paths are checked as named: a recursive read of a directory (grep -r,
-// rg, cp -r, tar -c) is checked at the directory, not at each file below it, and
-// what an archive or a recursive copy writes (tar -x, unzip, cp -r DIR/. ., rsync,
-// git apply, patch) is checked at its destination, not at each name inside it.
+// rg, diff -r, cp -r, rsync -r, tar -c) is refused when the directory holds the
+// subtree of a deny rule with a slash (`/secrets/**`, `~/.ssh/**`), but a rule
+// without one (`.env`) can match anywhere below, so such reads are not refused for
+// it (the files are not walked); and what an archive or a recursive copy writes
+// (tar -x, unzip, cp -r DIR/. ., rsync, git apply, patch) is checked at its
+// destination, not at each name inside it.
 // Globs are expanded when the line is checked; the files can change before it runs.
 // The filesystem work for one call is bounded (directory entries read, paths
 // placed): past the bound a line's paths are unknown.

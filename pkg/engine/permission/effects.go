@@ -20,6 +20,8 @@ type effects struct {
 	readOnly bool
 	// unknown: the command is not in the table; any argument may name a path.
 	unknown bool
+	// recursive: the directories it reads, it reads with everything below them.
+	recursive bool
 }
 
 // role says what an operand or option argument is to the command.

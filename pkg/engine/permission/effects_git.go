@@ -326,6 +326,7 @@ func tarEffects(args []word) effects {
 	creating := p.has("c", "create", "r", "append", "u", "update", "A", "catenate", "concatenate")
 	switch {
 	case creating:
+		ef.recursive = !p.has("no-recursion")
 		if hasArchive {
 			ef.add(roleWrite, archive)
 		}
@@ -398,7 +399,8 @@ var rgSpec = &cmdSpec{
 			"type", "type-add", "type-clear", "type-not", "hostname-bin", "hyperlink-format"}},
 	operands: roleRead, skip: 1, skipUnless: []string{"e", "f", "regexp", "file", "files", "type-list"},
 	optRoles:    map[string]role{"f": roleRead, "file": roleRead, "ignore-file": roleRead},
-	implicitDot: false,
+	implicitDot: true, // rg searches the working directory when no path is given
+	post:        func(_ *parsed, ef *effects) { ef.recursive = true },
 	danger: map[string]string{"pre": "rg --pre runs a program on every file", "pre-glob": "rg --pre-glob runs a program",
 		"hostname-bin": "rg --hostname-bin runs a program"},
 }

@@ -42,6 +42,15 @@ var (
 		abbrev: true, operands: roleRead, skip: 1, skipUnless: []string{"e", "f", "regexp", "file"},
 		optRoles: map[string]role{"f": roleRead, "file": roleRead, "exclude-from": roleRead},
 		digits:   true,
+		post: func(p *parsed, ef *effects) {
+			d, _ := p.arg("d", "directories")
+			if p.has("r", "R", "recursive", "dereference-recursive") || litIn(d, "recurse") {
+				ef.recursive = true
+				if !hasPathOperand(p) {
+					ef.add(roleRead, litWord(".")) // grep -r without a file searches the cwd
+				}
+			}
+		},
 	}
 	sortSpec = &cmdSpec{
 		opts: optSpec{noArg: "bdfgiMhnRrVcCmsuz", withArg: "kotTS",
@@ -119,6 +128,7 @@ var (
 			longOptArg: []string{"context", "unified", "color"}},
 		abbrev: true, operands: roleRead,
 		optRoles: map[string]role{"X": roleRead, "exclude-from": roleRead, "from-file": roleRead, "to-file": roleRead},
+		post:     func(p *parsed, ef *effects) { ef.recursive = p.has("r", "recursive") },
 	}
 	cpSpec = &cmdSpec{
 		opts: optSpec{noArg: "abdfHiIlLnPpRrsuvxTZ", withArg: "St",
@@ -128,7 +138,10 @@ var (
 				"debug", "keep-directory-symlink"}, helpVersion...),
 			longWithArg: []string{"sparse", "suffix", "target-directory", "no-preserve"},
 			longOptArg:  []string{"backup", "reflink", "update", "preserve", "context"}},
-		abbrev: true, writer: true, post: copyLike(roleRead, false),
+		abbrev: true, writer: true, post: func(p *parsed, ef *effects) {
+			copyLike(roleRead, false)(p, ef)
+			ef.recursive = p.has("r", "R", "a", "recursive", "archive")
+		},
 	}
 	mvSpec = &cmdSpec{
 		opts: optSpec{noArg: "bfinTuvZ", withArg: "St",
@@ -260,7 +273,10 @@ var commandTable = map[string]*cmdSpec{
 	"awk":      awkSpec, "gawk": awkSpec, "mawk": awkSpec, "nawk": awkSpec,
 	"rg":    rgSpec,
 	"rsync": rsyncSpec,
-	"scp":   {opts: optSpec{noArg: "346ABCdOpqRrsTv", withArg: "cDFiJlPoSX"}, writer: true, post: remoteCopy},
+	"scp": {opts: optSpec{noArg: "346ABCdOpqRrsTv", withArg: "cDFiJlPoSX"}, writer: true, post: func(p *parsed, ef *effects) {
+		remoteCopy(p, ef)
+		ef.recursive = p.has("r")
+	}},
 }
 
 // rsyncSpec: the last operand is written, the others are read; a HOST:PATH operand
@@ -292,7 +308,20 @@ var rsyncSpec = &cmdSpec{
 		"write-batch": roleWrite, "only-write-batch": roleWrite, "backup-dir": roleWrite},
 	danger: map[string]string{"e": "rsync -e runs a program", "rsh": "rsync --rsh runs a program",
 		"rsync-path": "rsync --rsync-path runs a program"},
-	post: remoteCopy,
+	post: func(p *parsed, ef *effects) {
+		remoteCopy(p, ef)
+		ef.recursive = p.has("r", "a", "recursive", "archive")
+	},
+}
+
+// hasPathOperand reports an operand after grep's pattern (the pattern is the first
+// operand unless -e or -f gives it).
+func hasPathOperand(p *parsed) bool {
+	n := len(p.operands)
+	if !p.has("e", "f", "regexp", "file") {
+		n--
+	}
+	return n > 0
 }
 
 // remoteCopy places rsync's and scp's operands: the last is written, the others

@@ -269,12 +269,14 @@ func unescapeGlob(s string) string {
 func (e *Evaluator) operandParts(sub *SubCommand, ld lineDirs, ctx pathContext) []Part {
 	var parts []Part
 	if e.hasReadRules {
+		ctx.recursive = sub.recursive
 		for _, w := range sub.reads {
 			if p, stop := e.operandPart("Read", w, ld, ctx); stop {
 				parts = append(parts, p)
 			}
 		}
 	}
+	ctx.recursive = false
 	if e.cfg.Mode != ModeBypassPermissions || e.hasWriteRules {
 		for _, w := range sub.writes {
 			if p, stop := e.operandPart("Write", w, ld, ctx); stop {
@@ -324,7 +326,7 @@ func (e *Evaluator) placedStop(tool string, w word, ops []operand, known bool, c
 		}
 		for _, o := range ops {
 			for _, f := range o.forms {
-				if r.spec.path.matches(f, o.isDir, bases) {
+				if r.spec.path.matches(f, o.isDir, bases) || ctx.recursive && o.isDir && r.spec.path.contains(f, bases) {
 					return match{any: true}
 				}
 			}

@@ -27,6 +27,11 @@ type pathPattern struct {
 	anchor  anchor
 	pattern gitignore.Pattern
 	folded  gitignore.Pattern // the pattern in lower case, for case-insensitive filesystems
+	// anchored patterns (with a slash) match below their anchor only under prefix,
+	// their leading literal segments: a recursive read of a directory above that
+	// subtree reads what they match. Floating patterns (`.env`) can match anywhere.
+	anchored bool
+	prefix   []string
 }
 
 // foldCase says the filesystems here ignore case, as macOS's and Windows' do by
@@ -68,6 +73,16 @@ func compilePathPattern(spec string) (pathPattern, error) {
 			return p, fmt.Errorf("path specifier %q: %w", spec, err)
 		}
 	}
+	p.anchored = strings.HasPrefix(rest, "/") || strings.Contains(strings.TrimSuffix(rest, "/"), "/")
+	for _, seg := range segs {
+		if seg == "" {
+			continue
+		}
+		if strings.ContainsAny(seg, "*?[\\") {
+			break
+		}
+		p.prefix = append(p.prefix, seg)
+	}
 	p.pattern = gitignore.ParsePattern(strings.Join(segs, "/"), nil)
 	p.folded = gitignore.ParsePattern(strings.ToLower(strings.Join(segs, "/")), nil)
 	return p, nil
@@ -79,6 +94,8 @@ type pathContext struct {
 	// spelled caches the spellings of the anchor and working directories for the
 	// call: a Bash line checks many paths against the same few directories.
 	spelled map[string][]string
+	// recursive: the reads being checked include everything below a directory.
+	recursive bool
 	// budget bounds the filesystem work one call may do placing a Bash line's paths
 	// (directory entries read for globs, paths resolved); past it paths are unknown.
 	budget *int
@@ -171,6 +188,27 @@ func (p pathPattern) matches(abs string, isDir bool, bases []string) bool {
 			continue
 		}
 		if pattern.Match(strings.Split(rel, "/"), isDir) == gitignore.Exclude {
+			return true
+		}
+	}
+	return false
+}
+
+// contains reports whether a recursive read of dir reaches the subtree an anchored
+// pattern matches in (dir is its prefix directory or above it).
+func (p pathPattern) contains(dir string, bases []string) bool {
+	if !p.anchored {
+		return false
+	}
+	if foldCase {
+		dir = strings.ToLower(dir)
+	}
+	for _, b := range bases {
+		sub := filepath.Join(append([]string{b}, p.prefix...)...)
+		if foldCase {
+			sub = strings.ToLower(sub)
+		}
+		if within(sub, dir) {
 			return true
 		}
 	}

@@ -30,6 +30,7 @@ type SubCommand struct {
 	reads, writes, names []word
 	danger               string
 	readOnly             bool
+	recursive            bool // its reads include everything below the directories named
 }
 
 // Target is a file named by a redirection.
@@ -360,7 +361,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	}
 	sub := SubCommand{Text: text, allow: allow, deny: deny, computedName: !words[0].static}
 	ef := effectsOf(words)
-	sub.reads, sub.writes, sub.danger, sub.readOnly = ef.reads, ef.writes, ef.danger, ef.readOnly
+	sub.reads, sub.writes, sub.danger, sub.readOnly, sub.recursive = ef.reads, ef.writes, ef.danger, ef.readOnly, ef.recursive
 	if ef.unknown && words[0].static {
 		sub.names = words[1:]
 	}
