@@ -345,7 +345,9 @@ func (e *Evaluator) placedStop(tool string, w word, ops []operand, known bool, c
 				return &Decision{Behavior: Ask, Reason: "a command writes to a path known only at run time, which may be protected"}
 			}
 			for _, o := range ops {
-				if e.protected(o.forms, ctx) {
+				// A path none of whose segments is protected cannot be protected below a
+				// working directory either: skip resolving the working directories.
+				if anyProtected(o.forms) && e.protected(o.forms, ctx) {
 					kind = stopProtected
 					return &Decision{Behavior: Ask, Reason: "writing to a protected path (" + protectedList + ") always asks"}
 				}
@@ -444,6 +446,15 @@ func (e *Evaluator) namePart(w word, ld lineDirs, ctx pathContext) (Part, bool) 
 		}
 	}
 	return Part{}, false
+}
+
+func anyProtected(forms []string) bool {
+	for _, f := range forms {
+		if isProtected(f) {
+			return true
+		}
+	}
+	return false
 }
 
 const protectedList = ".git, .claude, .robota, .vscode, .idea, shell and git configuration"
