@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,9 +33,10 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 		return never(err.Error())
 	}
 	var parts []Part
+	ld := e.lineDirs(cmd, ctx)
 	for i := range cmd.Subs {
 		sub := &cmd.Subs[i]
-		d := e.pipeline("Bash", subMatcher(sub), gates{mode: e.classMode(ClassExecute)})
+		d := e.pipeline("Bash", subMatcher(sub), gates{afterDeny: e.planGate(sub), mode: e.classMode(ClassExecute)})
 		// A command hidden from us, or one whose program is computed at run time, is
 		// an analysis limit: what the mode answers for it is not the mode's alone.
 		p := Part{Subject: sub.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode}
@@ -44,18 +46,33 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 				p.Reason = "the command cannot be analysed, so " + d.Reason
 			}
 		}
+		if d.Rule == nil && d.Behavior != Allow && sub.danger != "" {
+			// A prefix rule that would have approved the command does not approve its
+			// dangerous form: a safety check, not the mode's own answer.
+			if r := e.vetoedAllow(sub); r != nil {
+				p.ByMode = false
+				p.Reason = fmt.Sprintf("%s does not approve this form (%s), so %s", r.describe(), sub.danger, d.Reason)
+			}
+		}
 		parts = append(parts, p)
+		parts = append(parts, e.operandParts(sub, ld, ctx)...)
 	}
 	if len(cmd.Subs) == 0 {
 		d := e.classMode(ClassExecute)()
 		parts = append(parts, Part{Subject: src, Behavior: d.Behavior, Reason: d.Reason, ByMode: d.ByMode})
 	}
 	for _, t := range cmd.Writes {
+		if t.Tilde && cmd.homeUnknown {
+			t.Known = false
+		}
 		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
 		d := e.evalPath("Write", ClassModify, forms, isDir, known, ctx)
 		parts = append(parts, Part{Subject: "write to " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode})
 	}
 	for _, t := range cmd.Reads {
+		if t.Tilde && cmd.homeUnknown {
+			t.Known = false
+		}
 		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
 		d := e.evalPath("Read", ClassRead, forms, isDir, known, ctx)
 		parts = append(parts, Part{Subject: "read of " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode})
@@ -72,6 +89,9 @@ func subMatcher(sub *SubCommand) func(*Rule) match {
 			return matchUnknown
 		}
 		if r.Behavior == Allow {
+			if sub.danger != "" && r.spec.bash.hasWildcard() {
+				return match{} // only an exact rule approves a dangerous form
+			}
 			return match{all: r.spec.bash.matchDefinite(sub.allow)}
 		}
 		var res match
@@ -83,6 +103,29 @@ func subMatcher(sub *SubCommand) func(*Rule) match {
 		}
 		return res
 	}
+}
+
+// planGate: plan mode refuses every command that is not read-only, whatever the
+// allow rules say.
+func (e *Evaluator) planGate(sub *SubCommand) func() *Decision {
+	return func() *Decision {
+		if e.cfg.Mode != ModePlan || sub.readOnly {
+			return nil
+		}
+		d := e.modeDecision(Deny, "refuses commands that are not read-only")
+		return &d
+	}
+}
+
+// vetoedAllow returns an allow rule with a wildcard that matches a dangerous form.
+func (e *Evaluator) vetoedAllow(sub *SubCommand) *Rule {
+	for _, r := range e.allow {
+		if appliesTo(r, "Bash") && r.broken == nil && r.spec.kind == specBash && r.spec.bash.hasWildcard() &&
+			r.spec.bash.matchDefinite(sub.allow) {
+			return r
+		}
+	}
+	return nil
 }
 
 // targetForms places a redirection target. A relative target after a possible change

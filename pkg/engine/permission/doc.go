@@ -19,15 +19,23 @@
 //     never "allow".
 //
 //  2. Plan's ceiling: in plan mode a modification (Edit, Write, MultiEdit,
-//     NotebookEdit, a Bash output redirection to a file) is denied.
+//     NotebookEdit, a Bash output redirection to a file) is denied, and so is every
+//     Bash command that is not read-only (see "The command table"), whatever the
+//     allow rules say.
 //
 //  3. Ask rules. A matching (or possibly matching) ask rule asks, in every mode.
 //
-//  4. Protected paths: writing below .git, .claude or .robota inside a working
-//     directory asks, whatever the allow rules, except in bypassPermissions.
+//  4. Protected paths: writing to a protected path asks, whatever the allow rules,
+//     except in bypassPermissions. Protected are, below a working directory (or
+//     anywhere in a path outside them), the directories .git, .claude, .robota,
+//     .vscode and .idea, and, wherever they are, the files .gitconfig, .gitmodules,
+//     .bashrc, .bash_profile, .bash_login, .zshrc, .zprofile, .zshenv, .zlogin,
+//     .profile, .ripgreprc, .mcp.json and .claude.json.
 //
 //  5. Allow rules. For a Bash line, every sub-command must be allowed; a path rule
-//     must match every spelling of the path.
+//     must match every spelling of the path. A Bash rule with a wildcard (a prefix
+//     rule such as `Bash(find *)`) does not approve a command's dangerous form (see
+//     "The command table"); only an exact rule or the tool-wide `Bash` does.
 //
 //  6. The mode, from this table:
 //
@@ -37,6 +45,12 @@
 //     plan              allow  deny    deny     ask      deny
 //     bypassPermissions allow  allow   allow    allow    allow
 //     dontAsk           allow  deny    deny     deny     deny
+//
+// For a Bash line, the files its commands read and write (their operands, as the
+// command table knows them) go through steps 1, 3 and 4 as reads (Read rules) and
+// writes (Edit and Write rules): a matching deny rule denies the line, an ask rule
+// or a protected path asks. They are never approved by a Read or Edit allow rule or
+// by the mode: the command itself is decided by the Bash rules.
 //
 // Reads are only auto-allowed inside the working directories (the project root and
 // AdditionalDirs; the cwd only when neither is set, so a `cd` widens nothing), and
@@ -48,7 +62,8 @@
 // Decision.ByMode marks the mode's own answer (step 2 or 6) on a call analysed in
 // full. A rule, an analysis limit (a line that does not parse, a command hidden from
 // us or whose program is computed at run time, text bash evaluates again, a path
-// known only at run time) or a protected path clears it; a Bash line is ByMode only
+// known only at run time), a protected path or a dangerous form that a prefix rule
+// would otherwise have approved clears it; a Bash line is ByMode only
 // when every part with its behaviour is. Callers use it, not the reason's wording,
 // to let a PreToolUse hook's allow lift only the mode's asks (Claude Code: a hook
 // allow skips the prompt, but ask rules and safety checks still apply).
@@ -86,6 +101,60 @@
 // could match them makes the call ask. Output redirections to files are checked as
 // writes of those files (Edit rules, modify class); input redirections as reads.
 //
+// # The command table
+//
+// Deny rules and protected paths hold for every command, not only the file tools.
+// A table of known commands (effects*.go, awk.go, sed.go) says which arguments are
+// paths read and which are written, which options take values (so `grep -e PAT
+// FILE`, `sed -n 1p FILE`, `awk -f PROG FILE`, `head -n 5 FILE`, `cp -t DIR SRC`,
+// `dd if= of=`, `tar -xf A -C DIR` find the right operands; GNU option permutation
+// and abbreviated long options are followed), and which forms are dangerous. Reads:
+// cat, head, tail, less, more, grep, rg, sed, awk, base64, od, xxd, hexdump,
+// strings, nl, sort, uniq, cut, wc, diff, cmp, comm, jq, ls, du, find's paths,
+// git's path arguments (REV:PATH too), source, a shell's script file, cp, ln and
+// tar -c sources, curl uploads (-T, -d @F, -F n=@F), xargs -a, and input
+// redirections. Writes: cp, mv (source too), install, ln (its targets too: a link
+// is another way to write them), rm, rmdir, unlink, shred,
+// touch, mkdir, truncate, chmod, chown, tee, dd of=, rsync and scp destinations,
+// sed -i, sort -o, uniq and xxd's second operand, tar -x's directory, git rm, mv,
+// checkout, restore and config, curl -o/-O and wget downloads, and output
+// redirections. A program named by a path is the table's command only in the system
+// directories (/bin, /usr/bin, /usr/local/bin, /sbin, /usr/sbin, /opt/homebrew/bin):
+// ./cat is a project script, unknown. A path is placed relative to every directory
+// the line may be in (the cwd and each directory its cd and pushd name, followed
+// lexically and through links); `~`, `..`, quotes and escapes
+// are resolved; globs (`.en*`, `*`, `[e]nv`) are expanded against the filesystem,
+// dotfiles included; a path known only at run time (a variable, a brace expansion,
+// `$(…)`, a name xargs appends) cannot be checked, so a Read or Edit deny or ask
+// rule that could match it makes the line ask, and a write to it asks in every mode
+// but bypassPermissions (it may be protected). A command the table does not know is
+// unknown: when any of its arguments (or the value of --opt=VALUE or NAME=VALUE)
+// names a path a deny or ask rule matches, or a protected path, it asks.
+//
+// Dangerous forms are those of a reading command that delete, write or run
+// programs: find -delete, -exec, -execdir, -ok, -okdir, -fprint, -fprint0,
+// -fprintf, -fls; awk (gawk, mawk, nawk, busybox awk) with system(), print or
+// printf redirected to a file or a command, `"cmd" | getline`, |&, @include, @load,
+// indirect calls, -f/-E/-i/-l, or a program known only at run time; sed -i and
+// --in-place, -f, and scripts with e, w, W, s///e or s///w (the script is parsed;
+// what does not parse is dangerous); sort -o/--output and --compress-program; uniq
+// and xxd writing an output file; less -o/-O and +COMMAND; tree -o; file -C; git -c
+// with any key but a few display and identity keys, --config-env, --exec-path=DIR,
+// --output, grep -O, rebase -x/--exec, fetch/clone -u/--upload-pack,
+// --receive-pack, clone --template, send-email's command options, submodule
+// foreach, bisect run, difftool, mergetool, filter-branch; rg --pre, --pre-glob and
+// --hostname-bin; tar --to-command, --use-compress-program, -I,
+// --checkpoint-action, --info-script, --new-volume-script, -F, --rsh-command,
+// --rmt-command, -f HOST:FILE, -g and --index-file, or two modes at once; rsync -e
+// and --rsync-path; install --strip-program; wget -e; an option of such a command
+// that we do not know or that is known only at run time; and any command run by env
+// or sudo with variables other than locale and display ones (GIT_CONFIG_*, PAGER,
+// LD_PRELOAD …). They are found through wrappers and runners (env, nice, timeout,
+// stdbuf, sudo, xargs, busybox …), which the extractor follows. A command is
+// read-only when the table knows it and it neither writes, deletes nor runs
+// anything of its own (echo, cd, test and the other inert builtins are read-only;
+// runners are when what they run is); plan mode refuses all others.
+//
 // Read/Edit specifiers use gitignore syntax (go-git's matcher) with Claude Code's
 // anchors: `//path` from the filesystem root, `~/path` from the home directory,
 // `/path` from the rule's settings project root (Source.Root, else ProjectRoot), and
@@ -115,14 +184,28 @@
 //     `Read(/src/**)` is an absolute glob. Symlinks are resolved (a link into a denied
 //     directory is denied).
 //   - Our own hardening, beyond both: plan mode never modifies even with an allow
-//     rule; .git, .claude and .robota are protected from auto-allowed writes (a
-//     written hook or setting would outlive the approval); commands run by runners
+//     rule, and refuses every command that is not read-only; .git, .claude, .robota,
+//     .vscode, .idea and the shell, git and MCP configuration files are protected
+//     from auto-allowed writes (a written hook or setting would outlive the
+//     approval), by every writing command, not only redirections and the file
+//     tools; .robota, .claude.json and the bash and zsh start-up files beyond Claude
+//     Code's list are ours, and .claude/worktrees is not exempt; commands run by runners
 //     (listed above) must be allowed themselves, not only their runner, and deny
 //     rules see them; text bash evaluates a second time is unknown; a program
 //     is also matched by its base name (/bin/rm is rm) for deny and ask; a tool input
 //     with keys repeated or differing only in case is ambiguous (Go's JSON decoder
 //     would read another value than the one checked); a deny rule that does not parse
 //     turns its tool's calls into "ask" rather than vanishing.
+//   - Stricter than Claude Code 2.1 on commands' paths: a Read or Edit deny rule
+//     sees the operands of every command in the table (Claude Code knows a shorter
+//     list), spelled any way, through globs, after cd, and through runners; a path
+//     known only at run time, including the names xargs appends, asks when such a
+//     rule exists (so `find … | xargs grep …` asks under a Read deny rule); an
+//     unknown command naming a denied or protected path asks; only an exact rule
+//     approves a dangerous form, never a rule with a wildcard; a word known only at
+//     run time where a command with dangerous options permutes its options (GNU
+//     sed, sort, rg, file, less; `xargs sed …` appends such words) may be one of
+//     them, so it asks.
 //   - Protected directories are matched ignoring case, trailing dots and spaces, NTFS
 //     streams and 8.3 names on every platform (a false alarm only asks); on macOS and
 //     Windows path rules match ignoring case too, as their filesystems do, for allow
@@ -137,9 +220,22 @@
 // Multi-call binaries (busybox, toybox) are followed; runners whose options we do
 // not parse (runuser, nsenter, systemd-run, watch, parallel, pkexec, firejail, bwrap,
 // strace, ltrace) and fc re-running history are unknown, so they ask; other runners
-// (ssh, at, tmux …) run their commands unseen unless they are allowed themselves. Arithmetic
-// trusts values from the engine's environment. Read and Edit rules do not inspect Bash commands beyond their redirections (as in
-// Claude Code). Symlinks can change between the check and the use. A WebFetch
+// (ssh, at, tmux …) run their commands unseen unless they are allowed themselves. Arithmetic,
+// cd and ~ trust the engine's environment (HOME, PWD, OLDPWD, CDPATH), unless the line
+// sets them. Paths are checked as named: a recursive read of a directory (grep -r,
+// rg, diff -r, cp -r, rsync -r, tar -c) is refused when the directory holds the
+// subtree of a deny rule with a slash (`/secrets/**`, `~/.ssh/**`), but a rule
+// without one (`.env`) can match anywhere below, so such reads are not refused for
+// it (the files are not walked); and what an archive or a recursive copy writes
+// (tar -x, unzip, cp -r DIR/. ., rsync, git apply, patch) is checked at its
+// destination, not at each name inside it.
+// Globs are expanded when the line is checked; the files can change before it runs.
+// The filesystem work for one call is bounded (directory entries read, paths
+// placed): past the bound a line's paths are unknown.
+// The arguments of unknown commands are compared lexically (no symlink
+// resolution); interpreters can open any file whatever their arguments. Git's
+// arguments are read leniently (every word may be a path); jq's --arg, --rawfile and
+// kin make its files unknown. Symlinks can change between the check and the use. A WebFetch
 // redirect to another host must be checked again by the fetching tool, and Grep,
 // Glob and LS should filter what they walk with DeniedPath. The splitter parses bash;
 // the Bash tool must run bash.

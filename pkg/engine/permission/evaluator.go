@@ -27,6 +27,9 @@ type Evaluator struct {
 	deny, ask, allow  []*Rule
 	workingSpellings  [][]string // per working directory, its spellings
 	configuredWorking []string
+	// hasReadRules, hasWriteRules: some deny or ask rule governs reads (writes), so
+	// the paths Bash commands read (write) must be placed and checked.
+	hasReadRules, hasWriteRules bool
 }
 
 // New builds an evaluator. An empty mode is ModeDefault.
@@ -48,6 +51,10 @@ func New(cfg Config) *Evaluator {
 		case Allow:
 			e.allow = append(e.allow, r)
 		}
+	}
+	for _, r := range append(append([]*Rule(nil), e.deny...), e.ask...) {
+		e.hasReadRules = e.hasReadRules || appliesTo(r, "Read")
+		e.hasWriteRules = e.hasWriteRules || appliesTo(r, "Write")
 	}
 	for _, d := range append([]string{cfg.ProjectRoot}, cfg.AdditionalDirs...) {
 		if filepath.IsAbs(d) {
@@ -111,7 +118,8 @@ func (e *Evaluator) Evaluate(req Request) Decision {
 	if cwd == "" {
 		cwd = e.cfg.ProjectRoot
 	}
-	ctx := pathContext{cwd: cwd, root: e.cfg.ProjectRoot, home: e.cfg.Home}
+	budget := maxPathWork
+	ctx := pathContext{cwd: cwd, root: e.cfg.ProjectRoot, home: e.cfg.Home, spelled: map[string][]string{}, budget: &budget}
 	in := decodeInput(req.Input)
 	var d Decision
 	switch {
@@ -286,7 +294,7 @@ func (e *Evaluator) workingDirs(ctx pathContext) []string {
 func (e *Evaluator) containing(f string, ctx pathContext) []string {
 	var out []string
 	for _, d := range e.workingDirs(ctx) {
-		for _, s := range spellings(d) {
+		for _, s := range ctx.spellings(d) {
 			if within(f, s) {
 				out = append(out, s)
 			}

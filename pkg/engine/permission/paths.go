@@ -27,6 +27,11 @@ type pathPattern struct {
 	anchor  anchor
 	pattern gitignore.Pattern
 	folded  gitignore.Pattern // the pattern in lower case, for case-insensitive filesystems
+	// anchored patterns (with a slash) match below their anchor only under prefix,
+	// their leading literal segments: a recursive read of a directory above that
+	// subtree reads what they match. Floating patterns (`.env`) can match anywhere.
+	anchored bool
+	prefix   []string
 }
 
 // foldCase says the filesystems here ignore case, as macOS's and Windows' do by
@@ -68,6 +73,16 @@ func compilePathPattern(spec string) (pathPattern, error) {
 			return p, fmt.Errorf("path specifier %q: %w", spec, err)
 		}
 	}
+	p.anchored = strings.HasPrefix(rest, "/") || strings.Contains(strings.TrimSuffix(rest, "/"), "/")
+	for _, seg := range segs {
+		if seg == "" {
+			continue
+		}
+		if strings.ContainsAny(seg, "*?[\\") {
+			break
+		}
+		p.prefix = append(p.prefix, seg)
+	}
 	p.pattern = gitignore.ParsePattern(strings.Join(segs, "/"), nil)
 	p.folded = gitignore.ParsePattern(strings.ToLower(strings.Join(segs, "/")), nil)
 	return p, nil
@@ -76,6 +91,62 @@ func compilePathPattern(spec string) (pathPattern, error) {
 // pathContext carries the directories path evaluation needs for one call.
 type pathContext struct {
 	cwd, root, home string
+	// spelled caches the spellings of the anchor and working directories for the
+	// call: a Bash line checks many paths against the same few directories.
+	spelled map[string][]string
+	// recursive: the reads being checked include everything below a directory.
+	recursive bool
+	// budget bounds the filesystem work one call may do placing a Bash line's paths
+	// (directory entries read for globs, paths resolved); past it paths are unknown.
+	budget *int
+}
+
+// spend takes n units from the call's budget and reports whether they were there.
+func (ctx pathContext) spend(n int) bool {
+	if ctx.budget == nil {
+		return true
+	}
+	*ctx.budget -= n
+	return *ctx.budget >= 0
+}
+
+// resolve is resolve(raw) with the parent directory's resolution cached for the
+// call: a line names many files in the same few directories.
+func (ctx pathContext) resolve(raw string) (string, error) {
+	dir, base := filepath.Split(raw)
+	if ctx.spelled == nil || dir == "" || base == "" || base == "." || base == ".." {
+		return resolve(raw)
+	}
+	key := "\x00resolved:" + dir
+	var rd string
+	if c, ok := ctx.spelled[key]; ok {
+		rd = c[0]
+	} else {
+		r, err := resolve(dir)
+		if err != nil {
+			return resolve(raw)
+		}
+		rd = r
+		ctx.spelled[key] = []string{r}
+	}
+	next := filepath.Join(rd, base)
+	if fi, err := os.Lstat(next); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return resolve(raw)
+	}
+	return next, nil
+}
+
+// spellings is spellings(abs), cached for the call.
+func (ctx pathContext) spellings(abs string) []string {
+	if ctx.spelled == nil {
+		return spellings(abs)
+	}
+	if s, ok := ctx.spelled[abs]; ok {
+		return s
+	}
+	s := spellings(abs)
+	ctx.spelled[abs] = s
+	return s
 }
 
 // base returns the anchor directories in both their literal and symlink-resolved
@@ -98,7 +169,7 @@ func (p pathPattern) bases(ctx pathContext, ruleRoot string) []string {
 	if b == "" || !filepath.IsAbs(b) {
 		return nil
 	}
-	return spellings(b)
+	return ctx.spellings(b)
 }
 
 // matches reports whether the absolute path matches the pattern relative to any of
@@ -117,6 +188,27 @@ func (p pathPattern) matches(abs string, isDir bool, bases []string) bool {
 			continue
 		}
 		if pattern.Match(strings.Split(rel, "/"), isDir) == gitignore.Exclude {
+			return true
+		}
+	}
+	return false
+}
+
+// contains reports whether a recursive read of dir reaches the subtree an anchored
+// pattern matches in (dir is its prefix directory or above it).
+func (p pathPattern) contains(dir string, bases []string) bool {
+	if !p.anchored {
+		return false
+	}
+	if foldCase {
+		dir = strings.ToLower(dir)
+	}
+	for _, b := range bases {
+		sub := filepath.Join(append([]string{b}, p.prefix...)...)
+		if foldCase {
+			sub = strings.ToLower(sub)
+		}
+		if within(sub, dir) {
 			return true
 		}
 	}
@@ -186,6 +278,11 @@ func resolve(abs string) (string, error) {
 // when it starts with `~/` (in case the tool expands it). ok=false when the path
 // cannot be placed at all.
 func pathForms(p, cwd, home string) (forms []string, isDir bool, ok bool) {
+	return pathFormsWith(p, cwd, home, resolve)
+}
+
+// pathFormsWith is pathForms with the symlink resolver given.
+func pathFormsWith(p, cwd, home string, resolve func(string) (string, error)) (forms []string, isDir bool, ok bool) {
 	if p == "" || strings.ContainsRune(p, 0) {
 		return nil, false, false
 	}
@@ -235,22 +332,31 @@ func within(abs, dir string) bool {
 }
 
 // protectedSegments are directories whose contents configure the agent or run code on
-// their own (git hooks, settings with hooks and rules, agents, skills): writing there
-// is never auto-allowed by a mode or a broad rule.
-var protectedSegments = map[string]bool{".git": true, ".claude": true, ".robota": true}
+// their own (git hooks, settings with hooks and rules, agents, skills, editor tasks):
+// writing there is never auto-allowed by a mode or a broad rule. Claude Code 2.1
+// protects .git, .claude, .vscode and .idea; .robota is ours.
+var protectedSegments = map[string]bool{".git": true, ".claude": true, ".robota": true, ".vscode": true, ".idea": true}
+
+// protectedFiles are files that run code or configure tools wherever they are: shell
+// start-up files, git configuration, MCP server lists. Claude Code 2.1's list, plus
+// .claude.json and the other start-up files of bash and zsh.
+var protectedFiles = map[string]bool{".gitconfig": true, ".gitmodules": true, ".bashrc": true,
+	".bash_profile": true, ".bash_login": true, ".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true,
+	".profile": true, ".ripgreprc": true, ".mcp.json": true, ".claude.json": true}
 
 // shortName is an NTFS 8.3 alias of a protected directory (.git is GIT~1).
-var shortName = regexp.MustCompile(`^(git|claude|robota)~[0-9]+$`)
+var shortName = regexp.MustCompile(`^(git|claude|robota|vscode)~[0-9]+$`)
 
 // isProtected reports a protected directory among the path's components. Whatever
 // the platform it ignores case (macOS and Windows, vfat and casefolded ext4 see .GIT
 // as .git), what Windows drops or reads as a stream (`.git.`, `.git `,
 // `.git::$INDEX_ALLOCATION`) and 8.3 short names: a false alarm only asks.
 func isProtected(abs string) bool {
-	for _, seg := range strings.FieldsFunc(abs, func(r rune) bool { return r == '/' || r == '\\' }) {
+	segs := strings.FieldsFunc(abs, func(r rune) bool { return r == '/' || r == '\\' })
+	for i, seg := range segs {
 		seg, _, _ = strings.Cut(strings.ToLower(seg), ":")
 		seg = strings.TrimRight(seg, ". ")
-		if protectedSegments[seg] || shortName.MatchString(seg) {
+		if protectedSegments[seg] || shortName.MatchString(seg) || i == len(segs)-1 && protectedFiles[seg] {
 			return true
 		}
 	}

@@ -105,7 +105,7 @@ func (e *Evaluator) evalPath(tool string, class Class, forms []string, isDir, kn
 			if e.cfg.Mode == ModeBypassPermissions || !known || !e.protected(forms, ctx) {
 				return nil
 			}
-			return &Decision{Behavior: Ask, Reason: "writing to a protected path (.git, .claude, .robota) always asks"}
+			return &Decision{Behavior: Ask, Reason: "writing to a protected path (" + protectedList + ") always asks"}
 		}
 	}
 	return e.pipeline(tool, m, g)

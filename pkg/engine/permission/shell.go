@@ -23,6 +23,14 @@ type SubCommand struct {
 
 	allow []ctok   // allow rules must match this definitely
 	deny  [][]ctok // deny and ask rules are tried against each of these
+
+	// What the command table knows of it (effects.go): the paths it reads and writes,
+	// for an unknown command every argument (names), the dangerous form a prefix
+	// allow rule does not approve, and whether it is read-only (plan mode).
+	reads, writes, names []word
+	danger               string
+	readOnly             bool
+	recursive            bool // its reads include everything below the directories named
 }
 
 // Target is a file named by a redirection.
@@ -41,6 +49,26 @@ type Command struct {
 	// ChangesDir is set when the line may change directory (cd, pushd, env -C, an
 	// unknown command ...) so relative redirection targets cannot be placed.
 	ChangesDir bool
+
+	// cdTargets are the directories `cd` and `pushd` name in the line, in any order;
+	// cdUnknown is set when the line may change to a directory we cannot name. The
+	// operands of commands are placed relative to every directory the line may be in.
+	cdTargets   []word
+	cdUnknown   bool
+	hasCd       bool // the line runs cd, pushd or popd
+	homeUnknown bool // the line may set HOME: ~ is unknown
+}
+
+// setsAny reports a name in the line other than as a plain expansion ($NAME,
+// ${NAME}): an assignment, a declaration, read NAME ... (a false alarm only asks).
+func setsAny(src string, names ...string) bool {
+	for _, n := range names {
+		rest := strings.ReplaceAll(strings.ReplaceAll(src, "${"+n+"}", ""), "$"+n, "")
+		if strings.Contains(rest, n) {
+			return true
+		}
+	}
+	return false
 }
 
 const (
@@ -63,11 +91,20 @@ func ParseCommand(src string) (*Command, error) {
 	if len(src) > maxCommandBytes {
 		return nil, fmt.Errorf("%w: longer than %d bytes", ErrUnparsableCommand, maxCommandBytes)
 	}
+	// CDPATH set by the line makes every relative cd go anywhere (the engine's own
+	// environment is trusted, as for arithmetic).
 	x := &extractor{cmd: &Command{}}
 	if err := x.script(src, 0); err != nil {
 		return nil, err
 	}
 	x.finishReeval()
+	// The line may set what cd and ~ use (HOME, PWD, OLDPWD, CDPATH, DIRSTACK): then
+	// cd targets and ~ are unknown. The engine's own environment is trusted, as for
+	// arithmetic.
+	if x.cmd.hasCd && (setsAny(src, "CDPATH", "PWD", "HOME", "DIRSTACK") || strings.Contains(src, "cdable_vars")) {
+		x.cmd.cdUnknown = true
+	}
+	x.cmd.homeUnknown = setsAny(src, "HOME")
 	return x.cmd, nil
 }
 
@@ -208,12 +245,13 @@ func (x *extractor) nested(n syntax.Node) {
 
 func (x *extractor) opaque(text string) {
 	t := litTokens(text)
-	x.add(SubCommand{Text: text, allow: t, deny: [][]ctok{t}})
+	x.add(SubCommand{Text: text, allow: t, deny: [][]ctok{t}, readOnly: true})
 }
 
 func (x *extractor) unknown(text string) {
 	t := []ctok{{kind: tokDyn}}
 	x.cmd.ChangesDir = true
+	x.cmd.cdUnknown = true
 	x.add(SubCommand{Text: text, Unknown: true, allow: t, deny: [][]ctok{t}})
 }
 
@@ -229,7 +267,7 @@ func (x *extractor) declClause(c *syntax.DeclClause) {
 		ws = append(ws, renderAssign(a))
 	}
 	t := joinWords(ws)
-	x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}})
+	x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}, readOnly: true})
 }
 
 func renderAssign(a *syntax.Assign) word {
@@ -280,7 +318,7 @@ func (x *extractor) callExpr(c *syntax.CallExpr) {
 	if len(words) == 0 {
 		// A bare assignment changes the shell's state (PATH=..., IFS=...) for what follows.
 		t := joinWords(assigns)
-		x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}})
+		x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}, readOnly: true})
 		return
 	}
 	x.simple(x.text(c), assigns, words)
@@ -306,6 +344,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	if name := words[0]; !name.static || name.lit == "cd" || name.lit == "pushd" || name.lit == "popd" ||
 		name.lit == "source" || name.lit == "." {
 		x.cmd.ChangesDir = true
+		x.changeDir(words)
 	}
 	allow := joinWords(append(append([]word(nil), assigns...), words...))
 	var deny [][]ctok
@@ -320,7 +359,13 @@ func (x *extractor) simple(text string, assigns, words []word) {
 			deny = append(deny, joinWords(append([]word{dynWord()}, ws[1:]...)))
 		}
 	}
-	x.add(SubCommand{Text: text, allow: allow, deny: deny, computedName: !words[0].static})
+	sub := SubCommand{Text: text, allow: allow, deny: deny, computedName: !words[0].static}
+	ef := effectsOf(words)
+	sub.reads, sub.writes, sub.danger, sub.readOnly, sub.recursive = ef.reads, ef.writes, ef.danger, ef.readOnly, ef.recursive
+	if ef.unknown && words[0].static {
+		sub.names = words[1:]
+	}
+	x.add(sub)
 
 	r := innerCommands(words)
 	r.scripts = append(r.scripts, x.builtinSinks(words)...)
@@ -330,6 +375,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	}
 	if r.chdir {
 		x.cmd.ChangesDir = true
+		x.cmd.cdUnknown = true
 	}
 	if r.unknown {
 		x.unknown(fmt.Sprintf("command run by %q that we cannot see", words[0].lit))
@@ -338,15 +384,58 @@ func (x *extractor) simple(text string, assigns, words []word) {
 		x.unknown("commands nested too deeply")
 		return
 	}
+	envDanger := unsafeEnv(r.assigns)
 	for _, in := range r.inner {
 		x.depth++
+		at := len(x.cmd.Subs)
 		x.simple(fmt.Sprintf("%s (run by %s)", renderTokens(joinWords(in)), words[0].lit), nil, in)
+		if envDanger != "" && at < len(x.cmd.Subs) && x.cmd.Subs[at].danger == "" {
+			// NAME=value given by env or sudo can make the command run something else
+			// (GIT_CONFIG_*, PAGER, LD_PRELOAD ...): a prefix rule does not approve it.
+			x.cmd.Subs[at].danger = "run with " + envDanger + " set, which can change what it runs"
+			x.cmd.Subs[at].readOnly = false
+		}
 		x.depth--
 	}
 	for _, s := range r.scripts {
 		if err := x.script(s.lit, x.depth+1); err != nil {
 			x.unknown(fmt.Sprintf("script run by %q that does not parse: %v", words[0].lit, err))
 		}
+	}
+}
+
+// changeDir records where cd and pushd go; anything else that changes directory
+// (source, a computed command, `cd -`) could go anywhere, except popd, which returns
+// to a directory the line was in.
+func (x *extractor) changeDir(ws []word) {
+	name := ws[0]
+	if !name.static || (name.lit != "cd" && name.lit != "pushd" && name.lit != "popd") {
+		x.cmd.cdUnknown = true
+		return
+	}
+	x.cmd.hasCd = true
+	if name.lit == "popd" {
+		return
+	}
+	args := ws[1:]
+	for len(args) > 0 && args[0].static && len(args[0].lit) > 1 && args[0].lit[0] == '-' && args[0].lit != "--" {
+		args = args[1:] // -L, -P, -e, -@
+	}
+	if len(args) > 0 && args[0].static && args[0].lit == "--" {
+		args = args[1:]
+	}
+	switch {
+	case len(args) == 0:
+		t := litWord("~")
+		t.tilde = true
+		x.cmd.cdTargets = append(x.cmd.cdTargets, t)
+	case args[0].static && args[0].lit == "-":
+		x.cmd.cdUnknown = true // OLDPWD may come from the engine's environment
+	case args[0].static && (!args[0].tilde || args[0].lit == "~" || strings.HasPrefix(args[0].lit, "~/")) &&
+		!strings.HasPrefix(args[0].lit, "+") && !(name.lit == "pushd" && strings.HasPrefix(args[0].lit, "-")):
+		x.cmd.cdTargets = append(x.cmd.cdTargets, args[0])
+	default:
+		x.cmd.cdUnknown = true
 	}
 }
 

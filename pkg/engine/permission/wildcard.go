@@ -67,6 +67,18 @@ func compileGlob(s string) []ptok {
 	return out
 }
 
+// hasWildcard reports whether the pattern has a `*` (a prefix rule is one).
+func (p bashPattern) hasWildcard() bool {
+	for _, alt := range p.alts {
+		for _, t := range alt {
+			if t.star {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // matchDefinite reports whether the pattern matches the command for every possible
 // run-time value of its dynamic tokens: a dynamic token or a quoted space can only be
 // covered by a `*`. Allow rules use this.

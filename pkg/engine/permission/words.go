@@ -17,6 +17,10 @@ type word struct {
 	splittable bool
 	// tilde: the word starts with an unquoted `~`, which the shell expands.
 	tilde bool
+	// glob is the word as a filepath.Match pattern when its only run-time parts are
+	// unquoted pathname patterns (`*.go`, `.en?`, `[ab]`): it can be expanded against
+	// the filesystem as bash would.
+	glob string
 }
 
 func dynWord() word {
@@ -92,8 +96,61 @@ func renderWord(w *syntax.Word) word {
 	}
 	if out.static {
 		out.lit = lit.String()
+	} else {
+		out.glob = globPattern(w)
 	}
 	return out
+}
+
+// globPattern renders a word as a filepath.Match pattern: unquoted text as written
+// (its backslash escapes are Match's), quoted text with its metacharacters escaped.
+// It returns "" when the word has other run-time parts or no pattern at all.
+func globPattern(w *syntax.Word) string {
+	var b strings.Builder
+	quote := func(s string) {
+		for _, r := range s {
+			if strings.ContainsRune(`*?[\`, r) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		}
+	}
+	meta := false
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			v := strings.ReplaceAll(p.Value, "\\\n", "")
+			for i := 0; i < len(v); i++ {
+				if v[i] == '\\' {
+					i++
+					continue
+				}
+				if strings.IndexByte("*?[", v[i]) >= 0 {
+					meta = true
+				}
+			}
+			b.WriteString(v)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return ""
+			}
+			quote(p.Value)
+		case *syntax.DblQuoted:
+			for _, qp := range p.Parts {
+				l, ok := qp.(*syntax.Lit)
+				if !ok {
+					return ""
+				}
+				quote(unescapeDouble(l.Value))
+			}
+		default:
+			return ""
+		}
+	}
+	if !meta {
+		return ""
+	}
+	return b.String()
 }
 
 // renderUnquoted renders an unquoted literal. It reports true when it met a bracket
