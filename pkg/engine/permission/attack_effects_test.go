@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -415,5 +416,64 @@ func TestPlanRefusesWhatIsNotReadOnly(t *testing.T) {
 		if d := ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmd), Cwd: e.project}); d.Behavior != Allow {
 			t.Errorf("plan: %q: want allow, got %s: %s", cmd, d.Behavior, d.Reason)
 		}
+	}
+}
+
+// TestAttackRecursiveReadUnderFloatingDeny: a deny rule without a slash (`Read(.env)`)
+// matches at any depth, so a recursive read of a directory that holds such a file
+// reads it: the directory is walked (within a bound) and the read denied; a walk that
+// cannot finish asks (denies where nobody can be asked); a directory without one, or a
+// command that skips hidden entries (rg), is decided as before.
+func TestAttackRecursiveReadUnderFloatingDeny(t *testing.T) {
+	e := effectsEnv(t)
+	for _, f := range []string{"src/conf/.env", "lib/util.go", "big/f00", "linked/x.go", "real/y.go"} {
+		writeFile(t, filepath.Join(e.project, f))
+	}
+	for i := 1; i < 30; i++ {
+		writeFile(t, filepath.Join(e.project, "big", fmt.Sprintf("f%02d", i)))
+	}
+	mustSymlink(t, filepath.Join(e.project, "real"), filepath.Join(e.project, "linked", "dir"))
+	old := maxFloatingWalk
+	maxFloatingWalk = 20
+	t.Cleanup(func() { maxFloatingWalk = old })
+
+	layers := []Layer{deny("Read(.env)"), allow(readers...)}
+	def := e.evaluator(t, ModeDefault, layers...)
+	dontAsk := e.evaluator(t, ModeDontAsk, layers...)
+	decide := func(ev *Evaluator, cmd string) Decision {
+		return ev.Evaluate(Request{Tool: "Bash", Input: input(t, "command", cmd), Cwd: e.project})
+	}
+	for _, cmd := range []string{"grep -r KEY .", "grep -r KEY", "grep -rn KEY src", "cp -r . /tmp/x", "cp -a src /tmp/x",
+		"tar -cf /tmp/x.tar .", "diff -r src /tmp/x", "grep -R KEY " + e.project, "cd src && grep -r KEY .",
+		"rg --hidden KEY src", "rg -uu KEY", "grep -r KEY src/conf"} {
+		if d := decide(def, cmd); d.Behavior != Deny {
+			t.Errorf("%q: want deny, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
+	// big holds more entries than the bound; grep -R follows linked/dir, which is not walked.
+	for _, cmd := range []string{"grep -r KEY big", "grep -R KEY linked", "rg KEY"} {
+		if d := decide(def, cmd); d.Behavior != Ask {
+			t.Errorf("default: %q: want ask, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+		if d := decide(dontAsk, cmd); d.Behavior != Deny {
+			t.Errorf("dontAsk: %q: want deny, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
+	for _, cmd := range []string{"grep -r KEY lib", "rg KEY src", "rg --files src", "grep KEY a.txt",
+		"grep KEY src/a.go", "cat a.txt", "ls src", "find lib -name '*.go'", "grep -r KEY real", "grep -r KEY linked",
+		"grep --include='*.go' -rn KEY src"} {
+		if d := decide(def, cmd); d.Behavior != Allow {
+			t.Errorf("%q: want allow, got %s: %s", cmd, d.Behavior, d.Reason)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -224,9 +224,11 @@
 // cd and ~ trust the engine's environment (HOME, PWD, OLDPWD, CDPATH), unless the line
 // sets them. Paths are checked as named: a recursive read of a directory (grep -r,
 // rg, diff -r, cp -r, rsync -r, tar -c) is refused when the directory holds the
-// subtree of a deny rule with a slash (`/secrets/**`, `~/.ssh/**`), but a rule
-// without one (`.env`) can match anywhere below, so such reads are not refused for
-// it (the files are not walked); and what an archive or a recursive copy writes
+// subtree of a deny rule with a slash (`/secrets/**`, `~/.ssh/**`); a rule without
+// one (`.env`) can match anywhere below, so the directory is walked as the command
+// walks it (hidden entries skipped for rg, symlinks followed only by grep -R and rg
+// -L, grep --include honoured), up to 20,000 entries and the call's filesystem
+// budget: a match denies, a walk that cannot finish asks (see walk.go); and what an archive or a recursive copy writes
 // (tar -x, unzip, cp -r DIR/. ., rsync, git apply, patch) is checked at its
 // destination, not at each name inside it.
 // Globs are expanded when the line is checked; the files can change before it runs.

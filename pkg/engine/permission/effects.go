@@ -22,6 +22,31 @@ type effects struct {
 	unknown bool
 	// recursive: the directories it reads, it reads with everything below them.
 	recursive bool
+	// skipsHidden: its recursive reads leave out hidden entries (rg without --hidden).
+	skipsHidden bool
+	// followsLinks: its recursive reads follow symlinks met below the directory.
+	followsLinks bool
+	// includes: its recursive reads open only files whose base name matches one of
+	// these globs (grep --include); nil means every file.
+	includes []string
+}
+
+// includeGlobs returns the static globs of the options named, and false when one is
+// known only at run time (then every file may be read).
+func (p *parsed) includeGlobs(names ...string) ([]string, bool) {
+	var globs []string
+	for _, o := range p.opts {
+		for _, n := range names {
+			if o.name != n || !o.hasArg {
+				continue
+			}
+			if !o.arg.static {
+				return nil, false
+			}
+			globs = append(globs, o.arg.lit)
+		}
+	}
+	return globs, true
 }
 
 // role says what an operand or option argument is to the command.

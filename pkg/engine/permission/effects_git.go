@@ -400,7 +400,12 @@ var rgSpec = &cmdSpec{
 	operands: roleRead, skip: 1, skipUnless: []string{"e", "f", "regexp", "file", "files", "type-list"},
 	optRoles:    map[string]role{"f": roleRead, "file": roleRead, "ignore-file": roleRead},
 	implicitDot: true, // rg searches the working directory when no path is given
-	post:        func(_ *parsed, ef *effects) { ef.recursive = true },
+	post: func(p *parsed, ef *effects) {
+		ef.recursive = true
+		// -uu and -uuu mean --hidden too; the repetition is not counted, so any -u counts.
+		ef.skipsHidden = !p.has("hidden", ".", "u", "unrestricted")
+		ef.followsLinks = p.has("L", "follow")
+	},
 	danger: map[string]string{"pre": "rg --pre runs a program on every file", "pre-glob": "rg --pre-glob runs a program",
 		"hostname-bin": "rg --hostname-bin runs a program"},
 }

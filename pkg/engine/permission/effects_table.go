@@ -46,6 +46,10 @@ var (
 			d, _ := p.arg("d", "directories")
 			if p.has("r", "R", "recursive", "dereference-recursive") || litIn(d, "recurse") {
 				ef.recursive = true
+				ef.followsLinks = p.has("R", "dereference-recursive")
+				if globs, ok := p.includeGlobs("include"); ok {
+					ef.includes = globs
+				}
 				if !hasPathOperand(p) {
 					ef.add(roleRead, litWord(".")) // grep -r without a file searches the cwd
 				}

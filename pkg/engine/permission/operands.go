@@ -269,14 +269,14 @@ func unescapeGlob(s string) string {
 func (e *Evaluator) operandParts(sub *SubCommand, ld lineDirs, ctx pathContext) []Part {
 	var parts []Part
 	if e.hasReadRules {
-		ctx.recursive = sub.recursive
+		ctx.recursive, ctx.skipsHidden, ctx.followsLinks, ctx.includes = sub.recursive, sub.skipsHidden, sub.followsLinks, sub.includes
 		for _, w := range sub.reads {
 			if p, stop := e.operandPart("Read", w, ld, ctx); stop {
 				parts = append(parts, p)
 			}
 		}
 	}
-	ctx.recursive = false
+	ctx.recursive, ctx.skipsHidden, ctx.followsLinks, ctx.includes = false, false, false, nil
 	if e.cfg.Mode != ModeBypassPermissions || e.hasWriteRules {
 		for _, w := range sub.writes {
 			if p, stop := e.operandPart("Write", w, ld, ctx); stop {
@@ -324,12 +324,26 @@ func (e *Evaluator) placedStop(tool string, w word, ops []operand, known bool, c
 		if len(bases) == 0 {
 			return matchUnknown
 		}
+		unknown := false
 		for _, o := range ops {
 			for _, f := range o.forms {
 				if r.spec.path.matches(f, o.isDir, bases) || ctx.recursive && o.isDir && r.spec.path.contains(f, bases) {
 					return match{any: true}
 				}
 			}
+			// A floating pattern (`.env`) can match anywhere below a directory read
+			// recursively: look for such an entry there.
+			if ctx.recursive && o.isDir && !r.spec.path.anchored && len(o.forms) > 0 {
+				switch found := floatingBelow(r, o.forms[0], bases, ctx); {
+				case found.any:
+					return found
+				case found.unknown:
+					unknown = true
+				}
+			}
+		}
+		if unknown {
+			return matchUnknown
 		}
 		return match{}
 	}

@@ -96,6 +96,9 @@ type pathContext struct {
 	spelled map[string][]string
 	// recursive: the reads being checked include everything below a directory.
 	recursive bool
+	// skipsHidden, followsLinks and includes: how those recursive reads walk.
+	skipsHidden, followsLinks bool
+	includes                  []string
 	// budget bounds the filesystem work one call may do placing a Bash line's paths
 	// (directory entries read for globs, paths resolved); past it paths are unknown.
 	budget *int

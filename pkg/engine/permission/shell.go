@@ -30,7 +30,10 @@ type SubCommand struct {
 	reads, writes, names []word
 	danger               string
 	readOnly             bool
-	recursive            bool // its reads include everything below the directories named
+	recursive            bool     // its reads include everything below the directories named
+	skipsHidden          bool     // and leave out hidden entries there
+	followsLinks         bool     // and follow symlinks met there
+	includes             []string // and open only files whose base name matches these
 }
 
 // Target is a file named by a redirection.
@@ -362,6 +365,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	sub := SubCommand{Text: text, allow: allow, deny: deny, computedName: !words[0].static}
 	ef := effectsOf(words)
 	sub.reads, sub.writes, sub.danger, sub.readOnly, sub.recursive = ef.reads, ef.writes, ef.danger, ef.readOnly, ef.recursive
+	sub.skipsHidden, sub.followsLinks, sub.includes = ef.skipsHidden, ef.followsLinks, ef.includes
 	if ef.unknown && words[0].static {
 		sub.names = words[1:]
 	}
