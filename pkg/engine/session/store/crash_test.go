@@ -144,8 +144,8 @@ func TestFileStoreCrashSafety(t *testing.T) {
 		}
 		durable = gen
 		l, err := s.List(ctx)
-		if err != nil || len(l.Corrupt) != 0 || len(l.Records) != 1 {
-			t.Fatalf("kill %d: List = %d records, corrupt %v, err %v", kills, len(l.Records), l.Corrupt, err)
+		if err != nil || len(l.Corrupt) != 0 || len(l.Sessions) != 1 {
+			t.Fatalf("kill %d: List = %d records, corrupt %v, err %v", kills, len(l.Sessions), l.Corrupt, err)
 		}
 	}
 	if kills < 50 {

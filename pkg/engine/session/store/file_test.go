@@ -20,8 +20,34 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestFileStoreConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, opts store.Options) store.Store {
-		return store.NewFileStore(filepath.Join(t.TempDir(), "sessions"), opts)
+	path := func(t *testing.T, s store.Store, id, ext string) string {
+		fs := s.(*store.FileStore)
+		if err := os.MkdirAll(fs.Dir(), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(fs.Dir(), id+ext)
+	}
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T, opts store.Options) store.Store {
+			return store.NewFileStore(filepath.Join(t.TempDir(), "sessions"), opts)
+		},
+		Raw: func(t *testing.T, s store.Store, id string) []byte {
+			b, err := os.ReadFile(path(t, s, id, ".jsonl"))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Fatal(err)
+			}
+			return b
+		},
+		SetRaw: func(t *testing.T, s store.Store, id string, data []byte) {
+			if err := os.WriteFile(path(t, s, id, ".jsonl"), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		SetLegacy: func(t *testing.T, s store.Store, id string, data []byte) {
+			if err := os.WriteFile(path(t, s, id, ".json"), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
 	})
 }
 
@@ -76,7 +102,7 @@ func TestFileStoreLayoutAndModes(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("directory exists before the first save: %v", err)
 	}
-	if l, err := s.List(context.Background()); err != nil || len(l.Records) != 0 {
+	if l, err := s.List(context.Background()); err != nil || len(l.Sessions) != 0 {
 		t.Fatalf("List of a missing directory = %v, %v", l, err)
 	}
 	rec := store.Record{ID: "abc-123", Cwd: "/w"}
@@ -133,8 +159,8 @@ func TestFileStoreCorruptFiles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("List failed on corrupt files: %v", err)
 	}
-	if len(l.Records) != 1 || l.Records[0].ID != "good" {
-		t.Errorf("List records = %v, want only good", l.Records)
+	if len(l.Sessions) != 1 || l.Sessions[0].ID != "good" {
+		t.Errorf("List records = %v, want only good", l.Sessions)
 	}
 	var paths []string
 	for _, c := range l.Corrupt {

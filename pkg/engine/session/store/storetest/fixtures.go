@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -49,7 +50,7 @@ func SampleRecord(id string) store.Record {
 			f.Assistant([]llm.Part{llm.TextPart("Reading."), llm.ToolUsePart(call)}, llm.StateComplete),
 			f.Tool(llm.ToolResultPart{ToolCallID: "call_0", ToolName: "Read", Content: "hello"}, nil),
 		},
-		History:                  []json.RawMessage{json.RawMessage(`{"id":"h1","category":"chat","type":"message","data":{"role":"user"}}`)},
+		Events:                   []store.Event{{After: 2, Entry: json.RawMessage(`{"id":"e1","category":"event","type":"skill","data":{"name":"review"}}`)}},
 		SystemPrompt:             "You are a test.",
 		ToolSchemas:              []llm.ToolSchema{{Name: "Read", Description: "read a file", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		BackgroundTasks:          []json.RawMessage{json.RawMessage(`{"id":"t1","status":"running"}`)},
@@ -61,6 +62,17 @@ func SampleRecord(id string) store.Record {
 		ContextReferences:        []json.RawMessage{json.RawMessage(`{"path":"AGENTS.md"}`)},
 		SandboxSnapshotID:        "snap-1",
 		Extra:                    map[string]json.RawMessage{"provider": json.RawMessage(`{"name":"script","model":"m1"}`)},
+	}
+}
+
+// Round returns the messages of tool round n of a conversation: an assistant message
+// calling a tool and the tool's result, both naming n.
+func Round(n int) []llm.Message {
+	f := llm.Factory{NewID: func() string { return fmt.Sprintf("r%d", n) }, Now: func() time.Time { return Epoch }}
+	call := llm.ToolCall{ID: fmt.Sprintf("call_%d", n), Name: "Read", Input: json.RawMessage(fmt.Sprintf(`{"file_path":"/tmp/%d"}`, n))}
+	return []llm.Message{
+		f.Assistant([]llm.Part{llm.TextPart(fmt.Sprintf("round %d <a & b>", n)), llm.ToolUsePart(call)}, llm.StateComplete),
+		f.Tool(llm.ToolResultPart{ToolCallID: call.ID, ToolName: "Read", Content: fmt.Sprintf("content %d", n)}, nil),
 	}
 }
 

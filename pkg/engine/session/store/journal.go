@@ -1,0 +1,408 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// Delta is what one Append adds to a session's journal. It is written as one batch ending
+// in a commit line: after a crash the batch is there whole or not at all.
+type Delta struct {
+	ID string
+	// Header carries the header fields (every field of a Record but UpdatedAt, Messages
+	// and Events). It is written when it differs from the stored header, and required
+	// when the session has no journal yet. Append stamps Header.CreatedAt when it is zero
+	// and Header.UpdatedAt with the commit time.
+	Header *Record
+	// Reset replaces the history: the journal's messages and events are dropped before
+	// Messages and Events are added (compaction, /clear, a writer out of step). Base and
+	// EventBase must then be 0.
+	Reset bool
+	// Base and EventBase are how many messages and events the writer believes the
+	// journal holds: Messages get the indexes Base, Base+1, … An append whose Base or
+	// EventBase differs from the journal fails with ErrConflict and writes nothing.
+	Base, EventBase int
+	// Replace rewrites messages the journal already holds (index < Base), e.g. the system
+	// message a resumed session replaced.
+	Replace []IndexedMessage
+	// Messages and Events are appended, in order.
+	Messages []llm.Message
+	Events   []Event
+}
+
+// IndexedMessage is a message and its index in the history.
+type IndexedMessage struct {
+	Index   int
+	Message llm.Message
+}
+
+// empty reports whether the delta adds nothing (a header equal to the stored one is
+// decided later, against the stored bytes).
+func (d *Delta) empty() bool {
+	return !d.Reset && len(d.Replace) == 0 && len(d.Messages) == 0 && len(d.Events) == 0
+}
+
+// tail is what a writer knows about a journal without decoding it: where its last
+// complete round ends and what the commit line there says.
+type tail struct {
+	end       int64 // offset just after the last commit line
+	n, e      int   // messages and events the journal holds
+	headerOff int64 // offset of the header line in force
+	updated   time.Time
+}
+
+// Line prefixes. Every line the encoder writes starts with {"k":"<kind>" and the kind's
+// first member, so a reader dispatches on the prefix; payloads (messages, entries,
+// headers) are redacted before they are wrapped, so redaction never reorders a prefix.
+var (
+	prefixMessage = []byte(`{"k":"m","i":`)
+	prefixReplace = []byte(`{"k":"s","i":`)
+	prefixEvent   = []byte(`{"k":"e","a":`)
+	prefixHeader  = []byte(`{"k":"h","v":1,"h":`)
+	prefixCommit  = []byte(`{"k":"c","n":`)
+	lineReset     = []byte(`{"k":"r"}`)
+	journalStart  = []byte(`{"k":"`)
+)
+
+// isJournal tells the journal format from the whole-record format (a JSON object whose
+// first member is never "k").
+func isJournal(data []byte) bool { return bytes.HasPrefix(data, journalStart) }
+
+// encoder builds batches. Encoding does not escape <, > and &: \u escapes would send
+// ordinary code through redact's full walk (see mayHoldSecret).
+type encoder struct {
+	buf     bytes.Buffer
+	scratch bytes.Buffer
+	enc     *json.Encoder
+}
+
+func newEncoder() *encoder {
+	e := &encoder{}
+	e.enc = json.NewEncoder(&e.scratch)
+	e.enc.SetEscapeHTML(false)
+	return e
+}
+
+// payload encodes v and redacts it; the result is valid until the next call.
+func (e *encoder) payload(v any) ([]byte, error) {
+	e.scratch.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return redactPayload(bytes.TrimSuffix(e.scratch.Bytes(), []byte{'\n'}))
+}
+
+// rawPayload compacts raw JSON onto one line (validating it) and redacts it.
+func (e *encoder) rawPayload(raw json.RawMessage) ([]byte, error) {
+	e.scratch.Reset()
+	if err := json.Compact(&e.scratch, raw); err != nil {
+		return nil, err
+	}
+	return redactPayload(e.scratch.Bytes())
+}
+
+func (e *encoder) line(prefix []byte, num int, payloadKey string, payload []byte) {
+	e.buf.Write(prefix)
+	e.buf.WriteString(strconv.Itoa(num))
+	e.buf.WriteString(`,"`)
+	e.buf.WriteString(payloadKey)
+	e.buf.WriteString(`":`)
+	e.buf.Write(payload)
+	e.buf.WriteString("}\n")
+}
+
+// batch encodes d as the lines appended at offset base of a journal in state st, with
+// storedHeader the header payload in force (nil: none or unknown). It returns the batch,
+// the state after it and the header payload in force after it.
+func (e *encoder) batch(d *Delta, st tail, exists bool, storedHeader []byte, base int64, now time.Time) ([]byte, tail, []byte, error) {
+	e.buf.Reset()
+	if d.Reset {
+		if d.Base != 0 || d.EventBase != 0 {
+			return nil, st, nil, fmt.Errorf("session store: a reset append builds on nothing (base %d, %d)", d.Base, d.EventBase)
+		}
+		if exists {
+			e.buf.Write(lineReset)
+			e.buf.WriteByte('\n')
+		}
+		st.n, st.e = 0, 0
+	} else if d.Base != st.n || d.EventBase != st.e {
+		return nil, st, nil, fmt.Errorf("%w: %s holds %d messages and %d events, the append builds on %d and %d",
+			ErrConflict, d.ID, st.n, st.e, d.Base, d.EventBase)
+	}
+	for _, r := range d.Replace {
+		if r.Index < 0 || r.Index >= st.n {
+			return nil, st, nil, fmt.Errorf("session store: replace of message %d in a history of %d", r.Index, st.n)
+		}
+		p, err := e.payload(r.Message)
+		if err != nil {
+			return nil, st, nil, fmt.Errorf("encode message %d: %w", r.Index, err)
+		}
+		e.line(prefixReplace, r.Index, "m", p)
+	}
+	for i := range d.Messages {
+		p, err := e.payload(&d.Messages[i])
+		if err != nil {
+			return nil, st, nil, fmt.Errorf("encode message %d: %w", st.n, err)
+		}
+		e.line(prefixMessage, st.n, "m", p)
+		st.n++
+	}
+	for _, ev := range d.Events {
+		p, err := e.rawPayload(ev.Entry)
+		if err != nil {
+			return nil, st, nil, fmt.Errorf("encode timeline event %d: %w", st.e, err)
+		}
+		e.line(prefixEvent, max(ev.After, 0), "e", p)
+		st.e++
+	}
+	header := storedHeader
+	if d.Header != nil {
+		if d.Header.CreatedAt.IsZero() {
+			d.Header.CreatedAt = now
+			var stored struct {
+				CreatedAt time.Time `json:"createdAt"`
+			}
+			if storedHeader != nil && json.Unmarshal(storedHeader, &stored) == nil && !stored.CreatedAt.IsZero() {
+				d.Header.CreatedAt = stored.CreatedAt // the session was created before
+			}
+		}
+		d.Header.ID = d.ID
+		h := headerOf(d.Header)
+		p, err := e.payload(&h)
+		if err != nil {
+			return nil, st, nil, fmt.Errorf("encode header: %w", err)
+		}
+		if !bytes.Equal(p, storedHeader) {
+			header = bytes.Clone(p)
+			st.headerOff = base + int64(e.buf.Len())
+			e.buf.Write(prefixHeader)
+			e.buf.Write(p)
+			e.buf.WriteString("}\n")
+		}
+	}
+	if header == nil {
+		return nil, st, nil, fmt.Errorf("%w: %s", ErrNoHeader, d.ID)
+	}
+	if e.buf.Len() == 0 && exists {
+		return nil, st, header, nil // nothing new: no commit, UpdatedAt stays
+	}
+	st.updated = now.UTC()
+	e.buf.Write(prefixCommit)
+	e.buf.WriteString(strconv.Itoa(st.n))
+	e.buf.WriteString(`,"e":`)
+	e.buf.WriteString(strconv.Itoa(st.e))
+	e.buf.WriteString(`,"t":"`)
+	e.buf.WriteString(st.updated.Format(time.RFC3339Nano))
+	e.buf.WriteString(`","h":`)
+	e.buf.WriteString(strconv.FormatInt(st.headerOff, 10))
+	e.buf.WriteString("}\n")
+	st.end = base + int64(e.buf.Len())
+	if d.Header != nil {
+		d.Header.UpdatedAt = st.updated
+	}
+	return e.buf.Bytes(), st, header, nil
+}
+
+// wholeRecord is the delta that writes rec as a new journal.
+func wholeRecord(rec *Record) *Delta {
+	return &Delta{ID: rec.ID, Header: rec, Messages: rec.Messages, Events: rec.Events}
+}
+
+// commitLine is the JSON form of a commit line.
+type commitLine struct {
+	N int       `json:"n"`
+	E int       `json:"e"`
+	T time.Time `json:"t"`
+	H int64     `json:"h"`
+}
+
+// lastCommit finds the last complete commit line in data: it returns the offset just
+// after it and what it says. Lines after it (a torn or uncommitted batch) are not part of
+// the journal. ok is false when data holds no complete commit line.
+func lastCommit(data []byte) (end int64, st tail, ok bool) {
+	stop := len(data)
+	if stop > 0 && data[stop-1] != '\n' {
+		stop = bytes.LastIndexByte(data, '\n') + 1
+	}
+	for stop > 0 {
+		start := bytes.LastIndexByte(data[:stop-1], '\n') + 1
+		if line := data[start : stop-1]; bytes.HasPrefix(line, prefixCommit) {
+			var c commitLine
+			if json.Unmarshal(line, &c) == nil {
+				return int64(stop), tail{end: int64(stop), n: c.N, e: c.E, headerOff: c.H, updated: c.T}, true
+			}
+		}
+		stop = start
+	}
+	return 0, tail{}, false
+}
+
+// headerAt returns the payload of the header line starting at off in data.
+func headerAt(data []byte, off int64) ([]byte, error) {
+	if off < 0 || off >= int64(len(data)) || !bytes.HasPrefix(data[off:], prefixHeader) {
+		return nil, fmt.Errorf("no header line at offset %d", off)
+	}
+	line := data[off:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	return headerPayload(line)
+}
+
+// headerPayload cuts the payload out of a header line.
+func headerPayload(line []byte) ([]byte, error) {
+	p, ok := bytes.CutPrefix(line, prefixHeader)
+	if !ok || len(p) == 0 || p[len(p)-1] != '}' {
+		return nil, errors.New("malformed header line")
+	}
+	return p[:len(p)-1], nil
+}
+
+// messageLine and eventLine decode the lines that carry history; M points into the
+// history being built, so each message is decoded once, in place.
+type messageLine struct {
+	I int          `json:"i"`
+	M *llm.Message `json:"m"`
+}
+
+type eventLine struct {
+	A int             `json:"a"`
+	E json.RawMessage `json:"e"`
+}
+
+// decodeJournal rebuilds a record from a journal's bytes in one pass: every committed
+// line is decoded once, messages straight into the history. It returns the number of
+// bytes after the last complete round (dropped; the caller warns).
+func decodeJournal(data []byte) (Record, int64, error) {
+	end, last, ok := lastCommit(data)
+	if !ok {
+		return Record{}, 0, errors.New("no complete round (no commit line)")
+	}
+	var r Record
+	r.Messages = make([]llm.Message, 0, last.n)
+	var h header
+	haveHeader := false
+	lineNo := 0
+	for rest := data[:end]; len(rest) > 0; {
+		lineNo++
+		i := bytes.IndexByte(rest, '\n')
+		line := rest[:i]
+		rest = rest[i+1:]
+		var err error
+		switch {
+		case bytes.HasPrefix(line, prefixMessage):
+			r.Messages = append(r.Messages, llm.Message{})
+			ml := messageLine{M: &r.Messages[len(r.Messages)-1]}
+			if err = json.Unmarshal(line, &ml); err == nil && ml.I != len(r.Messages)-1 {
+				err = fmt.Errorf("message index %d where %d was due", ml.I, len(r.Messages)-1)
+			}
+		case bytes.HasPrefix(line, prefixReplace):
+			var m llm.Message
+			ml := messageLine{M: &m}
+			if err = json.Unmarshal(line, &ml); err == nil {
+				if ml.I < 0 || ml.I >= len(r.Messages) {
+					err = fmt.Errorf("replace of message %d in a history of %d", ml.I, len(r.Messages))
+				} else {
+					r.Messages[ml.I] = m
+				}
+			}
+		case bytes.HasPrefix(line, prefixEvent):
+			var el eventLine
+			if err = json.Unmarshal(line, &el); err == nil {
+				r.Events = append(r.Events, Event{After: min(el.A, len(r.Messages)), Entry: el.E})
+			}
+		case bytes.Equal(line, lineReset):
+			r.Messages, r.Events = r.Messages[:0], nil
+		case bytes.HasPrefix(line, prefixHeader):
+			var p []byte
+			if p, err = headerPayload(line); err == nil {
+				h = header{}
+				if err = json.Unmarshal(p, &h); err == nil {
+					haveHeader = true
+				}
+			}
+		case bytes.HasPrefix(line, prefixCommit):
+			var c commitLine
+			if err = json.Unmarshal(line, &c); err == nil {
+				if c.N != len(r.Messages) || c.E != len(r.Events) {
+					err = fmt.Errorf("commit says %d messages and %d events, the journal holds %d and %d",
+						c.N, c.E, len(r.Messages), len(r.Events))
+				}
+				r.UpdatedAt = c.T
+			}
+		default:
+			err = errors.New("unknown line kind")
+		}
+		if err != nil {
+			return Record{}, 0, fmt.Errorf("line %d: %w", lineNo, err)
+		}
+	}
+	if !haveHeader {
+		return Record{}, 0, errors.New("no header line")
+	}
+	h.apply(&r)
+	return r, int64(len(data)) - end, nil
+}
+
+// decodeStored decodes either format, checks the record belongs under id and reports a
+// failure as a *CorruptError naming where. torn is the journal's dropped tail.
+func decodeStored(data []byte, id, where string) (rec Record, torn int64, err error) {
+	if isJournal(data) {
+		rec, torn, err = decodeJournal(data)
+	} else {
+		rec, err = decodeLegacy(data)
+	}
+	if err == nil {
+		err = rec.validate()
+	}
+	if err == nil && rec.ID != id {
+		err = fmt.Errorf("holds session %q, not %q", rec.ID, id)
+	}
+	if err != nil {
+		return Record{}, 0, &CorruptError{Path: where, Err: err}
+	}
+	return rec, torn, nil
+}
+
+// infoOf decodes what List reports from a journal's last commit and header payload.
+func infoOf(st tail, headerPayload []byte) (Info, error) {
+	var h header
+	if err := json.Unmarshal(headerPayload, &h); err != nil {
+		return Info{}, fmt.Errorf("header: %w", err)
+	}
+	return Info{ID: h.ID, Cwd: h.Cwd, Name: h.Name, Parent: h.Parent, CreatedAt: h.CreatedAt,
+		UpdatedAt: st.updated, Messages: st.n}, nil
+}
+
+// forkBytes builds a fork's journal from its parent's: the parent's complete rounds
+// (copied, not decoded), then a header naming newID and the parent, and a commit.
+func forkBytes(parent []byte, parentID, newID string, now time.Time) ([]byte, error) {
+	end, st, ok := lastCommit(parent)
+	if !ok {
+		return nil, errors.New("no complete round (no commit line)")
+	}
+	hp, err := headerAt(parent[:end], st.headerOff)
+	if err != nil {
+		return nil, err
+	}
+	var h header
+	if err := json.Unmarshal(hp, &h); err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	var rec Record
+	h.apply(&rec)
+	rec.ID, rec.Parent, rec.CreatedAt = newID, parentID, now
+	e := newEncoder()
+	b, _, _, err := e.batch(&Delta{ID: newID, Header: &rec, Base: st.n, EventBase: st.e}, st, true, hp, end, now)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, int(end)+len(b))
+	return append(append(out, parent[:end]...), b...), nil
+}
