@@ -135,6 +135,31 @@ func (e *encoder) batch(d *Delta, st tail, exists bool, storedHeader []byte, bas
 		return nil, st, nil, fmt.Errorf("%w: %s holds %d messages and %d events, the append builds on %d and %d",
 			ErrConflict, d.ID, st.n, st.e, d.Base, d.EventBase)
 	}
+	header := storedHeader
+	if d.Header != nil {
+		if d.Header.CreatedAt.IsZero() {
+			d.Header.CreatedAt = now
+			var stored struct {
+				CreatedAt time.Time `json:"createdAt"`
+			}
+			if storedHeader != nil && json.Unmarshal(storedHeader, &stored) == nil && !stored.CreatedAt.IsZero() {
+				d.Header.CreatedAt = stored.CreatedAt // the session was created before
+			}
+		}
+		d.Header.ID = d.ID
+		h := headerOf(d.Header)
+		p, err := e.payload(&h)
+		if err != nil {
+			return nil, st, nil, fmt.Errorf("encode header: %w", err)
+		}
+		if !bytes.Equal(p, storedHeader) {
+			header = bytes.Clone(p)
+			st.headerOff = base + int64(e.buf.Len())
+			e.buf.Write(prefixHeader)
+			e.buf.Write(p)
+			e.buf.WriteString("}\n")
+		}
+	}
 	for _, r := range d.Replace {
 		if r.Index < 0 || r.Index >= st.n {
 			return nil, st, nil, fmt.Errorf("session store: replace of message %d in a history of %d", r.Index, st.n)
@@ -160,31 +185,6 @@ func (e *encoder) batch(d *Delta, st tail, exists bool, storedHeader []byte, bas
 		}
 		e.line(prefixEvent, max(ev.After, 0), "e", p)
 		st.e++
-	}
-	header := storedHeader
-	if d.Header != nil {
-		if d.Header.CreatedAt.IsZero() {
-			d.Header.CreatedAt = now
-			var stored struct {
-				CreatedAt time.Time `json:"createdAt"`
-			}
-			if storedHeader != nil && json.Unmarshal(storedHeader, &stored) == nil && !stored.CreatedAt.IsZero() {
-				d.Header.CreatedAt = stored.CreatedAt // the session was created before
-			}
-		}
-		d.Header.ID = d.ID
-		h := headerOf(d.Header)
-		p, err := e.payload(&h)
-		if err != nil {
-			return nil, st, nil, fmt.Errorf("encode header: %w", err)
-		}
-		if !bytes.Equal(p, storedHeader) {
-			header = bytes.Clone(p)
-			st.headerOff = base + int64(e.buf.Len())
-			e.buf.Write(prefixHeader)
-			e.buf.Write(p)
-			e.buf.WriteString("}\n")
-		}
 	}
 	if header == nil {
 		return nil, st, nil, fmt.Errorf("%w: %s", ErrNoHeader, d.ID)
