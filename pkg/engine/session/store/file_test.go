@@ -199,8 +199,8 @@ func TestFileStoreCorruptFiles(t *testing.T) {
 		"nostamp.json":   `{"id":"nostamp","cwd":"/w","messages":[],"history":[]}`,
 		// Not records at all: ignored, not reported.
 		".good.jsonl.tmp-123": "{partial",
-		"notes.txt":          "hello",
-		"bad..name.json":     "{}",
+		"notes.txt":           "hello",
+		"bad..name.json":      "{}",
 	}
 	old := storetest.Epoch.Add(-time.Hour) // older than the good session (saved at Epoch)
 	for name, content := range files {

@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
