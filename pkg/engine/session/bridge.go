@@ -27,6 +27,10 @@ func (s *Session) reportTool(ev ToolExecutionEvent) {
 func (s *Session) onAgentEvent(ev agent.Event) {
 	s.log(string(ev.Type), ev)
 	switch ev.Type {
+	case agent.EventProviderRequest:
+		// Events arrive synchronously from the loop: the rounds completed so far (and the
+		// run's prompt) are durable before this request is sent.
+		s.persistRound()
 	case agent.EventToolBatchStarted:
 		s.cbMu.Lock()
 		clear(s.reported)

@@ -49,6 +49,10 @@ type Session struct {
 	pendingContext string
 	lastResult     agent.Result
 	shutdown       bool
+	// gen counts history replacements (compaction, clear): a save after one starts over.
+	gen int
+
+	saved persisted
 }
 
 // New builds a session and fires SessionStart (source "startup", or "resume" when
@@ -85,17 +89,18 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		if s.systemMessage == "" {
 			s.systemMessage = r.SystemPrompt
 		}
-		timeline, err := historyFromRaw(r.History)
+		events, err := eventsFromRecord(r.Events)
 		if err != nil {
 			return nil, fmt.Errorf("resume %s: %w", r.ID, err)
 		}
 		history = append(history, r.Messages...)
-		s.events = eventsFromTimeline(timeline)
+		s.events = events
 	}
 	if s.id == "" {
 		s.id = cfg.NewID()
 	}
 	history = s.withSystemMessage(history)
+	s.initPersisted(cfg.Resume, history)
 	s.hooks = &hookBase{runner: cfg.Hooks, sessionID: s.id, transcriptPath: cfg.TranscriptPath,
 		cwd: cfg.Cwd, mode: s.PermissionMode}
 	s.enforcer = NewPermissionEnforcer(EnforcerConfig{
