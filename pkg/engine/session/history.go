@@ -2,7 +2,7 @@ package session
 
 import (
 	"encoding/json"
-		"fmt"
+	"fmt"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"

@@ -3,7 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
-	
+
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 )
@@ -99,4 +99,3 @@ func (s *Session) Shutdown(ctx context.Context, reason string) error {
 	}
 	return nil
 }
-
