@@ -80,6 +80,7 @@ type Assembled struct {
 	StoreWarnings []string
 
 	logger *sessionlog.FileLogger
+	store  *store.FileStore
 }
 
 // ErrNoSessionToContinue is returned by --continue in a directory without sessions.
@@ -184,6 +185,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.StoreWarnings = append(a.StoreWarnings, err.Error())
 		warnMu.Unlock()
 	}})
+	a.store = st
 	resume, err := findResume(ctx, st, opts)
 	if err != nil {
 		return nil, err
@@ -235,6 +237,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 func (a *Assembled) Close(ctx context.Context, reason string) error {
 	err := a.Session.Shutdown(ctx, reason)
 	if cerr := a.logger.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := a.store.Close(); err == nil {
 		err = cerr
 	}
 	return err

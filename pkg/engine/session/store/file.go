@@ -127,7 +127,7 @@ func (s *FileStore) Append(ctx context.Context, d *Delta) error {
 	if len(b) == 0 {
 		return nil
 	}
-	if _, err := j.f.WriteAt(b, j.st.end); err != nil {
+	if _, err := writeAt(j.f, b, j.st.end); err != nil {
 		return s.undo(j, path, err)
 	}
 	if err := j.f.Sync(); err != nil {
@@ -136,6 +136,9 @@ func (s *FileStore) Append(ctx context.Context, d *Delta) error {
 	j.st, j.header = next, header
 	return nil
 }
+
+// writeAt writes an append; tests replace it to fail like a full disk.
+var writeAt = (*os.File).WriteAt
 
 // undo cuts a failed append back off (a full disk may have taken part of it) and
 // reports the failure naming the file.
