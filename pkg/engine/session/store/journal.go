@@ -67,6 +67,7 @@ var (
 	prefixHeader  = []byte(`{"k":"h","v":1,"h":`)
 	prefixCommit  = []byte(`{"k":"c","n":`)
 	lineReset     = []byte(`{"k":"r"}`)
+	resetSearch   = []byte("\n{\"k\":\"r\"}\n")
 	journalStart  = []byte(`{"k":"`)
 )
 
@@ -286,10 +287,23 @@ func decodeJournal(data []byte) (Record, int64, error) {
 	}
 	var r Record
 	r.Messages = make([]llm.Message, 0, last.n)
+	// The header in force is the one the last commit names; history before the last
+	// reset was dropped. Neither needs decoding what came before (a line holds no raw
+	// newline, so the search finds only a reset line).
+	hp, err := headerAt(data[:end], last.headerOff)
+	if err != nil {
+		return Record{}, 0, err
+	}
 	var h header
-	haveHeader := false
-	lineNo := 0
-	for rest := data[:end]; len(rest) > 0; {
+	if err := json.Unmarshal(hp, &h); err != nil {
+		return Record{}, 0, fmt.Errorf("header: %w", err)
+	}
+	start := 0
+	if i := bytes.LastIndex(data[:end], resetSearch); i >= 0 {
+		start = i + 1
+	}
+	lineNo := bytes.Count(data[:start], []byte{'\n'})
+	for rest := data[start:end]; len(rest) > 0; {
 		lineNo++
 		i := bytes.IndexByte(rest, '\n')
 		line := rest[:i]
@@ -319,14 +333,7 @@ func decodeJournal(data []byte) (Record, int64, error) {
 			}
 		case bytes.Equal(line, lineReset):
 			r.Messages, r.Events = r.Messages[:0], nil
-		case bytes.HasPrefix(line, prefixHeader):
-			var p []byte
-			if p, err = headerPayload(line); err == nil {
-				h = header{}
-				if err = json.Unmarshal(p, &h); err == nil {
-					haveHeader = true
-				}
-			}
+		case bytes.HasPrefix(line, prefixHeader): // superseded or the one decoded above
 		case bytes.HasPrefix(line, prefixCommit):
 			var c commitLine
 			if err = json.Unmarshal(line, &c); err == nil {
@@ -342,9 +349,6 @@ func decodeJournal(data []byte) (Record, int64, error) {
 		if err != nil {
 			return Record{}, 0, fmt.Errorf("line %d: %w", lineNo, err)
 		}
-	}
-	if !haveHeader {
-		return Record{}, 0, errors.New("no header line")
 	}
 	h.apply(&r)
 	return r, int64(len(data)) - end, nil
