@@ -2,13 +2,14 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"slices"
 	"testing"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // TestHeadlessResumeContinueAndFork: a session of three robota -p runs (new, --resume ID,
@@ -110,14 +111,8 @@ func wantReplayMatchesRecord(t *testing.T, p *project, id string) {
 	if err != nil {
 		t.Fatalf("replay of %s: %v", id, err)
 	}
-	data, err := os.ReadFile(p.recordPath(id))
+	rec, err := store.NewFileStore(p.sessionsDir(), store.Options{}).Load(context.Background(), id)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var rec struct {
-		Messages []llm.Message `json:"messages"`
-	}
-	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(replayed.Messages)
