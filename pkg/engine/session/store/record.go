@@ -143,16 +143,6 @@ func (r *Record) validate() error {
 	return nil
 }
 
-// legacyMembers are the members of the whole-record format (before the journal) that map
-// onto Record fields; every other member goes to Extra.
-var legacyMembers = map[string]bool{
-	"id": true, "cwd": true, "name": true, "parent": true, "createdAt": true, "updatedAt": true,
-	"messages": true, "history": true, "systemPrompt": true, "toolSchemas": true,
-	"backgroundTasks": true, "backgroundTaskEvents": true, "backgroundJobGroups": true,
-	"backgroundJobGroupEvents": true, "memoryEvents": true, "usedMemoryReferences": true,
-	"contextReferences": true, "sandboxSnapshotId": true,
-}
-
 // decodeLegacy reads a record in the whole-record format ({id}.json, one JSON object with
 // the spec's member names; see testdata/record.golden.json). The object is split into
 // raw members once, and each member is decoded once from its bytes: the messages are
