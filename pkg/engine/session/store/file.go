@@ -194,6 +194,7 @@ func (s *FileStore) create(j *fileJournal, d *Delta, path string) error {
 	if err != nil {
 		return err
 	}
+	defer j.enc.trim()
 	return s.writeNew(path, b)
 }
 
@@ -305,7 +306,9 @@ func (s *FileStore) Save(ctx context.Context, rec *Record) error {
 		return fmt.Errorf("session store: encode %s: %w", rec.ID, err)
 	}
 	_ = j.close()
-	if err := s.writeNew(path, b); err != nil {
+	err = s.writeNew(path, b)
+	j.enc.trim()
+	if err != nil {
 		return err
 	}
 	rec.CreatedAt, rec.UpdatedAt = stamped.CreatedAt, stamped.UpdatedAt

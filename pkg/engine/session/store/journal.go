@@ -110,7 +110,8 @@ func (e *encoder) rawPayload(raw json.RawMessage) ([]byte, error) {
 
 func (e *encoder) line(prefix []byte, num int, payloadKey string, payload []byte) {
 	e.buf.Write(prefix)
-	e.buf.WriteString(strconv.Itoa(num))
+	var digits [20]byte
+	e.buf.Write(strconv.AppendInt(digits[:0], int64(num), 10))
 	e.buf.WriteString(`,"`)
 	e.buf.WriteString(payloadKey)
 	e.buf.WriteString(`":`)
@@ -122,7 +123,9 @@ func (e *encoder) line(prefix []byte, num int, payloadKey string, payload []byte
 // storedHeader the header payload in force (nil: none or unknown). It returns the batch,
 // the state after it and the header payload in force after it.
 func (e *encoder) batch(d *Delta, st tail, exists bool, storedHeader []byte, base int64, now time.Time) ([]byte, tail, []byte, error) {
+	e.trim()
 	e.buf.Reset()
+	e.buf.Grow(estimate(d))
 	if d.Reset {
 		if d.Base != 0 || d.EventBase != 0 {
 			return nil, st, nil, fmt.Errorf("session store: a reset append builds on nothing (base %d, %d)", d.Base, d.EventBase)
@@ -208,6 +211,34 @@ func (e *encoder) batch(d *Delta, st tail, exists bool, storedHeader []byte, bas
 		d.Header.UpdatedAt = st.updated
 	}
 	return e.buf.Bytes(), st, header, nil
+}
+
+// trim drops a buffer grown by a whole-record batch; the bytes of the last batch are
+// invalid afterwards.
+func (e *encoder) trim() {
+	if e.buf.Cap() > maxKeptBuffer {
+		e.buf = bytes.Buffer{}
+	}
+}
+
+// maxKeptBuffer bounds the batch buffer an encoder keeps between appends.
+const maxKeptBuffer = 1 << 20
+
+// estimate guesses a batch's size from its content, so the buffer grows once.
+func estimate(d *Delta) int {
+	n := 512
+	for i := range d.Messages {
+		for _, p := range d.Messages[i].Content {
+			n += 128 + len(p.Text)
+			if p.ToolResult != nil {
+				n += len(p.ToolResult.Content)
+			}
+			if p.ToolCall != nil {
+				n += len(p.ToolCall.Input)
+			}
+		}
+	}
+	return n
 }
 
 // wholeRecord is the delta that writes rec as a new journal.

@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,3 +80,43 @@ func Round(n int) []llm.Message {
 // InvalidIDs are IDs every store must reject with ErrInvalidID.
 var InvalidIDs = []string{"", ".", "..", "../escape", "a/b", `a\b`, "/abs", ".hidden", "a..b",
 	"nul\x00", "sp ace", "ünï", string(make([]byte, 129))}
+
+// Conversation returns a deterministic history of n messages shaped like a long coding
+// session: a system message, then tool rounds (an assistant message calling Read or Bash,
+// and a tool result of about 2 KB of code-like text), with a user prompt and an answer
+// every 20 messages. One result in 25 mentions credentials (an "api_key" setting), so
+// redaction has work. It is the benchmarks' 10k-message session.
+func Conversation(n int) []llm.Message {
+	f := llm.Factory{NewID: func() string { return "" }, Now: func() time.Time { return Epoch }}
+	var code strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&code, "func handler%02d(w http.ResponseWriter, r *http.Request) { if r == nil { return } }\n", i)
+	}
+	body := code.String()
+	msgs := make([]llm.Message, 0, n)
+	msgs = append(msgs, f.System("You are a coding agent. Follow the project's conventions."))
+	for i := 1; len(msgs) < n; i++ {
+		id := fmt.Sprintf("m%06d", len(msgs))
+		var m llm.Message
+		switch {
+		case i%20 == 0:
+			m = f.User(fmt.Sprintf("Step %d: now refactor the handlers in pkg/server/h%d.go and run the tests.", i, i))
+		case i%20 == 19:
+			m = f.Assistant([]llm.Part{llm.TextPart(fmt.Sprintf("Done with step %d: the handlers return early on nil requests.", i))}, llm.StateComplete)
+		case i%2 == 1:
+			call := llm.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: "Read",
+				Input: json.RawMessage(fmt.Sprintf(`{"file_path":"/work/project/pkg/server/h%d.go"}`, i))}
+			m = f.Assistant([]llm.Part{llm.TextPart("Reading the next file."), llm.ToolUsePart(call)}, llm.StateComplete)
+			m.Usage = &llm.Usage{InputTokens: 1000 + i, OutputTokens: 40}
+		default:
+			content := body
+			if i%25 == 0 {
+				content += "config: api_key=abc123def456 region=eu\n"
+			}
+			m = f.Tool(llm.ToolResultPart{ToolCallID: fmt.Sprintf("call_%d", i-1), ToolName: "Read", Content: content}, nil)
+		}
+		m.ID = id
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
