@@ -165,7 +165,6 @@ func mayEndNameAt(b []byte, i int) bool {
 	return true
 }
 
-
 // secretNameEndsAt reports whether the bytes before i, normalized as redact.IsSecretKey
 // normalizes a name, end with a secret name.
 func secretNameEndsAt(b []byte, i int) bool {
