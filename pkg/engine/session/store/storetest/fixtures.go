@@ -120,3 +120,25 @@ func Conversation(n int) []llm.Message {
 	}
 	return msgs
 }
+
+// SmallRounds returns a deterministic history of n messages made of small tool rounds (an
+// assistant message reading a one-line file, and the line), the shape of a long session
+// of quick steps: about 250 bytes a message, so 10,000 messages stay within a 1M-token
+// context window.
+func SmallRounds(n int) []llm.Message {
+	f := llm.Factory{NewID: func() string { return "" }, Now: func() time.Time { return Epoch }}
+	msgs := make([]llm.Message, 0, n)
+	msgs = append(msgs, f.System("You are a coding agent."), f.User("Read every file of the project, one at a time."))
+	for i := 0; len(msgs) < n; i++ {
+		var m llm.Message
+		if i%2 == 0 {
+			call := llm.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: "Read", Input: json.RawMessage(fmt.Sprintf(`{"file_path":"/p/f%d.txt"}`, i/2))}
+			m = f.Assistant([]llm.Part{llm.ToolUsePart(call)}, llm.StateComplete)
+		} else {
+			m = f.Tool(llm.ToolResultPart{ToolCallID: fmt.Sprintf("call_%d", i-1), ToolName: "Read", Content: fmt.Sprintf("     1\tline of file %d", i/2)}, nil)
+		}
+		m.ID = fmt.Sprintf("m%06d", len(msgs))
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
