@@ -71,7 +71,12 @@ type procRun struct {
 // from the child's rusage.
 func measure(b *testing.B, p *project, args ...string) procRun {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	return measureWithin(b, p, runTimeout, args...)
+}
+
+func measureWithin(b *testing.B, p *project, timeout time.Duration, args ...string) procRun {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := p.command(ctx, args...)
 	var stdout, stderr bytes.Buffer
@@ -226,7 +231,7 @@ func BenchmarkLongRun(b *testing.B) {
 		}
 		base := []string{"--provider", "script", "--script", scriptPath, "--model", "claude-sonnet-4-6",
 			"--allowedTools", "Read", "--output-format", "json"}
-		run := measure(b, p, append([]string{"-p", "read one.txt again and again"}, base...)...)
+		run := measureWithin(b, p, 20*time.Minute, append([]string{"-p", "read one.txt again and again"}, base...)...)
 		sessions := store.ProjectDir(p.Dir)
 		entries, err := os.ReadDir(sessions)
 		if err != nil || len(entries) != 1 {

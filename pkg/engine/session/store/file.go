@@ -344,7 +344,11 @@ func (s *FileStore) Load(ctx context.Context, id string) (Record, error) {
 	if err := ctx.Err(); err != nil {
 		return Record{}, err
 	}
+	// An append of this store in progress would look like a torn tail.
+	j := s.journal(id)
+	j.mu.Lock()
 	data, err := os.ReadFile(path)
+	j.mu.Unlock()
 	if errors.Is(err, fs.ErrNotExist) {
 		path = s.legacyPath(id)
 		data, err = os.ReadFile(path)
