@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 )
 
 // Delta is what one Append adds to a session's journal. It is written as one batch ending
@@ -80,14 +81,48 @@ func isJournal(data []byte) bool { return bytes.HasPrefix(data, journalStart) }
 type encoder struct {
 	buf     bytes.Buffer
 	scratch bytes.Buffer
-	enc     *json.Encoder
+	enc     *json.Encoder // writes to scratch
+	direct  *json.Encoder // writes to buf
 }
 
 func newEncoder() *encoder {
 	e := &encoder{}
 	e.enc = json.NewEncoder(&e.scratch)
 	e.enc.SetEscapeHTML(false)
+	e.direct = json.NewEncoder(&e.buf)
+	e.direct.SetEscapeHTML(false)
 	return e
+}
+
+// valueLine writes a line whose payload is v, encoded straight into the batch and
+// redacted in place when it may hold a secret.
+func (e *encoder) valueLine(prefix []byte, num int, payloadKey string, v any) error {
+	start := e.buf.Len()
+	e.buf.Write(prefix)
+	var digits [20]byte
+	e.buf.Write(strconv.AppendInt(digits[:0], int64(num), 10))
+	e.buf.WriteString(`,"`)
+	e.buf.WriteString(payloadKey)
+	e.buf.WriteString(`":`)
+	at := e.buf.Len()
+	if err := e.direct.Encode(v); err != nil {
+		e.buf.Truncate(start)
+		return err
+	}
+	e.buf.Truncate(e.buf.Len() - 1) // the encoder's newline
+	if p := e.buf.Bytes()[at:]; mayHoldSecret(p) {
+		red, err := redact.JSON(p)
+		if err != nil {
+			e.buf.Truncate(start)
+			return err
+		}
+		if !bytes.Equal(red, p) {
+			e.buf.Truncate(at)
+			e.buf.Write(red)
+		}
+	}
+	e.buf.WriteString("}\n")
+	return nil
 }
 
 // payload encodes v and redacts it; the result is valid until the next call.
@@ -168,18 +203,14 @@ func (e *encoder) batch(d *Delta, st tail, exists bool, storedHeader []byte, bas
 		if r.Index < 0 || r.Index >= st.n {
 			return nil, st, nil, fmt.Errorf("session store: replace of message %d in a history of %d", r.Index, st.n)
 		}
-		p, err := e.payload(r.Message)
-		if err != nil {
+		if err := e.valueLine(prefixReplace, r.Index, "m", &r.Message); err != nil {
 			return nil, st, nil, fmt.Errorf("encode message %d: %w", r.Index, err)
 		}
-		e.line(prefixReplace, r.Index, "m", p)
 	}
 	for i := range d.Messages {
-		p, err := e.payload(&d.Messages[i])
-		if err != nil {
+		if err := e.valueLine(prefixMessage, st.n, "m", &d.Messages[i]); err != nil {
 			return nil, st, nil, fmt.Errorf("encode message %d: %w", st.n, err)
 		}
-		e.line(prefixMessage, st.n, "m", p)
 		st.n++
 	}
 	for _, ev := range d.Events {
@@ -224,18 +255,21 @@ func (e *encoder) trim() {
 // maxKeptBuffer bounds the batch buffer an encoder keeps between appends.
 const maxKeptBuffer = 1 << 20
 
-// estimate guesses a batch's size from its content, so the buffer grows once.
+// estimate guesses a batch's size from its content (JSON adds member names, IDs, times
+// and escapes), so the buffer is allocated once rather than grown by copying.
 func estimate(d *Delta) int {
-	n := 512
+	n := 1024
 	for i := range d.Messages {
+		n += 320
 		for _, p := range d.Messages[i].Content {
-			n += 128 + len(p.Text)
+			c := 64 + len(p.Text)
 			if p.ToolResult != nil {
-				n += len(p.ToolResult.Content)
+				c += len(p.ToolResult.Content)
 			}
 			if p.ToolCall != nil {
-				n += len(p.ToolCall.Input)
+				c += len(p.ToolCall.Input)
 			}
+			n += c + c/8
 		}
 	}
 	return n
