@@ -74,7 +74,14 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		cfg.PermissionMode = DefaultPermissionMode
 	}
 	s := &Session{cfg: cfg, factory: llm.Factory{NewID: cfg.NewID, Now: cfg.Now}, mode: cfg.PermissionMode,
-		reported: map[string]bool{}, requested: map[string]json.RawMessage{}, toolNames: map[string]bool{}, resumed: cfg.Resume}
+		reported: map[string]bool{}, requested: map[string]json.RawMessage{}, toolNames: map[string]bool{}}
+	if r := cfg.Resume; r != nil {
+		// Only the header fields are needed later (saved back unchanged): the history is
+		// held once, by the agent, not also through the record.
+		h := *r
+		h.Messages, h.Events = nil, nil
+		s.resumed = &h
+	}
 	s.id = cfg.SessionID
 	s.systemMessage = cfg.SystemMessage
 	s.createdAt = cfg.Now()
