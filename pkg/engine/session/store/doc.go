@@ -18,9 +18,12 @@
 //	{"k":"e","a":A,"e":{entry}}       a timeline event entry, after the first A messages
 //	{"k":"r"}                         reset: the history and events so far are dropped
 //	                                   (compaction, /clear); the messages after it start at 0
-//	{"k":"c","n":N,"e":E,"t":T,"h":O} commit: the batch before it is complete; the journal
+//	{"k":"c","n":N,"e":E,"t":T,"h":O,"r":R}
+//	                                   commit: the batch before it is complete; the journal
 //	                                   then holds N messages and E events, was updated at T,
-//	                                   and its header in force is the line at byte offset O
+//	                                   its header in force is the line at byte offset O, and
+//	                                   its history starts at byte offset R (after the last
+//	                                   reset line; 0 when there is none)
 //
 // Every save (Append) writes one batch: its lines and a commit line, in one write followed
 // by one fsync, at the end of the last complete batch. Nothing written is ever rewritten:
@@ -46,8 +49,8 @@
 // without decoding any message.
 //
 // Reading: Load reads the file once and decodes it in one pass: the header in force from
-// the commit's offset, then the lines after the last reset line (found by a byte search),
-// each message decoded once, straight into the history; nothing is decoded twice or cloned
+// the commit's offset, then the lines after the last reset line (from the commit's other
+// offset), each message decoded once, straight into the history; nothing is decoded twice or cloned
 // through JSON. Fork copies the parent's bytes up to its last commit into the new journal
 // and appends a header naming the fork and its parent, so the history is never re-encoded.
 //

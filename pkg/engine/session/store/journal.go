@@ -54,6 +54,7 @@ type tail struct {
 	end       int64 // offset just after the last commit line
 	n, e      int   // messages and events the journal holds
 	headerOff int64 // offset of the header line in force
+	resetOff  int64 // offset of the line after the last reset line (0: none)
 	updated   time.Time
 }
 
@@ -67,7 +68,6 @@ var (
 	prefixHeader  = []byte(`{"k":"h","v":1,"h":`)
 	prefixCommit  = []byte(`{"k":"c","n":`)
 	lineReset     = []byte(`{"k":"r"}`)
-	resetSearch   = []byte("\n{\"k\":\"r\"}\n")
 	journalStart  = []byte(`{"k":"`)
 )
 
@@ -167,6 +167,7 @@ func (e *encoder) batch(d *Delta, st tail, exists bool, storedHeader []byte, bas
 		if exists {
 			e.buf.Write(lineReset)
 			e.buf.WriteByte('\n')
+			st.resetOff = base + int64(e.buf.Len())
 		}
 		st.n, st.e = 0, 0
 	} else if d.Base != st.n || d.EventBase != st.e {
@@ -235,6 +236,8 @@ func (e *encoder) batch(d *Delta, st tail, exists bool, storedHeader []byte, bas
 	e.buf.WriteString(st.updated.Format(time.RFC3339Nano))
 	e.buf.WriteString(`","h":`)
 	e.buf.WriteString(strconv.FormatInt(st.headerOff, 10))
+	e.buf.WriteString(`,"r":`)
+	e.buf.WriteString(strconv.FormatInt(st.resetOff, 10))
 	e.buf.WriteString("}\n")
 	st.end = base + int64(e.buf.Len())
 	if d.Header != nil {

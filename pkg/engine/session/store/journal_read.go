@@ -16,6 +16,7 @@ type commitLine struct {
 	E int       `json:"e"`
 	T time.Time `json:"t"`
 	H int64     `json:"h"`
+	R int64     `json:"r"`
 }
 
 // lastCommit finds the last complete commit line in data: it returns the offset just
@@ -31,7 +32,7 @@ func lastCommit(data []byte) (end int64, st tail, ok bool) {
 		if line := data[start : stop-1]; bytes.HasPrefix(line, prefixCommit) {
 			var c commitLine
 			if json.Unmarshal(line, &c) == nil {
-				return int64(stop), tail{end: int64(stop), n: c.N, e: c.E, headerOff: c.H, updated: c.T}, true
+				return int64(stop), tail{end: int64(stop), n: c.N, e: c.E, headerOff: c.H, resetOff: c.R, updated: c.T}, true
 			}
 		}
 		stop = start
@@ -83,8 +84,7 @@ func decodeJournal(data []byte) (Record, int64, error) {
 	var r Record
 	r.Messages = make([]llm.Message, 0, last.n)
 	// The header in force is the one the last commit names; history before the last
-	// reset was dropped. Neither needs decoding what came before (a line holds no raw
-	// newline, so the search finds only a reset line).
+	// reset (whose end the commit names too) was dropped: nothing before it is decoded.
 	hp, err := headerAt(data[:end], last.headerOff)
 	if err != nil {
 		return Record{}, 0, err
@@ -93,13 +93,17 @@ func decodeJournal(data []byte) (Record, int64, error) {
 	if err := json.Unmarshal(hp, &h); err != nil {
 		return Record{}, 0, fmt.Errorf("header: %w", err)
 	}
-	start := 0
-	if i := bytes.LastIndex(data[:end], resetSearch); i >= 0 {
-		start = i + 1
+	// The history in force starts after the last reset line, which the commit names.
+	start := last.resetOff
+	if start < 0 || start > end || (start > 0 && !bytes.HasSuffix(data[:start], append(lineReset, '\n'))) {
+		return Record{}, 0, fmt.Errorf("the last commit names a reset ending at offset %d, where there is none", start)
 	}
-	lineNo := bytes.Count(data[:start], []byte{'\n'})
+	lineOf := func(rel int) int { // the line number, only needed for an error
+		return bytes.Count(data[:start], []byte{'\n'}) + rel
+	}
+	rel := 0
 	for rest := data[start:end]; len(rest) > 0; {
-		lineNo++
+		rel++
 		i := bytes.IndexByte(rest, '\n')
 		line := rest[:i]
 		rest = rest[i+1:]
@@ -142,7 +146,7 @@ func decodeJournal(data []byte) (Record, int64, error) {
 			err = errors.New("unknown line kind")
 		}
 		if err != nil {
-			return Record{}, 0, fmt.Errorf("line %d: %w", lineNo, err)
+			return Record{}, 0, fmt.Errorf("line %d: %w", lineOf(rel), err)
 		}
 	}
 	h.apply(&r)
