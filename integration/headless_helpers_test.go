@@ -18,6 +18,8 @@ import (
 	"testing"
 	"text/template"
 	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // runTimeout bounds one robota invocation so a hung run fails the test instead of the suite.
@@ -145,10 +147,11 @@ func (p *project) mustRun(t *testing.T, args ...string) runResult {
 func (p *project) sessionsDir() string { return filepath.Join(p.Dir, ".robota", "sessions") }
 func (p *project) logsDir() string     { return filepath.Join(p.Dir, ".robota", "logs") }
 
-func (p *project) recordPath(id string) string { return filepath.Join(p.sessionsDir(), id+".json") }
+// recordPath is the session's journal (see package store).
+func (p *project) recordPath(id string) string { return filepath.Join(p.sessionsDir(), id+".jsonl") }
 func (p *project) logPath(id string) string    { return filepath.Join(p.logsDir(), id+".jsonl") }
 
-// sessionIDs lists the ids of the record files (temp files of interrupted saves excluded).
+// sessionIDs lists the ids of the session journals (temp files of interrupted saves excluded).
 func (p *project) sessionIDs(t *testing.T) []string {
 	t.Helper()
 	entries, err := os.ReadDir(p.sessionsDir())
@@ -160,7 +163,7 @@ func (p *project) sessionIDs(t *testing.T) []string {
 	}
 	var ids []string
 	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && !strings.HasPrefix(e.Name(), ".") {
+		if id, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && !strings.HasPrefix(e.Name(), ".") {
 			ids = append(ids, id)
 		}
 	}
@@ -179,8 +182,11 @@ type storedMessage struct {
 	Role    string `json:"role"`
 	State   string `json:"state"`
 	Content []struct {
-		Type       string `json:"type"`
-		Text       string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ToolCall *struct {
+			ID string `json:"id"`
+		} `json:"toolCall"`
 		ToolResult *struct {
 			Content string `json:"content"`
 			IsError bool   `json:"isError"`
@@ -200,16 +206,21 @@ func (m storedMessage) text() string {
 	return b.String()
 }
 
-// parseRecord decodes a record file's bytes and checks that it names id.
+// parseRecord decodes a session journal's bytes with the store's own reader (which
+// checks that it names id) and keeps what the tests look at.
 func parseRecord(data []byte, id string) (storedRecord, error) {
-	var rec storedRecord
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return rec, err
+	ms := store.NewMemoryStore(store.Options{})
+	ms.SetJournal(id, data)
+	full, err := ms.Load(context.Background(), id)
+	if err != nil {
+		return storedRecord{}, err
 	}
-	if rec.ID != id {
-		return rec, errors.New("record id " + rec.ID + " in the file of session " + id)
+	rec := storedRecord{ID: full.ID, Cwd: full.Cwd}
+	b, err := json.Marshal(full.Messages)
+	if err == nil {
+		err = json.Unmarshal(b, &rec.Messages)
 	}
-	return rec, nil
+	return rec, err
 }
 
 func (p *project) record(t *testing.T, id string) storedRecord {

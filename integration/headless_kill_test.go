@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,10 +28,11 @@ const (
 
 // TestHeadlessKill9LeavesLoadableSessionAndLog: robota -p killed with SIGKILL at a random
 // moment, 50 times (new sessions and --resume of one session, mixed), always leaves every
-// session file loadable — the last complete save, or no file — and logs whose complete
-// lines all parse (a trailing partial line is allowed), with consecutive sequence numbers
-// and payload references that name complete payload files. Afterwards every stored session
-// resumes.
+// session journal loadable, holding every tool round completed before the kill (issue 10
+// §2: a round is proven complete by the log, which records a provider request only after
+// the rounds before it are stored), and logs whose complete lines all parse (a trailing
+// partial line is allowed), with consecutive sequence numbers and payload references that
+// name complete payload files. Afterwards every stored session resumes with them.
 func TestHeadlessKill9LeavesLoadableSessionAndLog(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv(killSeedEnv); s != "" {
@@ -67,7 +69,7 @@ func TestHeadlessKill9LeavesLoadableSessionAndLog(t *testing.T) {
 	logs := logCheck{}
 	checkSessions(t, p, saved, "before the kills")
 
-	killed, finished, resumed, savesSeen, tornTails := 0, 0, 0, 0, 0
+	killed, finished, resumed, savesSeen, tornTails, proven := 0, 0, 0, 0, 0, 0
 	for round := range killRounds {
 		args := append([]string{"-p", fmt.Sprintf("round %d", round)}, base...)
 		if rng.IntN(3) > 0 {
@@ -88,20 +90,104 @@ func TestHeadlessKill9LeavesLoadableSessionAndLog(t *testing.T) {
 			savesSeen++
 		}
 		tornTails += logs.check(t, p, fmt.Sprintf("round %d (kill after %v)", round, delay))
+		proven = 0
+		for _, sid := range p.sessionIDs(t) {
+			proven += wantCompletedRounds(t, p, sid, fmt.Sprintf("round %d (kill after %v)", round, delay))
+		}
 	}
-	t.Logf("%d rounds: %d killed mid-run, %d finished first; %d resumed %s; %d rounds saved a record; %d torn log tails seen",
-		killRounds, killed, finished, resumed, id, savesSeen, tornTails)
+	t.Logf("%d rounds: %d killed mid-run, %d finished first; %d resumed %s; %d rounds saved a record; %d torn log tails seen; "+
+		"%d completed tool rounds proven by the logs, all stored",
+		killRounds, killed, finished, resumed, id, savesSeen, tornTails, proven)
 	if killed < killRounds/5 {
 		t.Fatalf("only %d of %d runs were killed before they finished: the test did not exercise kills", killed, killRounds)
 	}
 
-	// Every stored session is loadable by robota itself.
+	// Every stored session is loadable by robota itself, and resumes with every completed
+	// round: the record the resumed run starts from is the one checked above, and what it
+	// sends the model (its first request) carries all of it.
 	for _, sid := range p.sessionIDs(t) {
+		before := p.record(t, sid)
 		res := p.mustRun(t, append([]string{"-p", "after the kills", "--resume", sid}, base...)...)
 		if got := sessionIDOf(t, res.Stdout); got != sid {
 			t.Fatalf("--resume %s ran session %s", sid, got)
 		}
+		wantPrefix(t, "resumed after the kills: "+sid, before, p.record(t, sid))
+		wantCompletedRounds(t, p, sid, "after the kills")
 	}
+}
+
+// wantCompletedRounds checks that the journal of session sid holds every tool round its
+// log proves complete, and returns how many. The session stores the rounds completed so
+// far before it logs a provider request (session.onAgentEvent), so a logged provider
+// request of round r proves that its run's prompt is stored, followed by r-1 tool rounds:
+// an assistant message with tool calls and their results each.
+func wantCompletedRounds(t *testing.T, p *project, sid, when string) int {
+	t.Helper()
+	data, err := os.ReadFile(p.logPath(sid))
+	if err != nil {
+		t.Fatalf("%s: %v", when, err)
+	}
+	complete, _ := splitLines(data)
+	prompts, rounds := map[string]string{}, map[string]int{} // by executionId
+	var order []string
+	for _, line := range complete {
+		var e struct {
+			Event string `json:"event"`
+			Data  struct {
+				ExecutionID string `json:"executionId"`
+				Round       int    `json:"round"`
+				Message     *struct {
+					Role    string `json:"role"`
+					Content []struct {
+						Text string `json:"text"`
+					} `json:"content"`
+				} `json:"message"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(line, &e) != nil || e.Data.ExecutionID == "" {
+			continue
+		}
+		x := e.Data.ExecutionID
+		switch {
+		case e.Event == "history_mutation" && e.Data.Message != nil && e.Data.Message.Role == "user" && prompts[x] == "":
+			if len(e.Data.Message.Content) > 0 {
+				prompts[x] = e.Data.Message.Content[0].Text
+				order = append(order, x)
+			}
+		case e.Event == "provider_request":
+			rounds[x] = max(rounds[x], e.Data.Round)
+		}
+	}
+	rec := p.record(t, sid)
+	total := 0
+	for _, x := range order {
+		done := rounds[x] - 1
+		if rounds[x] == 0 {
+			continue // killed before its first request: nothing is proven
+		}
+		u := slices.IndexFunc(rec.Messages, func(m storedMessage) bool { return m.Role == "user" && m.text() == prompts[x] })
+		if u < 0 {
+			t.Fatalf("%s: session %s: the prompt %q of a run that reached the model is not stored", when, sid, prompts[x])
+		}
+		for k := range done {
+			a, r := u+1+2*k, u+2+2*k
+			if r >= len(rec.Messages) || rec.Messages[a].Role != "assistant" || !hasToolCall(rec.Messages[a]) || rec.Messages[r].Role != "tool" {
+				t.Fatalf("%s: session %s: the log proves %d completed tool rounds after %q, the journal holds %d",
+					when, sid, done, prompts[x], k)
+			}
+		}
+		total += done
+	}
+	return total
+}
+
+func hasToolCall(m storedMessage) bool {
+	for _, c := range m.Content {
+		if c.ToolCall != nil && c.ToolCall.ID != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // killDelay draws when to kill a run that takes about full: half of the kills fall

@@ -2,14 +2,16 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // TestHeadlessResumeContinueAndFork: a session of three robota -p runs (new, --resume ID,
@@ -111,14 +113,8 @@ func wantReplayMatchesRecord(t *testing.T, p *project, id string) {
 	if err != nil {
 		t.Fatalf("replay of %s: %v", id, err)
 	}
-	data, err := os.ReadFile(p.recordPath(id))
+	rec, err := store.NewFileStore(p.sessionsDir(), store.Options{}).Load(context.Background(), id)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var rec struct {
-		Messages []llm.Message `json:"messages"`
-	}
-	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(replayed.Messages)
@@ -197,4 +193,34 @@ func lastRequestUserTexts(t *testing.T, p *project, id string) []string {
 		}
 	}
 	return out
+}
+
+// Issue 10 §6: --continue when the newest session record is corrupt names the file and
+// what to do and exits non-zero, without continuing (or touching) an older session;
+// --resume "" is a usage error.
+func TestHeadlessContinueRefusesACorruptNewestRecord(t *testing.T) {
+	p := newProject(t)
+	p.writeFile(t, "notes.txt", "The release codename is MARKER-ONE.\n")
+	script := p.script(t, "resume", nil)
+	base := []string{"--provider", "script", "--script", script, "--allowedTools", "Read,Bash(echo *)", "--output-format", "json"}
+	r1 := resultObject(t, p.mustRun(t, append([]string{"-p", "first question"}, base...)...).Stdout)
+	id, _ := r1["session_id"].(string)
+	older, err := os.ReadFile(p.recordPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := p.recordPath("newer-session")
+	if err := os.WriteFile(bad, []byte(`{"k":"h","v":1,"h":{"id":"newer-session","cwd":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := p.run(t, append([]string{"-p", "second question", "--continue"}, base...)...)
+	if res.Code == 0 || !strings.Contains(res.Stderr, bad) || !strings.Contains(res.Stderr, "--resume") {
+		t.Fatalf("--continue with a corrupt newest record: exit %d, stderr %q; want non-zero naming %s and what to do", res.Code, res.Stderr, bad)
+	}
+	if after, _ := os.ReadFile(p.recordPath(id)); !bytes.Equal(after, older) {
+		t.Fatal("--continue went on with the older session")
+	}
+	if res := p.run(t, append([]string{"-p", "third", "--resume", ""}, base...)...); res.Code != 2 || !strings.Contains(res.Stderr, "--resume needs a session id") {
+		t.Fatalf("--resume \"\": exit %d, stderr %q; want 2", res.Code, res.Stderr)
+	}
 }

@@ -79,7 +79,15 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
-	fs.Visit(func(f *flag.Flag) { o.Print = o.Print || f.Name == "p" })
+	resumeSet := false
+	fs.Visit(func(f *flag.Flag) {
+		o.Print = o.Print || f.Name == "p"
+		resumeSet = resumeSet || f.Name == "resume"
+	})
+	if resumeSet && strings.TrimSpace(o.Resume) == "" {
+		// Running a new session instead would lose the one the user meant to continue.
+		return Options{}, errors.New("--resume needs a session id (use --continue for the latest session)")
+	}
 	switch {
 	case len(positional) == 0:
 	case o.Print && o.Prompt == "" && len(positional) == 1:

@@ -79,6 +79,10 @@ func TestMainExitStatuses(t *testing.T) {
 		{args: []string{"-p", "a", "b"}, wantCode: 2, wantStderr: "unexpected arguments"},
 		{args: []string{"-p", "--output-format", "json", "a", "b"}, wantCode: 2, wantStderr: "unexpected arguments"},
 		{args: []string{"--fork-session", "-p", "hi"}, wantCode: 2, wantStderr: "--fork-session needs --resume ID or --continue"},
+		// Issue 10 §6: an empty --resume is a usage error, not a new session.
+		{args: []string{"-p", "hi", "--resume", ""}, wantCode: 2, wantStderr: "--resume needs a session id"},
+		{args: []string{"-p", "hi", "--resume="}, wantCode: 2, wantStderr: "--resume needs a session id"},
+		{args: []string{"--resume", " ", "-p", "hi"}, wantCode: 2, wantStderr: "--resume needs a session id"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -14,8 +14,13 @@
 //   - Exit status: 0 success; 1 a failed run (error_during_execution, including the
 //     context-window guard stopping the run; error_max_turns) with the reason on stderr in
 //     text mode and in "errors" otherwise; 2 a usage or configuration error (flags,
-//     settings, hooks, permission rules, --cwd, no provider); 128+signal after SIGINT
-//     (130), SIGTERM (143) or SIGHUP (129), the session saved first.
+//     settings, hooks, permission rules, --cwd, no provider, an empty --resume); 128+signal
+//     after SIGINT (130), SIGTERM (143) or SIGHUP (129), the session saved first.
+//   - A session that could not be saved (a full disk) makes the run fail: the result line
+//     is an error naming the file that could not be written, and the exit status is 1.
+//   - --continue whose newest session record cannot be read fails (exit 1), naming the file
+//     and what to do; it never continues an older session instead. Problems the session
+//     store recovered from (a crash's torn last round, dropped) are printed on stderr.
 //
 // Background commands (Bash run_in_background) run in robota-worker (DESIGN.md decision
 // 10), found beside robota, then on PATH, launched on the first one and stopped when the

@@ -110,11 +110,21 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	res := resultOf(sess, answer, runErr, o.MaxTurns)
 	res.DurationMS = time.Since(start).Milliseconds()
 	closeErr := a.Close(context.Background(), "other")
+	unsaved := closeErr != nil && !res.IsError
+	if unsaved {
+		// The answer was given but not saved (a full disk): the result line says so too,
+		// so it agrees with the exit status.
+		res.Subtype, res.IsError = output.SubtypeErrorDuringExecution, true
+		res.Errors = append(res.Errors, closeErr.Error())
+	}
+	for _, w := range a.StoreWarnings { // a crash left a torn round: always worth knowing
+		fmt.Fprintf(stderr, "robota: warning: %s\n", w)
+	}
 	if err := out.Result(res); err != nil {
 		fmt.Fprintf(stderr, "robota: write output: %v\n", err)
 		return exitFailed
 	}
-	if closeErr != nil {
+	if closeErr != nil && !(unsaved && format == output.FormatText) { // else printed with res.Errors
 		fmt.Fprintf(stderr, "robota: saving session %s: %v\n", sess.ID(), closeErr)
 	}
 	switch {

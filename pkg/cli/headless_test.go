@@ -199,3 +199,37 @@ func TestToolReporterShowsHookMessagesAlways(t *testing.T) {
 		}
 	}
 }
+
+// Issue 10 §5: when the session cannot be saved (a full disk, an unwritable directory),
+// the result line and the exit status agree (is_error, exit 1) and the message names the
+// file that could not be written.
+func TestHeadlessUnsavedSessionIsAnError(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".robota"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A file where the sessions directory belongs: every save fails (as root too).
+	if err := os.WriteFile(filepath.Join(dir, ".robota", "sessions"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scriptPath := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(scriptPath, []byte("turns:\n  - text: the answer\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := mainWith([]string{"-p", "hi", "--provider", "script", "--script", scriptPath, "--cwd", dir, "--output-format", "json"},
+		openFile(t, os.DevNull), &out, &errb)
+	var res struct {
+		SessionID string   `json:"session_id"`
+		IsError   bool     `json:"is_error"`
+		Errors    []string `json:"errors"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("result line %q: %v", out.String(), err)
+	}
+	want := filepath.Join(dir, ".robota", "sessions", res.SessionID+".jsonl")
+	if code != 1 || !res.IsError || len(res.Errors) == 0 || !strings.Contains(strings.Join(res.Errors, "\n"), want) {
+		t.Fatalf("exit %d, result %s; want exit 1 and is_error naming %s (stderr %q)", code, out.String(), want, errb.String())
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
@@ -78,8 +79,12 @@ type Assembled struct {
 	ResumedFrom string
 	// Warnings are non-fatal findings (unknown settings keys, project context diagnostics).
 	Warnings []string
+	// StoreWarnings are problems the session store recovered from (a torn last round
+	// dropped after a crash); front ends show them always.
+	StoreWarnings []string
 
 	logger *sessionlog.FileLogger
+	store  *store.FileStore
 }
 
 // ErrNoSessionToContinue is returned by --continue in a directory without sessions.
@@ -184,7 +189,13 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err := ensureRuntimeGitignore(opts.Cwd); err != nil {
 		a.Warnings = append(a.Warnings, err.Error())
 	}
-	st := store.NewFileStore(store.ProjectDir(opts.Cwd), store.Options{Now: opts.Now})
+	var warnMu sync.Mutex
+	st := store.NewFileStore(store.ProjectDir(opts.Cwd), store.Options{Now: opts.Now, OnWarning: func(err error) {
+		warnMu.Lock()
+		a.StoreWarnings = append(a.StoreWarnings, err.Error())
+		warnMu.Unlock()
+	}})
+	a.store = st
 	resume, err := findResume(ctx, st, opts)
 	if err != nil {
 		return nil, err
@@ -243,6 +254,9 @@ func ToolOutputDir(cwd string) string { return filepath.Join(cwd, ".robota", "to
 func (a *Assembled) Close(ctx context.Context, reason string) error {
 	err := a.Session.Shutdown(ctx, reason)
 	if cerr := a.logger.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := a.store.Close(); err == nil {
 		err = cerr
 	}
 	return err
@@ -359,6 +373,10 @@ func forkRecord(ctx context.Context, st store.Store, id, newID string) (*store.R
 	return &rec, nil
 }
 
+// ErrCorruptSession is returned when the session to resume or continue cannot be read:
+// the message names the file and what to do. robota -p exits 1 on it.
+var ErrCorruptSession = errors.New("session record is corrupt")
+
 func findResume(ctx context.Context, st *store.FileStore, opts Options) (*store.Record, error) {
 	switch {
 	case opts.Resume != "":
@@ -366,16 +384,27 @@ func findResume(ctx context.Context, st *store.FileStore, opts Options) (*store.
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("--resume %s: no such session in %s", opts.Resume, st.Dir())
 		}
+		if ce := (*store.CorruptError)(nil); errors.As(err, &ce) {
+			return nil, fmt.Errorf("--resume %s: %w: %s cannot be read (%w); move it out of %s, or resume another session",
+				opts.Resume, ErrCorruptSession, ce.Path, ce.Err, st.Dir())
+		}
 		return rec, err
 	case opts.Continue:
+		// A corrupt newest record is an error, never a reason to continue an older session.
 		latest, err := store.LatestForCwd(ctx, st, opts.Cwd)
+		var rec *store.Record
+		if err == nil {
+			rec, err = loadRecord(ctx, st, latest.ID)
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("--continue: %w (%s)", ErrNoSessionToContinue, st.Dir())
 		}
-		if err != nil {
-			return nil, err
+		if ce := (*store.CorruptError)(nil); errors.As(err, &ce) {
+			return nil, fmt.Errorf("--continue: %w: the newest session record %s cannot be read (%w); "+
+				"move it out of %s to continue the session before it, or pick one with --resume ID",
+				ErrCorruptSession, ce.Path, ce.Err, st.Dir())
 		}
-		return &latest, nil
+		return rec, err
 	}
 	return nil, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 	"github.com/robota-sdk/robota-go/pkg/providers/anthropic"
 )
 
@@ -247,39 +248,28 @@ func TestResumeKeepsUnknownRecordMembers(t *testing.T) {
 		return a
 	}
 	first := run(opts, "first")
-	b, err := os.ReadFile(first.RecordPath)
+	st := store.NewFileStore(store.ProjectDir(dir), store.Options{})
+	rec, err := st.Load(ctx, first.Session.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec map[string]json.RawMessage
-	if err := json.Unmarshal(b, &rec); err != nil {
+	rec.Extra = map[string]json.RawMessage{"futureField": json.RawMessage(`{"a":[1,2]}`)}
+	if err := st.Save(ctx, &rec); err != nil {
 		t.Fatal(err)
 	}
-	rec["futureField"] = json.RawMessage(`{"a":[1,2]}`)
-	if b, err = json.Marshal(rec); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, first.RecordPath, string(b))
 
 	opts.Resume = first.Session.ID()
 	run(opts, "second")
-	after, err := os.ReadFile(first.RecordPath)
+	saved, err := st.Load(ctx, first.Session.ID())
 	if err != nil {
-		t.Fatal(err)
-	}
-	var saved struct {
-		FutureField json.RawMessage   `json:"futureField"`
-		Messages    []json.RawMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(after, &saved); err != nil {
 		t.Fatal(err)
 	}
 	if len(saved.Messages) < 5 {
 		t.Fatalf("resumed record has %d messages, want both exchanges", len(saved.Messages))
 	}
 	var compact bytes.Buffer
-	if err := json.Compact(&compact, saved.FutureField); err != nil || compact.String() != `{"a":[1,2]}` {
-		t.Fatalf("futureField after resume = %s (%v), want it kept", saved.FutureField, err)
+	if err := json.Compact(&compact, saved.Extra["futureField"]); err != nil || compact.String() != `{"a":[1,2]}` {
+		t.Fatalf("futureField after resume = %s (%v), want it kept", saved.Extra["futureField"], err)
 	}
 }
 
@@ -402,5 +392,53 @@ func TestRuntimeFilesAreGitignored(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, ".robota", ".gitignore")); string(got) != custom {
 		t.Fatalf("user's .gitignore rewritten: %q", got)
+	}
+}
+
+// Issue 10 §6: --continue when the newest record is corrupt names the file and what to do,
+// and never continues an older session silently; --resume of a corrupt record does too.
+func TestContinueRefusesACorruptNewestRecord(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		corrupt func(t *testing.T, dir, newestPath string) string // returns the corrupt file
+	}{
+		{"unreadable file", func(t *testing.T, dir, _ string) string {
+			p := filepath.Join(store.ProjectDir(dir), "zz-newer.jsonl")
+			writeFile(t, p, `{"k":"h","v":1,"h":{"id":"zz-newer"`)
+			return p
+		}},
+		{"damaged history", func(t *testing.T, _, newestPath string) string {
+			b, err := os.ReadFile(newestPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, newestPath, strings.Replace(string(b), `"role":"user"`, `"role":"user"!`, 1))
+			return newestPath
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, home := project(t, resumeScript, "")
+			ctx := context.Background()
+			var paths []string
+			for _, prompt := range []string{"first", "second"} {
+				a, err := Assemble(ctx, Options{Cwd: dir, Home: home, Env: envOf(nil)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := a.Session.Run(ctx, prompt); err != nil {
+					t.Fatal(err)
+				}
+				if err := a.Close(ctx, "other"); err != nil {
+					t.Fatal(err)
+				}
+				paths = append(paths, a.RecordPath)
+				time.Sleep(10 * time.Millisecond) // distinct updatedAt
+			}
+			bad := tc.corrupt(t, dir, paths[1])
+			_, err := Assemble(ctx, Options{Cwd: dir, Home: home, Env: envOf(nil), Continue: true})
+			if !errors.Is(err, ErrCorruptSession) || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "--resume") {
+				t.Fatalf("--continue with a corrupt newest record = %v, want ErrCorruptSession naming %s and what to do", err, bad)
+			}
+		})
 	}
 }

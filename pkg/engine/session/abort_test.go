@@ -146,7 +146,8 @@ func TestShutdown_DuringRunAbortsThenSavesThenSessionEnd(t *testing.T) {
 		t.Fatalf("run error %v", res.err)
 	}
 	steps := tr.get()
-	want := []string{"hook:SessionStart", "hook:UserPromptSubmit", "log:session_shutdown", "store:save", "store:save", "hook:SessionEnd"}
+	// The prompt is saved before the provider request; the aborted run, then Shutdown save.
+	want := []string{"hook:SessionStart", "hook:UserPromptSubmit", "store:save", "log:session_shutdown", "store:save", "store:save", "hook:SessionEnd"}
 	if strings.Join(steps, " ") != strings.Join(want, " ") {
 		t.Fatalf("steps %v, want %v", steps, want)
 	}

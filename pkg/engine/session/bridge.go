@@ -25,6 +25,12 @@ func (s *Session) reportTool(ev ToolExecutionEvent) {
 // OnToolExecution. The agent delivers events one at a time, and a wrapped tool's end is
 // reported before its tool_execution_result, so the check below is exact.
 func (s *Session) onAgentEvent(ev agent.Event) {
+	if ev.Type == agent.EventProviderRequest {
+		// Events arrive synchronously from the loop: the rounds completed so far (and the
+		// run's prompt) are durable before this request is sent, and before it is logged,
+		// so a logged request proves the rounds before it are stored.
+		s.persistRound()
+	}
 	s.log(string(ev.Type), ev)
 	switch ev.Type {
 	case agent.EventToolBatchStarted:

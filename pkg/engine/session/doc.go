@@ -6,9 +6,10 @@
 //
 // It consumes the permission evaluator, the hook runner and the session logger through the
 // small interfaces declared in ports.go, so it imports none of their implementations; thin
-// adapters connect them. The data it logs are sessionlog's typed event values. Persistence uses package store's Record, the one persisted record type: the
-// Store port saves a *store.Record (a store.Store serves it as it is), Config.Resume is one,
-// and the session converts its typed HistoryEntry timeline at that boundary.
+// adapters connect them. The data it logs are sessionlog's typed event values. Persistence
+// uses package store's types: the Store port appends a *store.Delta (a store.Store serves
+// it as it is), Config.Resume is a *store.Record, and the session converts its typed
+// HistoryEntry timeline events at that boundary.
 //
 // Guarantees:
 //   - A tool call never turns into a Go error or a panic in the loop: a denial, a hook block,
@@ -32,8 +33,17 @@
 //     and leaves the session usable after an abort or a provider error.
 //   - Compaction replaces the history with [system message, "[Context Summary] …"] only when
 //     every step before it succeeded; a block, a failure or an abort leaves history unchanged.
-//   - The session is saved after every Run, manual compaction and Shutdown; Shutdown fires
-//     SessionEnd exactly once, after the save.
+//   - No lost work (DESIGN.md decision 8): the run's prompt and every completed tool round
+//     (the assistant message and its tool results) are stored before the next provider
+//     request is sent, and before that request is logged; a kill at any instant loses at
+//     most the round in flight. The session is also saved, header fields included, after
+//     every Run (an aborted one too, with its partial answer), manual compaction and
+//     Shutdown; Shutdown fires SessionEnd exactly once, after the save.
+//   - A save appends only what the store does not hold yet (the new messages and timeline
+//     events; the header only when it changed), so its cost does not grow with the
+//     history. After a compaction or a clear, the next save appends a reset and the new
+//     history. A save that fails mid-run is logged and retried by the next one; the save at
+//     the end of a Run reports it as ErrSave.
 //   - The log starts with session_init and a history_mutation reset holding the starting
 //     history (system message, resumed or forked conversation), so replaying the log alone
 //     rebuilds the messages the record holds. A conversation resumed into its own log is

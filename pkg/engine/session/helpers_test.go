@@ -165,45 +165,48 @@ func (h *fakeHooks) events() []session.HookEvent {
 	return out
 }
 
-// memStore keeps records in their JSON form, as a real store would.
+// memStore is a store.MemoryStore (the journal format a FileStore writes) that counts
+// appends, traces them and can be made to fail.
 type memStore struct {
 	tr    *trace
 	mu    sync.Mutex
 	saves int
-	data  map[string][]byte
+	ms    *store.MemoryStore
 	err   error
 }
 
-func (s *memStore) Save(_ context.Context, rec *store.Record) error {
-	s.tr.add("store:save")
+func (s *memStore) store() *store.MemoryStore {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil {
-		return s.err
+	if s.ms == nil {
+		s.ms = store.NewMemoryStore(store.Options{})
 	}
-	b, err := json.Marshal(rec)
+	return s.ms
+}
+
+func (s *memStore) Append(ctx context.Context, d *store.Delta) error {
+	s.tr.add("store:save")
+	ms := s.store()
+	s.mu.Lock()
+	err := s.err
+	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	if s.data == nil {
-		s.data = map[string][]byte{}
+	if err := ms.Append(ctx, d); err != nil {
+		return err
 	}
-	s.data[rec.ID] = b
+	s.mu.Lock()
 	s.saves++
+	s.mu.Unlock()
 	return nil
 }
 
 func (s *memStore) load(t testing.TB, id string) store.Record {
 	t.Helper()
-	s.mu.Lock()
-	b, ok := s.data[id]
-	s.mu.Unlock()
-	if !ok {
-		t.Fatalf("no record %s saved", id)
-	}
-	var rec store.Record
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatalf("record %s does not decode: %v", id, err)
+	rec, err := s.store().Load(context.Background(), id)
+	if err != nil {
+		t.Fatalf("record %s: %v", id, err)
 	}
 	return rec
 }

@@ -2,11 +2,11 @@ package session
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // History entry categories.
@@ -70,43 +70,15 @@ func mergeTimeline(msgs []llm.Message, events []anchoredEvent) []HistoryEntry {
 	return out
 }
 
-// eventsFromTimeline recovers anchored events from a persisted timeline.
-func eventsFromTimeline(entries []HistoryEntry) []anchoredEvent {
-	var events []anchoredEvent
-	chats := 0
-	for _, e := range entries {
-		if e.Category == CategoryChat {
-			chats++
-			continue
-		}
-		events = append(events, anchoredEvent{after: chats, entry: e})
-	}
-	return events
-}
-
-// historyToRaw encodes a timeline into the store record's form. An entry that does not
-// encode (an event entry whose Data is not JSON) is left out and reported in the error.
-func historyToRaw(entries []HistoryEntry) ([]json.RawMessage, error) {
-	out := make([]json.RawMessage, 0, len(entries))
-	var errs []error
-	for _, e := range entries {
-		b, err := json.Marshal(e)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: entry %s: %w", ErrInvalidEntry, e.ID, err))
-			continue
-		}
-		out = append(out, b)
-	}
-	return out, errors.Join(errs...)
-}
-
-// historyFromRaw decodes a stored timeline.
-func historyFromRaw(raw []json.RawMessage) ([]HistoryEntry, error) {
-	out := make([]HistoryEntry, len(raw))
-	for i, b := range raw {
-		if err := json.Unmarshal(b, &out[i]); err != nil {
+// eventsFromRecord decodes a stored record's timeline events.
+func eventsFromRecord(stored []store.Event) ([]anchoredEvent, error) {
+	out := make([]anchoredEvent, 0, len(stored))
+	for i, e := range stored {
+		var entry HistoryEntry
+		if err := json.Unmarshal(e.Entry, &entry); err != nil {
 			return nil, fmt.Errorf("%w: entry %d: %w", ErrInvalidEntry, i, err)
 		}
+		out = append(out, anchoredEvent{after: e.After, entry: entry})
 	}
 	return out, nil
 }

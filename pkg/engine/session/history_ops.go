@@ -101,6 +101,7 @@ func (s *Session) ClearHistory() error {
 		return ErrRunInProgress
 	}
 	s.agent, s.events = a, nil
+	s.gen++
 	s.mu.Unlock()
 	s.logReset(msgs)
 	s.tracker.UpdateFromHistory(msgs, 0)

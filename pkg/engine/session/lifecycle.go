@@ -3,11 +3,9 @@ package session
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
-	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // Compact summarizes the conversation (trigger "manual"): PreCompact, summary, history
@@ -45,6 +43,7 @@ func (s *Session) compact(ctx context.Context, trigger, instructions string) err
 		}
 		s.mu.Lock()
 		s.agent, s.events = a, nil
+		s.gen++
 		s.mu.Unlock()
 		next = msgs
 		return nil
@@ -99,67 +98,4 @@ func (s *Session) Shutdown(ctx context.Context, reason string) error {
 		return fmt.Errorf("%w: %w", ErrSave, err)
 	}
 	return nil
-}
-
-// persist saves the session when a store is configured. An aborted run still saves.
-func (s *Session) persist(ctx context.Context) error {
-	if s.cfg.Store == nil {
-		return nil
-	}
-	rec, err := s.record()
-	if err == nil {
-		err = s.cfg.Store.Save(context.WithoutCancel(ctx), &rec)
-	}
-	if err != nil {
-		s.log(sessionlog.EventError, sessionlog.NewErrorData("save", err))
-		return err
-	}
-	return nil
-}
-
-// Record returns the session as a persistable record. A timeline entry that cannot be
-// encoded (an event entry whose Data is not JSON) is left out of History; persisting such
-// a session fails with ErrSave instead.
-func (s *Session) Record() store.Record {
-	rec, _ := s.record()
-	return rec
-}
-
-// record builds the persisted record. The session fills the fields it owns; the others
-// come through unchanged from the resumed record, then DecorateRecord adds its own. The
-// error reports timeline entries left out because they do not encode.
-func (s *Session) record() (store.Record, error) {
-	a := s.currentAgent()
-	msgs := a.History()
-	s.mu.Lock()
-	events := append([]anchoredEvent(nil), s.events...)
-	s.mu.Unlock()
-	history, err := historyToRaw(mergeTimeline(msgs, events))
-	rec := store.Record{
-		ID: s.id, Cwd: s.cfg.Cwd, Name: s.cfg.Name, CreatedAt: s.createdAt, UpdatedAt: s.cfg.Now(),
-		Messages: nonNil(msgs), History: history,
-		SystemPrompt: s.systemMessage, ToolSchemas: s.ToolSchemas(),
-	}
-	copyOpaqueFields(&rec, s.resumed)
-	if s.cfg.DecorateRecord != nil {
-		s.cfg.DecorateRecord(&rec)
-	}
-	return rec, err
-}
-
-// copyOpaqueFields copies the fields the session does not own from src, including the
-// members this version does not define (Extra), so a resumed session saves them back.
-func copyOpaqueFields(dst, src *store.Record) {
-	if src == nil {
-		return
-	}
-	dst.BackgroundTasks = src.BackgroundTasks
-	dst.BackgroundTaskEvents = src.BackgroundTaskEvents
-	dst.BackgroundJobGroups = src.BackgroundJobGroups
-	dst.BackgroundJobGroupEvents = src.BackgroundJobGroupEvents
-	dst.MemoryEvents = src.MemoryEvents
-	dst.UsedMemoryReferences = src.UsedMemoryReferences
-	dst.ContextReferences = src.ContextReferences
-	dst.SandboxSnapshotID = src.SandboxSnapshotID
-	dst.Extra = maps.Clone(src.Extra) // DecorateRecord may write to it
 }

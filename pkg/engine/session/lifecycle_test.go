@@ -32,7 +32,8 @@ func TestShutdown_SessionEndExactlyOnceAfterSave(t *testing.T) {
 		}
 	}
 	steps := tr.get()
-	want := "hook:SessionStart hook:UserPromptSubmit hook:Stop store:save log:session_shutdown store:save hook:SessionEnd"
+	// The prompt is saved before the provider request, the run after Stop, then Shutdown.
+	want := "hook:SessionStart hook:UserPromptSubmit store:save hook:Stop store:save log:session_shutdown store:save hook:SessionEnd"
 	if got := strings.Join(steps, " "); got != want {
 		t.Fatalf("steps %q, want %q", got, want)
 	}

@@ -68,8 +68,8 @@ turns:
 		if got := mustRun(t, s, prompt); got != want[i] {
 			t.Fatalf("run %d answered %q, want %q", i+1, got, want[i])
 		}
-		if st.saves != i+1 {
-			t.Fatalf("after run %d the store saw %d saves", i+1, st.saves)
+		if got := st.load(t, s.ID()); len(got.Messages) != len(s.Messages()) {
+			t.Fatalf("after run %d the store holds %d messages, the session %d", i+1, len(got.Messages), len(s.Messages()))
 		}
 	}
 	if data, err := os.ReadFile(b); err != nil || string(data) != "hello from b\n" {
@@ -81,9 +81,9 @@ turns:
 		t.Fatalf("persisted roles %s, want %s", got, wantRoles)
 	}
 	if rec.Cwd != dir || rec.Name != "demo" || rec.SystemPrompt != testSystem || len(rec.ToolSchemas) != 2 ||
-		len(rec.History) != len(rec.Messages) || rec.CreatedAt.IsZero() {
-		t.Fatalf("record fields: cwd %q name %q system %q tools %d history %d created %v",
-			rec.Cwd, rec.Name, rec.SystemPrompt, len(rec.ToolSchemas), len(rec.History), rec.CreatedAt)
+		len(rec.Events) != 0 || rec.CreatedAt.IsZero() {
+		t.Fatalf("record fields: cwd %q name %q system %q tools %d events %d created %v",
+			rec.Cwd, rec.Name, rec.SystemPrompt, len(rec.ToolSchemas), len(rec.Events), rec.CreatedAt)
 	}
 
 	// Resume: a new session from the record, the same provider script.
@@ -157,7 +157,7 @@ func TestSession_RecordCarriesOpaqueFieldsAndDecoration(t *testing.T) {
 
 func TestSession_ResumeRejectsMalformedHistory(t *testing.T) {
 	p := newProvider(t, "turns:\n  - text: ok\n")
-	prior := store.Record{ID: "s1", History: []json.RawMessage{json.RawMessage(`{"id":"e1","category":"event","timestamp":"yesterday"}`)}}
+	prior := store.Record{ID: "s1", Events: []store.Event{{Entry: json.RawMessage(`{"id":"e1","category":"event","timestamp":"yesterday"}`)}}}
 	_, err := session.New(context.Background(), session.Config{Provider: p, Resume: &prior})
 	if !errors.Is(err, session.ErrInvalidEntry) {
 		t.Fatalf("New with a malformed stored entry: %v, want ErrInvalidEntry", err)

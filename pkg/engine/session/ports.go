@@ -11,7 +11,7 @@ import (
 // The interfaces in this file are what Session consumes. Concrete implementations live in
 // pkg/engine/permission, pkg/engine/hook, pkg/engine/session/store and
 // pkg/engine/session/sessionlog; the assembling layer adapts them (a store.Store serves
-// Store as it is: the session saves store.Record itself).
+// Store as it is: the session appends store.Delta values itself).
 
 // PermissionMode is a permission mode as Claude Code names it: "default", "acceptEdits",
 // "plan", "bypassPermissions", "dontAsk". The evaluator interprets it.
@@ -88,10 +88,12 @@ type HookRunner interface {
 	Run(ctx context.Context, input HookInput) HookOutcome
 }
 
-// Store persists session records. The session calls Save after every Run, manual Compact
-// and Shutdown.
+// Store persists sessions. The session appends what the store does not hold yet (see
+// store.Delta): the run's prompt and each completed tool round before the next provider
+// request, and the rest with the header fields after every Run, manual Compact and
+// Shutdown. A store.Store serves it as it is.
 type Store interface {
-	Save(ctx context.Context, rec *store.Record) error
+	Append(ctx context.Context, d *store.Delta) error
 }
 
 // Logger records session events (the spec's Session Logging list) for diagnostics and

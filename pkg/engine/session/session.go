@@ -50,6 +50,10 @@ type Session struct {
 	pendingContext string
 	lastResult     agent.Result
 	shutdown       bool
+	// gen counts history replacements (compaction, clear): a save after one starts over.
+	gen int
+
+	saved persisted
 }
 
 // New builds a session and fires SessionStart (source "startup", or "resume" when
@@ -71,7 +75,14 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		cfg.PermissionMode = DefaultPermissionMode
 	}
 	s := &Session{cfg: cfg, factory: llm.Factory{NewID: cfg.NewID, Now: cfg.Now}, mode: cfg.PermissionMode,
-		reported: map[string]bool{}, requested: map[string]json.RawMessage{}, toolNames: map[string]bool{}, resumed: cfg.Resume}
+		reported: map[string]bool{}, requested: map[string]json.RawMessage{}, toolNames: map[string]bool{}}
+	if r := cfg.Resume; r != nil {
+		// Only the header fields are needed later (saved back unchanged): the history is
+		// held once, by the agent, not also through the record.
+		h := *r
+		h.Messages, h.Events = nil, nil
+		s.resumed = &h
+	}
 	s.id = cfg.SessionID
 	s.systemMessage = cfg.SystemMessage
 	s.createdAt = cfg.Now()
@@ -86,17 +97,18 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		if s.systemMessage == "" {
 			s.systemMessage = r.SystemPrompt
 		}
-		timeline, err := historyFromRaw(r.History)
+		events, err := eventsFromRecord(r.Events)
 		if err != nil {
 			return nil, fmt.Errorf("resume %s: %w", r.ID, err)
 		}
 		history = append(history, r.Messages...)
-		s.events = eventsFromTimeline(timeline)
+		s.events = events
 	}
 	if s.id == "" {
 		s.id = cfg.NewID()
 	}
 	history = s.withSystemMessage(history)
+	s.initPersisted(cfg.Resume, history)
 	s.hooks = &hookBase{runner: cfg.Hooks, sessionID: s.id, transcriptPath: cfg.TranscriptPath,
 		cwd: cfg.Cwd, mode: s.PermissionMode}
 	s.enforcer = NewPermissionEnforcer(EnforcerConfig{

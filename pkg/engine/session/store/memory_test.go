@@ -8,7 +8,14 @@ import (
 )
 
 func TestMemoryStoreConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, opts store.Options) store.Store {
-		return store.NewMemoryStore(opts)
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T, opts store.Options) store.Store { return store.NewMemoryStore(opts) },
+		Raw: func(t *testing.T, s store.Store, id string) []byte { return s.(*store.MemoryStore).Journal(id) },
+		SetRaw: func(t *testing.T, s store.Store, id string, data []byte) {
+			s.(*store.MemoryStore).SetJournal(id, data)
+		},
+		SetLegacy: func(t *testing.T, s store.Store, id string, data []byte) {
+			s.(*store.MemoryStore).SetJournal(id, data)
+		},
 	})
 }

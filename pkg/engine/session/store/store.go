@@ -2,39 +2,61 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
-// Store is the session persistence port. Implementations are safe for concurrent use.
+// Store is the session persistence port. Implementations are safe for concurrent use;
+// one process writes a given session at a time.
 type Store interface {
-	// Save writes rec, replacing any record with the same ID. It stamps rec.UpdatedAt
-	// with the store's clock (and rec.CreatedAt when zero) before writing.
+	// Append adds d to the session's journal as one batch and makes it durable before it
+	// returns. The first Append of a session creates it (d.Header is then required).
+	// A failed Append leaves the journal as it was.
+	Append(ctx context.Context, d *Delta) error
+	// Save writes rec whole, replacing any record with the same ID. It stamps
+	// rec.UpdatedAt with the store's clock (and rec.CreatedAt when zero).
 	Save(ctx context.Context, rec *Record) error
 	// Load returns the record with that ID, ErrNotFound when there is none, or a
-	// *CorruptError when it cannot be read back.
+	// *CorruptError when it cannot be read back. A torn last round is dropped and
+	// reported to Options.OnWarning, never an error.
 	Load(ctx context.Context, id string) (Record, error)
-	// List returns every readable record, newest UpdatedAt first; unreadable ones are
-	// reported in Listing.Corrupt. The error is for backend failures only.
+	// List describes every readable session, newest UpdatedAt first, without decoding
+	// their histories; unreadable ones are reported in Listing.Corrupt. The error is for
+	// backend failures only.
 	List(ctx context.Context) (Listing, error)
+	// Fork copies the session id under newID (for --fork-session) without re-encoding
+	// its history, records id as the copy's Parent, and returns the copy. It returns
+	// ErrNotFound when id does not exist and ErrExists when newID is taken.
+	Fork(ctx context.Context, id, newID string) (Record, error)
 	// Delete removes the record with that ID; deleting an unknown ID is not an error.
 	Delete(ctx context.Context, id string) error
 }
 
-// Listing is the result of List.
-type Listing struct {
-	Records []Record
-	Corrupt []*CorruptError
+// Info describes a stored session for listings.
+type Info struct {
+	ID, Cwd, Name, Parent string
+	CreatedAt, UpdatedAt  time.Time
+	// Messages is the length of the history.
+	Messages int
 }
 
-// Options configure a store. Zero values use the wall clock.
+// Listing is the result of List.
+type Listing struct {
+	Sessions []Info
+	Corrupt  []*CorruptError
+}
+
+// Options configure a store. Zero values use the wall clock and drop warnings.
 type Options struct {
 	// Now stamps CreatedAt/UpdatedAt; it defaults to time.Now. Stamps are stored in UTC.
 	Now func() time.Time
+	// OnWarning receives problems a load recovered from (a *TornTailError). It may be
+	// called from any goroutine using the store.
+	OnWarning func(error)
 }
 
 func (o Options) now() time.Time {
@@ -42,6 +64,12 @@ func (o Options) now() time.Time {
 		return o.Now().UTC()
 	}
 	return time.Now().UTC()
+}
+
+func (o Options) warn(err error) {
+	if o.OnWarning != nil {
+		o.OnWarning(err)
+	}
 }
 
 // maxIDLength keeps file names well under common file system limits.
@@ -71,52 +99,47 @@ func ValidateID(id string) error {
 	return nil
 }
 
-// LatestForCwd returns the most recently updated record whose Cwd is cwd (compared after
-// filepath.Clean), for --continue. It returns ErrNotFound when there is none; corrupt
-// records are skipped.
-func LatestForCwd(ctx context.Context, s Store, cwd string) (Record, error) {
+// LatestForCwd returns the most recently updated session whose Cwd is cwd (compared
+// after filepath.Clean), for --continue. It returns ErrNotFound when there is none. A
+// corrupt record is not skipped: when it could be the newest one (its file changed after
+// the newest readable session of cwd) LatestForCwd returns its *CorruptError, so that
+// --continue never silently resumes an older session.
+func LatestForCwd(ctx context.Context, s Store, cwd string) (Info, error) {
 	listing, err := s.List(ctx)
 	if err != nil {
-		return Record{}, err
+		return Info{}, err
 	}
 	want := filepath.Clean(cwd)
-	for _, r := range listing.Records {
+	var found *Info
+	for i, r := range listing.Sessions {
 		if r.Cwd != "" && filepath.Clean(r.Cwd) == want {
-			return r, nil
+			found = &listing.Sessions[i]
+			break
 		}
 	}
-	return Record{}, fmt.Errorf("%w: no session for %s", ErrNotFound, want)
+	for _, c := range listing.Corrupt {
+		if found == nil || c.ModTime.IsZero() || c.ModTime.After(found.UpdatedAt) {
+			return Info{}, c
+		}
+	}
+	if found == nil {
+		return Info{}, fmt.Errorf("%w: no session for %s", ErrNotFound, want)
+	}
+	return *found, nil
 }
 
-// Fork copies the record id under newID (for --fork-session) and saves the copy with fresh
-// timestamps; the original record is not written. It returns ErrNotFound when id does not
-// exist and ErrExists when newID is taken.
+// Fork copies the record id under newID; see Store.Fork.
 func Fork(ctx context.Context, s Store, id, newID string) (Record, error) {
 	if err := ValidateID(newID); err != nil {
+		return Record{}, err
+	}
+	if err := ValidateID(id); err != nil {
 		return Record{}, err
 	}
 	if id == newID {
 		return Record{}, fmt.Errorf("%w: fork of %s onto itself", ErrExists, id)
 	}
-	src, err := s.Load(ctx, id)
-	if err != nil {
-		return Record{}, err
-	}
-	if _, err := s.Load(ctx, newID); err == nil {
-		return Record{}, fmt.Errorf("%w: %s", ErrExists, newID)
-	} else if !errors.Is(err, ErrNotFound) {
-		return Record{}, err
-	}
-	fork, err := src.clone()
-	if err != nil {
-		return Record{}, fmt.Errorf("fork %s: %w", id, err)
-	}
-	fork.ID = newID
-	fork.CreatedAt = time.Time{}
-	if err := s.Save(ctx, &fork); err != nil {
-		return Record{}, err
-	}
-	return fork, nil
+	return s.Fork(ctx, id, newID)
 }
 
 // ProjectDir is where a project run keeps its session records: {cwd}/.robota/sessions.
@@ -131,18 +154,12 @@ func UserDir() (string, error) {
 	return filepath.Join(home, ".robota", "sessions"), nil
 }
 
-// sortRecords orders records newest UpdatedAt first, ties by ID.
-func sortRecords(recs []Record) {
-	slices.SortFunc(recs, func(a, b Record) int {
+// sortInfos orders sessions newest UpdatedAt first, ties by ID.
+func sortInfos(infos []Info) {
+	slices.SortFunc(infos, func(a, b Info) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
 			return c
 		}
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
+		return strings.Compare(a.ID, b.ID)
 	})
 }
