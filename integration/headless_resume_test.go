@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
