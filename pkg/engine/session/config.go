@@ -122,6 +122,7 @@ type CompactEvent struct {
 // at once) and must not call back into the session.
 type Callbacks struct {
 	OnTextDelta     func(delta string)
+	OnThinkingDelta func(delta string) // in stream order, like OnTextDelta
 	OnToolExecution func(ToolExecutionEvent)
 	OnContextUpdate func(contextwin.WindowState)
 	OnCompact       func(summary string)

@@ -160,7 +160,8 @@ func (s *Session) runOptions() agent.RunOptions {
 				cb(d)
 			}
 		},
-		OnEvent: s.onAgentEvent,
+		OnThinkingDelta: s.cfg.Callbacks.OnThinkingDelta,
+		OnEvent:         s.onAgentEvent,
 		OnServerToolUse: func(round int, u llm.ServerToolUse) {
 			s.log(sessionlog.EventServerTool, sessionlog.NewServerToolData(u, execID, round))
 		},
