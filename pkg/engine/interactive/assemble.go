@@ -59,6 +59,12 @@ type Options struct {
 	// Now and NewID make runs deterministic in tests.
 	Now   func() time.Time
 	NewID func() string
+
+	// Go embedders (see provider_inject.go): LLM is a ready provider used as it is,
+	// Tools are offered besides the built-in ones, Interactive configures New.
+	LLM         llm.Provider
+	Tools       []llm.Tool
+	Interactive InteractiveOptions
 }
 
 // Assembled is a ready session and what was decided while building it.
@@ -133,7 +139,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.Warnings = append(a.Warnings, w.String())
 	}
 
-	choice, err := chooseProvider(settings, opts)
+	choice, err := providerChoice(settings, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +158,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env)})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
+	}
+	if tools, err = withTools(tools, opts.Tools); err != nil {
+		return nil, err
 	}
 	for _, t := range tools {
 		a.Tools = append(a.Tools, t.Schema().Name)
@@ -206,7 +215,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return nil, err
 	}
 
-	provider, err := choice.open(opts)
+	provider, err := openProvider(&choice, opts)
 	if err != nil {
 		logger.Close()
 		return nil, err

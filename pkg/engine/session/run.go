@@ -34,6 +34,11 @@ func (s *Session) Run(ctx context.Context, input string) (string, error) {
 }
 
 func (s *Session) run(ctx context.Context, input string) (string, error) {
+	// LastResult describes this Run from now on, even one that ends before the model is
+	// asked (a blocked prompt, an abort during auto-compaction).
+	s.mu.Lock()
+	s.lastResult = agent.Result{}
+	s.mu.Unlock()
 	if s.shouldAutoCompact() {
 		if err := s.compact(ctx, TriggerAuto, ""); err != nil && ctx.Err() != nil {
 			return "", abortError(ctx)

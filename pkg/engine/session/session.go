@@ -230,7 +230,8 @@ func (s *Session) MessageCount() int {
 	return s.messageCount
 }
 
-// LastResult returns the result of the latest Run (rounds, usage, stop reason). Rounds,
+// LastResult returns the result of the latest Run (rounds, usage, stop reason); zero
+// when that Run ended before the model was asked. Rounds,
 // usage and executed tools add up over the Stop-hook continuations of that Run; the other
 // fields are those of its last part.
 func (s *Session) LastResult() agent.Result {
