@@ -282,6 +282,7 @@ func (s *InteractiveSession) Abort() bool {
 	cancel := s.cancel
 	s.mu.Unlock()
 	if cancel != nil {
+		s.perms.abortAll()
 		cancel()
 	}
 	return dropped || cancel != nil
@@ -345,6 +346,7 @@ func (s *InteractiveSession) Close(ctx context.Context, reason string) error {
 	cancel, done := s.cancel, s.loopDone
 	s.mu.Unlock()
 	if cancel != nil {
+		s.perms.abortAll()
 		cancel()
 		select {
 		case <-done:

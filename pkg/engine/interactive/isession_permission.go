@@ -81,6 +81,25 @@ func (b *permissionBroker) resolve(id, outcome string) bool {
 	return ok
 }
 
+// abortAll denies every pending request as aborted, before the abort reaches the
+// session, so their permission_resolved events precede the prompt's interrupted event.
+func (b *permissionBroker) abortAll() {
+	b.mu.Lock()
+	ids := make([]string, 0, len(b.pending))
+	chans := make([]chan session.PermissionAnswer, 0, len(b.pending))
+	for id, ch := range b.pending {
+		ids, chans = append(ids, id), append(chans, ch)
+		delete(b.pending, id)
+		b.remember(id, "aborted")
+	}
+	b.mu.Unlock()
+	for i, id := range ids {
+		b.publish(Event{Type: EventPermissionResolved, PromptID: b.prompt(),
+			Resolution: &PermissionResolution{RequestID: id, Approval: session.ApprovalDeny, Outcome: "aborted"}})
+		chans[i] <- session.PermissionAnswer{Approval: session.ApprovalDeny, Reason: "aborted while waiting for approval"}
+	}
+}
+
 // respond answers a pending request.
 func (b *permissionBroker) respond(id string, approval session.Approval, message string) error {
 	switch approval {

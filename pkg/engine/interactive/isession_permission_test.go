@@ -219,6 +219,12 @@ turns:
 	if end := events[len(events)-1]; end.Type != EventInterrupted {
 		t.Fatalf("ended %s", end.Type)
 	}
+	resolved := slices.IndexFunc(events, func(e Event) bool {
+		return e.Type == EventPermissionResolved && e.Resolution.RequestID == id && e.Resolution.Outcome == "aborted"
+	})
+	if resolved < 0 {
+		t.Fatalf("no aborted resolution before the interrupted event: %q", types(events))
+	}
 	if probe.count() != 0 {
 		t.Fatal("the tool ran after an abort while waiting for permission")
 	}
