@@ -163,6 +163,12 @@ func (s *InteractiveSession) callbacks(next session.Callbacks) session.Callbacks
 			}
 		},
 		OnCompact: next.OnCompact,
+		OnRunEnd: func(res agent.Result) {
+			s.addTurnEntries(res) // saved by the session right after
+			if next.OnRunEnd != nil {
+				next.OnRunEnd(res)
+			}
+		},
 		OnCompactEvent: func(ev session.CompactEvent) {
 			// Compaction cleared the timeline's events; this entry opens the new one.
 			s.addEntry(EntryCompaction, ev)
@@ -403,30 +409,26 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 	s.toolsMu.Unlock()
 	answer, err := s.sess.Run(ctx, p.text)
 	last := s.sess.LastResult()
-	saveErr := s.addTurnEntries(ctx, last)
 	res := &Result{Response: answer, StopReason: last.StopReason, Rounds: last.Rounds, Usage: last.Usage}
 	end := Event{Type: EventComplete, PromptID: p.id, Result: res}
 	switch {
 	case errors.Is(err, session.ErrAborted):
 		end.Type, res.Reason = EventInterrupted, "aborted"
-	case err != nil || saveErr != nil:
-		err = errors.Join(err, saveErr)
+	case err != nil:
 		end.Type, res.Error, res.Err = EventError, err.Error(), err
 	}
 	return end
 }
 
-// addTurnEntries adds the prompt's tool-summary and usage-summary entries and saves
-// them with the session (the session saved itself when Run ended, before them).
-func (s *InteractiveSession) addTurnEntries(ctx context.Context, last agent.Result) error {
+// addTurnEntries adds the prompt's tool-summary and usage-summary entries when its Run
+// ends (session.Callbacks.OnRunEnd); the session saves them with the Run.
+func (s *InteractiveSession) addTurnEntries(last agent.Result) {
 	s.toolsMu.Lock()
 	tools := s.turnTools
 	s.turnTools = nil
 	s.toolsMu.Unlock()
-	added := false
 	if len(tools) > 0 {
 		s.addEntry(EntryToolSummary, toolSummary{Summary: summarize(tools), Tools: tools})
-		added = true
 	}
 	if !last.Usage.IsZero() {
 		st := s.sess.ContextState()
@@ -434,12 +436,7 @@ func (s *InteractiveSession) addTurnEntries(ctx context.Context, last agent.Resu
 			PromptTokens: last.Usage.InputTokens, CompletionTokens: last.Usage.OutputTokens, TotalTokens: last.Usage.Total(),
 			ContextUsedTokens: st.UsedTokens, ContextMaxTokens: st.MaxTokens, ContextUsedPercentage: st.UsedPercentage,
 			CostStatus: "unknown"})
-		added = true
 	}
-	if !added {
-		return nil
-	}
-	return s.sess.Save(context.WithoutCancel(ctx))
 }
 
 // toolSummary and usageSummary are the data of the spec's tool-summary and

@@ -101,15 +101,6 @@ func (s *Session) Shutdown(ctx context.Context, reason string) error {
 	return nil
 }
 
-// Save saves the session now (when a store is configured), e.g. after a layer above has
-// added event entries to the timeline once a Run returned. Errors wrap ErrSave.
-func (s *Session) Save(ctx context.Context) error {
-	if err := s.persist(ctx); err != nil {
-		return fmt.Errorf("%w: %w", ErrSave, err)
-	}
-	return nil
-}
-
 // persist saves the session when a store is configured. An aborted run still saves.
 func (s *Session) persist(ctx context.Context) error {
 	if s.cfg.Store == nil {

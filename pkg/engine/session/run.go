@@ -87,16 +87,16 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		history := a.History()
 		s.refresh(history)
 		if res.Interrupted || ctx.Err() != nil {
-			return res.Response, withSave(abortError(ctx), s.persist(ctx))
+			return res.Response, withSave(abortError(ctx), s.endRun(ctx))
 		}
 		if res.Err != nil {
-			return res.Response, withSave(s.failed(ctx, res.Err), s.persist(ctx))
+			return res.Response, withSave(s.failed(ctx, res.Err), s.endRun(ctx))
 		}
 		s.log(sessionlog.EventAssistant, sessionlog.NewAssistantData(res.Response, history))
 		stop := s.hooks.run(ctx, HookInput{HookEventName: HookStop, StopHookActive: boolPtr(stopActive),
 			Response: res.Response, LastAssistantMessage: res.Response})
 		if ctx.Err() != nil {
-			return res.Response, withSave(abortError(ctx), s.persist(ctx))
+			return res.Response, withSave(abortError(ctx), s.endRun(ctx))
 		}
 		if stop.Blocked && continuation < maxStopContinuations {
 			if s.cfg.MaxTurns <= 0 || total.Rounds < s.cfg.MaxTurns {
@@ -113,11 +113,23 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		s.mu.Lock()
 		s.messageCount++
 		s.mu.Unlock()
-		if err := s.persist(ctx); err != nil {
+		if err := s.endRun(ctx); err != nil {
 			return res.Response, fmt.Errorf("%w: %w", ErrSave, err)
 		}
 		return res.Response, nil
 	}
+}
+
+// endRun reports the end of a Run that reached the model (OnRunEnd, which may add
+// event entries) and saves the session with what it added.
+func (s *Session) endRun(ctx context.Context) error {
+	if cb := s.cfg.Callbacks.OnRunEnd; cb != nil {
+		res := s.LastResult()
+		s.cbMu.Lock()
+		cb(res)
+		s.cbMu.Unlock()
+	}
+	return s.persist(ctx)
 }
 
 // accumulate adds the result of a Stop-hook continuation to the Run's result so far:
