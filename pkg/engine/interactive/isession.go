@@ -131,7 +131,7 @@ func newInteractive(opts InteractiveOptions, now func() time.Time, newID func() 
 		timeout = DefaultPermissionTimeout
 	}
 	s.perms = &permissionBroker{publish: s.hub.publish, prompt: s.promptID, newID: newID, now: now, timeout: timeout,
-		pending: map[string]chan session.PermissionAnswer{}, resolved: map[string]string{}}
+		pending: map[string]*waiting{}, resolved: map[string]string{}}
 	return s
 }
 
@@ -320,6 +320,10 @@ func (s *InteractiveSession) dropQueueLocked() bool {
 func (s *InteractiveSession) RespondPermission(requestID string, approval session.Approval, message string) error {
 	return s.perms.respond(requestID, approval, message)
 }
+
+// PendingPermissions lists the permission requests still waiting for an answer (for a
+// client that connects while one waits and cannot replay its event).
+func (s *InteractiveSession) PendingPermissions() []PermissionRequest { return s.perms.pendingRequests() }
 
 // Compact compacts the conversation now (manual trigger); it fails with
 // session.ErrRunInProgress while a prompt runs.

@@ -3,6 +3,7 @@ package interactive
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,9 +28,15 @@ type permissionBroker struct {
 	timeout time.Duration
 
 	mu       sync.Mutex
-	pending  map[string]chan session.PermissionAnswer
+	pending  map[string]*waiting
 	resolved map[string]string // id → outcome
 	order    []string          // resolved ids, oldest first
+}
+
+// waiting is a published request and where its answer goes.
+type waiting struct {
+	req    PermissionRequest
+	answer chan session.PermissionAnswer
 }
 
 // ask is the session.PermissionHandler: it publishes the request and waits for an
@@ -37,15 +44,16 @@ type permissionBroker struct {
 func (b *permissionBroker) ask(ctx context.Context, req session.ApprovalRequest) session.PermissionAnswer {
 	id := b.newID()
 	answer := make(chan session.PermissionAnswer, 1)
-	b.mu.Lock()
-	b.pending[id] = answer
-	b.mu.Unlock()
+	pr := PermissionRequest{RequestID: id, ToolName: req.ToolName, ToolUseID: req.ToolUseID, Input: req.Input,
+		Reason: req.Reason, SessionRule: req.SessionRule, Deadline: b.now().Add(b.timeout)}
 	timer := time.NewTimer(b.timeout)
 	defer timer.Stop()
-	b.publish(Event{Type: EventPermissionRequest, PromptID: b.prompt(), Permission: &PermissionRequest{
-		RequestID: id, ToolName: req.ToolName, ToolUseID: req.ToolUseID, Input: req.Input, Reason: req.Reason,
-		SessionRule: req.SessionRule, Deadline: b.now().Add(b.timeout),
-	}})
+	// Registered and published under one lock: whoever sees the event can answer it, and
+	// pendingRequests never lists a request whose event is not yet numbered.
+	b.mu.Lock()
+	b.pending[id] = &waiting{req: pr, answer: answer}
+	b.publish(Event{Type: EventPermissionRequest, PromptID: b.prompt(), Permission: &pr})
+	b.mu.Unlock()
 	select {
 	case a := <-answer: // resolved (and published) by respond
 		return a
@@ -87,8 +95,8 @@ func (b *permissionBroker) abortAll() {
 	b.mu.Lock()
 	ids := make([]string, 0, len(b.pending))
 	chans := make([]chan session.PermissionAnswer, 0, len(b.pending))
-	for id, ch := range b.pending {
-		ids, chans = append(ids, id), append(chans, ch)
+	for id, w := range b.pending {
+		ids, chans = append(ids, id), append(chans, w.answer)
 		delete(b.pending, id)
 		b.remember(id, "aborted")
 	}
@@ -108,7 +116,7 @@ func (b *permissionBroker) respond(id string, approval session.Approval, message
 		return fmt.Errorf("%w: %q", ErrInvalidApproval, approval)
 	}
 	b.mu.Lock()
-	ch, ok := b.pending[id]
+	w, ok := b.pending[id]
 	if !ok {
 		outcome, was := b.resolved[id]
 		b.mu.Unlock()
@@ -126,8 +134,20 @@ func (b *permissionBroker) respond(id string, approval session.Approval, message
 	if approval == session.ApprovalDeny {
 		a.Message = message
 	}
-	ch <- a
+	w.answer <- a
 	return nil
+}
+
+// pendingRequests lists the requests waiting for an answer, oldest first.
+func (b *permissionBroker) pendingRequests() []PermissionRequest {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]PermissionRequest, 0, len(b.pending))
+	for _, w := range b.pending {
+		out = append(out, w.req)
+	}
+	slices.SortFunc(out, func(a, b PermissionRequest) int { return a.Deadline.Compare(b.Deadline) })
+	return out
 }
 
 // remember records a resolved id, forgetting the oldest past the bound (mu held).

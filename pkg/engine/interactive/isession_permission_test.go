@@ -214,6 +214,9 @@ turns:
 	sent, _ := s.Submit("go")
 	req := until(t, sub, isType(EventPermissionRequest))
 	id := req[len(req)-1].Permission.RequestID
+	if pending := s.PendingPermissions(); len(pending) != 1 || pending[0].RequestID != id || pending[0].ToolName != "Probe" {
+		t.Fatalf("pending requests %+v", pending)
+	}
 	s.Abort()
 	events := until(t, sub, ends(sent.PromptID))
 	if end := events[len(events)-1]; end.Type != EventInterrupted {
@@ -230,6 +233,9 @@ turns:
 	}
 	if err := s.RespondPermission(id, session.ApprovalAllow, ""); !errors.Is(err, ErrPermissionAnswered) {
 		t.Fatalf("answer after abort: %v", err)
+	}
+	if pending := s.PendingPermissions(); len(pending) != 0 {
+		t.Fatalf("still pending after the abort: %+v", pending)
 	}
 	if probe.count() != 0 {
 		t.Fatal("a late allow ran the tool")
