@@ -323,7 +323,9 @@ func (s *InteractiveSession) RespondPermission(requestID string, approval sessio
 
 // PendingPermissions lists the permission requests still waiting for an answer (for a
 // client that connects while one waits and cannot replay its event).
-func (s *InteractiveSession) PendingPermissions() []PermissionRequest { return s.perms.pendingRequests() }
+func (s *InteractiveSession) PendingPermissions() []PermissionRequest {
+	return s.perms.pendingRequests()
+}
 
 // Compact compacts the conversation now (manual trigger); it fails with
 // session.ErrRunInProgress while a prompt runs.
