@@ -60,10 +60,13 @@ type Options struct {
 	Now   func() time.Time
 	NewID func() string
 
-	// Go embedders (see provider_inject.go): LLM is a ready provider used as it is,
-	// Tools are offered besides the built-in ones, Interactive configures New.
-	LLM         llm.Provider
-	Tools       []llm.Tool
+	// LLM is a ready provider, used as it is (Go embedders): Provider, Script and the
+	// settings' provider profiles are not consulted; Model still names the model.
+	LLM llm.Provider
+	// Tools are offered to the model besides the built-in tools (a taken name is an
+	// ErrInvalidConfiguration).
+	Tools []llm.Tool
+	// Interactive configures what New adds; Assemble ignores it.
 	Interactive InteractiveOptions
 }
 
