@@ -18,6 +18,11 @@
 //   - Order per tool call: evaluator → PreToolUse hooks → approval handler (only when the
 //     decision is ask; no handler means deny) → tool → PostToolUse or PostToolUseFailure.
 //     An abort while waiting for approval is a deny and the tool never runs.
+//   - "Allow for the session" stores the rule the evaluator offered for that call
+//     (PermissionDecision.SessionRule: a command prefix or a path, never the whole tool
+//     when the call can be scoped); every later evaluation sees the stored rules as allow
+//     rules (PermissionRequest.SessionAllow), so they lift the mode's ask only, never a
+//     deny, an ask rule or a protected path. An ask with no rule to offer is allowed once.
 //   - Every tool call, registered or not, reaches OnToolExecution exactly once as start and
 //     once as end.
 //   - A tool result over Config.MaxToolResultChars characters keeps its head and tail within
@@ -38,7 +43,9 @@
 //     request is sent, and before that request is logged; a kill at any instant loses at
 //     most the round in flight. The session is also saved, header fields included, after
 //     every Run (an aborted one too, with its partial answer), manual compaction and
-//     Shutdown; Shutdown fires SessionEnd exactly once, after the save.
+//     Shutdown; Shutdown fires SessionEnd exactly once, after the save. Callbacks.OnRunEnd
+//     sees a Run that reached the model just before its save, so event entries it adds
+//     are saved with the Run.
 //   - A save appends only what the store does not hold yet (the new messages and timeline
 //     events; the header only when it changed), so its cost does not grow with the
 //     history. After a compaction or a clear, the next save appends a reset and the new
