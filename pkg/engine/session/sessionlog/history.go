@@ -159,7 +159,7 @@ func (l *FileLogger) requestFromHistory(ev agent.Event) any {
 		return ev
 	}
 	k := 0
-	for k < len(h) && k < len(req.Messages) && h[k].ID != "" && h[k].ID == req.Messages[k].ID {
+	for k < len(h) && k < len(req.Messages) && sameHistoryMessage(h[k], req.Messages[k]) {
 		k++
 	}
 	if k == 0 {
@@ -226,6 +226,16 @@ func (h historyRequestEvent) MarshalJSON() ([]byte, error) {
 	}
 	b = append(append(append(b, `"request":`...), w...), '}')
 	return b, nil
+}
+
+// sameHistoryMessage reports whether the request's message b is the history's a: the
+// same ID, or, for messages without one (older records, imported sessions), the same
+// content.
+func sameHistoryMessage(a, b llm.Message) bool {
+	if a.ID != "" || b.ID != "" {
+		return a.ID == b.ID
+	}
+	return sameMessage(a, b)
 }
 
 // sameMessage reports whether a and b encode alike: the same memory (a message handed on

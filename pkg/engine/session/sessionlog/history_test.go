@@ -177,3 +177,35 @@ func chainIssues(v sessionlog.Validation) []sessionlog.Issue {
 	}
 	return out
 }
+
+// Messages without IDs (older records, imported sessions) are matched by content, so a
+// resumed session's first request is still written against the history rather than
+// whole; a different message without an ID ends the shared part.
+func TestHistoryBaseMatchesMessagesWithoutIDs(t *testing.T) {
+	dir := t.TempDir()
+	l := openLogger(t, dir, "s", -1)
+	msgs := conversation(8)
+	for i := 1; i < 5; i++ {
+		msgs[i].ID = ""
+	}
+	mustLog(t, l, sessionlog.EventHistoryMutation, sessionlog.ResetHistory(msgs))
+	sent := append(llm.MessagesForAPI(msgs), textMessage("new", llm.RoleUser, "next"))
+	mustLog(t, l, sessionlog.EventProviderRequest, agent.Event{Type: agent.EventProviderRequest, ExecutionID: "x", Round: 1,
+		Request: &agent.ProviderRequestData{Provider: "p", Messages: sent}})
+	if line := lastLine(t, l.Path()); !strings.Contains(line, `"base":{"history":true,"messages":8}`) {
+		t.Errorf("the request does not share the 8 history messages: %.300s", line)
+	}
+	other := slicesClone(sent)
+	other[3] = textMessage("", llm.RoleUser, "something else")
+	mustLog(t, l, sessionlog.EventProviderRequest, agent.Event{Type: agent.EventProviderRequest, ExecutionID: "y", Round: 1,
+		Request: &agent.ProviderRequestData{Provider: "p", Messages: other}})
+	if line := lastLine(t, l.Path()); !strings.Contains(line, `"base":{"history":true,"messages":3}`) {
+		t.Errorf("a different message without an ID must end the shared part: %.300s", line)
+	}
+	_ = l.Close()
+	rec := replayAll(t, dir, "s")
+	wantJSON(t, "first request", rec.Requests[0].Messages, sent)
+	wantJSON(t, "second request", rec.Requests[1].Messages, other)
+}
+
+func slicesClone(m []llm.Message) []llm.Message { return append([]llm.Message(nil), m...) }
