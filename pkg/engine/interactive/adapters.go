@@ -20,10 +20,27 @@ func (a evaluatorAdapter) Evaluate(_ context.Context, req session.PermissionRequ
 	if m := permission.Mode(mode); m != "" && m != ev.Mode() {
 		ev = ev.WithMode(m)
 	}
+	ev = ev.WithRules(sessionAllowRules(req.SessionAllow)...)
 	d := ev.Evaluate(permission.Request{Tool: req.ToolName, Input: req.Input, Cwd: req.Cwd})
 	out := session.PermissionDecision{Behavior: session.Behavior(d.Behavior), Reason: d.Reason, Binding: binding(d)}
 	if d.Rule != nil {
 		out.Rule = d.Rule.String()
+	}
+	if out.Behavior == session.BehaviorAsk && !out.Binding {
+		// Only the mode's ask can be lifted by an allow rule, so only it gets one to offer.
+		out.SessionRule = SuggestSessionRule(req.ToolName, req.Input, req.Cwd)
+	}
+	return out
+}
+
+// sessionAllowRules parses the rules approved for the session. They are this package's
+// own suggestions; one that does not parse is left out (it allows nothing).
+func sessionAllowRules(rules []string) []permission.Rule {
+	var out []permission.Rule
+	for _, s := range rules {
+		if r, err := permission.NewRule(permission.Allow, s, permission.Source{Name: "session"}); err == nil {
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -227,9 +227,9 @@ func TestAdaptersThroughTheEnforcer(t *testing.T) {
 			e := session.NewPermissionEnforcer(session.EnforcerConfig{
 				Evaluator: testEvaluator(t, dir, permission.ModeDefault, tc.layer),
 				Hooks:     hookAdapter{r: hook.NewRunner(tc.hooks, dir)},
-				Handler: func(_ context.Context, req session.ApprovalRequest) session.Approval {
+				Handler: func(_ context.Context, req session.ApprovalRequest) session.PermissionAnswer {
 					asked, why = true, req.Reason
-					return session.ApprovalDeny
+					return session.PermissionAnswer{Approval: session.ApprovalDeny}
 				},
 				Cwd: dir,
 			})

@@ -63,6 +63,15 @@ type Options struct {
 	// Now and NewID make runs deterministic in tests.
 	Now   func() time.Time
 	NewID func() string
+
+	// LLM is a ready provider, used as it is (Go embedders): Provider, Script and the
+	// settings' provider profiles are not consulted; Model still names the model.
+	LLM llm.Provider
+	// Tools are offered to the model besides the built-in tools (a taken name is an
+	// ErrInvalidConfiguration).
+	Tools []llm.Tool
+	// Interactive configures what New adds; Assemble ignores it.
+	Interactive InteractiveOptions
 }
 
 // Assembled is a ready session and what was decided while building it.
@@ -137,7 +146,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.Warnings = append(a.Warnings, w.String())
 	}
 
-	choice, err := chooseProvider(settings, opts)
+	choice, err := providerChoice(settings, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +165,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env)})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
+	}
+	if tools, err = withTools(tools, opts.Tools); err != nil {
+		return nil, err
 	}
 	for _, t := range tools {
 		a.Tools = append(a.Tools, t.Schema().Name)
@@ -210,7 +222,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return nil, err
 	}
 
-	provider, err := choice.open(opts)
+	provider, err := openProvider(&choice, opts)
 	if err != nil {
 		logger.Close()
 		return nil, err

@@ -5,7 +5,10 @@
 //
 // It is the SDK layer: the headless CLI, and later the gRPC server and the
 // TUI, all obtain their sessions from Assemble, so a session behaves the same
-// whichever client drives it. Adapters in this package translate between the
+// whichever client drives it. InteractiveSession (New) wraps an assembled session
+// with what every front end needs and none re-implements (DESIGN.md decision 7);
+// Query runs one prompt through it. Go embedders inject a ready provider
+// (Options.LLM) and their own tools (Options.Tools). Adapters in this package translate between the
 // concrete engine packages (permission, hook, store, sessionlog) and the small
 // ports that pkg/engine/session declares.
 //
@@ -17,4 +20,48 @@
 //     over the inherited variables of the same name; http hooks' allowedEnvVars see it.
 //   - Tool output cut to fit a tool result is saved whole in .robota/tool-output (see
 //     ToolOutputDir), which a Read in any permission mode may open.
+//
+// # InteractiveSession
+//
+// Guarantees:
+//   - Events carry a per-session sequence number, from 1, strictly increasing in the order
+//     they were published; every subscriber sees them in that order.
+//   - Every accepted prompt ends with exactly one complete, error or interrupted event
+//     carrying its PromptID. When that event is delivered, the prompt's history entries
+//     are in History and saved, and the session is already idle or running the queued
+//     prompt.
+//   - Submit queues at most one prompt: a second one while a prompt runs is queued and
+//     runs next without another call; a third fails with ErrQueueFull. Abort clears the
+//     queue (the queued prompt ends interrupted at once) and the running prompt ends
+//     interrupted when the abort completes, its partial answer kept and saved.
+//     CancelQueue removes only the queued prompt.
+//   - Delivery (DESIGN.md decision 6): publishing never waits for a subscriber. Each
+//     subscriber has a bounded queue; undelivered text and thinking deltas merge (the
+//     merged event carries the last merged Seq), an undelivered context update is
+//     replaced by the newer one, and every other event (tool_start, tool_end,
+//     permission_request, permission_resolved, compaction, complete, error, interrupted)
+//     is delivered as published, never merged or dropped. A subscriber past its bound is
+//     disconnected (ErrSubscriberTooSlow, naming the last Seq it took) while the session
+//     and the other subscribers go on.
+//   - SubscribeAfter(seq) replays the kept events after seq (a bounded buffer, by count
+//     and bytes) and continues live, with nothing missed or repeated in between; when
+//     some of those events are no longer kept it fails with ErrReplayUnavailable instead
+//     of leaving a silent gap.
+//   - Permission round trip: an ask publishes permission_request (request id, tool, input,
+//     reason, the rule "allow for the session" would add, deadline). RespondPermission
+//     allows once, allows for the session (the request's rule: a command prefix such as
+//     Bash(npm test:*) or a directory such as Edit(//abs/dir/**), never the whole Bash or
+//     file tool, and only lifting the mode's ask), or denies with a message the model
+//     reads. A second answer fails with ErrPermissionAnswered, an unknown id with
+//     ErrUnknownPermissionRequest. No answer within PermissionTimeout denies with a reason
+//     the model reads; an abort while waiting denies and the tool never runs, whatever
+//     answer comes later. Every request ends with one permission_resolved event, before
+//     the end event of its prompt.
+//   - With InteractiveOptions.NoPrompt (headless runs, Query) a call that needs approval
+//     is denied at once and listed in the session's PermissionDenials, as before.
+//   - History is the session's timeline: chat messages plus tool-start and tool-end
+//     entries (ToolState: first argument, result, Edit diff lines, bounded command
+//     output preview), one tool-summary and one usage-summary per prompt (when tools ran
+//     and usage was reported), and a compaction entry opening the timeline after a
+//     compaction. It is persisted with the session.
 package interactive

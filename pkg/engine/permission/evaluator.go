@@ -67,6 +67,18 @@ func (e *Evaluator) WithMode(m Mode) *Evaluator {
 	return New(cfg)
 }
 
+// WithRules returns an evaluator with extra rules added to its own, in the same mode
+// (a session's "allow for the session" approvals). They merge as another layer does: a
+// deny anywhere still beats an allow.
+func (e *Evaluator) WithRules(extra ...Rule) *Evaluator {
+	if len(extra) == 0 {
+		return e
+	}
+	cfg := e.cfg
+	cfg.Rules = append(append([]Rule(nil), e.cfg.Rules...), extra...)
+	return New(cfg)
+}
+
 // Request is one tool call to decide.
 type Request struct {
 	Tool  string

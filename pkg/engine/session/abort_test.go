@@ -89,10 +89,10 @@ turns:
 	hooks := &fakeHooks{}
 	waiting := make(chan struct{})
 	release := make(chan struct{})
-	handler := func(ctx context.Context, req session.ApprovalRequest) session.Approval {
+	handler := func(ctx context.Context, req session.ApprovalRequest) session.PermissionAnswer {
 		close(waiting)
 		<-release // ignores ctx on purpose: a late "allow" must not run the tool
-		return session.ApprovalAllow
+		return session.PermissionAnswer{Approval: session.ApprovalAllow}
 	}
 	ask := &fakeEvaluator{fn: func(session.PermissionRequest, session.PermissionMode) session.PermissionDecision {
 		return session.PermissionDecision{Behavior: session.BehaviorAsk, Reason: "Bash needs approval"}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
@@ -122,10 +123,15 @@ type CompactEvent struct {
 // at once) and must not call back into the session.
 type Callbacks struct {
 	OnTextDelta     func(delta string)
+	OnThinkingDelta func(delta string) // in stream order, like OnTextDelta
 	OnToolExecution func(ToolExecutionEvent)
 	OnContextUpdate func(contextwin.WindowState)
 	OnCompact       func(summary string)
 	OnCompactEvent  func(CompactEvent)
+	// OnRunEnd sees the result of a Run that reached the model, however it ended,
+	// before the session is saved: event entries it adds (AddHistoryEntry) are saved
+	// with the Run.
+	OnRunEnd func(agent.Result)
 }
 
 // Config is what a Session is built from. Provider is required.

@@ -17,6 +17,11 @@
 //   - Order per tool call: evaluator → PreToolUse hooks → approval handler (only when the
 //     decision is ask; no handler means deny) → tool → PostToolUse or PostToolUseFailure.
 //     An abort while waiting for approval is a deny and the tool never runs.
+//   - "Allow for the session" stores the rule the evaluator offered for that call
+//     (PermissionDecision.SessionRule: a command prefix or a path, never the whole tool
+//     when the call can be scoped); every later evaluation sees the stored rules as allow
+//     rules (PermissionRequest.SessionAllow), so they lift the mode's ask only, never a
+//     deny, an ask rule or a protected path. An ask with no rule to offer is allowed once.
 //   - Every tool call, registered or not, reaches OnToolExecution exactly once as start and
 //     once as end.
 //   - A tool result over Config.MaxToolResultChars characters keeps its head and tail within

@@ -55,9 +55,12 @@ type PermissionEnforcer struct {
 	hooks *hookBase
 	ask   chan struct{} // one approval question at a time
 
-	mu             sync.Mutex
-	sessionAllowed map[string]bool
-	denials        []PermissionDenial
+	mu sync.Mutex
+	// sessionRules are the rules approved with "allow for the session", in order; every
+	// evaluation sees them (PermissionRequest.SessionAllow), so they take the place of
+	// allow rules and never lift a deny, an ask rule or a protected path.
+	sessionRules []string
+	denials      []PermissionDenial
 }
 
 // NewPermissionEnforcer returns an enforcer.
@@ -72,8 +75,7 @@ func NewPermissionEnforcer(cfg EnforcerConfig) *PermissionEnforcer {
 		cfg: cfg, save: saveToDir(cfg.OutputDir),
 		hooks: &hookBase{runner: cfg.Hooks, sessionID: cfg.SessionID,
 			transcriptPath: cfg.TranscriptPath, cwd: cfg.Cwd, mode: cfg.Mode},
-		ask:            make(chan struct{}, 1),
-		sessionAllowed: map[string]bool{},
+		ask: make(chan struct{}, 1),
 	}
 }
 
@@ -86,23 +88,27 @@ func (e *PermissionEnforcer) Wrap(tools []llm.Tool) []llm.Tool {
 	return out
 }
 
-// SessionAllowedTools returns the tools approved with "allow for session", sorted.
-func (e *PermissionEnforcer) SessionAllowedTools() []string {
+// SessionRules returns the rules approved with "allow for the session", in order.
+func (e *PermissionEnforcer) SessionRules() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	names := make([]string, 0, len(e.sessionAllowed))
-	for n := range e.sessionAllowed {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Clone(e.sessionRules)
 }
 
-// ClearSessionAllowedTools forgets every session approval.
-func (e *PermissionEnforcer) ClearSessionAllowedTools() {
+// ClearSessionRules forgets every session approval.
+func (e *PermissionEnforcer) ClearSessionRules() {
 	e.mu.Lock()
-	clear(e.sessionAllowed)
+	e.sessionRules = nil
 	e.mu.Unlock()
+}
+
+// addSessionRule stores rule once.
+func (e *PermissionEnforcer) addSessionRule(rule string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !slices.Contains(e.sessionRules, rule) {
+		e.sessionRules = append(e.sessionRules, rule)
+	}
 }
 
 // Denials returns every call denied so far, in order.
@@ -216,7 +222,7 @@ func (e *PermissionEnforcer) run(ctx context.Context, tool llm.Tool, call Permis
 		d = PermissionDecision{Behavior: BehaviorAsk, Reason: firstNonEmpty(pre.Reason, "PreToolUse hook asks")}
 	}
 	if d.Behavior != BehaviorAllow {
-		if ok, reason := e.approve(ctx, call, d.Reason); !ok {
+		if ok, reason := e.approve(ctx, call, d); !ok {
 			return finish(outcome{res: e.deny(call, reason), denied: true})
 		}
 	}
@@ -232,6 +238,7 @@ func (e *PermissionEnforcer) evaluate(ctx context.Context, call PermissionReques
 	if e.cfg.Evaluator == nil {
 		return PermissionDecision{Behavior: BehaviorAsk, Reason: "no permission evaluator configured"}
 	}
+	call.SessionAllow = e.SessionRules()
 	d := e.cfg.Evaluator.Evaluate(ctx, call, e.cfg.Mode())
 	switch d.Behavior {
 	case BehaviorAllow, BehaviorAsk, BehaviorDeny:
@@ -241,31 +248,34 @@ func (e *PermissionEnforcer) evaluate(ctx context.Context, call PermissionReques
 	return PermissionDecision{Behavior: BehaviorAsk, Reason: fmt.Sprintf("unrecognized decision %q", d.Behavior)}
 }
 
-// approve resolves an ask: a session approval, else the handler, else deny.
-func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest, why string) (bool, string) {
-	if e.isSessionAllowed(call.ToolName) {
-		return true, ""
-	}
+// approve resolves an ask: the handler, else deny. An "allow for the session" answer
+// stores the decision's SessionRule, which later evaluations see as an allow rule.
+func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest, d PermissionDecision) (bool, string) {
 	if e.cfg.Handler == nil {
-		return false, "approval required and no one can be asked (" + why + ")"
+		return false, "approval required and no one can be asked (" + d.Reason + ")"
 	}
+	seen := len(e.SessionRules())
 	select {
 	case e.ask <- struct{}{}:
 	case <-ctx.Done():
 		return false, "aborted while waiting for approval"
 	}
 	defer func() { <-e.ask }()
-	if e.isSessionAllowed(call.ToolName) { // approved for the session while this call queued
-		return true, ""
+	if len(e.SessionRules()) != seen && d.SessionRule != "" {
+		// A rule was approved while this call queued: it may cover this call now.
+		if again := e.evaluate(ctx, call); again.Behavior == BehaviorAllow {
+			return true, ""
+		}
 	}
-	answer := make(chan Approval, 1)
+	answer := make(chan PermissionAnswer, 1)
 	go func() {
-		a := ApprovalDeny
+		a := PermissionAnswer{Approval: ApprovalDeny}
 		defer func() {
 			_ = recover() // a panicking handler denies
 			answer <- a
 		}()
-		a = e.cfg.Handler(ctx, ApprovalRequest{ToolName: call.ToolName, ToolUseID: call.ToolUseID, Input: call.Input, Reason: why})
+		a = e.cfg.Handler(ctx, ApprovalRequest{ToolName: call.ToolName, ToolUseID: call.ToolUseID, Input: call.Input,
+			Reason: d.Reason, SessionRule: d.SessionRule})
 	}()
 	select {
 	case <-ctx.Done():
@@ -274,23 +284,21 @@ func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest
 		if ctx.Err() != nil {
 			return false, "aborted while waiting for approval"
 		}
-		switch a {
+		switch a.Approval {
 		case ApprovalAllow:
 			return true, ""
 		case ApprovalAllowSession:
-			e.mu.Lock()
-			e.sessionAllowed[call.ToolName] = true
-			e.mu.Unlock()
+			if d.SessionRule != "" {
+				e.addSessionRule(d.SessionRule)
+			}
 			return true, ""
 		}
-		return false, "denied by user"
+		reason := firstNonEmpty(a.Reason, "denied by user")
+		if a.Message != "" {
+			reason += ": " + a.Message
+		}
+		return false, reason
 	}
-}
-
-func (e *PermissionEnforcer) isSessionAllowed(name string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.sessionAllowed[name]
 }
 
 // afterTool fires PostToolUse or PostToolUseFailure and adds their feedback for the model.

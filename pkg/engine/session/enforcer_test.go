@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,9 +23,9 @@ func decide(b session.Behavior, binding bool) func(session.PermissionRequest, se
 }
 
 func answer(a session.Approval, tr *trace) session.PermissionHandler {
-	return func(context.Context, session.ApprovalRequest) session.Approval {
+	return func(context.Context, session.ApprovalRequest) session.PermissionAnswer {
 		tr.add("handler")
-		return a
+		return session.PermissionAnswer{Approval: a}
 	}
 }
 
@@ -226,38 +227,101 @@ func TestPermissionEnforcer_UpdatedInputIsReEvaluated(t *testing.T) {
 	}
 }
 
-func TestPermissionEnforcer_SessionAllowedTools(t *testing.T) {
+// "Allow for the session" stores the rule the evaluator suggested (not the tool), every
+// later evaluation sees it, and a call the rule does not cover is asked again.
+func TestPermissionEnforcer_SessionRules(t *testing.T) {
 	tr := &trace{}
 	tool := &funcTool{name: "Bash"}
+	var seen [][]string // SessionAllow of each evaluation
+	var asked []session.ApprovalRequest
 	eval := &fakeEvaluator{fn: func(req session.PermissionRequest, _ session.PermissionMode) session.PermissionDecision {
-		if strings.Contains(string(req.Input), "sudo") {
+		seen = append(seen, req.SessionAllow)
+		cmd := string(req.Input)
+		switch {
+		case strings.Contains(cmd, "sudo"):
 			return session.PermissionDecision{Behavior: session.BehaviorDeny, Reason: "deny rule"}
+		case strings.Contains(cmd, "make") && slices.Contains(req.SessionAllow, "Bash(make:*)"):
+			return session.PermissionDecision{Behavior: session.BehaviorAllow, Reason: "session rule"}
+		case strings.Contains(cmd, "make"):
+			return session.PermissionDecision{Behavior: session.BehaviorAsk, SessionRule: "Bash(make:*)"}
+		case strings.Contains(cmd, "hooked"):
+			return session.PermissionDecision{Behavior: session.BehaviorAsk} // nothing to scope
 		}
-		return session.PermissionDecision{Behavior: session.BehaviorAsk}
+		return session.PermissionDecision{Behavior: session.BehaviorAsk, SessionRule: "Bash(ls:*)"}
 	}}
-	e := session.NewPermissionEnforcer(session.EnforcerConfig{Evaluator: eval, Handler: answer(session.ApprovalAllowSession, tr)})
+	handler := func(_ context.Context, req session.ApprovalRequest) session.PermissionAnswer {
+		tr.add("handler")
+		asked = append(asked, req)
+		return session.PermissionAnswer{Approval: session.ApprovalAllowSession}
+	}
+	e := session.NewPermissionEnforcer(session.EnforcerConfig{Evaluator: eval, Handler: handler})
 	wrapped := e.Wrap([]llm.Tool{tool})[0]
 	for i := range 3 {
 		if res := execute(wrapped, "t", `{"command":"make"}`); !res.Success {
 			t.Fatalf("call %d: %+v", i, res)
 		}
 	}
-	if n := len(tr.get()); n != 1 {
-		t.Fatalf("handler asked %d times, want once (allow for session)", n)
+	if n := len(tr.get()); n != 1 || asked[0].SessionRule != "Bash(make:*)" {
+		t.Fatalf("handler asked %d times (%+v), want once, offered Bash(make:*)", n, asked)
 	}
-	if got := e.SessionAllowedTools(); len(got) != 1 || got[0] != "Bash" {
-		t.Fatalf("session-allowed %v", got)
+	if got := e.SessionRules(); !slices.Equal(got, []string{"Bash(make:*)"}) {
+		t.Fatalf("session rules %v, want [Bash(make:*)] (the rule, not the tool)", got)
+	}
+	if !slices.Equal(seen[len(seen)-1], []string{"Bash(make:*)"}) {
+		t.Fatalf("the evaluator saw SessionAllow %v", seen[len(seen)-1])
+	}
+	if res := execute(wrapped, "t", `{"command":"ls"}`); !res.Success || len(tr.get()) != 2 {
+		t.Fatalf("a command the rule does not cover was not asked: %d questions", len(tr.get()))
 	}
 	if res := execute(wrapped, "t", `{"command":"sudo make"}`); res.Success {
 		t.Fatal("a deny rule was overridden by a session approval")
 	}
-	e.ClearSessionAllowedTools()
-	if got := e.SessionAllowedTools(); len(got) != 0 {
-		t.Fatalf("after clear: allowed %v", got)
+	// An ask with no rule to offer: "allow for the session" allows this call only.
+	for range 2 {
+		execute(wrapped, "t", `{"command":"hooked"}`)
+	}
+	if n := len(tr.get()); n != 4 {
+		t.Fatalf("unscoped ask: %d questions in all, want 4", n)
+	}
+	if got := e.SessionRules(); len(got) != 2 {
+		t.Fatalf("session rules %v, want make and ls only", got)
+	}
+	e.ClearSessionRules()
+	if got := e.SessionRules(); len(got) != 0 {
+		t.Fatalf("after clear: rules %v", got)
 	}
 	execute(wrapped, "t", `{"command":"make"}`)
-	if n := len(tr.get()); n != 2 {
+	if n := len(tr.get()); n != 5 {
 		t.Fatalf("after clear: handler asked %d times, want a new question", n)
+	}
+}
+
+// A deny answer may carry the user's words for the model, and a reason replacing
+// "denied by user" (a timeout).
+func TestPermissionEnforcer_DenyAnswerReachesModel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer session.PermissionAnswer
+		want   string
+	}{
+		{"plain", session.PermissionAnswer{Approval: session.ApprovalDeny}, "Permission denied for Bash: denied by user"},
+		{"message", session.PermissionAnswer{Approval: session.ApprovalDeny, Message: "use make test instead"},
+			"Permission denied for Bash: denied by user: use make test instead"},
+		{"reason", session.PermissionAnswer{Approval: session.ApprovalDeny, Reason: "no answer within 1s"},
+			"Permission denied for Bash: no answer within 1s"},
+		{"unknown approval denies", session.PermissionAnswer{Approval: "maybe"}, "Permission denied for Bash: denied by user"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := &funcTool{name: "Bash"}
+			e := session.NewPermissionEnforcer(session.EnforcerConfig{
+				Evaluator: &fakeEvaluator{fn: decide(session.BehaviorAsk, false)},
+				Handler:   func(context.Context, session.ApprovalRequest) session.PermissionAnswer { return tc.answer },
+			})
+			res := execute(e.Wrap([]llm.Tool{tool})[0], "t", `{"command":"x"}`)
+			if res.Success || res.ModelContent() != tc.want || tool.count() != 0 {
+				t.Fatalf("result %q (ran %d), want %q", res.ModelContent(), tool.count(), tc.want)
+			}
+		})
 	}
 }
 

@@ -35,6 +35,10 @@ type PermissionRequest struct {
 	ToolUseID string
 	Input     json.RawMessage // the arguments as the model sent them ("{}" when empty)
 	Cwd       string
+	// SessionAllow are the rules approved with "allow for the session", in the order they
+	// were approved. The evaluator treats them as allow rules of their own layer: they
+	// lift the mode's ask, never a deny, an ask rule or a protected path.
+	SessionAllow []string
 }
 
 // PermissionDecision is an evaluator's answer. Reason names the rule or mode that decided.
@@ -50,6 +54,12 @@ type PermissionDecision struct {
 	// rules and safety checks still apply). An evaluator that never sets it lets a hook
 	// allow lift every ask.
 	Binding bool
+	// SessionRule, on an ask, is the rule an "allow for the session" answer adds: a
+	// Claude Code rule for the command prefix or the path of this call
+	// ("Bash(npm test:*)", "Edit(//abs/dir/**)"), never broader than needed. Empty when
+	// no rule would lift this ask (a binding ask, a call that cannot be scoped): the
+	// answer then allows this call only.
+	SessionRule string
 }
 
 // PermissionEvaluator decides tool calls (deny rules → ask rules → allow rules → mode). It
@@ -65,8 +75,16 @@ type Approval string
 const (
 	ApprovalDeny         Approval = "deny"
 	ApprovalAllow        Approval = "allow"
-	ApprovalAllowSession Approval = "allow-session" // allow this tool for the rest of the session
+	ApprovalAllowSession Approval = "allow-session" // add ApprovalRequest.SessionRule for the rest of the session
 )
+
+// PermissionAnswer is a permission handler's whole answer.
+type PermissionAnswer struct {
+	Approval Approval
+	// Reason replaces "denied by user" in a denial's tool result (e.g. "no answer within
+	// 5m0s"); Message is what the user adds for the model. Both are for denials only.
+	Reason, Message string
+}
 
 // ApprovalRequest is what a permission handler is asked.
 type ApprovalRequest struct {
@@ -74,12 +92,15 @@ type ApprovalRequest struct {
 	ToolUseID string
 	Input     json.RawMessage
 	Reason    string // why the decision is ask
+	// SessionRule is the rule ApprovalAllowSession adds (PermissionDecision.SessionRule);
+	// empty means that answer allows this call only.
+	SessionRule string
 }
 
 // PermissionHandler asks the user about a call the evaluator (or a hook) answered ask. It
 // must return when ctx is cancelled; if it does not, the session treats the call as denied
 // anyway and ignores the late answer. Calls are serialized: one question at a time.
-type PermissionHandler func(ctx context.Context, req ApprovalRequest) Approval
+type PermissionHandler func(ctx context.Context, req ApprovalRequest) PermissionAnswer
 
 // HookRunner runs the hooks configured for input.HookEventName whose matcher matches, and
 // merges their outcomes. It must be safe for concurrent use and must not return before its

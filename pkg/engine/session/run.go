@@ -34,6 +34,11 @@ func (s *Session) Run(ctx context.Context, input string) (string, error) {
 }
 
 func (s *Session) run(ctx context.Context, input string) (string, error) {
+	// LastResult describes this Run from now on, even one that ends before the model is
+	// asked (a blocked prompt, an abort during auto-compaction).
+	s.mu.Lock()
+	s.lastResult = agent.Result{}
+	s.mu.Unlock()
 	if s.shouldAutoCompact() {
 		if err := s.compact(ctx, TriggerAuto, ""); err != nil && ctx.Err() != nil {
 			return "", abortError(ctx)
@@ -83,17 +88,17 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		history := a.History()
 		s.refresh(history)
 		if res.Interrupted || ctx.Err() != nil {
-			return res.Response, withSave(abortError(ctx), s.persist(ctx))
+			return res.Response, withSave(abortError(ctx), s.endRun(ctx))
 		}
 		if res.Err != nil {
-			return res.Response, withSave(s.failed(ctx, res.Err), s.persist(ctx))
+			return res.Response, withSave(s.failed(ctx, res.Err), s.endRun(ctx))
 		}
 		s.log(sessionlog.EventAssistant, sessionlog.NewAssistantData(res.Response, history, described))
 		described = len(history)
 		stop := s.hooks.run(ctx, HookInput{HookEventName: HookStop, StopHookActive: boolPtr(stopActive),
 			Response: res.Response, LastAssistantMessage: res.Response})
 		if ctx.Err() != nil {
-			return res.Response, withSave(abortError(ctx), s.persist(ctx))
+			return res.Response, withSave(abortError(ctx), s.endRun(ctx))
 		}
 		if stop.Blocked && continuation < maxStopContinuations {
 			if s.cfg.MaxTurns <= 0 || total.Rounds < s.cfg.MaxTurns {
@@ -110,11 +115,23 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		s.mu.Lock()
 		s.messageCount++
 		s.mu.Unlock()
-		if err := s.persist(ctx); err != nil {
+		if err := s.endRun(ctx); err != nil {
 			return res.Response, fmt.Errorf("%w: %w", ErrSave, err)
 		}
 		return res.Response, nil
 	}
+}
+
+// endRun reports the end of a Run that reached the model (OnRunEnd, which may add
+// event entries) and saves the session with what it added.
+func (s *Session) endRun(ctx context.Context) error {
+	if cb := s.cfg.Callbacks.OnRunEnd; cb != nil {
+		res := s.LastResult()
+		s.cbMu.Lock()
+		cb(res)
+		s.cbMu.Unlock()
+	}
+	return s.persist(ctx)
 }
 
 // accumulate adds the result of a Stop-hook continuation to the Run's result so far:
@@ -162,7 +179,8 @@ func (s *Session) runOptions() agent.RunOptions {
 				cb(d)
 			}
 		},
-		OnEvent: s.onAgentEvent,
+		OnThinkingDelta: s.cfg.Callbacks.OnThinkingDelta,
+		OnEvent:         s.onAgentEvent,
 		OnServerToolUse: func(round int, u llm.ServerToolUse) {
 			s.log(sessionlog.EventServerTool, sessionlog.NewServerToolData(u, execID, round))
 		},

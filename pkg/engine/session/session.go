@@ -230,7 +230,8 @@ func (s *Session) MessageCount() int {
 	return s.messageCount
 }
 
-// LastResult returns the result of the latest Run (rounds, usage, stop reason). Rounds,
+// LastResult returns the result of the latest Run (rounds, usage, stop reason); zero
+// when that Run ended before the model was asked. Rounds,
 // usage and executed tools add up over the Stop-hook continuations of that Run; the other
 // fields are those of its last part.
 func (s *Session) LastResult() agent.Result {
@@ -239,11 +240,11 @@ func (s *Session) LastResult() agent.Result {
 	return s.lastResult
 }
 
-// SessionAllowedTools returns the tools approved for the session ("allow always").
-func (s *Session) SessionAllowedTools() []string { return s.enforcer.SessionAllowedTools() }
+// SessionRules returns the rules approved with "allow for the session", in order.
+func (s *Session) SessionRules() []string { return s.enforcer.SessionRules() }
 
-// ClearSessionAllowedTools forgets the session approvals.
-func (s *Session) ClearSessionAllowedTools() { s.enforcer.ClearSessionAllowedTools() }
+// ClearSessionRules forgets the session approvals.
+func (s *Session) ClearSessionRules() { s.enforcer.ClearSessionRules() }
 
 // PermissionDenials returns every tool call denied in this session, in order.
 func (s *Session) PermissionDenials() []PermissionDenial { return s.enforcer.Denials() }

@@ -1,0 +1,32 @@
+package interactive
+
+import "errors"
+
+// Sentinel errors of InteractiveSession. Transports map them (the gRPC server:
+// ErrQueueFull → RESOURCE_EXHAUSTED, ErrUnknownPermissionRequest → NOT_FOUND,
+// ErrPermissionAnswered → FAILED_PRECONDITION, ErrInvalidApproval → INVALID_ARGUMENT).
+var (
+	// ErrQueueFull: Submit while a prompt runs and another is already queued (the queue
+	// holds one prompt).
+	ErrQueueFull = errors.New("a prompt is running and another is already queued; wait for one to finish or cancel the queue")
+	// ErrEmptyPrompt: Submit with a prompt that is only white space.
+	ErrEmptyPrompt = errors.New("the prompt is empty")
+	// ErrSessionClosed: the session was closed (Submit, RespondPermission), or a
+	// subscription has taken every event of the closed session.
+	ErrSessionClosed = errors.New("the session is closed")
+	// ErrUnknownPermissionRequest: RespondPermission names no request this session made.
+	ErrUnknownPermissionRequest = errors.New("no such permission request")
+	// ErrPermissionAnswered: RespondPermission on a request that was already answered,
+	// timed out or was aborted.
+	ErrPermissionAnswered = errors.New("the permission request was already resolved")
+	// ErrInvalidApproval: an answer that is not allow, allow-session or deny.
+	ErrInvalidApproval = errors.New("invalid permission answer: want allow, allow-session or deny")
+	// ErrSubscriberTooSlow: the subscription was disconnected because it did not take its
+	// events in time; the session went on.
+	ErrSubscriberTooSlow = errors.New("subscriber too slow: disconnected")
+	// ErrReplayUnavailable: SubscribeAfter asked for events the replay buffer no longer
+	// keeps (or for a sequence number the session has not reached).
+	ErrReplayUnavailable = errors.New("events to replay are not available")
+	// ErrUnsubscribed: Next on a subscription after its Close.
+	ErrUnsubscribed = errors.New("subscription closed")
+)

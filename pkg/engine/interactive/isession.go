@@ -1,0 +1,483 @@
+package interactive
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+// History entry types InteractiveSession adds to the session timeline (category
+// "event"), besides the chat messages the session keeps.
+const (
+	EntryToolStart    = "tool-start"
+	EntryToolEnd      = "tool-end"
+	EntryToolSummary  = "tool-summary"
+	EntryUsageSummary = "usage-summary"
+	EntryCompaction   = "compaction"
+)
+
+// InteractiveOptions are what New adds to an assembled session (Options.Interactive).
+type InteractiveOptions struct {
+	// NoPrompt means nobody answers permission questions (headless runs, Query): a call
+	// that needs approval is denied at once and listed in the session's
+	// PermissionDenials, and no permission_request is emitted.
+	NoPrompt bool
+	// PermissionTimeout is how long a permission request waits for RespondPermission
+	// before the call is denied; 0 means DefaultPermissionTimeout.
+	PermissionTimeout time.Duration
+	// Delivery bounds subscriber queues and the replay buffer.
+	Delivery DeliveryLimits
+}
+
+// Submitted is an accepted prompt.
+type Submitted struct {
+	PromptID string
+	// Queued is true when another prompt was running: this one runs when it ends.
+	Queued bool
+}
+
+// InteractiveSession is the one place a session runs (DESIGN.md decision 7): it holds a
+// *session.Session and adds events with sequence numbers, subscribers, a prompt queue of
+// one, abort, the permission round trip and the event entries of the history. See the
+// package documentation for its guarantees.
+type InteractiveSession struct {
+	sess      *session.Session
+	assembled *Assembled // nil when built from a session.Config
+	hub       *hub
+	perms     *permissionBroker
+	newID     func() string
+	current   atomic.Pointer[string] // id of the running prompt
+
+	toolsMu   sync.Mutex
+	turnTools []ToolState // completed tools of the running prompt, for its tool-summary
+
+	mu       sync.Mutex
+	running  *pendingPrompt
+	queued   *pendingPrompt
+	cancel   context.CancelFunc
+	loopDone chan struct{} // closed when the running loop ends
+	closed   bool
+}
+
+type pendingPrompt struct{ id, text string }
+
+// New assembles a session for opts (Assemble: settings, context, tools, permissions,
+// hooks, store and log from opts.Cwd) and wraps it. opts.LLM injects a ready provider;
+// opts.PermissionHandler must be nil: permission questions are answered with
+// RespondPermission (or denied at once with opts.Interactive.NoPrompt).
+func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
+	if opts.PermissionHandler != nil {
+		return nil, invalid("Options.PermissionHandler is set: an InteractiveSession answers permission requests through RespondPermission")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = llm.NewID
+	}
+	s := newInteractive(opts.Interactive, opts.Now, opts.NewID)
+	opts.Callbacks = s.callbacks(opts.Callbacks)
+	if !opts.Interactive.NoPrompt {
+		opts.PermissionHandler = s.perms.ask
+	}
+	a, err := Assemble(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.assembled, s.sess = a, a.Session
+	return s, nil
+}
+
+// NewFromConfig wraps a session built from cfg as it is (no settings, context or files
+// are read): for embedders that assemble everything themselves, and for tests.
+// cfg.PermissionHandler must be nil; cfg.Callbacks are still called.
+func NewFromConfig(ctx context.Context, cfg session.Config, opts InteractiveOptions) (*InteractiveSession, error) {
+	if cfg.PermissionHandler != nil {
+		return nil, invalid("session.Config.PermissionHandler is set: an InteractiveSession answers permission requests through RespondPermission")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = llm.NewID
+	}
+	s := newInteractive(opts, cfg.Now, cfg.NewID)
+	cfg.Callbacks = s.callbacks(cfg.Callbacks)
+	if !opts.NoPrompt {
+		cfg.PermissionHandler = s.perms.ask
+	}
+	sess, err := session.New(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.sess = sess
+	return s, nil
+}
+
+func newInteractive(opts InteractiveOptions, now func() time.Time, newID func() string) *InteractiveSession {
+	s := &InteractiveSession{hub: newHub(now, opts.Delivery), newID: newID}
+	timeout := opts.PermissionTimeout
+	if timeout <= 0 {
+		timeout = DefaultPermissionTimeout
+	}
+	s.perms = &permissionBroker{publish: s.hub.publish, prompt: s.promptID, newID: newID, now: now, timeout: timeout,
+		pending: map[string]*waiting{}, resolved: map[string]string{}}
+	return s
+}
+
+// callbacks observe the session for events and history entries, then call next's.
+func (s *InteractiveSession) callbacks(next session.Callbacks) session.Callbacks {
+	return session.Callbacks{
+		OnTextDelta: func(d string) {
+			s.hub.publish(Event{Type: EventTextDelta, PromptID: s.promptID(), Text: d})
+			if next.OnTextDelta != nil {
+				next.OnTextDelta(d)
+			}
+		},
+		OnThinkingDelta: func(d string) {
+			s.hub.publish(Event{Type: EventThinkingDelta, PromptID: s.promptID(), Text: d})
+			if next.OnThinkingDelta != nil {
+				next.OnThinkingDelta(d)
+			}
+		},
+		OnToolExecution: func(ev session.ToolExecutionEvent) {
+			s.onTool(ev)
+			if next.OnToolExecution != nil {
+				next.OnToolExecution(ev)
+			}
+		},
+		OnContextUpdate: func(st contextwin.WindowState) {
+			s.hub.publish(Event{Type: EventContextUpdate, PromptID: s.promptID(), Context: &st})
+			if next.OnContextUpdate != nil {
+				next.OnContextUpdate(st)
+			}
+		},
+		OnCompact: next.OnCompact,
+		OnRunEnd: func(res agent.Result) {
+			s.addTurnEntries(res) // saved by the session right after
+			if next.OnRunEnd != nil {
+				next.OnRunEnd(res)
+			}
+		},
+		OnCompactEvent: func(ev session.CompactEvent) {
+			// Compaction cleared the timeline's events; this entry opens the new one.
+			s.addEntry(EntryCompaction, ev)
+			s.hub.publish(Event{Type: EventCompaction, PromptID: s.promptID(), Compaction: &ev})
+			if next.OnCompactEvent != nil {
+				next.OnCompactEvent(ev)
+			}
+		},
+	}
+}
+
+// onTool records a tool event in the history, then publishes it: a client that reads
+// the history after the event finds the entry.
+func (s *InteractiveSession) onTool(ev session.ToolExecutionEvent) {
+	st := toolState(ev)
+	typ, entry := EventToolStart, EntryToolStart
+	if ev.Type == session.ToolEnd {
+		typ, entry = EventToolEnd, EntryToolEnd
+		s.toolsMu.Lock()
+		s.turnTools = append(s.turnTools, *st)
+		s.toolsMu.Unlock()
+	}
+	s.addEntry(entry, st)
+	s.hub.publish(Event{Type: typ, PromptID: s.promptID(), Tool: st})
+}
+
+func (s *InteractiveSession) addEntry(typ string, data any) {
+	if s.sess == nil {
+		return
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return
+	}
+	_ = s.sess.AddHistoryEntry(session.HistoryEntry{Category: session.CategoryEvent, Type: typ, Data: b})
+}
+
+func (s *InteractiveSession) promptID() string {
+	if p := s.current.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// Session is the wrapped session (context state, denials, messages, mode …). Run and
+// Compact must go through the InteractiveSession.
+func (s *InteractiveSession) Session() *session.Session { return s.sess }
+
+// Assembled is what New assembled (provider choice, tools, paths, warnings); nil for a
+// session made with NewFromConfig.
+func (s *InteractiveSession) Assembled() *Assembled { return s.assembled }
+
+// ID is the session id.
+func (s *InteractiveSession) ID() string { return s.sess.ID() }
+
+// Subscribe returns a subscription to the events published from now on.
+func (s *InteractiveSession) Subscribe() *Subscription {
+	sub, _ := s.hub.subscribe(false, 0)
+	return sub
+}
+
+// SubscribeAfter returns a subscription that first replays the kept events with a
+// sequence number above seq, then continues live, with none missed or repeated in
+// between. It fails with ErrReplayUnavailable when some of those events are no longer
+// kept, or seq is ahead of the latest event.
+func (s *InteractiveSession) SubscribeAfter(seq uint64) (*Subscription, error) {
+	return s.hub.subscribe(true, seq)
+}
+
+// LastSeq is the sequence number of the latest event (0 before the first).
+func (s *InteractiveSession) LastSeq() uint64 { return s.hub.lastSeq() }
+
+// Submit runs prompt now, or queues it when a prompt is running. The queue holds one
+// prompt: with one already queued, Submit fails with ErrQueueFull. Every accepted prompt
+// ends with exactly one complete, error or interrupted event carrying its PromptID.
+func (s *InteractiveSession) Submit(prompt string) (Submitted, error) {
+	if strings.TrimSpace(prompt) == "" {
+		return Submitted{}, ErrEmptyPrompt
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return Submitted{}, ErrSessionClosed
+	case s.running == nil:
+		p := &pendingPrompt{id: s.newID(), text: prompt}
+		s.startLocked(p)
+		return Submitted{PromptID: p.id}, nil
+	case s.queued != nil:
+		return Submitted{}, ErrQueueFull
+	}
+	s.queued = &pendingPrompt{id: s.newID(), text: prompt}
+	return Submitted{PromptID: s.queued.id, Queued: true}, nil
+}
+
+// IsRunning reports whether a prompt is running; Queued whether one waits.
+func (s *InteractiveSession) IsRunning() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running != nil
+}
+
+// Queued reports whether a prompt waits for the running one.
+func (s *InteractiveSession) Queued() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queued != nil
+}
+
+// Abort clears the queue (the queued prompt ends with interrupted, reason "removed
+// from the queue") and aborts the running prompt; its interrupted event fires when the
+// abort has completed (the partial answer kept and the session saved). A tool waiting
+// for permission never runs. It reports whether anything was running or queued.
+func (s *InteractiveSession) Abort() bool {
+	s.mu.Lock()
+	dropped := s.dropQueueLocked()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		s.perms.abortAll()
+		cancel()
+	}
+	return dropped || cancel != nil
+}
+
+// CancelQueue removes the queued prompt, which ends with interrupted; the running one
+// goes on. It reports whether a prompt was queued.
+func (s *InteractiveSession) CancelQueue() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropQueueLocked()
+}
+
+func (s *InteractiveSession) dropQueueLocked() bool {
+	p := s.queued
+	if p == nil {
+		return false
+	}
+	s.queued = nil
+	s.hub.publish(Event{Type: EventInterrupted, PromptID: p.id, Result: &Result{Reason: "removed from the queue"}})
+	return true
+}
+
+// RespondPermission answers a permission_request: session.ApprovalAllow (this call),
+// session.ApprovalAllowSession (the request's SessionRule for the rest of the session,
+// or this call when it has none) or session.ApprovalDeny, with message passed to the
+// model. Errors: ErrUnknownPermissionRequest, ErrPermissionAnswered (answered before,
+// timed out or aborted), ErrInvalidApproval.
+func (s *InteractiveSession) RespondPermission(requestID string, approval session.Approval, message string) error {
+	return s.perms.respond(requestID, approval, message)
+}
+
+// PendingPermissions lists the permission requests still waiting for an answer (for a
+// client that connects while one waits and cannot replay its event).
+func (s *InteractiveSession) PendingPermissions() []PermissionRequest {
+	return s.perms.pendingRequests()
+}
+
+// Compact compacts the conversation now (manual trigger); it fails with
+// session.ErrRunInProgress while a prompt runs.
+func (s *InteractiveSession) Compact(ctx context.Context, instructions string) error {
+	s.mu.Lock()
+	busy := s.running != nil
+	s.mu.Unlock()
+	if busy {
+		return session.ErrRunInProgress
+	}
+	return s.sess.Compact(ctx, instructions)
+}
+
+// History is the full timeline: chat messages and the event entries (tool-start,
+// tool-end, tool-summary, usage-summary, compaction, and the entries of other layers),
+// as persisted with the session.
+func (s *InteractiveSession) History() []session.HistoryEntry { return s.sess.FullHistory() }
+
+// Close aborts what runs, drops the queue, waits for the running prompt to end (or ctx),
+// shuts the session down (saved, SessionEnd fired) and ends every subscription once its
+// queued events are taken. Later calls do nothing.
+func (s *InteractiveSession) Close(ctx context.Context, reason string) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.dropQueueLocked()
+	cancel, done := s.cancel, s.loopDone
+	s.mu.Unlock()
+	if cancel != nil {
+		s.perms.abortAll()
+		cancel()
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+	}
+	var err error
+	if s.assembled != nil {
+		err = s.assembled.Close(ctx, reason)
+	} else {
+		err = s.sess.Shutdown(ctx, reason)
+	}
+	s.hub.close()
+	return err
+}
+
+// startLocked starts the loop that runs p and then whatever gets queued (mu held).
+func (s *InteractiveSession) startLocked(p *pendingPrompt) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.running, s.cancel, s.loopDone = p, cancel, make(chan struct{})
+	s.current.Store(&p.id)
+	go s.loop(ctx, p, s.loopDone)
+}
+
+func (s *InteractiveSession) loop(ctx context.Context, p *pendingPrompt, done chan struct{}) {
+	for {
+		end := s.runPrompt(ctx, p)
+		s.mu.Lock()
+		s.cancel()
+		// The end event and the hand-over to the queued prompt are one step: whoever sees
+		// the end sees the session idle or running the next prompt, never in between.
+		s.hub.publish(end)
+		next := s.queued
+		s.queued = nil
+		if next == nil {
+			s.running, s.cancel, s.loopDone = nil, nil, nil
+			s.current.Store(nil)
+			s.mu.Unlock()
+			close(done)
+			return
+		}
+		ctx, s.cancel = context.WithCancel(context.Background())
+		s.running, p = next, next
+		s.current.Store(&next.id)
+		s.mu.Unlock()
+	}
+}
+
+// runPrompt runs one prompt and returns its end event, after the prompt's summary
+// entries are in the history and saved.
+func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Event {
+	s.toolsMu.Lock()
+	s.turnTools = nil
+	s.toolsMu.Unlock()
+	answer, err := s.sess.Run(ctx, p.text)
+	last := s.sess.LastResult()
+	res := &Result{Response: answer, StopReason: last.StopReason, Rounds: last.Rounds, Usage: last.Usage}
+	end := Event{Type: EventComplete, PromptID: p.id, Result: res}
+	switch {
+	case errors.Is(err, session.ErrAborted):
+		end.Type, res.Reason = EventInterrupted, "aborted"
+	case err != nil:
+		end.Type, res.Error, res.Err = EventError, err.Error(), err
+	}
+	return end
+}
+
+// addTurnEntries adds the prompt's tool-summary and usage-summary entries when its Run
+// ends (session.Callbacks.OnRunEnd); the session saves them with the Run.
+func (s *InteractiveSession) addTurnEntries(last agent.Result) {
+	s.toolsMu.Lock()
+	tools := s.turnTools
+	s.turnTools = nil
+	s.toolsMu.Unlock()
+	if len(tools) > 0 {
+		s.addEntry(EntryToolSummary, toolSummary{Summary: summarize(tools), Tools: tools})
+	}
+	if !last.Usage.IsZero() {
+		st := s.sess.ContextState()
+		s.addEntry(EntryUsageSummary, usageSummary{Kind: "exact", Scope: "turn",
+			PromptTokens: last.Usage.InputTokens, CompletionTokens: last.Usage.OutputTokens, TotalTokens: last.Usage.Total(),
+			ContextUsedTokens: st.UsedTokens, ContextMaxTokens: st.MaxTokens, ContextUsedPercentage: st.UsedPercentage,
+			CostStatus: "unknown"})
+	}
+}
+
+// toolSummary and usageSummary are the data of the spec's tool-summary and
+// usage-summary entries.
+type toolSummary struct {
+	Summary string      `json:"summary"`
+	Tools   []ToolState `json:"tools"`
+}
+
+type usageSummary struct {
+	Kind                  string  `json:"kind"`
+	Scope                 string  `json:"scope"`
+	PromptTokens          int     `json:"promptTokens"`
+	CompletionTokens      int     `json:"completionTokens"`
+	TotalTokens           int     `json:"totalTokens"`
+	ContextUsedTokens     int     `json:"contextUsedTokens"`
+	ContextMaxTokens      int     `json:"contextMaxTokens"`
+	ContextUsedPercentage float64 `json:"contextUsedPercentage"`
+	CostStatus            string  `json:"costStatus"`
+}
+
+func summarize(tools []ToolState) string {
+	counts := map[string]int{}
+	for _, t := range tools {
+		counts[t.Result]++
+	}
+	s := fmt.Sprintf("%d tool call", len(tools))
+	if len(tools) != 1 {
+		s += "s"
+	}
+	var parts []string
+	for _, k := range []string{"success", "error", "denied"} {
+		if counts[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+		}
+	}
+	return s + " (" + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,272 @@
+package interactive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func fixedHub(limits DeliveryLimits) *hub { return newHub(fixedNow, limits) }
+
+// drain takes every queued event without waiting.
+func drain(t *testing.T, sub *Subscription) ([]Event, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Next returns at once when nothing is queued
+	var got []Event
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return got, nil
+			}
+			return got, err
+		}
+		got = append(got, ev)
+	}
+}
+
+func types(events []Event) string {
+	var b []string
+	for _, e := range events {
+		s := string(e.Type)
+		if e.Text != "" {
+			s += "(" + e.Text + ")"
+		}
+		b = append(b, s)
+	}
+	return strings.Join(b, " ")
+}
+
+// What a subscriber that does not keep up receives: deltas merged into the undelivered
+// one of the same kind and prompt, context updates replaced by the newest, everything
+// else as it is, in order; past its bound it is disconnected with a clear error while
+// other subscribers go on.
+func TestSubscriberDelivery(t *testing.T) {
+	delta := func(text string) Event { return Event{Type: EventTextDelta, PromptID: "p", Text: text} }
+	for _, tc := range []struct {
+		name    string
+		limits  DeliveryLimits
+		publish []Event
+		want    string
+		wantErr error
+	}{
+		{name: "deltas merge while undelivered",
+			publish: []Event{delta("a"), delta("b"), delta("c")},
+			want:    "text_delta(abc)"},
+		{name: "a lifecycle event separates deltas",
+			publish: []Event{delta("a"), {Type: EventToolStart, PromptID: "p"}, delta("b"), delta("c"), {Type: EventToolEnd, PromptID: "p"}},
+			want:    "text_delta(a) tool_start text_delta(bc) tool_end"},
+		{name: "thinking and text do not merge",
+			publish: []Event{{Type: EventThinkingDelta, PromptID: "p", Text: "t"}, delta("a"), delta("b")},
+			want:    "thinking_delta(t) text_delta(ab)"},
+		{name: "prompts do not merge",
+			publish: []Event{delta("a"), {Type: EventTextDelta, PromptID: "q", Text: "b"}},
+			want:    "text_delta(a) text_delta(b)"},
+		{name: "context updates keep the newest",
+			publish: []Event{{Type: EventContextUpdate, PromptID: "p"}, {Type: EventContextUpdate, PromptID: "p"}, {Type: EventComplete, PromptID: "p"}},
+			want:    "context_update complete"},
+		{name: "lifecycle events are never merged or dropped",
+			limits:  DeliveryLimits{SubscriberEvents: 4},
+			publish: []Event{{Type: EventToolEnd}, {Type: EventPermissionRequest}, {Type: EventComplete}, {Type: EventInterrupted}},
+			want:    "tool_end permission_request complete interrupted"},
+		{name: "past the event bound the subscriber is cut off",
+			limits:  DeliveryLimits{SubscriberEvents: 3},
+			publish: []Event{{Type: EventToolStart}, {Type: EventToolEnd}, {Type: EventToolStart}, {Type: EventToolEnd}},
+			wantErr: ErrSubscriberTooSlow},
+		{name: "past the byte bound the subscriber is cut off",
+			limits:  DeliveryLimits{SubscriberBytes: 1000},
+			publish: []Event{delta(strings.Repeat("x", 600)), delta(strings.Repeat("y", 600))},
+			wantErr: ErrSubscriberTooSlow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := fixedHub(tc.limits)
+			slow, fast := h.subscribe(false, 0)
+			if fast != nil {
+				t.Fatal(fast)
+			}
+			quick, _ := h.subscribe(false, 0)
+			var quickGot []Event
+			for _, e := range tc.publish {
+				h.publish(e)
+				ev, err := quick.Next(context.Background()) // this one keeps up
+				if err != nil {
+					t.Fatal(err)
+				}
+				quickGot = append(quickGot, ev)
+			}
+			if len(quickGot) != len(tc.publish) {
+				t.Fatalf("the subscriber that keeps up got %d events of %d", len(quickGot), len(tc.publish))
+			}
+			checkSeq(t, quickGot)
+			got, err := drain(t, slow)
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) || len(got) != 0 {
+					t.Fatalf("got %q, %v; want %v", types(got), err, tc.wantErr)
+				}
+				if !strings.Contains(err.Error(), "subscribe after it") {
+					t.Fatalf("the error does not say how to recover: %v", err)
+				}
+				return
+			}
+			if err != nil || types(got) != tc.want {
+				t.Fatalf("got %q (%v), want %q", types(got), err, tc.want)
+			}
+			checkSeq(t, got)
+			if last := got[len(got)-1]; last.Seq != uint64(len(tc.publish)) {
+				t.Fatalf("the last event delivered has Seq %d, want %d (a merged delta carries the last Seq)", last.Seq, len(tc.publish))
+			}
+		})
+	}
+}
+
+// A late subscriber replays the kept events after a sequence number, then continues
+// live; a sequence whose successors are gone, or one ahead of the session, is refused.
+func TestSubscribeAfterReplay(t *testing.T) {
+	for _, tc := range []struct {
+		after   uint64
+		want    string
+		wantErr bool
+	}{
+		{after: 3, want: "4 5 6 7 8"},
+		{after: 6, want: "7 8"},
+		{after: 8, want: ""},
+		{after: 2, wantErr: true}, // 3 is no longer kept
+		{after: 9, wantErr: true}, // ahead of the session
+	} {
+		h := fixedHub(DeliveryLimits{ReplayEvents: 5})
+		for range 8 {
+			h.publish(Event{Type: EventToolEnd})
+		}
+		sub, err := h.subscribe(true, tc.after)
+		if tc.wantErr {
+			if !errors.Is(err, ErrReplayUnavailable) {
+				t.Fatalf("after %d: %v, want ErrReplayUnavailable", tc.after, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := drain(t, sub)
+		var seqs []string
+		for _, e := range got {
+			seqs = append(seqs, fmt.Sprint(e.Seq))
+		}
+		if strings.Join(seqs, " ") != tc.want {
+			t.Fatalf("after %d replayed %v, want %s", tc.after, seqs, tc.want)
+		}
+		h.publish(Event{Type: EventComplete})
+		live, _ := drain(t, sub)
+		if len(live) != 1 || live[0].Type != EventComplete {
+			t.Fatalf("after %d: live events %q", tc.after, types(live))
+		}
+	}
+}
+
+// Through a real session: a subscriber that never reads does not hold the session up,
+// and when it finally reads it finds every lifecycle event, in order, and the whole
+// answer in its (merged) deltas. A subscriber past its bound is cut off while the
+// session and the others go on; a late subscriber replays the prompt.
+func TestSlowSubscriberThroughSession(t *testing.T) {
+	answer := strings.Repeat("word ", 300)
+	p := scriptProvider(t, fmt.Sprintf(`
+turns:
+  - text: "checking"
+    toolCalls: [{id: c1, name: Bash, input: {command: "echo hi"}}]
+  - text: %q
+    chunkSize: 3
+`, answer))
+	s := newTestSession(t, p, Options{PermissionMode: "bypassPermissions",
+		Interactive: InteractiveOptions{Delivery: DeliveryLimits{SubscriberEvents: 16}}})
+	stalled := s.Subscribe() // never read until the prompt is over
+	tiny, _ := s.hub.subscribe(false, 0)
+	tiny.limits.SubscriberEvents = 2 // cut off early
+	fast := s.Subscribe()
+	sent, _ := s.Submit("go")
+	live := until(t, fast, ends(sent.PromptID))
+	checkSeq(t, live)
+	if end := live[len(live)-1]; end.Type != EventComplete || end.Result.Response != answer {
+		t.Fatalf("prompt ended %s", end.Type)
+	}
+
+	got, err := drain(t, stalled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeq(t, got)
+	if len(got) >= len(live) {
+		t.Fatalf("the stalled subscriber got %d events, the live one %d: nothing was merged", len(got), len(live))
+	}
+	lifecycle := func(events []Event) string {
+		var out []string
+		for _, e := range events {
+			if !e.Type.mergeable() {
+				out = append(out, string(e.Type))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	text := func(events []Event) string {
+		var b strings.Builder
+		for _, e := range events {
+			if e.Type == EventTextDelta {
+				b.WriteString(e.Text)
+			}
+		}
+		return b.String()
+	}
+	if lifecycle(got) != lifecycle(live) {
+		t.Fatalf("lifecycle events differ:\nstalled %s\nlive    %s", lifecycle(got), lifecycle(live))
+	}
+	if text(got) != text(live) || !strings.Contains(text(got), strings.TrimSpace(answer)) {
+		t.Fatalf("the merged text differs from the streamed text:\nstalled %q\nlive    %q", text(got), text(live))
+	}
+	if _, err := drain(t, tiny); !errors.Is(err, ErrSubscriberTooSlow) {
+		t.Fatalf("the subscriber past its bound: %v, want ErrSubscriberTooSlow", err)
+	}
+
+	// A late subscriber asks for everything after the first event it missed.
+	late, err := s.SubscribeAfter(live[9].Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, _ := drain(t, late)
+	if len(replayed) == 0 || lifecycle(replayed) != lifecycle(live[10:]) || text(replayed) != text(live[10:]) ||
+		replayed[len(replayed)-1].Seq != live[len(live)-1].Seq {
+		t.Fatalf("replay after %d: %q", live[9].Seq, types(replayed))
+	}
+	if s.LastSeq() != live[len(live)-1].Seq {
+		t.Fatalf("LastSeq %d, last event %d", s.LastSeq(), live[len(live)-1].Seq)
+	}
+}
+
+// Close ends subscriptions after their queued events; Next on a closed subscription
+// says so; a context ends a wait.
+func TestSubscriptionEnds(t *testing.T) {
+	h := fixedHub(DeliveryLimits{})
+	sub, _ := h.subscribe(false, 0)
+	h.publish(Event{Type: EventComplete})
+	h.close()
+	if ev, err := sub.Next(context.Background()); err != nil || ev.Type != EventComplete {
+		t.Fatalf("queued event before the end: %v %v", ev.Type, err)
+	}
+	if _, err := sub.Next(context.Background()); !errors.Is(err, ErrSessionClosed) {
+		t.Fatalf("after close: %v", err)
+	}
+	h2 := fixedHub(DeliveryLimits{})
+	sub2, _ := h2.subscribe(false, 0)
+	sub2.Close()
+	if _, err := sub2.Next(context.Background()); !errors.Is(err, ErrUnsubscribed) {
+		t.Fatalf("after Close: %v", err)
+	}
+	sub3, _ := h2.subscribe(false, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	if _, err := sub3.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("wait with a deadline: %v", err)
+	}
+}

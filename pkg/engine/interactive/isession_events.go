@@ -1,0 +1,137 @@
+package interactive
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+// EventType names an InteractiveSession event (the spec's InteractiveSession events,
+// with deltas split by kind and the permission round trip added).
+type EventType string
+
+const (
+	EventTextDelta     EventType = "text_delta"     // Text: a chunk of the answer
+	EventThinkingDelta EventType = "thinking_delta" // Text: a chunk of the model's thinking
+	EventToolStart     EventType = "tool_start"     // Tool: the call, IsRunning
+	EventToolEnd       EventType = "tool_end"       // Tool: the outcome
+	// EventPermissionRequest asks the clients about a tool call (Permission); answer
+	// with RespondPermission.
+	EventPermissionRequest EventType = "permission_request"
+	// EventPermissionResolved says how a permission request ended (answered by some
+	// client, timed out, aborted), so every watching client can close its prompt.
+	EventPermissionResolved EventType = "permission_resolved"
+	EventContextUpdate      EventType = "context_update" // Context
+	EventCompaction         EventType = "compaction"     // Compaction
+	// EventComplete, EventError and EventInterrupted end a prompt (Result); every
+	// accepted prompt ends with exactly one of them.
+	EventComplete    EventType = "complete"
+	EventError       EventType = "error"
+	EventInterrupted EventType = "interrupted"
+	// EventBackgroundTask is reserved for background task and subagent progress (the
+	// runner issue); nothing emits it yet.
+	EventBackgroundTask EventType = "background_task"
+)
+
+// mergeable reports whether an undelivered event of type t may absorb a later one of the
+// same type and prompt: deltas concatenate, a context update replaces the older one.
+// Every other event (the lifecycle ones: tool_end, permission_request, complete, error,
+// interrupted …) is delivered as it is or the subscriber is disconnected.
+func (t EventType) mergeable() bool {
+	switch t {
+	case EventTextDelta, EventThinkingDelta, EventContextUpdate:
+		return true
+	}
+	return false
+}
+
+// Event is one thing that happened in an InteractiveSession. Seq numbers the session's
+// events from 1, strictly increasing in publication order; a subscriber sees them in
+// that order (coalesced deltas carry the Seq of the last delta merged into them).
+type Event struct {
+	Seq  uint64    `json:"seq"`
+	Type EventType `json:"type"`
+	Time time.Time `json:"time"`
+	// PromptID is the prompt the event belongs to; empty for events outside a prompt
+	// (a manual compaction, a context update at rest).
+	PromptID string `json:"promptId,omitempty"`
+
+	Text       string                  `json:"text,omitempty"`
+	Tool       *ToolState              `json:"tool,omitempty"`
+	Permission *PermissionRequest      `json:"permission,omitempty"`
+	Resolution *PermissionResolution   `json:"resolution,omitempty"`
+	Context    *contextwin.WindowState `json:"context,omitempty"`
+	Compaction *session.CompactEvent   `json:"compaction,omitempty"`
+	Result     *Result                 `json:"result,omitempty"`
+}
+
+// Result ends a prompt: what the model answered and how the run ended.
+type Result struct {
+	Response   string           `json:"response"`
+	StopReason agent.StopReason `json:"stopReason,omitempty"`
+	// Rounds and Usage add up over the prompt's Stop-hook continuations.
+	Rounds int       `json:"rounds"`
+	Usage  llm.Usage `json:"usage"`
+	// Error is the failure's text (EventError); Reason says why a prompt was
+	// interrupted (EventInterrupted: "aborted", "removed from the queue").
+	Error  string `json:"error,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Err is the Go error of an EventError (session.ErrPromptBlocked, a provider's
+	// *llm.Error, session.ErrSave …), for errors.Is in process.
+	Err error `json:"-"`
+}
+
+// ToolState is the spec's IToolState: one tool call as a client renders it.
+type ToolState struct {
+	ToolUseID string          `json:"toolUseId"`
+	ToolName  string          `json:"toolName"`
+	FirstArg  string          `json:"firstArg"` // the argument that identifies the call, bounded
+	Args      json.RawMessage `json:"args,omitempty"`
+	IsRunning bool            `json:"isRunning"`
+	// Result is "success", "error" or "denied" (tool_end only).
+	Result    string `json:"result,omitempty"`
+	ErrorCode string `json:"errorCode,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// DiffFile and DiffLines show a completed Edit's change (old lines removed, new
+	// lines added, numbered from the tool result's startLine), bounded.
+	DiffFile  string     `json:"diffFile,omitempty"`
+	DiffLines []DiffLine `json:"diffLines,omitempty"`
+	// ToolResultData is a bounded preview of a command tool's output (Bash): its first
+	// lines, with a note of what was left out. The whole result stays in the history.
+	ToolResultData string `json:"toolResultData,omitempty"`
+	// Message is for the user: the systemMessage of the call's hooks.
+	Message string `json:"message,omitempty"`
+}
+
+// DiffLine is one line of an Edit's diff.
+type DiffLine struct {
+	Kind string `json:"kind"` // "remove" or "add"
+	Line int    `json:"line"` // 1-based line number (old file for remove, new file for add)
+	Text string `json:"text"`
+}
+
+// PermissionRequest is a tool call waiting for a client's answer.
+type PermissionRequest struct {
+	RequestID string          `json:"requestId"`
+	ToolName  string          `json:"toolName"`
+	ToolUseID string          `json:"toolUseId"`
+	Input     json.RawMessage `json:"input"`
+	Reason    string          `json:"reason"` // why the call needs approval
+	// SessionRule is the rule "allow for the session" adds ("Bash(npm test:*)",
+	// "Edit(//abs/dir/**)"); empty when that answer would allow this call only.
+	SessionRule string `json:"sessionRule,omitempty"`
+	// Deadline is when the request is denied for want of an answer.
+	Deadline time.Time `json:"deadline"`
+}
+
+// PermissionResolution says how a permission request ended.
+type PermissionResolution struct {
+	RequestID string           `json:"requestId"`
+	Approval  session.Approval `json:"approval"`
+	// Outcome is "answered", "timeout" or "aborted".
+	Outcome string `json:"outcome"`
+}

@@ -1,0 +1,157 @@
+package interactive
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/providers/script"
+)
+
+// testWait bounds every wait of these tests: ordering comes from channels, the bound
+// only turns a hang into a failure.
+const testWait = 20 * time.Second
+
+// safeIDs is a goroutine-safe deterministic id generator.
+func safeIDs() func() string {
+	var n atomic.Int64
+	return func() string { return fmt.Sprintf("id-%03d", n.Add(1)) }
+}
+
+func scriptProvider(t *testing.T, yaml string) *script.Provider {
+	t.Helper()
+	p, err := script.New([]byte(yaml), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// gatedProvider holds each Chat call until the test releases it (or the call is
+// cancelled), and reports each call as it starts.
+type gatedProvider struct {
+	inner   llm.Provider
+	started chan string // the last user text of each call
+	release chan struct{}
+}
+
+func newGated(inner llm.Provider) *gatedProvider {
+	return &gatedProvider{inner: inner, started: make(chan string, 16), release: make(chan struct{}, 16)}
+}
+
+func (g *gatedProvider) Name() string { return g.inner.Name() }
+
+func (g *gatedProvider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
+	last := ""
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleUser {
+			last = m.Text()
+		}
+	}
+	g.started <- last
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+		return llm.ChatResponse{}, ctx.Err()
+	}
+	return g.inner.Chat(ctx, req, cb)
+}
+
+// probeTool records its executions; with the default permission mode every call of it
+// is asked (an unknown tool).
+type probeTool struct {
+	mu   sync.Mutex
+	runs int
+}
+
+func (p *probeTool) Schema() llm.ToolSchema {
+	return llm.ToolSchema{Name: "Probe", Description: "test tool", InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+
+func (p *probeTool) Execute(context.Context, json.RawMessage) llm.ToolResult {
+	p.mu.Lock()
+	p.runs++
+	p.mu.Unlock()
+	return llm.ToolSuccess("probe ran")
+}
+
+func (p *probeTool) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.runs
+}
+
+// newTestSession assembles an InteractiveSession over provider in a fresh project.
+func newTestSession(t *testing.T, provider llm.Provider, opts Options) *InteractiveSession {
+	t.Helper()
+	if opts.Cwd == "" {
+		opts.Cwd = t.TempDir()
+	}
+	opts.Home, opts.Env, opts.NewID, opts.LLM = t.TempDir(), envOf(nil), safeIDs(), provider
+	s, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close(context.Background(), "other") })
+	return s
+}
+
+// next takes the next event or fails the test.
+func next(t *testing.T, sub *Subscription) Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	ev, err := sub.Next(ctx)
+	if err != nil {
+		t.Fatalf("waiting for an event: %v", err)
+	}
+	return ev
+}
+
+// until takes events until one matches, returning all taken (the match last).
+func until(t *testing.T, sub *Subscription, match func(Event) bool) []Event {
+	t.Helper()
+	var got []Event
+	for {
+		ev := next(t, sub)
+		got = append(got, ev)
+		if match(ev) {
+			return got
+		}
+	}
+}
+
+func isType(typ EventType) func(Event) bool { return func(e Event) bool { return e.Type == typ } }
+
+// ends matches the end event of prompt id.
+func ends(id string) func(Event) bool {
+	return func(e Event) bool {
+		return e.PromptID == id && (e.Type == EventComplete || e.Type == EventError || e.Type == EventInterrupted)
+	}
+}
+
+// checkSeq fails unless sequence numbers strictly increase.
+func checkSeq(t *testing.T, events []Event) {
+	t.Helper()
+	for i := 1; i < len(events); i++ {
+		if events[i].Seq <= events[i-1].Seq {
+			t.Fatalf("sequence not increasing at %d: %d after %d (%s after %s)", i, events[i].Seq, events[i-1].Seq, events[i].Type, events[i-1].Type)
+		}
+	}
+}
+
+func waitStarted(t *testing.T, g *gatedProvider) string {
+	t.Helper()
+	select {
+	case s := <-g.started:
+		return s
+	case <-time.After(testWait):
+		t.Fatal("the provider was never called")
+	}
+	return ""
+}

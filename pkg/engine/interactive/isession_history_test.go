@@ -1,0 +1,180 @@
+package interactive
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+)
+
+func entryKinds(entries []session.HistoryEntry) []string {
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Category+":"+e.Type)
+	}
+	return out
+}
+
+// The history holds the chat messages and, in order, an entry per tool start and end,
+// the prompt's tool summary and usage summary; it is saved with the session, and a
+// compaction opens the timeline again with its entry.
+func TestHistoryEntriesArePersisted(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(target, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := scriptProvider(t, fmt.Sprintf(`
+turns:
+  - toolCalls:
+      - {id: c1, name: Read, input: {file_path: %[1]q}}
+    usage: {inputTokens: 100, outputTokens: 10}
+  - toolCalls:
+      - {id: c2, name: Edit, input: {file_path: %[1]q, old_string: "two", new_string: "2\n2b"}}
+    usage: {inputTokens: 150, outputTokens: 10}
+  - text: "edited"
+    usage: {inputTokens: 200, outputTokens: 5}
+  - when: {compaction: true}
+    text: "[Context Summary] a.txt was edited"
+`, target))
+	s := newTestSession(t, p, Options{Cwd: dir, PermissionMode: "acceptEdits"})
+	sub := s.Subscribe()
+	sent, _ := s.Submit("edit a.txt")
+	events := until(t, sub, ends(sent.PromptID))
+	if end := events[len(events)-1]; end.Type != EventComplete {
+		t.Fatalf("ended %s %+v", end.Type, end.Result)
+	}
+	want := []string{"chat:system", "chat:user",
+		"chat:assistant", "event:tool-start", "event:tool-end", "chat:tool",
+		"chat:assistant", "event:tool-start", "event:tool-end", "chat:tool",
+		"chat:assistant", "event:tool-summary", "event:usage-summary"}
+	hist := s.History()
+	if got := entryKinds(hist); !slices.Equal(got, want) {
+		t.Fatalf("history\n got %v\nwant %v", got, want)
+	}
+	var summary toolSummary
+	var usage usageSummary
+	for _, e := range hist {
+		switch e.Type {
+		case EntryToolSummary:
+			_ = json.Unmarshal(e.Data, &summary)
+		case EntryUsageSummary:
+			_ = json.Unmarshal(e.Data, &usage)
+		}
+	}
+	if len(summary.Tools) != 2 || summary.Tools[1].ToolName != "Edit" || summary.Tools[1].DiffFile != target ||
+		len(summary.Tools[1].DiffLines) != 3 || summary.Summary != "2 tool calls (2 success)" {
+		t.Fatalf("tool summary %+v", summary)
+	}
+	if usage.Kind != "exact" || usage.Scope != "turn" || usage.PromptTokens != 450 || usage.CompletionTokens != 25 ||
+		usage.TotalTokens != 475 || usage.ContextMaxTokens == 0 || usage.CostStatus != "unknown" {
+		t.Fatalf("usage summary %+v", usage)
+	}
+
+	// Saved with the session: the stored timeline holds the same entries.
+	rec, err := store.NewFileStore(store.ProjectDir(dir), store.Options{}).Load(context.Background(), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []session.HistoryEntry
+	for _, raw := range rec.History {
+		var e session.HistoryEntry
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, e)
+	}
+	if got := entryKinds(stored); !slices.Equal(got, want) {
+		t.Fatalf("stored history\n got %v\nwant %v", got, want)
+	}
+
+	// A manual compaction replaces the timeline; its entry opens the new one.
+	if err := s.Compact(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	compaction := until(t, sub, isType(EventCompaction))
+	if c := compaction[len(compaction)-1]; c.Compaction.Trigger != session.TriggerManual || c.PromptID != "" {
+		t.Fatalf("compaction event %+v", c)
+	}
+	if got := entryKinds(s.History()); !slices.Contains(got, "event:compaction") || slices.Contains(got, "event:tool-start") {
+		t.Fatalf("history after compaction %v", got)
+	}
+}
+
+// Tool state for clients: the identifying argument, Edit's diff from its arguments and
+// the result's startLine, and a bounded preview of a command's output.
+func TestToolState(t *testing.T) {
+	long := strings.Repeat("line\n", 50)
+	for _, tc := range []struct {
+		name  string
+		ev    session.ToolExecutionEvent
+		check func(*ToolState) string
+	}{
+		{name: "start is running with its first argument",
+			ev: session.ToolExecutionEvent{Type: session.ToolStart, ToolName: "Bash", ToolArgs: json.RawMessage(`{"description":"x","command":"go   test\n./..."}`)},
+			check: func(st *ToolState) string {
+				if !st.IsRunning || st.FirstArg != "go test ./..." || st.Result != "" {
+					return fmt.Sprintf("%+v", st)
+				}
+				return ""
+			}},
+		{name: "unknown tools show their first string argument",
+			ev: session.ToolExecutionEvent{Type: session.ToolStart, ToolName: "mcp__x__y", ToolArgs: json.RawMessage(`{"n":1,"b":"second","a":"third"}`)},
+			check: func(st *ToolState) string {
+				if st.FirstArg != "second" {
+					return st.FirstArg
+				}
+				return ""
+			}},
+		{name: "edit diff numbered from startLine",
+			ev: session.ToolExecutionEvent{Type: session.ToolEnd, ToolName: "Edit", Success: true,
+				ToolArgs:       json.RawMessage(`{"file_path":"/p/a.go","old_string":"a\nb","new_string":"c"}`),
+				ToolResultData: `{"success":true,"output":"ok","metadata":{"startLine":7}}`},
+			check: func(st *ToolState) string {
+				want := []DiffLine{{"remove", 7, "a"}, {"remove", 8, "b"}, {"add", 7, "c"}}
+				if st.Result != "success" || st.DiffFile != "/p/a.go" || !slices.Equal(st.DiffLines, want) {
+					return fmt.Sprintf("%+v", st)
+				}
+				return ""
+			}},
+		{name: "failed edit has no diff",
+			ev: session.ToolExecutionEvent{Type: session.ToolEnd, ToolName: "Edit", ErrorCode: "tool_failed",
+				ToolArgs: json.RawMessage(`{"file_path":"/p/a.go","old_string":"a","new_string":"c"}`)},
+			check: func(st *ToolState) string {
+				if st.Result != "error" || st.DiffLines != nil || st.ErrorCode != "tool_failed" {
+					return fmt.Sprintf("%+v", st)
+				}
+				return ""
+			}},
+		{name: "command output preview is bounded",
+			ev: session.ToolExecutionEvent{Type: session.ToolEnd, ToolName: "Bash", Success: true,
+				ToolArgs: json.RawMessage(`{"command":"seq 50"}`), ToolResultData: fmt.Sprintf(`{"success":true,"output":%q}`, long)},
+			check: func(st *ToolState) string {
+				if strings.Count(st.ToolResultData, "line\n") != maxPreviewLines || !strings.HasSuffix(st.ToolResultData, "… 30 more lines") {
+					return st.ToolResultData
+				}
+				return ""
+			}},
+		{name: "denied",
+			ev: session.ToolExecutionEvent{Type: session.ToolEnd, ToolName: "Bash", Denied: true, Reason: "Permission denied"},
+			check: func(st *ToolState) string {
+				if st.Result != "denied" || st.IsRunning {
+					return fmt.Sprintf("%+v", st)
+				}
+				return ""
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if msg := tc.check(toolState(tc.ev)); msg != "" {
+				t.Fatal(msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,320 @@
+package interactive
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Delivery bounds (DESIGN.md decision 6). A subscriber's queue holds what it has not yet
+// taken; deltas and context updates merge into an undelivered event of the same kind, so
+// a slow reader gets fewer, larger deltas; anything else is queued as it is, and a
+// subscriber whose queue passes a bound is disconnected (ErrSubscriberTooSlow) while the
+// session and the other subscribers go on.
+const (
+	DefaultSubscriberEvents = 1024
+	DefaultSubscriberBytes  = 8 << 20
+	// The replay buffer keeps the latest events for SubscribeAfter.
+	DefaultReplayEvents = 1024
+	DefaultReplayBytes  = 1 << 20
+)
+
+// hub numbers events, keeps the replay buffer and fans events out to subscribers.
+// publish never blocks on a subscriber.
+type hub struct {
+	now    func() time.Time
+	limits DeliveryLimits
+
+	mu     sync.Mutex
+	seq    uint64
+	replay ring
+	subs   map[*Subscription]struct{}
+	closed bool
+}
+
+// DeliveryLimits bound what the session keeps for its subscribers. Zero fields take the
+// defaults above.
+type DeliveryLimits struct {
+	SubscriberEvents, SubscriberBytes int
+	ReplayEvents, ReplayBytes         int
+}
+
+func (l DeliveryLimits) withDefaults() DeliveryLimits {
+	def := func(v, d int) int {
+		if v <= 0 {
+			return d
+		}
+		return v
+	}
+	l.SubscriberEvents = def(l.SubscriberEvents, DefaultSubscriberEvents)
+	l.SubscriberBytes = def(l.SubscriberBytes, DefaultSubscriberBytes)
+	l.ReplayEvents = def(l.ReplayEvents, DefaultReplayEvents)
+	l.ReplayBytes = def(l.ReplayBytes, DefaultReplayBytes)
+	return l
+}
+
+func newHub(now func() time.Time, limits DeliveryLimits) *hub {
+	l := limits.withDefaults()
+	return &hub{now: now, limits: l, replay: ring{maxEvents: l.ReplayEvents, maxBytes: l.ReplayBytes},
+		subs: map[*Subscription]struct{}{}}
+}
+
+// publish numbers e, keeps it for replay and queues it for every subscriber.
+func (h *hub) publish(e Event) Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return e
+	}
+	h.seq++
+	e.Seq, e.Time = h.seq, h.now()
+	h.replay.push(e)
+	for s := range h.subs {
+		if !s.offer(e) {
+			delete(h.subs, s)
+		}
+	}
+	return e
+}
+
+// lastSeq is the sequence number of the latest event (0 before the first).
+func (h *hub) lastSeq() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.seq
+}
+
+// subscribe registers a subscriber; with replay, the kept events after `after` are
+// queued first, atomically with the registration (no event is missed or repeated).
+func (h *hub) subscribe(replay bool, after uint64) (*Subscription, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := &Subscription{hub: h, limits: h.limits, wake: make(chan struct{}, 1), delivered: after}
+	if replay {
+		if after > h.seq {
+			return nil, fmt.Errorf("%w: sequence %d is ahead of the session's latest event %d", ErrReplayUnavailable, after, h.seq)
+		}
+		if oldest := h.replay.oldestSeq(h.seq); after+1 < oldest {
+			return nil, fmt.Errorf("%w: the events after %d are no longer kept (the replay buffer starts at %d)", ErrReplayUnavailable, after, oldest)
+		}
+		for _, e := range h.replay.after(after) {
+			if !s.offer(e) {
+				return nil, fmt.Errorf("%w: replaying after %d", s.err, after)
+			}
+		}
+	}
+	if h.closed {
+		s.end(ErrSessionClosed, true)
+		return s, nil
+	}
+	h.subs[s] = struct{}{}
+	return s, nil
+}
+
+func (h *hub) unsubscribe(s *Subscription) {
+	h.mu.Lock()
+	delete(h.subs, s)
+	h.mu.Unlock()
+}
+
+// close ends every subscription once its queued events are taken.
+func (h *hub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for s := range h.subs {
+		s.end(ErrSessionClosed, true)
+		delete(h.subs, s)
+	}
+}
+
+// Subscription receives a session's events in order through a bounded queue. Take them
+// with Next; a subscription that stops taking them is disconnected past its bound, never
+// slowing the session.
+type Subscription struct {
+	hub    *hub
+	limits DeliveryLimits
+	wake   chan struct{} // one pending wake-up
+
+	mu        sync.Mutex
+	queue     []queued
+	bytes     int
+	delivered uint64 // Seq of the latest event taken (or the replay start)
+	err       error
+	drain     bool // deliver the queue before err (session closed), not after (cut off)
+}
+
+// queued is one undelivered event; buf holds merged delta text (built once on delivery).
+type queued struct {
+	ev  Event
+	buf *strings.Builder
+}
+
+// Next returns the next event, waiting until there is one. It fails with
+// ErrSubscriberTooSlow after a disconnection, ErrSessionClosed once the closed
+// session's events are all taken, ErrUnsubscribed after Close, or ctx's error.
+func (s *Subscription) Next(ctx context.Context) (Event, error) {
+	for {
+		s.mu.Lock()
+		if len(s.queue) > 0 && (s.err == nil || s.drain) {
+			q := s.queue[0]
+			s.queue[0] = queued{}
+			s.queue = s.queue[1:]
+			if len(s.queue) == 0 {
+				s.queue = nil
+			}
+			if q.buf != nil {
+				q.ev.Text = q.buf.String()
+			}
+			s.bytes -= eventSize(q.ev)
+			s.delivered = q.ev.Seq
+			s.mu.Unlock()
+			return q.ev, nil
+		}
+		err := s.err
+		s.mu.Unlock()
+		if err != nil {
+			return Event{}, err
+		}
+		select {
+		case <-s.wake:
+		case <-ctx.Done():
+			return Event{}, ctx.Err()
+		}
+	}
+}
+
+// Close ends the subscription; Next then fails with ErrUnsubscribed.
+func (s *Subscription) Close() {
+	s.hub.unsubscribe(s)
+	s.end(ErrUnsubscribed, false)
+}
+
+// offer queues e; false means the subscription is (now) ended.
+func (s *Subscription) offer(e Event) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return false
+	}
+	if n := len(s.queue); n > 0 && e.Type.mergeable() {
+		last := &s.queue[n-1]
+		if last.ev.Type == e.Type && last.ev.PromptID == e.PromptID {
+			if e.Type == EventContextUpdate {
+				s.bytes += eventSize(e) - eventSize(last.ev)
+				last.ev = e
+			} else {
+				if last.buf == nil {
+					last.buf = &strings.Builder{}
+					last.buf.WriteString(last.ev.Text)
+					last.ev.Text = ""
+				}
+				last.buf.WriteString(e.Text)
+				last.ev.Seq, last.ev.Time = e.Seq, e.Time
+				s.bytes += len(e.Text)
+			}
+			return s.checkBounds()
+		}
+	}
+	s.queue = append(s.queue, queued{ev: e})
+	s.bytes += eventSize(e)
+	return s.checkBounds()
+}
+
+// checkBounds disconnects a subscriber whose queue is over its bound (mu held).
+func (s *Subscription) checkBounds() bool {
+	if len(s.queue) <= s.limits.SubscriberEvents && s.bytes <= s.limits.SubscriberBytes {
+		s.signal()
+		return true
+	}
+	s.endLocked(fmt.Errorf("%w: %d events (%d bytes) not taken; the last one taken was %d: subscribe after it to replay what is still kept",
+		ErrSubscriberTooSlow, len(s.queue), s.bytes, s.delivered), false)
+	return false
+}
+
+func (s *Subscription) end(err error, drain bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.endLocked(err, drain)
+}
+
+func (s *Subscription) endLocked(err error, drain bool) {
+	if s.err != nil {
+		return
+	}
+	s.err, s.drain = err, drain
+	if !drain {
+		s.queue, s.bytes = nil, 0
+	}
+	s.signal()
+}
+
+func (s *Subscription) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// eventSize approximates what an event holds in memory, for the byte bounds.
+func eventSize(e Event) int {
+	n := 64 + len(e.Text) + len(e.PromptID)
+	if t := e.Tool; t != nil {
+		n += len(t.Args) + len(t.FirstArg) + len(t.Reason) + len(t.ToolResultData) + len(t.Message)
+		for _, d := range t.DiffLines {
+			n += len(d.Text) + 16
+		}
+	}
+	if p := e.Permission; p != nil {
+		n += len(p.Input) + len(p.Reason) + len(p.SessionRule)
+	}
+	if r := e.Result; r != nil {
+		n += len(r.Response) + len(r.Error)
+	}
+	return n
+}
+
+// ring keeps the latest events within a count and a byte bound (a slice whose dropped
+// head is reclaimed once it is half of it).
+type ring struct {
+	maxEvents, maxBytes int
+	buf                 []Event
+	head, bytes         int
+}
+
+func (r *ring) len() int { return len(r.buf) - r.head }
+
+func (r *ring) push(e Event) {
+	r.buf = append(r.buf, e)
+	r.bytes += eventSize(e)
+	for r.len() > r.maxEvents || (r.len() > 1 && r.bytes > r.maxBytes) {
+		r.bytes -= eventSize(r.buf[r.head])
+		r.buf[r.head] = Event{}
+		r.head++
+	}
+	if r.head > 32 && r.head*2 >= len(r.buf) {
+		r.buf = append(r.buf[:0:0], r.buf[r.head:]...)
+		r.head = 0
+	}
+}
+
+// oldestSeq is the Seq of the oldest kept event; latest+1 when none is kept.
+func (r *ring) oldestSeq(latest uint64) uint64 {
+	if r.len() == 0 {
+		return latest + 1
+	}
+	return r.buf[r.head].Seq
+}
+
+// after returns the kept events with Seq > seq, oldest first.
+func (r *ring) after(seq uint64) []Event {
+	var out []Event
+	for _, e := range r.buf[r.head:] {
+		if e.Seq > seq {
+			out = append(out, e)
+		}
+	}
+	return out
+}

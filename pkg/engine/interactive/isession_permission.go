@@ -1,0 +1,161 @@
+package interactive
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+// DefaultPermissionTimeout is how long a permission request waits for an answer before
+// the call is denied.
+const DefaultPermissionTimeout = 5 * time.Minute
+
+// maxResolvedIDs bounds the memory of resolved request ids (kept so that a second
+// answer is told "already resolved", not "unknown").
+const maxResolvedIDs = 1024
+
+// permissionBroker turns the session's permission questions into permission_request
+// events and RespondPermission calls back into answers.
+type permissionBroker struct {
+	publish func(Event) Event
+	prompt  func() string // the running prompt's id
+	newID   func() string
+	now     func() time.Time
+	timeout time.Duration
+
+	mu       sync.Mutex
+	pending  map[string]*waiting
+	resolved map[string]string // id → outcome
+	order    []string          // resolved ids, oldest first
+}
+
+// waiting is a published request and where its answer goes.
+type waiting struct {
+	req    PermissionRequest
+	answer chan session.PermissionAnswer
+}
+
+// ask is the session.PermissionHandler: it publishes the request and waits for an
+// answer, the timeout or the end of ctx (an abort), whichever comes first.
+func (b *permissionBroker) ask(ctx context.Context, req session.ApprovalRequest) session.PermissionAnswer {
+	id := b.newID()
+	answer := make(chan session.PermissionAnswer, 1)
+	pr := PermissionRequest{RequestID: id, ToolName: req.ToolName, ToolUseID: req.ToolUseID, Input: req.Input,
+		Reason: req.Reason, SessionRule: req.SessionRule, Deadline: b.now().Add(b.timeout)}
+	timer := time.NewTimer(b.timeout)
+	defer timer.Stop()
+	// Registered and published under one lock: whoever sees the event can answer it, and
+	// pendingRequests never lists a request whose event is not yet numbered.
+	b.mu.Lock()
+	b.pending[id] = &waiting{req: pr, answer: answer}
+	b.publish(Event{Type: EventPermissionRequest, PromptID: b.prompt(), Permission: &pr})
+	b.mu.Unlock()
+	select {
+	case a := <-answer: // resolved (and published) by respond
+		return a
+	case <-timer.C:
+		if !b.resolve(id, "timeout") {
+			return <-answer // an answer won the race; respond is delivering it
+		}
+		return session.PermissionAnswer{Approval: session.ApprovalDeny,
+			Reason: fmt.Sprintf("no answer to the permission request within %s", b.timeout)}
+	case <-ctx.Done():
+		if !b.resolve(id, "aborted") {
+			// The answer came as the abort did; the session ignores it after an abort.
+			return <-answer
+		}
+		return session.PermissionAnswer{Approval: session.ApprovalDeny, Reason: "aborted while waiting for approval"}
+	}
+}
+
+// resolve ends a pending request with outcome (a denial); false when it was already
+// resolved by an answer.
+func (b *permissionBroker) resolve(id, outcome string) bool {
+	b.mu.Lock()
+	_, ok := b.pending[id]
+	if ok {
+		delete(b.pending, id)
+		b.remember(id, outcome)
+	}
+	b.mu.Unlock()
+	if ok {
+		b.publish(Event{Type: EventPermissionResolved, PromptID: b.prompt(),
+			Resolution: &PermissionResolution{RequestID: id, Approval: session.ApprovalDeny, Outcome: outcome}})
+	}
+	return ok
+}
+
+// abortAll denies every pending request as aborted, before the abort reaches the
+// session, so their permission_resolved events precede the prompt's interrupted event.
+func (b *permissionBroker) abortAll() {
+	b.mu.Lock()
+	ids := make([]string, 0, len(b.pending))
+	chans := make([]chan session.PermissionAnswer, 0, len(b.pending))
+	for id, w := range b.pending {
+		ids, chans = append(ids, id), append(chans, w.answer)
+		delete(b.pending, id)
+		b.remember(id, "aborted")
+	}
+	b.mu.Unlock()
+	for i, id := range ids {
+		b.publish(Event{Type: EventPermissionResolved, PromptID: b.prompt(),
+			Resolution: &PermissionResolution{RequestID: id, Approval: session.ApprovalDeny, Outcome: "aborted"}})
+		chans[i] <- session.PermissionAnswer{Approval: session.ApprovalDeny, Reason: "aborted while waiting for approval"}
+	}
+}
+
+// respond answers a pending request.
+func (b *permissionBroker) respond(id string, approval session.Approval, message string) error {
+	switch approval {
+	case session.ApprovalAllow, session.ApprovalAllowSession, session.ApprovalDeny:
+	default:
+		return fmt.Errorf("%w: %q", ErrInvalidApproval, approval)
+	}
+	b.mu.Lock()
+	w, ok := b.pending[id]
+	if !ok {
+		outcome, was := b.resolved[id]
+		b.mu.Unlock()
+		if was {
+			return fmt.Errorf("%w: request %s (%s)", ErrPermissionAnswered, id, outcome)
+		}
+		return fmt.Errorf("%w: %s", ErrUnknownPermissionRequest, id)
+	}
+	delete(b.pending, id)
+	b.remember(id, "answered")
+	b.mu.Unlock()
+	b.publish(Event{Type: EventPermissionResolved, PromptID: b.prompt(),
+		Resolution: &PermissionResolution{RequestID: id, Approval: approval, Outcome: "answered"}})
+	a := session.PermissionAnswer{Approval: approval}
+	if approval == session.ApprovalDeny {
+		a.Message = message
+	}
+	w.answer <- a
+	return nil
+}
+
+// pendingRequests lists the requests waiting for an answer, oldest first.
+func (b *permissionBroker) pendingRequests() []PermissionRequest {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]PermissionRequest, 0, len(b.pending))
+	for _, w := range b.pending {
+		out = append(out, w.req)
+	}
+	slices.SortFunc(out, func(a, b PermissionRequest) int { return a.Deadline.Compare(b.Deadline) })
+	return out
+}
+
+// remember records a resolved id, forgetting the oldest past the bound (mu held).
+func (b *permissionBroker) remember(id, outcome string) {
+	b.resolved[id] = outcome
+	b.order = append(b.order, id)
+	if len(b.order) > maxResolvedIDs {
+		delete(b.resolved, b.order[0])
+		b.order = b.order[1:]
+	}
+}

@@ -1,0 +1,155 @@
+package interactive
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+// Bounds of what a ToolState carries for display (the whole result stays in history).
+const (
+	maxFirstArgChars   = 200
+	maxDiffLines       = 200
+	maxDiffLineChars   = 500
+	maxPreviewLines    = 20
+	maxPreviewChars    = 2000
+	commandPreviewTool = "Bash"
+)
+
+// firstArgKeys name, per tool, the argument that identifies a call; other tools show
+// their first string argument.
+var firstArgKeys = map[string]string{
+	"Bash": "command", "Read": "file_path", "Write": "file_path", "Edit": "file_path",
+	"MultiEdit": "file_path", "NotebookEdit": "notebook_path", "Glob": "pattern", "Grep": "pattern",
+	"LS": "path", "WebFetch": "url", "WebSearch": "query", "Agent": "description", "Task": "description",
+	"Skill": "skill",
+}
+
+// toolState renders a session tool event for clients.
+func toolState(ev session.ToolExecutionEvent) *ToolState {
+	st := &ToolState{ToolUseID: ev.ToolUseID, ToolName: ev.ToolName, Args: ev.ToolArgs,
+		FirstArg: firstArg(ev.ToolName, ev.ToolArgs), IsRunning: ev.Type == session.ToolStart, Message: ev.Message}
+	if ev.Type == session.ToolStart {
+		return st
+	}
+	switch {
+	case ev.Denied:
+		st.Result = "denied"
+	case ev.Success:
+		st.Result = "success"
+	default:
+		st.Result = "error"
+	}
+	st.ErrorCode, st.Reason = ev.ErrorCode, ev.Reason
+	var res llm.ToolResult
+	_ = json.Unmarshal([]byte(ev.ToolResultData), &res) // empty when the tool never reported one
+	if ev.ToolName == "Edit" && ev.Success {
+		st.DiffFile, st.DiffLines = editDiff(ev.ToolArgs, res)
+	}
+	if ev.ToolName == commandPreviewTool {
+		st.ToolResultData = preview(res.ModelContent())
+	}
+	return st
+}
+
+// firstArg is the identifying argument of a call, on one line and bounded.
+func firstArg(tool string, args json.RawMessage) string {
+	var v string
+	if key, ok := firstArgKeys[tool]; ok {
+		var m map[string]any
+		if json.Unmarshal(args, &m) == nil {
+			v, _ = m[key].(string)
+		}
+	}
+	if v == "" {
+		v = firstStringField(args)
+	}
+	v = strings.Join(strings.Fields(v), " ")
+	return truncateRunes(v, maxFirstArgChars)
+}
+
+// firstStringField returns the first string member of a JSON object, in the order the
+// model wrote it.
+func firstStringField(args json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		if _, err := dec.Token(); err != nil { // the key
+			return ""
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		if s, ok := v.(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// editDiff derives an Edit's diff from its arguments and the result's startLine.
+func editDiff(args json.RawMessage, res llm.ToolResult) (string, []DiffLine) {
+	var in struct {
+		FilePath  string `json:"file_path"`
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+	}
+	if json.Unmarshal(args, &in) != nil {
+		return "", nil
+	}
+	start := 1
+	if v, ok := res.Metadata["startLine"].(float64); ok && v >= 1 {
+		start = int(v)
+	}
+	var lines []DiffLine
+	add := func(kind, text string) {
+		for i, l := range splitLines(text) {
+			if len(lines) == maxDiffLines {
+				return
+			}
+			lines = append(lines, DiffLine{Kind: kind, Line: start + i, Text: truncateRunes(l, maxDiffLineChars)})
+		}
+	}
+	add("remove", in.OldString)
+	add("add", in.NewString)
+	return in.FilePath, lines
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// preview keeps the first lines of a command's output, saying what was left out.
+func preview(out string) string {
+	lines := splitLines(out)
+	keep := lines
+	if len(keep) > maxPreviewLines {
+		keep = keep[:maxPreviewLines]
+	}
+	text := truncateRunes(strings.Join(keep, "\n"), maxPreviewChars)
+	if omitted := len(lines) - len(keep); omitted > 0 {
+		text += fmt.Sprintf("\n… %d more lines", omitted)
+	} else if utf8.RuneCountInString(strings.Join(keep, "\n")) > maxPreviewChars {
+		text += "\n… (cut)"
+	}
+	return text
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
