@@ -725,9 +725,7 @@ type SubmitRequest struct {
 	// The session id.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The prompt text given to the model.
-	Prompt string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
-	// What to show in the history instead of the prompt (for expanded commands); empty shows the prompt.
-	DisplayInput  string `protobuf:"bytes,3,opt,name=display_input,json=displayInput,proto3" json:"display_input,omitempty"`
+	Prompt        string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -772,13 +770,6 @@ func (x *SubmitRequest) GetSessionId() string {
 func (x *SubmitRequest) GetPrompt() string {
 	if x != nil {
 		return x.Prompt
-	}
-	return ""
-}
-
-func (x *SubmitRequest) GetDisplayInput() string {
-	if x != nil {
-		return x.DisplayInput
 	}
 	return ""
 }
@@ -1274,13 +1265,12 @@ func (x *CancelQueueRequest) GetSessionId() string {
 	return ""
 }
 
-// CancelQueueResponse returns the dropped prompt.
+// CancelQueueResponse tells whether a prompt was dropped.
 type CancelQueueResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// True when a prompt was queued and has been dropped.
-	HadQueued bool `protobuf:"varint,1,opt,name=had_queued,json=hadQueued,proto3" json:"had_queued,omitempty"`
-	// The dropped prompt.
-	Prompt        string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	// True when a prompt was queued and has been dropped (it ends with an
+	// interrupted event, reason "removed from the queue").
+	HadQueued     bool `protobuf:"varint,1,opt,name=had_queued,json=hadQueued,proto3" json:"had_queued,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1320,13 +1310,6 @@ func (x *CancelQueueResponse) GetHadQueued() bool {
 		return x.HadQueued
 	}
 	return false
-}
-
-func (x *CancelQueueResponse) GetPrompt() string {
-	if x != nil {
-		return x.Prompt
-	}
-	return ""
 }
 
 // ExecuteCommandRequest runs a slash command.
@@ -1714,7 +1697,7 @@ func (x *GetContextStateResponse) GetState() *ContextState {
 	return nil
 }
 
-// GetHistoryRequest pages a session's history (live or stored).
+// GetHistoryRequest pages a live session's history (resume a stored one first).
 type GetHistoryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session id.
@@ -2732,12 +2715,11 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x14DeleteSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\x17\n" +
-	"\x15DeleteSessionResponse\"k\n" +
+	"\x15DeleteSessionResponse\"[\n" +
 	"\rSubmitRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
-	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12#\n" +
-	"\rdisplay_input\x18\x03 \x01(\tR\fdisplayInput\"\x86\x01\n" +
+	"\x06prompt\x18\x02 \x01(\tR\x06promptJ\x04\b\x03\x10\x04R\rdisplay_input\"\x86\x01\n" +
 	"\x0eSubmitResponse\x12/\n" +
 	"\x05event\x18\x01 \x01(\v2\x17.robota.v1.SessionEventH\x00R\x05event\x127\n" +
 	"\baccepted\x18\x02 \x01(\v2\x19.robota.v1.SubmitAcceptedH\x00R\bacceptedB\n" +
@@ -2768,11 +2750,10 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"wasRunning\"3\n" +
 	"\x12CancelQueueRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"L\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"B\n" +
 	"\x13CancelQueueResponse\x12\x1d\n" +
 	"\n" +
-	"had_queued\x18\x01 \x01(\bR\thadQueued\x12\x16\n" +
-	"\x06prompt\x18\x02 \x01(\tR\x06prompt\"^\n" +
+	"had_queued\x18\x01 \x01(\bR\thadQueuedJ\x04\b\x02\x10\x03R\x06prompt\"^\n" +
 	"\x15ExecuteCommandRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +

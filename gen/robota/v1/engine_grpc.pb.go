@@ -80,7 +80,8 @@ type EngineServiceClient interface {
 	// unknown request id, FAILED_PRECONDITION for a request already answered, timed
 	// out or aborted.
 	RespondPermission(ctx context.Context, in *RespondPermissionRequest, opts ...grpc.CallOption) (*RespondPermissionResponse, error)
-	// Abort stops the running prompt; partial output is kept and an interrupted event follows.
+	// Abort stops the running prompt and drops the queued one; partial output is kept
+	// and each ends with an interrupted event.
 	Abort(ctx context.Context, in *AbortRequest, opts ...grpc.CallOption) (*AbortResponse, error)
 	// CancelQueue drops the queued prompt, if any.
 	CancelQueue(ctx context.Context, in *CancelQueueRequest, opts ...grpc.CallOption) (*CancelQueueResponse, error)
@@ -384,7 +385,8 @@ type EngineServiceServer interface {
 	// unknown request id, FAILED_PRECONDITION for a request already answered, timed
 	// out or aborted.
 	RespondPermission(context.Context, *RespondPermissionRequest) (*RespondPermissionResponse, error)
-	// Abort stops the running prompt; partial output is kept and an interrupted event follows.
+	// Abort stops the running prompt and drops the queued one; partial output is kept
+	// and each ends with an interrupted event.
 	Abort(context.Context, *AbortRequest) (*AbortResponse, error)
 	// CancelQueue drops the queued prompt, if any.
 	CancelQueue(context.Context, *CancelQueueRequest) (*CancelQueueResponse, error)
