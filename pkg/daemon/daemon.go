@@ -43,7 +43,7 @@ type Config struct {
 	// Sessions configures the engine's sessions (StateDir: where the engine remembers
 	// the projects it served; empty means ~/.robota/engine).
 	Sessions manager.Config
-	Log           *zap.Logger
+	Log      *zap.Logger
 	// Listening, if set, is called once the listener is open.
 	Listening func(net.Addr)
 }

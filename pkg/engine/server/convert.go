@@ -313,4 +313,3 @@ func isEnd(e interactive.Event) bool {
 	}
 	return false
 }
-
