@@ -302,20 +302,31 @@ func (m *Manager) liveInfo(l *Live) Info {
 	s := l.Session()
 	st := s.ContextState()
 	in := Info{ID: l.ID(), Cwd: l.Cwd, PermissionMode: string(s.PermissionMode()),
-		MessageCount: s.MessageCount(), Running: l.IsRunning(), Live: true, Context: &st}
+		Running: l.IsRunning(), Live: true, Context: &st}
 	if a := l.Assembled(); a != nil {
 		in.Provider, in.Model = a.Provider.Type, a.Provider.Model
 	}
 	l.mu.Lock()
 	in.CreatedAt, in.UpdatedAt = l.created, l.updated
 	l.mu.Unlock()
-	for _, msg := range s.Messages() {
-		if msg.Role == llm.RoleUser {
-			in.Title = shorten(msg.Text())
-			break
+	msgs := s.Messages()
+	in.MessageCount, in.Title = chatStats(msgs)
+	return in
+}
+
+// chatStats counts the chat messages (the system prompt is not one) and titles the
+// session after its first user message.
+func chatStats(msgs []llm.Message) (count int, title string) {
+	for _, m := range msgs {
+		if m.Role == llm.RoleSystem {
+			continue
+		}
+		count++
+		if title == "" && m.Role == llm.RoleUser {
+			title = shorten(m.Text())
 		}
 	}
-	return in
+	return count, title
 }
 
 // shorten makes a one-line title of at most 80 runes.

@@ -29,8 +29,12 @@ func storedInfos(ctx context.Context, cwd string) ([]Info, error) {
 	}
 	out := make([]Info, 0, len(listing.Records))
 	for _, r := range listing.Records {
-		in := Info{ID: r.ID, Cwd: r.Cwd, Title: r.Name, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-			MessageCount: len(r.Messages)}
+		in := Info{ID: r.ID, Cwd: r.Cwd, Title: r.Name, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		var title string
+		in.MessageCount, title = chatStats(r.Messages)
+		if in.Title == "" {
+			in.Title = title
+		}
 		if in.Cwd == "" {
 			in.Cwd = cwd
 		}
