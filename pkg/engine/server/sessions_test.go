@@ -118,13 +118,28 @@ func TestUnknownSessionIsNotFound(t *testing.T) {
 	ctx := testCtx(t)
 	const id = "no-such-session"
 	calls := map[string]func() error{
-		"GetSession":    func() error { _, err := e.client.GetSession(ctx, &robotav1.GetSessionRequest{SessionId: id}); return err },
-		"DeleteSession": func() error { _, err := e.client.DeleteSession(ctx, &robotav1.DeleteSessionRequest{SessionId: id}); return err },
-		"CloseSession":  func() error { _, err := e.client.CloseSession(ctx, &robotav1.CloseSessionRequest{SessionId: id}); return err },
-		"Abort":         func() error { _, err := e.client.Abort(ctx, &robotav1.AbortRequest{SessionId: id}); return err },
-		"CancelQueue":   func() error { _, err := e.client.CancelQueue(ctx, &robotav1.CancelQueueRequest{SessionId: id}); return err },
-		"GetHistory":    func() error { _, err := e.client.GetHistory(ctx, &robotav1.GetHistoryRequest{SessionId: id}); return err },
-		"Compact":       func() error { _, err := e.client.Compact(ctx, &robotav1.CompactRequest{SessionId: id}); return err },
+		"GetSession": func() error {
+			_, err := e.client.GetSession(ctx, &robotav1.GetSessionRequest{SessionId: id})
+			return err
+		},
+		"DeleteSession": func() error {
+			_, err := e.client.DeleteSession(ctx, &robotav1.DeleteSessionRequest{SessionId: id})
+			return err
+		},
+		"CloseSession": func() error {
+			_, err := e.client.CloseSession(ctx, &robotav1.CloseSessionRequest{SessionId: id})
+			return err
+		},
+		"Abort": func() error { _, err := e.client.Abort(ctx, &robotav1.AbortRequest{SessionId: id}); return err },
+		"CancelQueue": func() error {
+			_, err := e.client.CancelQueue(ctx, &robotav1.CancelQueueRequest{SessionId: id})
+			return err
+		},
+		"GetHistory": func() error {
+			_, err := e.client.GetHistory(ctx, &robotav1.GetHistoryRequest{SessionId: id})
+			return err
+		},
+		"Compact": func() error { _, err := e.client.Compact(ctx, &robotav1.CompactRequest{SessionId: id}); return err },
 		"GetContextState": func() error {
 			_, err := e.client.GetContextState(ctx, &robotav1.GetContextStateRequest{SessionId: id})
 			return err
