@@ -38,7 +38,8 @@
 //   - Compaction replaces the history with [system message, "[Context Summary] …"] only when
 //     every step before it succeeded; a block, a failure or an abort leaves history unchanged.
 //   - The session is saved after every Run, manual compaction and Shutdown; Shutdown fires
-//     SessionEnd exactly once, after the save.
+//     SessionEnd exactly once, after the save. Callbacks.OnRunEnd sees a Run that reached
+//     the model just before its save, so event entries it adds are saved with the Run.
 //   - The log starts with session_init and a history_mutation reset holding the starting
 //     history (system message, resumed or forked conversation), so replaying the log alone
 //     rebuilds the messages the record holds. A resumed conversation gets this session's
