@@ -236,9 +236,11 @@ func (x *SessionInfo) GetContextState() *ContextState {
 // CreateSessionRequest configures a new session.
 type CreateSessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Working directory (absolute). Required.
+	// Working directory (absolute). Required. The project's settings, context and
+	// session store are read from it.
 	Cwd string `protobuf:"bytes,1,opt,name=cwd,proto3" json:"cwd,omitempty"`
-	// Provider profile or type; empty means the settings' current provider.
+	// Provider profile or type; empty means the settings' current provider ("script"
+	// when script is set).
 	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
 	// Model id; empty means the provider's default.
 	Model string `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
@@ -428,7 +430,8 @@ func (x *CreateSessionResponse) GetSession() *SessionInfo {
 // ListSessionsRequest filters and pages the session list.
 type ListSessionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Only sessions of this working directory; empty lists all.
+	// Only sessions of this working directory (absolute); empty lists the sessions
+	// of every project this engine has served (remembered across restarts).
 	Cwd string `protobuf:"bytes,1,opt,name=cwd,proto3" json:"cwd,omitempty"`
 	// Maximum sessions to return; 0 means 50.
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
