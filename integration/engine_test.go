@@ -120,12 +120,12 @@ func TestEngineUnimplementedRPCSaysWhy(t *testing.T) {
 	defer conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err = robotav1.NewEngineServiceClient(conn).CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: "/tmp"})
+	_, err = robotav1.NewEngineServiceClient(conn).ExecuteCommand(ctx, &robotav1.ExecuteCommandRequest{SessionId: "s", Name: "compact"})
 	if status.Code(err) != codes.Unimplemented {
-		t.Fatalf("CreateSession error = %v, want Unimplemented", err)
+		t.Fatalf("ExecuteCommand error = %v, want Unimplemented", err)
 	}
-	if msg := status.Convert(err).Message(); !strings.Contains(msg, "CreateSession is not implemented in this engine build yet") {
-		t.Fatalf("CreateSession message = %q, want it to say the RPC is not implemented yet", msg)
+	if msg := status.Convert(err).Message(); !strings.Contains(msg, "ExecuteCommand is not implemented in this engine build yet") {
+		t.Fatalf("ExecuteCommand message = %q, want it to say the RPC is not implemented yet", msg)
 	}
 }
 

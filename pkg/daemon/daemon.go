@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -16,9 +19,9 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 	"github.com/robota-sdk/robota-go/pkg/engine/server"
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
-	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
 // Config configures the daemon.
@@ -34,9 +37,13 @@ type Config struct {
 	Workers int
 	// WorkerCheckInterval is how often workers are checked (default 1s).
 	WorkerCheckInterval time.Duration
-	// ShutdownGrace bounds GracefulStop before Stop cuts streams (default 10s).
+	// ShutdownGrace bounds saving the live sessions, then again GracefulStop before
+	// Stop cuts streams (default 10s each).
 	ShutdownGrace time.Duration
-	Log           *zap.Logger
+	// Sessions configures the engine's sessions (StateDir: where the engine remembers
+	// the projects it served; empty means ~/.robota/engine).
+	Sessions manager.Config
+	Log      *zap.Logger
 	// Listening, if set, is called once the listener is open.
 	Listening func(net.Addr)
 }
@@ -52,15 +59,21 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	opts := []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(server.UnaryInterceptor),
-		grpc.ChainStreamInterceptor(server.StreamInterceptor),
-		grpc.MaxRecvMsgSize(workerplugin.MaxMessageBytes),
-		grpc.MaxSendMsgSize(workerplugin.MaxMessageBytes),
-	}
+	opts := server.ServerOptions()
 	mutualTLS := tlsConf != nil && tlsConf.ClientAuth == tls.RequireAndVerifyClientCert
 	if tlsConf != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsConf)))
+	}
+	if cfg.Sessions.StateDir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return fmt.Errorf("engine state directory: %w", err)
+		}
+		cfg.Sessions.StateDir = filepath.Join(home, ".robota", "engine")
+	}
+	mgr, err := manager.New(cfg.Sessions)
+	if err != nil {
+		return err
 	}
 	ln, err := listen(cfg.Listen, mutualTLS)
 	if err != nil {
@@ -70,7 +83,7 @@ func Run(ctx context.Context, cfg Config) error {
 	healthSrv := health.NewServer()
 	healthpb.RegisterHealthServer(srv, healthSrv)
 	reflection.Register(srv)
-	server.New().Register(srv)
+	server.New(mgr).Register(srv)
 	healthSrv.SetServingStatus("robota.v1.EngineService", healthpb.HealthCheckResponse_SERVING)
 
 	var g run.Group
@@ -84,6 +97,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return srv.Serve(ln)
 	}, func(error) {
 		healthSrv.Shutdown()
+		saveSessions(mgr, cfg.ShutdownGrace, log)
 		gracefulStop(srv, cfg.ShutdownGrace, log)
 	})
 	if cfg.Worker.Path != "" && cfg.Workers > 0 {
@@ -108,6 +122,19 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	}
 	return err
+}
+
+// saveSessions closes every live session (a running prompt is aborted, its partial
+// answer kept) so each is saved before the engine exits; their Watch streams end.
+func saveSessions(mgr *manager.Manager, grace time.Duration, log *zap.Logger) {
+	n := mgr.LiveCount()
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := mgr.Shutdown(ctx); err != nil {
+		log.Error("saving live sessions on shutdown", zap.Error(err))
+		return
+	}
+	log.Info("live sessions saved", zap.Int("sessions", n))
 }
 
 // gracefulStop lets in-flight RPCs finish for up to grace, then cuts them.

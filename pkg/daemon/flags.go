@@ -32,6 +32,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.IntVar(&o.Workers, "workers", 1, "worker processes to keep running (0 disables workers)")
 	fs.DurationVar(&o.WorkerCheckInterval, "worker-check-interval", time.Second, "how often workers are health-checked")
 	fs.DurationVar(&o.ShutdownGrace, "shutdown-grace", 10*time.Second, "how long in-flight RPCs may finish on shutdown")
+	fs.StringVar(&o.Sessions.StateDir, "state-dir", "", "where the engine remembers the projects it served, so a restarted engine lists their sessions (default ~/.robota/engine)")
 	fs.BoolVar(&o.Dev, "dev", false, "human-readable console logs instead of JSON")
 	fs.BoolVar(&o.ShowVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {

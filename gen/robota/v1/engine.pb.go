@@ -88,63 +88,6 @@ func (PermissionMode) EnumDescriptor() ([]byte, []int) {
 	return file_robota_v1_engine_proto_rawDescGZIP(), []int{0}
 }
 
-// PermissionAnswer is a client's answer to a permission request.
-type PermissionAnswer int32
-
-const (
-	// Never sent; treated as deny.
-	PermissionAnswer_PERMISSION_ANSWER_UNSPECIFIED PermissionAnswer = 0
-	// Allow this call.
-	PermissionAnswer_PERMISSION_ANSWER_ALLOW PermissionAnswer = 1
-	// Allow this call and later calls of the same tool for the rest of the session.
-	PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION PermissionAnswer = 2
-	// Deny this call.
-	PermissionAnswer_PERMISSION_ANSWER_DENY PermissionAnswer = 3
-)
-
-// Enum value maps for PermissionAnswer.
-var (
-	PermissionAnswer_name = map[int32]string{
-		0: "PERMISSION_ANSWER_UNSPECIFIED",
-		1: "PERMISSION_ANSWER_ALLOW",
-		2: "PERMISSION_ANSWER_ALLOW_FOR_SESSION",
-		3: "PERMISSION_ANSWER_DENY",
-	}
-	PermissionAnswer_value = map[string]int32{
-		"PERMISSION_ANSWER_UNSPECIFIED":       0,
-		"PERMISSION_ANSWER_ALLOW":             1,
-		"PERMISSION_ANSWER_ALLOW_FOR_SESSION": 2,
-		"PERMISSION_ANSWER_DENY":              3,
-	}
-)
-
-func (x PermissionAnswer) Enum() *PermissionAnswer {
-	p := new(PermissionAnswer)
-	*p = x
-	return p
-}
-
-func (x PermissionAnswer) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (PermissionAnswer) Descriptor() protoreflect.EnumDescriptor {
-	return file_robota_v1_engine_proto_enumTypes[1].Descriptor()
-}
-
-func (PermissionAnswer) Type() protoreflect.EnumType {
-	return &file_robota_v1_engine_proto_enumTypes[1]
-}
-
-func (x PermissionAnswer) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use PermissionAnswer.Descriptor instead.
-func (PermissionAnswer) EnumDescriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{1}
-}
-
 // SessionInfo summarizes one session.
 type SessionInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -293,9 +236,11 @@ func (x *SessionInfo) GetContextState() *ContextState {
 // CreateSessionRequest configures a new session.
 type CreateSessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Working directory (absolute). Required.
+	// Working directory (absolute). Required. The project's settings, context and
+	// session store are read from it.
 	Cwd string `protobuf:"bytes,1,opt,name=cwd,proto3" json:"cwd,omitempty"`
-	// Provider profile or type; empty means the settings' current provider.
+	// Provider profile or type; empty means the settings' current provider ("script"
+	// when script is set).
 	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
 	// Model id; empty means the provider's default.
 	Model string `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
@@ -313,10 +258,11 @@ type CreateSessionRequest struct {
 	ResumeSessionId string `protobuf:"bytes,9,opt,name=resume_session_id,json=resumeSessionId,proto3" json:"resume_session_id,omitempty"`
 	// With resume_session_id: copy the history into a new session id instead of continuing it.
 	ForkSession bool `protobuf:"varint,10,opt,name=fork_session,json=forkSession,proto3" json:"fork_session,omitempty"`
-	// Resume the most recent session of cwd (ignored when resume_session_id is set).
+	// Resume the most recent session of cwd (ignored when resume_session_id is set);
+	// with fork_session, fork it.
 	ContinueLatest bool `protobuf:"varint,11,opt,name=continue_latest,json=continueLatest,proto3" json:"continue_latest,omitempty"`
-	// Client-chosen id for the new session; empty means the engine picks one.
-	SessionId     string `protobuf:"bytes,12,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// For provider "script": the script file to replay (absolute, or relative to cwd).
+	Script        string `protobuf:"bytes,13,opt,name=script,proto3" json:"script,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -428,9 +374,9 @@ func (x *CreateSessionRequest) GetContinueLatest() bool {
 	return false
 }
 
-func (x *CreateSessionRequest) GetSessionId() string {
+func (x *CreateSessionRequest) GetScript() string {
 	if x != nil {
-		return x.SessionId
+		return x.Script
 	}
 	return ""
 }
@@ -484,7 +430,8 @@ func (x *CreateSessionResponse) GetSession() *SessionInfo {
 // ListSessionsRequest filters and pages the session list.
 type ListSessionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Only sessions of this working directory; empty lists all.
+	// Only sessions of this working directory (absolute); empty lists the sessions
+	// of every project this engine has served (remembered across restarts).
 	Cwd string `protobuf:"bytes,1,opt,name=cwd,proto3" json:"cwd,omitempty"`
 	// Maximum sessions to return; 0 means 50.
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
@@ -781,9 +728,7 @@ type SubmitRequest struct {
 	// The session id.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The prompt text given to the model.
-	Prompt string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
-	// What to show in the history instead of the prompt (for expanded commands); empty shows the prompt.
-	DisplayInput  string `protobuf:"bytes,3,opt,name=display_input,json=displayInput,proto3" json:"display_input,omitempty"`
+	Prompt        string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -832,18 +777,16 @@ func (x *SubmitRequest) GetPrompt() string {
 	return ""
 }
 
-func (x *SubmitRequest) GetDisplayInput() string {
-	if x != nil {
-		return x.DisplayInput
-	}
-	return ""
-}
-
-// SubmitResponse carries one event of the submitted prompt.
+// SubmitResponse is the acceptance of the prompt, then one event of it per message.
 type SubmitResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The event.
-	Event         *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// What the message carries.
+	//
+	// Types that are valid to be assigned to Response:
+	//
+	//	*SubmitResponse_Event
+	//	*SubmitResponse_Accepted
+	Response      isSubmitResponse_Response `protobuf_oneof:"response"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -878,11 +821,102 @@ func (*SubmitResponse) Descriptor() ([]byte, []int) {
 	return file_robota_v1_engine_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *SubmitResponse) GetEvent() *SessionEvent {
+func (x *SubmitResponse) GetResponse() isSubmitResponse_Response {
 	if x != nil {
-		return x.Event
+		return x.Response
 	}
 	return nil
+}
+
+func (x *SubmitResponse) GetEvent() *SessionEvent {
+	if x != nil {
+		if x, ok := x.Response.(*SubmitResponse_Event); ok {
+			return x.Event
+		}
+	}
+	return nil
+}
+
+func (x *SubmitResponse) GetAccepted() *SubmitAccepted {
+	if x != nil {
+		if x, ok := x.Response.(*SubmitResponse_Accepted); ok {
+			return x.Accepted
+		}
+	}
+	return nil
+}
+
+type isSubmitResponse_Response interface {
+	isSubmitResponse_Response()
+}
+
+type SubmitResponse_Event struct {
+	// An event of the submitted prompt.
+	Event *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3,oneof"`
+}
+
+type SubmitResponse_Accepted struct {
+	// The first message: the prompt was accepted.
+	Accepted *SubmitAccepted `protobuf:"bytes,2,opt,name=accepted,proto3,oneof"`
+}
+
+func (*SubmitResponse_Event) isSubmitResponse_Response() {}
+
+func (*SubmitResponse_Accepted) isSubmitResponse_Response() {}
+
+// SubmitAccepted says a prompt was accepted.
+type SubmitAccepted struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The prompt's id; every event of the prompt carries it in SessionEvent.prompt_id.
+	PromptId string `protobuf:"bytes,1,opt,name=prompt_id,json=promptId,proto3" json:"prompt_id,omitempty"`
+	// True when another prompt was running: this one runs when it ends.
+	Queued        bool `protobuf:"varint,2,opt,name=queued,proto3" json:"queued,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitAccepted) Reset() {
+	*x = SubmitAccepted{}
+	mi := &file_robota_v1_engine_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitAccepted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitAccepted) ProtoMessage() {}
+
+func (x *SubmitAccepted) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_engine_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitAccepted.ProtoReflect.Descriptor instead.
+func (*SubmitAccepted) Descriptor() ([]byte, []int) {
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SubmitAccepted) GetPromptId() string {
+	if x != nil {
+		return x.PromptId
+	}
+	return ""
+}
+
+func (x *SubmitAccepted) GetQueued() bool {
+	if x != nil {
+		return x.Queued
+	}
+	return false
 }
 
 // WatchRequest selects a session's event stream.
@@ -898,7 +932,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[11]
+	mi := &file_robota_v1_engine_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -910,7 +944,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[11]
+	mi := &file_robota_v1_engine_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -923,7 +957,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{11}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *WatchRequest) GetSessionId() string {
@@ -951,7 +985,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[12]
+	mi := &file_robota_v1_engine_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -963,7 +997,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[12]
+	mi := &file_robota_v1_engine_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -976,7 +1010,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{12}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WatchResponse) GetEvent() *SessionEvent {
@@ -1003,7 +1037,7 @@ type RespondPermissionRequest struct {
 
 func (x *RespondPermissionRequest) Reset() {
 	*x = RespondPermissionRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[13]
+	mi := &file_robota_v1_engine_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1049,7 @@ func (x *RespondPermissionRequest) String() string {
 func (*RespondPermissionRequest) ProtoMessage() {}
 
 func (x *RespondPermissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[13]
+	mi := &file_robota_v1_engine_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1062,7 @@ func (x *RespondPermissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondPermissionRequest.ProtoReflect.Descriptor instead.
 func (*RespondPermissionRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{13}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RespondPermissionRequest) GetSessionId() string {
@@ -1068,7 +1102,7 @@ type RespondPermissionResponse struct {
 
 func (x *RespondPermissionResponse) Reset() {
 	*x = RespondPermissionResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[14]
+	mi := &file_robota_v1_engine_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1080,7 +1114,7 @@ func (x *RespondPermissionResponse) String() string {
 func (*RespondPermissionResponse) ProtoMessage() {}
 
 func (x *RespondPermissionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[14]
+	mi := &file_robota_v1_engine_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1093,7 +1127,7 @@ func (x *RespondPermissionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondPermissionResponse.ProtoReflect.Descriptor instead.
 func (*RespondPermissionResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{14}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{15}
 }
 
 // AbortRequest names the session whose prompt to abort.
@@ -1107,7 +1141,7 @@ type AbortRequest struct {
 
 func (x *AbortRequest) Reset() {
 	*x = AbortRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[15]
+	mi := &file_robota_v1_engine_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1119,7 +1153,7 @@ func (x *AbortRequest) String() string {
 func (*AbortRequest) ProtoMessage() {}
 
 func (x *AbortRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[15]
+	mi := &file_robota_v1_engine_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1132,7 +1166,7 @@ func (x *AbortRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbortRequest.ProtoReflect.Descriptor instead.
 func (*AbortRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{15}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AbortRequest) GetSessionId() string {
@@ -1153,7 +1187,7 @@ type AbortResponse struct {
 
 func (x *AbortResponse) Reset() {
 	*x = AbortResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[16]
+	mi := &file_robota_v1_engine_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1165,7 +1199,7 @@ func (x *AbortResponse) String() string {
 func (*AbortResponse) ProtoMessage() {}
 
 func (x *AbortResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[16]
+	mi := &file_robota_v1_engine_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1178,7 +1212,7 @@ func (x *AbortResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbortResponse.ProtoReflect.Descriptor instead.
 func (*AbortResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{16}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AbortResponse) GetWasRunning() bool {
@@ -1199,7 +1233,7 @@ type CancelQueueRequest struct {
 
 func (x *CancelQueueRequest) Reset() {
 	*x = CancelQueueRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[17]
+	mi := &file_robota_v1_engine_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1211,7 +1245,7 @@ func (x *CancelQueueRequest) String() string {
 func (*CancelQueueRequest) ProtoMessage() {}
 
 func (x *CancelQueueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[17]
+	mi := &file_robota_v1_engine_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1224,7 +1258,7 @@ func (x *CancelQueueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelQueueRequest.ProtoReflect.Descriptor instead.
 func (*CancelQueueRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{17}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CancelQueueRequest) GetSessionId() string {
@@ -1234,20 +1268,19 @@ func (x *CancelQueueRequest) GetSessionId() string {
 	return ""
 }
 
-// CancelQueueResponse returns the dropped prompt.
+// CancelQueueResponse tells whether a prompt was dropped.
 type CancelQueueResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// True when a prompt was queued and has been dropped.
-	HadQueued bool `protobuf:"varint,1,opt,name=had_queued,json=hadQueued,proto3" json:"had_queued,omitempty"`
-	// The dropped prompt.
-	Prompt        string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	// True when a prompt was queued and has been dropped (it ends with an
+	// interrupted event, reason "removed from the queue").
+	HadQueued     bool `protobuf:"varint,1,opt,name=had_queued,json=hadQueued,proto3" json:"had_queued,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CancelQueueResponse) Reset() {
 	*x = CancelQueueResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[18]
+	mi := &file_robota_v1_engine_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1259,7 +1292,7 @@ func (x *CancelQueueResponse) String() string {
 func (*CancelQueueResponse) ProtoMessage() {}
 
 func (x *CancelQueueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[18]
+	mi := &file_robota_v1_engine_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1272,7 +1305,7 @@ func (x *CancelQueueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelQueueResponse.ProtoReflect.Descriptor instead.
 func (*CancelQueueResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{18}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CancelQueueResponse) GetHadQueued() bool {
@@ -1280,13 +1313,6 @@ func (x *CancelQueueResponse) GetHadQueued() bool {
 		return x.HadQueued
 	}
 	return false
-}
-
-func (x *CancelQueueResponse) GetPrompt() string {
-	if x != nil {
-		return x.Prompt
-	}
-	return ""
 }
 
 // ExecuteCommandRequest runs a slash command.
@@ -1304,7 +1330,7 @@ type ExecuteCommandRequest struct {
 
 func (x *ExecuteCommandRequest) Reset() {
 	*x = ExecuteCommandRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[19]
+	mi := &file_robota_v1_engine_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1316,7 +1342,7 @@ func (x *ExecuteCommandRequest) String() string {
 func (*ExecuteCommandRequest) ProtoMessage() {}
 
 func (x *ExecuteCommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[19]
+	mi := &file_robota_v1_engine_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1329,7 +1355,7 @@ func (x *ExecuteCommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteCommandRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteCommandRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{19}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ExecuteCommandRequest) GetSessionId() string {
@@ -1368,7 +1394,7 @@ type ExecuteCommandResponse struct {
 
 func (x *ExecuteCommandResponse) Reset() {
 	*x = ExecuteCommandResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[20]
+	mi := &file_robota_v1_engine_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1380,7 +1406,7 @@ func (x *ExecuteCommandResponse) String() string {
 func (*ExecuteCommandResponse) ProtoMessage() {}
 
 func (x *ExecuteCommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[20]
+	mi := &file_robota_v1_engine_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1393,7 +1419,7 @@ func (x *ExecuteCommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteCommandResponse.ProtoReflect.Descriptor instead.
 func (*ExecuteCommandResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{20}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ExecuteCommandResponse) GetSuccess() bool {
@@ -1428,7 +1454,7 @@ type ListCommandsRequest struct {
 
 func (x *ListCommandsRequest) Reset() {
 	*x = ListCommandsRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[21]
+	mi := &file_robota_v1_engine_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1440,7 +1466,7 @@ func (x *ListCommandsRequest) String() string {
 func (*ListCommandsRequest) ProtoMessage() {}
 
 func (x *ListCommandsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[21]
+	mi := &file_robota_v1_engine_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1453,7 +1479,7 @@ func (x *ListCommandsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCommandsRequest.ProtoReflect.Descriptor instead.
 func (*ListCommandsRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{21}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListCommandsRequest) GetSessionId() string {
@@ -1480,7 +1506,7 @@ type CommandInfo struct {
 
 func (x *CommandInfo) Reset() {
 	*x = CommandInfo{}
-	mi := &file_robota_v1_engine_proto_msgTypes[22]
+	mi := &file_robota_v1_engine_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1492,7 +1518,7 @@ func (x *CommandInfo) String() string {
 func (*CommandInfo) ProtoMessage() {}
 
 func (x *CommandInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[22]
+	mi := &file_robota_v1_engine_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1505,7 +1531,7 @@ func (x *CommandInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandInfo.ProtoReflect.Descriptor instead.
 func (*CommandInfo) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{22}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CommandInfo) GetName() string {
@@ -1547,7 +1573,7 @@ type ListCommandsResponse struct {
 
 func (x *ListCommandsResponse) Reset() {
 	*x = ListCommandsResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[23]
+	mi := &file_robota_v1_engine_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1559,7 +1585,7 @@ func (x *ListCommandsResponse) String() string {
 func (*ListCommandsResponse) ProtoMessage() {}
 
 func (x *ListCommandsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[23]
+	mi := &file_robota_v1_engine_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1572,7 +1598,7 @@ func (x *ListCommandsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCommandsResponse.ProtoReflect.Descriptor instead.
 func (*ListCommandsResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{23}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListCommandsResponse) GetCommands() []*CommandInfo {
@@ -1593,7 +1619,7 @@ type GetContextStateRequest struct {
 
 func (x *GetContextStateRequest) Reset() {
 	*x = GetContextStateRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[24]
+	mi := &file_robota_v1_engine_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1605,7 +1631,7 @@ func (x *GetContextStateRequest) String() string {
 func (*GetContextStateRequest) ProtoMessage() {}
 
 func (x *GetContextStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[24]
+	mi := &file_robota_v1_engine_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1618,7 +1644,7 @@ func (x *GetContextStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContextStateRequest.ProtoReflect.Descriptor instead.
 func (*GetContextStateRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{24}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetContextStateRequest) GetSessionId() string {
@@ -1639,7 +1665,7 @@ type GetContextStateResponse struct {
 
 func (x *GetContextStateResponse) Reset() {
 	*x = GetContextStateResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[25]
+	mi := &file_robota_v1_engine_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1651,7 +1677,7 @@ func (x *GetContextStateResponse) String() string {
 func (*GetContextStateResponse) ProtoMessage() {}
 
 func (x *GetContextStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[25]
+	mi := &file_robota_v1_engine_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1664,7 +1690,7 @@ func (x *GetContextStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContextStateResponse.ProtoReflect.Descriptor instead.
 func (*GetContextStateResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{25}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetContextStateResponse) GetState() *ContextState {
@@ -1674,14 +1700,14 @@ func (x *GetContextStateResponse) GetState() *ContextState {
 	return nil
 }
 
-// GetHistoryRequest pages a session's history.
+// GetHistoryRequest pages a live session's history (resume a stored one first).
 type GetHistoryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session id.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// Index of the first entry to return.
 	Offset int32 `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
-	// Maximum entries to return; 0 means all.
+	// Maximum entries to return; 0 means all that fit in one message.
 	Limit         int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1689,7 +1715,7 @@ type GetHistoryRequest struct {
 
 func (x *GetHistoryRequest) Reset() {
 	*x = GetHistoryRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[26]
+	mi := &file_robota_v1_engine_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1701,7 +1727,7 @@ func (x *GetHistoryRequest) String() string {
 func (*GetHistoryRequest) ProtoMessage() {}
 
 func (x *GetHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[26]
+	mi := &file_robota_v1_engine_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1714,7 +1740,7 @@ func (x *GetHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{26}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetHistoryRequest) GetSessionId() string {
@@ -1744,14 +1770,16 @@ type GetHistoryResponse struct {
 	// The entries, oldest first.
 	Entries []*HistoryEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
 	// Total entries in the history.
-	Total         int32 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	Total int32 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	// Offset of the next page; equal to total at the end.
+	NextOffset    int32 `protobuf:"varint,3,opt,name=next_offset,json=nextOffset,proto3" json:"next_offset,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetHistoryResponse) Reset() {
 	*x = GetHistoryResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[27]
+	mi := &file_robota_v1_engine_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1763,7 +1791,7 @@ func (x *GetHistoryResponse) String() string {
 func (*GetHistoryResponse) ProtoMessage() {}
 
 func (x *GetHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[27]
+	mi := &file_robota_v1_engine_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1776,7 +1804,7 @@ func (x *GetHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{27}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetHistoryResponse) GetEntries() []*HistoryEntry {
@@ -1789,6 +1817,13 @@ func (x *GetHistoryResponse) GetEntries() []*HistoryEntry {
 func (x *GetHistoryResponse) GetTotal() int32 {
 	if x != nil {
 		return x.Total
+	}
+	return 0
+}
+
+func (x *GetHistoryResponse) GetNextOffset() int32 {
+	if x != nil {
+		return x.NextOffset
 	}
 	return 0
 }
@@ -1806,7 +1841,7 @@ type CompactRequest struct {
 
 func (x *CompactRequest) Reset() {
 	*x = CompactRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[28]
+	mi := &file_robota_v1_engine_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1818,7 +1853,7 @@ func (x *CompactRequest) String() string {
 func (*CompactRequest) ProtoMessage() {}
 
 func (x *CompactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[28]
+	mi := &file_robota_v1_engine_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1831,7 +1866,7 @@ func (x *CompactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactRequest.ProtoReflect.Descriptor instead.
 func (*CompactRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{28}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CompactRequest) GetSessionId() string {
@@ -1859,7 +1894,7 @@ type CompactResponse struct {
 
 func (x *CompactResponse) Reset() {
 	*x = CompactResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[29]
+	mi := &file_robota_v1_engine_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1871,7 +1906,7 @@ func (x *CompactResponse) String() string {
 func (*CompactResponse) ProtoMessage() {}
 
 func (x *CompactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[29]
+	mi := &file_robota_v1_engine_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1884,7 +1919,7 @@ func (x *CompactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactResponse.ProtoReflect.Descriptor instead.
 func (*CompactResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{29}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CompactResponse) GetCompact() *CompactEvent {
@@ -1907,7 +1942,7 @@ type CloseSessionRequest struct {
 
 func (x *CloseSessionRequest) Reset() {
 	*x = CloseSessionRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[30]
+	mi := &file_robota_v1_engine_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1919,7 +1954,7 @@ func (x *CloseSessionRequest) String() string {
 func (*CloseSessionRequest) ProtoMessage() {}
 
 func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[30]
+	mi := &file_robota_v1_engine_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1932,7 +1967,7 @@ func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionRequest.ProtoReflect.Descriptor instead.
 func (*CloseSessionRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{30}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CloseSessionRequest) GetSessionId() string {
@@ -1958,7 +1993,7 @@ type CloseSessionResponse struct {
 
 func (x *CloseSessionResponse) Reset() {
 	*x = CloseSessionResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[31]
+	mi := &file_robota_v1_engine_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1970,7 +2005,7 @@ func (x *CloseSessionResponse) String() string {
 func (*CloseSessionResponse) ProtoMessage() {}
 
 func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[31]
+	mi := &file_robota_v1_engine_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1983,7 +2018,7 @@ func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionResponse.ProtoReflect.Descriptor instead.
 func (*CloseSessionResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{31}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{32}
 }
 
 // ListBackgroundTasksRequest filters a session's background tasks.
@@ -1999,7 +2034,7 @@ type ListBackgroundTasksRequest struct {
 
 func (x *ListBackgroundTasksRequest) Reset() {
 	*x = ListBackgroundTasksRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[32]
+	mi := &file_robota_v1_engine_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2011,7 +2046,7 @@ func (x *ListBackgroundTasksRequest) String() string {
 func (*ListBackgroundTasksRequest) ProtoMessage() {}
 
 func (x *ListBackgroundTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[32]
+	mi := &file_robota_v1_engine_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2024,7 +2059,7 @@ func (x *ListBackgroundTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBackgroundTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListBackgroundTasksRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{32}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListBackgroundTasksRequest) GetSessionId() string {
@@ -2052,7 +2087,7 @@ type ListBackgroundTasksResponse struct {
 
 func (x *ListBackgroundTasksResponse) Reset() {
 	*x = ListBackgroundTasksResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[33]
+	mi := &file_robota_v1_engine_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2064,7 +2099,7 @@ func (x *ListBackgroundTasksResponse) String() string {
 func (*ListBackgroundTasksResponse) ProtoMessage() {}
 
 func (x *ListBackgroundTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[33]
+	mi := &file_robota_v1_engine_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2077,7 +2112,7 @@ func (x *ListBackgroundTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBackgroundTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListBackgroundTasksResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{33}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListBackgroundTasksResponse) GetTasks() []*BackgroundTaskState {
@@ -2100,7 +2135,7 @@ type GetBackgroundTaskRequest struct {
 
 func (x *GetBackgroundTaskRequest) Reset() {
 	*x = GetBackgroundTaskRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[34]
+	mi := &file_robota_v1_engine_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2112,7 +2147,7 @@ func (x *GetBackgroundTaskRequest) String() string {
 func (*GetBackgroundTaskRequest) ProtoMessage() {}
 
 func (x *GetBackgroundTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[34]
+	mi := &file_robota_v1_engine_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2125,7 +2160,7 @@ func (x *GetBackgroundTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBackgroundTaskRequest.ProtoReflect.Descriptor instead.
 func (*GetBackgroundTaskRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{34}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetBackgroundTaskRequest) GetSessionId() string {
@@ -2153,7 +2188,7 @@ type GetBackgroundTaskResponse struct {
 
 func (x *GetBackgroundTaskResponse) Reset() {
 	*x = GetBackgroundTaskResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[35]
+	mi := &file_robota_v1_engine_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2165,7 +2200,7 @@ func (x *GetBackgroundTaskResponse) String() string {
 func (*GetBackgroundTaskResponse) ProtoMessage() {}
 
 func (x *GetBackgroundTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[35]
+	mi := &file_robota_v1_engine_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2178,7 +2213,7 @@ func (x *GetBackgroundTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBackgroundTaskResponse.ProtoReflect.Descriptor instead.
 func (*GetBackgroundTaskResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{35}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetBackgroundTaskResponse) GetTask() *BackgroundTaskState {
@@ -2203,7 +2238,7 @@ type CancelBackgroundTaskRequest struct {
 
 func (x *CancelBackgroundTaskRequest) Reset() {
 	*x = CancelBackgroundTaskRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[36]
+	mi := &file_robota_v1_engine_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2215,7 +2250,7 @@ func (x *CancelBackgroundTaskRequest) String() string {
 func (*CancelBackgroundTaskRequest) ProtoMessage() {}
 
 func (x *CancelBackgroundTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[36]
+	mi := &file_robota_v1_engine_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2228,7 +2263,7 @@ func (x *CancelBackgroundTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelBackgroundTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelBackgroundTaskRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{36}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *CancelBackgroundTaskRequest) GetSessionId() string {
@@ -2263,7 +2298,7 @@ type CancelBackgroundTaskResponse struct {
 
 func (x *CancelBackgroundTaskResponse) Reset() {
 	*x = CancelBackgroundTaskResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[37]
+	mi := &file_robota_v1_engine_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2275,7 +2310,7 @@ func (x *CancelBackgroundTaskResponse) String() string {
 func (*CancelBackgroundTaskResponse) ProtoMessage() {}
 
 func (x *CancelBackgroundTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[37]
+	mi := &file_robota_v1_engine_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2288,7 +2323,7 @@ func (x *CancelBackgroundTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelBackgroundTaskResponse.ProtoReflect.Descriptor instead.
 func (*CancelBackgroundTaskResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{37}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CancelBackgroundTaskResponse) GetTask() *BackgroundTaskState {
@@ -2311,7 +2346,7 @@ type CloseBackgroundTaskRequest struct {
 
 func (x *CloseBackgroundTaskRequest) Reset() {
 	*x = CloseBackgroundTaskRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[38]
+	mi := &file_robota_v1_engine_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2323,7 +2358,7 @@ func (x *CloseBackgroundTaskRequest) String() string {
 func (*CloseBackgroundTaskRequest) ProtoMessage() {}
 
 func (x *CloseBackgroundTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[38]
+	mi := &file_robota_v1_engine_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2336,7 +2371,7 @@ func (x *CloseBackgroundTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseBackgroundTaskRequest.ProtoReflect.Descriptor instead.
 func (*CloseBackgroundTaskRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{38}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *CloseBackgroundTaskRequest) GetSessionId() string {
@@ -2362,7 +2397,7 @@ type CloseBackgroundTaskResponse struct {
 
 func (x *CloseBackgroundTaskResponse) Reset() {
 	*x = CloseBackgroundTaskResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[39]
+	mi := &file_robota_v1_engine_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2374,7 +2409,7 @@ func (x *CloseBackgroundTaskResponse) String() string {
 func (*CloseBackgroundTaskResponse) ProtoMessage() {}
 
 func (x *CloseBackgroundTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[39]
+	mi := &file_robota_v1_engine_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2387,7 +2422,7 @@ func (x *CloseBackgroundTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseBackgroundTaskResponse.ProtoReflect.Descriptor instead.
 func (*CloseBackgroundTaskResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{39}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{40}
 }
 
 // SendBackgroundTaskRequest forwards input to a task.
@@ -2405,7 +2440,7 @@ type SendBackgroundTaskRequest struct {
 
 func (x *SendBackgroundTaskRequest) Reset() {
 	*x = SendBackgroundTaskRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[40]
+	mi := &file_robota_v1_engine_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2417,7 +2452,7 @@ func (x *SendBackgroundTaskRequest) String() string {
 func (*SendBackgroundTaskRequest) ProtoMessage() {}
 
 func (x *SendBackgroundTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[40]
+	mi := &file_robota_v1_engine_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2430,7 +2465,7 @@ func (x *SendBackgroundTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendBackgroundTaskRequest.ProtoReflect.Descriptor instead.
 func (*SendBackgroundTaskRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{40}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SendBackgroundTaskRequest) GetSessionId() string {
@@ -2463,7 +2498,7 @@ type SendBackgroundTaskResponse struct {
 
 func (x *SendBackgroundTaskResponse) Reset() {
 	*x = SendBackgroundTaskResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[41]
+	mi := &file_robota_v1_engine_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2475,7 +2510,7 @@ func (x *SendBackgroundTaskResponse) String() string {
 func (*SendBackgroundTaskResponse) ProtoMessage() {}
 
 func (x *SendBackgroundTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[41]
+	mi := &file_robota_v1_engine_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2488,7 +2523,7 @@ func (x *SendBackgroundTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendBackgroundTaskResponse.ProtoReflect.Descriptor instead.
 func (*SendBackgroundTaskResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{41}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{42}
 }
 
 // ReadBackgroundTaskLogRequest pages a task's log.
@@ -2508,7 +2543,7 @@ type ReadBackgroundTaskLogRequest struct {
 
 func (x *ReadBackgroundTaskLogRequest) Reset() {
 	*x = ReadBackgroundTaskLogRequest{}
-	mi := &file_robota_v1_engine_proto_msgTypes[42]
+	mi := &file_robota_v1_engine_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2520,7 +2555,7 @@ func (x *ReadBackgroundTaskLogRequest) String() string {
 func (*ReadBackgroundTaskLogRequest) ProtoMessage() {}
 
 func (x *ReadBackgroundTaskLogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[42]
+	mi := &file_robota_v1_engine_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2533,7 +2568,7 @@ func (x *ReadBackgroundTaskLogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadBackgroundTaskLogRequest.ProtoReflect.Descriptor instead.
 func (*ReadBackgroundTaskLogRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{42}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ReadBackgroundTaskLogRequest) GetSessionId() string {
@@ -2579,7 +2614,7 @@ type ReadBackgroundTaskLogResponse struct {
 
 func (x *ReadBackgroundTaskLogResponse) Reset() {
 	*x = ReadBackgroundTaskLogResponse{}
-	mi := &file_robota_v1_engine_proto_msgTypes[43]
+	mi := &file_robota_v1_engine_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2591,7 +2626,7 @@ func (x *ReadBackgroundTaskLogResponse) String() string {
 func (*ReadBackgroundTaskLogResponse) ProtoMessage() {}
 
 func (x *ReadBackgroundTaskLogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_engine_proto_msgTypes[43]
+	mi := &file_robota_v1_engine_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2604,7 +2639,7 @@ func (x *ReadBackgroundTaskLogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadBackgroundTaskLogResponse.ProtoReflect.Descriptor instead.
 func (*ReadBackgroundTaskLogResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_engine_proto_rawDescGZIP(), []int{43}
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ReadBackgroundTaskLogResponse) GetData() []byte {
@@ -2649,7 +2684,7 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\arunning\x18\n" +
 	" \x01(\bR\arunning\x12\x12\n" +
 	"\x04live\x18\v \x01(\bR\x04live\x12<\n" +
-	"\rcontext_state\x18\f \x01(\v2\x17.robota.v1.ContextStateR\fcontextState\"\xd4\x03\n" +
+	"\rcontext_state\x18\f \x01(\v2\x17.robota.v1.ContextStateR\fcontextState\"\xdf\x03\n" +
 	"\x14CreateSessionRequest\x12\x10\n" +
 	"\x03cwd\x18\x01 \x01(\tR\x03cwd\x12\x1a\n" +
 	"\bprovider\x18\x02 \x01(\tR\bprovider\x12\x14\n" +
@@ -2662,9 +2697,9 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x11resume_session_id\x18\t \x01(\tR\x0fresumeSessionId\x12!\n" +
 	"\ffork_session\x18\n" +
 	" \x01(\bR\vforkSession\x12'\n" +
-	"\x0fcontinue_latest\x18\v \x01(\bR\x0econtinueLatest\x12\x1d\n" +
-	"\n" +
-	"session_id\x18\f \x01(\tR\tsessionId\"I\n" +
+	"\x0fcontinue_latest\x18\v \x01(\bR\x0econtinueLatest\x12\x16\n" +
+	"\x06script\x18\r \x01(\tR\x06scriptJ\x04\b\f\x10\rR\n" +
+	"session_id\"I\n" +
 	"\x15CreateSessionResponse\x120\n" +
 	"\asession\x18\x01 \x01(\v2\x16.robota.v1.SessionInfoR\asession\"c\n" +
 	"\x13ListSessionsRequest\x12\x10\n" +
@@ -2683,14 +2718,19 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x14DeleteSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\x17\n" +
-	"\x15DeleteSessionResponse\"k\n" +
+	"\x15DeleteSessionResponse\"[\n" +
 	"\rSubmitRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
-	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12#\n" +
-	"\rdisplay_input\x18\x03 \x01(\tR\fdisplayInput\"?\n" +
-	"\x0eSubmitResponse\x12-\n" +
-	"\x05event\x18\x01 \x01(\v2\x17.robota.v1.SessionEventR\x05event\"T\n" +
+	"\x06prompt\x18\x02 \x01(\tR\x06promptJ\x04\b\x03\x10\x04R\rdisplay_input\"\x86\x01\n" +
+	"\x0eSubmitResponse\x12/\n" +
+	"\x05event\x18\x01 \x01(\v2\x17.robota.v1.SessionEventH\x00R\x05event\x127\n" +
+	"\baccepted\x18\x02 \x01(\v2\x19.robota.v1.SubmitAcceptedH\x00R\bacceptedB\n" +
+	"\n" +
+	"\bresponse\"E\n" +
+	"\x0eSubmitAccepted\x12\x1b\n" +
+	"\tprompt_id\x18\x01 \x01(\tR\bpromptId\x12\x16\n" +
+	"\x06queued\x18\x02 \x01(\bR\x06queued\"T\n" +
 	"\fWatchRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12%\n" +
@@ -2713,11 +2753,10 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"wasRunning\"3\n" +
 	"\x12CancelQueueRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"L\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"B\n" +
 	"\x13CancelQueueResponse\x12\x1d\n" +
 	"\n" +
-	"had_queued\x18\x01 \x01(\bR\thadQueued\x12\x16\n" +
-	"\x06prompt\x18\x02 \x01(\tR\x06prompt\"^\n" +
+	"had_queued\x18\x01 \x01(\bR\thadQueuedJ\x04\b\x02\x10\x03R\x06prompt\"^\n" +
 	"\x15ExecuteCommandRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
@@ -2746,10 +2785,12 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x05R\x06offset\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\x05R\x05limit\"]\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"~\n" +
 	"\x12GetHistoryResponse\x121\n" +
 	"\aentries\x18\x01 \x03(\v2\x17.robota.v1.HistoryEntryR\aentries\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x05R\x05total\"S\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total\x12\x1f\n" +
+	"\vnext_offset\x18\x03 \x01(\x05R\n" +
+	"nextOffset\"S\n" +
 	"\x0eCompactRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\"\n" +
@@ -2808,12 +2849,7 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x1cPERMISSION_MODE_ACCEPT_EDITS\x10\x02\x12\x18\n" +
 	"\x14PERMISSION_MODE_PLAN\x10\x03\x12&\n" +
 	"\"PERMISSION_MODE_BYPASS_PERMISSIONS\x10\x04\x12\x1c\n" +
-	"\x18PERMISSION_MODE_DONT_ASK\x10\x05*\x97\x01\n" +
-	"\x10PermissionAnswer\x12!\n" +
-	"\x1dPERMISSION_ANSWER_UNSPECIFIED\x10\x00\x12\x1b\n" +
-	"\x17PERMISSION_ANSWER_ALLOW\x10\x01\x12'\n" +
-	"#PERMISSION_ANSWER_ALLOW_FOR_SESSION\x10\x02\x12\x1a\n" +
-	"\x16PERMISSION_ANSWER_DENY\x10\x032\x80\x0e\n" +
+	"\x18PERMISSION_MODE_DONT_ASK\x10\x052\x80\x0e\n" +
 	"\rEngineService\x12R\n" +
 	"\rCreateSession\x12\x1f.robota.v1.CreateSessionRequest\x1a .robota.v1.CreateSessionResponse\x12O\n" +
 	"\fListSessions\x12\x1e.robota.v1.ListSessionsRequest\x1a\x1f.robota.v1.ListSessionsResponse\x12I\n" +
@@ -2851,22 +2887,22 @@ func file_robota_v1_engine_proto_rawDescGZIP() []byte {
 	return file_robota_v1_engine_proto_rawDescData
 }
 
-var file_robota_v1_engine_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_robota_v1_engine_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_robota_v1_engine_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_robota_v1_engine_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_robota_v1_engine_proto_goTypes = []any{
 	(PermissionMode)(0),                   // 0: robota.v1.PermissionMode
-	(PermissionAnswer)(0),                 // 1: robota.v1.PermissionAnswer
-	(*SessionInfo)(nil),                   // 2: robota.v1.SessionInfo
-	(*CreateSessionRequest)(nil),          // 3: robota.v1.CreateSessionRequest
-	(*CreateSessionResponse)(nil),         // 4: robota.v1.CreateSessionResponse
-	(*ListSessionsRequest)(nil),           // 5: robota.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),          // 6: robota.v1.ListSessionsResponse
-	(*GetSessionRequest)(nil),             // 7: robota.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),            // 8: robota.v1.GetSessionResponse
-	(*DeleteSessionRequest)(nil),          // 9: robota.v1.DeleteSessionRequest
-	(*DeleteSessionResponse)(nil),         // 10: robota.v1.DeleteSessionResponse
-	(*SubmitRequest)(nil),                 // 11: robota.v1.SubmitRequest
-	(*SubmitResponse)(nil),                // 12: robota.v1.SubmitResponse
+	(*SessionInfo)(nil),                   // 1: robota.v1.SessionInfo
+	(*CreateSessionRequest)(nil),          // 2: robota.v1.CreateSessionRequest
+	(*CreateSessionResponse)(nil),         // 3: robota.v1.CreateSessionResponse
+	(*ListSessionsRequest)(nil),           // 4: robota.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),          // 5: robota.v1.ListSessionsResponse
+	(*GetSessionRequest)(nil),             // 6: robota.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),            // 7: robota.v1.GetSessionResponse
+	(*DeleteSessionRequest)(nil),          // 8: robota.v1.DeleteSessionRequest
+	(*DeleteSessionResponse)(nil),         // 9: robota.v1.DeleteSessionResponse
+	(*SubmitRequest)(nil),                 // 10: robota.v1.SubmitRequest
+	(*SubmitResponse)(nil),                // 11: robota.v1.SubmitResponse
+	(*SubmitAccepted)(nil),                // 12: robota.v1.SubmitAccepted
 	(*WatchRequest)(nil),                  // 13: robota.v1.WatchRequest
 	(*WatchResponse)(nil),                 // 14: robota.v1.WatchResponse
 	(*RespondPermissionRequest)(nil),      // 15: robota.v1.RespondPermissionRequest
@@ -2903,11 +2939,12 @@ var file_robota_v1_engine_proto_goTypes = []any{
 	(*timestamppb.Timestamp)(nil),         // 46: google.protobuf.Timestamp
 	(*ContextState)(nil),                  // 47: robota.v1.ContextState
 	(*SessionEvent)(nil),                  // 48: robota.v1.SessionEvent
-	(*structpb.Struct)(nil),               // 49: google.protobuf.Struct
-	(*HistoryEntry)(nil),                  // 50: robota.v1.HistoryEntry
-	(*CompactEvent)(nil),                  // 51: robota.v1.CompactEvent
-	(BackgroundTaskStatus)(0),             // 52: robota.v1.BackgroundTaskStatus
-	(*BackgroundTaskState)(nil),           // 53: robota.v1.BackgroundTaskState
+	(PermissionAnswer)(0),                 // 49: robota.v1.PermissionAnswer
+	(*structpb.Struct)(nil),               // 50: google.protobuf.Struct
+	(*HistoryEntry)(nil),                  // 51: robota.v1.HistoryEntry
+	(*CompactEvent)(nil),                  // 52: robota.v1.CompactEvent
+	(BackgroundTaskStatus)(0),             // 53: robota.v1.BackgroundTaskStatus
+	(*BackgroundTaskState)(nil),           // 54: robota.v1.BackgroundTaskState
 }
 var file_robota_v1_engine_proto_depIdxs = []int32{
 	0,  // 0: robota.v1.SessionInfo.permission_mode:type_name -> robota.v1.PermissionMode
@@ -2915,68 +2952,69 @@ var file_robota_v1_engine_proto_depIdxs = []int32{
 	46, // 2: robota.v1.SessionInfo.updated_at:type_name -> google.protobuf.Timestamp
 	47, // 3: robota.v1.SessionInfo.context_state:type_name -> robota.v1.ContextState
 	0,  // 4: robota.v1.CreateSessionRequest.permission_mode:type_name -> robota.v1.PermissionMode
-	2,  // 5: robota.v1.CreateSessionResponse.session:type_name -> robota.v1.SessionInfo
-	2,  // 6: robota.v1.ListSessionsResponse.sessions:type_name -> robota.v1.SessionInfo
-	2,  // 7: robota.v1.GetSessionResponse.session:type_name -> robota.v1.SessionInfo
+	1,  // 5: robota.v1.CreateSessionResponse.session:type_name -> robota.v1.SessionInfo
+	1,  // 6: robota.v1.ListSessionsResponse.sessions:type_name -> robota.v1.SessionInfo
+	1,  // 7: robota.v1.GetSessionResponse.session:type_name -> robota.v1.SessionInfo
 	48, // 8: robota.v1.SubmitResponse.event:type_name -> robota.v1.SessionEvent
-	48, // 9: robota.v1.WatchResponse.event:type_name -> robota.v1.SessionEvent
-	1,  // 10: robota.v1.RespondPermissionRequest.answer:type_name -> robota.v1.PermissionAnswer
-	49, // 11: robota.v1.ExecuteCommandResponse.data:type_name -> google.protobuf.Struct
-	24, // 12: robota.v1.ListCommandsResponse.commands:type_name -> robota.v1.CommandInfo
-	47, // 13: robota.v1.GetContextStateResponse.state:type_name -> robota.v1.ContextState
-	50, // 14: robota.v1.GetHistoryResponse.entries:type_name -> robota.v1.HistoryEntry
-	51, // 15: robota.v1.CompactResponse.compact:type_name -> robota.v1.CompactEvent
-	52, // 16: robota.v1.ListBackgroundTasksRequest.statuses:type_name -> robota.v1.BackgroundTaskStatus
-	53, // 17: robota.v1.ListBackgroundTasksResponse.tasks:type_name -> robota.v1.BackgroundTaskState
-	53, // 18: robota.v1.GetBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
-	53, // 19: robota.v1.CancelBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
-	3,  // 20: robota.v1.EngineService.CreateSession:input_type -> robota.v1.CreateSessionRequest
-	5,  // 21: robota.v1.EngineService.ListSessions:input_type -> robota.v1.ListSessionsRequest
-	7,  // 22: robota.v1.EngineService.GetSession:input_type -> robota.v1.GetSessionRequest
-	9,  // 23: robota.v1.EngineService.DeleteSession:input_type -> robota.v1.DeleteSessionRequest
-	11, // 24: robota.v1.EngineService.Submit:input_type -> robota.v1.SubmitRequest
-	13, // 25: robota.v1.EngineService.Watch:input_type -> robota.v1.WatchRequest
-	15, // 26: robota.v1.EngineService.RespondPermission:input_type -> robota.v1.RespondPermissionRequest
-	17, // 27: robota.v1.EngineService.Abort:input_type -> robota.v1.AbortRequest
-	19, // 28: robota.v1.EngineService.CancelQueue:input_type -> robota.v1.CancelQueueRequest
-	21, // 29: robota.v1.EngineService.ExecuteCommand:input_type -> robota.v1.ExecuteCommandRequest
-	23, // 30: robota.v1.EngineService.ListCommands:input_type -> robota.v1.ListCommandsRequest
-	26, // 31: robota.v1.EngineService.GetContextState:input_type -> robota.v1.GetContextStateRequest
-	28, // 32: robota.v1.EngineService.GetHistory:input_type -> robota.v1.GetHistoryRequest
-	30, // 33: robota.v1.EngineService.Compact:input_type -> robota.v1.CompactRequest
-	32, // 34: robota.v1.EngineService.CloseSession:input_type -> robota.v1.CloseSessionRequest
-	34, // 35: robota.v1.EngineService.ListBackgroundTasks:input_type -> robota.v1.ListBackgroundTasksRequest
-	36, // 36: robota.v1.EngineService.GetBackgroundTask:input_type -> robota.v1.GetBackgroundTaskRequest
-	38, // 37: robota.v1.EngineService.CancelBackgroundTask:input_type -> robota.v1.CancelBackgroundTaskRequest
-	40, // 38: robota.v1.EngineService.CloseBackgroundTask:input_type -> robota.v1.CloseBackgroundTaskRequest
-	42, // 39: robota.v1.EngineService.SendBackgroundTask:input_type -> robota.v1.SendBackgroundTaskRequest
-	44, // 40: robota.v1.EngineService.ReadBackgroundTaskLog:input_type -> robota.v1.ReadBackgroundTaskLogRequest
-	4,  // 41: robota.v1.EngineService.CreateSession:output_type -> robota.v1.CreateSessionResponse
-	6,  // 42: robota.v1.EngineService.ListSessions:output_type -> robota.v1.ListSessionsResponse
-	8,  // 43: robota.v1.EngineService.GetSession:output_type -> robota.v1.GetSessionResponse
-	10, // 44: robota.v1.EngineService.DeleteSession:output_type -> robota.v1.DeleteSessionResponse
-	12, // 45: robota.v1.EngineService.Submit:output_type -> robota.v1.SubmitResponse
-	14, // 46: robota.v1.EngineService.Watch:output_type -> robota.v1.WatchResponse
-	16, // 47: robota.v1.EngineService.RespondPermission:output_type -> robota.v1.RespondPermissionResponse
-	18, // 48: robota.v1.EngineService.Abort:output_type -> robota.v1.AbortResponse
-	20, // 49: robota.v1.EngineService.CancelQueue:output_type -> robota.v1.CancelQueueResponse
-	22, // 50: robota.v1.EngineService.ExecuteCommand:output_type -> robota.v1.ExecuteCommandResponse
-	25, // 51: robota.v1.EngineService.ListCommands:output_type -> robota.v1.ListCommandsResponse
-	27, // 52: robota.v1.EngineService.GetContextState:output_type -> robota.v1.GetContextStateResponse
-	29, // 53: robota.v1.EngineService.GetHistory:output_type -> robota.v1.GetHistoryResponse
-	31, // 54: robota.v1.EngineService.Compact:output_type -> robota.v1.CompactResponse
-	33, // 55: robota.v1.EngineService.CloseSession:output_type -> robota.v1.CloseSessionResponse
-	35, // 56: robota.v1.EngineService.ListBackgroundTasks:output_type -> robota.v1.ListBackgroundTasksResponse
-	37, // 57: robota.v1.EngineService.GetBackgroundTask:output_type -> robota.v1.GetBackgroundTaskResponse
-	39, // 58: robota.v1.EngineService.CancelBackgroundTask:output_type -> robota.v1.CancelBackgroundTaskResponse
-	41, // 59: robota.v1.EngineService.CloseBackgroundTask:output_type -> robota.v1.CloseBackgroundTaskResponse
-	43, // 60: robota.v1.EngineService.SendBackgroundTask:output_type -> robota.v1.SendBackgroundTaskResponse
-	45, // 61: robota.v1.EngineService.ReadBackgroundTaskLog:output_type -> robota.v1.ReadBackgroundTaskLogResponse
-	41, // [41:62] is the sub-list for method output_type
-	20, // [20:41] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	12, // 9: robota.v1.SubmitResponse.accepted:type_name -> robota.v1.SubmitAccepted
+	48, // 10: robota.v1.WatchResponse.event:type_name -> robota.v1.SessionEvent
+	49, // 11: robota.v1.RespondPermissionRequest.answer:type_name -> robota.v1.PermissionAnswer
+	50, // 12: robota.v1.ExecuteCommandResponse.data:type_name -> google.protobuf.Struct
+	24, // 13: robota.v1.ListCommandsResponse.commands:type_name -> robota.v1.CommandInfo
+	47, // 14: robota.v1.GetContextStateResponse.state:type_name -> robota.v1.ContextState
+	51, // 15: robota.v1.GetHistoryResponse.entries:type_name -> robota.v1.HistoryEntry
+	52, // 16: robota.v1.CompactResponse.compact:type_name -> robota.v1.CompactEvent
+	53, // 17: robota.v1.ListBackgroundTasksRequest.statuses:type_name -> robota.v1.BackgroundTaskStatus
+	54, // 18: robota.v1.ListBackgroundTasksResponse.tasks:type_name -> robota.v1.BackgroundTaskState
+	54, // 19: robota.v1.GetBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
+	54, // 20: robota.v1.CancelBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
+	2,  // 21: robota.v1.EngineService.CreateSession:input_type -> robota.v1.CreateSessionRequest
+	4,  // 22: robota.v1.EngineService.ListSessions:input_type -> robota.v1.ListSessionsRequest
+	6,  // 23: robota.v1.EngineService.GetSession:input_type -> robota.v1.GetSessionRequest
+	8,  // 24: robota.v1.EngineService.DeleteSession:input_type -> robota.v1.DeleteSessionRequest
+	10, // 25: robota.v1.EngineService.Submit:input_type -> robota.v1.SubmitRequest
+	13, // 26: robota.v1.EngineService.Watch:input_type -> robota.v1.WatchRequest
+	15, // 27: robota.v1.EngineService.RespondPermission:input_type -> robota.v1.RespondPermissionRequest
+	17, // 28: robota.v1.EngineService.Abort:input_type -> robota.v1.AbortRequest
+	19, // 29: robota.v1.EngineService.CancelQueue:input_type -> robota.v1.CancelQueueRequest
+	21, // 30: robota.v1.EngineService.ExecuteCommand:input_type -> robota.v1.ExecuteCommandRequest
+	23, // 31: robota.v1.EngineService.ListCommands:input_type -> robota.v1.ListCommandsRequest
+	26, // 32: robota.v1.EngineService.GetContextState:input_type -> robota.v1.GetContextStateRequest
+	28, // 33: robota.v1.EngineService.GetHistory:input_type -> robota.v1.GetHistoryRequest
+	30, // 34: robota.v1.EngineService.Compact:input_type -> robota.v1.CompactRequest
+	32, // 35: robota.v1.EngineService.CloseSession:input_type -> robota.v1.CloseSessionRequest
+	34, // 36: robota.v1.EngineService.ListBackgroundTasks:input_type -> robota.v1.ListBackgroundTasksRequest
+	36, // 37: robota.v1.EngineService.GetBackgroundTask:input_type -> robota.v1.GetBackgroundTaskRequest
+	38, // 38: robota.v1.EngineService.CancelBackgroundTask:input_type -> robota.v1.CancelBackgroundTaskRequest
+	40, // 39: robota.v1.EngineService.CloseBackgroundTask:input_type -> robota.v1.CloseBackgroundTaskRequest
+	42, // 40: robota.v1.EngineService.SendBackgroundTask:input_type -> robota.v1.SendBackgroundTaskRequest
+	44, // 41: robota.v1.EngineService.ReadBackgroundTaskLog:input_type -> robota.v1.ReadBackgroundTaskLogRequest
+	3,  // 42: robota.v1.EngineService.CreateSession:output_type -> robota.v1.CreateSessionResponse
+	5,  // 43: robota.v1.EngineService.ListSessions:output_type -> robota.v1.ListSessionsResponse
+	7,  // 44: robota.v1.EngineService.GetSession:output_type -> robota.v1.GetSessionResponse
+	9,  // 45: robota.v1.EngineService.DeleteSession:output_type -> robota.v1.DeleteSessionResponse
+	11, // 46: robota.v1.EngineService.Submit:output_type -> robota.v1.SubmitResponse
+	14, // 47: robota.v1.EngineService.Watch:output_type -> robota.v1.WatchResponse
+	16, // 48: robota.v1.EngineService.RespondPermission:output_type -> robota.v1.RespondPermissionResponse
+	18, // 49: robota.v1.EngineService.Abort:output_type -> robota.v1.AbortResponse
+	20, // 50: robota.v1.EngineService.CancelQueue:output_type -> robota.v1.CancelQueueResponse
+	22, // 51: robota.v1.EngineService.ExecuteCommand:output_type -> robota.v1.ExecuteCommandResponse
+	25, // 52: robota.v1.EngineService.ListCommands:output_type -> robota.v1.ListCommandsResponse
+	27, // 53: robota.v1.EngineService.GetContextState:output_type -> robota.v1.GetContextStateResponse
+	29, // 54: robota.v1.EngineService.GetHistory:output_type -> robota.v1.GetHistoryResponse
+	31, // 55: robota.v1.EngineService.Compact:output_type -> robota.v1.CompactResponse
+	33, // 56: robota.v1.EngineService.CloseSession:output_type -> robota.v1.CloseSessionResponse
+	35, // 57: robota.v1.EngineService.ListBackgroundTasks:output_type -> robota.v1.ListBackgroundTasksResponse
+	37, // 58: robota.v1.EngineService.GetBackgroundTask:output_type -> robota.v1.GetBackgroundTaskResponse
+	39, // 59: robota.v1.EngineService.CancelBackgroundTask:output_type -> robota.v1.CancelBackgroundTaskResponse
+	41, // 60: robota.v1.EngineService.CloseBackgroundTask:output_type -> robota.v1.CloseBackgroundTaskResponse
+	43, // 61: robota.v1.EngineService.SendBackgroundTask:output_type -> robota.v1.SendBackgroundTaskResponse
+	45, // 62: robota.v1.EngineService.ReadBackgroundTaskLog:output_type -> robota.v1.ReadBackgroundTaskLogResponse
+	42, // [42:63] is the sub-list for method output_type
+	21, // [21:42] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_robota_v1_engine_proto_init() }
@@ -2986,13 +3024,17 @@ func file_robota_v1_engine_proto_init() {
 	}
 	file_robota_v1_events_proto_init()
 	file_robota_v1_types_proto_init()
+	file_robota_v1_engine_proto_msgTypes[10].OneofWrappers = []any{
+		(*SubmitResponse_Event)(nil),
+		(*SubmitResponse_Accepted)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_robota_v1_engine_proto_rawDesc), len(file_robota_v1_engine_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   44,
+			NumEnums:      1,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -50,7 +50,11 @@ const (
 // commands, context and background tasks. One engine serves many clients; a
 // session may be watched by several clients at once.
 type EngineServiceClient interface {
-	// CreateSession starts a session, or resumes/forks a stored one.
+	// CreateSession starts a session, or resumes/forks a stored one. Resuming a
+	// session that is already live returns it as it is. Errors: INVALID_ARGUMENT
+	// naming the field (relative or missing cwd, unknown provider, invalid rule,
+	// fork without a session to fork), NOT_FOUND (no stored session to resume or
+	// continue).
 	CreateSession(ctx context.Context, in *CreateSessionRequest, opts ...grpc.CallOption) (*CreateSessionResponse, error)
 	// ListSessions lists stored and live sessions, newest first.
 	ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error)
@@ -58,15 +62,26 @@ type EngineServiceClient interface {
 	GetSession(ctx context.Context, in *GetSessionRequest, opts ...grpc.CallOption) (*GetSessionResponse, error)
 	// DeleteSession removes a session's stored record and logs; a running session is aborted first.
 	DeleteSession(ctx context.Context, in *DeleteSessionRequest, opts ...grpc.CallOption) (*DeleteSessionResponse, error)
-	// Submit sends a prompt and streams the session's events until the prompt ends
-	// (complete, error or interrupted). If a prompt is running, this one is queued
-	// (a queue of one); a second queued prompt is refused with FAILED_PRECONDITION.
+	// Submit sends a prompt and streams the events of that prompt until it ends
+	// (complete, error or interrupted). The first message is SubmitAccepted (the
+	// prompt id, and whether it was queued). If a prompt is running, this one is
+	// queued (a queue of one); a second queued prompt is refused with
+	// RESOURCE_EXHAUSTED. The prompt belongs to the session, not to the stream: a
+	// client that leaves does not stop it. A client that does not read its events
+	// in time is disconnected with RESOURCE_EXHAUSTED while the prompt goes on.
 	Submit(ctx context.Context, in *SubmitRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SubmitResponse], error)
-	// Watch streams a session's events, from after a sequence number, until the client leaves.
+	// Watch streams a session's events, from after a sequence number, until the
+	// client leaves or the session closes (then the stream ends OK). Errors:
+	// OUT_OF_RANGE when the events after after_sequence are no longer kept,
+	// RESOURCE_EXHAUSTED when the client did not read its events in time (watch
+	// again after the last sequence it received).
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
-	// RespondPermission answers a permission_request event.
+	// RespondPermission answers a permission_request event. Errors: NOT_FOUND for an
+	// unknown request id, FAILED_PRECONDITION for a request already answered, timed
+	// out or aborted.
 	RespondPermission(ctx context.Context, in *RespondPermissionRequest, opts ...grpc.CallOption) (*RespondPermissionResponse, error)
-	// Abort stops the running prompt; partial output is kept and an interrupted event follows.
+	// Abort stops the running prompt and drops the queued one; partial output is kept
+	// and each ends with an interrupted event.
 	Abort(ctx context.Context, in *AbortRequest, opts ...grpc.CallOption) (*AbortResponse, error)
 	// CancelQueue drops the queued prompt, if any.
 	CancelQueue(ctx context.Context, in *CancelQueueRequest, opts ...grpc.CallOption) (*CancelQueueResponse, error)
@@ -78,7 +93,7 @@ type EngineServiceClient interface {
 	GetContextState(ctx context.Context, in *GetContextStateRequest, opts ...grpc.CallOption) (*GetContextStateResponse, error)
 	// GetHistory returns a session's full history (chat and event entries), paged.
 	GetHistory(ctx context.Context, in *GetHistoryRequest, opts ...grpc.CallOption) (*GetHistoryResponse, error)
-	// Compact summarizes a session's history now.
+	// Compact summarizes a session's history now (FAILED_PRECONDITION while a prompt runs).
 	Compact(ctx context.Context, in *CompactRequest, opts ...grpc.CallOption) (*CompactResponse, error)
 	// CloseSession ends a live session: persists it, fires SessionEnd and frees it.
 	CloseSession(ctx context.Context, in *CloseSessionRequest, opts ...grpc.CallOption) (*CloseSessionResponse, error)
@@ -340,7 +355,11 @@ func (c *engineServiceClient) ReadBackgroundTaskLog(ctx context.Context, in *Rea
 // commands, context and background tasks. One engine serves many clients; a
 // session may be watched by several clients at once.
 type EngineServiceServer interface {
-	// CreateSession starts a session, or resumes/forks a stored one.
+	// CreateSession starts a session, or resumes/forks a stored one. Resuming a
+	// session that is already live returns it as it is. Errors: INVALID_ARGUMENT
+	// naming the field (relative or missing cwd, unknown provider, invalid rule,
+	// fork without a session to fork), NOT_FOUND (no stored session to resume or
+	// continue).
 	CreateSession(context.Context, *CreateSessionRequest) (*CreateSessionResponse, error)
 	// ListSessions lists stored and live sessions, newest first.
 	ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error)
@@ -348,15 +367,26 @@ type EngineServiceServer interface {
 	GetSession(context.Context, *GetSessionRequest) (*GetSessionResponse, error)
 	// DeleteSession removes a session's stored record and logs; a running session is aborted first.
 	DeleteSession(context.Context, *DeleteSessionRequest) (*DeleteSessionResponse, error)
-	// Submit sends a prompt and streams the session's events until the prompt ends
-	// (complete, error or interrupted). If a prompt is running, this one is queued
-	// (a queue of one); a second queued prompt is refused with FAILED_PRECONDITION.
+	// Submit sends a prompt and streams the events of that prompt until it ends
+	// (complete, error or interrupted). The first message is SubmitAccepted (the
+	// prompt id, and whether it was queued). If a prompt is running, this one is
+	// queued (a queue of one); a second queued prompt is refused with
+	// RESOURCE_EXHAUSTED. The prompt belongs to the session, not to the stream: a
+	// client that leaves does not stop it. A client that does not read its events
+	// in time is disconnected with RESOURCE_EXHAUSTED while the prompt goes on.
 	Submit(*SubmitRequest, grpc.ServerStreamingServer[SubmitResponse]) error
-	// Watch streams a session's events, from after a sequence number, until the client leaves.
+	// Watch streams a session's events, from after a sequence number, until the
+	// client leaves or the session closes (then the stream ends OK). Errors:
+	// OUT_OF_RANGE when the events after after_sequence are no longer kept,
+	// RESOURCE_EXHAUSTED when the client did not read its events in time (watch
+	// again after the last sequence it received).
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
-	// RespondPermission answers a permission_request event.
+	// RespondPermission answers a permission_request event. Errors: NOT_FOUND for an
+	// unknown request id, FAILED_PRECONDITION for a request already answered, timed
+	// out or aborted.
 	RespondPermission(context.Context, *RespondPermissionRequest) (*RespondPermissionResponse, error)
-	// Abort stops the running prompt; partial output is kept and an interrupted event follows.
+	// Abort stops the running prompt and drops the queued one; partial output is kept
+	// and each ends with an interrupted event.
 	Abort(context.Context, *AbortRequest) (*AbortResponse, error)
 	// CancelQueue drops the queued prompt, if any.
 	CancelQueue(context.Context, *CancelQueueRequest) (*CancelQueueResponse, error)
@@ -368,7 +398,7 @@ type EngineServiceServer interface {
 	GetContextState(context.Context, *GetContextStateRequest) (*GetContextStateResponse, error)
 	// GetHistory returns a session's full history (chat and event entries), paged.
 	GetHistory(context.Context, *GetHistoryRequest) (*GetHistoryResponse, error)
-	// Compact summarizes a session's history now.
+	// Compact summarizes a session's history now (FAILED_PRECONDITION while a prompt runs).
 	Compact(context.Context, *CompactRequest) (*CompactResponse, error)
 	// CloseSession ends a live session: persists it, fires SessionEnd and frees it.
 	CloseSession(context.Context, *CloseSessionRequest) (*CloseSessionResponse, error)

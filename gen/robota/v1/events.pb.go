@@ -89,6 +89,121 @@ func (ToolOutcome) EnumDescriptor() ([]byte, []int) {
 	return file_robota_v1_events_proto_rawDescGZIP(), []int{0}
 }
 
+// PermissionAnswer is a client's answer to a permission request.
+type PermissionAnswer int32
+
+const (
+	// Never sent; refused with INVALID_ARGUMENT.
+	PermissionAnswer_PERMISSION_ANSWER_UNSPECIFIED PermissionAnswer = 0
+	// Allow this call.
+	PermissionAnswer_PERMISSION_ANSWER_ALLOW PermissionAnswer = 1
+	// Allow this call and, for the rest of the session, the calls that match the
+	// request's session_rule (a command prefix or a directory, never the whole tool).
+	PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION PermissionAnswer = 2
+	// Deny this call.
+	PermissionAnswer_PERMISSION_ANSWER_DENY PermissionAnswer = 3
+)
+
+// Enum value maps for PermissionAnswer.
+var (
+	PermissionAnswer_name = map[int32]string{
+		0: "PERMISSION_ANSWER_UNSPECIFIED",
+		1: "PERMISSION_ANSWER_ALLOW",
+		2: "PERMISSION_ANSWER_ALLOW_FOR_SESSION",
+		3: "PERMISSION_ANSWER_DENY",
+	}
+	PermissionAnswer_value = map[string]int32{
+		"PERMISSION_ANSWER_UNSPECIFIED":       0,
+		"PERMISSION_ANSWER_ALLOW":             1,
+		"PERMISSION_ANSWER_ALLOW_FOR_SESSION": 2,
+		"PERMISSION_ANSWER_DENY":              3,
+	}
+)
+
+func (x PermissionAnswer) Enum() *PermissionAnswer {
+	p := new(PermissionAnswer)
+	*p = x
+	return p
+}
+
+func (x PermissionAnswer) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PermissionAnswer) Descriptor() protoreflect.EnumDescriptor {
+	return file_robota_v1_events_proto_enumTypes[1].Descriptor()
+}
+
+func (PermissionAnswer) Type() protoreflect.EnumType {
+	return &file_robota_v1_events_proto_enumTypes[1]
+}
+
+func (x PermissionAnswer) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PermissionAnswer.Descriptor instead.
+func (PermissionAnswer) EnumDescriptor() ([]byte, []int) {
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{1}
+}
+
+// PermissionOutcome is how a permission request ended.
+type PermissionOutcome int32
+
+const (
+	// Never sent.
+	PermissionOutcome_PERMISSION_OUTCOME_UNSPECIFIED PermissionOutcome = 0
+	// A client answered it (RespondPermission).
+	PermissionOutcome_PERMISSION_OUTCOME_ANSWERED PermissionOutcome = 1
+	// Nobody answered in time: the call was denied.
+	PermissionOutcome_PERMISSION_OUTCOME_TIMEOUT PermissionOutcome = 2
+	// The prompt was aborted while it waited: the tool never runs.
+	PermissionOutcome_PERMISSION_OUTCOME_ABORTED PermissionOutcome = 3
+)
+
+// Enum value maps for PermissionOutcome.
+var (
+	PermissionOutcome_name = map[int32]string{
+		0: "PERMISSION_OUTCOME_UNSPECIFIED",
+		1: "PERMISSION_OUTCOME_ANSWERED",
+		2: "PERMISSION_OUTCOME_TIMEOUT",
+		3: "PERMISSION_OUTCOME_ABORTED",
+	}
+	PermissionOutcome_value = map[string]int32{
+		"PERMISSION_OUTCOME_UNSPECIFIED": 0,
+		"PERMISSION_OUTCOME_ANSWERED":    1,
+		"PERMISSION_OUTCOME_TIMEOUT":     2,
+		"PERMISSION_OUTCOME_ABORTED":     3,
+	}
+)
+
+func (x PermissionOutcome) Enum() *PermissionOutcome {
+	p := new(PermissionOutcome)
+	*p = x
+	return p
+}
+
+func (x PermissionOutcome) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PermissionOutcome) Descriptor() protoreflect.EnumDescriptor {
+	return file_robota_v1_events_proto_enumTypes[2].Descriptor()
+}
+
+func (PermissionOutcome) Type() protoreflect.EnumType {
+	return &file_robota_v1_events_proto_enumTypes[2]
+}
+
+func (x PermissionOutcome) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PermissionOutcome.Descriptor instead.
+func (PermissionOutcome) EnumDescriptor() ([]byte, []int) {
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{2}
+}
+
 // CompactTrigger is what started a compaction.
 type CompactTrigger int32
 
@@ -126,11 +241,11 @@ func (x CompactTrigger) String() string {
 }
 
 func (CompactTrigger) Descriptor() protoreflect.EnumDescriptor {
-	return file_robota_v1_events_proto_enumTypes[1].Descriptor()
+	return file_robota_v1_events_proto_enumTypes[3].Descriptor()
 }
 
 func (CompactTrigger) Type() protoreflect.EnumType {
-	return &file_robota_v1_events_proto_enumTypes[1]
+	return &file_robota_v1_events_proto_enumTypes[3]
 }
 
 func (x CompactTrigger) Number() protoreflect.EnumNumber {
@@ -139,7 +254,7 @@ func (x CompactTrigger) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CompactTrigger.Descriptor instead.
 func (CompactTrigger) EnumDescriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{1}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{3}
 }
 
 // BackgroundTaskKind is what a background task runs.
@@ -179,11 +294,11 @@ func (x BackgroundTaskKind) String() string {
 }
 
 func (BackgroundTaskKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_robota_v1_events_proto_enumTypes[2].Descriptor()
+	return file_robota_v1_events_proto_enumTypes[4].Descriptor()
 }
 
 func (BackgroundTaskKind) Type() protoreflect.EnumType {
-	return &file_robota_v1_events_proto_enumTypes[2]
+	return &file_robota_v1_events_proto_enumTypes[4]
 }
 
 func (x BackgroundTaskKind) Number() protoreflect.EnumNumber {
@@ -192,7 +307,7 @@ func (x BackgroundTaskKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use BackgroundTaskKind.Descriptor instead.
 func (BackgroundTaskKind) EnumDescriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{2}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{4}
 }
 
 // BackgroundTaskStatus is a background task's lifecycle state.
@@ -248,11 +363,11 @@ func (x BackgroundTaskStatus) String() string {
 }
 
 func (BackgroundTaskStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_robota_v1_events_proto_enumTypes[3].Descriptor()
+	return file_robota_v1_events_proto_enumTypes[5].Descriptor()
 }
 
 func (BackgroundTaskStatus) Type() protoreflect.EnumType {
-	return &file_robota_v1_events_proto_enumTypes[3]
+	return &file_robota_v1_events_proto_enumTypes[5]
 }
 
 func (x BackgroundTaskStatus) Number() protoreflect.EnumNumber {
@@ -261,14 +376,17 @@ func (x BackgroundTaskStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use BackgroundTaskStatus.Descriptor instead.
 func (BackgroundTaskStatus) EnumDescriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{3}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{5}
 }
 
 // SessionEvent is one event of a session, as streamed by Submit and Watch.
 //
 // Delivery: text_delta events may be coalesced (several deltas joined into one)
 // for a slow client. tool_end, permission_request, complete, error and
-// interrupted are never dropped.
+// interrupted are never dropped. No message passes gRPC's default 4 MiB receive
+// limit because of text: a delta longer than 1 MiB arrives as several consecutive
+// messages carrying the same sequence number, and ExecutionResult.response is cut
+// at 1 MiB (response_truncated).
 type SessionEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session the event belongs to.
@@ -277,6 +395,9 @@ type SessionEvent struct {
 	Sequence uint64 `protobuf:"varint,2,opt,name=sequence,proto3" json:"sequence,omitempty"`
 	// When the engine emitted the event.
 	Timestamp *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// The prompt the event belongs to (SubmitAccepted.prompt_id); empty for events
+	// outside a prompt (a manual compaction, a context update at rest).
+	PromptId string `protobuf:"bytes,4,opt,name=prompt_id,json=promptId,proto3" json:"prompt_id,omitempty"`
 	// The event itself.
 	//
 	// Types that are valid to be assigned to Event:
@@ -292,6 +413,7 @@ type SessionEvent struct {
 	//	*SessionEvent_Error
 	//	*SessionEvent_Interrupted
 	//	*SessionEvent_BackgroundTaskEvent
+	//	*SessionEvent_PermissionResolved
 	Event         isSessionEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -346,6 +468,13 @@ func (x *SessionEvent) GetTimestamp() *timestamppb.Timestamp {
 		return x.Timestamp
 	}
 	return nil
+}
+
+func (x *SessionEvent) GetPromptId() string {
+	if x != nil {
+		return x.PromptId
+	}
+	return ""
 }
 
 func (x *SessionEvent) GetEvent() isSessionEvent_Event {
@@ -454,6 +583,15 @@ func (x *SessionEvent) GetBackgroundTaskEvent() *BackgroundTaskEvent {
 	return nil
 }
 
+func (x *SessionEvent) GetPermissionResolved() *PermissionResolvedEvent {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_PermissionResolved); ok {
+			return x.PermissionResolved
+		}
+	}
+	return nil
+}
+
 type isSessionEvent_Event interface {
 	isSessionEvent_Event()
 }
@@ -513,6 +651,12 @@ type SessionEvent_BackgroundTaskEvent struct {
 	BackgroundTaskEvent *BackgroundTaskEvent `protobuf:"bytes,20,opt,name=background_task_event,json=backgroundTaskEvent,proto3,oneof"`
 }
 
+type SessionEvent_PermissionResolved struct {
+	// A permission request ended (answered by some client, timed out or aborted),
+	// so every watching client can close its question.
+	PermissionResolved *PermissionResolvedEvent `protobuf:"bytes,21,opt,name=permission_resolved,json=permissionResolved,proto3,oneof"`
+}
+
 func (*SessionEvent_TextDelta) isSessionEvent_Event() {}
 
 func (*SessionEvent_Thinking) isSessionEvent_Event() {}
@@ -534,6 +678,8 @@ func (*SessionEvent_Error) isSessionEvent_Event() {}
 func (*SessionEvent_Interrupted) isSessionEvent_Event() {}
 
 func (*SessionEvent_BackgroundTaskEvent) isSessionEvent_Event() {}
+
+func (*SessionEvent_PermissionResolved) isSessionEvent_Event() {}
 
 // TextDeltaEvent carries streamed assistant text.
 type TextDeltaEvent struct {
@@ -894,7 +1040,12 @@ type PermissionRequestEvent struct {
 	// Why approval is needed (the rule or mode that asked).
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
 	// The provider tool call id, to correlate with tool_start/tool_end.
-	ToolCallId    string `protobuf:"bytes,5,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	ToolCallId string `protobuf:"bytes,5,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// The rule PERMISSION_ANSWER_ALLOW_FOR_SESSION adds ("Bash(npm test:*)",
+	// "Edit(//abs/dir/**)"); empty when that answer allows this call only.
+	SessionRule string `protobuf:"bytes,6,opt,name=session_rule,json=sessionRule,proto3" json:"session_rule,omitempty"`
+	// When the request is denied for want of an answer.
+	Deadline      *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=deadline,proto3" json:"deadline,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -964,6 +1115,84 @@ func (x *PermissionRequestEvent) GetToolCallId() string {
 	return ""
 }
 
+func (x *PermissionRequestEvent) GetSessionRule() string {
+	if x != nil {
+		return x.SessionRule
+	}
+	return ""
+}
+
+func (x *PermissionRequestEvent) GetDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Deadline
+	}
+	return nil
+}
+
+// PermissionResolvedEvent says how a permission request ended.
+type PermissionResolvedEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// PermissionRequestEvent.request_id.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// How it ended.
+	Outcome PermissionOutcome `protobuf:"varint,2,opt,name=outcome,proto3,enum=robota.v1.PermissionOutcome" json:"outcome,omitempty"`
+	// The answer that took effect (deny for a timeout or an abort).
+	Answer        PermissionAnswer `protobuf:"varint,3,opt,name=answer,proto3,enum=robota.v1.PermissionAnswer" json:"answer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PermissionResolvedEvent) Reset() {
+	*x = PermissionResolvedEvent{}
+	mi := &file_robota_v1_events_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PermissionResolvedEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PermissionResolvedEvent) ProtoMessage() {}
+
+func (x *PermissionResolvedEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_events_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PermissionResolvedEvent.ProtoReflect.Descriptor instead.
+func (*PermissionResolvedEvent) Descriptor() ([]byte, []int) {
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *PermissionResolvedEvent) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *PermissionResolvedEvent) GetOutcome() PermissionOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return PermissionOutcome_PERMISSION_OUTCOME_UNSPECIFIED
+}
+
+func (x *PermissionResolvedEvent) GetAnswer() PermissionAnswer {
+	if x != nil {
+		return x.Answer
+	}
+	return PermissionAnswer_PERMISSION_ANSWER_UNSPECIFIED
+}
+
 // ContextUpdateEvent reports new context window usage.
 type ContextUpdateEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -975,7 +1204,7 @@ type ContextUpdateEvent struct {
 
 func (x *ContextUpdateEvent) Reset() {
 	*x = ContextUpdateEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[7]
+	mi := &file_robota_v1_events_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -987,7 +1216,7 @@ func (x *ContextUpdateEvent) String() string {
 func (*ContextUpdateEvent) ProtoMessage() {}
 
 func (x *ContextUpdateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[7]
+	mi := &file_robota_v1_events_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1000,7 +1229,7 @@ func (x *ContextUpdateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextUpdateEvent.ProtoReflect.Descriptor instead.
 func (*ContextUpdateEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{7}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ContextUpdateEvent) GetState() *ContextState {
@@ -1027,7 +1256,7 @@ type CompactEvent struct {
 
 func (x *CompactEvent) Reset() {
 	*x = CompactEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[8]
+	mi := &file_robota_v1_events_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1039,7 +1268,7 @@ func (x *CompactEvent) String() string {
 func (*CompactEvent) ProtoMessage() {}
 
 func (x *CompactEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[8]
+	mi := &file_robota_v1_events_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1052,7 +1281,7 @@ func (x *CompactEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactEvent.ProtoReflect.Descriptor instead.
 func (*CompactEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{8}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CompactEvent) GetTrigger() CompactTrigger {
@@ -1094,7 +1323,7 @@ type CompleteEvent struct {
 
 func (x *CompleteEvent) Reset() {
 	*x = CompleteEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[9]
+	mi := &file_robota_v1_events_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1106,7 +1335,7 @@ func (x *CompleteEvent) String() string {
 func (*CompleteEvent) ProtoMessage() {}
 
 func (x *CompleteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[9]
+	mi := &file_robota_v1_events_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1119,7 +1348,7 @@ func (x *CompleteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteEvent.ProtoReflect.Descriptor instead.
 func (*CompleteEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{9}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CompleteEvent) GetResult() *ExecutionResult {
@@ -1139,14 +1368,16 @@ type ErrorEvent struct {
 	// Human-readable message.
 	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
 	// True when retrying the same prompt may succeed.
-	Recoverable   bool `protobuf:"varint,4,opt,name=recoverable,proto3" json:"recoverable,omitempty"`
+	Recoverable bool `protobuf:"varint,4,opt,name=recoverable,proto3" json:"recoverable,omitempty"`
+	// What the run produced before it failed.
+	Result        *ExecutionResult `protobuf:"bytes,5,opt,name=result,proto3" json:"result,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ErrorEvent) Reset() {
 	*x = ErrorEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[10]
+	mi := &file_robota_v1_events_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1158,7 +1389,7 @@ func (x *ErrorEvent) String() string {
 func (*ErrorEvent) ProtoMessage() {}
 
 func (x *ErrorEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[10]
+	mi := &file_robota_v1_events_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1171,7 +1402,7 @@ func (x *ErrorEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorEvent.ProtoReflect.Descriptor instead.
 func (*ErrorEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{10}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ErrorEvent) GetCode() string {
@@ -1202,6 +1433,13 @@ func (x *ErrorEvent) GetRecoverable() bool {
 	return false
 }
 
+func (x *ErrorEvent) GetResult() *ExecutionResult {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 // InterruptedEvent reports that a prompt was aborted.
 type InterruptedEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1213,7 +1451,7 @@ type InterruptedEvent struct {
 
 func (x *InterruptedEvent) Reset() {
 	*x = InterruptedEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[11]
+	mi := &file_robota_v1_events_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1225,7 +1463,7 @@ func (x *InterruptedEvent) String() string {
 func (*InterruptedEvent) ProtoMessage() {}
 
 func (x *InterruptedEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[11]
+	mi := &file_robota_v1_events_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1238,7 +1476,7 @@ func (x *InterruptedEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterruptedEvent.ProtoReflect.Descriptor instead.
 func (*InterruptedEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{11}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *InterruptedEvent) GetResult() *ExecutionResult {
@@ -1264,14 +1502,21 @@ type ExecutionResult struct {
 	// True when the run was aborted.
 	Interrupted bool `protobuf:"varint,6,opt,name=interrupted,proto3" json:"interrupted,omitempty"`
 	// Wall time of the run.
-	Duration      *durationpb.Duration `protobuf:"bytes,7,opt,name=duration,proto3" json:"duration,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Duration *durationpb.Duration `protobuf:"bytes,7,opt,name=duration,proto3" json:"duration,omitempty"`
+	// Why the run stopped ("end_turn", "max_turns", ...).
+	StopReason string `protobuf:"bytes,8,opt,name=stop_reason,json=stopReason,proto3" json:"stop_reason,omitempty"`
+	// For an interrupted prompt: why ("aborted", "removed from the queue").
+	Reason string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	// True when response holds only the first 1 MiB of the answer (the text deltas
+	// and GetHistory carry it whole).
+	ResponseTruncated bool `protobuf:"varint,10,opt,name=response_truncated,json=responseTruncated,proto3" json:"response_truncated,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ExecutionResult) Reset() {
 	*x = ExecutionResult{}
-	mi := &file_robota_v1_events_proto_msgTypes[12]
+	mi := &file_robota_v1_events_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1528,7 @@ func (x *ExecutionResult) String() string {
 func (*ExecutionResult) ProtoMessage() {}
 
 func (x *ExecutionResult) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[12]
+	mi := &file_robota_v1_events_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1541,7 @@ func (x *ExecutionResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionResult.ProtoReflect.Descriptor instead.
 func (*ExecutionResult) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{12}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ExecutionResult) GetResponse() string {
@@ -1348,6 +1593,27 @@ func (x *ExecutionResult) GetDuration() *durationpb.Duration {
 	return nil
 }
 
+func (x *ExecutionResult) GetStopReason() string {
+	if x != nil {
+		return x.StopReason
+	}
+	return ""
+}
+
+func (x *ExecutionResult) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ExecutionResult) GetResponseTruncated() bool {
+	if x != nil {
+		return x.ResponseTruncated
+	}
+	return false
+}
+
 // BackgroundTaskState is a snapshot of one background task.
 type BackgroundTaskState struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1383,7 +1649,7 @@ type BackgroundTaskState struct {
 
 func (x *BackgroundTaskState) Reset() {
 	*x = BackgroundTaskState{}
-	mi := &file_robota_v1_events_proto_msgTypes[13]
+	mi := &file_robota_v1_events_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1395,7 +1661,7 @@ func (x *BackgroundTaskState) String() string {
 func (*BackgroundTaskState) ProtoMessage() {}
 
 func (x *BackgroundTaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[13]
+	mi := &file_robota_v1_events_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1408,7 +1674,7 @@ func (x *BackgroundTaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackgroundTaskState.ProtoReflect.Descriptor instead.
 func (*BackgroundTaskState) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{13}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *BackgroundTaskState) GetTaskId() string {
@@ -1523,7 +1789,7 @@ type BackgroundTaskEvent struct {
 
 func (x *BackgroundTaskEvent) Reset() {
 	*x = BackgroundTaskEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[14]
+	mi := &file_robota_v1_events_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1535,7 +1801,7 @@ func (x *BackgroundTaskEvent) String() string {
 func (*BackgroundTaskEvent) ProtoMessage() {}
 
 func (x *BackgroundTaskEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[14]
+	mi := &file_robota_v1_events_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1548,7 +1814,7 @@ func (x *BackgroundTaskEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackgroundTaskEvent.ProtoReflect.Descriptor instead.
 func (*BackgroundTaskEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{14}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *BackgroundTaskEvent) GetTaskId() string {
@@ -1653,12 +1919,13 @@ var File_robota_v1_events_proto protoreflect.FileDescriptor
 
 const file_robota_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x16robota/v1/events.proto\x12\trobota.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15robota/v1/types.proto\"\xc1\x06\n" +
+	"\x16robota/v1/events.proto\x12\trobota.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15robota/v1/types.proto\"\xb5\a\n" +
 	"\fSessionEvent\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1a\n" +
 	"\bsequence\x18\x02 \x01(\x04R\bsequence\x128\n" +
-	"\ttimestamp\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12:\n" +
+	"\ttimestamp\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12\x1b\n" +
+	"\tprompt_id\x18\x04 \x01(\tR\bpromptId\x12:\n" +
 	"\n" +
 	"text_delta\x18\n" +
 	" \x01(\v2\x19.robota.v1.TextDeltaEventH\x00R\ttextDelta\x126\n" +
@@ -1672,7 +1939,8 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\bcomplete\x18\x11 \x01(\v2\x18.robota.v1.CompleteEventH\x00R\bcomplete\x12-\n" +
 	"\x05error\x18\x12 \x01(\v2\x15.robota.v1.ErrorEventH\x00R\x05error\x12?\n" +
 	"\vinterrupted\x18\x13 \x01(\v2\x1b.robota.v1.InterruptedEventH\x00R\vinterrupted\x12T\n" +
-	"\x15background_task_event\x18\x14 \x01(\v2\x1e.robota.v1.BackgroundTaskEventH\x00R\x13backgroundTaskEventB\a\n" +
+	"\x15background_task_event\x18\x14 \x01(\v2\x1e.robota.v1.BackgroundTaskEventH\x00R\x13backgroundTaskEvent\x12U\n" +
+	"\x13permission_resolved\x18\x15 \x01(\v2\".robota.v1.PermissionResolvedEventH\x00R\x12permissionResolvedB\a\n" +
 	"\x05event\"$\n" +
 	"\x0eTextDeltaEvent\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\"D\n" +
@@ -1703,7 +1971,7 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"start_line\x18\v \x01(\x05R\tstartLine\x125\n" +
 	"\bduration\x18\f \x01(\v2\x19.google.protobuf.DurationR\bduration\x123\n" +
-	"\bmetadata\x18\r \x01(\v2\x17.google.protobuf.StructR\bmetadata\"\xad\x01\n" +
+	"\bmetadata\x18\r \x01(\v2\x17.google.protobuf.StructR\bmetadata\"\x88\x02\n" +
 	"\x16PermissionRequestEvent\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x1b\n" +
@@ -1712,7 +1980,14 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"input_json\x18\x03 \x01(\tR\tinputJson\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12 \n" +
 	"\ftool_call_id\x18\x05 \x01(\tR\n" +
-	"toolCallId\"C\n" +
+	"toolCallId\x12!\n" +
+	"\fsession_rule\x18\x06 \x01(\tR\vsessionRule\x126\n" +
+	"\bdeadline\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\"\xa5\x01\n" +
+	"\x17PermissionResolvedEvent\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x126\n" +
+	"\aoutcome\x18\x02 \x01(\x0e2\x1c.robota.v1.PermissionOutcomeR\aoutcome\x123\n" +
+	"\x06answer\x18\x03 \x01(\x0e2\x1b.robota.v1.PermissionAnswerR\x06answer\"C\n" +
 	"\x12ContextUpdateEvent\x12-\n" +
 	"\x05state\x18\x01 \x01(\v2\x17.robota.v1.ContextStateR\x05state\"\xbd\x01\n" +
 	"\fCompactEvent\x123\n" +
@@ -1721,15 +1996,16 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\x05after\x18\x03 \x01(\v2\x17.robota.v1.ContextStateR\x05after\x12\x18\n" +
 	"\asummary\x18\x04 \x01(\tR\asummary\"C\n" +
 	"\rCompleteEvent\x122\n" +
-	"\x06result\x18\x01 \x01(\v2\x1a.robota.v1.ExecutionResultR\x06result\"x\n" +
+	"\x06result\x18\x01 \x01(\v2\x1a.robota.v1.ExecutionResultR\x06result\"\xac\x01\n" +
 	"\n" +
 	"ErrorEvent\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x1a\n" +
 	"\bcategory\x18\x02 \x01(\tR\bcategory\x12\x18\n" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12 \n" +
-	"\vrecoverable\x18\x04 \x01(\bR\vrecoverable\"F\n" +
+	"\vrecoverable\x18\x04 \x01(\bR\vrecoverable\x122\n" +
+	"\x06result\x18\x05 \x01(\v2\x1a.robota.v1.ExecutionResultR\x06result\"F\n" +
 	"\x10InterruptedEvent\x122\n" +
-	"\x06result\x18\x01 \x01(\v2\x1a.robota.v1.ExecutionResultR\x06result\"\xb0\x02\n" +
+	"\x06result\x18\x01 \x01(\v2\x1a.robota.v1.ExecutionResultR\x06result\"\x98\x03\n" +
 	"\x0fExecutionResult\x12\x1a\n" +
 	"\bresponse\x18\x01 \x01(\tR\bresponse\x12*\n" +
 	"\x05tools\x18\x02 \x03(\v2\x14.robota.v1.ToolStateR\x05tools\x12&\n" +
@@ -1737,7 +2013,12 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\rcontext_state\x18\x04 \x01(\v2\x17.robota.v1.ContextStateR\fcontextState\x12\x16\n" +
 	"\x06rounds\x18\x05 \x01(\x05R\x06rounds\x12 \n" +
 	"\vinterrupted\x18\x06 \x01(\bR\vinterrupted\x125\n" +
-	"\bduration\x18\a \x01(\v2\x19.google.protobuf.DurationR\bduration\"\x99\x04\n" +
+	"\bduration\x18\a \x01(\v2\x19.google.protobuf.DurationR\bduration\x12\x1f\n" +
+	"\vstop_reason\x18\b \x01(\tR\n" +
+	"stopReason\x12\x16\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\x12-\n" +
+	"\x12response_truncated\x18\n" +
+	" \x01(\bR\x11responseTruncated\"\x99\x04\n" +
 	"\x13BackgroundTaskState\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x121\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1d.robota.v1.BackgroundTaskKindR\x04kind\x127\n" +
@@ -1772,7 +2053,17 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\x12TOOL_OUTCOME_ERROR\x10\x02\x12\x17\n" +
 	"\x13TOOL_OUTCOME_DENIED\x10\x03\x12\x1c\n" +
 	"\x18TOOL_OUTCOME_INTERRUPTED\x10\x04\x12\x1d\n" +
-	"\x19TOOL_OUTCOME_UNKNOWN_TOOL\x10\x05*g\n" +
+	"\x19TOOL_OUTCOME_UNKNOWN_TOOL\x10\x05*\x97\x01\n" +
+	"\x10PermissionAnswer\x12!\n" +
+	"\x1dPERMISSION_ANSWER_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17PERMISSION_ANSWER_ALLOW\x10\x01\x12'\n" +
+	"#PERMISSION_ANSWER_ALLOW_FOR_SESSION\x10\x02\x12\x1a\n" +
+	"\x16PERMISSION_ANSWER_DENY\x10\x03*\x98\x01\n" +
+	"\x11PermissionOutcome\x12\"\n" +
+	"\x1ePERMISSION_OUTCOME_UNSPECIFIED\x10\x00\x12\x1f\n" +
+	"\x1bPERMISSION_OUTCOME_ANSWERED\x10\x01\x12\x1e\n" +
+	"\x1aPERMISSION_OUTCOME_TIMEOUT\x10\x02\x12\x1e\n" +
+	"\x1aPERMISSION_OUTCOME_ABORTED\x10\x03*g\n" +
 	"\x0eCompactTrigger\x12\x1f\n" +
 	"\x1bCOMPACT_TRIGGER_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14COMPACT_TRIGGER_AUTO\x10\x01\x12\x1a\n" +
@@ -1802,76 +2093,84 @@ func file_robota_v1_events_proto_rawDescGZIP() []byte {
 	return file_robota_v1_events_proto_rawDescData
 }
 
-var file_robota_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_robota_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_robota_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_robota_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_robota_v1_events_proto_goTypes = []any{
-	(ToolOutcome)(0),               // 0: robota.v1.ToolOutcome
-	(CompactTrigger)(0),            // 1: robota.v1.CompactTrigger
-	(BackgroundTaskKind)(0),        // 2: robota.v1.BackgroundTaskKind
-	(BackgroundTaskStatus)(0),      // 3: robota.v1.BackgroundTaskStatus
-	(*SessionEvent)(nil),           // 4: robota.v1.SessionEvent
-	(*TextDeltaEvent)(nil),         // 5: robota.v1.TextDeltaEvent
-	(*ThinkingEvent)(nil),          // 6: robota.v1.ThinkingEvent
-	(*ToolStartEvent)(nil),         // 7: robota.v1.ToolStartEvent
-	(*ToolEndEvent)(nil),           // 8: robota.v1.ToolEndEvent
-	(*ToolState)(nil),              // 9: robota.v1.ToolState
-	(*PermissionRequestEvent)(nil), // 10: robota.v1.PermissionRequestEvent
-	(*ContextUpdateEvent)(nil),     // 11: robota.v1.ContextUpdateEvent
-	(*CompactEvent)(nil),           // 12: robota.v1.CompactEvent
-	(*CompleteEvent)(nil),          // 13: robota.v1.CompleteEvent
-	(*ErrorEvent)(nil),             // 14: robota.v1.ErrorEvent
-	(*InterruptedEvent)(nil),       // 15: robota.v1.InterruptedEvent
-	(*ExecutionResult)(nil),        // 16: robota.v1.ExecutionResult
-	(*BackgroundTaskState)(nil),    // 17: robota.v1.BackgroundTaskState
-	(*BackgroundTaskEvent)(nil),    // 18: robota.v1.BackgroundTaskEvent
-	(*timestamppb.Timestamp)(nil),  // 19: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),    // 20: google.protobuf.Duration
-	(*structpb.Struct)(nil),        // 21: google.protobuf.Struct
-	(*ContextState)(nil),           // 22: robota.v1.ContextState
-	(*Usage)(nil),                  // 23: robota.v1.Usage
+	(ToolOutcome)(0),                // 0: robota.v1.ToolOutcome
+	(PermissionAnswer)(0),           // 1: robota.v1.PermissionAnswer
+	(PermissionOutcome)(0),          // 2: robota.v1.PermissionOutcome
+	(CompactTrigger)(0),             // 3: robota.v1.CompactTrigger
+	(BackgroundTaskKind)(0),         // 4: robota.v1.BackgroundTaskKind
+	(BackgroundTaskStatus)(0),       // 5: robota.v1.BackgroundTaskStatus
+	(*SessionEvent)(nil),            // 6: robota.v1.SessionEvent
+	(*TextDeltaEvent)(nil),          // 7: robota.v1.TextDeltaEvent
+	(*ThinkingEvent)(nil),           // 8: robota.v1.ThinkingEvent
+	(*ToolStartEvent)(nil),          // 9: robota.v1.ToolStartEvent
+	(*ToolEndEvent)(nil),            // 10: robota.v1.ToolEndEvent
+	(*ToolState)(nil),               // 11: robota.v1.ToolState
+	(*PermissionRequestEvent)(nil),  // 12: robota.v1.PermissionRequestEvent
+	(*PermissionResolvedEvent)(nil), // 13: robota.v1.PermissionResolvedEvent
+	(*ContextUpdateEvent)(nil),      // 14: robota.v1.ContextUpdateEvent
+	(*CompactEvent)(nil),            // 15: robota.v1.CompactEvent
+	(*CompleteEvent)(nil),           // 16: robota.v1.CompleteEvent
+	(*ErrorEvent)(nil),              // 17: robota.v1.ErrorEvent
+	(*InterruptedEvent)(nil),        // 18: robota.v1.InterruptedEvent
+	(*ExecutionResult)(nil),         // 19: robota.v1.ExecutionResult
+	(*BackgroundTaskState)(nil),     // 20: robota.v1.BackgroundTaskState
+	(*BackgroundTaskEvent)(nil),     // 21: robota.v1.BackgroundTaskEvent
+	(*timestamppb.Timestamp)(nil),   // 22: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),     // 23: google.protobuf.Duration
+	(*structpb.Struct)(nil),         // 24: google.protobuf.Struct
+	(*ContextState)(nil),            // 25: robota.v1.ContextState
+	(*Usage)(nil),                   // 26: robota.v1.Usage
 }
 var file_robota_v1_events_proto_depIdxs = []int32{
-	19, // 0: robota.v1.SessionEvent.timestamp:type_name -> google.protobuf.Timestamp
-	5,  // 1: robota.v1.SessionEvent.text_delta:type_name -> robota.v1.TextDeltaEvent
-	6,  // 2: robota.v1.SessionEvent.thinking:type_name -> robota.v1.ThinkingEvent
-	7,  // 3: robota.v1.SessionEvent.tool_start:type_name -> robota.v1.ToolStartEvent
-	8,  // 4: robota.v1.SessionEvent.tool_end:type_name -> robota.v1.ToolEndEvent
-	10, // 5: robota.v1.SessionEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
-	11, // 6: robota.v1.SessionEvent.context_update:type_name -> robota.v1.ContextUpdateEvent
-	12, // 7: robota.v1.SessionEvent.compact:type_name -> robota.v1.CompactEvent
-	13, // 8: robota.v1.SessionEvent.complete:type_name -> robota.v1.CompleteEvent
-	14, // 9: robota.v1.SessionEvent.error:type_name -> robota.v1.ErrorEvent
-	15, // 10: robota.v1.SessionEvent.interrupted:type_name -> robota.v1.InterruptedEvent
-	18, // 11: robota.v1.SessionEvent.background_task_event:type_name -> robota.v1.BackgroundTaskEvent
-	9,  // 12: robota.v1.ToolStartEvent.tool:type_name -> robota.v1.ToolState
-	9,  // 13: robota.v1.ToolEndEvent.tool:type_name -> robota.v1.ToolState
-	0,  // 14: robota.v1.ToolState.outcome:type_name -> robota.v1.ToolOutcome
-	20, // 15: robota.v1.ToolState.duration:type_name -> google.protobuf.Duration
-	21, // 16: robota.v1.ToolState.metadata:type_name -> google.protobuf.Struct
-	22, // 17: robota.v1.ContextUpdateEvent.state:type_name -> robota.v1.ContextState
-	1,  // 18: robota.v1.CompactEvent.trigger:type_name -> robota.v1.CompactTrigger
-	22, // 19: robota.v1.CompactEvent.before:type_name -> robota.v1.ContextState
-	22, // 20: robota.v1.CompactEvent.after:type_name -> robota.v1.ContextState
-	16, // 21: robota.v1.CompleteEvent.result:type_name -> robota.v1.ExecutionResult
-	16, // 22: robota.v1.InterruptedEvent.result:type_name -> robota.v1.ExecutionResult
-	9,  // 23: robota.v1.ExecutionResult.tools:type_name -> robota.v1.ToolState
-	23, // 24: robota.v1.ExecutionResult.usage:type_name -> robota.v1.Usage
-	22, // 25: robota.v1.ExecutionResult.context_state:type_name -> robota.v1.ContextState
-	20, // 26: robota.v1.ExecutionResult.duration:type_name -> google.protobuf.Duration
-	2,  // 27: robota.v1.BackgroundTaskState.kind:type_name -> robota.v1.BackgroundTaskKind
-	3,  // 28: robota.v1.BackgroundTaskState.status:type_name -> robota.v1.BackgroundTaskStatus
-	19, // 29: robota.v1.BackgroundTaskState.created_at:type_name -> google.protobuf.Timestamp
-	19, // 30: robota.v1.BackgroundTaskState.started_at:type_name -> google.protobuf.Timestamp
-	19, // 31: robota.v1.BackgroundTaskState.ended_at:type_name -> google.protobuf.Timestamp
-	17, // 32: robota.v1.BackgroundTaskEvent.state_changed:type_name -> robota.v1.BackgroundTaskState
-	9,  // 33: robota.v1.BackgroundTaskEvent.tool_start:type_name -> robota.v1.ToolState
-	9,  // 34: robota.v1.BackgroundTaskEvent.tool_end:type_name -> robota.v1.ToolState
-	10, // 35: robota.v1.BackgroundTaskEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
-	36, // [36:36] is the sub-list for method output_type
-	36, // [36:36] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	22, // 0: robota.v1.SessionEvent.timestamp:type_name -> google.protobuf.Timestamp
+	7,  // 1: robota.v1.SessionEvent.text_delta:type_name -> robota.v1.TextDeltaEvent
+	8,  // 2: robota.v1.SessionEvent.thinking:type_name -> robota.v1.ThinkingEvent
+	9,  // 3: robota.v1.SessionEvent.tool_start:type_name -> robota.v1.ToolStartEvent
+	10, // 4: robota.v1.SessionEvent.tool_end:type_name -> robota.v1.ToolEndEvent
+	12, // 5: robota.v1.SessionEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
+	14, // 6: robota.v1.SessionEvent.context_update:type_name -> robota.v1.ContextUpdateEvent
+	15, // 7: robota.v1.SessionEvent.compact:type_name -> robota.v1.CompactEvent
+	16, // 8: robota.v1.SessionEvent.complete:type_name -> robota.v1.CompleteEvent
+	17, // 9: robota.v1.SessionEvent.error:type_name -> robota.v1.ErrorEvent
+	18, // 10: robota.v1.SessionEvent.interrupted:type_name -> robota.v1.InterruptedEvent
+	21, // 11: robota.v1.SessionEvent.background_task_event:type_name -> robota.v1.BackgroundTaskEvent
+	13, // 12: robota.v1.SessionEvent.permission_resolved:type_name -> robota.v1.PermissionResolvedEvent
+	11, // 13: robota.v1.ToolStartEvent.tool:type_name -> robota.v1.ToolState
+	11, // 14: robota.v1.ToolEndEvent.tool:type_name -> robota.v1.ToolState
+	0,  // 15: robota.v1.ToolState.outcome:type_name -> robota.v1.ToolOutcome
+	23, // 16: robota.v1.ToolState.duration:type_name -> google.protobuf.Duration
+	24, // 17: robota.v1.ToolState.metadata:type_name -> google.protobuf.Struct
+	22, // 18: robota.v1.PermissionRequestEvent.deadline:type_name -> google.protobuf.Timestamp
+	2,  // 19: robota.v1.PermissionResolvedEvent.outcome:type_name -> robota.v1.PermissionOutcome
+	1,  // 20: robota.v1.PermissionResolvedEvent.answer:type_name -> robota.v1.PermissionAnswer
+	25, // 21: robota.v1.ContextUpdateEvent.state:type_name -> robota.v1.ContextState
+	3,  // 22: robota.v1.CompactEvent.trigger:type_name -> robota.v1.CompactTrigger
+	25, // 23: robota.v1.CompactEvent.before:type_name -> robota.v1.ContextState
+	25, // 24: robota.v1.CompactEvent.after:type_name -> robota.v1.ContextState
+	19, // 25: robota.v1.CompleteEvent.result:type_name -> robota.v1.ExecutionResult
+	19, // 26: robota.v1.ErrorEvent.result:type_name -> robota.v1.ExecutionResult
+	19, // 27: robota.v1.InterruptedEvent.result:type_name -> robota.v1.ExecutionResult
+	11, // 28: robota.v1.ExecutionResult.tools:type_name -> robota.v1.ToolState
+	26, // 29: robota.v1.ExecutionResult.usage:type_name -> robota.v1.Usage
+	25, // 30: robota.v1.ExecutionResult.context_state:type_name -> robota.v1.ContextState
+	23, // 31: robota.v1.ExecutionResult.duration:type_name -> google.protobuf.Duration
+	4,  // 32: robota.v1.BackgroundTaskState.kind:type_name -> robota.v1.BackgroundTaskKind
+	5,  // 33: robota.v1.BackgroundTaskState.status:type_name -> robota.v1.BackgroundTaskStatus
+	22, // 34: robota.v1.BackgroundTaskState.created_at:type_name -> google.protobuf.Timestamp
+	22, // 35: robota.v1.BackgroundTaskState.started_at:type_name -> google.protobuf.Timestamp
+	22, // 36: robota.v1.BackgroundTaskState.ended_at:type_name -> google.protobuf.Timestamp
+	20, // 37: robota.v1.BackgroundTaskEvent.state_changed:type_name -> robota.v1.BackgroundTaskState
+	11, // 38: robota.v1.BackgroundTaskEvent.tool_start:type_name -> robota.v1.ToolState
+	11, // 39: robota.v1.BackgroundTaskEvent.tool_end:type_name -> robota.v1.ToolState
+	12, // 40: robota.v1.BackgroundTaskEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
+	41, // [41:41] is the sub-list for method output_type
+	41, // [41:41] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_robota_v1_events_proto_init() }
@@ -1892,8 +2191,9 @@ func file_robota_v1_events_proto_init() {
 		(*SessionEvent_Error)(nil),
 		(*SessionEvent_Interrupted)(nil),
 		(*SessionEvent_BackgroundTaskEvent)(nil),
+		(*SessionEvent_PermissionResolved)(nil),
 	}
-	file_robota_v1_events_proto_msgTypes[14].OneofWrappers = []any{
+	file_robota_v1_events_proto_msgTypes[15].OneofWrappers = []any{
 		(*BackgroundTaskEvent_StateChanged)(nil),
 		(*BackgroundTaskEvent_TextDelta)(nil),
 		(*BackgroundTaskEvent_ToolStart)(nil),
@@ -1905,8 +2205,8 @@ func file_robota_v1_events_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_robota_v1_events_proto_rawDesc), len(file_robota_v1_events_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   15,
+			NumEnums:      6,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,8 +1,28 @@
 // Package server is the gRPC EngineService: a thin adapter that translates
-// between robota.v1 messages and the engine's Go types. It is the only engine
-// package that imports gRPC or generated proto types.
+// between robota.v1 messages and the engine's Go types (pkg/engine/manager for
+// the engine's sessions, pkg/engine/interactive for each session). It is the only
+// engine package that imports gRPC or generated proto types; it keeps no
+// queueing, permission or persistence logic of its own (DESIGN.md decision 7).
 //
-// In this build no session RPC is implemented yet: every EngineService method
-// answers codes.Unimplemented with a message naming the work that brings it,
-// so clients can tell "not yet" from "broken".
+// Guarantees:
+//   - Every session RPC is served. ExecuteCommand, ListCommands and the
+//     background-task RPCs answer codes.Unimplemented with a message naming the
+//     work that brings them, so clients can tell "not yet" from "broken".
+//   - Errors carry the codes engine.proto documents: NOT_FOUND for an unknown
+//     session or permission request, INVALID_ARGUMENT naming the request field,
+//     RESOURCE_EXHAUSTED for a full prompt queue or a client that does not read
+//     its events in time, FAILED_PRECONDITION for a permission answered twice or a
+//     session that is stored but not live, OUT_OF_RANGE for a replay the session
+//     no longer keeps, UNAVAILABLE while the engine shuts down.
+//   - Submit and Watch stream from an InteractiveSession subscription: deltas may
+//     be coalesced, lifecycle events are never dropped, and a client leaving never
+//     stops a prompt. A client that stops reading is cut off without slowing the
+//     session or other clients: past its subscription's bound its queued events are
+//     dropped at once and it is unsubscribed; its stream then ends with
+//     RESOURCE_EXHAUSTED (naming the last sequence it took, to Watch again after it)
+//     as soon as it takes what its transport already holds, or when keepalive finds
+//     its connection dead. Until then one goroutine and one flow-control window
+//     (64 KiB by default) stay allocated for it, nothing more.
+//   - Message sizes are bounded explicitly (MaxRecvMessageBytes,
+//     MaxSendMessageBytes; ServerOptions); GetHistory pages stay under the bound.
 package server

@@ -4,26 +4,58 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 )
 
-// Server implements robotav1.EngineServiceServer.
-type Server struct {
-	robotav1.UnimplementedEngineServiceServer
+// Message size bounds of EngineService. A prompt (and any request) may be up to
+// MaxRecvMessageBytes; responses, GetHistory pages included, stay under
+// MaxSendMessageBytes.
+const (
+	MaxRecvMessageBytes = 8 << 20
+	MaxSendMessageBytes = 16 << 20
+)
+
+// ServerOptions are the grpc.Server options EngineService expects: explicit message
+// size limits, keepalive pings that find dead clients (so their streams end), and the
+// interceptors that explain unimplemented RPCs.
+func ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(UnaryInterceptor),
+		grpc.ChainStreamInterceptor(StreamInterceptor),
+		grpc.MaxRecvMsgSize(MaxRecvMessageBytes),
+		grpc.MaxSendMsgSize(MaxSendMessageBytes),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 20 * time.Second}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+	}
 }
 
-// New returns an EngineService server.
-func New() *Server { return &Server{} }
+// Server implements robotav1.EngineServiceServer over a manager.Manager.
+type Server struct {
+	robotav1.UnimplementedEngineServiceServer
+	mgr *manager.Manager
+}
+
+// New returns an EngineService server for the sessions of mgr.
+func New(mgr *manager.Manager) *Server { return &Server{mgr: mgr} }
 
 // Register adds the service to g.
 func (s *Server) Register(g *grpc.Server) { robotav1.RegisterEngineServiceServer(g, s) }
 
 const servicePrefix = "/" + "robota.v1.EngineService" + "/"
+
+// later names the work that brings each RPC still unimplemented.
+var later = map[string]string{
+	"ExecuteCommand": "the slash commands work",
+	"ListCommands":   "the slash commands work",
+}
 
 // explainUnimplemented rewrites the generated "method X not implemented" into a
 // message that says the RPC is planned, so an operator is not left guessing.
@@ -32,8 +64,12 @@ func explainUnimplemented(fullMethod string, err error) error {
 		return err
 	}
 	method := strings.TrimPrefix(fullMethod, servicePrefix)
+	work, ok := later[method]
+	if !ok {
+		work = "the background tasks work (runner)"
+	}
 	return status.Error(codes.Unimplemented, fmt.Sprintf(
-		"robota.v1.EngineService/%s is not implemented in this engine build yet; it arrives with the engine API work (sessions over gRPC)", method))
+		"robota.v1.EngineService/%s is not implemented in this engine build yet; it arrives with %s", method, work))
 }
 
 // UnaryInterceptor applies explainUnimplemented to unary RPCs.

@@ -1,0 +1,79 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+)
+
+// The stored side of the sessions: the project's session store and logs, where
+// interactive.Assemble keeps them. This file is the only one that reads a Store's
+// listing (its shape is the store's).
+
+func projectStore(cwd string) *store.FileStore {
+	return store.NewFileStore(store.ProjectDir(cwd), store.Options{})
+}
+
+// storedInfos lists the stored sessions of the project cwd.
+func storedInfos(ctx context.Context, cwd string) ([]Info, error) {
+	if _, err := os.Stat(store.ProjectDir(cwd)); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	listing, err := projectStore(cwd).List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sessions of %s: %w", cwd, err)
+	}
+	out := make([]Info, 0, len(listing.Records))
+	for _, r := range listing.Records {
+		in := Info{ID: r.ID, Cwd: r.Cwd, Title: r.Name, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		var title string
+		in.MessageCount, title = chatStats(r.Messages)
+		if in.Title == "" {
+			in.Title = title
+		}
+		if in.Cwd == "" {
+			in.Cwd = cwd
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+// latestStored is the id of the newest stored session of cwd (for Continue).
+func latestStored(ctx context.Context, cwd string) (string, error) {
+	latest, err := store.LatestForCwd(ctx, projectStore(cwd), cwd)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", fmt.Errorf("%w: no stored session in %s to continue", ErrNotFound, cwd)
+	}
+	if err != nil {
+		return "", err
+	}
+	return latest.ID, nil
+}
+
+// storedExists checks that the session id is stored in cwd's project.
+func storedExists(ctx context.Context, cwd, id string) error {
+	if err := store.ValidateID(id); err != nil {
+		return &FieldError{Field: "Resume", Err: err}
+	}
+	_, err := projectStore(cwd).Load(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: %q is not stored in %s", ErrNotFound, id, store.ProjectDir(cwd))
+	}
+	return err
+}
+
+// deleteStored removes a session's record and its log.
+func deleteStored(ctx context.Context, cwd, id string) error {
+	if err := projectStore(cwd).Delete(ctx, id); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if err := os.Remove(sessionlog.LogPath(sessionlog.ProjectDir(cwd), id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("delete session log %s: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,395 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
+
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/manager"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+var modeToProto = map[string]robotav1.PermissionMode{
+	"default": robotav1.PermissionMode_PERMISSION_MODE_DEFAULT, "acceptEdits": robotav1.PermissionMode_PERMISSION_MODE_ACCEPT_EDITS,
+	"plan": robotav1.PermissionMode_PERMISSION_MODE_PLAN, "bypassPermissions": robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS,
+	"dontAsk": robotav1.PermissionMode_PERMISSION_MODE_DONT_ASK,
+}
+
+func modeFromProto(m robotav1.PermissionMode) (string, error) {
+	if m == robotav1.PermissionMode_PERMISSION_MODE_UNSPECIFIED {
+		return "", nil
+	}
+	for k, v := range modeToProto {
+		if v == m {
+			return k, nil
+		}
+	}
+	return "", invalidArg("permission_mode", "unknown value %d", m)
+}
+
+func approvalFromProto(a robotav1.PermissionAnswer) (session.Approval, error) {
+	switch a {
+	case robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW:
+		return session.ApprovalAllow, nil
+	case robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION:
+		return session.ApprovalAllowSession, nil
+	case robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY:
+		return session.ApprovalDeny, nil
+	}
+	return "", invalidArg("answer", "want ALLOW, ALLOW_FOR_SESSION or DENY, got %v", a)
+}
+
+func approvalToProto(a session.Approval) robotav1.PermissionAnswer {
+	switch a {
+	case session.ApprovalAllow:
+		return robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW
+	case session.ApprovalAllowSession:
+		return robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION
+	}
+	return robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY
+}
+
+func ts(t interface{ IsZero() bool }) bool { return !t.IsZero() }
+
+func infoToProto(in manager.Info) *robotav1.SessionInfo {
+	out := &robotav1.SessionInfo{SessionId: in.ID, Cwd: in.Cwd, Provider: in.Provider, Model: in.Model,
+		PermissionMode: modeToProto[in.PermissionMode], Title: in.Title, MessageCount: int32(in.MessageCount),
+		Running: in.Running, Live: in.Live}
+	if ts(in.CreatedAt) {
+		out.CreatedAt = timestamppb.New(in.CreatedAt)
+	}
+	if ts(in.UpdatedAt) {
+		out.UpdatedAt = timestamppb.New(in.UpdatedAt)
+	}
+	if in.Context != nil {
+		out.ContextState = contextToProto(*in.Context)
+	}
+	return out
+}
+
+func contextToProto(st contextwin.WindowState) *robotav1.ContextState {
+	return &robotav1.ContextState{MaxTokens: int64(st.MaxTokens), UsedTokens: int64(st.UsedTokens),
+		UsedPercentage: st.UsedPercentage, RemainingPercentage: st.RemainingPercentage}
+}
+
+func usageToProto(u llm.Usage) *robotav1.Usage {
+	return &robotav1.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
+		CacheCreationInputTokens: int64(u.CacheCreationInputTokens), CacheReadInputTokens: int64(u.CacheReadInputTokens)}
+}
+
+// toolToProto maps InteractiveSession's ToolState (the spec's IToolState).
+func toolToProto(t *interactive.ToolState) *robotav1.ToolState {
+	out := &robotav1.ToolState{ToolCallId: t.ToolUseID, ToolName: t.ToolName, FirstArg: t.FirstArg,
+		InputJson: string(t.Args), IsRunning: t.IsRunning, Output: t.ToolResultData, DiffFile: t.DiffFile}
+	if !t.IsRunning {
+		switch {
+		case t.Result == "success":
+			out.Outcome = robotav1.ToolOutcome_TOOL_OUTCOME_SUCCESS
+		case t.Result == "denied":
+			out.Outcome = robotav1.ToolOutcome_TOOL_OUTCOME_DENIED
+		case t.ErrorCode == "interrupted":
+			out.Outcome = robotav1.ToolOutcome_TOOL_OUTCOME_INTERRUPTED
+		case t.ErrorCode == "unknown_tool":
+			out.Outcome = robotav1.ToolOutcome_TOOL_OUTCOME_UNKNOWN_TOOL
+		case t.Result != "":
+			out.Outcome = robotav1.ToolOutcome_TOOL_OUTCOME_ERROR
+		}
+		if out.Outcome != robotav1.ToolOutcome_TOOL_OUTCOME_SUCCESS {
+			out.Error = t.Reason
+		}
+	}
+	for i, d := range t.DiffLines {
+		sign := "+"
+		if d.Kind == "remove" {
+			sign = "-"
+		}
+		if i == 0 {
+			out.StartLine = int32(d.Line)
+		}
+		out.DiffLines = append(out.DiffLines, sign+d.Text)
+	}
+	if t.Message != "" || t.ErrorCode != "" {
+		m := map[string]any{}
+		if t.Message != "" {
+			m["message"] = t.Message
+		}
+		if t.ErrorCode != "" {
+			m["errorCode"] = t.ErrorCode
+		}
+		out.Metadata, _ = structpb.NewStruct(m)
+	}
+	return out
+}
+
+func resultToProto(r *interactive.Result, ctx *contextwin.WindowState) *robotav1.ExecutionResult {
+	out := &robotav1.ExecutionResult{Response: r.Response, Usage: usageToProto(r.Usage), Rounds: int32(r.Rounds),
+		StopReason: string(r.StopReason), Reason: r.Reason}
+	if len(out.Response) > MaxEventTextBytes {
+		out.Response, out.ResponseTruncated = cutUTF8(out.Response, MaxEventTextBytes), true
+	}
+	if ctx != nil {
+		out.ContextState = contextToProto(*ctx)
+	}
+	return out
+}
+
+// eventToProto maps one InteractiveSession event. ctxState is the session's context
+// usage, added to the result of a prompt's end event.
+func eventToProto(sessionID string, e interactive.Event, ctxState func() contextwin.WindowState) *robotav1.SessionEvent {
+	out := &robotav1.SessionEvent{SessionId: sessionID, Sequence: e.Seq, Timestamp: timestamppb.New(e.Time), PromptId: e.PromptID}
+	if !complete(e) {
+		return nil
+	}
+	switch e.Type {
+	case interactive.EventTextDelta:
+		out.Event = &robotav1.SessionEvent_TextDelta{TextDelta: &robotav1.TextDeltaEvent{Text: e.Text}}
+	case interactive.EventThinkingDelta:
+		out.Event = &robotav1.SessionEvent_Thinking{Thinking: &robotav1.ThinkingEvent{IsThinking: true, Text: e.Text}}
+	case interactive.EventToolStart:
+		out.Event = &robotav1.SessionEvent_ToolStart{ToolStart: &robotav1.ToolStartEvent{Tool: toolToProto(e.Tool)}}
+	case interactive.EventToolEnd:
+		out.Event = &robotav1.SessionEvent_ToolEnd{ToolEnd: &robotav1.ToolEndEvent{Tool: toolToProto(e.Tool)}}
+	case interactive.EventPermissionRequest:
+		p := e.Permission
+		out.Event = &robotav1.SessionEvent_PermissionRequest{PermissionRequest: &robotav1.PermissionRequestEvent{
+			RequestId: p.RequestID, ToolName: p.ToolName, InputJson: string(p.Input), Reason: p.Reason,
+			ToolCallId: p.ToolUseID, SessionRule: p.SessionRule, Deadline: timestamppb.New(p.Deadline)}}
+	case interactive.EventPermissionResolved:
+		r := e.Resolution
+		out.Event = &robotav1.SessionEvent_PermissionResolved{PermissionResolved: &robotav1.PermissionResolvedEvent{
+			RequestId: r.RequestID, Outcome: outcomeToProto(r.Outcome), Answer: approvalToProto(r.Approval)}}
+	case interactive.EventContextUpdate:
+		out.Event = &robotav1.SessionEvent_ContextUpdate{ContextUpdate: &robotav1.ContextUpdateEvent{State: contextToProto(*e.Context)}}
+	case interactive.EventCompaction:
+		out.Event = &robotav1.SessionEvent_Compact{Compact: compactToProto(e.Compaction)}
+	case interactive.EventComplete, interactive.EventError, interactive.EventInterrupted:
+		st := ctxState()
+		res := resultToProto(e.Result, &st)
+		switch e.Type {
+		case interactive.EventComplete:
+			out.Event = &robotav1.SessionEvent_Complete{Complete: &robotav1.CompleteEvent{Result: res}}
+		case interactive.EventInterrupted:
+			res.Interrupted = true
+			out.Event = &robotav1.SessionEvent_Interrupted{Interrupted: &robotav1.InterruptedEvent{Result: res}}
+		default:
+			out.Event = &robotav1.SessionEvent_Error{Error: errorToProto(e.Result, res)}
+		}
+	default:
+		return nil // background task events arrive with the runner work
+	}
+	return out
+}
+
+// complete reports whether e carries the payload its type needs (never sent otherwise,
+// rather than failing the stream over one malformed event).
+func complete(e interactive.Event) bool {
+	switch e.Type {
+	case interactive.EventToolStart, interactive.EventToolEnd:
+		return e.Tool != nil
+	case interactive.EventPermissionRequest:
+		return e.Permission != nil
+	case interactive.EventPermissionResolved:
+		return e.Resolution != nil
+	case interactive.EventContextUpdate:
+		return e.Context != nil
+	case interactive.EventCompaction:
+		return e.Compaction != nil
+	case interactive.EventComplete, interactive.EventError, interactive.EventInterrupted:
+		return e.Result != nil
+	}
+	return true
+}
+
+func outcomeToProto(o string) robotav1.PermissionOutcome {
+	switch o {
+	case "answered":
+		return robotav1.PermissionOutcome_PERMISSION_OUTCOME_ANSWERED
+	case "timeout":
+		return robotav1.PermissionOutcome_PERMISSION_OUTCOME_TIMEOUT
+	case "aborted":
+		return robotav1.PermissionOutcome_PERMISSION_OUTCOME_ABORTED
+	}
+	return robotav1.PermissionOutcome_PERMISSION_OUTCOME_UNSPECIFIED
+}
+
+func errorToProto(r *interactive.Result, res *robotav1.ExecutionResult) *robotav1.ErrorEvent {
+	out := &robotav1.ErrorEvent{Message: r.Error, Code: "error", Category: "session", Result: res}
+	var le *llm.Error
+	if errors.As(r.Err, &le) {
+		out.Code, out.Category, out.Recoverable = string(le.Code), string(le.Category), le.Recoverable
+	}
+	return out
+}
+
+func compactToProto(c *session.CompactEvent) *robotav1.CompactEvent {
+	trig := robotav1.CompactTrigger_COMPACT_TRIGGER_AUTO
+	if c.Trigger == "manual" {
+		trig = robotav1.CompactTrigger_COMPACT_TRIGGER_MANUAL
+	}
+	return &robotav1.CompactEvent{Trigger: trig, Before: contextToProto(c.Before), After: contextToProto(c.After)}
+}
+
+// historyToProto maps one timeline entry.
+func historyToProto(e session.HistoryEntry) (*robotav1.HistoryEntry, error) {
+	out := &robotav1.HistoryEntry{Id: e.ID, Type: e.Type}
+	if !e.Timestamp.IsZero() {
+		out.Timestamp = timestamppb.New(e.Timestamp)
+	}
+	if e.Category == session.CategoryChat {
+		m, err := session.ChatEntryToMessage(e)
+		if err != nil {
+			return nil, err
+		}
+		out.Category = robotav1.HistoryEntryCategory_HISTORY_ENTRY_CATEGORY_CHAT
+		msg, err := messageToProto(m)
+		if err != nil {
+			return nil, err
+		}
+		out.Data = &robotav1.HistoryEntry_Message{Message: msg}
+		return out, nil
+	}
+	out.Category = robotav1.HistoryEntryCategory_HISTORY_ENTRY_CATEGORY_EVENT
+	st, err := jsonStruct(e.Data)
+	if err != nil {
+		return nil, fmt.Errorf("history entry %s: %w", e.ID, err)
+	}
+	out.Data = &robotav1.HistoryEntry_EventData{EventData: st}
+	return out, nil
+}
+
+// jsonStruct decodes a JSON object (any other value is wrapped as {"value": v}).
+func jsonStruct(b []byte) (*structpb.Struct, error) {
+	if len(b) == 0 {
+		return &structpb.Struct{}, nil
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		m = map[string]any{"value": v}
+	}
+	return structpb.NewStruct(m)
+}
+
+var roleToProto = map[llm.Role]robotav1.Role{
+	llm.RoleUser: robotav1.Role_ROLE_USER, llm.RoleAssistant: robotav1.Role_ROLE_ASSISTANT,
+	llm.RoleSystem: robotav1.Role_ROLE_SYSTEM, llm.RoleTool: robotav1.Role_ROLE_TOOL,
+}
+
+func messageToProto(m llm.Message) (*robotav1.Message, error) {
+	out := &robotav1.Message{Id: m.ID, Role: roleToProto[m.Role], State: robotav1.MessageState_MESSAGE_STATE_COMPLETE}
+	if m.State == llm.StateInterrupted {
+		out.State = robotav1.MessageState_MESSAGE_STATE_INTERRUPTED
+	}
+	for _, p := range m.Content {
+		switch p.Type {
+		case llm.PartText:
+			out.Parts = append(out.Parts, &robotav1.ContentPart{Part: &robotav1.ContentPart_Text{Text: &robotav1.TextPart{Text: p.Text}}})
+		case llm.PartThinking:
+			out.Parts = append(out.Parts, &robotav1.ContentPart{Part: &robotav1.ContentPart_Thinking{
+				Thinking: &robotav1.ThinkingPart{Text: p.Text, Signature: p.Signature}}})
+		case llm.PartToolUse:
+			if c := p.ToolCall; c != nil {
+				out.Parts = append(out.Parts, &robotav1.ContentPart{Part: &robotav1.ContentPart_ToolUse{
+					ToolUse: &robotav1.ToolUsePart{Id: c.ID, Name: c.Name, InputJson: string(c.Input)}}})
+				out.ToolCalls = append(out.ToolCalls, &robotav1.ToolCall{Id: c.ID, Name: c.Name, ArgumentsJson: string(c.Input)})
+			}
+		case llm.PartToolResult:
+			if r := p.ToolResult; r != nil {
+				out.Parts = append(out.Parts, &robotav1.ContentPart{Part: &robotav1.ContentPart_ToolResult{
+					ToolResult: &robotav1.ToolResultPart{ToolUseId: r.ToolCallID, Content: r.Content, IsError: r.IsError}}})
+				if out.ToolCallId == "" {
+					out.ToolCallId, out.Name = r.ToolCallID, r.ToolName
+				}
+			}
+		}
+	}
+	if m.Usage != nil {
+		out.Usage = usageToProto(*m.Usage)
+	}
+	if len(m.Metadata) > 0 {
+		b, err := json.Marshal(m.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("message %s metadata: %w", m.ID, err)
+		}
+		if out.Metadata, err = jsonStruct(b); err != nil {
+			return nil, fmt.Errorf("message %s metadata: %w", m.ID, err)
+		}
+	}
+	if !m.CreatedAt.IsZero() {
+		out.Timestamp = timestamppb.New(m.CreatedAt)
+	}
+	return out, nil
+}
+
+// MaxEventTextBytes bounds the text of one message (a delta, a result's response), so
+// that every message stays under gRPC's default 4 MiB receive limit whatever the client.
+const MaxEventTextBytes = 1 << 20
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that ends on a rune boundary.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// splitText splits a text or thinking delta longer than MaxEventTextBytes into
+// consecutive events with the same sequence number.
+func splitText(e *robotav1.SessionEvent) []*robotav1.SessionEvent {
+	var text string
+	var rebuild func(string) *robotav1.SessionEvent
+	switch ev := e.GetEvent().(type) {
+	case *robotav1.SessionEvent_TextDelta:
+		text = ev.TextDelta.GetText()
+		rebuild = func(t string) *robotav1.SessionEvent {
+			c := proto.CloneOf(e)
+			c.Event = &robotav1.SessionEvent_TextDelta{TextDelta: &robotav1.TextDeltaEvent{Text: t}}
+			return c
+		}
+	case *robotav1.SessionEvent_Thinking:
+		text = ev.Thinking.GetText()
+		rebuild = func(t string) *robotav1.SessionEvent {
+			c := proto.CloneOf(e)
+			c.Event = &robotav1.SessionEvent_Thinking{Thinking: &robotav1.ThinkingEvent{IsThinking: ev.Thinking.GetIsThinking(), Text: t}}
+			return c
+		}
+	}
+	if len(text) <= MaxEventTextBytes {
+		return []*robotav1.SessionEvent{e}
+	}
+	var out []*robotav1.SessionEvent
+	for len(text) > 0 {
+		part := cutUTF8(text, MaxEventTextBytes)
+		if part == "" { // cannot happen with valid UTF-8; never loop forever
+			part = text[:min(len(text), MaxEventTextBytes)]
+		}
+		out = append(out, rebuild(part))
+		text = text[len(part):]
+	}
+	return out
+}
+
+// isEnd reports whether e ends its prompt.
+func isEnd(e interactive.Event) bool {
+	switch e.Type {
+	case interactive.EventComplete, interactive.EventError, interactive.EventInterrupted:
+		return true
+	}
+	return false
+}

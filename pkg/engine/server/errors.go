@@ -1,0 +1,70 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
+	"github.com/robota-sdk/robota-go/pkg/engine/manager"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+// protoField names CreateSessionRequest's field for a manager.FieldError.
+var protoField = map[string]string{
+	"Cwd": "cwd", "Provider": "provider", "PermissionMode": "permission_mode", "Allow": "allowed_tools",
+	"Deny": "disallowed_tools", "Script": "script", "Resume": "resume_session_id", "Fork": "fork_session",
+}
+
+// codeOf maps the engine's sentinel errors to gRPC codes.
+var codeOf = []struct {
+	err  error
+	code codes.Code
+}{
+	{manager.ErrNotFound, codes.NotFound},
+	{interactive.ErrUnknownPermissionRequest, codes.NotFound},
+	{manager.ErrNotLive, codes.FailedPrecondition},
+	{manager.ErrShuttingDown, codes.Unavailable},
+	{interactive.ErrQueueFull, codes.ResourceExhausted},
+	{interactive.ErrSubscriberTooSlow, codes.ResourceExhausted},
+	{interactive.ErrPermissionAnswered, codes.FailedPrecondition},
+	{interactive.ErrSessionClosed, codes.FailedPrecondition},
+	{session.ErrRunInProgress, codes.FailedPrecondition},
+	{interactive.ErrReplayUnavailable, codes.OutOfRange},
+	{interactive.ErrInvalidApproval, codes.InvalidArgument},
+	{interactive.ErrEmptyPrompt, codes.InvalidArgument},
+	{interactive.ErrInvalidConfiguration, codes.InvalidArgument},
+	{context.Canceled, codes.Canceled},
+	{context.DeadlineExceeded, codes.DeadlineExceeded},
+}
+
+// toStatus turns an engine error into a status error with the documented code.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	var fe *manager.FieldError
+	if errors.As(err, &fe) {
+		name := protoField[fe.Field]
+		if name == "" {
+			name = fe.Field
+		}
+		return status.Errorf(codes.InvalidArgument, "%s: %v", name, fe.Err)
+	}
+	for _, c := range codeOf {
+		if errors.Is(err, c.err) {
+			return status.Error(c.code, err.Error())
+		}
+	}
+	return status.Error(codes.Internal, err.Error())
+}
+
+func invalidArg(field, format string, args ...any) error {
+	return status.Errorf(codes.InvalidArgument, "%s: %s", field, fmt.Sprintf(format, args...))
+}
