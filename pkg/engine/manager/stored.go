@@ -27,14 +27,11 @@ func storedInfos(ctx context.Context, cwd string) ([]Info, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sessions of %s: %w", cwd, err)
 	}
-	out := make([]Info, 0, len(listing.Records))
-	for _, r := range listing.Records {
-		in := Info{ID: r.ID, Cwd: r.Cwd, Title: r.Name, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
-		var title string
-		in.MessageCount, title = chatStats(r.Messages)
-		if in.Title == "" {
-			in.Title = title
-		}
+	out := make([]Info, 0, len(listing.Sessions))
+	for _, r := range listing.Sessions {
+		// r.Messages counts the system prompt, which a session always holds first.
+		in := Info{ID: r.ID, Cwd: r.Cwd, Title: r.Name, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+			MessageCount: max(0, r.Messages-1)}
 		if in.Cwd == "" {
 			in.Cwd = cwd
 		}
