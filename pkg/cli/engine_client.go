@@ -87,7 +87,8 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 		return reportEngineSetupError(o.Engine, err, stderr)
 	}
 	r := &engineRun{c: c, id: info.ID, out: output.New(stdout, format, llm.NewID), stderr: stderr, verbose: o.Verbose}
-	r.out.Init(output.Init{SessionID: info.ID, Cwd: info.Cwd, Model: info.Model, PermissionMode: info.PermissionMode})
+	r.out.Init(output.Init{SessionID: info.ID, Cwd: info.Cwd, Model: info.Model, Tools: info.Tools,
+		PermissionMode: info.PermissionMode, APIKeySource: info.APIKeySource})
 	if err := r.startHistory(ctx); err != nil {
 		fmt.Fprintf(stderr, "robota: %v\n", err)
 		r.close()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,8 +28,9 @@ func TestSubmitApprovedToolRoundTrip(t *testing.T) {
 	c := bufEngine(t)
 	dir := project(t, bashScript)
 	info := scriptSession(t, c, dir)
-	if info.ID == "" || info.Cwd != dir || !info.Live || info.PermissionMode == "" {
-		t.Fatalf("session info %+v: want an id, cwd %s, live, a permission mode", info, dir)
+	if info.ID == "" || info.Cwd != dir || !info.Live || info.PermissionMode != "default" || info.Model == "" ||
+		!slices.Contains(info.Tools, "Bash") || info.APIKeySource != "none" {
+		t.Fatalf("session info %+v: want an id, cwd %s, live, mode default, a model, the tools, key source none", info, dir)
 	}
 	ctx := testCtx(t)
 	p, err := c.Submit(ctx, info.ID, "run echo")

@@ -50,7 +50,7 @@ func createRequest(o SessionOptions) (*robotav1.CreateSessionRequest, error) {
 func infoFromProto(in *robotav1.SessionInfo) SessionInfo {
 	out := SessionInfo{ID: in.GetSessionId(), Cwd: in.GetCwd(), Provider: in.GetProvider(), Model: in.GetModel(),
 		PermissionMode: modeFromProto(in.GetPermissionMode()), Title: in.GetTitle(), MessageCount: int(in.GetMessageCount()),
-		Running: in.GetRunning(), Live: in.GetLive()}
+		Running: in.GetRunning(), Live: in.GetLive(), Tools: in.GetTools(), APIKeySource: in.GetApiKeySource()}
 	if in.GetCreatedAt() != nil {
 		out.CreatedAt = in.GetCreatedAt().AsTime()
 	}

@@ -34,6 +34,10 @@ type SessionInfo struct {
 	Running, Live            bool
 	CreatedAt, UpdatedAt     time.Time
 	Context                  *ContextState
+	// Tools are the tool names offered to the model; APIKeySource says where the
+	// provider's credential came from. Both are empty for a stored session.
+	Tools        []string
+	APIKeySource string
 }
 
 // ContextState is context window usage.

@@ -1,0 +1,102 @@
+package integration
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// engineProject is a project whose HOME the engine shares (the engine inherits the
+// test's environment), and a running engine; it returns the --engine address.
+func engineProject(t *testing.T) (*project, string) {
+	t.Helper()
+	p := newProject(t)
+	t.Setenv("HOME", p.Home)
+	e, _ := startEngine(t, "--state-dir", t.TempDir())
+	return p, "unix://" + e.Socket
+}
+
+// normalizedLines parses stream-json output and drops what differs between any two
+// runs: timing fields, ids chosen at run time (session, line and message ids).
+func normalizedLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	lines := jsonLines(t, out)
+	for _, l := range lines {
+		for _, k := range []string{"session_id", "uuid", "duration_ms", "duration_api_ms"} {
+			delete(l, k)
+		}
+		if m, ok := l["message"].(map[string]any); ok {
+			delete(m, "id")
+		}
+	}
+	return lines
+}
+
+// TestEngineClientStreamJSONEqualsInProcess: robota -p --engine prints the same
+// stream-json as the in-process run of the same script (a read, an allowed command and
+// a denied one), timing fields and ids aside, and exits 0 like it.
+func TestEngineClientStreamJSONEqualsInProcess(t *testing.T) {
+	p, addr := engineProject(t)
+	p.writeFile(t, "notes.txt", "remember the milk\n")
+	args := []string{"-p", "what do the notes say?", "--provider", "script", "--script", p.script(t, "output", nil),
+		"--allowedTools", "Read,Bash(echo *)", "--disallowedTools", "Bash(rm *)", "--output-format", "stream-json"}
+
+	local := p.mustRun(t, args...)
+	remote := p.mustRun(t, append(args, "--engine", addr)...)
+	want, got := normalizedLines(t, local.Stdout), normalizedLines(t, remote.Stdout)
+	if len(got) != len(want) {
+		t.Fatalf("--engine printed %d lines, in-process %d\n--engine:\n%s\nin-process:\n%s", len(got), len(want), remote.Stdout, local.Stdout)
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			g, _ := json.Marshal(got[i])
+			w, _ := json.Marshal(want[i])
+			t.Errorf("line %d differs:\n--engine:   %s\nin-process: %s", i+1, g, w)
+		}
+	}
+	res := got[len(got)-1]
+	if denials, _ := res["permission_denials"].([]any); len(denials) != 1 {
+		t.Fatalf("result permission_denials = %v, want the denied rm", res["permission_denials"])
+	}
+	// The session is the engine's and was saved in the project: it resumes in-process.
+	id, _ := jsonLines(t, remote.Stdout)[0]["session_id"].(string)
+	if rec := p.record(t, id); len(rec.Messages) == 0 {
+		t.Fatalf("session %s saved without messages", id)
+	}
+}
+
+// TestEngineClientExitCodes: a failed run exits 1 with the same result as in-process; a
+// flag the engine refuses exits 2; a bad --engine address exits 2 before any call.
+func TestEngineClientExitCodes(t *testing.T) {
+	p, addr := engineProject(t)
+	script := p.script(t, "error", nil)
+	failing := []string{"-p", "please fail", "--provider", "script", "--script", script, "--output-format", "json"}
+	local, remote := p.run(t, failing...), p.run(t, append(failing, "--engine", addr)...)
+	if local.Code != 1 || remote.Code != 1 {
+		t.Fatalf("failing run exited %d in-process, %d with --engine; want 1 and 1\n--engine stderr:\n%s", local.Code, remote.Code, remote.Stderr)
+	}
+	want, got := normalizedLines(t, local.Stdout), normalizedLines(t, remote.Stdout)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("failing run result differs:\n--engine:   %v\nin-process: %v", got, want)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"unknown provider", []string{"--provider", "no-such-provider"}, "provider"},
+		{"bad permission mode", []string{"--permission-mode", "yolo"}, "yolo"},
+		{"relative socket path", []string{"--engine", "unix://e.sock"}, "must be absolute"},
+		{"tcp without TLS", []string{"--engine", "tcp://127.0.0.1:1"}, "mutual TLS"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-p", "hi", "--engine", addr}, tc.args...)
+			res := p.run(t, args...)
+			if res.Code != 2 || !strings.Contains(res.Stderr, tc.stderr) {
+				t.Fatalf("robota %q exited %d, want 2 with %q on stderr:\n%s", args, res.Code, tc.stderr, res.Stderr)
+			}
+		})
+	}
+}
