@@ -2,8 +2,11 @@ package integration
 
 import (
 	"encoding/json"
+	"errors"
+	"os/exec"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -98,5 +101,56 @@ func TestEngineClientExitCodes(t *testing.T) {
 				t.Fatalf("robota %q exited %d, want 2 with %q on stderr:\n%s", args, res.Code, tc.stderr, res.Stderr)
 			}
 		})
+	}
+}
+
+// TestEngineClientCtrlCAbortsInTheEngine: SIGINT while the answer streams aborts the
+// prompt in the engine; robota exits 130 naming the saved session, whose last message is
+// the interrupted partial answer, and the session resumes in-process.
+func TestEngineClientCtrlCAbortsInTheEngine(t *testing.T) {
+	p, addr := engineProject(t)
+	base := []string{"--provider", "script", "--script", p.script(t, "interrupt", nil)}
+	args := append([]string{"-p", "tell me a long story", "--output-format", "stream-json", "--engine", addr}, base...)
+	id, stdout, stderr, err := interruptRun(t, p, `"event":"text_delta"`, syscall.SIGINT, args)
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 {
+		t.Fatalf("after SIGINT robota --engine ended with %v, want exit status 130\nstderr:\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "--resume "+id) {
+		t.Fatalf("stderr does not tell how to resume the saved session:\n%s", stderr)
+	}
+	lines := jsonLines(t, stdout)
+	if res := lines[len(lines)-1]; res["type"] != "result" || res["subtype"] != "error_during_execution" || res["is_error"] != true {
+		t.Fatalf("result after SIGINT = %v, want error_during_execution", res)
+	}
+	rec := p.record(t, id)
+	if last := rec.Messages[len(rec.Messages)-1]; last.Role != "assistant" || last.State != "interrupted" || last.text() == "" {
+		t.Fatalf("last saved message %s (%s) %q, want the interrupted partial answer", last.Role, last.State, last.text())
+	}
+	next := resultObject(t, p.mustRun(t, append([]string{"-p", "go on", "--resume", id, "--output-format", "json"}, base...)...).Stdout)
+	if next["result"] != "Picking up where we left off." || next["session_id"] != id {
+		t.Fatalf("resume after the engine's abort: %v", next)
+	}
+}
+
+// TestEngineClientDeniesPermissionQuestions: a call that asks (default mode, no allow
+// rule) is denied, since no one can answer in a headless run; it is listed in
+// permission_denials, the command never ran, and the run goes on to its answer.
+func TestEngineClientDeniesPermissionQuestions(t *testing.T) {
+	p, addr := engineProject(t)
+	p.writeFile(t, "notes.txt", "remember the milk\n")
+	res := p.mustRun(t, "-p", "what do the notes say?", "--provider", "script", "--script", p.script(t, "output", nil),
+		"--allowedTools", "Read,Bash(echo *)", "--output-format", "json", "--engine", addr)
+	out := resultObject(t, res.Stdout)
+	denials, _ := out["permission_denials"].([]any)
+	if len(denials) != 1 {
+		t.Fatalf("permission_denials = %v, want the rm that asked", out["permission_denials"])
+	}
+	d, _ := denials[0].(map[string]any)
+	if d["tool_name"] != "Bash" || d["tool_use_id"] != "toolu_rm" {
+		t.Fatalf("denial %v, want Bash toolu_rm", d)
+	}
+	if out["result"] != "The notes say to remember the milk; the checks pass." || out["is_error"] != false {
+		t.Fatalf("result %v: want the answer, no error", out)
 	}
 }
