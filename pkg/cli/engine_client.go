@@ -77,6 +77,7 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 	}
 	defer c.Close()
 	callCtx, cancelCall := context.WithTimeout(ctx, engineRPCWait)
+	shared := liveBefore(callCtx, c, o, cwd)
 	info, err := c.CreateSession(callCtx, client.SessionOptions{
 		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
 		Allow: o.AllowedTools, Deny: o.DisallowedTools, AppendSystemPrompt: o.AppendSystemPrompt, MaxTurns: o.MaxTurns,
@@ -86,7 +87,8 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 	if err != nil {
 		return reportEngineSetupError(o.Engine, err, stderr)
 	}
-	r := &engineRun{c: c, id: info.ID, out: output.New(stdout, format, llm.NewID), stderr: stderr, verbose: o.Verbose}
+	r := &engineRun{c: c, id: info.ID, out: output.New(stdout, format, llm.NewID), stderr: stderr, verbose: o.Verbose,
+		keepLive: shared[info.ID]}
 	r.out.Init(output.Init{SessionID: info.ID, Cwd: info.Cwd, Model: info.Model, Tools: info.Tools,
 		PermissionMode: info.PermissionMode, APIKeySource: info.APIKeySource})
 	if err := r.startHistory(ctx); err != nil {
@@ -158,6 +160,9 @@ type engineRun struct {
 	// offset is the first history entry not yet rendered.
 	offset  int
 	denials []output.PermissionDenial
+	// keepLive is set when the session was live in the engine before this run (another
+	// client's): it is left open for them instead of closed.
+	keepLive bool
 }
 
 // startHistory skips the history the session already had (a resumed session's):
@@ -173,10 +178,10 @@ func (r *engineRun) startHistory(ctx context.Context) error {
 	return nil
 }
 
-// syncHistory renders the chat messages committed since the last call. The engine
-// commits a message before it emits the events that follow it (tool_start after the
-// assistant message, the prompt's end after the last one), so syncing on those events
-// renders each message once, in order.
+// syncHistory renders the chat messages committed since the last call, in history
+// order, each once. It runs at the events that follow a commit (tool_start after the
+// assistant message, tool_end after a result, the prompt's end after the answer), so
+// lines come out as the run goes; the end event's sync renders whatever is left.
 func (r *engineRun) syncHistory(ctx context.Context) error {
 	for {
 		callCtx, cancel := context.WithTimeout(ctx, engineRPCWait)
@@ -278,7 +283,7 @@ func (r *engineRun) handle(ctx context.Context, e client.Event) error {
 			return err
 		}
 		r.out.CompactBoundary(e.Compaction.Trigger, e.Compaction.Before.UsedTokens)
-		r.offset = 0 // the history was replaced; resync from the summary on
+		// The summary is not echoed (in-process neither); render from after it.
 		return r.skipToEnd(ctx)
 	case client.EventComplete, client.EventError, client.EventInterrupted:
 		return r.syncHistory(ctx)
@@ -341,9 +346,36 @@ func (r *engineRun) result(end client.Event, maxTurns int) output.Result {
 	return res
 }
 
-// close closes the session in the engine: saved, SessionEnd hooks fired, freed.
+// close closes the session in the engine: saved, SessionEnd hooks fired, freed. A
+// session another client had live stays open (the engine saves it after each prompt).
 func (r *engineRun) close() error {
+	if r.keepLive {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), engineRPCWait)
 	defer cancel()
 	return r.c.CloseSession(ctx, r.id, "other")
+}
+
+// liveBefore returns the ids of the sessions that --resume or --continue (without
+// --fork-session) may attach to and that are live in the engine already: resuming one
+// returns it as it is, and it must stay open for the client that has it. A failed
+// lookup returns what it found; CreateSession reports the engine's errors.
+func liveBefore(ctx context.Context, c *client.Client, o Options, cwd string) map[string]bool {
+	live := map[string]bool{}
+	switch {
+	case o.ForkSession:
+	case o.Resume != "":
+		if info, err := c.GetSession(ctx, o.Resume); err == nil && info.Live {
+			live[info.ID] = true
+		}
+	case o.Continue:
+		sessions, _, _ := c.ListSessions(ctx, cwd, 0, "")
+		for _, s := range sessions {
+			if s.Live {
+				live[s.ID] = true
+			}
+		}
+	}
+	return live
 }
