@@ -140,8 +140,9 @@ func TestEngineClientDeniesPermissionQuestions(t *testing.T) {
 	p, addr := engineProject(t)
 	p.writeFile(t, "notes.txt", "remember the milk\n")
 	res := p.mustRun(t, "-p", "what do the notes say?", "--provider", "script", "--script", p.script(t, "output", nil),
-		"--allowedTools", "Read,Bash(echo *)", "--output-format", "json", "--engine", addr)
-	out := resultObject(t, res.Stdout)
+		"--allowedTools", "Read,Bash(echo *)", "--output-format", "stream-json", "--engine", addr)
+	lines := jsonLines(t, res.Stdout)
+	out := lines[len(lines)-1]
 	denials, _ := out["permission_denials"].([]any)
 	if len(denials) != 1 {
 		t.Fatalf("permission_denials = %v, want the rm that asked", out["permission_denials"])
@@ -152,5 +153,8 @@ func TestEngineClientDeniesPermissionQuestions(t *testing.T) {
 	}
 	if out["result"] != "The notes say to remember the milk; the checks pass." || out["is_error"] != false {
 		t.Fatalf("result %v: want the answer, no error", out)
+	}
+	if !strings.Contains(res.Stdout, `"tool_use_id":"toolu_rm","content":"Permission denied for Bash: denied by user: approval required and no one can be asked (`) {
+		t.Fatalf("the model was not told the call was denied for want of someone to ask:\n%s", res.Stdout)
 	}
 }

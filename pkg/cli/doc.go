@@ -24,8 +24,7 @@
 // history as its events arrive and rendered by the same output writer, so the output
 // equals the in-process run's (timing fields and ids aside). Permission questions are
 // denied (no one can answer them) and listed in permission_denials; the denial text the
-// model sees is the engine's "denied by user: ..." instead of in-process's "no one can be
-// asked". Exit statuses are the in-process ones: 2 for a bad --engine address, TLS files
+// model sees has the engine's "denied by user: " before the in-process words. Exit statuses are the in-process ones: 2 for a bad --engine address, TLS files
 // or a flag the engine refuses (INVALID_ARGUMENT); 1 for a failed run, no session to
 // resume, or no engine answering; 128+signal after the prompt was aborted in the engine.
 // The run's own session is closed (saved, SessionEnd fired) at the end; a session that

@@ -23,9 +23,11 @@ import (
 const engineRPCWait = 30 * time.Second
 
 // denyMessage is what the model is told when robota --engine denies a permission
-// question: a headless run has no one to ask (as in-process, where the call is denied
-// and listed in permission_denials).
-const denyMessage = "robota -p has no one to ask; allow the tool with --allowedTools or --permission-mode"
+// question: the in-process run's words (a headless run has no one to ask), which the
+// engine puts after its "denied by user: ".
+func denyMessage(reason string) string {
+	return "approval required and no one can be asked (" + reason + ")"
+}
 
 // engineFlags registers the client-side TLS flags of --engine tcp://.
 func engineFlags(fs *flag.FlagSet, o *Options) {
@@ -258,7 +260,7 @@ func (r *engineRun) handle(ctx context.Context, e client.Event) error {
 	case client.EventPermissionRequest:
 		callCtx, cancel := context.WithTimeout(ctx, engineRPCWait)
 		defer cancel()
-		err := r.c.RespondPermission(callCtx, r.id, e.Permission.ID, client.AnswerDeny, denyMessage)
+		err := r.c.RespondPermission(callCtx, r.id, e.Permission.ID, client.AnswerDeny, denyMessage(e.Permission.Reason))
 		if errors.Is(err, client.ErrFailedPrecondition) {
 			return nil // resolved already (another client answered, or it timed out)
 		}
