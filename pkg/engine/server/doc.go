@@ -15,9 +15,14 @@
 //     session that is stored but not live, OUT_OF_RANGE for a replay the session
 //     no longer keeps, UNAVAILABLE while the engine shuts down.
 //   - Submit and Watch stream from an InteractiveSession subscription: deltas may
-//     be coalesced, lifecycle events are never dropped, a client that stops
-//     reading is cut off (RESOURCE_EXHAUSTED) without slowing the session or other
-//     clients, and a client leaving never stops a prompt.
+//     be coalesced, lifecycle events are never dropped, and a client leaving never
+//     stops a prompt. A client that stops reading is cut off without slowing the
+//     session or other clients: past its subscription's bound its queued events are
+//     dropped at once and it is unsubscribed; its stream then ends with
+//     RESOURCE_EXHAUSTED (naming the last sequence it took, to Watch again after it)
+//     as soon as it takes what its transport already holds, or when keepalive finds
+//     its connection dead. Until then one goroutine and one flow-control window
+//     (64 KiB by default) stay allocated for it, nothing more.
 //   - Message sizes are bounded explicitly (MaxRecvMessageBytes,
 //     MaxSendMessageBytes; ServerOptions); GetHistory pages stay under the bound.
 package server
