@@ -37,14 +37,24 @@ func normalizedLines(t *testing.T, out string) []map[string]any {
 }
 
 // TestEngineClientStreamJSONEqualsInProcess: robota -p --engine prints the same
-// stream-json as the in-process run of the same script (a read, an allowed command and
+// text, json and stream-json as the in-process run of the same script (a read, an allowed command and
 // a denied one), timing fields and ids aside, and exits 0 like it.
 func TestEngineClientStreamJSONEqualsInProcess(t *testing.T) {
 	p, addr := engineProject(t)
 	p.writeFile(t, "notes.txt", "remember the milk\n")
 	args := []string{"-p", "what do the notes say?", "--provider", "script", "--script", p.script(t, "output", nil),
-		"--allowedTools", "Read,Bash(echo *)", "--disallowedTools", "Bash(rm *)", "--output-format", "stream-json"}
-
+		"--allowedTools", "Read,Bash(echo *)", "--disallowedTools", "Bash(rm *)"}
+	for _, format := range []string{"text", "json"} {
+		fargs := append(append([]string{}, args...), "--output-format", format)
+		local, remote := p.mustRun(t, fargs...), p.mustRun(t, append(fargs, "--engine", addr)...)
+		if format == "text" && (remote.Stdout != local.Stdout || remote.Stdout == "") {
+			t.Errorf("text output: --engine %q, in-process %q", remote.Stdout, local.Stdout)
+		}
+		if format == "json" && !reflect.DeepEqual(normalizedLines(t, remote.Stdout), normalizedLines(t, local.Stdout)) {
+			t.Errorf("json output differs:\n--engine:   %s\nin-process: %s", remote.Stdout, local.Stdout)
+		}
+	}
+	args = append(args, "--output-format", "stream-json")
 	local := p.mustRun(t, args...)
 	remote := p.mustRun(t, append(args, "--engine", addr)...)
 	want, got := normalizedLines(t, local.Stdout), normalizedLines(t, remote.Stdout)
@@ -156,5 +166,45 @@ func TestEngineClientDeniesPermissionQuestions(t *testing.T) {
 	}
 	if !strings.Contains(res.Stdout, `"tool_use_id":"toolu_rm","content":"Permission denied for Bash: denied by user: approval required and no one can be asked (`) {
 		t.Fatalf("the model was not told the call was denied for want of someone to ask:\n%s", res.Stdout)
+	}
+}
+
+// TestEngineClientResumeContinueFork: --resume, --continue and --fork-session reach the
+// engine: each run sees the earlier runs' history, the fork gets a new id, and only the
+// messages of the run itself are printed.
+func TestEngineClientResumeContinueFork(t *testing.T) {
+	p, addr := engineProject(t)
+	p.writeFile(t, "notes.txt", "MARKER-ONE\n")
+	base := []string{"--provider", "script", "--script", p.script(t, "resume", nil), "--allowedTools", "Read,Bash(echo *)",
+		"--output-format", "stream-json", "--engine", addr}
+	runLines := func(args ...string) []map[string]any {
+		t.Helper()
+		return jsonLines(t, p.mustRun(t, append(args, base...)...).Stdout)
+	}
+	result := func(lines []map[string]any) (string, string) {
+		last := lines[len(lines)-1]
+		r, _ := last["result"].(string)
+		id, _ := last["session_id"].(string)
+		return r, id
+	}
+	first := runLines("-p", "first question")
+	if r, _ := result(first); r != "The notes say MARKER-ONE." {
+		t.Fatalf("first run answered %q", r)
+	}
+	_, id := result(first)
+	second := runLines("-p", "second question", "--resume", id)
+	if r, sid := result(second); r != "Earlier the notes said MARKER-ONE; now MARKER-TWO." || sid != id {
+		t.Fatalf("resumed run answered %q in session %s, want the history of %s", r, sid, id)
+	}
+	// Only this run's messages: init, assistant, tool result, assistant, result.
+	if len(second) != 5 {
+		t.Fatalf("resumed run printed %d lines, want 5 (none of the earlier run's):\n%v", len(second), second)
+	}
+	if r, sid := result(runLines("-p", "third question", "--continue")); r != "I still remember MARKER-TWO." || sid != id {
+		t.Fatalf("--continue answered %q in session %s, want session %s", r, sid, id)
+	}
+	r, fork := result(runLines("-p", "fourth question", "--resume", id, "--fork-session"))
+	if r != "Forked, and I remember MARKER-TWO." || fork == id || fork == "" {
+		t.Fatalf("fork answered %q in session %q, want a new session with %s's history", r, fork, id)
 	}
 }
