@@ -242,3 +242,62 @@ func TestAbortEndsThePromptInterrupted(t *testing.T) {
 		t.Fatalf("after CloseSession: %+v, %v; want a stored, not live, session", got, err)
 	}
 }
+
+// The remaining session RPCs: ListSessions pages, History pages, ContextState,
+// CancelQueue with nothing queued, DeleteSession.
+func TestListHistoryContextCancelDelete(t *testing.T) {
+	c := bufEngine(t)
+	dir := project(t, "turns:\n  - text: \"ok\"\n    repeat: true\n")
+	ctx := testCtx(t)
+	a, b := scriptSession(t, c, dir), scriptSession(t, c, dir)
+	page1, next, err := c.ListSessions(ctx, dir, 1, "")
+	if err != nil || len(page1) != 1 || next == "" {
+		t.Fatalf("first page: %v, next %q, %v; want one session and a token", page1, next, err)
+	}
+	page2, next2, err := c.ListSessions(ctx, dir, 1, next)
+	if err != nil || len(page2) != 1 || next2 != "" {
+		t.Fatalf("second page: %v, next %q, %v; want the other session, no token", page2, next2, err)
+	}
+	if ids := []string{page1[0].ID, page2[0].ID}; !slices.Contains(ids, a.ID) || !slices.Contains(ids, b.ID) {
+		t.Fatalf("pages hold %v, want %s and %s", ids, a.ID, b.ID)
+	}
+
+	p, err := c.Submit(ctx, a.ID, "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, p, nil)
+	all, err := c.History(ctx, a.ID, 0, 0)
+	if err != nil || all.Total < 3 {
+		t.Fatalf("history: %+v, %v; want the system prompt, the prompt, the answer and events", all, err)
+	}
+	var paged []string
+	for off := 0; off < all.Total; {
+		pg, err := c.History(ctx, a.ID, off, 2)
+		if err != nil || len(pg.Entries) == 0 || len(pg.Entries) > 2 {
+			t.Fatalf("page at %d: %d entries, %v", off, len(pg.Entries), err)
+		}
+		for _, e := range pg.Entries {
+			paged = append(paged, e.ID)
+		}
+		off = pg.Next
+	}
+	for i, e := range all.Entries {
+		if paged[i] != e.ID {
+			t.Fatalf("paged history %v differs from the whole %v", paged, all.Entries)
+		}
+	}
+	st, err := c.ContextState(ctx, a.ID)
+	if err != nil || st.MaxTokens <= 0 || st.UsedTokens <= 0 {
+		t.Fatalf("context state %+v, %v: want a window and some use", st, err)
+	}
+	if had, err := c.CancelQueue(ctx, a.ID); err != nil || had {
+		t.Fatalf("CancelQueue with nothing queued: %v, %v", had, err)
+	}
+	if err := c.DeleteSession(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetSession(ctx, b.ID); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("GetSession after DeleteSession: %v, want ErrNotFound", err)
+	}
+}
