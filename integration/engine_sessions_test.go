@@ -5,9 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 	"github.com/robota-sdk/robota-go/internal/engineproc"
@@ -228,5 +234,88 @@ turns:
 	kinds, _ := submitAnswering(ctx, t, c, ids[0], "next", robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY)
 	if fmt.Sprint(kinds) != "[complete]" {
 		t.Fatalf("prompt after resume: %v", kinds)
+	}
+}
+
+// A client that stops reading its Watch stream is cut off with RESOURCE_EXHAUSTED once
+// its bounded queue overflows (the engine's default bound, 8 MiB); the prompt and a
+// second watcher go on unharmed.
+func TestEngineStalledWatcherIsCutOff(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("0123456789abcdef", 6<<16) // 6 MiB
+	script := fmt.Sprintf("turns:\n  - text: %q\n    chunkSize: 8192\n    delay: 1ms\n", big)
+	if err := os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	p, c := engineClient(t, t.TempDir())
+	created, err := c.CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: dir, Provider: "script", Script: "script.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := created.GetSession().GetSessionId()
+	// The stalled client: small fixed windows, so its transport stops taking data early.
+	conn, err := grpc.NewClient("unix://"+p.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(64<<10), grpc.WithInitialConnWindowSize(64<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	stalledClient := robotav1.NewEngineServiceClient(conn)
+	stalled, err := stalledClient.Watch(ctx, &robotav1.WatchRequest{SessionId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	watcher, err := c.Watch(ctx, &robotav1.WatchRequest{SessionId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both watches are registered once a later RPC on their connections has returned.
+	for _, cl := range []robotav1.EngineServiceClient{stalledClient, c} {
+		if _, err := cl.GetSession(ctx, &robotav1.GetSessionRequest{SessionId: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	watched := make(chan string, 1)
+	go func() { // the second watcher reads as events come
+		var b strings.Builder
+		defer func() { watched <- b.String() }()
+		for {
+			resp, err := watcher.Recv()
+			if err != nil {
+				b.WriteString("\nERROR: " + err.Error())
+				return
+			}
+			b.WriteString(resp.GetEvent().GetTextDelta().GetText())
+			if resp.GetEvent().GetComplete() != nil {
+				return
+			}
+		}
+	}()
+	kinds, last := submitAnswering(ctx, t, c, id, "flood", robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY)
+	res := last.GetComplete().GetResult()
+	if fmt.Sprint(kinds) != "[complete]" || !res.GetResponseTruncated() || !strings.HasPrefix(big, res.GetResponse()) || len(res.GetResponse()) != 1<<20 {
+		t.Fatalf("submitting client: %v, response of %d bytes (truncated %v)", kinds, len(res.GetResponse()), res.GetResponseTruncated())
+	}
+	if w := <-watched; w != big {
+		t.Fatalf("healthy watcher got %d of %d bytes (%.200s)", len(w), len(big), w[max(0, len(w)-200):])
+	}
+	got := 0
+	for {
+		resp, err := stalled.Recv()
+		if err != nil {
+			if status.Code(err) != codes.ResourceExhausted || !strings.Contains(status.Convert(err).Message(), "too slow") {
+				t.Fatalf("stalled watcher ended with %v, want RESOURCE_EXHAUSTED", err)
+			}
+			break
+		}
+		got += len(resp.GetEvent().GetTextDelta().GetText())
+	}
+	if got >= len(big) {
+		t.Fatalf("the stalled watcher received everything (%d bytes)", got)
+	}
+	if _, err := c.GetSession(ctx, &robotav1.GetSessionRequest{SessionId: id}); err != nil {
+		t.Fatalf("session after the stalled watcher: %v", err)
 	}
 }

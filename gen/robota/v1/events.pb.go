@@ -383,7 +383,10 @@ func (BackgroundTaskStatus) EnumDescriptor() ([]byte, []int) {
 //
 // Delivery: text_delta events may be coalesced (several deltas joined into one)
 // for a slow client. tool_end, permission_request, complete, error and
-// interrupted are never dropped.
+// interrupted are never dropped. No message passes gRPC's default 4 MiB receive
+// limit because of text: a delta longer than 1 MiB arrives as several consecutive
+// messages carrying the same sequence number, and ExecutionResult.response is cut
+// at 1 MiB (response_truncated).
 type SessionEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session the event belongs to.
@@ -1503,9 +1506,12 @@ type ExecutionResult struct {
 	// Why the run stopped ("end_turn", "max_turns", ...).
 	StopReason string `protobuf:"bytes,8,opt,name=stop_reason,json=stopReason,proto3" json:"stop_reason,omitempty"`
 	// For an interrupted prompt: why ("aborted", "removed from the queue").
-	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Reason string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	// True when response holds only the first 1 MiB of the answer (the text deltas
+	// and GetHistory carry it whole).
+	ResponseTruncated bool `protobuf:"varint,10,opt,name=response_truncated,json=responseTruncated,proto3" json:"response_truncated,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ExecutionResult) Reset() {
@@ -1599,6 +1605,13 @@ func (x *ExecutionResult) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *ExecutionResult) GetResponseTruncated() bool {
+	if x != nil {
+		return x.ResponseTruncated
+	}
+	return false
 }
 
 // BackgroundTaskState is a snapshot of one background task.
@@ -1992,7 +2005,7 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\vrecoverable\x18\x04 \x01(\bR\vrecoverable\x122\n" +
 	"\x06result\x18\x05 \x01(\v2\x1a.robota.v1.ExecutionResultR\x06result\"F\n" +
 	"\x10InterruptedEvent\x122\n" +
-	"\x06result\x18\x01 \x01(\v2\x1a.robota.v1.ExecutionResultR\x06result\"\xe9\x02\n" +
+	"\x06result\x18\x01 \x01(\v2\x1a.robota.v1.ExecutionResultR\x06result\"\x98\x03\n" +
 	"\x0fExecutionResult\x12\x1a\n" +
 	"\bresponse\x18\x01 \x01(\tR\bresponse\x12*\n" +
 	"\x05tools\x18\x02 \x03(\v2\x14.robota.v1.ToolStateR\x05tools\x12&\n" +
@@ -2003,7 +2016,9 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\bduration\x18\a \x01(\v2\x19.google.protobuf.DurationR\bduration\x12\x1f\n" +
 	"\vstop_reason\x18\b \x01(\tR\n" +
 	"stopReason\x12\x16\n" +
-	"\x06reason\x18\t \x01(\tR\x06reason\"\x99\x04\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\x12-\n" +
+	"\x12response_truncated\x18\n" +
+	" \x01(\bR\x11responseTruncated\"\x99\x04\n" +
 	"\x13BackgroundTaskState\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x121\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1d.robota.v1.BackgroundTaskKindR\x04kind\x127\n" +

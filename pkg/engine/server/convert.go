@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
 
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -131,6 +134,9 @@ func toolToProto(t *interactive.ToolState) *robotav1.ToolState {
 func resultToProto(r *interactive.Result, ctx *contextwin.WindowState) *robotav1.ExecutionResult {
 	out := &robotav1.ExecutionResult{Response: r.Response, Usage: usageToProto(r.Usage), Rounds: int32(r.Rounds),
 		StopReason: string(r.StopReason), Reason: r.Reason}
+	if len(out.Response) > MaxEventTextBytes {
+		out.Response, out.ResponseTruncated = cutUTF8(out.Response, MaxEventTextBytes), true
+	}
 	if ctx != nil {
 		out.ContextState = contextToProto(*ctx)
 	}
@@ -326,6 +332,57 @@ func messageToProto(m llm.Message) (*robotav1.Message, error) {
 		out.Timestamp = timestamppb.New(m.CreatedAt)
 	}
 	return out, nil
+}
+
+// MaxEventTextBytes bounds the text of one message (a delta, a result's response), so
+// that every message stays under gRPC's default 4 MiB receive limit whatever the client.
+const MaxEventTextBytes = 1 << 20
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that ends on a rune boundary.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// splitText splits a text or thinking delta longer than MaxEventTextBytes into
+// consecutive events with the same sequence number.
+func splitText(e *robotav1.SessionEvent) []*robotav1.SessionEvent {
+	var text string
+	var rebuild func(string) *robotav1.SessionEvent
+	switch ev := e.GetEvent().(type) {
+	case *robotav1.SessionEvent_TextDelta:
+		text = ev.TextDelta.GetText()
+		rebuild = func(t string) *robotav1.SessionEvent {
+			c := proto.CloneOf(e)
+			c.Event = &robotav1.SessionEvent_TextDelta{TextDelta: &robotav1.TextDeltaEvent{Text: t}}
+			return c
+		}
+	case *robotav1.SessionEvent_Thinking:
+		text = ev.Thinking.GetText()
+		rebuild = func(t string) *robotav1.SessionEvent {
+			c := proto.CloneOf(e)
+			c.Event = &robotav1.SessionEvent_Thinking{Thinking: &robotav1.ThinkingEvent{IsThinking: ev.Thinking.GetIsThinking(), Text: t}}
+			return c
+		}
+	}
+	if len(text) <= MaxEventTextBytes {
+		return []*robotav1.SessionEvent{e}
+	}
+	var out []*robotav1.SessionEvent
+	for len(text) > 0 {
+		part := cutUTF8(text, MaxEventTextBytes)
+		if part == "" { // cannot happen with valid UTF-8; never loop forever
+			part = text[:min(len(text), MaxEventTextBytes)]
+		}
+		out = append(out, rebuild(part))
+		text = text[len(part):]
+	}
+	return out
 }
 
 // isEnd reports whether e ends its prompt.

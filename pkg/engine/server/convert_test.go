@@ -3,7 +3,9 @@ package server
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
@@ -61,5 +63,33 @@ func TestMalformedEventsAreNotSent(t *testing.T) {
 	if r := res.GetPermissionResolved(); r.GetAnswer() != robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION ||
 		r.GetOutcome() != robotav1.PermissionOutcome_PERMISSION_OUTCOME_ANSWERED {
 		t.Errorf("resolution %v", r)
+	}
+}
+
+// Every message stays under gRPC's default 4 MiB receive limit: a long delta is split
+// on rune boundaries under one sequence number, a long response is cut and flagged.
+func TestLongTextIsSplitAndCut(t *testing.T) {
+	long := strings.Repeat("é", MaxEventTextBytes) // 2 bytes a rune: 2 MiB
+	parts := splitText(eventToProto("s", interactive.Event{Seq: 9, Type: interactive.EventTextDelta, Text: long}, nil))
+	var joined strings.Builder
+	for _, p := range parts {
+		if p.GetSequence() != 9 || len(p.GetTextDelta().GetText()) > MaxEventTextBytes || !utf8.ValidString(p.GetTextDelta().GetText()) {
+			t.Fatalf("part seq %d, %d bytes", p.GetSequence(), len(p.GetTextDelta().GetText()))
+		}
+		joined.WriteString(p.GetTextDelta().GetText())
+	}
+	if len(parts) != 2 || joined.String() != long {
+		t.Fatalf("%d parts, joined equal: %v", len(parts), joined.String() == long)
+	}
+	if short := splitText(eventToProto("s", interactive.Event{Type: interactive.EventTextDelta, Text: "hi"}, nil)); len(short) != 1 {
+		t.Fatalf("short delta split into %d", len(short))
+	}
+	res := resultToProto(&interactive.Result{Response: "x" + long}, nil)
+	if !res.GetResponseTruncated() || len(res.GetResponse()) > MaxEventTextBytes || !utf8.ValidString(res.GetResponse()) ||
+		!strings.HasPrefix("x"+long, res.GetResponse()) {
+		t.Fatalf("response of %d bytes, truncated %v", len(res.GetResponse()), res.GetResponseTruncated())
+	}
+	if r := resultToProto(&interactive.Result{Response: "ok"}, nil); r.GetResponseTruncated() || r.GetResponse() != "ok" {
+		t.Fatalf("short response %v", r)
 	}
 }

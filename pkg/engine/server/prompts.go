@@ -41,10 +41,10 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 		if ev.PromptID != acc.PromptID {
 			continue
 		}
-		if pe := eventToProto(l.ID(), ev, l.Session().ContextState); pe != nil {
-			if err := stream.Send(&robotav1.SubmitResponse{Response: &robotav1.SubmitResponse_Event{Event: pe}}); err != nil {
-				return err
-			}
+		if err := sendEvent(l, ev, func(pe *robotav1.SessionEvent) error {
+			return stream.Send(&robotav1.SubmitResponse{Response: &robotav1.SubmitResponse_Event{Event: pe}})
+		}); err != nil {
+			return err
 		}
 		if isEnd(ev) {
 			return nil
@@ -83,12 +83,24 @@ func (s *Server) pump(ctx context.Context, l *manager.Live, sub *interactive.Sub
 		if err != nil {
 			return toStatus(err)
 		}
-		if pe := eventToProto(l.ID(), ev, l.Session().ContextState); pe != nil {
-			if err := send(pe); err != nil {
-				return err
-			}
+		if err := sendEvent(l, ev, send); err != nil {
+			return err
 		}
 	}
+}
+
+// sendEvent converts ev and sends it, a long delta as several messages.
+func sendEvent(l *manager.Live, ev interactive.Event, send func(*robotav1.SessionEvent) error) error {
+	pe := eventToProto(l.ID(), ev, l.Session().ContextState)
+	if pe == nil {
+		return nil
+	}
+	for _, part := range splitText(pe) {
+		if err := send(part); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Server) RespondPermission(ctx context.Context, req *robotav1.RespondPermissionRequest) (*robotav1.RespondPermissionResponse, error) {
