@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/robota-sdk/robota-go/pkg/client"
 	"github.com/robota-sdk/robota-go/pkg/version"
 )
 
@@ -34,6 +35,8 @@ type Options struct {
 	Verbose            bool
 	ShowVersion        bool
 	Script             string
+	// EngineTLS are the client TLS files of --engine tcp:// (engine_client.go).
+	EngineTLS client.TLSFiles
 }
 
 const usageHead = `robota — a coding agent in your terminal, backed by the robota engine.
@@ -71,10 +74,11 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.BoolVar(&o.ForkSession, "fork-session", false, "with --resume/--continue: continue in a new session id")
 	fs.StringVar(&o.Cwd, "cwd", "", "working directory (default: the current directory)")
 	fs.StringVar(&o.AppendSystemPrompt, "append-system-prompt", "", "text appended to the system prompt")
-	fs.StringVar(&o.Engine, "engine", "", "attach to a running engine at ADDR instead of running one in-process")
+	fs.StringVar(&o.Engine, "engine", "", "run in the engine at ADDR (unix:///ABS/PATH or tcp://HOST:PORT) instead of in-process")
 	fs.BoolVar(&o.Verbose, "verbose", false, "verbose output (tool activity and warnings on stderr)")
 	fs.StringVar(&o.Script, "script", "", "script file for --provider script (offline runs)")
 	fs.BoolVar(&o.ShowVersion, "version", false, "print the version and exit")
+	engineFlags(fs, &o)
 	positional, err := parseInterspersed(fs, withEmptyPrompt(fs, args))
 	if err != nil {
 		return Options{}, err
@@ -94,6 +98,9 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 		o.Prompt = positional[0]
 	default:
 		return Options{}, fmt.Errorf("unexpected arguments %q (quote the prompt: robota -p \"...\")", positional)
+	}
+	if err := checkEngineFlags(o); err != nil {
+		return Options{}, err
 	}
 	if o.ForkSession && o.Resume == "" && !o.Continue {
 		return Options{}, errors.New("--fork-session needs --resume ID or --continue: there is no session to fork")
@@ -136,8 +143,7 @@ func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	if o.Print {
 		if o.Engine != "" {
-			fmt.Fprintf(stderr, "robota: --engine is %v: headless runs use an in-process engine for now\n", ErrNotYetAvailable)
-			return 2
+			return runEngineHeadless(context.Background(), o, stdin, stdout, stderr)
 		}
 		return runHeadless(context.Background(), o, stdin, stdout, stderr)
 	}

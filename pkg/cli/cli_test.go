@@ -74,7 +74,6 @@ func TestMainExitStatuses(t *testing.T) {
 		{args: []string{"--help"}, wantCode: 0, wantStderr: "robota -p PROMPT"},
 		{args: []string{"--output-format", "xml"}, wantCode: 2, wantStderr: `--output-format "xml"`},
 		{args: []string{"stray"}, wantCode: 2, wantStderr: "unexpected arguments"},
-		{args: []string{"-p", "hello", "--engine", "unix:///tmp/e.sock"}, wantCode: 2, wantStderr: "--engine is not available in this build yet"},
 		{args: []string{}, wantCode: 1, wantStderr: "interactive terminal UI is not available in this build yet"},
 		{args: []string{"-p", "a", "b"}, wantCode: 2, wantStderr: "unexpected arguments"},
 		{args: []string{"-p", "--output-format", "json", "a", "b"}, wantCode: 2, wantStderr: "unexpected arguments"},

@@ -22,6 +22,19 @@
 //     and what to do; it never continues an older session instead. Problems the session
 //     store recovered from (a crash's torn last round, dropped) are printed on stderr.
 //
+// `robota -p ... --engine ADDR` (engine_client.go) runs the prompt in a running
+// robota-engine instead (unix:///ABS/PATH, or tcp://HOST:PORT with mutual TLS from
+// --tls-cert, --tls-key and --tls-ca), through pkg/client: the session is created with the
+// same flags and the run's cwd, its committed messages are read from the session's
+// history as its events arrive and rendered by the same output writer, so the output
+// equals the in-process run's (timing fields and ids aside). Permission questions are
+// denied (no one can answer them) and listed in permission_denials; the denial text the
+// model sees has the engine's "denied by user: " before the in-process words. Exit statuses are the in-process ones: 2 for a bad --engine address, TLS files
+// or a flag the engine refuses (INVALID_ARGUMENT); 1 for a failed run, no session to
+// resume, or no engine answering; 128+signal after the prompt was aborted in the engine.
+// The run's own session is closed (saved, SessionEnd fired) at the end; a session that
+// was already live in the engine (another client's) is left open.
+//
 // Background commands (Bash run_in_background) run in robota-worker (DESIGN.md decision
 // 10), found beside robota, then on PATH, launched on the first one and stopped when the
 // run ends (pkg/runner/background). Without it that command fails with how to install it

@@ -114,7 +114,12 @@ type SessionInfo struct {
 	// True while the session is loaded in the engine (false for stored-only sessions).
 	Live bool `protobuf:"varint,11,opt,name=live,proto3" json:"live,omitempty"`
 	// Context window usage.
-	ContextState  *ContextState `protobuf:"bytes,12,opt,name=context_state,json=contextState,proto3" json:"context_state,omitempty"`
+	ContextState *ContextState `protobuf:"bytes,12,opt,name=context_state,json=contextState,proto3" json:"context_state,omitempty"`
+	// The names of the tools offered to the model (live sessions; empty for a stored one).
+	Tools []string `protobuf:"bytes,13,rep,name=tools,proto3" json:"tools,omitempty"`
+	// Where the provider's credential came from (an environment variable's name, a
+	// settings file), "none" without one; empty for a stored session.
+	ApiKeySource  string `protobuf:"bytes,14,opt,name=api_key_source,json=apiKeySource,proto3" json:"api_key_source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -231,6 +236,20 @@ func (x *SessionInfo) GetContextState() *ContextState {
 		return x.ContextState
 	}
 	return nil
+}
+
+func (x *SessionInfo) GetTools() []string {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *SessionInfo) GetApiKeySource() string {
+	if x != nil {
+		return x.ApiKeySource
+	}
+	return ""
 }
 
 // CreateSessionRequest configures a new session.
@@ -2667,7 +2686,7 @@ var File_robota_v1_engine_proto protoreflect.FileDescriptor
 
 const file_robota_v1_engine_proto_rawDesc = "" +
 	"\n" +
-	"\x16robota/v1/engine.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\xd1\x03\n" +
+	"\x16robota/v1/engine.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\x8d\x04\n" +
 	"\vSessionInfo\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -2684,7 +2703,9 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\arunning\x18\n" +
 	" \x01(\bR\arunning\x12\x12\n" +
 	"\x04live\x18\v \x01(\bR\x04live\x12<\n" +
-	"\rcontext_state\x18\f \x01(\v2\x17.robota.v1.ContextStateR\fcontextState\"\xdf\x03\n" +
+	"\rcontext_state\x18\f \x01(\v2\x17.robota.v1.ContextStateR\fcontextState\x12\x14\n" +
+	"\x05tools\x18\r \x03(\tR\x05tools\x12$\n" +
+	"\x0eapi_key_source\x18\x0e \x01(\tR\fapiKeySource\"\xdf\x03\n" +
 	"\x14CreateSessionRequest\x12\x10\n" +
 	"\x03cwd\x18\x01 \x01(\tR\x03cwd\x12\x1a\n" +
 	"\bprovider\x18\x02 \x01(\tR\bprovider\x12\x14\n" +

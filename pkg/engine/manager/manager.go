@@ -76,6 +76,10 @@ type Info struct {
 	Running, Live                                   bool
 	// Context is the window usage of a live session (nil for a stored one).
 	Context *contextwin.WindowState
+	// Tools and APIKeySource are a live session's tool names and credential source
+	// (what robota -p prints in system/init); empty for a stored one.
+	Tools        []string
+	APIKeySource string
 }
 
 // Manager owns the live sessions.
@@ -327,6 +331,7 @@ func (m *Manager) liveInfo(l *Live) Info {
 		Running: l.IsRunning(), Live: true, Context: &st}
 	if a := l.Assembled(); a != nil {
 		in.Provider, in.Model = a.Provider.Type, a.Provider.Model
+		in.Tools, in.APIKeySource = a.Tools, a.Provider.APIKeySource
 	}
 	l.mu.Lock()
 	in.CreatedAt, in.UpdatedAt = l.created, l.updated
