@@ -77,8 +77,17 @@ def outcome_name(value):
     return EVENTS.ToolOutcome.Name(value)
 
 
+PRINT_LOCK = threading.Lock()  # the two clients print from two threads: whole lines only
+
+
+def say(line):
+    with PRINT_LOCK:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
 def show(who, ev):
-    print(("%-7s #%d %s %s" % (who, ev.sequence, ev.WhichOneof("event"), describe(ev))).rstrip(), flush=True)
+    say(("%-7s #%d %s %s" % (who, ev.sequence, ev.WhichOneof("event"), describe(ev))).rstrip())
 
 
 class Watcher(threading.Thread):
@@ -133,12 +142,12 @@ def run(pb, pb_grpc, address, project):
     stub = pb_grpc.EngineServiceStub(channel)
     created = stub.CreateSession(pb.CreateSessionRequest(cwd=project, provider="script", script=script), timeout=TIMEOUT)
     sid = created.session.session_id
-    print("client  CreateSession -> %s in %s (provider %s)" % (sid, project, created.session.provider), flush=True)
+    say("client  CreateSession -> %s in %s (provider %s)" % (sid, project, created.session.provider))
 
     approved, tool_end, completed, watcher = False, "", False, None
     for resp in stub.Submit(pb.SubmitRequest(session_id=sid, prompt="write hello.txt"), timeout=TIMEOUT):
         if resp.WhichOneof("response") == "accepted":
-            print("submit  accepted prompt %s (queued: %s)" % (resp.accepted.prompt_id, resp.accepted.queued), flush=True)
+            say("submit  accepted prompt %s (queued: %s)" % (resp.accepted.prompt_id, resp.accepted.queued))
             continue
         ev = resp.event
         show("submit", ev)
@@ -157,18 +166,18 @@ def run(pb, pb_grpc, address, project):
             stub.RespondPermission(pb.RespondPermissionRequest(
                 session_id=sid, request_id=req.request_id, answer=EVENTS.PERMISSION_ANSWER_ALLOW), timeout=TIMEOUT)
             approved = True
-            print("client  RespondPermission(%s, ALLOW) -> ok" % req.request_id, flush=True)
+            say("client  RespondPermission(%s, ALLOW) -> ok" % req.request_id)
     if watcher:
         watcher.join(TIMEOUT)
         if watcher.error is not None:
-            print("client  watcher: %s" % watcher.error, flush=True)
+            say("client  watcher: %s" % watcher.error)
     channel.close()
 
     on_disk = open(target).read() if os.path.exists(target) else "(missing)"
-    print("client  %s on disk: %s" % (target, json.dumps(on_disk)), flush=True)
+    say("client  %s on disk: %s" % (target, json.dumps(on_disk)))
     ok = approved and tool_end == "TOOL_OUTCOME_SUCCESS" and completed and on_disk == CONTENT
-    print("client  %s: approved=%s tool_end=%s complete=%s" % (
-        "OK" if ok else "FAILED", str(approved).lower(), tool_end or "none", str(completed).lower()), flush=True)
+    say("client  %s: approved=%s tool_end=%s complete=%s" % (
+        "OK" if ok else "FAILED", str(approved).lower(), tool_end or "none", str(completed).lower()))
     return 0 if ok else 1
 
 
