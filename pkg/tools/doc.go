@@ -10,6 +10,9 @@
 //     llm.ToolResult whose error names the parameter — never a panic, and the tool
 //     function is not called;
 //   - a panic inside the tool function is recovered and reported as a failed result.
+//   - the schema of a parameters type is generated and resolved once per process and
+//     shared by every tool built from it (New without an edit, or WithFixedSchema); an
+//     edit given with WithSchema runs for every tool, so it may depend on the instance.
 //
 // Tools that only read (Read, Glob, Grep, WebFetch, WebSearch) implement
 // ConcurrencySafe(args) bool returning true, which the agent loop (agent.ConcurrencySafe)

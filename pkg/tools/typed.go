@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime/debug"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -22,6 +24,7 @@ type Option func(*options)
 type options struct {
 	allowUnknown bool
 	edit         func(*jsonschema.Schema)
+	fixed        bool // edit depends on nothing but the schema
 }
 
 // WithAdditionalProperties makes the tool tolerate (and ignore) unknown parameters.
@@ -30,6 +33,14 @@ func WithAdditionalProperties() Option { return func(o *options) { o.allowUnknow
 // WithSchema lets the caller refine the generated schema (enums, bounds, defaults) before it
 // is resolved; validation uses the refined schema.
 func WithSchema(edit func(*jsonschema.Schema)) Option { return func(o *options) { o.edit = edit } }
+
+// WithFixedSchema is WithSchema for an edit that depends on nothing but the schema it is
+// given (fixed bounds and enums, no captured state): the refined schema is then built once
+// per process and shared by every tool built from the same P and edit, as schemas without
+// an edit are.
+func WithFixedSchema(edit func(*jsonschema.Schema)) Option {
+	return func(o *options) { o.edit, o.fixed = edit, true }
+}
 
 // Typed is an llm.Tool whose parameters are the Go struct P.
 type Typed[P any] struct {
@@ -45,6 +56,22 @@ func New[P any](name, description string, fn Func[P], opts ...Option) (*Typed[P]
 	var o options
 	for _, opt := range opts {
 		opt(&o)
+	}
+	// Without an edit, or with a fixed one, the schema depends on P, allowUnknown and the
+	// edit's code only: it is generated and resolved once per process, not once per session
+	// (the generation was most of what an idle session held). A Resolved is read-only once
+	// built, so sharing it is safe.
+	cacheable := o.edit == nil || o.fixed
+	key := schemaKey{typ: reflect.TypeFor[P](), allowUnknown: o.allowUnknown}
+	if o.edit != nil {
+		key.edit = reflect.ValueOf(o.edit).Pointer()
+	}
+	if cacheable {
+		if c, ok := schemaCache.Load(key); ok {
+			sc := c.(cachedSchema)
+			return &Typed[P]{schema: llm.ToolSchema{Name: name, Description: description, InputSchema: sc.raw},
+				resolved: sc.resolved, fn: fn}, nil
+		}
 	}
 	s, err := jsonschema.For[P](nil)
 	if err != nil {
@@ -71,11 +98,28 @@ func New[P any](name, description string, fn Func[P], opts ...Option) (*Typed[P]
 		// jsonschema-go marshals an empty schema as `{}`; models read `true` more easily.
 		raw = bytes.Replace(raw, []byte(`"additionalProperties":{}`), []byte(`"additionalProperties":true`), 1)
 	}
+	if cacheable {
+		schemaCache.Store(key, cachedSchema{raw: raw, resolved: resolved})
+	}
 	return &Typed[P]{
 		schema:   llm.ToolSchema{Name: name, Description: description, InputSchema: raw},
 		resolved: resolved,
 		fn:       fn,
 	}, nil
+}
+
+// schemaCache holds the schemas of tools built without WithSchema, by parameters type.
+var schemaCache sync.Map // schemaKey → cachedSchema
+
+type schemaKey struct {
+	typ          reflect.Type
+	allowUnknown bool
+	edit         uintptr // code of a fixed edit
+}
+
+type cachedSchema struct {
+	raw      json.RawMessage
+	resolved *jsonschema.Resolved
 }
 
 // Schema implements llm.Tool.

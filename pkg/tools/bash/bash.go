@@ -103,7 +103,7 @@ func New(cfg Config) (*Bash, error) {
 		cfg.MaxOutputChars = MaxOutputChars
 	}
 	b := &Bash{cfg: cfg}
-	typed, err := tools.New("Bash", description, b.run, tools.WithSchema(func(s *jsonschema.Schema) {
+	typed, err := tools.New("Bash", description, b.run, tools.WithFixedSchema(func(s *jsonschema.Schema) {
 		toolkit.Min(s, "timeout", 1)
 		toolkit.Max(s, "timeout", MaxTimeout)
 	}))

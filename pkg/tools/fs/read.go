@@ -50,7 +50,7 @@ type Read struct {
 // NewRead builds the Read tool over ws.
 func NewRead(ws *workspace.Workspace) (*Read, error) {
 	r := &Read{ws: ws}
-	typed, err := tools.New("Read", readDescription, r.run, tools.WithSchema(func(s *jsonschema.Schema) {
+	typed, err := tools.New("Read", readDescription, r.run, tools.WithFixedSchema(func(s *jsonschema.Schema) {
 		toolkit.Min(s, "offset", 0)
 		toolkit.Min(s, "limit", 1)
 	}))

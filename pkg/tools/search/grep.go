@@ -92,7 +92,7 @@ func NewGrep(cfg GrepConfig) (*Grep, error) {
 			g.backend = rgBackend{path: path}
 		}
 	}
-	typed, err := tools.New("Grep", grepDescription, g.run, tools.WithSchema(func(s *jsonschema.Schema) {
+	typed, err := tools.New("Grep", grepDescription, g.run, tools.WithFixedSchema(func(s *jsonschema.Schema) {
 		toolkit.Enum(s, "output_mode", ModeContent, ModeFiles, ModeCount)
 		if n := s.Properties["-n"]; n != nil { // a *bool only to tell "absent" from false
 			n.Types, n.Type = nil, "boolean"

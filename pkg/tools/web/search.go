@@ -56,7 +56,7 @@ type Search struct {
 // available).
 func NewSearch(backend SearchBackend) (*Search, error) {
 	s := &Search{backend: backend}
-	typed, err := tools.New("WebSearch", searchDescription, s.run, tools.WithSchema(func(sc *jsonschema.Schema) {
+	typed, err := tools.New("WebSearch", searchDescription, s.run, tools.WithFixedSchema(func(sc *jsonschema.Schema) {
 		if q := sc.Properties["query"]; q != nil {
 			two := 2
 			q.MinLength = &two
