@@ -147,7 +147,7 @@ def run(pb, pb_grpc, address, project):
     approved, tool_end, completed, watcher = False, "", False, None
     for resp in stub.Submit(pb.SubmitRequest(session_id=sid, prompt="write hello.txt"), timeout=TIMEOUT):
         if resp.WhichOneof("response") == "accepted":
-            say("submit  accepted prompt %s (queued: %s)" % (resp.accepted.prompt_id, resp.accepted.queued))
+            say("submit  accepted prompt %s (queued: %s)" % (resp.accepted.prompt_id, str(resp.accepted.queued).lower()))
             continue
         ev = resp.event
         show("submit", ev)
