@@ -84,6 +84,7 @@ type Manager struct {
 
 	mu       sync.Mutex
 	live     map[string]*Live
+	loading  map[string]chan struct{} // ids being resumed; closed when done
 	projects *projects
 	closed   bool
 }
@@ -97,7 +98,7 @@ func New(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Manager{cfg: cfg, live: map[string]*Live{}, projects: p}, nil
+	return &Manager{cfg: cfg, live: map[string]*Live{}, loading: map[string]chan struct{}{}, projects: p}, nil
 }
 
 // Create starts, resumes, forks or continues a session and makes it live.
@@ -113,14 +114,40 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 		}
 		o.Resume, o.Continue = id, false
 	}
+	// One load per session id: a second resume of an id being loaded waits for the first
+	// (two copies would both write the record and the log).
 	m.mu.Lock()
-	if m.closed {
+	for {
+		if m.closed {
+			m.mu.Unlock()
+			return nil, ErrShuttingDown
+		}
+		if o.Resume == "" || o.Fork {
+			break
+		}
+		if l := m.live[o.Resume]; l != nil {
+			m.mu.Unlock()
+			return l, nil
+		}
+		wait, loading := m.loading[o.Resume]
+		if !loading {
+			done := make(chan struct{})
+			m.loading[o.Resume] = done
+			defer func(id string) {
+				m.mu.Lock()
+				delete(m.loading, id)
+				m.mu.Unlock()
+				close(done)
+			}(o.Resume)
+			break
+		}
 		m.mu.Unlock()
-		return nil, ErrShuttingDown
-	}
-	if l := m.live[o.Resume]; o.Resume != "" && !o.Fork && l != nil {
-		m.mu.Unlock()
-		return l, nil
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		m.mu.Lock()
 	}
 	m.mu.Unlock()
 	if o.Resume != "" {
@@ -147,11 +174,6 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 		m.mu.Unlock()
 		_ = is.Close(ctx, "other")
 		return nil, ErrShuttingDown
-	}
-	if prev := m.live[is.ID()]; prev != nil { // resumed concurrently by another client
-		m.mu.Unlock()
-		_ = is.Close(ctx, "other")
-		return prev, nil
 	}
 	m.live[is.ID()] = l
 	m.mu.Unlock()

@@ -195,7 +195,7 @@ func BenchmarkTurnOverheadGRPC(b *testing.B) {
 	var tLocal, tRemote, tUnary time.Duration
 	b.ResetTimer()
 	for i := range b.N {
-		if i > 0 && i%100 == 0 {
+		if i > 0 && i%20 == 0 {
 			fresh()
 		}
 		t0 := time.Now()

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
@@ -368,5 +370,65 @@ turns:
 	// filled, and ends as such a prompt does).
 	if r := e.submit(id, "after"); r.err != nil || (r.last().GetComplete() == nil && r.last().GetError() == nil) {
 		t.Fatalf("session after the stalled client: %v, %v", r.last(), r.err)
+	}
+}
+
+// The prompt belongs to the session: the submitting client leaves while a permission
+// request waits; another client answers it and watches the prompt complete.
+func TestPromptSurvivesItsClientAndAnotherClientAnswers(t *testing.T) {
+	e := startEngine(t, "", nil)
+	dir := project(t, `
+turns:
+  - toolCalls: [{id: b1, name: Bash, input: {command: "echo hi"}}]
+  - text: "all done"
+`)
+	id := e.create(dir, nil).GetSessionId()
+	ctxA, leave := context.WithCancel(testCtx(t))
+	a, err := e.client.Submit(ctxA, &robotav1.SubmitRequest{SessionId: id, Prompt: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req *robotav1.SessionEvent
+	for req == nil {
+		resp, err := a.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.GetEvent().GetPermissionRequest() != nil {
+			req = resp.GetEvent()
+		}
+	}
+	leave()
+	if _, err := a.Recv(); status.Code(err) != codes.Canceled {
+		t.Fatalf("the leaving client's stream ended with %v", err)
+	}
+
+	other := robotav1.NewEngineServiceClient(e.dial())
+	ctx := testCtx(t)
+	w, err := other.Watch(ctx, &robotav1.WatchRequest{SessionId: id, AfterSequence: req.GetSequence() - 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := w.Recv()
+	if err != nil || first.GetEvent().GetPermissionRequest().GetRequestId() != req.GetPermissionRequest().GetRequestId() {
+		t.Fatalf("replayed %v, %v: want the waiting permission request", first, err)
+	}
+	if _, err := other.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: id,
+		RequestId: req.GetPermissionRequest().GetRequestId(), Answer: robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW}); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for {
+		resp, err := w.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, kind(resp.GetEvent()))
+		if c := resp.GetEvent().GetComplete(); c != nil {
+			if c.GetResult().GetResponse() != "all done" || !has(seen, "tool_end") {
+				t.Fatalf("events %v, result %v", seen, c.GetResult())
+			}
+			return
+		}
 	}
 }
