@@ -141,6 +141,9 @@ func resultToProto(r *interactive.Result, ctx *contextwin.WindowState) *robotav1
 // usage, added to the result of a prompt's end event.
 func eventToProto(sessionID string, e interactive.Event, ctxState func() contextwin.WindowState) *robotav1.SessionEvent {
 	out := &robotav1.SessionEvent{SessionId: sessionID, Sequence: e.Seq, Timestamp: timestamppb.New(e.Time), PromptId: e.PromptID}
+	if !complete(e) {
+		return nil
+	}
 	switch e.Type {
 	case interactive.EventTextDelta:
 		out.Event = &robotav1.SessionEvent_TextDelta{TextDelta: &robotav1.TextDeltaEvent{Text: e.Text}}
@@ -179,6 +182,26 @@ func eventToProto(sessionID string, e interactive.Event, ctxState func() context
 		return nil // background task events arrive with the runner work
 	}
 	return out
+}
+
+// complete reports whether e carries the payload its type needs (never sent otherwise,
+// rather than failing the stream over one malformed event).
+func complete(e interactive.Event) bool {
+	switch e.Type {
+	case interactive.EventToolStart, interactive.EventToolEnd:
+		return e.Tool != nil
+	case interactive.EventPermissionRequest:
+		return e.Permission != nil
+	case interactive.EventPermissionResolved:
+		return e.Resolution != nil
+	case interactive.EventContextUpdate:
+		return e.Context != nil
+	case interactive.EventCompaction:
+		return e.Compaction != nil
+	case interactive.EventComplete, interactive.EventError, interactive.EventInterrupted:
+		return e.Result != nil
+	}
+	return true
 }
 
 func outcomeToProto(o string) robotav1.PermissionOutcome {
