@@ -12,17 +12,16 @@ import (
 	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
-	"google.golang.org/grpc/status"
 
-	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 	"github.com/robota-sdk/robota-go/internal/engineproc"
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
-// runEngine shows the daemon side: robota-engine over gRPC, and its supervised
-// go-plugin workers running real processes.
-func runEngine(bin string, first int) error {
+// runEngine shows the daemon side: robota-engine over gRPC, a session in it driven by
+// a client in another language, and its supervised go-plugin workers running real
+// processes.
+func runEngine(bin, examples string, first int) error {
 	tmp, err := os.MkdirTemp("", "robota-demo-")
 	if err != nil {
 		return err
@@ -33,7 +32,7 @@ func runEngine(bin string, first int) error {
 
 	step(first+0, "Start robota-engine on a private unix socket")
 	sock := filepath.Join(tmp, "engine.sock")
-	eng, err := engineproc.Start(bin, sock, nil, "--worker-check-interval", "200ms")
+	eng, err := engineproc.Start(bin, sock, nil, "--worker-check-interval", "200ms", "--state-dir", filepath.Join(tmp, "state"))
 	if err != nil {
 		return err
 	}
@@ -69,10 +68,13 @@ func runEngine(bin string, first int) error {
 		return err
 	}
 	say("reflection lists: %s", strings.Join(services, ", "))
-	_, err = robotav1.NewEngineServiceClient(conn).CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: tmp})
-	say("CreateSession -> %s: %s", status.Code(err), status.Convert(err).Message())
 
-	step(first+2, "Run a real background process in a worker process")
+	step(first+2, "A client in another language drives a session in the engine, and approves a Write")
+	if err := runForeignClient(ctx, examples, sock, tmp); err != nil {
+		return err
+	}
+
+	step(first+3, "Run a real background process in a worker process")
 	project := filepath.Join(tmp, "project")
 	if err := os.MkdirAll(project, 0o755); err != nil {
 		return err
@@ -105,7 +107,7 @@ func runEngine(bin string, first int) error {
 		return err
 	}
 
-	step(first+3, "Crash a worker: the engine's supervisor notices and replaces it")
+	step(first+4, "Crash a worker: the engine's supervisor notices and replaces it")
 	if err := syscall.Kill(workerPID, syscall.SIGKILL); err != nil {
 		return err
 	}
@@ -121,7 +123,7 @@ func runEngine(bin string, first int) error {
 	}
 	say("engine log: %q pid=%d", again.Msg(), again.Int("pid"))
 
-	step(first+4, "Stop the engine with SIGTERM")
+	step(first+5, "Stop the engine with SIGTERM")
 	start := time.Now()
 	if err := eng.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 
 func main() {
 	bin := flag.String("bin", "bin", "directory holding robota, robota-engine and robota-worker")
-	examples := flag.String("examples", "examples", "directory holding demo/ and demo.script.yaml")
+	examples := flag.String("examples", "examples", "directory holding demo/, demo.script.yaml and engine-clients/")
 	flag.Parse()
 	if err := run(*bin, *examples); err != nil {
 		fmt.Fprintf(os.Stderr, "\ndemo failed: %v\n", err)
@@ -36,17 +36,18 @@ func run(bin, examples string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("\n\033[1mPart 2 — the engine daemon and its worker processes\033[0m")
-	if err := runEngine(bin, next); err != nil {
+	fmt.Println("\n\033[1mPart 2 — the engine daemon, a session in it driven from another language, and its worker processes\033[0m")
+	if err := runEngine(bin, examples, next); err != nil {
 		return err
 	}
 	fmt.Print(`
 Done. Shown: robota -p with real tools on a real project (Read, Glob, Edit, Bash),
 permission rules (an allow list and a deny rule), persistence, auto-compaction and
-resume; the engine daemon on a 0600 unix socket with health and reflection; go-plugin
+resume; the engine daemon on a 0600 unix socket with health and reflection; a client
+in another language (examples/engine-clients) driving a session in the engine over
+gRPC, approving a permission request, with a second client watching; go-plugin
 workers running processes, supervised and replaced when they crash.
-Not yet: sessions over the engine's gRPC API (they answer "not implemented yet"),
-subagents in workers, the TUI.
+Not yet: subagents in workers, the TUI.
 `)
 	return nil
 }
