@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,14 +29,22 @@ type wired struct {
 	runnerapi.Runner
 	client *plugin.GRPCClient
 	server *plugin.GRPCServer
+	once   sync.Once
+	err    error
 }
 
 func (w *wired) Check() error { return w.client.Ping() }
 
+// Close closes the client, whose controller Shutdown stops the server; the server is
+// stopped here only when that call failed (go-plugin's GRPCServer.Stop is not safe to
+// call twice at once). Close may be called again (t.Cleanup does).
 func (w *wired) Close() error {
-	err := w.client.Close()
-	w.server.Stop()
-	return err
+	w.once.Do(func() {
+		if w.err = w.client.Close(); w.err != nil {
+			w.server.Stop()
+		}
+	})
+	return w.err
 }
 
 // inProcess launches wired workers and counts launches.
