@@ -38,7 +38,7 @@
 //   - Delivery (DESIGN.md decision 6): publishing never waits for a subscriber. Each
 //     subscriber has a bounded queue; undelivered text and thinking deltas merge (the
 //     merged event carries the last merged Seq), an undelivered context update is
-//     replaced by the newer one, and every other event (tool_start, tool_end,
+//     replaced by the newer one, and every other event (tool_start, tool_end, message,
 //     permission_request, permission_resolved, compaction, complete, error, interrupted)
 //     is delivered as published, never merged or dropped. A subscriber past its bound is
 //     disconnected (ErrSubscriberTooSlow, naming the last Seq it took) while the session
@@ -57,6 +57,9 @@
 //     the model reads; an abort while waiting denies and the tool never runs, whatever
 //     answer comes later. Every request ends with one permission_resolved event, before
 //     the end event of its prompt.
+//   - Every message appended to the conversation (the prompt, each assistant message,
+//     each tool result) is a message event, in conversation order, after the tool_end of
+//     its call and before the prompt's end event.
 //   - With InteractiveOptions.NoPrompt (headless runs, Query) a call that needs approval
 //     is denied at once and listed in the session's PermissionDenials, as before.
 //   - History is the session's timeline: chat messages plus tool-start and tool-end
