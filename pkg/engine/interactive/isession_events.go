@@ -29,8 +29,8 @@ const (
 	// EventMessage reports a message appended to the conversation (Message), as it is
 	// committed: the prompt, each assistant message, each tool result. Front ends that
 	// print whole messages (robota -p's stream-json) render it.
-	EventMessage EventType = "message"
-	EventCompaction         EventType = "compaction"     // Compaction
+	EventMessage    EventType = "message"
+	EventCompaction EventType = "compaction" // Compaction
 	// EventComplete, EventError and EventInterrupted end a prompt (Result); every
 	// accepted prompt ends with exactly one of them.
 	EventComplete    EventType = "complete"
