@@ -3,9 +3,9 @@
 // built-in tools confined to the workspace, the permission evaluator and hook
 // runner, the session store and log, and hands them to pkg/engine/session.
 //
-// It is the SDK layer: the headless CLI, and later the gRPC server and the
-// TUI, all obtain their sessions from Assemble, so a session behaves the same
-// whichever client drives it. InteractiveSession (New) wraps an assembled session
+// It is the SDK layer: the headless CLI (robota -p, through New), and later the
+// gRPC server and the TUI, all obtain their sessions from Assemble, so a session
+// behaves the same whichever client drives it. InteractiveSession (New) wraps an assembled session
 // with what every front end needs and none re-implements (DESIGN.md decision 7);
 // Query runs one prompt through it. Go embedders inject a ready provider
 // (Options.LLM) and their own tools (Options.Tools). Adapters in this package translate between the
