@@ -72,7 +72,7 @@ func runSession(bin, examples string) (int, error) {
 	}
 
 	step(5, "What was persisted")
-	record := filepath.Join(dir, ".robota", "sessions", id+".json")
+	record := filepath.Join(dir, ".robota", "sessions", id+".jsonl") // the store's journal
 	logPath := filepath.Join(dir, ".robota", "logs", id+".jsonl")
 	for _, p := range []string{record, logPath} {
 		st, err := os.Stat(p)

@@ -2,7 +2,12 @@
 // command-line contract of DESIGN.md (flags, exit statuses) and nothing of the
 // engine itself.
 //
-// Headless runs (`robota -p`), as claude -p runs them:
+// Headless runs (`robota -p`) are a thin adapter over interactive.InteractiveSession
+// (DESIGN.md decision 7), the one code path every front end shares: New with NoPrompt
+// (a call that needs approval is denied and listed in permission_denials), Submit, and
+// the output rendered from the prompt's events (message, compaction, tool_start/tool_end)
+// until its end event. A stop signal maps to Abort, then Close saves the session. They
+// behave as claude -p runs:
 //   - -p may stand without a value: the prompt then follows the flags, or piped stdin is
 //     the prompt (`echo q | robota -p`); with a prompt, piped stdin is appended to it.
 //     Stdin that brings no byte within 3 s is given up with a warning on stderr, so a pipe

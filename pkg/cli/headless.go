@@ -13,11 +13,9 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
-	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 	"github.com/robota-sdk/robota-go/pkg/runner/background"
 )
@@ -37,8 +35,9 @@ const stdinWait = 3 * time.Second
 // stopSignals end a headless run: the turn is aborted, the partial answer kept and saved.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// runHeadless runs one prompt in an in-process session and renders it. Ctrl-C, SIGTERM
-// or SIGHUP aborts the turn; the partial answer is kept and saved before the exit.
+// runHeadless runs one prompt in an in-process InteractiveSession (DESIGN.md decision 7:
+// robota -p is a thin adapter over it) and renders its events. Ctrl-C, SIGTERM or SIGHUP
+// aborts the prompt; the partial answer is kept and saved before the exit.
 func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr io.Writer) int {
 	start := time.Now()
 	format, err := output.ParseFormat(o.OutputFormat)
@@ -64,25 +63,25 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	// Background commands run in robota-worker, launched on the first one (decision 10).
 	bg := background.New(background.Config{})
 	defer bg.Close()
-	a, err := interactive.Assemble(ctx, interactive.Options{
+	s, err := interactive.New(ctx, interactive.Options{
 		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
 		Allow: o.AllowedTools, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns,
 		AppendSystemPrompt: o.AppendSystemPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
-		OnMessage: out.Message, Background: bg,
-		Callbacks: session.Callbacks{
-			OnCompactEvent:  func(e session.CompactEvent) { out.CompactBoundary(e.Trigger, e.Before.UsedTokens) },
-			OnToolExecution: toolReporter(o.Verbose, stderr),
-		},
+		Background: bg,
+		// Nobody is there to answer a permission question: the call is denied at once
+		// and listed in permission_denials.
+		Interactive: interactive.InteractiveOptions{NoPrompt: true, Delivery: headlessDelivery},
 	})
 	if err != nil {
 		return reportSetupError(err, stderr)
 	}
+	a := s.Assembled()
 	if o.Verbose {
 		for _, w := range a.Warnings {
 			fmt.Fprintf(stderr, "robota: warning: %s\n", w)
 		}
 	}
-	sess := a.Session
+	sess := s.Session()
 	out.Init(output.Init{
 		SessionID: sess.ID(), Cwd: cwd, Model: a.Provider.Model, Tools: a.Tools,
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
@@ -92,24 +91,16 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
-	runCtx, cancel := context.WithCancel(ctx)
-	caught := make(chan os.Signal, 1)
-	go func() {
-		select {
-		case sig := <-sigs:
-			caught <- sig
-			cancel()
-		case <-runCtx.Done():
-			caught <- nil
-		}
-	}()
-	answer, runErr := sess.Run(runCtx, prompt)
-	cancel()
-	sig := <-caught
+	end, sig, err := runPrompt(ctx, s, prompt, sigs, eventPrinter{out: out, verbose: o.Verbose, stderr: stderr})
 
-	res := resultOf(sess, answer, runErr, o.MaxTurns)
+	res := output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true}
+	if err != nil { // the prompt was refused, or its events could not be followed
+		res.Errors = []string{err.Error()}
+	} else {
+		res = resultOf(sess, end.Response, end.Err, o.MaxTurns)
+	}
 	res.DurationMS = time.Since(start).Milliseconds()
-	closeErr := a.Close(context.Background(), "other")
+	closeErr := s.Close(context.Background(), "other")
 	unsaved := closeErr != nil && !res.IsError
 	if unsaved {
 		// The answer was given but not saved (a full disk): the result line says so too,
@@ -152,37 +143,6 @@ func signalExit(sig os.Signal) int {
 	return 128 + int(syscall.SIGINT)
 }
 
-// resultOf describes the run. num_turns counts the model/tool rounds that ran, over the
-// Stop-hook continuations too; the forced final summary made at the --max-turns cap is not
-// a turn (its usage is counted), so --max-turns N reports at most N. Claude Code reports
-// N+1 there: it counts the turn it refused to start.
-func resultOf(sess *session.Session, answer string, runErr error, maxTurns int) output.Result {
-	last := sess.LastResult()
-	res := output.Result{Subtype: output.SubtypeSuccess, NumTurns: last.Rounds, Text: answer, Usage: last.Usage}
-	for _, d := range sess.PermissionDenials() {
-		res.PermissionDenials = append(res.PermissionDenials, output.PermissionDenial{
-			ToolName: d.ToolName, ToolUseID: d.ToolUseID, ToolInput: d.ToolInput})
-	}
-	switch {
-	case runErr != nil:
-		res.Subtype, res.IsError = output.SubtypeErrorDuringExecution, true
-		res.Errors = append(res.Errors, runErr.Error())
-	case last.StopReason == agent.StopMaxRounds:
-		res.Subtype, res.IsError = output.SubtypeErrorMaxTurns, true
-		res.Errors = append(res.Errors, fmt.Sprintf("Reached maximum number of turns (%d)", maxTurns))
-	case last.StopReason == agent.StopContextLimit:
-		// The guard's diagnostic is the answer; the run did not do what was asked.
-		res.Subtype, res.IsError = output.SubtypeErrorDuringExecution, true
-		res.Errors = append(res.Errors, last.Response)
-	case last.StopReason == agent.StopProviderError:
-		res.Subtype, res.IsError = output.SubtypeErrorDuringExecution, true
-		if last.Err != nil {
-			res.Errors = append(res.Errors, last.Err.Error())
-		}
-	}
-	return res
-}
-
 func reportSetupError(err error, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "robota: %v\n", err)
 	var verr *config.ValidationError
@@ -203,114 +163,4 @@ func resolveCwd(dir string) (string, error) {
 		return "", fmt.Errorf("--cwd %s: %w", dir, err)
 	}
 	return abs, nil
-}
-
-// toolReporter prints tool activity on stderr with --verbose. Messages hooks
-// address to the user (systemMessage) are printed in any case, as Claude Code shows them.
-func toolReporter(verbose bool, stderr io.Writer) func(session.ToolExecutionEvent) {
-	return func(e session.ToolExecutionEvent) {
-		if e.Message != "" {
-			fmt.Fprintf(stderr, "robota: hook: %s\n", e.Message)
-		}
-		if !verbose {
-			return
-		}
-		switch {
-		case e.Type == session.ToolStart:
-			fmt.Fprintf(stderr, "  → %s %s\n", e.ToolName, e.ToolArgs)
-		case e.Denied:
-			fmt.Fprintf(stderr, "  ✗ %s denied: %s\n", e.ToolName, e.Reason)
-		case !e.Success:
-			fmt.Fprintf(stderr, "  ✗ %s failed (%s)\n", e.ToolName, e.ErrorCode)
-		default:
-			fmt.Fprintf(stderr, "  ✓ %s\n", e.ToolName)
-		}
-	}
-}
-
-// maxPipedInput bounds what `cat file | robota -p ...` may add to the prompt.
-const maxPipedInput = 10 << 20
-
-// withPipedInput adds piped stdin to the prompt, as `claude -p` does: appended after a
-// blank line, or as the whole prompt when prompt is empty. A terminal or /dev/null adds
-// nothing. When no byte arrives within wait, it warns on warn and goes on without stdin
-// (a pipe that is never written to or closed must not hang the run); once input starts,
-// it is read to its end.
-func withPipedInput(prompt string, stdin *os.File, wait time.Duration, warn io.Writer) (string, error) {
-	st, err := stdin.Stat()
-	if err != nil {
-		return prompt, nil
-	}
-	if mode := st.Mode(); mode&(os.ModeNamedPipe|os.ModeSocket) == 0 && !mode.IsRegular() {
-		return prompt, nil
-	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	data, arrived, err := readWithin(stdin, timer.C)
-	if !arrived {
-		fmt.Fprintf(warn, "robota: warning: no stdin data received in %s, proceeding without it "+
-			"(redirect stdin from /dev/null to skip the wait)\n", wait)
-		return prompt, nil
-	}
-	if err != nil {
-		return "", err
-	}
-	if len(data) > maxPipedInput {
-		return "", fmt.Errorf("piped input is over %d MiB", maxPipedInput>>20)
-	}
-	switch s := strings.TrimSpace(string(data)); {
-	case s == "":
-		return prompt, nil
-	case prompt == "":
-		return s, nil
-	default:
-		return prompt + "\n\n" + s, nil
-	}
-}
-
-// readWithin reads r to its end (up to maxPipedInput+1 bytes) unless nothing at all, not
-// even the end, arrived when timeout fires; then arrived is false and the read goes on in
-// the background, its result dropped.
-func readWithin(r io.Reader, timeout <-chan time.Time) (data []byte, arrived bool, err error) {
-	type result struct {
-		data []byte
-		err  error
-	}
-	started := make(chan struct{})
-	done := make(chan result, 1)
-	go func() {
-		data, err := io.ReadAll(&firstByteReader{r: io.LimitReader(r, maxPipedInput+1), started: started})
-		done <- result{data, err}
-	}()
-	select {
-	case <-started:
-	case res := <-done:
-		return res.data, true, res.err
-	case <-timeout:
-		select { // a first byte that came with the timeout still counts
-		case <-started:
-		case res := <-done:
-			return res.data, true, res.err
-		default:
-			return nil, false, nil
-		}
-	}
-	res := <-done
-	return res.data, true, res.err
-}
-
-// firstByteReader closes started when the first byte is read.
-type firstByteReader struct {
-	r       io.Reader
-	started chan struct{}
-	seen    bool
-}
-
-func (f *firstByteReader) Read(p []byte) (int, error) {
-	n, err := f.r.Read(p)
-	if n > 0 && !f.seen {
-		f.seen = true
-		close(f.started)
-	}
-	return n, err
 }

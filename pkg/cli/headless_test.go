@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/providers/script"
@@ -185,11 +186,12 @@ turns:
 	})
 }
 
-func TestToolReporterShowsHookMessagesAlways(t *testing.T) {
-	end := session.ToolExecutionEvent{Type: session.ToolEnd, ToolName: "Bash", Success: true, Message: "lint is slow today"}
+func TestEventPrinterShowsHookMessagesAlways(t *testing.T) {
+	end := interactive.Event{Type: interactive.EventToolEnd,
+		Tool: &interactive.ToolState{ToolName: "Bash", Result: "success", Message: "lint is slow today"}}
 	for _, verbose := range []bool{false, true} {
-		var buf bytes.Buffer
-		toolReporter(verbose, &buf)(end)
+		var buf, stdout bytes.Buffer
+		eventPrinter{out: output.New(&stdout, output.FormatStreamJSON, llm.NewID), verbose: verbose, stderr: &buf}.print(end)
 		out := buf.String()
 		if !strings.Contains(out, "robota: hook: lint is slow today") {
 			t.Errorf("verbose=%v: hook message missing: %q", verbose, out)

@@ -3,9 +3,9 @@
 // built-in tools confined to the workspace, the permission evaluator and hook
 // runner, the session store and log, and hands them to pkg/engine/session.
 //
-// It is the SDK layer: the headless CLI, and later the gRPC server and the
-// TUI, all obtain their sessions from Assemble, so a session behaves the same
-// whichever client drives it. InteractiveSession (New) wraps an assembled session
+// It is the SDK layer: the headless CLI (robota -p, through New), and later the
+// gRPC server and the TUI, all obtain their sessions from Assemble, so a session
+// behaves the same whichever client drives it. InteractiveSession (New) wraps an assembled session
 // with what every front end needs and none re-implements (DESIGN.md decision 7);
 // Query runs one prompt through it. Go embedders inject a ready provider
 // (Options.LLM) and their own tools (Options.Tools). Adapters in this package translate between the
@@ -38,7 +38,7 @@
 //   - Delivery (DESIGN.md decision 6): publishing never waits for a subscriber. Each
 //     subscriber has a bounded queue; undelivered text and thinking deltas merge (the
 //     merged event carries the last merged Seq), an undelivered context update is
-//     replaced by the newer one, and every other event (tool_start, tool_end,
+//     replaced by the newer one, and every other event (tool_start, tool_end, message,
 //     permission_request, permission_resolved, compaction, complete, error, interrupted)
 //     is delivered as published, never merged or dropped. A subscriber past its bound is
 //     disconnected (ErrSubscriberTooSlow, naming the last Seq it took) while the session
@@ -57,6 +57,9 @@
 //     the model reads; an abort while waiting denies and the tool never runs, whatever
 //     answer comes later. Every request ends with one permission_resolved event, before
 //     the end event of its prompt.
+//   - Every message appended to the conversation (the prompt, each assistant message,
+//     each tool result) is a message event, in conversation order, after the tool_end of
+//     its call and before the prompt's end event.
 //   - With InteractiveOptions.NoPrompt (headless runs, Query) a call that needs approval
 //     is denied at once and listed in the session's PermissionDenials, as before.
 //   - History is the session's timeline: chat messages plus tool-start and tool-end

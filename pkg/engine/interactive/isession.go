@@ -87,6 +87,13 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 	}
 	s := newInteractive(opts.Interactive, opts.Now, opts.NewID)
 	opts.Callbacks = s.callbacks(opts.Callbacks)
+	next := opts.OnMessage
+	opts.OnMessage = func(m llm.Message) {
+		s.onMessage(m)
+		if next != nil {
+			next(m)
+		}
+	}
 	if !opts.Interactive.NoPrompt {
 		opts.PermissionHandler = s.perms.ask
 	}
@@ -113,6 +120,7 @@ func NewFromConfig(ctx context.Context, cfg session.Config, opts InteractiveOpti
 	}
 	s := newInteractive(opts, cfg.Now, cfg.NewID)
 	cfg.Callbacks = s.callbacks(cfg.Callbacks)
+	cfg.Logger = teeLogger{next: cfg.Logger, onMessage: s.onMessage}
 	if !opts.NoPrompt {
 		cfg.PermissionHandler = s.perms.ask
 	}
@@ -193,6 +201,11 @@ func (s *InteractiveSession) onTool(ev session.ToolExecutionEvent) {
 	}
 	s.addEntry(entry, st)
 	s.hub.publish(Event{Type: typ, PromptID: s.promptID(), Tool: st})
+}
+
+// onMessage publishes a message appended to the conversation.
+func (s *InteractiveSession) onMessage(m llm.Message) {
+	s.hub.publish(Event{Type: EventMessage, PromptID: s.promptID(), Message: &m})
 }
 
 func (s *InteractiveSession) addEntry(typ string, data any) {
@@ -419,7 +432,7 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 	end := Event{Type: EventComplete, PromptID: p.id, Result: res}
 	switch {
 	case errors.Is(err, session.ErrAborted):
-		end.Type, res.Reason = EventInterrupted, "aborted"
+		end.Type, res.Reason, res.Err = EventInterrupted, "aborted", err
 	case err != nil:
 		end.Type, res.Error, res.Err = EventError, err.Error(), err
 	}

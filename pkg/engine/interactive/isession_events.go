@@ -26,7 +26,11 @@ const (
 	// client, timed out, aborted), so every watching client can close its prompt.
 	EventPermissionResolved EventType = "permission_resolved"
 	EventContextUpdate      EventType = "context_update" // Context
-	EventCompaction         EventType = "compaction"     // Compaction
+	// EventMessage reports a message appended to the conversation (Message), as it is
+	// committed: the prompt, each assistant message, each tool result. Front ends that
+	// print whole messages (robota -p's stream-json) render it.
+	EventMessage    EventType = "message"
+	EventCompaction EventType = "compaction" // Compaction
 	// EventComplete, EventError and EventInterrupted end a prompt (Result); every
 	// accepted prompt ends with exactly one of them.
 	EventComplete    EventType = "complete"
@@ -66,6 +70,7 @@ type Event struct {
 	Resolution *PermissionResolution   `json:"resolution,omitempty"`
 	Context    *contextwin.WindowState `json:"context,omitempty"`
 	Compaction *session.CompactEvent   `json:"compaction,omitempty"`
+	Message    *llm.Message            `json:"message,omitempty"`
 	Result     *Result                 `json:"result,omitempty"`
 }
 
@@ -81,7 +86,8 @@ type Result struct {
 	Error  string `json:"error,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Err is the Go error of an EventError (session.ErrPromptBlocked, a provider's
-	// *llm.Error, session.ErrSave …), for errors.Is in process.
+	// *llm.Error, session.ErrSave …), or of an EventInterrupted whose run was aborted
+	// (it matches session.ErrAborted), for errors.Is in process.
 	Err error `json:"-"`
 }
 

@@ -270,6 +270,17 @@ func eventSize(e Event) int {
 	if p := e.Permission; p != nil {
 		n += len(p.Input) + len(p.Reason) + len(p.SessionRule)
 	}
+	if m := e.Message; m != nil {
+		for _, p := range m.Content {
+			n += 32 + len(p.Text) + len(p.Signature)
+			if p.ToolCall != nil {
+				n += len(p.ToolCall.Input)
+			}
+			if p.ToolResult != nil {
+				n += len(p.ToolResult.Content)
+			}
+		}
+	}
 	if r := e.Result; r != nil {
 		n += len(r.Response) + len(r.Error)
 	}

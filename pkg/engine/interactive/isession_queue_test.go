@@ -3,6 +3,8 @@ package interactive
 import (
 	"errors"
 	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
 const echoScript = `
@@ -84,6 +86,11 @@ func TestAbortClearsQueueAndInterrupts(t *testing.T) {
 	for _, e := range events {
 		if e.Type == EventInterrupted {
 			ended = append(ended, e.PromptID+":"+e.Result.Reason)
+			// The aborted run's error rides along (robota -p reports it); a prompt
+			// removed from the queue never ran and has none.
+			if aborted := e.PromptID == first.PromptID; aborted != errors.Is(e.Result.Err, session.ErrAborted) {
+				t.Fatalf("%s interrupted with error %v", e.PromptID, e.Result.Err)
+			}
 		}
 		if e.PromptID == second.PromptID && e.Type != EventInterrupted {
 			t.Fatalf("the cleared prompt produced %s", e.Type)

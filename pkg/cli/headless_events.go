@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/robota-sdk/robota-go/pkg/cli/output"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
+)
+
+// headlessDelivery never cuts off the run's one subscriber, its own output: stdout may be
+// a pipe read slowly, and every message must still be printed. What the queue holds is
+// the run's output, which the session keeps anyway.
+var headlessDelivery = interactive.DeliveryLimits{SubscriberEvents: math.MaxInt32, SubscriberBytes: math.MaxInt}
+
+// runPrompt submits prompt to s and prints the session's events until the prompt ends,
+// returning its result. A signal from sigs, or the end of ctx, aborts the prompt, which
+// still ends (interrupted, its partial answer kept and saved); sig is that signal.
+func runPrompt(ctx context.Context, s *interactive.InteractiveSession, prompt string, sigs <-chan os.Signal,
+	p eventPrinter) (end *interactive.Result, sig os.Signal, err error) {
+	sub := s.Subscribe() // before Submit: no event of the prompt is missed
+	defer sub.Close()
+	sent, err := s.Submit(prompt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("submit the prompt: %w", err)
+	}
+	done := make(chan struct{})
+	caught := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case sig := <-sigs:
+			caught <- sig
+			s.Abort()
+		case <-ctx.Done():
+			caught <- nil
+			s.Abort()
+		case <-done:
+			caught <- nil
+		}
+	}()
+	end, err = printUntilEnd(sub, sent.PromptID, p)
+	close(done)
+	return end, <-caught, err
+}
+
+// printUntilEnd prints events until the end event of the prompt (complete, error or
+// interrupted) and returns its result.
+func printUntilEnd(sub *interactive.Subscription, promptID string, p eventPrinter) (*interactive.Result, error) {
+	for {
+		ev, err := sub.Next(context.Background())
+		if err != nil {
+			return nil, fmt.Errorf("follow the session's events: %w", err)
+		}
+		p.print(ev)
+		switch ev.Type {
+		case interactive.EventComplete, interactive.EventError, interactive.EventInterrupted:
+			if ev.PromptID == promptID {
+				return ev.Result, nil
+			}
+		}
+	}
+}
+
+// eventPrinter renders a headless run's events: committed messages and compaction
+// boundaries on stdout (stream-json), tool activity on stderr with --verbose, and the
+// messages hooks address to the user (systemMessage) on stderr in any case, as Claude
+// Code shows them.
+type eventPrinter struct {
+	out     *output.Writer
+	verbose bool
+	stderr  io.Writer
+}
+
+func (p eventPrinter) print(ev interactive.Event) {
+	switch ev.Type {
+	case interactive.EventMessage:
+		p.out.Message(*ev.Message)
+	case interactive.EventCompaction:
+		p.out.CompactBoundary(ev.Compaction.Trigger, ev.Compaction.Before.UsedTokens)
+	case interactive.EventToolStart, interactive.EventToolEnd:
+		p.tool(ev.Type, ev.Tool)
+	}
+}
+
+func (p eventPrinter) tool(typ interactive.EventType, t *interactive.ToolState) {
+	if t.Message != "" {
+		fmt.Fprintf(p.stderr, "robota: hook: %s\n", t.Message)
+	}
+	if !p.verbose {
+		return
+	}
+	switch {
+	case typ == interactive.EventToolStart:
+		fmt.Fprintf(p.stderr, "  → %s %s\n", t.ToolName, t.Args)
+	case t.Result == "denied":
+		fmt.Fprintf(p.stderr, "  ✗ %s denied: %s\n", t.ToolName, t.Reason)
+	case t.Result == "error":
+		fmt.Fprintf(p.stderr, "  ✗ %s failed (%s)\n", t.ToolName, t.ErrorCode)
+	default:
+		fmt.Fprintf(p.stderr, "  ✓ %s\n", t.ToolName)
+	}
+}
