@@ -248,6 +248,19 @@ func TestFileStoreCorruptFiles(t *testing.T) {
 	if _, err := store.LatestForCwd(ctx, s, "/work/project"); !errors.As(err, &ce) || ce.Path != filepath.Join(dir, "truncated.json") {
 		t.Errorf("LatestForCwd with a newer corrupt record = %v, want its *CorruptError", err)
 	}
+	// File times come from the kernel's coarse clock: a file written just after the save
+	// can read a few milliseconds older than the session's UpdatedAt, and still counts.
+	good, err = s.Load(ctx, "good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	justBefore := good.UpdatedAt.Add(-10 * time.Millisecond)
+	if err := os.Chtimes(filepath.Join(dir, "truncated.json"), justBefore, justBefore); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.LatestForCwd(ctx, s, "/work/project"); !errors.As(err, &ce) || ce.Path != filepath.Join(dir, "truncated.json") {
+		t.Errorf("LatestForCwd with a corrupt record written just after the save = %v, want its *CorruptError", err)
+	}
 }
 
 // TestFileStoreRedactsSecrets: a key in a prompt, a tool output and a provider option must

@@ -99,6 +99,10 @@ func ValidateID(id string) error {
 	return nil
 }
 
+// mtimeSlack is how much older than the newest readable session a corrupt file may look
+// and still be taken for the newest (see LatestForCwd).
+const mtimeSlack = time.Second
+
 // LatestForCwd returns the most recently updated session whose Cwd is cwd (compared
 // after filepath.Clean), for --continue. It returns ErrNotFound when there is none. A
 // corrupt record is not skipped: when it could be the newest one (its file changed after
@@ -118,7 +122,10 @@ func LatestForCwd(ctx context.Context, s Store, cwd string) (Info, error) {
 		}
 	}
 	for _, c := range listing.Corrupt {
-		if found == nil || c.ModTime.IsZero() || c.ModTime.After(found.UpdatedAt) {
+		// A file's time comes from the kernel's coarse clock, UpdatedAt from time.Now: a
+		// file written just after a save can read a few milliseconds older, so a corrupt
+		// file up to mtimeSlack older than the newest session still counts as newer.
+		if found == nil || c.ModTime.IsZero() || c.ModTime.After(found.UpdatedAt.Add(-mtimeSlack)) {
 			return Info{}, c
 		}
 	}
