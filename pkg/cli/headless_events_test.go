@@ -92,7 +92,9 @@ func TestRunPromptAbortsOnSignalOrCancel(t *testing.T) {
 			if !res.IsError || res.Subtype != output.SubtypeErrorDuringExecution || len(res.Errors) != 1 {
 				t.Fatalf("result %+v", res)
 			}
-			if !strings.Contains(stdout.String(), `"type":"assistant"`) || !strings.Contains(stdout.String(), "partial answer") {
+			// The abort comes at the first delta, so how much of "partial answer" streamed
+			// before it varies; what streamed is printed.
+			if !strings.Contains(stdout.String(), `"type":"assistant"`) || !strings.Contains(stdout.String(), `"text":"partial`) {
 				t.Fatalf("the partial answer was not printed:\n%s", stdout.String())
 			}
 		})
