@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
@@ -53,23 +52,8 @@ func checkEngineFlags(o Options) error {
 // interrupted event, then exits 128+signal.
 func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr io.Writer) int {
 	start := time.Now()
-	format, err := output.ParseFormat(o.OutputFormat)
-	if err != nil {
-		fmt.Fprintf(stderr, "robota: %v\n", err)
-		return exitConfig
-	}
-	cwd, err := resolveCwd(o.Cwd)
-	if err != nil {
-		fmt.Fprintf(stderr, "robota: %v\n", err)
-		return exitConfig
-	}
-	prompt, err := withPipedInput(o.Prompt, stdin, stdinWait, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "robota: read stdin: %v\n", err)
-		return exitConfig
-	}
-	if strings.TrimSpace(prompt) == "" {
-		fmt.Fprintln(stderr, "robota: -p needs a prompt: pass it as an argument (robota -p \"...\") or pipe it on stdin")
+	format, cwd, prompt, ok := headlessInput(o, stdin, stderr)
+	if !ok {
 		return exitConfig
 	}
 	c, err := client.Dial(o.Engine, client.DialOptions{TLS: o.EngineTLS})

@@ -35,28 +35,37 @@ const stdinWait = 3 * time.Second
 // stopSignals end a headless run: the turn is aborted, the partial answer kept and saved.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
+// headlessInput reads what every headless run needs from the flags and stdin: the output
+// format, the working directory and the prompt. A problem is reported on stderr and ok
+// is false (exit 2).
+func headlessInput(o Options, stdin *os.File, stderr io.Writer) (format output.Format, cwd, prompt string, ok bool) {
+	format, err := output.ParseFormat(o.OutputFormat)
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return format, "", "", false
+	}
+	if cwd, err = resolveCwd(o.Cwd); err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return format, "", "", false
+	}
+	if prompt, err = withPipedInput(o.Prompt, stdin, stdinWait, stderr); err != nil {
+		fmt.Fprintf(stderr, "robota: read stdin: %v\n", err)
+		return format, "", "", false
+	}
+	if strings.TrimSpace(prompt) == "" {
+		fmt.Fprintln(stderr, "robota: -p needs a prompt: pass it as an argument (robota -p \"...\") or pipe it on stdin")
+		return format, "", "", false
+	}
+	return format, cwd, prompt, true
+}
+
 // runHeadless runs one prompt in an in-process InteractiveSession (DESIGN.md decision 7:
 // robota -p is a thin adapter over it) and renders its events. Ctrl-C, SIGTERM or SIGHUP
 // aborts the prompt; the partial answer is kept and saved before the exit.
 func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr io.Writer) int {
 	start := time.Now()
-	format, err := output.ParseFormat(o.OutputFormat)
-	if err != nil {
-		fmt.Fprintf(stderr, "robota: %v\n", err)
-		return exitConfig
-	}
-	cwd, err := resolveCwd(o.Cwd)
-	if err != nil {
-		fmt.Fprintf(stderr, "robota: %v\n", err)
-		return exitConfig
-	}
-	prompt, err := withPipedInput(o.Prompt, stdin, stdinWait, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "robota: read stdin: %v\n", err)
-		return exitConfig
-	}
-	if strings.TrimSpace(prompt) == "" {
-		fmt.Fprintln(stderr, "robota: -p needs a prompt: pass it as an argument (robota -p \"...\") or pipe it on stdin")
+	format, cwd, prompt, ok := headlessInput(o, stdin, stderr)
+	if !ok {
 		return exitConfig
 	}
 	out := output.New(stdout, format, llm.NewID)
