@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
@@ -33,12 +34,12 @@ func launch(t *testing.T, cmd launcher.Command) (*launcher.Worker, *observer.Obs
 	return w, logs
 }
 
-func collect(t *testing.T, w *launcher.Worker, job workerplugin.Job) []workerplugin.Event {
+func collect(t *testing.T, w *launcher.Worker, job runnerapi.Job) []runnerapi.Event {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var evs []workerplugin.Event
-	if err := w.Runner.Start(ctx, job, func(ev workerplugin.Event) error {
+	var evs []runnerapi.Event
+	if err := w.Runner.Start(ctx, job, func(ev runnerapi.Event) error {
 		evs = append(evs, ev)
 		return nil
 	}); err != nil {
@@ -50,10 +51,10 @@ func collect(t *testing.T, w *launcher.Worker, job workerplugin.Job) []workerplu
 func TestWorkerRunsProcessJobOverGoPlugin(t *testing.T) {
 	w, logs := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota-worker")})
 	dir := t.TempDir()
-	evs := collect(t, w, workerplugin.Job{ID: "job-1", Process: &workerplugin.ProcessJob{
+	evs := collect(t, w, runnerapi.Job{ID: "job-1", Process: &runnerapi.ProcessJob{
 		Command: "echo out; echo err >&2; pwd; exit 3", Cwd: dir,
 	}})
-	if evs[0].Kind != workerplugin.EventStarted || evs[0].PID <= 0 {
+	if evs[0].Kind != runnerapi.EventStarted || evs[0].PID <= 0 {
 		t.Fatalf("first event = %+v, want started with a pid", evs[0])
 	}
 	var text strings.Builder
@@ -61,7 +62,7 @@ func TestWorkerRunsProcessJobOverGoPlugin(t *testing.T) {
 		if ev.Sequence != uint64(i+1) {
 			t.Fatalf("event %d has sequence %d", i, ev.Sequence)
 		}
-		if ev.Kind == workerplugin.EventTextDelta {
+		if ev.Kind == runnerapi.EventTextDelta {
 			text.WriteString(ev.Text)
 		}
 	}
@@ -69,7 +70,7 @@ func TestWorkerRunsProcessJobOverGoPlugin(t *testing.T) {
 		t.Fatalf("streamed output = %q, want %q", got, want)
 	}
 	last := evs[len(evs)-1]
-	if last.Kind != workerplugin.EventFailed || last.ExitCode != 3 || last.Error != "exit status 3" {
+	if last.Kind != runnerapi.EventFailed || last.ExitCode != 3 || last.Error != "exit status 3" {
 		t.Fatalf("terminal event = %+v, want failed with exit 3", last)
 	}
 	page, err := w.Runner.ReadLog(context.Background(), "job-1", 4, 3)
@@ -86,15 +87,15 @@ func TestWorkerRunsProcessJobOverGoPlugin(t *testing.T) {
 
 func TestWorkerCancelKillsProcessGroup(t *testing.T) {
 	w, _ := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota-worker")})
-	done := make(chan []workerplugin.Event, 1)
+	done := make(chan []runnerapi.Event, 1)
 	started := make(chan int, 1)
 	go func() {
-		var evs []workerplugin.Event
-		_ = w.Runner.Start(context.Background(), workerplugin.Job{ID: "sleepy", Process: &workerplugin.ProcessJob{
+		var evs []runnerapi.Event
+		_ = w.Runner.Start(context.Background(), runnerapi.Job{ID: "sleepy", Process: &runnerapi.ProcessJob{
 			Command: "sleep 60 & echo child=$!; wait",
-		}}, func(ev workerplugin.Event) error {
+		}}, func(ev runnerapi.Event) error {
 			evs = append(evs, ev)
-			if ev.Kind == workerplugin.EventTextDelta && strings.HasPrefix(ev.Text, "child=") {
+			if ev.Kind == runnerapi.EventTextDelta && strings.HasPrefix(ev.Text, "child=") {
 				pid, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(ev.Text, "child=")))
 				started <- pid
 			}
@@ -115,7 +116,7 @@ func TestWorkerCancelKillsProcessGroup(t *testing.T) {
 	select {
 	case evs := <-done:
 		last := evs[len(evs)-1]
-		if last.Kind != workerplugin.EventCancelled || last.Reason != "test cancel" {
+		if last.Kind != runnerapi.EventCancelled || last.Reason != "test cancel" {
 			t.Fatalf("terminal event = %+v, want cancelled with the reason", last)
 		}
 	case <-time.After(5 * time.Second):
@@ -131,10 +132,10 @@ func TestWorkerAndItsProcessJobsSeeNoSecrets(t *testing.T) {
 	if env := readEnviron(t, w.PID); strings.Contains(env, "x-engine-only") {
 		t.Fatalf("worker environment holds an engine secret:\n%s", env)
 	}
-	evs := collect(t, w, workerplugin.Job{ID: "env", Process: &workerplugin.ProcessJob{Command: "env"}})
+	evs := collect(t, w, runnerapi.Job{ID: "env", Process: &runnerapi.ProcessJob{Command: "env"}})
 	var out strings.Builder
 	for _, ev := range evs {
-		if ev.Kind == workerplugin.EventTextDelta {
+		if ev.Kind == runnerapi.EventTextDelta {
 			out.WriteString(ev.Text)
 		}
 	}
@@ -150,8 +151,8 @@ func TestWorkerAndItsProcessJobsSeeNoSecrets(t *testing.T) {
 
 func TestWorkerRefusesAgentJobsClearly(t *testing.T) {
 	w, _ := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota-worker")})
-	err := w.Runner.Start(context.Background(), workerplugin.Job{ID: "a", Agent: &workerplugin.AgentJob{Prompt: "hi"}},
-		func(workerplugin.Event) error { return nil })
+	err := w.Runner.Start(context.Background(), runnerapi.Job{ID: "a", Agent: &runnerapi.AgentJob{Prompt: "hi"}},
+		func(runnerapi.Event) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "only process jobs run in this build") {
 		t.Fatalf("agent job error = %v, want an unsupported-job explanation", err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/robota-sdk/robota-go/internal/engineproc"
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
-	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
 
 // runEngine shows the daemon side: robota-engine over gRPC, a session in it driven by
@@ -88,13 +88,13 @@ func runEngine(bin, examples string, first int) error {
 	}
 	defer w.Kill()
 	say("launched robota-worker pid %d; job: ls, grep and wc over a scratch project", w.PID)
-	err = w.Runner.Start(ctx, workerplugin.Job{ID: "demo-1", Process: &workerplugin.ProcessJob{
+	err = w.Runner.Start(ctx, runnerapi.Job{ID: "demo-1", Process: &runnerapi.ProcessJob{
 		Command: "ls -l && grep -n func main.go && wc -c main.go", Cwd: project,
-	}}, func(ev workerplugin.Event) error {
+	}}, func(ev runnerapi.Event) error {
 		switch ev.Kind {
-		case workerplugin.EventStarted:
+		case runnerapi.EventStarted:
 			say("#%d started (shell pid %d)", ev.Sequence, ev.PID)
-		case workerplugin.EventTextDelta:
+		case runnerapi.EventTextDelta:
 			for _, line := range strings.Split(strings.TrimRight(ev.Text, "\n"), "\n") {
 				say("#%d | %s", ev.Sequence, line)
 			}

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
@@ -32,7 +33,7 @@ type Worker struct {
 	client *plugin.Client
 	proto  plugin.ClientProtocol
 	// Runner calls the worker's RunnerService.
-	Runner workerplugin.Runner
+	Runner runnerapi.Runner
 	// PID is the worker's process id.
 	PID int
 }
@@ -92,7 +93,7 @@ func LaunchContext(ctx context.Context, cmd Command, log *zap.Logger, startTimeo
 	if err != nil {
 		return fail(fmt.Errorf("dispense runner from worker %s: %w", cmd, err))
 	}
-	runner, ok := raw.(workerplugin.Runner)
+	runner, ok := raw.(runnerapi.Runner)
 	if !ok {
 		return fail(fmt.Errorf("worker %s dispensed %T, not a Runner", cmd, raw))
 	}

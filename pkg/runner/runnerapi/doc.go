@@ -1,8 +1,7 @@
 // Package runnerapi is what a worker runs, in plain Go types: the Runner interface, jobs,
 // their events and log pages. It imports nothing but the standard library, so code that
 // only uses a Runner (pkg/runner/background, tests, in-process runners) does not depend
-// on the wire; pkg/runner/workerplugin carries the same types over go-plugin and gRPC
-// (its names are aliases of these).
+// on the wire; pkg/runner/workerplugin carries these types over go-plugin and gRPC.
 //
 // Guarantees of every Runner: a job's events reach the caller in the order the worker
 // emitted them, with sequence numbers starting at 1; every Start ends with exactly one

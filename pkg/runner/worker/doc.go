@@ -16,5 +16,5 @@
 // cookie).
 //
 // Agent jobs arrive with the runner issue; until then Start refuses them with
-// workerplugin.ErrUnsupportedJob.
+// runnerapi.ErrUnsupportedJob.
 package worker

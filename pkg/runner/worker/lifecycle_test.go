@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
@@ -21,13 +22,13 @@ func TestCancelledContextDoesNotSpinTheEventLoop(t *testing.T) {
 	var passes atomic.Int64
 	w.loopHook = func() { passes.Add(1) }
 	ctx, cancel := context.WithCancel(context.Background())
-	var evs []workerplugin.Event
-	err := w.Start(ctx, workerplugin.Job{ID: "stubborn", Process: &workerplugin.ProcessJob{
+	var evs []runnerapi.Event
+	err := w.Start(ctx, runnerapi.Job{ID: "stubborn", Process: &runnerapi.ProcessJob{
 		// Ignored dispositions survive exec, so sleep ignores SIGTERM too.
 		Command: "trap '' TERM; echo up; sleep 30",
-	}}, func(ev workerplugin.Event) error {
+	}}, func(ev runnerapi.Event) error {
 		evs = append(evs, ev)
-		if ev.Kind == workerplugin.EventTextDelta {
+		if ev.Kind == runnerapi.EventTextDelta {
 			cancel()
 		}
 		return nil
@@ -35,7 +36,7 @@ func TestCancelledContextDoesNotSpinTheEventLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := evs[len(evs)-1]; last.Kind != workerplugin.EventCancelled || last.Reason != "engine went away" {
+	if last := evs[len(evs)-1]; last.Kind != runnerapi.EventCancelled || last.Reason != "engine went away" {
 		t.Fatalf("terminal = %+v, want cancelled because the engine went away", last)
 	}
 	// Passes: start, one per output wake-up, the cancel, the end. A spinning
@@ -49,9 +50,9 @@ func TestFinishedJobsAreEvictedOldestFirst(t *testing.T) {
 	w := New(nil)
 	w.jobs = newJobTable(2, 1<<20)
 	for i := range 3 {
-		runJob(t, w, workerplugin.Job{ID: fmt.Sprint("j", i), Process: &workerplugin.ProcessJob{Command: fmt.Sprint("echo ", i)}}, nil)
+		runJob(t, w, runnerapi.Job{ID: fmt.Sprint("j", i), Process: &runnerapi.ProcessJob{Command: fmt.Sprint("echo ", i)}}, nil)
 	}
-	if _, err := w.ReadLog(context.Background(), "j0", 0, 0); !errors.Is(err, workerplugin.ErrUnknownJob) {
+	if _, err := w.ReadLog(context.Background(), "j0", 0, 0); !errors.Is(err, runnerapi.ErrUnknownJob) {
 		t.Fatalf("ReadLog of the evicted oldest job = %v, want ErrUnknownJob", err)
 	}
 	for i := 1; i < 3; i++ {
@@ -74,18 +75,18 @@ func TestEvictionByLogBytesKeepsRunningJobsAndTheNewest(t *testing.T) {
 	running := make(chan struct{})
 	ended := make(chan error, 1)
 	go func() {
-		ended <- w.Start(ctx, workerplugin.Job{ID: "long", Process: &workerplugin.ProcessJob{Command: "echo long-running; sleep 30"}},
-			func(ev workerplugin.Event) error {
-				if ev.Kind == workerplugin.EventTextDelta {
+		ended <- w.Start(ctx, runnerapi.Job{ID: "long", Process: &runnerapi.ProcessJob{Command: "echo long-running; sleep 30"}},
+			func(ev runnerapi.Event) error {
+				if ev.Kind == runnerapi.EventTextDelta {
 					close(running)
 				}
 				return nil
 			})
 	}()
 	<-running
-	runJob(t, w, workerplugin.Job{ID: "a", Process: &workerplugin.ProcessJob{Command: "echo aaaaaaaa"}}, nil)
-	runJob(t, w, workerplugin.Job{ID: "b", Process: &workerplugin.ProcessJob{Command: "echo bbbbbbbbbbbbbbbbbbbb"}}, nil)
-	if _, err := w.ReadLog(context.Background(), "a", 0, 0); !errors.Is(err, workerplugin.ErrUnknownJob) {
+	runJob(t, w, runnerapi.Job{ID: "a", Process: &runnerapi.ProcessJob{Command: "echo aaaaaaaa"}}, nil)
+	runJob(t, w, runnerapi.Job{ID: "b", Process: &runnerapi.ProcessJob{Command: "echo bbbbbbbbbbbbbbbbbbbb"}}, nil)
+	if _, err := w.ReadLog(context.Background(), "a", 0, 0); !errors.Is(err, runnerapi.ErrUnknownJob) {
 		t.Fatalf("ReadLog(a) = %v, want it evicted for the byte cap", err)
 	}
 	if page, err := w.ReadLog(context.Background(), "b", 0, 0); err != nil || !strings.HasPrefix(string(page.Data), "bbbb") {
@@ -103,8 +104,8 @@ func TestEvictionByLogBytesKeepsRunningJobsAndTheNewest(t *testing.T) {
 func TestReusedJobIDIsNotEvictedByItsPredecessor(t *testing.T) {
 	w := New(nil)
 	w.jobs = newJobTable(1, 1<<20)
-	runJob(t, w, workerplugin.Job{ID: "x", Process: &workerplugin.ProcessJob{Command: "echo first"}}, nil)
-	runJob(t, w, workerplugin.Job{ID: "x", Process: &workerplugin.ProcessJob{Command: "echo second"}}, nil)
+	runJob(t, w, runnerapi.Job{ID: "x", Process: &runnerapi.ProcessJob{Command: "echo first"}}, nil)
+	runJob(t, w, runnerapi.Job{ID: "x", Process: &runnerapi.ProcessJob{Command: "echo second"}}, nil)
 	page, err := w.ReadLog(context.Background(), "x", 0, 0)
 	if err != nil || string(page.Data) != "second\n" {
 		t.Fatalf("ReadLog(x) = %q, %v; want the second run's log", page.Data, err)
@@ -120,7 +121,7 @@ func TestProcessJobsDoNotInheritSecrets(t *testing.T) {
 	} {
 		t.Setenv(k, v)
 	}
-	evs := runJob(t, New(nil), workerplugin.Job{ID: "env", Process: &workerplugin.ProcessJob{
+	evs := runJob(t, New(nil), runnerapi.Job{ID: "env", Process: &runnerapi.ProcessJob{
 		Command: "env", Env: map[string]string{"EXPLICIT": "given"},
 	}}, nil)
 	got := output(evs)

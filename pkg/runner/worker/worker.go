@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
@@ -88,22 +89,22 @@ func (j *processJob) stopReason() (string, bool) {
 	return j.cancelReason, j.cancelled
 }
 
-// Start implements workerplugin.Runner.
-func (w *Worker) Start(ctx context.Context, job workerplugin.Job, emit func(workerplugin.Event) error) error {
+// Start implements runnerapi.Runner.
+func (w *Worker) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
 	if job.Process == nil {
-		return fmt.Errorf("job %s: %w: only process jobs run in this build (agent jobs arrive with the runner)", job.ID, workerplugin.ErrUnsupportedJob)
+		return fmt.Errorf("job %s: %w: only process jobs run in this build (agent jobs arrive with the runner)", job.ID, runnerapi.ErrUnsupportedJob)
 	}
 	j, err := w.launch(job)
 	if err != nil {
 		return err
 	}
 	var seq uint64
-	send := func(ev workerplugin.Event) error {
+	send := func(ev runnerapi.Event) error {
 		seq++
 		ev.JobID, ev.Sequence = job.ID, seq
 		return emit(ev)
 	}
-	if err := send(workerplugin.Event{Kind: workerplugin.EventStarted, PID: j.cmd.Process.Pid}); err != nil {
+	if err := send(runnerapi.Event{Kind: runnerapi.EventStarted, PID: j.cmd.Process.Pid}); err != nil {
 		j.stop("engine stream closed")
 		<-j.done
 		return err
@@ -124,7 +125,7 @@ func (w *Worker) Start(ctx context.Context, job workerplugin.Job, emit func(work
 				return nil
 			}
 			streamed = next
-			if err := send(workerplugin.Event{Kind: workerplugin.EventTextDelta, Text: string(data)}); err != nil {
+			if err := send(runnerapi.Event{Kind: runnerapi.EventTextDelta, Text: string(data)}); err != nil {
 				return err
 			}
 		}
@@ -158,24 +159,24 @@ func (w *Worker) Start(ctx context.Context, job workerplugin.Job, emit func(work
 	return send(w.terminal(job, j, timedOut))
 }
 
-func (w *Worker) terminal(job workerplugin.Job, j *processJob, timedOut bool) workerplugin.Event {
+func (w *Worker) terminal(job runnerapi.Job, j *processJob, timedOut bool) runnerapi.Event {
 	tail := j.output.Tail(outputTailBytes)
 	exit := j.cmd.ProcessState.ExitCode()
 	reason, stopped := j.stopReason()
 	w.log.Info("process job ended", "job_id", job.ID, "exit_code", exit, "stopped", stopped)
 	switch {
 	case timedOut:
-		return workerplugin.Event{Kind: workerplugin.EventFailed, Error: reason, Category: "timeout", Output: tail, ExitCode: exit}
+		return runnerapi.Event{Kind: runnerapi.EventFailed, Error: reason, Category: "timeout", Output: tail, ExitCode: exit}
 	case stopped:
-		return workerplugin.Event{Kind: workerplugin.EventCancelled, Reason: reason}
+		return runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: reason}
 	case exit != 0:
-		return workerplugin.Event{Kind: workerplugin.EventFailed, Error: fmt.Sprintf("exit status %d", exit),
+		return runnerapi.Event{Kind: runnerapi.EventFailed, Error: fmt.Sprintf("exit status %d", exit),
 			Category: "process", Output: tail, ExitCode: exit}
 	}
-	return workerplugin.Event{Kind: workerplugin.EventCompleted, Output: tail}
+	return runnerapi.Event{Kind: runnerapi.EventCompleted, Output: tail}
 }
 
-func (w *Worker) launch(job workerplugin.Job) (*processJob, error) {
+func (w *Worker) launch(job runnerapi.Job) (*processJob, error) {
 	p := job.Process
 	cmd := exec.Command("/bin/sh", "-c", p.Command)
 	cmd.Dir = p.Cwd
@@ -224,12 +225,12 @@ func (w *Worker) job(id string) (*processJob, error) {
 	defer w.mu.Unlock()
 	j, ok := w.jobs.get(id)
 	if !ok {
-		return nil, fmt.Errorf("job %q: %w", id, workerplugin.ErrUnknownJob)
+		return nil, fmt.Errorf("job %q: %w", id, runnerapi.ErrUnknownJob)
 	}
 	return j, nil
 }
 
-// Cancel implements workerplugin.Runner.
+// Cancel implements runnerapi.Runner.
 func (w *Worker) Cancel(_ context.Context, jobID, reason string) (bool, error) {
 	j, err := w.job(jobID)
 	if err != nil {
@@ -246,7 +247,7 @@ func (w *Worker) Cancel(_ context.Context, jobID, reason string) (bool, error) {
 	return j.stop(reason), nil
 }
 
-// Send implements workerplugin.Runner: input goes to the process's stdin.
+// Send implements runnerapi.Runner: input goes to the process's stdin.
 func (w *Worker) Send(_ context.Context, jobID, input string) error {
 	j, err := w.job(jobID)
 	if err != nil {
@@ -265,11 +266,11 @@ func (w *Worker) Send(_ context.Context, jobID, input string) error {
 
 var errJobEnded = errors.New("job ended")
 
-// ReadLog implements workerplugin.Runner.
-func (w *Worker) ReadLog(_ context.Context, jobID string, offset, limit int64) (workerplugin.LogPage, error) {
+// ReadLog implements runnerapi.Runner.
+func (w *Worker) ReadLog(_ context.Context, jobID string, offset, limit int64) (runnerapi.LogPage, error) {
 	j, err := w.job(jobID)
 	if err != nil {
-		return workerplugin.LogPage{}, err
+		return runnerapi.LogPage{}, err
 	}
 	if limit <= 0 {
 		limit = defaultReadLimit
@@ -282,5 +283,5 @@ func (w *Worker) ReadLog(_ context.Context, jobID string, offset, limit int64) (
 		ended = true
 	default:
 	}
-	return workerplugin.LogPage{Data: data, NextOffset: next, EOF: ended && next >= j.output.End()}, nil
+	return runnerapi.LogPage{Data: data, NextOffset: next, EOF: ended && next >= j.output.End()}, nil
 }

@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
 
-func runJob(t *testing.T, w *Worker, job workerplugin.Job, onEvent func(workerplugin.Event)) []workerplugin.Event {
+func runJob(t *testing.T, w *Worker, job runnerapi.Job, onEvent func(runnerapi.Event)) []runnerapi.Event {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var evs []workerplugin.Event
-	err := w.Start(ctx, job, func(ev workerplugin.Event) error {
+	var evs []runnerapi.Event
+	err := w.Start(ctx, job, func(ev runnerapi.Event) error {
 		evs = append(evs, ev)
 		if onEvent != nil {
 			onEvent(ev)
@@ -28,10 +28,10 @@ func runJob(t *testing.T, w *Worker, job workerplugin.Job, onEvent func(workerpl
 	return evs
 }
 
-func output(evs []workerplugin.Event) string {
+func output(evs []runnerapi.Event) string {
 	var b strings.Builder
 	for _, ev := range evs {
-		if ev.Kind == workerplugin.EventTextDelta {
+		if ev.Kind == runnerapi.EventTextDelta {
 			b.WriteString(ev.Text)
 		}
 	}
@@ -41,27 +41,27 @@ func output(evs []workerplugin.Event) string {
 func TestProcessJobOutcomes(t *testing.T) {
 	tests := []struct {
 		name     string
-		job      workerplugin.ProcessJob
-		wantKind workerplugin.EventKind
+		job      runnerapi.ProcessJob
+		wantKind runnerapi.EventKind
 		wantOut  string
 		wantExit int
 		wantCat  string
 	}{
-		{name: "success", job: workerplugin.ProcessJob{Command: "printf 'a\\nb\\n'"},
-			wantKind: workerplugin.EventCompleted, wantOut: "a\nb\n"},
-		{name: "env and cwd", job: workerplugin.ProcessJob{Command: "echo $GREETING; pwd", Cwd: "/", Env: map[string]string{"GREETING": "hi"}},
-			wantKind: workerplugin.EventCompleted, wantOut: "hi\n/\n"},
-		{name: "stderr merged", job: workerplugin.ProcessJob{Command: "echo x >&2"},
-			wantKind: workerplugin.EventCompleted, wantOut: "x\n"},
-		{name: "non-zero exit", job: workerplugin.ProcessJob{Command: "echo bad; exit 7"},
-			wantKind: workerplugin.EventFailed, wantOut: "bad\n", wantExit: 7, wantCat: "process"},
-		{name: "timeout", job: workerplugin.ProcessJob{Command: "echo start; sleep 30", Timeout: 300 * time.Millisecond},
-			wantKind: workerplugin.EventFailed, wantOut: "start\n", wantExit: -1, wantCat: "timeout"},
+		{name: "success", job: runnerapi.ProcessJob{Command: "printf 'a\\nb\\n'"},
+			wantKind: runnerapi.EventCompleted, wantOut: "a\nb\n"},
+		{name: "env and cwd", job: runnerapi.ProcessJob{Command: "echo $GREETING; pwd", Cwd: "/", Env: map[string]string{"GREETING": "hi"}},
+			wantKind: runnerapi.EventCompleted, wantOut: "hi\n/\n"},
+		{name: "stderr merged", job: runnerapi.ProcessJob{Command: "echo x >&2"},
+			wantKind: runnerapi.EventCompleted, wantOut: "x\n"},
+		{name: "non-zero exit", job: runnerapi.ProcessJob{Command: "echo bad; exit 7"},
+			wantKind: runnerapi.EventFailed, wantOut: "bad\n", wantExit: 7, wantCat: "process"},
+		{name: "timeout", job: runnerapi.ProcessJob{Command: "echo start; sleep 30", Timeout: 300 * time.Millisecond},
+			wantKind: runnerapi.EventFailed, wantOut: "start\n", wantExit: -1, wantCat: "timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			job := tt.job
-			evs := runJob(t, New(nil), workerplugin.Job{ID: "j", Process: &job}, nil)
+			evs := runJob(t, New(nil), runnerapi.Job{ID: "j", Process: &job}, nil)
 			last := evs[len(evs)-1]
 			if last.Kind != tt.wantKind || last.ExitCode != tt.wantExit || last.Category != tt.wantCat {
 				t.Fatalf("terminal = %+v, want kind %v exit %d category %q", last, tt.wantKind, tt.wantExit, tt.wantCat)
@@ -69,7 +69,7 @@ func TestProcessJobOutcomes(t *testing.T) {
 			if got := output(evs); got != tt.wantOut {
 				t.Fatalf("streamed output = %q, want %q", got, tt.wantOut)
 			}
-			if last.Kind != workerplugin.EventFailed || last.Category != "timeout" {
+			if last.Kind != runnerapi.EventFailed || last.Category != "timeout" {
 				if last.Output != tt.wantOut {
 					t.Fatalf("terminal output = %q, want %q", last.Output, tt.wantOut)
 				}
@@ -85,9 +85,9 @@ func TestProcessJobOutcomes(t *testing.T) {
 
 func TestSendWritesStdin(t *testing.T) {
 	w := New(nil)
-	evs := runJob(t, w, workerplugin.Job{ID: "cat", Process: &workerplugin.ProcessJob{Command: "head -n 1"}},
-		func(ev workerplugin.Event) {
-			if ev.Kind == workerplugin.EventStarted {
+	evs := runJob(t, w, runnerapi.Job{ID: "cat", Process: &runnerapi.ProcessJob{Command: "head -n 1"}},
+		func(ev runnerapi.Event) {
+			if ev.Kind == runnerapi.EventStarted {
 				if err := w.Send(context.Background(), "cat", "ping\n"); err != nil {
 					t.Error(err)
 				}
@@ -103,7 +103,7 @@ func TestSendWritesStdin(t *testing.T) {
 
 func TestReadLogPagesAndReportsEOF(t *testing.T) {
 	w := New(nil)
-	runJob(t, w, workerplugin.Job{ID: "l", Process: &workerplugin.ProcessJob{Command: "printf 0123456789"}}, nil)
+	runJob(t, w, runnerapi.Job{ID: "l", Process: &runnerapi.ProcessJob{Command: "printf 0123456789"}}, nil)
 	var got []byte
 	var off int64
 	for i := 0; i < 10; i++ {
@@ -124,14 +124,14 @@ func TestReadLogPagesAndReportsEOF(t *testing.T) {
 
 func TestUnknownJobAndAgentJobs(t *testing.T) {
 	w := New(nil)
-	if _, err := w.ReadLog(context.Background(), "nope", 0, 0); !errors.Is(err, workerplugin.ErrUnknownJob) {
+	if _, err := w.ReadLog(context.Background(), "nope", 0, 0); !errors.Is(err, runnerapi.ErrUnknownJob) {
 		t.Fatalf("ReadLog(nope) = %v", err)
 	}
-	if _, err := w.Cancel(context.Background(), "nope", ""); !errors.Is(err, workerplugin.ErrUnknownJob) {
+	if _, err := w.Cancel(context.Background(), "nope", ""); !errors.Is(err, runnerapi.ErrUnknownJob) {
 		t.Fatalf("Cancel(nope) = %v", err)
 	}
-	err := w.Start(context.Background(), workerplugin.Job{ID: "a", Agent: &workerplugin.AgentJob{}}, func(workerplugin.Event) error { return nil })
-	if !errors.Is(err, workerplugin.ErrUnsupportedJob) {
+	err := w.Start(context.Background(), runnerapi.Job{ID: "a", Agent: &runnerapi.AgentJob{}}, func(runnerapi.Event) error { return nil })
+	if !errors.Is(err, runnerapi.ErrUnsupportedJob) {
 		t.Fatalf("agent job = %v, want ErrUnsupportedJob", err)
 	}
 }
@@ -139,13 +139,13 @@ func TestUnknownJobAndAgentJobs(t *testing.T) {
 func TestContextCancelKillsProcess(t *testing.T) {
 	w := New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan []workerplugin.Event, 1)
+	done := make(chan []runnerapi.Event, 1)
 	go func() {
-		var evs []workerplugin.Event
-		_ = w.Start(ctx, workerplugin.Job{ID: "c", Process: &workerplugin.ProcessJob{Command: "echo up; sleep 30"}},
-			func(ev workerplugin.Event) error {
+		var evs []runnerapi.Event
+		_ = w.Start(ctx, runnerapi.Job{ID: "c", Process: &runnerapi.ProcessJob{Command: "echo up; sleep 30"}},
+			func(ev runnerapi.Event) error {
 				evs = append(evs, ev)
-				if ev.Kind == workerplugin.EventTextDelta {
+				if ev.Kind == runnerapi.EventTextDelta {
 					cancel()
 				}
 				return nil
@@ -154,7 +154,7 @@ func TestContextCancelKillsProcess(t *testing.T) {
 	}()
 	select {
 	case evs := <-done:
-		if last := evs[len(evs)-1]; last.Kind != workerplugin.EventCancelled || last.Reason != "engine went away" {
+		if last := evs[len(evs)-1]; last.Kind != runnerapi.EventCancelled || last.Reason != "engine went away" {
 			t.Fatalf("terminal = %+v, want cancelled because the engine went away", last)
 		}
 	case <-time.After(10 * time.Second):

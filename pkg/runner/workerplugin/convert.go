@@ -2,12 +2,13 @@ package workerplugin
 
 import (
 	"errors"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"time"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 )
 
-func jobToProto(job Job) (*robotav1.StartRequest, error) {
+func jobToProto(job runnerapi.Job) (*robotav1.StartRequest, error) {
 	req := &robotav1.StartRequest{JobId: job.ID}
 	switch {
 	case job.Agent != nil && job.Process != nil:
@@ -29,15 +30,15 @@ func jobToProto(job Job) (*robotav1.StartRequest, error) {
 	return req, nil
 }
 
-func jobFromProto(req *robotav1.StartRequest) (Job, error) {
-	job := Job{ID: req.GetJobId()}
+func jobFromProto(req *robotav1.StartRequest) (runnerapi.Job, error) {
+	job := runnerapi.Job{ID: req.GetJobId()}
 	if job.ID == "" {
-		return Job{}, errors.New("job_id is required")
+		return runnerapi.Job{}, errors.New("job_id is required")
 	}
 	switch j := req.GetJob().(type) {
 	case *robotav1.StartRequest_Agent:
 		a := j.Agent
-		job.Agent = &AgentJob{
+		job.Agent = &runnerapi.AgentJob{
 			AgentType: a.GetAgentType(), Prompt: a.GetPrompt(), SystemPrompt: a.GetSystemPrompt(),
 			Model: a.GetModel(), Cwd: a.GetCwd(), Tools: a.GetTools(), MaxTurns: int(a.GetMaxTurns()),
 			Isolation: a.GetIsolation(),
@@ -45,64 +46,64 @@ func jobFromProto(req *robotav1.StartRequest) (Job, error) {
 	case *robotav1.StartRequest_Process:
 		p := j.Process
 		if p.GetCommand() == "" {
-			return Job{}, errors.New("process.command is required")
+			return runnerapi.Job{}, errors.New("process.command is required")
 		}
-		job.Process = &ProcessJob{
+		job.Process = &runnerapi.ProcessJob{
 			Command: p.GetCommand(), Cwd: p.GetCwd(), Env: p.GetEnv(),
 			Timeout: time.Duration(p.GetTimeoutMs()) * time.Millisecond,
 		}
 	default:
-		return Job{}, errors.New("job must set agent or process")
+		return runnerapi.Job{}, errors.New("job must set agent or process")
 	}
 	return job, nil
 }
 
-func eventToProto(ev Event) *robotav1.JobEvent {
+func eventToProto(ev runnerapi.Event) *robotav1.JobEvent {
 	out := &robotav1.JobEvent{JobId: ev.JobID, Sequence: ev.Sequence}
 	switch ev.Kind {
-	case EventStarted:
+	case runnerapi.EventStarted:
 		out.Event = &robotav1.JobEvent_Started{Started: &robotav1.JobStarted{Pid: int32(ev.PID)}}
-	case EventTextDelta:
+	case runnerapi.EventTextDelta:
 		out.Event = &robotav1.JobEvent_TextDelta{TextDelta: ev.Text}
-	case EventToolStart:
+	case runnerapi.EventToolStart:
 		out.Event = &robotav1.JobEvent_ToolStart{ToolStart: toolToProto(ev.Tool, true)}
-	case EventToolEnd:
+	case runnerapi.EventToolEnd:
 		out.Event = &robotav1.JobEvent_ToolEnd{ToolEnd: toolToProto(ev.Tool, false)}
-	case EventCompleted:
+	case runnerapi.EventCompleted:
 		out.Event = &robotav1.JobEvent_Completed{Completed: &robotav1.JobCompleted{
 			Output: ev.Output, ExitCode: int32(ev.ExitCode)}}
-	case EventFailed:
+	case runnerapi.EventFailed:
 		out.Event = &robotav1.JobEvent_Failed{Failed: &robotav1.JobFailed{
 			Error: ev.Error, Category: ev.Category, Recoverable: ev.Recoverable, ExitCode: int32(ev.ExitCode)}}
-	case EventCancelled:
+	case runnerapi.EventCancelled:
 		out.Event = &robotav1.JobEvent_Cancelled{Cancelled: &robotav1.JobCancelled{Reason: ev.Reason}}
 	}
 	return out
 }
 
-func eventFromProto(in *robotav1.JobEvent) Event {
-	ev := Event{JobID: in.GetJobId(), Sequence: in.GetSequence()}
+func eventFromProto(in *robotav1.JobEvent) runnerapi.Event {
+	ev := runnerapi.Event{JobID: in.GetJobId(), Sequence: in.GetSequence()}
 	switch e := in.GetEvent().(type) {
 	case *robotav1.JobEvent_Started:
-		ev.Kind, ev.PID = EventStarted, int(e.Started.GetPid())
+		ev.Kind, ev.PID = runnerapi.EventStarted, int(e.Started.GetPid())
 	case *robotav1.JobEvent_TextDelta:
-		ev.Kind, ev.Text = EventTextDelta, e.TextDelta
+		ev.Kind, ev.Text = runnerapi.EventTextDelta, e.TextDelta
 	case *robotav1.JobEvent_ToolStart:
-		ev.Kind, ev.Tool = EventToolStart, toolFromProto(e.ToolStart)
+		ev.Kind, ev.Tool = runnerapi.EventToolStart, toolFromProto(e.ToolStart)
 	case *robotav1.JobEvent_ToolEnd:
-		ev.Kind, ev.Tool = EventToolEnd, toolFromProto(e.ToolEnd)
+		ev.Kind, ev.Tool = runnerapi.EventToolEnd, toolFromProto(e.ToolEnd)
 	case *robotav1.JobEvent_Completed:
-		ev.Kind, ev.Output, ev.ExitCode = EventCompleted, e.Completed.GetOutput(), int(e.Completed.GetExitCode())
+		ev.Kind, ev.Output, ev.ExitCode = runnerapi.EventCompleted, e.Completed.GetOutput(), int(e.Completed.GetExitCode())
 	case *robotav1.JobEvent_Failed:
-		ev.Kind, ev.Error, ev.Category = EventFailed, e.Failed.GetError(), e.Failed.GetCategory()
+		ev.Kind, ev.Error, ev.Category = runnerapi.EventFailed, e.Failed.GetError(), e.Failed.GetCategory()
 		ev.Recoverable, ev.ExitCode = e.Failed.GetRecoverable(), int(e.Failed.GetExitCode())
 	case *robotav1.JobEvent_Cancelled:
-		ev.Kind, ev.Reason = EventCancelled, e.Cancelled.GetReason()
+		ev.Kind, ev.Reason = runnerapi.EventCancelled, e.Cancelled.GetReason()
 	}
 	return ev
 }
 
-func toolToProto(t *ToolProgress, running bool) *robotav1.ToolState {
+func toolToProto(t *runnerapi.ToolProgress, running bool) *robotav1.ToolState {
 	if t == nil {
 		return &robotav1.ToolState{IsRunning: running}
 	}
@@ -111,6 +112,6 @@ func toolToProto(t *ToolProgress, running bool) *robotav1.ToolState {
 	}
 }
 
-func toolFromProto(t *robotav1.ToolState) *ToolProgress {
-	return &ToolProgress{CallID: t.GetToolCallId(), Name: t.GetToolName(), FirstArg: t.GetFirstArg(), Error: t.GetError()}
+func toolFromProto(t *robotav1.ToolState) *runnerapi.ToolProgress {
+	return &runnerapi.ToolProgress{CallID: t.GetToolCallId(), Name: t.GetToolName(), FirstArg: t.GetFirstArg(), Error: t.GetError()}
 }

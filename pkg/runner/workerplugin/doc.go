@@ -1,5 +1,5 @@
 // Package workerplugin is the contract between the engine and its worker
-// processes: the Runner interface, the go-plugin handshake, and the gRPC
+// processes: the runnerapi.Runner interface, the go-plugin handshake, and the gRPC
 // adapters that translate between robota.v1.RunnerService and Go types.
 //
 // It owns nothing else. The engine side (launching, supervising) lives in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"io"
 
 	plugin "github.com/hashicorp/go-plugin"
@@ -18,7 +19,7 @@ import (
 // nil on the engine side.
 type GRPCPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	Impl Runner
+	Impl runnerapi.Runner
 }
 
 // GRPCServer registers RunnerService backed by Impl.
@@ -37,7 +38,7 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc
 
 type grpcServer struct {
 	robotav1.UnimplementedRunnerServiceServer
-	impl Runner
+	impl runnerapi.Runner
 }
 
 func (s *grpcServer) Start(req *robotav1.StartRequest, stream grpc.ServerStreamingServer[robotav1.StartResponse]) error {
@@ -45,7 +46,7 @@ func (s *grpcServer) Start(req *robotav1.StartRequest, stream grpc.ServerStreami
 	if err != nil {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
-	err = s.impl.Start(stream.Context(), job, func(ev Event) error {
+	err = s.impl.Start(stream.Context(), job, func(ev runnerapi.Event) error {
 		return stream.Send(&robotav1.StartResponse{Event: eventToProto(ev)})
 	})
 	return toStatus(err)
@@ -80,7 +81,7 @@ type GRPCClient struct {
 }
 
 // Start implements Runner.
-func (c *GRPCClient) Start(ctx context.Context, job Job, emit func(Event) error) error {
+func (c *GRPCClient) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
 	req, err := jobToProto(job)
 	if err != nil {
 		return err
@@ -119,12 +120,12 @@ func (c *GRPCClient) Send(ctx context.Context, jobID, input string) error {
 }
 
 // ReadLog implements Runner.
-func (c *GRPCClient) ReadLog(ctx context.Context, jobID string, offset, limit int64) (LogPage, error) {
+func (c *GRPCClient) ReadLog(ctx context.Context, jobID string, offset, limit int64) (runnerapi.LogPage, error) {
 	resp, err := c.client.ReadLog(ctx, &robotav1.ReadLogRequest{JobId: jobID, Offset: offset, Limit: limit})
 	if err != nil {
-		return LogPage{}, fromStatus(err)
+		return runnerapi.LogPage{}, fromStatus(err)
 	}
-	return LogPage{Data: resp.GetData(), NextOffset: resp.GetNextOffset(), EOF: resp.GetEof()}, nil
+	return runnerapi.LogPage{Data: resp.GetData(), NextOffset: resp.GetNextOffset(), EOF: resp.GetEof()}, nil
 }
 
 // toStatus maps the package's sentinels onto gRPC codes so they survive the wire.
@@ -132,9 +133,9 @@ func toStatus(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, ErrUnsupportedJob):
+	case errors.Is(err, runnerapi.ErrUnsupportedJob):
 		return status.Error(codes.Unimplemented, err.Error())
-	case errors.Is(err, ErrUnknownJob):
+	case errors.Is(err, runnerapi.ErrUnknownJob):
 		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, err.Error())
@@ -155,9 +156,9 @@ func fromStatus(err error) error {
 	}
 	switch st.Code() {
 	case codes.Unimplemented:
-		return fmt.Errorf("%w: %s", ErrUnsupportedJob, st.Message())
+		return fmt.Errorf("%w: %s", runnerapi.ErrUnsupportedJob, st.Message())
 	case codes.NotFound:
-		return fmt.Errorf("%w: %s", ErrUnknownJob, st.Message())
+		return fmt.Errorf("%w: %s", runnerapi.ErrUnknownJob, st.Message())
 	case codes.Canceled:
 		return fmt.Errorf("%w: %s", context.Canceled, st.Message())
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"reflect"
 	"testing"
 	"time"
@@ -13,12 +14,12 @@ import (
 
 // fakeRunner replays fixed events and records what it was asked.
 type fakeRunner struct {
-	events   []Event
+	events   []runnerapi.Event
 	startErr error
-	gotJob   Job
+	gotJob   runnerapi.Job
 }
 
-func (f *fakeRunner) Start(_ context.Context, job Job, emit func(Event) error) error {
+func (f *fakeRunner) Start(_ context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
 	f.gotJob = job
 	if f.startErr != nil {
 		return f.startErr
@@ -33,7 +34,7 @@ func (f *fakeRunner) Start(_ context.Context, job Job, emit func(Event) error) e
 
 func (f *fakeRunner) Cancel(_ context.Context, jobID, reason string) (bool, error) {
 	if jobID != "running" {
-		return false, fmt.Errorf("job %q: %w", jobID, ErrUnknownJob)
+		return false, fmt.Errorf("job %q: %w", jobID, runnerapi.ErrUnknownJob)
 	}
 	return reason == "stop", nil
 }
@@ -45,11 +46,11 @@ func (f *fakeRunner) Send(_ context.Context, jobID, input string) error {
 	return nil
 }
 
-func (f *fakeRunner) ReadLog(_ context.Context, jobID string, offset, limit int64) (LogPage, error) {
-	return LogPage{Data: []byte(jobID), NextOffset: offset + limit, EOF: true}, nil
+func (f *fakeRunner) ReadLog(_ context.Context, jobID string, offset, limit int64) (runnerapi.LogPage, error) {
+	return runnerapi.LogPage{Data: []byte(jobID), NextOffset: offset + limit, EOF: true}, nil
 }
 
-func dispense(t *testing.T, impl Runner) Runner {
+func dispense(t *testing.T, impl runnerapi.Runner) runnerapi.Runner {
 	t.Helper()
 	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: &GRPCPlugin{Impl: impl}})
 	t.Cleanup(func() { client.Close() })
@@ -57,28 +58,28 @@ func dispense(t *testing.T, impl Runner) Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return raw.(Runner)
+	return raw.(runnerapi.Runner)
 }
 
 func TestEventsSurviveTheWireInOrder(t *testing.T) {
-	events := []Event{
-		{JobID: "j", Sequence: 1, Kind: EventStarted, PID: 42},
-		{JobID: "j", Sequence: 2, Kind: EventTextDelta, Text: "hello\n"},
-		{JobID: "j", Sequence: 3, Kind: EventToolStart, Tool: &ToolProgress{CallID: "c1", Name: "Read", FirstArg: "/a"}},
-		{JobID: "j", Sequence: 4, Kind: EventToolEnd, Tool: &ToolProgress{CallID: "c1", Name: "Read", FirstArg: "/a", Error: "boom"}},
-		{JobID: "j", Sequence: 5, Kind: EventFailed, Error: "exit status 2", Category: "process", Recoverable: true, ExitCode: 2},
+	events := []runnerapi.Event{
+		{JobID: "j", Sequence: 1, Kind: runnerapi.EventStarted, PID: 42},
+		{JobID: "j", Sequence: 2, Kind: runnerapi.EventTextDelta, Text: "hello\n"},
+		{JobID: "j", Sequence: 3, Kind: runnerapi.EventToolStart, Tool: &runnerapi.ToolProgress{CallID: "c1", Name: "Read", FirstArg: "/a"}},
+		{JobID: "j", Sequence: 4, Kind: runnerapi.EventToolEnd, Tool: &runnerapi.ToolProgress{CallID: "c1", Name: "Read", FirstArg: "/a", Error: "boom"}},
+		{JobID: "j", Sequence: 5, Kind: runnerapi.EventFailed, Error: "exit status 2", Category: "process", Recoverable: true, ExitCode: 2},
 	}
-	terminals := []Event{
-		{JobID: "j", Sequence: 6, Kind: EventCompleted, Output: "done", ExitCode: 0},
-		{JobID: "j", Sequence: 6, Kind: EventCancelled, Reason: "user"},
+	terminals := []runnerapi.Event{
+		{JobID: "j", Sequence: 6, Kind: runnerapi.EventCompleted, Output: "done", ExitCode: 0},
+		{JobID: "j", Sequence: 6, Kind: runnerapi.EventCancelled, Reason: "user"},
 	}
 	for _, term := range terminals {
 		t.Run(term.Kind.String(), func(t *testing.T) {
-			want := append(append([]Event(nil), events...), term)
+			want := append(append([]runnerapi.Event(nil), events...), term)
 			r := dispense(t, &fakeRunner{events: want})
-			var got []Event
-			err := r.Start(context.Background(), Job{ID: "j", Process: &ProcessJob{Command: "true"}},
-				func(ev Event) error { got = append(got, ev); return nil })
+			var got []runnerapi.Event
+			err := r.Start(context.Background(), runnerapi.Job{ID: "j", Process: &runnerapi.ProcessJob{Command: "true"}},
+				func(ev runnerapi.Event) error { got = append(got, ev); return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,15 +91,15 @@ func TestEventsSurviveTheWireInOrder(t *testing.T) {
 }
 
 func TestJobsSurviveTheWire(t *testing.T) {
-	jobs := []Job{
-		{ID: "p", Process: &ProcessJob{Command: "ls", Cwd: "/tmp", Env: map[string]string{"A": "1"}, Timeout: 1500 * time.Millisecond}},
-		{ID: "a", Agent: &AgentJob{AgentType: "Explore", Prompt: "look", SystemPrompt: "sys", Model: "m", Cwd: "/w",
+	jobs := []runnerapi.Job{
+		{ID: "p", Process: &runnerapi.ProcessJob{Command: "ls", Cwd: "/tmp", Env: map[string]string{"A": "1"}, Timeout: 1500 * time.Millisecond}},
+		{ID: "a", Agent: &runnerapi.AgentJob{AgentType: "Explore", Prompt: "look", SystemPrompt: "sys", Model: "m", Cwd: "/w",
 			Tools: []string{"Read", "Grep"}, MaxTurns: 7, Isolation: "worktree"}},
 	}
 	for _, job := range jobs {
 		t.Run(job.ID, func(t *testing.T) {
 			f := &fakeRunner{}
-			if err := dispense(t, f).Start(context.Background(), job, func(Event) error { return nil }); err != nil {
+			if err := dispense(t, f).Start(context.Background(), job, func(runnerapi.Event) error { return nil }); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(f.gotJob, job) {
@@ -111,17 +112,17 @@ func TestJobsSurviveTheWire(t *testing.T) {
 func TestInvalidJobsAreRefusedBeforeTheWorker(t *testing.T) {
 	tests := []struct {
 		name string
-		job  Job
+		job  runnerapi.Job
 	}{
-		{"neither", Job{ID: "x"}},
-		{"both", Job{ID: "x", Agent: &AgentJob{}, Process: &ProcessJob{Command: "ls"}}},
-		{"no id", Job{Process: &ProcessJob{Command: "ls"}}},
-		{"no command", Job{ID: "x", Process: &ProcessJob{}}},
+		{"neither", runnerapi.Job{ID: "x"}},
+		{"both", runnerapi.Job{ID: "x", Agent: &runnerapi.AgentJob{}, Process: &runnerapi.ProcessJob{Command: "ls"}}},
+		{"no id", runnerapi.Job{Process: &runnerapi.ProcessJob{Command: "ls"}}},
+		{"no command", runnerapi.Job{ID: "x", Process: &runnerapi.ProcessJob{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeRunner{}
-			err := dispense(t, f).Start(context.Background(), tt.job, func(Event) error { return nil })
+			err := dispense(t, f).Start(context.Background(), tt.job, func(runnerapi.Event) error { return nil })
 			if err == nil {
 				t.Fatal("invalid job accepted")
 			}
@@ -133,13 +134,13 @@ func TestInvalidJobsAreRefusedBeforeTheWorker(t *testing.T) {
 }
 
 func TestSentinelErrorsSurviveTheWire(t *testing.T) {
-	r := dispense(t, &fakeRunner{startErr: fmt.Errorf("nope: %w", ErrUnsupportedJob)})
-	err := r.Start(context.Background(), Job{ID: "a", Agent: &AgentJob{}}, func(Event) error { return nil })
-	if !errors.Is(err, ErrUnsupportedJob) {
-		t.Fatalf("Start error = %v, want ErrUnsupportedJob", err)
+	r := dispense(t, &fakeRunner{startErr: fmt.Errorf("nope: %w", runnerapi.ErrUnsupportedJob)})
+	err := r.Start(context.Background(), runnerapi.Job{ID: "a", Agent: &runnerapi.AgentJob{}}, func(runnerapi.Event) error { return nil })
+	if !errors.Is(err, runnerapi.ErrUnsupportedJob) {
+		t.Fatalf("Start error = %v, want runnerapi.ErrUnsupportedJob", err)
 	}
-	if _, err := r.Cancel(context.Background(), "ghost", ""); !errors.Is(err, ErrUnknownJob) {
-		t.Fatalf("Cancel(ghost) = %v, want ErrUnknownJob", err)
+	if _, err := r.Cancel(context.Background(), "ghost", ""); !errors.Is(err, runnerapi.ErrUnknownJob) {
+		t.Fatalf("Cancel(ghost) = %v, want runnerapi.ErrUnknownJob", err)
 	}
 	if running, err := r.Cancel(context.Background(), "running", "stop"); err != nil || !running {
 		t.Fatalf("Cancel(running) = %v, %v", running, err)
@@ -154,10 +155,10 @@ func TestSentinelErrorsSurviveTheWire(t *testing.T) {
 }
 
 func TestEmitErrorStopsTheStream(t *testing.T) {
-	r := dispense(t, &fakeRunner{events: []Event{{Kind: EventTextDelta, Text: "a"}, {Kind: EventTextDelta, Text: "b"}}})
+	r := dispense(t, &fakeRunner{events: []runnerapi.Event{{Kind: runnerapi.EventTextDelta, Text: "a"}, {Kind: runnerapi.EventTextDelta, Text: "b"}}})
 	stop := errors.New("client gone")
 	var n int
-	err := r.Start(context.Background(), Job{ID: "j", Process: &ProcessJob{Command: "x"}}, func(Event) error { n++; return stop })
+	err := r.Start(context.Background(), runnerapi.Job{ID: "j", Process: &runnerapi.ProcessJob{Command: "x"}}, func(runnerapi.Event) error { n++; return stop })
 	if !errors.Is(err, stop) || n != 1 {
 		t.Fatalf("Start = %v after %d events, want the emit error after 1", err, n)
 	}

@@ -2,6 +2,7 @@ package workerplugin
 
 import (
 	plugin "github.com/hashicorp/go-plugin"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
 
 // PluginName is the key under which the runner is dispensed.
@@ -21,6 +22,6 @@ var Handshake = plugin.HandshakeConfig{
 
 // PluginSet returns the plugin map for a worker serving impl, or for the
 // engine's client side when impl is nil.
-func PluginSet(impl Runner) plugin.PluginSet {
+func PluginSet(impl runnerapi.Runner) plugin.PluginSet {
 	return plugin.PluginSet{PluginName: &GRPCPlugin{Impl: impl}}
 }
