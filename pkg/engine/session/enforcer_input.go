@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm/tooloutput"
 	"unicode/utf8"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -38,7 +39,7 @@ func unparsableInput(tool string, args json.RawMessage) (llm.ToolResult, bool) {
 	}
 	shown := raw
 	if n := utf8.RuneCountInString(raw); n > maxRawInputChars {
-		shown = prefixRunes(raw, maxRawInputChars) + fmt.Sprintf("… [%d more characters]", n-maxRawInputChars)
+		shown = tooloutput.PrefixRunes(raw, maxRawInputChars) + fmt.Sprintf("… [%d more characters]", n-maxRawInputChars)
 	}
 	msg := fmt.Sprintf("%s (%s), so %s did not run. Send the arguments as one JSON object matching the tool's input schema.\nInput received: %s",
 		InvalidInputPrefix, what, tool, shown)

@@ -1,14 +1,10 @@
 package session
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm/tooloutput"
 	"maps"
 	"os"
-	"path/filepath"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -29,7 +25,7 @@ func saveToDir(dir string) resultSaver {
 		return nil
 	}
 	return func(tool, id, text string) (string, error) {
-		f, err := createOutputFile(dir, strings.ToLower(fileNamePart(tool))+"-"+fileNamePart(id))
+		f, err := tooloutput.CreateFile(dir, strings.ToLower(tooloutput.FileNamePart(tool))+"-"+tooloutput.FileNamePart(id))
 		if err != nil {
 			return "", err
 		}
@@ -83,76 +79,9 @@ func truncateText(s string, limit int, save resultSaver, tool, id string) (strin
 		path, saveErr = save(tool, id, s)
 	}
 	// Sized for the largest count it could state, the marker never pushes the text over.
-	budget := max(0, limit-utf8.RuneCountInString(truncationMarker(n, path, saveErr)))
-	head := prefixRunes(s, budget/2)
-	tail := suffixRunes(s, budget-budget/2)
+	budget := max(0, limit-utf8.RuneCountInString(tooloutput.TruncationMarker(n, path, saveErr)))
+	head := tooloutput.PrefixRunes(s, budget/2)
+	tail := tooloutput.SuffixRunes(s, budget-budget/2)
 	cut := n - budget
-	return head + truncationMarker(cut, path, saveErr) + tail, cut, path
-}
-
-// truncationMarker replaces the cut characters.
-func truncationMarker(cut int, path string, saveErr error) string {
-	switch {
-	case path != "":
-		return fmt.Sprintf("\n\n... [%d characters truncated. The full output is saved in %s; Read it with offset and limit to see the truncated part.] ...\n\n", cut, path)
-	case saveErr != nil:
-		return fmt.Sprintf("\n\n... [%d characters truncated; the full output could not be saved: %v] ...\n\n", cut, saveErr)
-	}
-	return fmt.Sprintf("\n\n... [%d characters truncated] ...\n\n", cut)
-}
-
-func prefixRunes(s string, n int) string {
-	i := 0
-	for k := 0; k < n && i < len(s); k++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i]
-}
-
-func suffixRunes(s string, n int) string {
-	i := len(s)
-	for k := 0; k < n && i > 0; k++ {
-		_, size := utf8.DecodeLastRuneInString(s[:i])
-		i -= size
-	}
-	return s[i:]
-}
-
-// createOutputFile creates dir (0700) and a new file base.txt in it (0600), or base-2.txt,
-// base-3.txt … when that exists (a provider may reuse a call id): the name is predictable
-// and never overwrites an earlier output.
-func createOutputFile(dir, base string) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	for i := 1; i <= 100; i++ {
-		name := base + ".txt"
-		if i > 1 {
-			name = fmt.Sprintf("%s-%d.txt", base, i)
-		}
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return os.CreateTemp(dir, base+"-*.txt")
-}
-
-// fileNamePart keeps the ASCII letters, digits, '-' and '_' of s (at most 64), so a name
-// chosen by a model or a provider cannot leave the output directory.
-func fileNamePart(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if b.Len() >= 64 {
-			break
-		}
-		if r == '-' || r == '_' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			b.WriteRune(r)
-		}
-	}
-	if b.Len() == 0 {
-		return "call"
-	}
-	return b.String()
+	return head + tooloutput.TruncationMarker(cut, path, saveErr) + tail, cut, path
 }

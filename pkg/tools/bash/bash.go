@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm/tooloutput"
 	"io"
 	"os"
 	"os/exec"
@@ -197,7 +198,7 @@ func (b *Bash) spillFile(ctx context.Context) func() (*os.File, error) {
 		id = info.ID
 	}
 	return func() (*os.File, error) {
-		return toolkit.CreateOutputFile(b.cfg.OutputDir, "bash-"+toolkit.FileNamePart(id))
+		return tooloutput.CreateFile(b.cfg.OutputDir, "bash-"+tooloutput.FileNamePart(id))
 	}
 }
 

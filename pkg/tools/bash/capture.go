@@ -1,12 +1,11 @@
 package bash
 
 import (
+	"github.com/robota-sdk/robota-go/pkg/engine/llm/tooloutput"
 	"os"
 	"strings"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/robota-sdk/robota-go/pkg/tools/internal/toolkit"
 )
 
 // capture keeps the head and tail of a stream and counts its characters, so output of any
@@ -119,7 +118,7 @@ func (c *capture) result(maxChars int) output {
 	out.saveErr = c.spillErr
 	// The marker's length depends on the count it states; sized for the largest possible
 	// count, the real one is never longer, so the whole text stays within maxChars.
-	budget := max(0, maxChars-utf8.RuneCountInString(toolkit.TruncationMarker(int(n), out.path, out.saveErr)))
+	budget := max(0, maxChars-utf8.RuneCountInString(tooloutput.TruncationMarker(int(n), out.path, out.saveErr)))
 	headChars := budget / 2
 	tailChars := budget - headChars
 	out.cut = n - int64(headChars) - int64(tailChars)
@@ -130,7 +129,7 @@ func (c *capture) result(maxChars int) output {
 	} else {
 		head, tail = firstRunes(whole, headChars), lastRunes(whole, tailChars)
 	}
-	out.text = head + toolkit.TruncationMarker(int(out.cut), out.path, out.saveErr) + tail
+	out.text = head + tooloutput.TruncationMarker(int(out.cut), out.path, out.saveErr) + tail
 	return out
 }
 

@@ -3,11 +3,8 @@ package toolkit
 import (
 	"errors"
 	"fmt"
-	iofs "io/fs"
-	"os"
-	"path/filepath"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm/tooloutput"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -89,44 +86,9 @@ func TruncateMiddle(s string, max int) (string, bool) {
 	}
 	headRunes := max / 2
 	tailRunes := max - headRunes
-	head := prefixRunes(s, headRunes)
-	tail := suffixRunes(s, tailRunes)
-	return head + Marker(n-headRunes-tailRunes) + tail, true
-}
-
-// Marker is the text that replaces cut characters.
-func Marker(cut int) string {
-	return fmt.Sprintf("\n\n... [%d characters truncated] ...\n\n", cut)
-}
-
-// TruncationMarker is Marker for output whose whole text was saved to path (so the model
-// can Read the part that was cut), or could not be saved (saveErr says why).
-func TruncationMarker(cut int, path string, saveErr error) string {
-	switch {
-	case path != "":
-		return fmt.Sprintf("\n\n... [%d characters truncated. The full output is saved in %s; Read it with offset and limit to see the truncated part.] ...\n\n", cut, path)
-	case saveErr != nil:
-		return fmt.Sprintf("\n\n... [%d characters truncated; the full output could not be saved: %v] ...\n\n", cut, saveErr)
-	}
-	return Marker(cut)
-}
-
-func prefixRunes(s string, n int) string {
-	i := 0
-	for k := 0; k < n && i < len(s); k++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i]
-}
-
-func suffixRunes(s string, n int) string {
-	i := len(s)
-	for k := 0; k < n && i > 0; k++ {
-		_, size := utf8.DecodeLastRuneInString(s[:i])
-		i -= size
-	}
-	return s[i:]
+	head := tooloutput.PrefixRunes(s, headRunes)
+	tail := tooloutput.SuffixRunes(s, tailRunes)
+	return head + tooloutput.Marker(n-headRunes-tailRunes) + tail, true
 }
 
 // TruncateLine shortens a single line to max runes, saying how much was cut.
@@ -135,7 +97,7 @@ func TruncateLine(line string, max int) string {
 	if n <= max {
 		return line
 	}
-	return prefixRunes(line, max) + fmt.Sprintf("... [%d characters truncated]", n-max)
+	return tooloutput.PrefixRunes(line, max) + fmt.Sprintf("... [%d characters truncated]", n-max)
 }
 
 // TruncatePrefix is TruncateLine for a line of which only prefix was read and dropped more
@@ -144,47 +106,9 @@ func TruncatePrefix(prefix string, dropped, max int) string {
 	if dropped <= 0 {
 		return TruncateLine(prefix, max)
 	}
-	keep := prefixRunes(prefix, max)
+	keep := tooloutput.PrefixRunes(prefix, max)
 	cut := utf8.RuneCountInString(prefix) - utf8.RuneCountInString(keep) + dropped
 	return keep + fmt.Sprintf("... [%d characters truncated]", cut)
-}
-
-// FileNamePart keeps the letters, digits, '-' and '_' of s (at most 64), so an id chosen
-// by a model or a provider can name a file without escaping its directory.
-func FileNamePart(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if b.Len() >= 64 {
-			break
-		}
-		if r == '-' || r == '_' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			b.WriteRune(r)
-		}
-	}
-	if b.Len() == 0 {
-		return "call"
-	}
-	return b.String()
-}
-
-// CreateOutputFile creates dir (0700) and a new file base.txt in it (0600), or base-2.txt,
-// base-3.txt … when that exists (a provider may reuse a call id), so the name is
-// predictable and never overwrites an earlier output.
-func CreateOutputFile(dir, base string) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	for i := 1; i <= 100; i++ {
-		name := base + ".txt"
-		if i > 1 {
-			name = fmt.Sprintf("%s-%d.txt", base, i)
-		}
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if !errors.Is(err, iofs.ErrExist) {
-			return f, err
-		}
-	}
-	return os.CreateTemp(dir, base+"-*.txt")
 }
 
 // Plural returns "1 line" / "2 lines".

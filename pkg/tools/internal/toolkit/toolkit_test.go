@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"github.com/robota-sdk/robota-go/pkg/engine/llm/tooloutput"
 	"strings"
 	"testing"
 )
@@ -14,17 +15,17 @@ func TestTruncateMiddle(t *testing.T) {
 	}{
 		{"short", 10, "short", false},
 		{"0123456789", 10, "0123456789", false},
-		{"0123456789AB", 10, "01234" + Marker(2) + "789AB", true},
-		{"ééééééé", 4, "éé" + Marker(3) + "éé", true},
-		{"abcde", 3, "a" + Marker(2) + "de", true},
+		{"0123456789AB", 10, "01234" + tooloutput.Marker(2) + "789AB", true},
+		{"ééééééé", 4, "éé" + tooloutput.Marker(3) + "éé", true},
+		{"abcde", 3, "a" + tooloutput.Marker(2) + "de", true},
 	} {
 		got, truncated := TruncateMiddle(tc.in, tc.max)
 		if got != tc.want || truncated != tc.truncated {
 			t.Errorf("TruncateMiddle(%q, %d) = %q, %v; want %q, %v", tc.in, tc.max, got, truncated, tc.want, tc.truncated)
 		}
 	}
-	if !strings.Contains(Marker(7), "[7 characters truncated]") {
-		t.Fatalf("marker %q does not say how much was cut", Marker(7))
+	if !strings.Contains(tooloutput.Marker(7), "[7 characters truncated]") {
+		t.Fatalf("marker %q does not say how much was cut", tooloutput.Marker(7))
 	}
 }
 
