@@ -77,7 +77,7 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 		keepLive: shared[info.ID]}
 	r.out.Init(output.Init{SessionID: info.ID, Cwd: info.Cwd, Model: info.Model, Tools: info.Tools,
 		PermissionMode: info.PermissionMode, APIKeySource: info.APIKeySource})
-	if err := r.startHistory(ctx); err != nil {
+	if err := r.skipToEnd(ctx); err != nil {
 		fmt.Fprintf(stderr, "robota: %v\n", err)
 		r.close()
 		return exitFailed
@@ -103,21 +103,7 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 	if closeErr != nil {
 		fmt.Fprintf(stderr, "robota: saving session %s: %v\n", info.ID, closeErr)
 	}
-	switch {
-	case sig != nil:
-		fmt.Fprintf(stderr, "robota: interrupted (%v); session %s saved (resume with --resume %s)\n", sig, info.ID, info.ID)
-		return signalExit(sig)
-	case res.IsError:
-		if format == output.FormatText {
-			for _, e := range res.Errors {
-				fmt.Fprintf(stderr, "robota: %s\n", e)
-			}
-		}
-		return exitFailed
-	case closeErr != nil:
-		return exitFailed
-	}
-	return exitOK
+	return exitStatus(stderr, format, info.ID, sig, res, closeErr)
 }
 
 // reportEngineSetupError prints why the session could not be created; the exit status
@@ -149,19 +135,6 @@ type engineRun struct {
 	// keepLive is set when the session was live in the engine before this run (another
 	// client's): it is left open for them instead of closed.
 	keepLive bool
-}
-
-// startHistory skips the history the session already had (a resumed session's):
-// only what this prompt commits is rendered, as in-process.
-func (r *engineRun) startHistory(ctx context.Context) error {
-	callCtx, cancel := context.WithTimeout(ctx, engineRPCWait)
-	defer cancel()
-	page, err := r.c.History(callCtx, r.id, 0, 1)
-	if err != nil {
-		return err
-	}
-	r.offset = page.Total
-	return nil
 }
 
 // syncHistory renders the chat messages committed since the last call, in history
@@ -277,7 +250,9 @@ func (r *engineRun) handle(ctx context.Context, e client.Event) error {
 	return nil
 }
 
-// skipToEnd moves the offset past everything in the history now.
+// skipToEnd moves the offset past everything in the history now: at the start, the
+// history the session already had (a resumed session's), so only what this prompt
+// commits is rendered, as in-process; after a compaction, its summary.
 func (r *engineRun) skipToEnd(ctx context.Context) error {
 	callCtx, cancel := context.WithTimeout(ctx, engineRPCWait)
 	defer cancel()

@@ -127,9 +127,16 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	if closeErr != nil && !(unsaved && format == output.FormatText) { // else printed with res.Errors
 		fmt.Fprintf(stderr, "robota: saving session %s: %v\n", sess.ID(), closeErr)
 	}
+	return exitStatus(stderr, format, sess.ID(), sig, res, closeErr)
+}
+
+// exitStatus reports how a headless run ended and returns its exit status: 128+signal
+// after an interruption (the session saved), 1 for a failed run (its errors on stderr in
+// text mode) or a session that could not be saved, else 0.
+func exitStatus(stderr io.Writer, format output.Format, id string, sig os.Signal, res output.Result, closeErr error) int {
 	switch {
 	case sig != nil:
-		fmt.Fprintf(stderr, "robota: interrupted (%v); session %s saved (resume with --resume %s)\n", sig, sess.ID(), sess.ID())
+		fmt.Fprintf(stderr, "robota: interrupted (%v); session %s saved (resume with --resume %s)\n", sig, id, id)
 		return signalExit(sig)
 	case res.IsError:
 		if format == output.FormatText {
