@@ -87,7 +87,13 @@ func runSession(bin, examples string) (int, error) {
 		return 0, err
 	}
 	say("the log holds %d events (provider requests, raw payloads, tool calls, history mutations, compaction)", events)
-	say("the record is what --resume/--continue load; secrets are redacted in both")
+	journal, err := os.ReadFile(record)
+	if err != nil {
+		return 0, err
+	}
+	say("the session journal has %d commits over %d lines: every round was appended and fsynced before the next model request, nothing rewritten",
+		bytes.Count(journal, []byte(`{"k":"c"`)), bytes.Count(journal, []byte("\n")))
+	say("the journal is what --resume/--continue load (a kill -9 loses at most the round in flight); secrets are redacted in both")
 	return 6, nil
 }
 
