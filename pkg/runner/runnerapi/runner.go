@@ -34,6 +34,9 @@ type Job struct {
 	ID      string
 	Agent   *AgentJob
 	Process *ProcessJob
+	// Host answers an agent job's model calls and tool decisions; required for agent
+	// jobs, ignored for process jobs.
+	Host Host
 }
 
 // AgentJob is a subagent session.

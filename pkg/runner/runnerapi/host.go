@@ -1,0 +1,35 @@
+package runnerapi
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// Host is the engine side of an agent job. Workers hold no secrets (DESIGN.md decision
+// 4), so a job's model calls and every decision about its tool calls are made by the
+// engine: the provider, keys, rules, approvals, hooks and usage accounting never leave it.
+// An in-process runner calls it directly; the go-plugin runner serves it to the worker on
+// the plugin broker.
+type Host interface {
+	// Chat makes one model call of the job with the engine's provider, streaming its
+	// deltas through cb.
+	Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error)
+	// RunTool runs the engine's permission pipeline (rules, PreToolUse hooks, the parent
+	// session's permission asks, PostToolUse hooks) around one tool call of the job. exec
+	// runs the tool where the job runs, with the input the pipeline settled on (a hook
+	// may rewrite it); RunTool calls it at most once, and not at all when the call is
+	// denied. The returned result is what the model sees.
+	RunTool(ctx context.Context, call ToolCall, exec ToolExec) llm.ToolResult
+}
+
+// ToolExec runs a tool of an agent job with the given input.
+type ToolExec func(ctx context.Context, input json.RawMessage) llm.ToolResult
+
+// ToolCall is one tool call an agent job's model made.
+type ToolCall struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+}
