@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	plugin "github.com/hashicorp/go-plugin"
@@ -30,6 +31,7 @@ func (c Command) String() string { return fmt.Sprint(append([]string{c.Path}, c.
 
 // Worker is one running worker process.
 type Worker struct {
+	cmd    *exec.Cmd
 	client *plugin.Client
 	proto  plugin.ClientProtocol
 	// Runner calls the worker's RunnerService.
@@ -101,7 +103,7 @@ func LaunchContext(ctx context.Context, cmd Command, log *zap.Logger, startTimeo
 	if ctx.Err() != nil {
 		return fail(errors.New("interrupted after the handshake"))
 	}
-	w := &Worker{client: client, proto: proto, Runner: runner}
+	w := &Worker{cmd: c, client: client, proto: proto, Runner: runner}
 	if rc := client.ReattachConfig(); rc != nil {
 		w.PID = rc.Pid
 	}
@@ -126,6 +128,23 @@ func (w *Worker) Check() error {
 
 // Exited reports whether the worker process has exited.
 func (w *Worker) Exited() bool { return w.client.Exited() }
+
+// ExitReason says how the worker process ended ("killed by signal 9 (killed)",
+// "exited with status 2"); empty while it runs.
+func (w *Worker) ExitReason() string {
+	if !w.client.Exited() {
+		return ""
+	}
+	// go-plugin sets ProcessState in cmd.Wait before it marks the client exited.
+	ps := w.cmd.ProcessState
+	if ps == nil {
+		return "exited"
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return fmt.Sprintf("killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
+	}
+	return fmt.Sprintf("exited with status %d", ps.ExitCode())
+}
 
 // Kill stops the worker: a graceful close of the connection first, then the
 // process is killed if it lingers.
