@@ -237,10 +237,10 @@ func (s *InteractiveSession) Assembled() *Assembled { return s.assembled }
 // ID is the session id.
 func (s *InteractiveSession) ID() string { return s.sess.ID() }
 
-// Subscribe returns a subscription to the events published from now on.
+// Subscribe returns a subscription to the events published from now on, starting with
+// the permission requests that are waiting for an answer.
 func (s *InteractiveSession) Subscribe() *Subscription {
-	sub, _ := s.hub.subscribe(false, 0)
-	return sub
+	return s.perms.subscribeLive(s.hub)
 }
 
 // SubscribeAfter returns a subscription that first replays the kept events with a

@@ -91,6 +91,18 @@ func (h *hub) lastSeq() uint64 {
 func (h *hub) subscribe(replay bool, after uint64) (*Subscription, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.subscribeLocked(replay, after, nil)
+}
+
+// subscribeSeeded registers a live subscriber whose queue starts with seed (events
+// already published, still relevant: the waiting permission requests).
+func (h *hub) subscribeSeeded(seed []Event) (*Subscription, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.subscribeLocked(false, 0, seed)
+}
+
+func (h *hub) subscribeLocked(replay bool, after uint64, seed []Event) (*Subscription, error) {
 	s := &Subscription{hub: h, limits: h.limits, wake: make(chan struct{}, 1), delivered: after}
 	if replay {
 		if after > h.seq {
@@ -104,6 +116,9 @@ func (h *hub) subscribe(replay bool, after uint64) (*Subscription, error) {
 				return nil, fmt.Errorf("%w: replaying after %d", s.err, after)
 			}
 		}
+	}
+	for _, e := range seed {
+		s.offer(e)
 	}
 	if h.closed {
 		s.end(ErrSessionClosed, true)

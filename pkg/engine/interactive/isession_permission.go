@@ -1,6 +1,7 @@
 package interactive
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -36,6 +37,7 @@ type permissionBroker struct {
 // waiting is a published request and where its answer goes.
 type waiting struct {
 	req    PermissionRequest
+	event  Event // as published, with its sequence number
 	answer chan session.PermissionAnswer
 }
 
@@ -51,8 +53,9 @@ func (b *permissionBroker) ask(ctx context.Context, req session.ApprovalRequest)
 	// Registered and published under one lock: whoever sees the event can answer it, and
 	// pendingRequests never lists a request whose event is not yet numbered.
 	b.mu.Lock()
-	b.pending[id] = &waiting{req: pr, answer: answer}
-	b.publish(Event{Type: EventPermissionRequest, PromptID: b.prompt(), Permission: &pr})
+	w := &waiting{req: pr, answer: answer}
+	b.pending[id] = w
+	w.event = b.publish(Event{Type: EventPermissionRequest, PromptID: b.prompt(), Permission: &pr})
 	b.mu.Unlock()
 	select {
 	case a := <-answer: // resolved (and published) by respond
@@ -158,4 +161,20 @@ func (b *permissionBroker) remember(id, outcome string) {
 		delete(b.resolved, b.order[0])
 		b.order = b.order[1:]
 	}
+}
+
+// subscribeLive subscribes to the events published from now on, starting with the
+// permission requests still waiting for an answer (their events as published, oldest
+// first): a client that arrives while the session waits can answer. Holding the broker's
+// lock keeps a request from being published or resolved in between.
+func (b *permissionBroker) subscribeLive(h *hub) *Subscription {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	seed := make([]Event, 0, len(b.pending))
+	for _, w := range b.pending {
+		seed = append(seed, w.event)
+	}
+	slices.SortFunc(seed, func(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	sub, _ := h.subscribeSeeded(seed)
+	return sub
 }

@@ -248,3 +248,40 @@ type askAll struct{}
 func (askAll) Evaluate(_ context.Context, req session.PermissionRequest, _ session.PermissionMode) session.PermissionDecision {
 	return session.PermissionDecision{Behavior: session.BehaviorAsk, Reason: "test asks", SessionRule: req.ToolName}
 }
+
+// A client that subscribes while a permission request waits sees that request first and
+// can answer it; one that subscribes after the answer does not see it.
+func TestPermissionLateSubscriberSeesWaitingRequest(t *testing.T) {
+	p := scriptProvider(t, `
+turns:
+  - toolCalls: [{id: c1, name: Bash, input: {command: "echo late"}}]
+  - text: "done"
+`)
+	s := newTestSession(t, p, Options{})
+	first := s.Subscribe()
+	sent, _ := s.Submit("go")
+	var asked Event
+	for asked.Type != EventPermissionRequest {
+		asked = next(t, first)
+	}
+	late := s.Subscribe()
+	got := next(t, late)
+	if got.Type != EventPermissionRequest || got.Seq != asked.Seq || got.Permission.RequestID != asked.Permission.RequestID {
+		t.Fatalf("late subscriber's first event = %s #%d, want the waiting request #%d", got.Type, got.Seq, asked.Seq)
+	}
+	if err := s.RespondPermission(got.Permission.RequestID, session.ApprovalAllow, ""); err != nil {
+		t.Fatal(err)
+	}
+	for ev := next(t, late); !ends(sent.PromptID)(ev); ev = next(t, late) {
+		if ev.Seq <= got.Seq {
+			t.Fatalf("event #%d after #%d: out of order", ev.Seq, got.Seq)
+		}
+	}
+	after := s.Subscribe()
+	defer after.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if ev, err := after.Next(ctx); err == nil {
+		t.Fatalf("a subscriber after the answer got %s #%d, want nothing", ev.Type, ev.Seq)
+	}
+}
