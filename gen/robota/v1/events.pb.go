@@ -1045,7 +1045,10 @@ type PermissionRequestEvent struct {
 	// "Edit(//abs/dir/**)"); empty when that answer allows this call only.
 	SessionRule string `protobuf:"bytes,6,opt,name=session_rule,json=sessionRule,proto3" json:"session_rule,omitempty"`
 	// When the request is denied for want of an answer.
-	Deadline      *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	Deadline *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// The background task (a subagent) whose tool call this is; empty for the
+	// session's own calls. The task is waiting_permission until the answer.
+	TaskId        string `protobuf:"bytes,8,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1127,6 +1130,13 @@ func (x *PermissionRequestEvent) GetDeadline() *timestamppb.Timestamp {
 		return x.Deadline
 	}
 	return nil
+}
+
+func (x *PermissionRequestEvent) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
 }
 
 // PermissionResolvedEvent says how a permission request ended.
@@ -1971,7 +1981,7 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"start_line\x18\v \x01(\x05R\tstartLine\x125\n" +
 	"\bduration\x18\f \x01(\v2\x19.google.protobuf.DurationR\bduration\x123\n" +
-	"\bmetadata\x18\r \x01(\v2\x17.google.protobuf.StructR\bmetadata\"\x88\x02\n" +
+	"\bmetadata\x18\r \x01(\v2\x17.google.protobuf.StructR\bmetadata\"\xa1\x02\n" +
 	"\x16PermissionRequestEvent\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x1b\n" +
@@ -1982,7 +1992,8 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\ftool_call_id\x18\x05 \x01(\tR\n" +
 	"toolCallId\x12!\n" +
 	"\fsession_rule\x18\x06 \x01(\tR\vsessionRule\x126\n" +
-	"\bdeadline\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\"\xa5\x01\n" +
+	"\bdeadline\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x17\n" +
+	"\atask_id\x18\b \x01(\tR\x06taskId\"\xa5\x01\n" +
 	"\x17PermissionResolvedEvent\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x126\n" +

@@ -269,3 +269,42 @@ func TestSubscriptionEnds(t *testing.T) {
 		t.Fatalf("wait with a deadline: %v", err)
 	}
 }
+
+// A slow subscriber gets a task's consecutive text coalesced; state changes, tool events
+// and other tasks' text are kept as they are, in order.
+func TestTaskEventsCoalescePerTask(t *testing.T) {
+	h := fixedHub(DeliveryLimits{})
+	sub, _ := h.subscribe(false, 0)
+	pub := func(te TaskEvent) { h.publish(Event{Type: EventBackgroundTask, Task: &te}) }
+	pub(TaskEvent{TaskID: "a", State: &TaskState{TaskID: "a", Status: TaskRunning}})
+	pub(TaskEvent{TaskID: "a", Text: "he"})
+	pub(TaskEvent{TaskID: "a", Text: "llo"})
+	pub(TaskEvent{TaskID: "b", Text: "x"})
+	pub(TaskEvent{TaskID: "b", Text: "y"})
+	pub(TaskEvent{TaskID: "a", ToolStart: &ToolState{ToolName: "Read"}})
+	pub(TaskEvent{TaskID: "a", Text: "!"})
+	pub(TaskEvent{TaskID: "a", State: &TaskState{TaskID: "a", Status: TaskCompleted}})
+	got, err := drain(t, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b []string
+	for _, e := range got {
+		te := e.Task
+		switch {
+		case te.State != nil:
+			b = append(b, te.TaskID+":"+string(te.State.Status))
+		case te.ToolStart != nil:
+			b = append(b, te.TaskID+":tool")
+		default:
+			b = append(b, te.TaskID+":"+te.Text)
+		}
+	}
+	want := "a:running a:hello b:xy a:tool a:! a:completed"
+	if strings.Join(b, " ") != want {
+		t.Fatalf("delivered %q, want %q", strings.Join(b, " "), want)
+	}
+	if got[1].Seq != 3 || got[2].Seq != 5 {
+		t.Fatalf("merged events carry seq %d and %d, want the last merged (3, 5)", got[1].Seq, got[2].Seq)
+	}
+}

@@ -36,8 +36,9 @@ const (
 	EventComplete    EventType = "complete"
 	EventError       EventType = "error"
 	EventInterrupted EventType = "interrupted"
-	// EventBackgroundTask is reserved for background task and subagent progress (the
-	// runner issue); nothing emits it yet.
+	// EventBackgroundTask reports a background task's (subagent's or background
+	// command's) state change or progress (Task). Its text may be coalesced per task;
+	// its state changes are never dropped.
 	EventBackgroundTask EventType = "background_task"
 )
 
@@ -72,6 +73,10 @@ type Event struct {
 	Compaction *session.CompactEvent   `json:"compaction,omitempty"`
 	Message    *llm.Message            `json:"message,omitempty"`
 	Result     *Result                 `json:"result,omitempty"`
+	Task       *TaskEvent              `json:"task,omitempty"`
+	// ParentToolUseID, on an EventMessage, marks a subagent's message: the Agent call
+	// whose subagent wrote it (stream-json's parent_tool_use_id).
+	ParentToolUseID string `json:"parentToolUseId,omitempty"`
 }
 
 // Result ends a prompt: what the model answered and how the run ended.
@@ -132,6 +137,8 @@ type PermissionRequest struct {
 	SessionRule string `json:"sessionRule,omitempty"`
 	// Deadline is when the request is denied for want of an answer.
 	Deadline time.Time `json:"deadline"`
+	// TaskID names the subagent whose call this is; empty for the session's own calls.
+	TaskID string `json:"taskId,omitempty"`
 }
 
 // PermissionResolution says how a permission request ended.

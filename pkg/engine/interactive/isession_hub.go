@@ -180,7 +180,12 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 			if len(s.queue) == 0 {
 				s.queue = nil
 			}
-			if q.buf != nil {
+			switch {
+			case q.buf != nil && q.ev.Task != nil:
+				merged := *q.ev.Task
+				merged.Text = q.buf.String()
+				q.ev.Task = &merged
+			case q.buf != nil:
 				q.ev.Text = q.buf.String()
 			}
 			s.bytes -= eventSize(q.ev)
@@ -213,6 +218,19 @@ func (s *Subscription) offer(e Event) bool {
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return false
+	}
+	if n := len(s.queue); n > 0 && e.Type == EventBackgroundTask {
+		last := &s.queue[n-1]
+		if last.ev.Type == e.Type && mergeableTask(last.ev.Task, e.Task) {
+			if last.buf == nil {
+				last.buf = &strings.Builder{}
+				last.buf.WriteString(last.ev.Task.Text)
+			}
+			last.buf.WriteString(e.Task.Text)
+			last.ev.Seq, last.ev.Time = e.Seq, e.Time
+			s.bytes += len(e.Task.Text)
+			return s.checkBounds()
+		}
 	}
 	if n := len(s.queue); n > 0 && e.Type.mergeable() {
 		last := &s.queue[n-1]
@@ -298,6 +316,12 @@ func eventSize(e Event) int {
 	}
 	if r := e.Result; r != nil {
 		n += len(r.Response) + len(r.Error)
+	}
+	if t := e.Task; t != nil {
+		n += 128 + len(t.Text)
+		if t.State != nil {
+			n += len(t.State.Label) + len(t.State.Error) + len(t.State.OutputSummary) + len(t.State.CurrentAction)
+		}
 	}
 	return n
 }

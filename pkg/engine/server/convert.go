@@ -163,7 +163,7 @@ func eventToProto(sessionID string, e interactive.Event, ctxState func() context
 		p := e.Permission
 		out.Event = &robotav1.SessionEvent_PermissionRequest{PermissionRequest: &robotav1.PermissionRequestEvent{
 			RequestId: p.RequestID, ToolName: p.ToolName, InputJson: string(p.Input), Reason: p.Reason,
-			ToolCallId: p.ToolUseID, SessionRule: p.SessionRule, Deadline: timestamppb.New(p.Deadline)}}
+			ToolCallId: p.ToolUseID, SessionRule: p.SessionRule, Deadline: timestamppb.New(p.Deadline), TaskId: p.TaskID}}
 	case interactive.EventPermissionResolved:
 		r := e.Resolution
 		out.Event = &robotav1.SessionEvent_PermissionResolved{PermissionResolved: &robotav1.PermissionResolvedEvent{
@@ -184,8 +184,10 @@ func eventToProto(sessionID string, e interactive.Event, ctxState func() context
 		default:
 			out.Event = &robotav1.SessionEvent_Error{Error: errorToProto(e.Result, res)}
 		}
+	case interactive.EventBackgroundTask:
+		out.Event = &robotav1.SessionEvent_BackgroundTaskEvent{BackgroundTaskEvent: taskEventToProto(e.Task)}
 	default:
-		return nil // background task events arrive with the runner work
+		return nil // an event clients are not sent (EventMessage: GetHistory has them)
 	}
 	return out
 }
@@ -198,6 +200,8 @@ func complete(e interactive.Event) bool {
 		return e.Tool != nil
 	case interactive.EventPermissionRequest:
 		return e.Permission != nil
+	case interactive.EventBackgroundTask:
+		return e.Task != nil
 	case interactive.EventPermissionResolved:
 		return e.Resolution != nil
 	case interactive.EventContextUpdate:

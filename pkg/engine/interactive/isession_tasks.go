@@ -1,0 +1,72 @@
+package interactive
+
+import "time"
+
+// TaskKind is what a background task runs.
+type TaskKind string
+
+const (
+	TaskAgent   TaskKind = "agent"   // a subagent session
+	TaskProcess TaskKind = "process" // a shell command
+)
+
+// TaskStatus is a background task's lifecycle state (the spec's states).
+type TaskStatus string
+
+const (
+	TaskQueued            TaskStatus = "queued"
+	TaskRunning           TaskStatus = "running"
+	TaskWaitingPermission TaskStatus = "waiting_permission"
+	TaskCompleted         TaskStatus = "completed"
+	TaskFailed            TaskStatus = "failed"
+	TaskCancelled         TaskStatus = "cancelled"
+)
+
+// Terminal reports whether the task has ended.
+func (s TaskStatus) Terminal() bool {
+	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
+}
+
+// TaskState is a snapshot of one background task as clients render it.
+type TaskState struct {
+	TaskID string     `json:"taskId"`
+	Kind   TaskKind   `json:"kind"`
+	Status TaskStatus `json:"status"`
+	// Label is the agent type and description, or the command.
+	Label string `json:"label"`
+	// CurrentAction is the tool the task is running now; empty when idle.
+	CurrentAction string `json:"currentAction,omitempty"`
+	// ParentToolUseID is the Agent or Bash call that started the task.
+	ParentToolUseID string    `json:"parentToolUseId,omitempty"`
+	CreatedAt       time.Time `json:"createdAt"`
+	StartedAt       time.Time `json:"startedAt,omitzero"`
+	EndedAt         time.Time `json:"endedAt,omitzero"`
+	Error           string    `json:"error,omitempty"`
+	// OutputSummary is the head of the task's result once it ended.
+	OutputSummary string `json:"outputSummary,omitempty"`
+	PID           int    `json:"pid,omitempty"`
+	// WorktreePath and BranchName name a worktree-isolated task's worktree that was kept
+	// because it holds changes.
+	WorktreePath string `json:"worktreePath,omitempty"`
+	BranchName   string `json:"branchName,omitempty"`
+	// TranscriptPath is a subagent's transcript log.
+	TranscriptPath string `json:"transcriptPath,omitempty"`
+}
+
+// TaskEvent is a lifecycle change or progress of a background task (EventBackgroundTask).
+// Exactly one of State, Text, ToolStart, ToolEnd is set. State changes are never
+// dropped; Text may be coalesced with the task's next Text.
+type TaskEvent struct {
+	TaskID    string     `json:"taskId"`
+	State     *TaskState `json:"state,omitempty"`
+	Text      string     `json:"text,omitempty"`
+	ToolStart *ToolState `json:"toolStart,omitempty"`
+	ToolEnd   *ToolState `json:"toolEnd,omitempty"`
+}
+
+// mergeableTask reports whether a queued task event may absorb the next one: text of the
+// same task.
+func mergeableTask(a, b *TaskEvent) bool {
+	return a != nil && b != nil && a.TaskID == b.TaskID && a.State == nil && b.State == nil &&
+		a.ToolStart == nil && b.ToolStart == nil && a.ToolEnd == nil && b.ToolEnd == nil
+}
