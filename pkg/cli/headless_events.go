@@ -77,7 +77,7 @@ type eventPrinter struct {
 func (p eventPrinter) print(ev interactive.Event) {
 	switch ev.Type {
 	case interactive.EventMessage:
-		p.out.Message(*ev.Message)
+		p.out.SubagentMessage(*ev.Message, ev.ParentToolUseID)
 	case interactive.EventCompaction:
 		p.out.CompactBoundary(ev.Compaction.Trigger, ev.Compaction.Before.UsedTokens)
 	case interactive.EventToolStart, interactive.EventToolEnd:

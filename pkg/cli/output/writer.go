@@ -98,15 +98,24 @@ func (w *Writer) Init(in Init) {
 // Message emits a committed assistant message, or the tool result of a tool
 // message as a user line (stream-json only). User prompts and system messages
 // are not echoed, as in Claude Code.
-func (w *Writer) Message(m llm.Message) {
+func (w *Writer) Message(m llm.Message) { w.SubagentMessage(m, "") }
+
+// SubagentMessage is Message for a subagent's message: parentToolUseID is the Agent call
+// whose subagent wrote it (empty for the session's own messages), shown as
+// parent_tool_use_id as Claude Code does.
+func (w *Writer) SubagentMessage(m llm.Message, parentToolUseID string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.format != FormatStreamJSON {
 		return
 	}
+	var parent *string
+	if parentToolUseID != "" {
+		parent = &parentToolUseID
+	}
 	switch m.Role {
 	case llm.RoleAssistant:
-		w.line(ConversationMessage{Type: "assistant", Message: assistantMessage(m), SessionID: w.sessionID, UUID: w.newID()})
+		w.line(ConversationMessage{Type: "assistant", Message: assistantMessage(m), ParentToolUseID: parent, SessionID: w.sessionID, UUID: w.newID()})
 	case llm.RoleTool:
 		r, ok := m.ToolResult()
 		if !ok {
@@ -115,7 +124,7 @@ func (w *Writer) Message(m llm.Message) {
 		content, isErr := r.Content, r.IsError
 		w.line(ConversationMessage{Type: "user", Message: APIMessage{Role: "user", Content: []ContentBlock{{
 			Type: "tool_result", ToolUseID: r.ToolCallID, Content: &content, IsError: &isErr,
-		}}}, SessionID: w.sessionID, UUID: w.newID()})
+		}}}, ParentToolUseID: parent, SessionID: w.sessionID, UUID: w.newID()})
 	}
 }
 

@@ -141,3 +141,33 @@ func TestParseFormat(t *testing.T) {
 		t.Error("ParseFormat(yaml) accepted")
 	}
 }
+
+// A subagent's messages carry the Agent call's id as parent_tool_use_id; the session's own
+// carry null, as Claude Code writes them.
+func TestSubagentMessagesNameTheirParentCall(t *testing.T) {
+	var buf bytes.Buffer
+	w := New(&buf, FormatStreamJSON, seqIDs())
+	w.Init(Init{SessionID: "s-1"})
+	w.Message(llm.Message{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("parent")}})
+	w.SubagentMessage(llm.Message{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("child")}}, "toolu_9")
+	w.SubagentMessage(llm.NewToolMessage(llm.ToolResultPart{ToolCallID: "c1", Content: "ok"}, nil), "toolu_9")
+	var parents []any
+	dec := json.NewDecoder(&buf)
+	for dec.More() {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		if m["type"] == "system" {
+			continue
+		}
+		p, present := m["parent_tool_use_id"]
+		if !present {
+			t.Fatalf("%v line lacks parent_tool_use_id", m["type"])
+		}
+		parents = append(parents, p)
+	}
+	if fmt.Sprint(parents) != "[<nil> toolu_9 toolu_9]" {
+		t.Fatalf("parent_tool_use_id values %v", parents)
+	}
+}
