@@ -1,0 +1,127 @@
+package interactive
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+)
+
+// SubagentTranscriptPath is where the transcript of subagent agentID of session parentID
+// is written: {logsDir}/{parentID}/subagents/{agentID}.jsonl (spec: Subagent Transcript
+// Logger).
+func SubagentTranscriptPath(logsDir, parentID, agentID string) string {
+	return sessionlog.LogPath(subagentLogDir(logsDir, parentID), agentID)
+}
+
+func subagentLogDir(logsDir, parentID string) string {
+	return filepath.Join(logsDir, parentID, "subagents")
+}
+
+// subagentHost is the engine side of one subagent job as its parent session sees it. It
+// wraps the Host that makes the job's model calls and permission decisions with the
+// subagent's transcript (the source of truth for its high-frequency data: the parent's
+// record keeps only the path) and the parent's message events, marked with the Agent
+// call that started the subagent.
+type subagentHost struct {
+	inner           runnerapi.Host
+	agentID         string
+	parentToolUseID string
+	log             *sessionlog.FileLogger // nil: no transcript
+	publish         func(Event) Event
+	promptID        func() string
+
+	mu        sync.Mutex
+	lastReply string
+}
+
+// subagentTranscript opens the transcript of agentID and records how the subagent starts.
+func subagentTranscript(logsDir, parentID, agentID string, init sessionlog.SessionInitData, prompt string) (*sessionlog.FileLogger, error) {
+	l, err := sessionlog.Open(subagentLogDir(logsDir, parentID), agentID, sessionlog.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("subagent %s transcript: %w", agentID, err)
+	}
+	l.Log(sessionlog.EventSessionInit, init)
+	l.Log(sessionlog.EventPreRun, map[string]any{"prompt": prompt, "agentId": agentID})
+	return l, nil
+}
+
+var _ runnerapi.Host = (*subagentHost)(nil)
+
+func (h *subagentHost) logf(event string, data any) {
+	if h.log != nil {
+		h.log.Log(event, data)
+	}
+}
+
+// Chat makes the model call through the inner Host, recording the streamed text and
+// the reply in the transcript and publishing the reply as the subagent's message.
+func (h *subagentHost) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
+	text := cb.OnTextDelta
+	cb.OnTextDelta = func(d string) {
+		h.logf(sessionlog.EventTextDelta, map[string]any{"delta": d})
+		if text != nil {
+			text(d)
+		}
+	}
+	resp, err := h.inner.Chat(ctx, req, cb)
+	if err != nil {
+		h.logf(sessionlog.EventError, sessionlog.NewErrorData("provider", err))
+		return resp, err
+	}
+	reply := resp.Message.Text()
+	h.mu.Lock()
+	if reply != "" {
+		h.lastReply = reply
+	}
+	h.mu.Unlock()
+	h.logf(sessionlog.EventAssistant, map[string]any{"content": reply, "stopReason": resp.StopReason, "usage": resp.Message.Usage})
+	msg := resp.Message
+	h.publishMessage(&msg)
+	return resp, nil
+}
+
+// RunTool runs the call through the inner Host (the parent's permission pipeline),
+// recording the call and its result and publishing the result as the subagent's message.
+func (h *subagentHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exec runnerapi.ToolExec) llm.ToolResult {
+	h.logf(sessionlog.EventToolExecutionRequest, map[string]any{"toolCallId": call.ID, "toolName": call.Name, "input": call.Input})
+	res := h.inner.RunTool(ctx, call, exec)
+	h.logf(sessionlog.EventToolExecutionResult, map[string]any{"toolCallId": call.ID, "toolName": call.Name, "result": res})
+	content := res.ModelContent()
+	msg := llm.NewToolMessage(llm.ToolResultPart{ToolCallID: call.ID, ToolName: call.Name, Content: content, IsError: !res.Success}, nil)
+	h.publishMessage(&msg)
+	return res
+}
+
+func (h *subagentHost) publishMessage(m *llm.Message) {
+	if h.publish != nil {
+		h.publish(Event{Type: EventMessage, PromptID: h.promptID(), Message: m, ParentToolUseID: h.parentToolUseID})
+	}
+}
+
+// LastReply is the subagent's latest non-empty answer (SubagentStop's
+// last_assistant_message).
+func (h *subagentHost) LastReply() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lastReply
+}
+
+// finish records how the subagent ended and closes the transcript.
+func (h *subagentHost) finish(ev runnerapi.Event) {
+	if h.log == nil {
+		return
+	}
+	switch ev.Kind {
+	case runnerapi.EventFailed:
+		h.log.Log(sessionlog.EventError, map[string]any{"phase": "subagent", "error": ev.Error, "category": ev.Category})
+	case runnerapi.EventCancelled:
+		h.log.Log(sessionlog.EventError, map[string]any{"phase": "subagent", "error": "cancelled: " + ev.Reason})
+	}
+	h.log.Log(sessionlog.EventSessionShutdown, map[string]any{"outcome": ev.Kind.String()})
+	_ = h.log.Close()
+}
