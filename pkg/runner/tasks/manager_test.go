@@ -155,8 +155,8 @@ func TestCurrentAction(t *testing.T) {
 		m := newManager(t, Config{Runner: f})
 		task, _ := m.Spawn(agentReq("p"))
 		want := []*Action{
-			{CallID: "b", Tool: "Grep", Arg: "TODO"},                       // the newest open call
-			{CallID: "a", Tool: "Read", Arg: "x.go"},                       // b ended: a is current again
+			{CallID: "b", Tool: "Grep", Arg: "TODO"},                        // the newest open call
+			{CallID: "a", Tool: "Read", Arg: "x.go"},                        // b ended: a is current again
 			{CallID: "a", Tool: "Read", Arg: "x.go", Error: "no such file"}, // a failed: kept with its error
 		}
 		for i, w := range want {
