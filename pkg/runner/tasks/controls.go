@@ -100,7 +100,7 @@ func (m *BackgroundTaskManager) Cancel(ctx context.Context, id, reason string) (
 	case t.snap.State == StateQueued:
 		m.queue = slices.DeleteFunc(m.queue, func(q *task) bool { return q == t })
 		t.snap.State, t.snap.CancelReason = StateCancelled, reason
-		m.finishLocked(t, EventCancelled)
+		m.finishLocked(t, EventCancelled, m.cfg.Clock.Now())
 		close(t.returned)
 		t.cancel()
 		snap := t.snap.clone()
@@ -144,7 +144,7 @@ func (m *BackgroundTaskManager) Close(id string) (Task, error) {
 	}
 	delete(m.tasks, id)
 	m.order = slices.DeleteFunc(m.order, func(o *task) bool { return o == t })
-	m.publishLocked(t, EventClosed, nil)
+	m.publishLocked(t, EventClosed, nil, m.cfg.Clock.Now())
 	return t.snap.clone(), nil
 }
 
@@ -220,12 +220,12 @@ func (m *BackgroundTaskManager) SetWaitingPermission(id string, waiting bool) er
 		return fmt.Errorf("set permission state of task %s: %w", id, ErrTaskEnded)
 	case waiting && t.snap.State == StateRunning:
 		t.snap.State, t.paused = StateWaitingPermission, true
-		m.publishLocked(t, EventWaitingPermission, nil)
+		m.publishLocked(t, EventWaitingPermission, nil, m.cfg.Clock.Now())
 	case !waiting && t.snap.State == StateWaitingPermission:
 		now := m.cfg.Clock.Now()
 		t.snap.State, t.paused, t.lastActivity = StateRunning, false, now
 		t.snap.LastActivityAt = &now
-		m.publishLocked(t, EventResumed, nil)
+		m.publishLocked(t, EventResumed, nil, now)
 	}
 	return nil
 }

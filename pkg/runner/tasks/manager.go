@@ -161,6 +161,7 @@ func (m *BackgroundTaskManager) Spawn(req Request) (Task, error) {
 	if m.closed {
 		return Task{}, ErrManagerClosed
 	}
+	now := m.cfg.Clock.Now()
 	m.nextID++
 	id := fmt.Sprintf("%s_%d", req.Kind(), m.nextID)
 	if m.cfg.NewID != nil {
@@ -178,7 +179,7 @@ func (m *BackgroundTaskManager) Spawn(req Request) (Task, error) {
 	}))
 	t.snap = Task{ID: id, Kind: req.Kind(), Mode: req.Mode, State: StateQueued, Description: req.Description,
 		ParentSessionID: req.ParentSessionID, ParentToolUseID: req.ParentToolUseID, GroupID: req.GroupID,
-		CreatedAt: m.cfg.Clock.Now()}
+		CreatedAt: now}
 	if a := req.Job.Agent; a != nil {
 		t.snap.AgentType, t.snap.Prompt, t.snap.Model, t.snap.Isolation, t.snap.Cwd = a.AgentType, a.Prompt, a.Model, a.Isolation, a.Cwd
 	} else {
@@ -187,7 +188,7 @@ func (m *BackgroundTaskManager) Spawn(req Request) (Task, error) {
 	m.tasks[id] = t
 	m.order = append(m.order, t)
 	m.queue = append(m.queue, t)
-	m.publishLocked(t, EventQueued, nil)
+	m.publishLocked(t, EventQueued, nil, now)
 	m.dispatchLocked()
 	return t.snap.clone(), nil
 }
@@ -204,7 +205,7 @@ func (m *BackgroundTaskManager) dispatchLocked() {
 		t.snap.StartedAt, t.snap.LastActivityAt = &now, &now
 		t.lastActivity = now
 		m.armWatchdogsLocked(t)
-		m.publishLocked(t, EventStarted, nil)
+		m.publishLocked(t, EventStarted, nil, now)
 		m.runs.Add(1)
 		go m.run(t)
 	}
@@ -221,16 +222,17 @@ func (m *BackgroundTaskManager) run(t *task) {
 	defer m.mu.Unlock()
 	close(t.returned)
 	if !t.snap.State.Terminal() {
+		now := m.cfg.Clock.Now()
 		switch {
 		case t.cancelRequested:
 			t.snap.State, t.snap.CancelReason = StateCancelled, t.cancelReason
-			m.finishLocked(t, EventCancelled)
+			m.finishLocked(t, EventCancelled, now)
 		case err != nil:
 			t.snap.State, t.snap.Error, t.snap.ErrorCategory = StateFailed, fmt.Sprintf("runner: %v", err), "runner"
-			m.finishLocked(t, EventFailed)
+			m.finishLocked(t, EventFailed, now)
 		default:
 			t.snap.State, t.snap.Error, t.snap.ErrorCategory = StateFailed, "runner: the job ended without a terminal event", "runner"
-			m.finishLocked(t, EventFailed)
+			m.finishLocked(t, EventFailed, now)
 		}
 	}
 	t.cancel()
@@ -252,7 +254,7 @@ func (m *BackgroundTaskManager) onEvent(t *task, ev runnerapi.Event) {
 	switch ev.Kind {
 	case runnerapi.EventStarted:
 		t.snap.PID = ev.PID
-		m.publishLocked(t, EventSpawned, nil)
+		m.publishLocked(t, EventSpawned, nil, now)
 	case runnerapi.EventTextDelta:
 		m.onTextLocked(t, ev.Text)
 	case runnerapi.EventToolStart, runnerapi.EventToolEnd:
@@ -260,24 +262,24 @@ func (m *BackgroundTaskManager) onEvent(t *task, ev runnerapi.Event) {
 	case runnerapi.EventCompleted:
 		t.snap.State, t.snap.Result, t.snap.CurrentAction = StateCompleted, ev.Output, nil
 		m.setExitLocked(t, ev.ExitCode)
-		m.finishLocked(t, EventCompleted)
+		m.finishLocked(t, EventCompleted, now)
 	case runnerapi.EventFailed:
 		t.snap.Error, t.snap.ErrorCategory, t.snap.Recoverable = ev.Error, ev.Category, ev.Recoverable
 		m.setExitLocked(t, ev.ExitCode)
 		if t.cancelRequested {
 			// The job died of the cancel (a killed process reports a signal).
 			t.snap.State, t.snap.CancelReason = StateCancelled, t.cancelReason
-			m.finishLocked(t, EventCancelled)
+			m.finishLocked(t, EventCancelled, now)
 			return
 		}
 		t.snap.State = StateFailed
-		m.finishLocked(t, EventFailed)
+		m.finishLocked(t, EventFailed, now)
 	case runnerapi.EventCancelled:
 		t.snap.State, t.snap.CancelReason = StateCancelled, ev.Reason
 		if t.snap.CancelReason == "" {
 			t.snap.CancelReason = t.cancelReason
 		}
-		m.finishLocked(t, EventCancelled)
+		m.finishLocked(t, EventCancelled, now)
 	}
 }
 
@@ -309,7 +311,7 @@ func (m *BackgroundTaskManager) onToolLocked(t *task, ev runnerapi.Event, now ti
 		a := Action{CallID: p.CallID, Tool: p.Name, Arg: p.FirstArg, StartedAt: now}
 		t.open = append(t.open, a)
 		t.snap.CurrentAction = &a
-		m.publishLocked(t, EventToolStart, call)
+		m.publishLocked(t, EventToolStart, call, now)
 		m.checkRepetitionLocked(t, "tool "+p.Name+"("+p.FirstArg+")")
 		return
 	}
@@ -332,12 +334,11 @@ func (m *BackgroundTaskManager) onToolLocked(t *task, ev runnerapi.Event, now ti
 	default:
 		t.snap.CurrentAction = nil
 	}
-	m.publishLocked(t, EventToolEnd, call)
+	m.publishLocked(t, EventToolEnd, call, now)
 }
 
 // finishLocked ends t in the terminal state already set on its snapshot.
-func (m *BackgroundTaskManager) finishLocked(t *task, typ EventType) {
-	now := m.cfg.Clock.Now()
+func (m *BackgroundTaskManager) finishLocked(t *task, typ EventType, now time.Time) {
 	t.snap.EndedAt = &now
 	for _, stop := range []func() bool{t.stopIdle, t.stopMax} {
 		if stop != nil {
@@ -345,13 +346,13 @@ func (m *BackgroundTaskManager) finishLocked(t *task, typ EventType) {
 		}
 	}
 	close(t.done)
-	m.publishLocked(t, typ, nil)
+	m.publishLocked(t, typ, nil, now)
 }
 
 // publishLocked sends a lifecycle event with t's snapshot to every subscriber.
-func (m *BackgroundTaskManager) publishLocked(t *task, typ EventType, call *ToolCall) {
+func (m *BackgroundTaskManager) publishLocked(t *task, typ EventType, call *ToolCall, now time.Time) {
 	m.seq++
-	ev := Event{Type: typ, Seq: m.seq, TaskID: t.id, Time: m.cfg.Clock.Now(), Tool: call}
+	ev := Event{Type: typ, Seq: m.seq, TaskID: t.id, Time: now, Tool: call}
 	for s := range m.subs {
 		snap := t.snap.clone()
 		ev.Task = &snap
@@ -367,5 +368,5 @@ func (m *BackgroundTaskManager) setWorktree(t *task, path, branch string) {
 		return
 	}
 	t.snap.WorktreePath, t.snap.WorktreeBranch = path, branch
-	m.publishLocked(t, EventWorktree, nil)
+	m.publishLocked(t, EventWorktree, nil, m.cfg.Clock.Now())
 }

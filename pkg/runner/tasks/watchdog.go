@@ -106,7 +106,7 @@ func (m *BackgroundTaskManager) checkRepetitionLocked(t *task, unit string) bool
 func (m *BackgroundTaskManager) tripLocked(t *task, reason TimeoutReason, detail string) {
 	t.snap.State, t.snap.TimeoutReason = StateFailed, reason
 	t.snap.Error, t.snap.ErrorCategory = fmt.Sprintf("watchdog %s: %s", reason, detail), "watchdog"
-	m.finishLocked(t, EventFailed)
+	m.finishLocked(t, EventFailed, m.cfg.Clock.Now())
 	m.runs.Add(1)
 	go func() {
 		defer m.runs.Done()
