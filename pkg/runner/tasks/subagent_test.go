@@ -45,9 +45,18 @@ func TestSpawnBatch(t *testing.T) {
 		base := SubagentRequest{Cwd: "/repo/sub", Host: host, ParentSessionID: "sess", ParentToolUseID: "toolu_9", Mode: ModeForeground}
 		with := func(f func(*SubagentRequest)) SubagentRequest { r := base; f(&r); return r }
 		reqs := []SubagentRequest{
-			with(func(r *SubagentRequest) { r.Prompt = "map the repo"; r.AgentType = "Explore"; r.Model = "haiku"; r.Tools = []string{"Read"} }),
+			with(func(r *SubagentRequest) {
+				r.Prompt = "map the repo"
+				r.AgentType = "Explore"
+				r.Model = "haiku"
+				r.Tools = []string{"Read"}
+			}),
 			with(func(r *SubagentRequest) { r.Prompt = "  " }),
-			with(func(r *SubagentRequest) { r.Prompt = "fix it"; r.Isolation = IsolationWorktree; r.Description = "fixer" }),
+			with(func(r *SubagentRequest) {
+				r.Prompt = "fix it"
+				r.Isolation = IsolationWorktree
+				r.Description = "fixer"
+			}),
 			with(func(r *SubagentRequest) { r.Prompt = "x"; r.Isolation = "container" }),
 			with(func(r *SubagentRequest) { r.Prompt = "fail" }),
 		}
