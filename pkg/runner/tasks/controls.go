@@ -98,11 +98,7 @@ func (m *BackgroundTaskManager) Cancel(ctx context.Context, id, reason string) (
 		m.mu.Unlock()
 		return Task{}, fmt.Errorf("cancel task %s (%s): %w", id, t.snap.State, ErrTaskEnded)
 	case t.snap.State == StateQueued:
-		m.queue = slices.DeleteFunc(m.queue, func(q *task) bool { return q == t })
-		t.snap.State, t.snap.CancelReason = StateCancelled, reason
-		m.finishLocked(t, EventCancelled, m.cfg.Clock.Now())
-		close(t.returned)
-		t.cancel()
+		m.cancelQueuedLocked(t, reason)
 		snap := t.snap.clone()
 		m.mu.Unlock()
 		return snap, nil
@@ -122,6 +118,15 @@ func (m *BackgroundTaskManager) Cancel(ctx context.Context, id, reason string) (
 		return Task{}, ctx.Err()
 	}
 	return m.snapshot(t), nil
+}
+
+// cancelQueuedLocked cancels a task that never started.
+func (m *BackgroundTaskManager) cancelQueuedLocked(t *task, reason string) {
+	m.queue = slices.DeleteFunc(m.queue, func(q *task) bool { return q == t })
+	t.snap.State, t.snap.CancelReason = StateCancelled, reason
+	m.finishLocked(t, EventCancelled, m.cfg.Clock.Now())
+	close(t.returned)
+	t.cancel()
 }
 
 func (m *BackgroundTaskManager) snapshot(t *task) Task {
@@ -235,6 +240,10 @@ func (m *BackgroundTaskManager) SetWaitingPermission(id string, waiting bool) er
 func (m *BackgroundTaskManager) Shutdown(ctx context.Context, reason string) error {
 	m.mu.Lock()
 	m.closed = true
+	// Queued tasks go first, so that no slot freed below starts one of them.
+	for _, t := range slices.Clone(m.queue) {
+		m.cancelQueuedLocked(t, reason)
+	}
 	var ids []string
 	for _, t := range m.order {
 		if !t.snap.State.Terminal() {
