@@ -137,10 +137,18 @@ func TestLifecycle(t *testing.T) {
 				if !slices.Equal(types(evs), tt.events) {
 					t.Errorf("events = %v, want %v", types(evs), tt.events)
 				}
+				var last State
 				for i, e := range evs {
 					if e.Seq != uint64(i+1) || e.TaskID != task.ID {
 						t.Errorf("event %d = seq %d task %s", i, e.Seq, e.TaskID)
 					}
+					if e.Task == nil || e.Task.State == last {
+						continue
+					}
+					if last != "" && !CanTransition(last, e.Task.State) {
+						t.Errorf("event %d: %s → %s", i, last, e.Task.State)
+					}
+					last = e.Task.State
 				}
 			})
 		})
@@ -454,4 +462,20 @@ func TestWaitingPermission(t *testing.T) {
 			t.Errorf("events = %v", got)
 		}
 	})
+}
+
+func TestCanTransition(t *testing.T) {
+	all := []State{StateQueued, StateRunning, StateWaitingPermission, StateCompleted, StateFailed, StateCancelled}
+	allowed := map[State][]State{
+		StateQueued:            {StateRunning, StateCancelled},
+		StateRunning:           {StateWaitingPermission, StateCompleted, StateFailed, StateCancelled},
+		StateWaitingPermission: {StateRunning, StateCompleted, StateFailed, StateCancelled},
+	}
+	for _, from := range all {
+		for _, to := range all {
+			if got, want := CanTransition(from, to), slices.Contains(allowed[from], to); got != want {
+				t.Errorf("CanTransition(%s, %s) = %v, want %v", from, to, got, want)
+			}
+		}
+	}
 }

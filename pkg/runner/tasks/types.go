@@ -265,3 +265,19 @@ type Event struct {
 	// Task is the snapshot after a lifecycle event; nil on text deltas.
 	Task *Task `json:"task,omitempty"`
 }
+
+// CanTransition reports whether a task may go from one state to another (the spec's
+// transitionBackgroundTaskStatus as a predicate): queued → running or cancelled;
+// running ↔ waiting_permission; running or waiting_permission → any terminal state;
+// nothing leaves a terminal state.
+func CanTransition(from, to State) bool {
+	switch from {
+	case StateQueued:
+		return to == StateRunning || to == StateCancelled
+	case StateRunning:
+		return to == StateWaitingPermission || to.Terminal()
+	case StateWaitingPermission:
+		return to == StateRunning || to.Terminal()
+	}
+	return false
+}
