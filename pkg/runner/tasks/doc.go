@@ -33,14 +33,16 @@
 //     cancels the job as Cancel does. The output so far stays readable.
 //   - ReadLog asks the job's runner; when the runner cannot serve the log (its worker
 //     died, it keeps none), it reads the last Config.LogTail bytes of streamed output
-//     the manager kept, at the stream's own offsets.
+//     the manager kept, at the stream's own offsets (kept until the task is closed:
+//     close finished tasks to bound memory).
 //   - Snapshots (Task) are deep copies: Get, List, Wait and events never share state
 //     with the manager. Their JSON is what the engine persists with the session and
 //     serves (currentAction, worktreePath, branchName, ... in the spec's names).
 //     currentAction is the newest tool call still open; a tool call that ends with
 //     an error stays current, with the error, until the next one starts.
 //   - Events (one union, Event) carry a manager-wide sequence number in publication
-//     order; lifecycle events carry the snapshot after the change. Publishing never
+//     order; lifecycle events carry the snapshot after the change. A subscription
+//     gets the events published after Subscribe, until Close. Publishing never
 //     blocks on a subscriber. A subscriber that falls behind gets a task's pending
 //     text deltas merged (never across a later event of that task, so each task's
 //     events stay in order; a merged delta keeps at most MaxDeltaBytes, dropping its
