@@ -88,7 +88,9 @@
 //     uncommitted or untracked files or new commits is removed with its branch (never
 //     forced) and the WorktreeRemove hooks run; one with work, or whose state cannot
 //     be read, or that fails to be removed, is kept and its path and branch stay on
-//     the task's terminal snapshot. The cleanup runs even for a cancelled job.
+//     the task's terminal snapshot. The cleanup runs even for a cancelled job; when
+//     the task ended before its job did (a watchdog), a change it makes comes as a
+//     background_task_worktree event after the terminal one.
 //
 // Where this differs from the spec: events add background_task_spawned (the runner
 // reported the job's process), background_task_resumed (a permission ask was

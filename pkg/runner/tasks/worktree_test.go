@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
@@ -262,4 +263,36 @@ func TestWorktreeName(t *testing.T) {
 			t.Errorf("subdir(/repo, %q) = %q", cwd, got)
 		}
 	}
+}
+
+// A watchdog ends the task before the job: the kept worktree is reported after the
+// failed event, and the snapshot keeps it.
+func TestWorktreeAfterWatchdog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inner := newFake(fixed(started(1), text("editing\n"), hang))
+		git := &fakeGit{root: "/repo", changed: true}
+		m := newManager(t, Config{Runner: NewWorktreeSubagentRunner(inner, git, nil)})
+		sub := m.Subscribe(SubscribeOptions{})
+		req := agentReq("fix")
+		req.Job.Agent.Isolation = IsolationWorktree
+		req.Watchdog = Watchdog{IdleTimeout: time.Minute}
+		task, _ := m.Spawn(req)
+		_, _ = m.Wait(t.Context(), task.ID)
+		synctest.Wait()
+		got, _ := m.Get(task.ID)
+		if got.State != StateFailed || got.TimeoutReason != TimeoutIdle || got.WorktreePath != "/wt/agent-agent_1" {
+			t.Errorf("task = %+v", got)
+		}
+		var order []EventType
+		for _, ev := range drain(t, sub) {
+			if ev.Type == EventFailed || ev.Type == EventWorktree {
+				order = append(order, ev.Type)
+			}
+		}
+		// Reported when created, then kept after the failure (the same path, so no
+		// second change event).
+		if !slices.Equal(order, []EventType{EventWorktree, EventFailed}) {
+			t.Errorf("events = %v", order)
+		}
+	})
 }
