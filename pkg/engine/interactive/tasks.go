@@ -1,0 +1,175 @@
+package interactive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
+	"github.com/robota-sdk/robota-go/pkg/tools/bash"
+)
+
+// taskRuntime is a session's background tasks: the manager that runs its subagents and
+// background commands in workers, and the pump that turns the manager's events into the
+// session's EventBackgroundTask events.
+type taskRuntime struct {
+	tasks     *tasks.BackgroundTaskManager
+	subagents *tasks.SubagentManager
+	sub       *tasks.Subscription
+	pumped    chan struct{}
+}
+
+// taskPending bounds the lifecycle events the pump may leave unread: it forwards them
+// at once, so only a stuck session reaches it.
+const taskPending = 1 << 16
+
+func newTaskRuntime(cfg tasks.Config) (*taskRuntime, error) {
+	m, err := tasks.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &taskRuntime{tasks: m, subagents: tasks.NewSubagentManager(m, nil)}, nil
+}
+
+// pump publishes the manager's events until the subscription ends.
+func (r *taskRuntime) pump(publish func(Event) Event, promptID func() string) {
+	r.sub = r.tasks.Subscribe(tasks.SubscribeOptions{MaxPending: taskPending})
+	r.pumped = make(chan struct{})
+	go func() {
+		defer close(r.pumped)
+		for {
+			ev, err := r.sub.Next(context.Background())
+			if err != nil {
+				return
+			}
+			if te := taskEvent(ev); te != nil {
+				publish(Event{Type: EventBackgroundTask, PromptID: promptID(), Task: te})
+			}
+		}
+	}()
+}
+
+// shutdown cancels the tasks still running, waits for their jobs and stops the pump.
+func (r *taskRuntime) shutdown(ctx context.Context) error {
+	err := r.tasks.Shutdown(ctx, "the session closed")
+	if r.sub != nil {
+		r.sub.Close()
+		<-r.pumped
+	}
+	return err
+}
+
+// taskEvent is the session's form of a manager event (nil for the ones clients do not
+// need: a closed task).
+func taskEvent(ev tasks.Event) *TaskEvent {
+	out := &TaskEvent{TaskID: ev.TaskID}
+	switch ev.Type {
+	case tasks.EventTextDelta:
+		out.Text = ev.Text
+	case tasks.EventToolStart, tasks.EventToolEnd:
+		if ev.Tool == nil {
+			return nil
+		}
+		st := &ToolState{ToolUseID: ev.Tool.CallID, ToolName: ev.Tool.Name, FirstArg: ev.Tool.Arg,
+			IsRunning: ev.Type == tasks.EventToolStart}
+		if ev.Type == tasks.EventToolStart {
+			out.ToolStart = st
+		} else {
+			st.Result, st.Reason = "success", ev.Tool.Error
+			if ev.Tool.Error != "" {
+				st.Result = "error"
+			}
+			out.ToolEnd = st
+		}
+	case tasks.EventClosed:
+		return nil
+	default:
+		if ev.Task == nil {
+			return nil
+		}
+		st := taskState(*ev.Task)
+		out.State = &st
+	}
+	return out
+}
+
+// taskState is a manager snapshot as clients render it.
+func taskState(t tasks.Task) TaskState {
+	out := TaskState{TaskID: t.ID, Kind: TaskKind(t.Kind), Status: TaskStatus(t.State), ParentToolUseID: t.ParentToolUseID,
+		CreatedAt: t.CreatedAt, Error: t.Error, PID: t.PID, WorktreePath: t.WorktreePath, BranchName: t.WorktreeBranch}
+	switch t.Kind {
+	case tasks.KindAgent:
+		out.Label = t.AgentType
+		if t.Description != "" && t.Description != t.AgentType {
+			out.Label += ": " + t.Description
+		}
+	default:
+		out.Label = t.Command
+	}
+	if a := t.CurrentAction; a != nil && !t.State.Terminal() {
+		out.CurrentAction = a.Tool
+		if a.Arg != "" {
+			out.CurrentAction += " " + a.Arg
+		}
+	}
+	if t.StartedAt != nil {
+		out.StartedAt = *t.StartedAt
+	}
+	if t.EndedAt != nil {
+		out.EndedAt = *t.EndedAt
+		out.OutputSummary = truncateRunes(strings.TrimSpace(t.Result), maxPreviewChars)
+	}
+	return out
+}
+
+// backgroundCommands runs Bash's run_in_background commands as process tasks.
+type backgroundCommands struct {
+	tasks     *tasks.BackgroundTaskManager
+	sessionID string
+}
+
+var _ bash.BackgroundRunner = backgroundCommands{}
+
+// StartBackground implements bash.BackgroundRunner: the command becomes a process task
+// whose id the model reads with TaskOutput and stops with TaskStop.
+func (b backgroundCommands) StartBackground(_ context.Context, req bash.BackgroundRequest) (string, error) {
+	t, err := b.tasks.Spawn(tasks.Request{
+		Job:         runnerapi.Job{Process: &runnerapi.ProcessJob{Command: req.Command, Cwd: req.Cwd, Env: jobEnv(req.Env, os.LookupEnv)}},
+		Description: req.Description, Mode: tasks.ModeBackground, ParentSessionID: b.sessionID, ParentToolUseID: req.ToolCallID,
+	})
+	if err != nil {
+		if errors.Is(err, tasks.ErrManagerClosed) {
+			return "", fmt.Errorf("the session is closing: %w", err)
+		}
+		return "", err
+	}
+	return t.ID, nil
+}
+
+// jobEnv returns the variables of env (the environment a command must run with: the
+// session's settings `env` applied over robota's own) whose values differ from robota's
+// own environment, i.e. what the settings add. The worker starts its commands from an
+// allowlisted environment, so robota's inherited variables, credentials among them, are
+// never sent to it; a variable the user's settings set explicitly is.
+func jobEnv(env []string, lookup func(string) (string, bool)) map[string]string {
+	var out map[string]string
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			continue
+		}
+		if own, set := lookup(name); set && own == value {
+			if _, added := out[name]; !added {
+				continue
+			}
+		}
+		if out == nil {
+			out = make(map[string]string)
+		}
+		out[name] = value // a later entry wins, as exec's does
+	}
+	return out
+}
