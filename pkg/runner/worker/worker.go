@@ -287,7 +287,6 @@ func (w *Worker) Send(_ context.Context, jobID, input string) error {
 	return nil
 }
 
-
 // ReadLog implements runnerapi.Runner.
 func (w *Worker) ReadLog(_ context.Context, jobID string, offset, limit int64) (runnerapi.LogPage, error) {
 	j, err := w.job(jobID)
