@@ -33,7 +33,10 @@ type StartRequest struct {
 	//
 	//	*StartRequest_Agent
 	//	*StartRequest_Process
-	Job           isStartRequest_Job `protobuf_oneof:"job"`
+	Job isStartRequest_Job `protobuf_oneof:"job"`
+	// For agent jobs: the go-plugin broker id under which the engine serves
+	// HostService to this worker (model calls and tool decisions of the job).
+	HostBrokerId  uint32 `protobuf:"varint,4,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -98,6 +101,13 @@ func (x *StartRequest) GetProcess() *ProcessJob {
 		}
 	}
 	return nil
+}
+
+func (x *StartRequest) GetHostBrokerId() uint32 {
+	if x != nil {
+		return x.HostBrokerId
+	}
+	return 0
 }
 
 type isStartRequest_Job interface {
@@ -1108,11 +1118,12 @@ var File_robota_v1_runner_proto protoreflect.FileDescriptor
 
 const file_robota_v1_runner_proto_rawDesc = "" +
 	"\n" +
-	"\x16robota/v1/runner.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\x8c\x01\n" +
+	"\x16robota/v1/runner.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\xb2\x01\n" +
 	"\fStartRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12+\n" +
 	"\x05agent\x18\x02 \x01(\v2\x13.robota.v1.AgentJobH\x00R\x05agent\x121\n" +
-	"\aprocess\x18\x03 \x01(\v2\x15.robota.v1.ProcessJobH\x00R\aprocessB\x05\n" +
+	"\aprocess\x18\x03 \x01(\v2\x15.robota.v1.ProcessJobH\x00R\aprocess\x12$\n" +
+	"\x0ehost_broker_id\x18\x04 \x01(\rR\fhostBrokerIdB\x05\n" +
 	"\x03job\"\x99\x02\n" +
 	"\bAgentJob\x12\x1d\n" +
 	"\n" +
