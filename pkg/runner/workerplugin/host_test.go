@@ -105,7 +105,7 @@ func textTurn(text string) llm.ChatResponse {
 
 // dispenseWorker connects a real worker Runner to the engine side over go-plugin's
 // in-memory gRPC connection, broker included.
-func dispenseWorker(t *testing.T, w *worker.Worker) runnerapi.Runner {
+func dispenseWorker(t testing.TB, w *worker.Worker) runnerapi.Runner {
 	t.Helper()
 	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{workerplugin.PluginName: &workerplugin.GRPCPlugin{Impl: w}})
 	t.Cleanup(func() { client.Close() })
