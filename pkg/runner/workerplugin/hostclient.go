@@ -27,7 +27,10 @@ func (h *hostClient) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callb
 	if err != nil {
 		return llm.ChatResponse{}, llm.NewError(llm.CodeValidation, "encode the model request for the engine", err)
 	}
-	stream, err := h.client.Chat(ctx, &robotav1.ChatRequest{JobId: h.jobID, RequestJson: body})
+	// The stream's resources are freed when its context ends: the call's own, not the job's.
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := h.client.Chat(callCtx, &robotav1.ChatRequest{JobId: h.jobID, RequestJson: body})
 	if err != nil {
 		return h.broken(ctx, err)
 	}
@@ -50,6 +53,7 @@ func (h *hostClient) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callb
 				cb.ServerToolUse(u)
 			}
 		case *robotav1.ChatResponse_Result:
+			_, _ = stream.Recv() // the end of the stream (io.EOF) follows the result
 			return decodeChatResult(ev.Result)
 		}
 	}
@@ -87,11 +91,12 @@ func (h *hostClient) RunTool(ctx context.Context, call runnerapi.ToolCall, exec 
 		}
 		return llm.ToolFailure(fmt.Sprintf("Error: the engine could not decide %s: %v", call.Name, fromStatus(err)))
 	}
-	stream, err := h.client.RunTool(ctx)
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel() // frees the stream whatever happens
+	stream, err := h.client.RunTool(callCtx)
 	if err != nil {
 		return fail(err)
 	}
-	defer func() { _ = stream.CloseSend() }()
 	err = stream.Send(&robotav1.RunToolRequest{Step: &robotav1.RunToolRequest_Call{Call: &robotav1.HostToolCall{
 		JobId: h.jobID, Call: &robotav1.ToolCall{Id: call.ID, Name: call.Name, ArgumentsJson: string(call.Input)},
 	}}})
@@ -122,6 +127,8 @@ func (h *hostClient) RunTool(ctx context.Context, call runnerapi.ToolCall, exec 
 				return fail(err)
 			}
 		case *robotav1.RunToolResponse_ResultJson:
+			_ = stream.CloseSend()
+			_, _ = stream.Recv() // the end of the stream (io.EOF) follows the result
 			var res llm.ToolResult
 			if err := json.Unmarshal(step.ResultJson, &res); err != nil {
 				return fail(fmt.Errorf("unreadable result: %w", err))
