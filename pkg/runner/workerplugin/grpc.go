@@ -140,6 +140,22 @@ func (c *GRPCClient) Start(ctx context.Context, job runnerapi.Job, emit func(run
 		defer c.hosts.remove(job.ID)
 		req.HostBrokerId = c.hosts.serve(c.broker)
 	}
+	err = c.stream(ctx, req, emit)
+	if errors.Is(err, errHostGone) {
+		// The worker could not reach the service before it emitted anything (the broker
+		// forgets an address nobody dials within its timeout): offer a fresh one, once.
+		c.hosts.reset(req.HostBrokerId)
+		req.HostBrokerId = c.hosts.serve(c.broker)
+		err = c.stream(ctx, req, emit)
+	}
+	return err
+}
+
+// errHostGone is the stream's error when the worker could not dial the host service.
+var errHostGone = errors.New(errHostUnreachable)
+
+// stream runs one Start call and emits its events.
+func (c *GRPCClient) stream(ctx context.Context, req *robotav1.StartRequest, emit func(runnerapi.Event) error) error {
 	stream, err := c.client.Start(ctx, req)
 	if err != nil {
 		return fromStatus(err)
@@ -151,7 +167,7 @@ func (c *GRPCClient) Start(ctx context.Context, job runnerapi.Job, emit func(run
 		}
 		if err != nil {
 			if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable && strings.HasPrefix(st.Message(), errHostUnreachable) {
-				c.hosts.reset(req.HostBrokerId) // the next agent job offers a fresh one
+				return fmt.Errorf("%w%s", errHostGone, strings.TrimPrefix(st.Message(), errHostUnreachable))
 			}
 			return fromStatus(err)
 		}

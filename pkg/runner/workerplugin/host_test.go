@@ -313,3 +313,24 @@ func TestAgentJobWithoutHostIsRefusedBeforeTheWorker(t *testing.T) {
 		t.Fatalf("Start without a host = %v", err)
 	}
 }
+
+// go-plugin's broker forgets an address nobody dials within 5 s. A first agent job the
+// worker refused before dialling (here: no job id) leaves the engine's host service
+// unreachable; the next job must still run, on a fresh one.
+func TestAgentJobAfterAnUndialledHostServiceStillRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the broker's 5 s timeouts")
+	}
+	r := dispenseWorker(t, worker.New(nil))
+	err := r.Start(context.Background(), runnerapi.Job{Host: &engineHost{}, Agent: &runnerapi.AgentJob{Prompt: "p"}},
+		func(runnerapi.Event) error { return nil })
+	if err == nil {
+		t.Fatal("a job without an id was accepted")
+	}
+	time.Sleep(5500 * time.Millisecond) // the broker drops the address nobody dialled
+	h := &engineHost{script: []llm.ChatResponse{textTurn("still here")}}
+	evs := start(t, r, runnerapi.Job{ID: "late", Host: h, Agent: &runnerapi.AgentJob{Prompt: "p", Cwd: t.TempDir()}})
+	if last := evs[len(evs)-1]; last.Kind != runnerapi.EventCompleted || last.Output != "still here" {
+		t.Fatalf("terminal = %+v", last)
+	}
+}
