@@ -15,6 +15,9 @@
 // RunTool (the call, then the engine's "execute with this input" or final result;
 // the local result; the final result) over it. The llm types cross as JSON (see
 // host.proto for why). A worker thus holds no provider, key, rule or approval.
+// go-plugin's broker forgets an address nobody dials within 5 s; a job whose worker
+// could not reach the service before it emitted anything is started once more on a
+// fresh one.
 //
 // Guarantees: a job's events reach the caller in the order the worker emitted
 // them, with sequence numbers starting at 1; every Start ends with exactly one
