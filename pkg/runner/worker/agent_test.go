@@ -314,3 +314,27 @@ func TestAgentJobWithoutHostIsRefused(t *testing.T) {
 		t.Fatalf("agent job without host = %v, want ErrNoHost", err)
 	}
 }
+
+func TestAgentJobAdditionalDirsWidenTheWorkspace(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		given bool
+	}{{"outside without it", false}, {"inside with it", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			cwd, extra := t.TempDir(), t.TempDir()
+			target := filepath.Join(extra, "shared.txt")
+			host := &scriptHost{script: []llm.ChatResponse{
+				toolTurn("c1", "Write", map[string]string{"file_path": target, "content": "x"}), textTurn("ok"),
+			}}
+			job := &runnerapi.AgentJob{Prompt: "p", Cwd: cwd}
+			if tt.given {
+				job.AdditionalDirs = []string{extra}
+			}
+			runJob(t, New(nil), runnerapi.Job{ID: "x", Host: host, Agent: job}, nil)
+			_, err := os.Stat(target)
+			if written := err == nil; written != tt.given {
+				t.Fatalf("file written = %v with additional dirs %v", written, job.AdditionalDirs)
+			}
+		})
+	}
+}

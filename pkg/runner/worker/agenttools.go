@@ -22,10 +22,10 @@ var subagentToolNames = []string{"Agent", "Task"}
 // maxToolErrorRunes bounds the error a tool_end event carries; the model sees it whole.
 const maxToolErrorRunes = 200
 
-// agentTools builds the built-in tools over cwd, keeps those named in allow (all when
-// allow is empty) and wraps each so its calls go through host.RunTool.
-func agentTools(cwd string, allow []string, host runnerapi.Host, events *jobEvents) ([]llm.Tool, error) {
-	all, _, err := builtin.New(builtin.Config{Cwd: cwd, Env: processEnv(os.Environ())})
+// agentTools builds the built-in tools over cwd and dirs, keeps those named in allow
+// (all when allow is empty) and wraps each so its calls go through host.RunTool.
+func agentTools(cwd string, dirs, allow []string, host runnerapi.Host, events *jobEvents) ([]llm.Tool, error) {
+	all, _, err := builtin.New(builtin.Config{Cwd: cwd, AdditionalDirectories: dirs, Env: processEnv(os.Environ())})
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@
 // cookie).
 //
 // Agent jobs: the worker runs the child session's loop (pkg/engine/agent) and its
-// tools in its own process, in the job's cwd, with the built-in tools
+// tools in its own process, in the job's cwd (its workspace widened by AdditionalDirs), with the built-in tools
 // (pkg/tools/builtin) restricted to AgentJob.Tools when that is set, and never an
 // Agent or Task tool (subagents do not start subagents). The worker holds no secrets
 // (DESIGN.md decision 4): every model call goes to job.Host.Chat and every tool call

@@ -107,7 +107,7 @@ func TestJobsSurviveTheWire(t *testing.T) {
 	jobs := []runnerapi.Job{
 		{ID: "p", Process: &runnerapi.ProcessJob{Command: "ls", Cwd: "/tmp", Env: map[string]string{"A": "1"}, Timeout: 1500 * time.Millisecond}},
 		{ID: "a", Agent: &runnerapi.AgentJob{AgentType: "Explore", Prompt: "look", SystemPrompt: "sys", Model: "m", Cwd: "/w",
-			Tools: []string{"Read", "Grep"}, MaxTurns: 7, Isolation: "worktree"}, Host: nopHost{}},
+			Tools: []string{"Read", "Grep"}, MaxTurns: 7, Isolation: "worktree", AdditionalDirs: []string{"/x", "/y"}}, Host: nopHost{}},
 	}
 	for _, job := range jobs {
 		t.Run(job.ID, func(t *testing.T) {
