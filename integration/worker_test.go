@@ -149,12 +149,13 @@ func TestWorkerAndItsProcessJobsSeeNoSecrets(t *testing.T) {
 	}
 }
 
-func TestWorkerRefusesAgentJobsClearly(t *testing.T) {
+// An agent job needs the engine side (its Host) for its model calls and tool decisions.
+func TestWorkerAgentJobWithoutHostIsRefusedClearly(t *testing.T) {
 	w, _ := launch(t, launcher.Command{Path: filepath.Join(binDir, "robota-worker")})
 	err := w.Runner.Start(context.Background(), runnerapi.Job{ID: "a", Agent: &runnerapi.AgentJob{Prompt: "hi"}},
 		func(runnerapi.Event) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), "only process jobs run in this build") {
-		t.Fatalf("agent job error = %v, want an unsupported-job explanation", err)
+	if err == nil || !strings.Contains(err.Error(), "needs a Host") {
+		t.Fatalf("agent job error = %v, want a missing-host explanation", err)
 	}
 }
 

@@ -33,7 +33,10 @@ type StartRequest struct {
 	//
 	//	*StartRequest_Agent
 	//	*StartRequest_Process
-	Job           isStartRequest_Job `protobuf_oneof:"job"`
+	Job isStartRequest_Job `protobuf_oneof:"job"`
+	// For agent jobs: the go-plugin broker id under which the engine serves
+	// HostService to this worker (model calls and tool decisions of the job).
+	HostBrokerId  uint32 `protobuf:"varint,4,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -100,6 +103,13 @@ func (x *StartRequest) GetProcess() *ProcessJob {
 	return nil
 }
 
+func (x *StartRequest) GetHostBrokerId() uint32 {
+	if x != nil {
+		return x.HostBrokerId
+	}
+	return 0
+}
+
 type isStartRequest_Job interface {
 	isStartRequest_Job()
 }
@@ -138,9 +148,12 @@ type AgentJob struct {
 	// Tool schemas offered to the model.
 	ToolSchemas []*ToolSchema `protobuf:"bytes,8,rep,name=tool_schemas,json=toolSchemas,proto3" json:"tool_schemas,omitempty"`
 	// "worktree" to run in a fresh git worktree; empty runs in cwd.
-	Isolation     string `protobuf:"bytes,9,opt,name=isolation,proto3" json:"isolation,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Isolation string `protobuf:"bytes,9,opt,name=isolation,proto3" json:"isolation,omitempty"`
+	// Directories (absolute) the job's file tools may use besides cwd: the parent
+	// session's additional directories.
+	AdditionalDirectories []string `protobuf:"bytes,10,rep,name=additional_directories,json=additionalDirectories,proto3" json:"additional_directories,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *AgentJob) Reset() {
@@ -234,6 +247,13 @@ func (x *AgentJob) GetIsolation() string {
 		return x.Isolation
 	}
 	return ""
+}
+
+func (x *AgentJob) GetAdditionalDirectories() []string {
+	if x != nil {
+		return x.AdditionalDirectories
+	}
+	return nil
 }
 
 // ProcessJob is a shell command to run in the background.
@@ -1108,12 +1128,13 @@ var File_robota_v1_runner_proto protoreflect.FileDescriptor
 
 const file_robota_v1_runner_proto_rawDesc = "" +
 	"\n" +
-	"\x16robota/v1/runner.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\x8c\x01\n" +
+	"\x16robota/v1/runner.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\xb2\x01\n" +
 	"\fStartRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12+\n" +
 	"\x05agent\x18\x02 \x01(\v2\x13.robota.v1.AgentJobH\x00R\x05agent\x121\n" +
-	"\aprocess\x18\x03 \x01(\v2\x15.robota.v1.ProcessJobH\x00R\aprocessB\x05\n" +
-	"\x03job\"\x99\x02\n" +
+	"\aprocess\x18\x03 \x01(\v2\x15.robota.v1.ProcessJobH\x00R\aprocess\x12$\n" +
+	"\x0ehost_broker_id\x18\x04 \x01(\rR\fhostBrokerIdB\x05\n" +
+	"\x03job\"\xd0\x02\n" +
 	"\bAgentJob\x12\x1d\n" +
 	"\n" +
 	"agent_type\x18\x01 \x01(\tR\tagentType\x12\x16\n" +
@@ -1124,7 +1145,9 @@ const file_robota_v1_runner_proto_rawDesc = "" +
 	"\x05tools\x18\x06 \x03(\tR\x05tools\x12\x1b\n" +
 	"\tmax_turns\x18\a \x01(\x05R\bmaxTurns\x128\n" +
 	"\ftool_schemas\x18\b \x03(\v2\x15.robota.v1.ToolSchemaR\vtoolSchemas\x12\x1c\n" +
-	"\tisolation\x18\t \x01(\tR\tisolation\"\xc1\x01\n" +
+	"\tisolation\x18\t \x01(\tR\tisolation\x125\n" +
+	"\x16additional_directories\x18\n" +
+	" \x03(\tR\x15additionalDirectories\"\xc1\x01\n" +
 	"\n" +
 	"ProcessJob\x12\x18\n" +
 	"\acommand\x18\x01 \x01(\tR\acommand\x12\x10\n" +

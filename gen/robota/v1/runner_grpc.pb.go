@@ -32,7 +32,8 @@ const (
 // RunnerService is served by a worker process (robota-worker) over go-plugin to
 // robota-engine and robota, which launch it. A worker runs subagent jobs
 // and background processes and streams their progress back. Workers hold no
-// secrets: model calls and permission questions go back to the engine.
+// secrets: model calls and permission questions go back to the engine, through the
+// HostService (host.proto) the engine serves on the go-plugin broker.
 type RunnerServiceClient interface {
 	// Start runs a job and streams its events until it ends (completed, failed or cancelled).
 	Start(ctx context.Context, in *StartRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StartResponse], error)
@@ -108,7 +109,8 @@ func (c *runnerServiceClient) ReadLog(ctx context.Context, in *ReadLogRequest, o
 // RunnerService is served by a worker process (robota-worker) over go-plugin to
 // robota-engine and robota, which launch it. A worker runs subagent jobs
 // and background processes and streams their progress back. Workers hold no
-// secrets: model calls and permission questions go back to the engine.
+// secrets: model calls and permission questions go back to the engine, through the
+// HostService (host.proto) the engine serves on the go-plugin broker.
 type RunnerServiceServer interface {
 	// Start runs a job and streams its events until it ends (completed, failed or cancelled).
 	Start(*StartRequest, grpc.ServerStreamingServer[StartResponse]) error

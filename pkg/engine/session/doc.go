@@ -25,6 +25,17 @@
 //     deny, an ask rule or a protected path. An ask with no rule to offer is allowed once.
 //   - Every tool call, registered or not, reaches OnToolExecution exactly once as start and
 //     once as end.
+//   - Subagents (SubagentHost, a runnerapi.Host for a subagent job whose loop and tools run
+//     in a worker): their model calls go through the session's provider (the session's
+//     model when none is named), and their usage is added to SubagentUsage and, during a
+//     Run, to LastResult. Their tool calls run the same pipeline through an enforcer
+//     derived from the session's (PermissionEnforcer.Derive, RunExec): same evaluator,
+//     live mode, hooks (session_id, transcript_path) and permission handler, so an ask
+//     reaches the session's clients as the session's own do; the job's cwd; "allow for
+//     the session" rules shared both ways; one question at a time across the session and
+//     its subagents. The tool runs in the worker at most once, with the input the
+//     pipeline settled on, and never when the call is denied. Their tool events and
+//     denials are their own, not the session's.
 //   - A tool result over Config.MaxToolResultChars characters keeps its head and tail within
 //     that many characters around a note stating how many characters were cut; when
 //     Config.ToolOutputDir is set the whole text is saved there first and the note names

@@ -53,14 +53,23 @@ type PermissionEnforcer struct {
 	cfg   EnforcerConfig
 	save  resultSaver
 	hooks *hookBase
-	ask   chan struct{} // one approval question at a time
+	// ask admits one approval question at a time; enforcers derived for subagents share
+	// it with their parent, so the user is never asked two things at once.
+	ask chan struct{}
+	// rules are the rules approved with "allow for the session"; derived enforcers share
+	// them with their parent.
+	rules *sessionRuleSet
 
-	mu sync.Mutex
-	// sessionRules are the rules approved with "allow for the session", in order; every
-	// evaluation sees them (PermissionRequest.SessionAllow), so they take the place of
-	// allow rules and never lift a deny, an ask rule or a protected path.
-	sessionRules []string
-	denials      []PermissionDenial
+	mu      sync.Mutex
+	denials []PermissionDenial
+}
+
+// sessionRuleSet holds the rules approved with "allow for the session", in order; every
+// evaluation sees them (PermissionRequest.SessionAllow), so they take the place of allow
+// rules and never lift a deny, an ask rule or a protected path.
+type sessionRuleSet struct {
+	mu    sync.Mutex
+	rules []string
 }
 
 // NewPermissionEnforcer returns an enforcer.
@@ -71,11 +80,15 @@ func NewPermissionEnforcer(cfg EnforcerConfig) *PermissionEnforcer {
 	if cfg.MaxResultChars == 0 {
 		cfg.MaxResultChars = DefaultMaxToolResultChars
 	}
+	return newEnforcer(cfg, make(chan struct{}, 1), &sessionRuleSet{})
+}
+
+func newEnforcer(cfg EnforcerConfig, ask chan struct{}, rules *sessionRuleSet) *PermissionEnforcer {
 	return &PermissionEnforcer{
 		cfg: cfg, save: saveToDir(cfg.OutputDir),
 		hooks: &hookBase{runner: cfg.Hooks, sessionID: cfg.SessionID,
 			transcriptPath: cfg.TranscriptPath, cwd: cfg.Cwd, mode: cfg.Mode},
-		ask: make(chan struct{}, 1),
+		ask: ask, rules: rules,
 	}
 }
 
@@ -90,24 +103,24 @@ func (e *PermissionEnforcer) Wrap(tools []llm.Tool) []llm.Tool {
 
 // SessionRules returns the rules approved with "allow for the session", in order.
 func (e *PermissionEnforcer) SessionRules() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.sessionRules)
+	e.rules.mu.Lock()
+	defer e.rules.mu.Unlock()
+	return slices.Clone(e.rules.rules)
 }
 
 // ClearSessionRules forgets every session approval.
 func (e *PermissionEnforcer) ClearSessionRules() {
-	e.mu.Lock()
-	e.sessionRules = nil
-	e.mu.Unlock()
+	e.rules.mu.Lock()
+	e.rules.rules = nil
+	e.rules.mu.Unlock()
 }
 
 // addSessionRule stores rule once.
 func (e *PermissionEnforcer) addSessionRule(rule string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !slices.Contains(e.sessionRules, rule) {
-		e.sessionRules = append(e.sessionRules, rule)
+	e.rules.mu.Lock()
+	defer e.rules.mu.Unlock()
+	if !slices.Contains(e.rules.rules, rule) {
+		e.rules.rules = append(e.rules.rules, rule)
 	}
 }
 
@@ -140,10 +153,26 @@ func (g *guardedTool) ConcurrencySafe(args json.RawMessage) bool {
 }
 
 // Execute runs the permission pipeline. Whatever happens, it returns a result.
-func (g *guardedTool) Execute(ctx context.Context, args json.RawMessage) (res llm.ToolResult) {
-	e := g.e
+func (g *guardedTool) Execute(ctx context.Context, args json.RawMessage) llm.ToolResult {
 	info, _ := llm.ToolCallFrom(ctx)
-	call := PermissionRequest{ToolName: g.schema.Name, ToolUseID: info.ID, Input: normalizeArgs(args), Cwd: e.cfg.Cwd}
+	return g.e.execute(ctx, g.schema.Name, info.ID, args, g.inner.Execute)
+}
+
+// ToolExec runs a tool with the input the permission pipeline settled on.
+type ToolExec func(ctx context.Context, input json.RawMessage) llm.ToolResult
+
+// RunExec runs the whole pipeline of a wrapped tool's Execute (see the package doc: the
+// start and end reports, the input check, evaluator, hooks, approval, PostToolUse and the
+// result cap) for one call of a tool that runs elsewhere, such as in a subagent's
+// worker. exec is called at most once, with the input the pipeline settled on (a
+// PreToolUse hook may have rewritten it), and not at all when the call is denied,
+// blocked or unparsable. Whatever happens, it returns the result the model sees.
+func (e *PermissionEnforcer) RunExec(ctx context.Context, toolName, toolUseID string, input json.RawMessage, exec ToolExec) llm.ToolResult {
+	return e.execute(ctx, toolName, toolUseID, input, exec)
+}
+
+func (e *PermissionEnforcer) execute(ctx context.Context, toolName, toolUseID string, args json.RawMessage, exec ToolExec) (res llm.ToolResult) {
+	call := PermissionRequest{ToolName: toolName, ToolUseID: toolUseID, Input: normalizeArgs(args), Cwd: e.cfg.Cwd}
 	e.report(ToolExecutionEvent{Type: ToolStart, ToolName: call.ToolName, ToolUseID: call.ToolUseID, ToolArgs: call.Input})
 	var out outcome
 	defer func() {
@@ -167,7 +196,7 @@ func (g *guardedTool) Execute(ctx context.Context, args json.RawMessage) (res ll
 		out.res = bad
 		return out.res
 	}
-	out = e.run(ctx, g.inner, call)
+	out = e.run(ctx, exec, call)
 	return out.res
 }
 
@@ -180,7 +209,7 @@ type outcome struct {
 }
 
 // run is the pipeline: evaluator → PreToolUse → approval → tool → PostToolUse(Failure).
-func (e *PermissionEnforcer) run(ctx context.Context, tool llm.Tool, call PermissionRequest) outcome {
+func (e *PermissionEnforcer) run(ctx context.Context, exec ToolExec, call PermissionRequest) outcome {
 	if ctx.Err() != nil {
 		return outcome{res: interruptedResult()}
 	}
@@ -226,7 +255,7 @@ func (e *PermissionEnforcer) run(ctx context.Context, tool llm.Tool, call Permis
 			return finish(outcome{res: e.deny(call, reason), denied: true})
 		}
 	}
-	res, post := e.afterTool(ctx, call, safeExecute(ctx, tool, call))
+	res, post := e.afterTool(ctx, call, safeExecute(ctx, exec, call))
 	o := outcome{res: res}
 	if post.SystemMessage != "" {
 		o.userMessages = append(o.userMessages, post.SystemMessage)
@@ -360,13 +389,13 @@ func (e *PermissionEnforcer) record(call PermissionRequest) {
 }
 
 // safeExecute runs the tool; a panic becomes a failed result.
-func safeExecute(ctx context.Context, tool llm.Tool, call PermissionRequest) (res llm.ToolResult) {
+func safeExecute(ctx context.Context, exec ToolExec, call PermissionRequest) (res llm.ToolResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = llm.ToolFailure(fmt.Sprintf("Error: tool %s failed unexpectedly: %v", call.ToolName, p))
 		}
 	}()
-	res = tool.Execute(ctx, call.Input)
+	res = exec(ctx, call.Input)
 	if !res.Success && res.Metadata["errorCode"] == nil {
 		res.Metadata = cloneWith(res.Metadata, "errorCode", ErrorCodeToolFailed)
 	}

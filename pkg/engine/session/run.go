@@ -38,6 +38,7 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 	// asked (a blocked prompt, an abort during auto-compaction).
 	s.mu.Lock()
 	s.lastResult = agent.Result{}
+	s.runSubagentUsage = llm.Usage{}
 	s.mu.Unlock()
 	if s.shouldAutoCompact() {
 		if err := s.compact(ctx, TriggerAuto, ""); err != nil && ctx.Err() != nil {
@@ -84,6 +85,8 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		total = accumulate(total, res)
 		s.mu.Lock()
 		s.lastResult = total
+		// Subagents the run started (the Agent tool) spent usage on its behalf.
+		s.lastResult.Usage = total.Usage.Add(s.runSubagentUsage)
 		s.mu.Unlock()
 		history := a.History()
 		s.refresh(history)

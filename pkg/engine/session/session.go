@@ -52,6 +52,9 @@ type Session struct {
 	shutdown       bool
 	// gen counts history replacements (compaction, clear): a save after one starts over.
 	gen int
+	// subagentUsage adds up the model calls of the session's subagents; runSubagentUsage
+	// is the part made during the active Run, which LastResult includes.
+	subagentUsage, runSubagentUsage llm.Usage
 
 	saved persisted
 }
@@ -271,7 +274,8 @@ func (s *Session) MessageCount() int {
 // LastResult returns the result of the latest Run (rounds, usage, stop reason); zero
 // when that Run ended before the model was asked. Rounds,
 // usage and executed tools add up over the Stop-hook continuations of that Run; the other
-// fields are those of its last part.
+// fields are those of its last part. Usage includes the model calls subagents made
+// through SubagentHost while the Run was active.
 func (s *Session) LastResult() agent.Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -49,6 +49,9 @@ type AgentJob struct {
 	Tools        []string
 	MaxTurns     int
 	Isolation    string
+	// AdditionalDirs widen the job's workspace beyond Cwd, as the parent session's
+	// additional directories widen its own (the file tools refuse paths outside both).
+	AdditionalDirs []string
 }
 
 // ProcessJob is a shell command run with /bin/sh -c.

@@ -1,5 +1,5 @@
 // Package worker is the worker-process side of pkg/runner: a Runner that runs
-// background shell processes, and Serve, which offers it over go-plugin (gRPC)
+// background shell processes and agent jobs (subagents), and Serve, which offers it over go-plugin (gRPC)
 // to robota-engine and robota, which both launch robota-worker. `robota` never
 // serves as a worker (DESIGN.md decision 10: serving links
 // go-plugin's net/rpc server).
@@ -15,6 +15,27 @@
 // *_TOKEN, *SECRET*, *PASSWORD*) or go-plugin plumbing (PLUGIN_*, the magic
 // cookie).
 //
-// Agent jobs arrive with the runner issue; until then Start refuses them with
-// runnerapi.ErrUnsupportedJob.
+// Agent jobs: the worker runs the child session's loop (pkg/engine/agent) and its
+// tools in its own process, in the job's cwd (its workspace widened by AdditionalDirs), with the built-in tools
+// (pkg/tools/builtin) restricted to AgentJob.Tools when that is set, and never an
+// Agent or Task tool (subagents do not start subagents). The worker holds no secrets
+// (DESIGN.md decision 4): every model call goes to job.Host.Chat and every tool call
+// to job.Host.RunTool, which makes every decision in the engine (rules, mode, hooks,
+// the parent session's permission asks) and lets the tool run here, at most once,
+// only with the input the engine settled on. The job's SystemPrompt is used as given
+// (the engine assembles it: agent body, context files, framework suffix). MaxTurns
+// caps the model/tool rounds (0: no cap); at the cap the loop's forced summary is
+// the answer. Events: started (the worker's pid), text deltas, tool_start and
+// tool_end (ToolProgress with the call id, tool name, first argument and, on
+// failure or denial, the first line of the error), then completed with the final
+// answer in Output, failed (a provider failure, with its error-taxonomy category
+// and recoverability, or a full context window) or cancelled (Cancel's reason, or
+// "engine went away" when Start's context ends). Cancel aborts the model call in
+// flight and the running tool. An agent job's log (ReadLog) is its streamed text;
+// Send is refused (ErrUnsupportedJob).
+//
+// In process: a Worker used directly, with a Host that calls the engine's session
+// (pkg/engine/session), is the in-process runner for tests and Go embedders; the
+// same code runs behind go-plugin in robota-worker, where Job.Host is the engine's
+// HostService on the plugin broker (pkg/runner/workerplugin).
 package worker

@@ -10,11 +10,24 @@ const (
 	defaultKeepFinishedLogBytes = 64 << 20
 )
 
+// tableJob is what the table and the Cancel, Send and ReadLog paths need of a job,
+// whether it runs a process or an agent.
+type tableJob interface {
+	// ended is closed once the job has ended and been retired.
+	ended() <-chan struct{}
+	// log is the job's output log.
+	log() *outputLog
+	// stop asks the job to end for reason; false when it was already stopping.
+	stop(reason string) bool
+	// send forwards input to the running job.
+	send(input string) error
+}
+
 // jobTable indexes jobs by id and forgets finished ones, oldest first, once
 // more than keep of them, or more than keepBytes of their logs, are held.
 // Running jobs are never evicted. The Worker's mutex guards it.
 type jobTable struct {
-	byID      map[string]*processJob
+	byID      map[string]tableJob
 	finished  []*finishedJob // oldest first
 	keep      int
 	keepBytes int64
@@ -23,27 +36,27 @@ type jobTable struct {
 
 type finishedJob struct {
 	id       string
-	job      *processJob
+	job      tableJob
 	logBytes int64
 }
 
 func newJobTable(keep int, keepBytes int64) jobTable {
-	return jobTable{byID: make(map[string]*processJob), keep: keep, keepBytes: keepBytes}
+	return jobTable{byID: make(map[string]tableJob), keep: keep, keepBytes: keepBytes}
 }
 
-func (t *jobTable) get(id string) (*processJob, bool) {
+func (t *jobTable) get(id string) (tableJob, bool) {
 	j, ok := t.byID[id]
 	return j, ok
 }
 
 // add registers a started job. An id may be reused once its previous job has
 // ended; the old job's finished entry then no longer owns the id.
-func (t *jobTable) add(id string, j *processJob) { t.byID[id] = j }
+func (t *jobTable) add(id string, j tableJob) { t.byID[id] = j }
 
 // retire records that j has ended, then evicts the oldest finished jobs
 // beyond the limits. The newest finished job is always kept.
-func (t *jobTable) retire(id string, j *processJob) {
-	f := &finishedJob{id: id, job: j, logBytes: j.output.Retained()}
+func (t *jobTable) retire(id string, j tableJob) {
+	f := &finishedJob{id: id, job: j, logBytes: j.log().Retained()}
 	t.finished = append(t.finished, f)
 	t.heldBytes += f.logBytes
 	for len(t.finished) > 1 && (len(t.finished) > t.keep || t.heldBytes > t.keepBytes) {

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,7 +28,7 @@ const (
 	defaultKillGrace = 3 * time.Second
 )
 
-// Worker runs process jobs. It is safe for concurrent use.
+// Worker runs process jobs and agent jobs (agent.go). It is safe for concurrent use.
 type Worker struct {
 	log       hclog.Logger
 	killGrace time.Duration
@@ -83,6 +82,16 @@ func (j *processJob) stop(reason string) bool {
 	return true
 }
 
+func (j *processJob) ended() <-chan struct{} { return j.done }
+
+func (j *processJob) log() *outputLog { return j.output }
+
+// send writes input to the process's stdin.
+func (j *processJob) send(input string) error {
+	_, err := io.WriteString(j.stdin, input)
+	return err
+}
+
 func (j *processJob) stopReason() (string, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -91,8 +100,13 @@ func (j *processJob) stopReason() (string, bool) {
 
 // Start implements runnerapi.Runner.
 func (w *Worker) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
-	if job.Process == nil {
-		return fmt.Errorf("job %s: %w: only process jobs run in this build (agent jobs arrive with the runner)", job.ID, runnerapi.ErrUnsupportedJob)
+	switch {
+	case job.Agent != nil && job.Process != nil:
+		return fmt.Errorf("job %s: %w: a job is either an agent or a process, not both", job.ID, runnerapi.ErrUnsupportedJob)
+	case job.Agent != nil:
+		return w.startAgent(ctx, job, emit)
+	case job.Process == nil:
+		return fmt.Errorf("job %s: %w: the job has neither an agent nor a process", job.ID, runnerapi.ErrUnsupportedJob)
 	}
 	j, err := w.launch(job)
 	if err != nil {
@@ -197,12 +211,8 @@ func (w *Worker) launch(job runnerapi.Job) (*processJob, error) {
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if old, ok := w.jobs.get(job.ID); ok {
-		select {
-		case <-old.done:
-		default:
-			return nil, fmt.Errorf("job %s is already running", job.ID)
-		}
+	if err := w.checkIDFree(job.ID); err != nil {
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("job %s: start %q: %w", job.ID, p.Command, err)
@@ -220,7 +230,19 @@ func (w *Worker) launch(job runnerapi.Job) (*processJob, error) {
 	return j, nil
 }
 
-func (w *Worker) job(id string) (*processJob, error) {
+// checkIDFree fails when a job with id is still running; w.mu is held.
+func (w *Worker) checkIDFree(id string) error {
+	if old, ok := w.jobs.get(id); ok {
+		select {
+		case <-old.ended():
+		default:
+			return fmt.Errorf("job %s is already running", id)
+		}
+	}
+	return nil
+}
+
+func (w *Worker) job(id string) (tableJob, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	j, ok := w.jobs.get(id)
@@ -237,7 +259,7 @@ func (w *Worker) Cancel(_ context.Context, jobID, reason string) (bool, error) {
 		return false, err
 	}
 	select {
-	case <-j.done:
+	case <-j.ended():
 		return false, nil
 	default:
 	}
@@ -247,24 +269,23 @@ func (w *Worker) Cancel(_ context.Context, jobID, reason string) (bool, error) {
 	return j.stop(reason), nil
 }
 
-// Send implements runnerapi.Runner: input goes to the process's stdin.
+// Send implements runnerapi.Runner: input goes to a process job's stdin; agent jobs
+// take none (ErrUnsupportedJob).
 func (w *Worker) Send(_ context.Context, jobID, input string) error {
 	j, err := w.job(jobID)
 	if err != nil {
 		return err
 	}
 	select {
-	case <-j.done:
+	case <-j.ended():
 		return fmt.Errorf("job %q has ended: %w", jobID, errJobEnded)
 	default:
 	}
-	if _, err := io.WriteString(j.stdin, input); err != nil {
-		return fmt.Errorf("job %q: write stdin: %w", jobID, err)
+	if err := j.send(input); err != nil {
+		return fmt.Errorf("job %q: send: %w", jobID, err)
 	}
 	return nil
 }
-
-var errJobEnded = errors.New("job ended")
 
 // ReadLog implements runnerapi.Runner.
 func (w *Worker) ReadLog(_ context.Context, jobID string, offset, limit int64) (runnerapi.LogPage, error) {
@@ -276,12 +297,12 @@ func (w *Worker) ReadLog(_ context.Context, jobID string, offset, limit int64) (
 		limit = defaultReadLimit
 	}
 	limit = min(limit, workerplugin.MaxMessageBytes/2)
-	data, next := j.output.ReadAt(offset, limit)
+	data, next := j.log().ReadAt(offset, limit)
 	ended := false
 	select {
-	case <-j.done:
+	case <-j.ended():
 		ended = true
 	default:
 	}
-	return runnerapi.LogPage{Data: data, NextOffset: next, EOF: ended && next >= j.output.End()}, nil
+	return runnerapi.LogPage{Data: data, NextOffset: next, EOF: ended && next >= j.log().End()}, nil
 }

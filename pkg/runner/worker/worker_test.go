@@ -122,7 +122,7 @@ func TestReadLogPagesAndReportsEOF(t *testing.T) {
 	}
 }
 
-func TestUnknownJobAndAgentJobs(t *testing.T) {
+func TestUnknownJobAndEmptyJobs(t *testing.T) {
 	w := New(nil)
 	if _, err := w.ReadLog(context.Background(), "nope", 0, 0); !errors.Is(err, runnerapi.ErrUnknownJob) {
 		t.Fatalf("ReadLog(nope) = %v", err)
@@ -130,9 +130,9 @@ func TestUnknownJobAndAgentJobs(t *testing.T) {
 	if _, err := w.Cancel(context.Background(), "nope", ""); !errors.Is(err, runnerapi.ErrUnknownJob) {
 		t.Fatalf("Cancel(nope) = %v", err)
 	}
-	err := w.Start(context.Background(), runnerapi.Job{ID: "a", Agent: &runnerapi.AgentJob{}}, func(runnerapi.Event) error { return nil })
+	err := w.Start(context.Background(), runnerapi.Job{ID: "x"}, func(runnerapi.Event) error { return nil })
 	if !errors.Is(err, runnerapi.ErrUnsupportedJob) {
-		t.Fatalf("agent job = %v, want ErrUnsupportedJob", err)
+		t.Fatalf("job with neither agent nor process = %v, want ErrUnsupportedJob", err)
 	}
 }
 

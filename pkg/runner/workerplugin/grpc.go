@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"io"
+	"strings"
+	"sync"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -22,29 +25,62 @@ type GRPCPlugin struct {
 	Impl runnerapi.Runner
 }
 
-// GRPCServer registers RunnerService backed by Impl.
-func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+// GRPCServer registers RunnerService backed by Impl. An agent job's Host is the
+// engine's HostService, dialled over broker.
+func (p *GRPCPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
 	if p.Impl == nil {
 		return errors.New("workerplugin: GRPCServer needs an Impl")
 	}
-	robotav1.RegisterRunnerServiceServer(s, &grpcServer{impl: p.Impl})
+	robotav1.RegisterRunnerServiceServer(s, &grpcServer{impl: p.Impl, broker: broker, hosts: map[uint32]*grpc.ClientConn{}})
 	return nil
 }
 
-// GRPCClient returns a Runner that calls RunnerService over c.
-func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	return &GRPCClient{client: robotav1.NewRunnerServiceClient(c)}, nil
+// GRPCClient returns a Runner that calls RunnerService over c and serves the Hosts of
+// its agent jobs on broker.
+func (p *GRPCPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return &GRPCClient{client: robotav1.NewRunnerServiceClient(c), broker: broker, hosts: newHostServer()}, nil
 }
 
 type grpcServer struct {
 	robotav1.UnimplementedRunnerServiceServer
-	impl runnerapi.Runner
+	impl   runnerapi.Runner
+	broker *plugin.GRPCBroker
+
+	mu    sync.Mutex
+	hosts map[uint32]*grpc.ClientConn // the engine's HostService, by broker id
+}
+
+// hostConn returns the connection to the engine's HostService under broker id,
+// dialling it the first time. One connection serves every agent job.
+func (s *grpcServer) hostConn(id uint32) (*grpc.ClientConn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if conn, ok := s.hosts[id]; ok {
+		return conn, nil
+	}
+	if s.broker == nil {
+		return nil, errors.New("no plugin broker")
+	}
+	conn, err := s.broker.DialWithOptions(id, grpc.WithDefaultCallOptions(
+		grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)))
+	if err != nil {
+		return nil, err
+	}
+	s.hosts[id] = conn
+	return conn, nil
 }
 
 func (s *grpcServer) Start(req *robotav1.StartRequest, stream grpc.ServerStreamingServer[robotav1.StartResponse]) error {
 	job, err := jobFromProto(req)
 	if err != nil {
 		return status.Error(codes.InvalidArgument, err.Error())
+	}
+	if job.Agent != nil && req.GetHostBrokerId() != 0 {
+		conn, err := s.hostConn(req.GetHostBrokerId())
+		if err != nil {
+			return status.Errorf(codes.Unavailable, "%s: %v", errHostUnreachable, err)
+		}
+		job.Host = &hostClient{client: robotav1.NewHostServiceClient(conn), jobID: job.ID}
 	}
 	err = s.impl.Start(stream.Context(), job, func(ev runnerapi.Event) error {
 		return stream.Send(&robotav1.StartResponse{Event: eventToProto(ev)})
@@ -75,17 +111,51 @@ func (s *grpcServer) ReadLog(ctx context.Context, req *robotav1.ReadLogRequest) 
 	return &robotav1.ReadLogResponse{Data: page.Data, NextOffset: page.NextOffset, Eof: page.EOF}, nil
 }
 
-// GRPCClient is the engine-side Runner backed by a worker's RunnerService.
+// GRPCClient is the engine-side Runner backed by a worker's RunnerService. It serves
+// the Host of each agent job to the worker on the go-plugin broker for as long as the
+// job runs.
 type GRPCClient struct {
 	client robotav1.RunnerServiceClient
+	broker *plugin.GRPCBroker
+	hosts  *hostServer
 }
 
-// Start implements Runner.
+// errHostUnreachable starts the status message of a worker that could not dial the
+// engine's HostService.
+const errHostUnreachable = "cannot reach the engine's host service"
+
+// Start implements Runner. An agent job needs job.Host.
 func (c *GRPCClient) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
 	req, err := jobToProto(job)
 	if err != nil {
 		return err
 	}
+	if job.Agent != nil {
+		if job.Host == nil || c.broker == nil || c.hosts == nil {
+			return errors.New("workerplugin: an agent job needs a Host and a plugin broker to serve it on")
+		}
+		if err := c.hosts.add(job.ID, job.Host); err != nil {
+			return err
+		}
+		defer c.hosts.remove(job.ID)
+		req.HostBrokerId = c.hosts.serve(c.broker)
+	}
+	err = c.stream(ctx, req, emit)
+	if errors.Is(err, errHostGone) {
+		// The worker could not reach the service before it emitted anything (the broker
+		// forgets an address nobody dials within its timeout): offer a fresh one, once.
+		c.hosts.reset(req.HostBrokerId)
+		req.HostBrokerId = c.hosts.serve(c.broker)
+		err = c.stream(ctx, req, emit)
+	}
+	return err
+}
+
+// errHostGone is the stream's error when the worker could not dial the host service.
+var errHostGone = errors.New(errHostUnreachable)
+
+// stream runs one Start call and emits its events.
+func (c *GRPCClient) stream(ctx context.Context, req *robotav1.StartRequest, emit func(runnerapi.Event) error) error {
 	stream, err := c.client.Start(ctx, req)
 	if err != nil {
 		return fromStatus(err)
@@ -96,6 +166,9 @@ func (c *GRPCClient) Start(ctx context.Context, job runnerapi.Job, emit func(run
 			return nil
 		}
 		if err != nil {
+			if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable && strings.HasPrefix(st.Message(), errHostUnreachable) {
+				return fmt.Errorf("%w%s", errHostGone, strings.TrimPrefix(st.Message(), errHostUnreachable))
+			}
 			return fromStatus(err)
 		}
 		if err := emit(eventFromProto(resp.GetEvent())); err != nil {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	plugin "github.com/hashicorp/go-plugin"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
 // fakeRunner replays fixed events and records what it was asked.
@@ -48,6 +50,17 @@ func (f *fakeRunner) Send(_ context.Context, jobID, input string) error {
 
 func (f *fakeRunner) ReadLog(_ context.Context, jobID string, offset, limit int64) (runnerapi.LogPage, error) {
 	return runnerapi.LogPage{Data: []byte(jobID), NextOffset: offset + limit, EOF: true}, nil
+}
+
+// nopHost is a Host nobody calls.
+type nopHost struct{}
+
+func (nopHost) Chat(context.Context, llm.ChatRequest, llm.Callbacks) (llm.ChatResponse, error) {
+	return llm.ChatResponse{}, errors.New("unexpected model call")
+}
+
+func (nopHost) RunTool(context.Context, runnerapi.ToolCall, runnerapi.ToolExec) llm.ToolResult {
+	return llm.ToolFailure("unexpected tool call")
 }
 
 func dispense(t *testing.T, impl runnerapi.Runner) runnerapi.Runner {
@@ -94,7 +107,7 @@ func TestJobsSurviveTheWire(t *testing.T) {
 	jobs := []runnerapi.Job{
 		{ID: "p", Process: &runnerapi.ProcessJob{Command: "ls", Cwd: "/tmp", Env: map[string]string{"A": "1"}, Timeout: 1500 * time.Millisecond}},
 		{ID: "a", Agent: &runnerapi.AgentJob{AgentType: "Explore", Prompt: "look", SystemPrompt: "sys", Model: "m", Cwd: "/w",
-			Tools: []string{"Read", "Grep"}, MaxTurns: 7, Isolation: "worktree"}},
+			Tools: []string{"Read", "Grep"}, MaxTurns: 7, Isolation: "worktree", AdditionalDirs: []string{"/x", "/y"}}, Host: nopHost{}},
 	}
 	for _, job := range jobs {
 		t.Run(job.ID, func(t *testing.T) {
@@ -102,8 +115,14 @@ func TestJobsSurviveTheWire(t *testing.T) {
 			if err := dispense(t, f).Start(context.Background(), job, func(runnerapi.Event) error { return nil }); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(f.gotJob, job) {
-				t.Fatalf("job after the wire = %+v, want %+v", f.gotJob, job)
+			// An agent job's Host arrives as the engine's service on the broker.
+			if (f.gotJob.Host != nil) != (job.Agent != nil) {
+				t.Fatalf("worker-side Host = %v for job %+v", f.gotJob.Host, job)
+			}
+			got, want := f.gotJob, job
+			got.Host, want.Host = nil, nil
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("job after the wire = %+v, want %+v", got, want)
 			}
 		})
 	}
@@ -135,7 +154,7 @@ func TestInvalidJobsAreRefusedBeforeTheWorker(t *testing.T) {
 
 func TestSentinelErrorsSurviveTheWire(t *testing.T) {
 	r := dispense(t, &fakeRunner{startErr: fmt.Errorf("nope: %w", runnerapi.ErrUnsupportedJob)})
-	err := r.Start(context.Background(), runnerapi.Job{ID: "a", Agent: &runnerapi.AgentJob{}}, func(runnerapi.Event) error { return nil })
+	err := r.Start(context.Background(), runnerapi.Job{ID: "a", Agent: &runnerapi.AgentJob{}, Host: nopHost{}}, func(runnerapi.Event) error { return nil })
 	if !errors.Is(err, runnerapi.ErrUnsupportedJob) {
 		t.Fatalf("Start error = %v, want runnerapi.ErrUnsupportedJob", err)
 	}
