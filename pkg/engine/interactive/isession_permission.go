@@ -47,7 +47,7 @@ func (b *permissionBroker) ask(ctx context.Context, req session.ApprovalRequest)
 	id := b.newID()
 	answer := make(chan session.PermissionAnswer, 1)
 	pr := PermissionRequest{RequestID: id, ToolName: req.ToolName, ToolUseID: req.ToolUseID, Input: req.Input,
-		Reason: req.Reason, SessionRule: req.SessionRule, Deadline: b.now().Add(b.timeout)}
+		Reason: req.Reason, SessionRule: req.SessionRule, Deadline: b.now().Add(b.timeout), TaskID: taskIDFrom(ctx)}
 	timer := time.NewTimer(b.timeout)
 	defer timer.Stop()
 	// Registered and published under one lock: whoever sees the event can answer it, and

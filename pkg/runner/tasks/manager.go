@@ -164,7 +164,10 @@ func (m *BackgroundTaskManager) Spawn(req Request) (Task, error) {
 	now := m.cfg.Clock.Now()
 	m.nextID++
 	id := fmt.Sprintf("%s_%d", req.Kind(), m.nextID)
-	if m.cfg.NewID != nil {
+	switch {
+	case req.Job.ID != "":
+		id = req.Job.ID
+	case m.cfg.NewID != nil:
 		id = m.cfg.NewID(req)
 	}
 	if _, dup := m.tasks[id]; dup || id == "" {

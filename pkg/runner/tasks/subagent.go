@@ -21,6 +21,10 @@ const (
 // SubagentRequest is one subagent job: what the Agent tool (or a batch's job) asks
 // for, already resolved against the agent definitions by the caller.
 type SubagentRequest struct {
+	// ID, when set, is the task id to use (the caller names the subagent before it
+	// starts: its transcript and hooks carry the id); the manager's Config.NewID
+	// decides otherwise.
+	ID           string
 	AgentType    string
 	Description  string
 	Prompt       string
@@ -29,6 +33,8 @@ type SubagentRequest struct {
 	Cwd          string
 	Tools        []string
 	MaxTurns     int
+	// AdditionalDirs widen the subagent's workspace as the parent's are.
+	AdditionalDirs []string
 	// Isolation is "", "none" or "worktree" (the job then runs in a git worktree
 	// when the runner is a WorktreeSubagentRunner).
 	Isolation string
@@ -64,8 +70,9 @@ func (r SubagentRequest) request() Request {
 		desc = agentType
 	}
 	return Request{
-		Job: runnerapi.Job{Host: r.Host, Agent: &runnerapi.AgentJob{AgentType: agentType, Prompt: r.Prompt,
-			SystemPrompt: r.SystemPrompt, Model: r.Model, Cwd: r.Cwd, Tools: r.Tools, MaxTurns: r.MaxTurns, Isolation: r.Isolation}},
+		Job: runnerapi.Job{ID: r.ID, Host: r.Host, Agent: &runnerapi.AgentJob{AgentType: agentType, Prompt: r.Prompt,
+			SystemPrompt: r.SystemPrompt, Model: r.Model, Cwd: r.Cwd, Tools: r.Tools, MaxTurns: r.MaxTurns, Isolation: r.Isolation,
+			AdditionalDirs: r.AdditionalDirs}},
 		Description: desc, Mode: r.Mode, ParentSessionID: r.ParentSessionID, ParentToolUseID: r.ParentToolUseID,
 		GroupID: r.GroupID, Watchdog: r.Watchdog,
 	}

@@ -103,8 +103,8 @@ func (w Watchdog) merged(def Watchdog) Watchdog {
 
 // Request asks the manager for a task.
 type Request struct {
-	// Job is what runs: exactly one of Agent and Process. Its ID is replaced by the
-	// task id.
+	// Job is what runs: exactly one of Agent and Process. A non-empty Job.ID is the
+	// task id to use (refused when taken); otherwise Config.NewID names the task.
 	Job         runnerapi.Job
 	Description string
 	Mode        Mode

@@ -1,0 +1,190 @@
+package interactive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/hook"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
+)
+
+// subagentSpec is one subagent to start, resolved against its agent definition.
+type subagentSpec struct {
+	AgentType, Description, Prompt string
+	SystemPrompt, Model            string
+	Tools                          []string
+	MaxTurns                       int
+	Isolation                      string
+	Background                     bool
+	ParentToolUseID, GroupID       string
+}
+
+// subagents starts a session's subagents: it builds each job's Host (the session's
+// provider and permission pipeline, with the subagent's transcript), fires
+// SubagentStart and SubagentStop, and hands the job to the task manager. It is bound to
+// its session after the session is built, because the Agent tool that uses it is one of
+// the session's tools.
+type subagents struct {
+	rt       *taskRuntime
+	hooks    *hook.Runner // nil: no hooks configured
+	cwd      string
+	dirs     []string
+	logsDir  string
+	mode     func() string
+	newID    func() string
+	provider string
+
+	mu       sync.Mutex
+	sess     *session.Session
+	publish  func(Event) Event
+	promptID func() string
+}
+
+// ErrNoSession is returned by a subagent spawn before the session is bound.
+var errUnbound = errors.New("subagents: the session is not ready")
+
+func (s *subagents) bind(sess *session.Session) {
+	s.mu.Lock()
+	s.sess = sess
+	s.mu.Unlock()
+}
+
+// observe sends the subagents' messages to the session's subscribers.
+func (s *subagents) observe(publish func(Event) Event, promptID func() string) {
+	s.mu.Lock()
+	s.publish, s.promptID = publish, promptID
+	s.mu.Unlock()
+}
+
+// taskCtxKey marks a permission ask made for a subagent's tool call.
+type taskCtxKey struct{}
+
+// taskIDFrom returns the subagent task a permission ask is made for ("" for the
+// session's own calls).
+func taskIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(taskCtxKey{}).(string)
+	return id
+}
+
+// spawn starts one subagent and returns its task as spawned (queued or running).
+func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
+	s.mu.Lock()
+	sess, publish, promptID := s.sess, s.publish, s.promptID
+	s.mu.Unlock()
+	if sess == nil {
+		return tasks.Task{}, errUnbound
+	}
+	if promptID == nil {
+		promptID = func() string { return "" }
+	}
+	id := "agent-" + strings.TrimPrefix(s.newID(), "agent-")
+	m := s.rt.tasks
+	inner := sess.SubagentHost(session.SubagentHostConfig{Cwd: s.cwd,
+		WrapHandler: func(h session.PermissionHandler) session.PermissionHandler {
+			return func(ctx context.Context, req session.ApprovalRequest) session.PermissionAnswer {
+				_ = m.SetWaitingPermission(id, true)
+				defer func() { _ = m.SetWaitingPermission(id, false) }()
+				return h(context.WithValue(ctx, taskCtxKey{}, id), req)
+			}
+		}})
+	host := &subagentHost{inner: inner, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID}
+	init := sessionlog.NewSessionInit(spec.SystemPrompt, s.provider, spec.Model, s.cwd, nil)
+	if l, err := subagentTranscript(s.logsDir, sess.ID(), id, init, spec.Prompt); err == nil {
+		host.log = l
+	}
+	transcript := SubagentTranscriptPath(s.logsDir, sess.ID(), id)
+	s.runHook(hook.Input{Event: hook.SubagentStart, SessionID: sess.ID(), Cwd: s.cwd, AgentID: id, AgentType: spec.AgentType})
+	mode := tasks.ModeForeground
+	if spec.Background {
+		mode = tasks.ModeBackground
+	}
+	t, err := s.rt.subagents.Spawn(tasks.SubagentRequest{ID: id, AgentType: spec.AgentType, Description: spec.Description,
+		Prompt: spec.Prompt, SystemPrompt: spec.SystemPrompt, Model: spec.Model, Cwd: s.cwd, Tools: spec.Tools,
+		AdditionalDirs: s.dirs, MaxTurns: spec.MaxTurns, Isolation: spec.Isolation, Mode: mode, Host: host,
+		ParentSessionID: sess.ID(), ParentToolUseID: spec.ParentToolUseID, GroupID: spec.GroupID})
+	if err != nil {
+		host.finish(runnerapi.Event{Kind: runnerapi.EventFailed, Error: err.Error()})
+		return tasks.Task{}, err
+	}
+	go s.afterEnd(sess, host, t.ID, spec.AgentType, transcript)
+	return t, nil
+}
+
+// afterEnd waits for a subagent's end, then closes its transcript and fires SubagentStop.
+func (s *subagents) afterEnd(sess *session.Session, host *subagentHost, id, agentType, transcript string) {
+	ts, err := s.rt.tasks.Wait(context.Background(), id)
+	ev := runnerapi.Event{Kind: runnerapi.EventCompleted}
+	if err == nil && len(ts) == 1 {
+		switch ts[0].State {
+		case tasks.StateFailed:
+			ev = runnerapi.Event{Kind: runnerapi.EventFailed, Error: ts[0].Error, Category: ts[0].ErrorCategory}
+		case tasks.StateCancelled:
+			ev = runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: ts[0].CancelReason}
+		}
+	}
+	host.finish(ev)
+	active := false
+	s.runHook(hook.Input{Event: hook.SubagentStop, SessionID: sess.ID(), Cwd: s.cwd, AgentID: id, AgentType: agentType,
+		AgentTranscriptPath: transcript, LastAssistantMessage: host.LastReply(), StopHookActive: active})
+}
+
+func (s *subagents) runHook(in hook.Input) {
+	if s.hooks == nil {
+		return
+	}
+	in.PermissionMode = s.mode()
+	s.hooks.Run(context.Background(), in)
+}
+
+// worktreeHooks serves the task layer's WorktreeCreate and WorktreeRemove from the
+// session's hooks.
+type worktreeHooks struct {
+	r         *hook.Runner
+	sessionID func() string
+}
+
+func (w worktreeHooks) WorktreeCreate(ctx context.Context, in tasks.WorktreeHookInput) (string, error) {
+	if w.r == nil {
+		return "", nil
+	}
+	res := w.r.Run(ctx, hook.Input{Event: hook.WorktreeCreate, SessionID: w.sessionID(), Cwd: in.Cwd, Name: in.Name})
+	if res.Blocked {
+		return "", fmt.Errorf("WorktreeCreate hook: %s", firstNonEmpty(res.Reason, "blocked"))
+	}
+	// Claude Code: a hook that made the worktree prints its path.
+	for i := len(res.Runs) - 1; i >= 0; i-- {
+		if p := strings.TrimSpace(res.Runs[i].Response.Stdout); p != "" && !strings.HasPrefix(p, "{") {
+			return p, nil
+		}
+	}
+	return "", nil
+}
+
+func (w worktreeHooks) WorktreeRemove(ctx context.Context, in tasks.WorktreeHookInput) {
+	if w.r != nil {
+		w.r.Run(ctx, hook.Input{Event: hook.WorktreeRemove, SessionID: w.sessionID(), Cwd: in.Cwd, WorktreePath: in.WorktreePath})
+	}
+}
+
+// subagentResultText is what the model reads of a finished subagent.
+func subagentResultText(t tasks.Task) (string, bool) {
+	switch t.State {
+	case tasks.StateCompleted:
+		out := t.Result
+		if t.WorktreePath != "" {
+			out += fmt.Sprintf("\n\n[The subagent's changes are in the worktree %s on branch %s.]", t.WorktreePath, t.WorktreeBranch)
+		}
+		return out, true
+	case tasks.StateCancelled:
+		return "Subagent " + t.ID + " was cancelled: " + firstNonEmpty(t.CancelReason, "no reason given"), false
+	default:
+		return "Subagent " + t.ID + " failed: " + t.Error, false
+	}
+}
+
