@@ -40,10 +40,11 @@
 // The run's own session is closed (saved, SessionEnd fired) at the end; a session that
 // was already live in the engine (another client's) is left open.
 //
-// Background commands (Bash run_in_background) run in robota-worker (DESIGN.md decision
-// 10), found beside robota, then on PATH, launched on the first one and stopped when the
-// run ends (pkg/runner/background). Without it that command fails with how to install it
-// and the run goes on. robota launches robota-worker through go-plugin over gRPC, as
+// Subagents (the Agent tool) and background commands (Bash run_in_background) run in
+// robota-worker processes (DESIGN.md decision 10), found beside robota, then on PATH:
+// each subagent in a worker of its own, the background commands in one shared worker,
+// launched on the first one and stopped when the run ends (pkg/runner/pool). Without it
+// that call fails with how to install it and the run goes on. robota launches robota-worker through go-plugin over gRPC, as
 // robota-engine does (pkg/runner/launcher), and does not serve as a worker itself: serving
 // links go-plugin's net/rpc server, whose reflect-method use costs every run, --version
 // included, megabytes of RSS (PERF-NOTES.md; measured with internal/procbench).

@@ -17,7 +17,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"
-	"github.com/robota-sdk/robota-go/pkg/runner/background"
+	"github.com/robota-sdk/robota-go/pkg/runner/pool"
 )
 
 // Exit statuses of a headless run. A run ended by a signal exits 128+signal, as a shell
@@ -69,14 +69,15 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 		return exitConfig
 	}
 	out := output.New(stdout, format, llm.NewID)
-	// Background commands run in robota-worker, launched on the first one (decision 10).
-	bg := background.New(background.Config{})
-	defer bg.Close()
+	// Subagents and background commands run in robota-worker processes, launched on the
+	// first one (DESIGN.md decision 10).
+	workers := pool.New(pool.Launcher(nil, nil))
+	defer workers.Close()
 	s, err := interactive.New(ctx, interactive.Options{
 		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
 		Allow: o.AllowedTools, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns,
 		AppendSystemPrompt: o.AppendSystemPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
-		Background: bg,
+		Runner: workers,
 		// Nobody is there to answer a permission question: the call is denied at once
 		// and listed in permission_denials.
 		Interactive: interactive.InteractiveOptions{NoPrompt: true, Delivery: headlessDelivery},

@@ -21,6 +21,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 	"github.com/robota-sdk/robota-go/pkg/tools/builtin"
 )
@@ -57,9 +58,14 @@ type Options struct {
 	PermissionHandler session.PermissionHandler
 	// OnMessage, if set, sees every message appended to the conversation.
 	OnMessage func(llm.Message)
-	// Background runs Bash's run_in_background commands (nil: the Bash tool says they are
-	// not available). The caller owns it and closes it after the session.
-	Background bash.BackgroundRunner
+	// Runner runs the session's subagents and background commands, in robota-worker
+	// processes (pkg/runner/pool) or in process (a worker.Worker). nil: neither is
+	// available (the Agent tool is not offered; Bash says run_in_background is not).
+	// The caller owns it and closes it after the session.
+	Runner tasks.Runner
+	// MaxBackgroundTasks bounds the subagents and background commands running at once
+	// (0: tasks.DefaultMaxConcurrent).
+	MaxBackgroundTasks int
 
 	// Now and NewID make runs deterministic in tests.
 	Now   func() time.Time
@@ -92,8 +98,19 @@ type Assembled struct {
 	// dropped after a crash); front ends show them always.
 	StoreWarnings []string
 
-	logger *sessionlog.FileLogger
-	store  *store.FileStore
+	logger    *sessionlog.FileLogger
+	store     *store.FileStore
+	tasks     *taskRuntime // nil without Options.Runner
+	subagents *subagents
+}
+
+// Tasks returns the session's background task manager; nil when the session has no
+// runner (Options.Runner).
+func (a *Assembled) Tasks() *tasks.BackgroundTaskManager {
+	if a.tasks == nil {
+		return nil
+	}
+	return a.tasks.tasks
 }
 
 // ErrNoSessionToContinue is returned by --continue in a directory without sessions.
@@ -165,8 +182,23 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
+	hooks, err := buildHooks(settings, opts.Cwd)
+	if err != nil {
+		return nil, err
+	}
 	outputDir := ToolOutputDir(opts.Cwd)
-	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: opts.Background,
+	var sessionID string // known once the store is open, below
+	var background bash.BackgroundRunner
+	if opts.Runner != nil {
+		if a.tasks, err = newTaskRuntime(tasks.Config{RunnerFor: runnerFor(opts.Runner, hookRunnerOf(hooks), func() string { return sessionID }),
+			MaxConcurrent: opts.MaxBackgroundTasks, NewID: taskID(opts.NewID)}); err != nil {
+			return nil, fmt.Errorf("background tasks: %w", err)
+		}
+		background = backgroundCommands{tasks: a.tasks.tasks, sessionID: func() string { return sessionID }}
+		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs,
+			logsDir: sessionlog.ProjectDir(opts.Cwd), newID: opts.NewID}
+	}
+	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: background,
 		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env)})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
@@ -176,11 +208,6 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	for _, t := range tools {
 		a.Tools = append(a.Tools, t.Schema().Name)
-	}
-
-	hooks, err := buildHooks(settings, opts.Cwd)
-	if err != nil {
-		return nil, err
 	}
 
 	projectCtx, err := contextload.Load(contextload.Options{Cwd: opts.Cwd, Home: opts.Home})
@@ -221,6 +248,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			return nil, err
 		}
 	}
+	sessionID = id
 	logDir := sessionlog.ProjectDir(opts.Cwd)
 	logger, err := sessionlog.Open(logDir, id, sessionlog.Options{Now: opts.Now})
 	if err != nil {
@@ -253,6 +281,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return nil, err
 	}
 	a.Session = sess
+	if a.subagents != nil {
+		a.subagents.bind(sess)
+	}
 	return a, nil
 }
 
@@ -264,7 +295,15 @@ func ToolOutputDir(cwd string) string { return filepath.Join(cwd, ".robota", "to
 
 // Close shuts the session down (persisting it and firing SessionEnd) and closes its log.
 func (a *Assembled) Close(ctx context.Context, reason string) error {
-	err := a.Session.Shutdown(ctx, reason)
+	var err error
+	if a.tasks != nil {
+		// Subagents and background commands end with the session (their terminal states
+		// are part of what is saved).
+		err = a.tasks.shutdown(ctx)
+	}
+	if serr := a.Session.Shutdown(ctx, reason); err == nil {
+		err = serr
+	}
 	if cerr := a.logger.Close(); err == nil {
 		err = cerr
 	}

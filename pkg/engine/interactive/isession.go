@@ -102,6 +102,10 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		return nil, err
 	}
 	s.assembled, s.sess = a, a.Session
+	if a.tasks != nil {
+		a.tasks.pump(s.hub.publish, s.promptID)
+		a.subagents.observe(s.hub.publish, s.promptID)
+	}
 	return s, nil
 }
 

@@ -36,7 +36,6 @@ type subagents struct {
 	cwd      string
 	dirs     []string
 	logsDir  string
-	mode     func() string
 	newID    func() string
 	provider string
 
@@ -138,7 +137,11 @@ func (s *subagents) runHook(in hook.Input) {
 	if s.hooks == nil {
 		return
 	}
-	in.PermissionMode = s.mode()
+	s.mu.Lock()
+	if s.sess != nil {
+		in.PermissionMode = string(s.sess.PermissionMode())
+	}
+	s.mu.Unlock()
 	s.hooks.Run(context.Background(), in)
 }
 

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/hook"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
@@ -128,17 +130,21 @@ func taskState(t tasks.Task) TaskState {
 // backgroundCommands runs Bash's run_in_background commands as process tasks.
 type backgroundCommands struct {
 	tasks     *tasks.BackgroundTaskManager
-	sessionID string
+	sessionID func() string
 }
 
 var _ bash.BackgroundRunner = backgroundCommands{}
 
 // StartBackground implements bash.BackgroundRunner: the command becomes a process task
-// whose id the model reads with TaskOutput and stops with TaskStop.
-func (b backgroundCommands) StartBackground(_ context.Context, req bash.BackgroundRequest) (string, error) {
+// whose id the model reads with TaskOutput and stops with TaskStop. It returns once the
+// command's process started, so a command that cannot start (no worker binary, a full
+// task queue aside) is reported to the model at once.
+func (b backgroundCommands) StartBackground(ctx context.Context, req bash.BackgroundRequest) (string, error) {
+	sub := b.tasks.Subscribe(tasks.SubscribeOptions{})
+	defer sub.Close()
 	t, err := b.tasks.Spawn(tasks.Request{
 		Job:         runnerapi.Job{Process: &runnerapi.ProcessJob{Command: req.Command, Cwd: req.Cwd, Env: jobEnv(req.Env, os.LookupEnv)}},
-		Description: req.Description, Mode: tasks.ModeBackground, ParentSessionID: b.sessionID, ParentToolUseID: req.ToolCallID,
+		Description: req.Description, Mode: tasks.ModeBackground, ParentSessionID: b.sessionID(), ParentToolUseID: req.ToolCallID,
 	})
 	if err != nil {
 		if errors.Is(err, tasks.ErrManagerClosed) {
@@ -146,7 +152,27 @@ func (b backgroundCommands) StartBackground(_ context.Context, req bash.Backgrou
 		}
 		return "", err
 	}
-	return t.ID, nil
+	if t.State == tasks.StateQueued {
+		return t.ID, nil // behind other tasks: it starts when a slot frees
+	}
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			return t.ID, nil // the subscription overflowed: the task exists, and runs
+		}
+		if ev.TaskID != t.ID || ev.Task == nil {
+			continue
+		}
+		switch {
+		case ev.Type == tasks.EventSpawned, ev.Task.State == tasks.StateCompleted:
+			return t.ID, nil
+		case ev.Task.State.Terminal():
+			return "", errors.New(firstNonEmpty(ev.Task.Error, firstNonEmpty(ev.Task.CancelReason, string(ev.Task.State))))
+		}
+	}
 }
 
 // jobEnv returns the variables of env (the environment a command must run with: the
@@ -172,4 +198,36 @@ func jobEnv(env []string, lookup func(string) (string, bool)) map[string]string 
 		out[name] = value // a later entry wins, as exec's does
 	}
 	return out
+}
+
+// runnerFor is the task manager's launch seam: agent jobs asking for worktree isolation
+// go through the WorktreeSubagentRunner (git worktrees, WorktreeCreate/WorktreeRemove
+// hooks), everything else straight to the session's runner.
+func runnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string) tasks.RunnerFor {
+	isolated := tasks.NewWorktreeSubagentRunner(r, &tasks.GitWorktrees{}, worktreeHooks{r: hooks, sessionID: sessionID})
+	return func(job runnerapi.Job) (tasks.Runner, error) {
+		if job.Agent != nil && job.Agent.Isolation == tasks.IsolationWorktree {
+			return isolated, nil
+		}
+		return r, nil
+	}
+}
+
+// taskID names background tasks: agent-… and bash-… ids, unique across sessions.
+func taskID(newID func() string) func(tasks.Request) string {
+	return func(req tasks.Request) string {
+		if req.Kind() == tasks.KindAgent {
+			return "agent-" + newID()
+		}
+		return "bash-" + newID()
+	}
+}
+
+// hookRunnerOf returns the hook runner behind a session's hooks (nil when none are
+// configured).
+func hookRunnerOf(h session.HookRunner) *hook.Runner {
+	if ha, ok := h.(hookAdapter); ok {
+		return ha.r
+	}
+	return nil
 }

@@ -1,5 +1,5 @@
 // Package launcher is the engine side of worker processes (robota-engine's pool,
-// and robota's background commands through pkg/runner/background): it starts a worker
+// and the subagents and background commands of every session through pkg/runner/pool): it starts a worker
 // binary through go-plugin (gRPC only, AutoMTLS, raised message limits, a
 // parent-death signal so no worker outlives the engine), and a Supervisor that
 // keeps a pool of workers alive, detects crashes (Exited, then Ping) and
