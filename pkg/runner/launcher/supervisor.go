@@ -83,9 +83,13 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	tick := time.NewTicker(s.cfg.CheckInterval)
 	defer tick.Stop()
 	for {
+		// Slots are tended in parallel: a pool of 4 is ready after one launch,
+		// not four in a row (PERF-NOTES.md, "Worker launch").
+		var wg sync.WaitGroup
 		for slot := range s.cfg.Workers {
-			s.tend(ctx, slot, &backoff[slot], &nextTry[slot])
+			wg.Go(func() { s.tend(ctx, slot, &backoff[slot], &nextTry[slot]) })
 		}
+		wg.Wait()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
