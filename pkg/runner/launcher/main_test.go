@@ -24,7 +24,11 @@ func TestMain(m *testing.M) {
 		worker.Serve()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if benchDir != "" {
+		_ = os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
 }
 
 // testWorker is the command that starts the test binary as a worker.
