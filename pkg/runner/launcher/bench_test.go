@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,6 +98,9 @@ func paired(b *testing.B, spawn func(b *testing.B) time.Duration) {
 	b.ReportMetric(ms(s), "p50-ms")
 	b.ReportMetric(ms(e), "exec-p50-ms")
 	b.ReportMetric(float64(s)/float64(e), "x-of-exec")
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		b.Logf("%d spawns; load average %s", b.N, strings.TrimSpace(string(load))) // the machine's noise
+	}
 }
 
 func p50(d []time.Duration) time.Duration {

@@ -28,7 +28,8 @@ type SupervisorConfig struct {
 	StartTimeout time.Duration
 	// MaxBackoff caps the delay between relaunches of a failing slot (default 30s).
 	MaxBackoff time.Duration
-	// OnCrash, if set, is called for every detected crash.
+	// OnCrash, if set, is called for every detected crash. Slots are tended in
+	// parallel, so OnCrash and OnReady may be called concurrently.
 	OnCrash func(CrashReport)
 	// OnReady, if set, is called whenever a slot gets a live worker.
 	OnReady func(slot int, w *Worker)
