@@ -119,3 +119,27 @@ func TestPoolBacksOffAFailingCommand(t *testing.T) {
 		t.Fatalf("next refill in %s, want 1s", next)
 	}
 }
+
+// A worker given back right after Acquire is the one the next Acquire gets: the
+// pool is full again, so no replacement is launched for it.
+func TestPoolReusesAReleasedWorker(t *testing.T) {
+	p := NewPool(PoolConfig{Command: testWorker(), Ready: 1, StartTimeout: 30 * time.Second}, zap.NewNop())
+	defer p.Close()
+	waitIdle(t, p, 1)
+	w, err := p.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Release(w)
+	time.Sleep(3 * p.cfg.RefillDelay) // past the refill the Acquire scheduled
+	p.fills.Wait()
+	again, err := p.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Kill()
+	if again != w || w.Exited() {
+		t.Fatalf("Acquire after Release got pid %d (exited %v), want the released pid %d", again.PID, w.Exited(), w.PID)
+	}
+	runTrue(t, again)
+}
