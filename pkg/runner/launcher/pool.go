@@ -55,8 +55,8 @@ type Pool struct {
 	failures int
 	nextTry  time.Time
 	// timer, when set, starts a refill later (after an Acquire, or a backoff).
-	timer    *time.Timer
-	closed   bool
+	timer  *time.Timer
+	closed bool
 }
 
 // NewPool returns a Pool and starts filling it.
