@@ -78,6 +78,7 @@ func LaunchContext(ctx context.Context, cmd Command, log *zap.Logger, startTimeo
 		// Not go-plugin's AutoMTLS, which makes P-521 certificates on both sides at
 		// every launch: mutual TLS with certificates prepared by prepareTLS (mtls.go).
 		TLSConfig:    tlsConf,
+		AutoMTLS:     tlsConf == nil, // where no pipe can be inherited (prepareTLS)
 		StartTimeout: startTimeout,
 		Logger:       newHCLog(log, "worker"),
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(

@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"time"
 
@@ -109,7 +110,13 @@ func clientTLS(engine *identity, worker *x509.Certificate) *tls.Config {
 // inherited as fd 3 (named by workerplugin.TLSFDEnv). It returns the engine's
 // TLS config for this worker and a function that closes the engine's end of the
 // pipe, to be called once the process has started (or failed to).
+//
+// On Windows, where exec cannot pass a pipe (ExtraFiles), it returns a nil config
+// and go-plugin's AutoMTLS does the work.
 func prepareTLS(c *exec.Cmd) (*tls.Config, func(), error) {
+	if runtime.GOOS == "windows" {
+		return nil, func() {}, nil
+	}
 	engine, err := engineIdentity()
 	if err != nil {
 		return nil, nil, err
