@@ -48,9 +48,11 @@ test: lint proto-check build
 # compare with rg, grep -rn and find, so they run a fixed number of times.
 # The process benchmarks (internal/procbench) build robota and a hello-world
 # binary with this Makefile's TAGS and CGO (or take robota from
-# $$ROBOTA_BIN_DIR) and measure whole processes, 20 paired runs each.
+# $$ROBOTA_BIN_DIR) and measure whole processes, 20 paired runs each. The worker
+# spawn benchmarks (pkg/runner/launcher) build robota-worker and the hello-world
+# binary the same way (or take robota-worker from $$ROBOTA_BIN_DIR).
 bench:
-	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v '/pkg/tools/search\|/internal/procbench')
+	ROBOTA_BENCH_TAGS='$(TAGS)' ROBOTA_BENCH_CGO=$(CGO) $(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v '/pkg/tools/search\|/internal/procbench')
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench 'BenchmarkGrepContent|BenchmarkGlob' -benchtime 10x ./pkg/tools/search/
 	ROBOTA_BENCH_TAGS='$(TAGS)' ROBOTA_BENCH_CGO=$(CGO) $(GO) test -run '^$$' -bench . -benchtime 20x ./internal/procbench/
 

@@ -190,4 +190,3 @@ func subagentResultText(t tasks.Task) (string, bool) {
 		return "Subagent " + t.ID + " failed: " + t.Error, false
 	}
 }
-

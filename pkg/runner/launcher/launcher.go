@@ -66,15 +66,23 @@ func LaunchContext(ctx context.Context, cmd Command, log *zap.Logger, startTimeo
 	}
 	c.Env = workerEnv(os.Environ())
 	c.SysProcAttr = workerAttrs()
+	tlsConf, closePipe, err := prepareTLS(c)
+	if err != nil {
+		return nil, fmt.Errorf("launch worker %s: %w", cmd, err)
+	}
+	defer closePipe() // the worker has its copy once started
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  workerplugin.Handshake,
 		Plugins:          workerplugin.PluginSet(nil),
 		Cmd:              c,
 		SkipHostEnv:      true,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		AutoMTLS:         true,
-		StartTimeout:     startTimeout,
-		Logger:           newHCLog(log, "worker"),
+		// Not go-plugin's AutoMTLS, which makes P-521 certificates on both sides at
+		// every launch: mutual TLS with certificates prepared by prepareTLS (mtls.go).
+		TLSConfig:    tlsConf,
+		AutoMTLS:     tlsConf == nil, // where no pipe can be inherited (prepareTLS)
+		StartTimeout: startTimeout,
+		Logger:       newHCLog(log, "worker"),
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
 			grpc.MaxCallRecvMsgSize(workerplugin.MaxMessageBytes),
 			grpc.MaxCallSendMsgSize(workerplugin.MaxMessageBytes),

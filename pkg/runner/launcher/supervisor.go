@@ -28,7 +28,8 @@ type SupervisorConfig struct {
 	StartTimeout time.Duration
 	// MaxBackoff caps the delay between relaunches of a failing slot (default 30s).
 	MaxBackoff time.Duration
-	// OnCrash, if set, is called for every detected crash.
+	// OnCrash, if set, is called for every detected crash. Slots are tended in
+	// parallel, so OnCrash and OnReady may be called concurrently.
 	OnCrash func(CrashReport)
 	// OnReady, if set, is called whenever a slot gets a live worker.
 	OnReady func(slot int, w *Worker)
@@ -83,9 +84,13 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	tick := time.NewTicker(s.cfg.CheckInterval)
 	defer tick.Stop()
 	for {
+		// Slots are tended in parallel: a pool of 4 is ready after one launch,
+		// not four in a row (PERF-NOTES.md, "Worker launch").
+		var wg sync.WaitGroup
 		for slot := range s.cfg.Workers {
-			s.tend(ctx, slot, &backoff[slot], &nextTry[slot])
+			wg.Go(func() { s.tend(ctx, slot, &backoff[slot], &nextTry[slot]) })
 		}
+		wg.Wait()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -4,6 +4,11 @@
 // serves as a worker (DESIGN.md decision 10: serving links
 // go-plugin's net/rpc server).
 //
+// Start-up makes no certificate: the engine hands the worker its TLS identity
+// through an inherited pipe (workerplugin.TLSFDEnv), closed once read, and the
+// worker requires the engine's certificate (PLUGIN_CLIENT_CERT) of every
+// client. Without the pipe, go-plugin's AutoMTLS applies.
+//
 // Guarantees: every process runs in its own process group, and cancellation,
 // timeout or the engine going away kills the whole group. Output is captured
 // (stdout and stderr together) into a bounded in-memory log that ReadLog pages

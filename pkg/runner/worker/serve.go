@@ -13,7 +13,8 @@ import (
 // Serve runs the worker plugin server until the engine goes away. Logs are
 // hclog JSON on stderr (@message, @level, @timestamp), which the engine's
 // go-plugin client parses and re-logs. Started without the engine's handshake
-// cookie, go-plugin prints that this is a plugin and exits 1.
+// cookie, go-plugin prints that this is a plugin and exits 1. TLS: see
+// tlsProvider.
 func Serve() {
 	logger := newLogger()
 	plugin.Serve(&plugin.ServeConfig{
@@ -25,7 +26,8 @@ func Serve() {
 				grpc.MaxSendMsgSize(workerplugin.MaxMessageBytes))
 			return grpc.NewServer(opts...)
 		},
-		Logger: logger,
+		Logger:      logger,
+		TLSProvider: tlsProvider(),
 	})
 }
 

@@ -25,3 +25,12 @@ var Handshake = plugin.HandshakeConfig{
 func PluginSet(impl runnerapi.Runner) plugin.PluginSet {
 	return plugin.PluginSet{PluginName: &GRPCPlugin{Impl: impl}}
 }
+
+// TLSFDEnv names the file descriptor through which the engine hands a worker its
+// TLS identity (DESIGN.md decision 4 keeps secrets out of the environment, so the
+// private key travels through an inherited pipe, never an environment variable).
+// The pipe holds PEM blocks: the worker's certificate, then its private key. The
+// engine's own certificate, which the worker requires of every client, comes in
+// go-plugin's PLUGIN_CLIENT_CERT as with AutoMTLS. A worker started without this
+// variable falls back to go-plugin's AutoMTLS and makes its own certificate.
+const TLSFDEnv = "ROBOTA_WORKER_TLS_FD"
