@@ -22,6 +22,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 	"github.com/robota-sdk/robota-go/pkg/engine/server"
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
+	"github.com/robota-sdk/robota-go/pkg/runner/pool"
 )
 
 // Config configures the daemon.
@@ -71,6 +72,19 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		cfg.Sessions.StateDir = filepath.Join(home, ".robota", "engine")
 	}
+	var sup *launcher.Supervisor
+	if cfg.Worker.Path != "" && cfg.Workers > 0 {
+		sup = launcher.NewSupervisor(launcher.SupervisorConfig{
+			Command: cfg.Worker, Workers: cfg.Workers, CheckInterval: cfg.WorkerCheckInterval,
+		}, log)
+		// Subagents get a worker each from a warm pool (a spawn is one RPC); background
+		// commands share the supervised worker, which is replaced when it dies.
+		warm := launcher.NewPool(launcher.PoolConfig{Command: cfg.Worker, Ready: 1}, log)
+		defer warm.Close()
+		workers := pool.NewShared(pool.FromPool(warm), pool.FromSupervisor(sup))
+		defer workers.Close()
+		cfg.Sessions.Runner = workers
+	}
 	mgr, err := manager.New(cfg.Sessions)
 	if err != nil {
 		return err
@@ -100,10 +114,7 @@ func Run(ctx context.Context, cfg Config) error {
 		saveSessions(mgr, cfg.ShutdownGrace, log)
 		gracefulStop(srv, cfg.ShutdownGrace, log)
 	})
-	if cfg.Worker.Path != "" && cfg.Workers > 0 {
-		sup := launcher.NewSupervisor(launcher.SupervisorConfig{
-			Command: cfg.Worker, Workers: cfg.Workers, CheckInterval: cfg.WorkerCheckInterval,
-		}, log)
+	if sup != nil {
 		supCtx, cancel := context.WithCancel(context.Background())
 		g.Add(func() error {
 			if err := sup.Run(supCtx); !errors.Is(err, context.Canceled) {

@@ -17,6 +17,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"
+	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 )
 
 // Config configures a Manager.
@@ -30,6 +31,9 @@ type Config struct {
 	StateDir string
 	// Interactive configures every session (permission timeout, delivery bounds).
 	Interactive interactive.InteractiveOptions
+	// Runner runs every session's subagents and background commands (the engine's
+	// worker pool); nil: sessions have neither.
+	Runner tasks.Runner
 	// Now stamps the sessions' times; nil means time.Now.
 	Now func() time.Time
 }
@@ -163,7 +167,7 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 		Cwd: o.Cwd, Home: m.cfg.Home, Env: m.cfg.Env,
 		Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
 		Allow: o.Allow, Deny: o.Deny, MaxTurns: o.MaxTurns, AppendSystemPrompt: o.AppendSystemPrompt,
-		Resume: o.Resume, Fork: o.Fork, Now: m.cfg.Now, Interactive: m.cfg.Interactive,
+		Resume: o.Resume, Fork: o.Fork, Now: m.cfg.Now, Interactive: m.cfg.Interactive, Runner: m.cfg.Runner,
 	})
 	if err != nil {
 		return nil, classify(o, err)

@@ -2,6 +2,7 @@ package pool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -52,3 +53,34 @@ func (l launched) Close() error {
 	l.w.Kill()
 	return nil
 }
+
+// FromPool takes workers from a launcher.Pool of started, idle ones (an engine's warm
+// pool): a spawn costs one RPC, and the pool starts a replacement. The worker is killed,
+// not released, when its job ends: an agent job leaves state behind.
+func FromPool(lp *launcher.Pool) LaunchFunc {
+	return func(ctx context.Context) (Worker, error) {
+		w, err := lp.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return launched{Runner: w.Runner, w: w}, nil
+	}
+}
+
+// FromSupervisor returns a live worker of an engine's Supervisor (the first, when it
+// keeps several), which the supervisor replaces when it dies; the pool does not stop it.
+func FromSupervisor(s *launcher.Supervisor) LaunchFunc {
+	return func(context.Context) (Worker, error) {
+		for _, w := range s.Workers() {
+			if w.Check() == nil {
+				return supervised{launched{Runner: w.Runner, w: w}}, nil
+			}
+		}
+		return nil, errors.New("no live worker yet (the supervisor is starting or replacing it)")
+	}
+}
+
+// supervised is a worker its Supervisor owns: Close leaves it running.
+type supervised struct{ launched }
+
+func (supervised) Close() error { return nil }

@@ -31,6 +31,9 @@ var ErrClosed = errors.New("worker pool closed")
 // Pool runs jobs in worker processes. It is safe for concurrent use.
 type Pool struct {
 	launch LaunchFunc
+	// sharedFrom, when set, supplies the process jobs' worker (an engine's supervised
+	// one); the pool neither launches nor stops that worker.
+	sharedFrom LaunchFunc
 
 	mu      sync.Mutex
 	shared  Worker            // the process jobs' worker
@@ -43,6 +46,15 @@ type Pool struct {
 // New returns a Pool that starts workers with launch; nothing is launched yet.
 func New(launch LaunchFunc) *Pool {
 	return &Pool{launch: launch, jobs: map[string]Worker{}, own: map[Worker]bool{}}
+}
+
+// NewShared returns a Pool whose agent jobs get workers from launch and whose process
+// jobs run in the worker shared returns (an engine's supervised worker, which replaces
+// it when it dies): the pool never stops that one.
+func NewShared(launch, shared LaunchFunc) *Pool {
+	p := New(launch)
+	p.sharedFrom = shared
+	return p
 }
 
 var _ runnerapi.Runner = (*Pool)(nil)
@@ -127,6 +139,13 @@ func (p *Pool) workerFor(ctx context.Context, job runnerapi.Job) (Worker, error)
 		p.mu.Unlock()
 		return w, nil
 	}
+	if p.sharedFrom != nil {
+		w, err := p.sharedFrom(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("the engine's shared worker: %w", err)
+		}
+		return w, nil
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -167,6 +186,14 @@ func (p *Pool) worker(jobID string) (Worker, error) {
 	if p.shared != nil {
 		// A finished process job's log stays readable in the shared worker.
 		return p.shared, nil
+	}
+	if p.sharedFrom != nil {
+		p.mu.Unlock()
+		w, err := p.sharedFrom(context.Background())
+		p.mu.Lock()
+		if err == nil {
+			return w, nil
+		}
 	}
 	return nil, fmt.Errorf("job %s: %w", jobID, runnerapi.ErrUnknownJob)
 }
