@@ -82,7 +82,7 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 	if promptID == nil {
 		promptID = func() string { return "" }
 	}
-	id := "agent-" + strings.TrimPrefix(s.newID(), "agent-")
+	id := agentID(s.newID)
 	m := s.rt.tasks
 	inner := sess.SubagentHost(session.SubagentHostConfig{Cwd: s.cwd,
 		WrapHandler: func(h session.PermissionHandler) session.PermissionHandler {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
@@ -213,14 +214,30 @@ func runnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string) task
 	}
 }
 
-// taskID names background tasks: agent-… and bash-… ids, unique across sessions.
+// taskID names background tasks as Claude Code does: bash_1, bash_2 … for background
+// commands (per session), agent-… for subagents, whose id also names their transcript
+// file and must not repeat across a resumed session's runs.
 func taskID(newID func() string) func(tasks.Request) string {
+	var mu sync.Mutex
+	commands := 0
 	return func(req tasks.Request) string {
 		if req.Kind() == tasks.KindAgent {
-			return "agent-" + newID()
+			return agentID(newID)
 		}
-		return "bash-" + newID()
+		mu.Lock()
+		defer mu.Unlock()
+		commands++
+		return fmt.Sprintf("bash_%d", commands)
 	}
+}
+
+// agentID is a new subagent id: "agent-" and 12 characters of a fresh id.
+func agentID(newID func() string) string {
+	id := strings.ReplaceAll(newID(), "-", "")
+	if len(id) > 12 {
+		id = id[:12]
+	}
+	return "agent-" + id
 }
 
 // hookRunnerOf returns the hook runner behind a session's hooks (nil when none are
