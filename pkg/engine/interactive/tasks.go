@@ -99,6 +99,9 @@ func taskEvent(ev tasks.Event) *TaskEvent {
 	return out
 }
 
+// TaskSnapshot is a task manager snapshot as clients render it.
+func TaskSnapshot(t tasks.Task) TaskState { return taskState(t) }
+
 // taskState is a manager snapshot as clients render it.
 func taskState(t tasks.Task) TaskState {
 	out := TaskState{TaskID: t.ID, Kind: TaskKind(t.Kind), Status: TaskStatus(t.State), ParentToolUseID: t.ParentToolUseID,

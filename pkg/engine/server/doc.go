@@ -5,11 +5,13 @@
 // queueing, permission or persistence logic of its own (DESIGN.md decision 7).
 //
 // Guarantees:
-//   - Every session RPC is served. ExecuteCommand, ListCommands and the
-//     background-task RPCs answer codes.Unimplemented with a message naming the
-//     work that brings them, so clients can tell "not yet" from "broken".
+//   - Every session and background-task RPC is served. ExecuteCommand and
+//     ListCommands answer codes.Unimplemented with a message naming the work that
+//     brings them, so clients can tell "not yet" from "broken". A session of an
+//     engine without workers answers the task RPCs FAILED_PRECONDITION.
 //   - Errors carry the codes engine.proto documents: NOT_FOUND for an unknown
-//     session or permission request, INVALID_ARGUMENT naming the request field,
+//     session, permission request or background task, FAILED_PRECONDITION for
+//     closing a task that still runs or cancelling one that ended, INVALID_ARGUMENT naming the request field,
 //     RESOURCE_EXHAUSTED for a full prompt queue or a client that does not read
 //     its events in time, FAILED_PRECONDITION for a permission answered twice or a
 //     session that is stored but not live, OUT_OF_RANGE for a replay the session

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -37,6 +39,13 @@ var codeOf = []struct {
 	{interactive.ErrInvalidApproval, codes.InvalidArgument},
 	{interactive.ErrEmptyPrompt, codes.InvalidArgument},
 	{interactive.ErrInvalidConfiguration, codes.InvalidArgument},
+	{tasks.ErrUnknownTask, codes.NotFound},
+	{runnerapi.ErrUnknownJob, codes.NotFound},
+	{tasks.ErrTaskActive, codes.FailedPrecondition},
+	{tasks.ErrTaskEnded, codes.FailedPrecondition},
+	{tasks.ErrNotRunning, codes.FailedPrecondition},
+	{runnerapi.ErrUnsupportedJob, codes.FailedPrecondition},
+	{tasks.ErrManagerClosed, codes.Unavailable},
 	{context.Canceled, codes.Canceled},
 	{context.DeadlineExceeded, codes.DeadlineExceeded},
 }

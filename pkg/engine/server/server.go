@@ -66,7 +66,7 @@ func explainUnimplemented(fullMethod string, err error) error {
 	method := strings.TrimPrefix(fullMethod, servicePrefix)
 	work, ok := later[method]
 	if !ok {
-		work = "the background tasks work (runner)"
+		work = "a later version"
 	}
 	return status.Error(codes.Unimplemented, fmt.Sprintf(
 		"robota.v1.EngineService/%s is not implemented in this engine build yet; it arrives with %s", method, work))

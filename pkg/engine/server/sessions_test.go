@@ -300,6 +300,4 @@ func TestStillUnimplementedRPCSaysWhy(t *testing.T) {
 	e := startEngine(t, "", nil)
 	_, err := e.client.ExecuteCommand(testCtx(t), &robotav1.ExecuteCommandRequest{SessionId: "x", Name: "compact"})
 	wantCode(t, "ExecuteCommand", err, codes.Unimplemented, "ExecuteCommand is not implemented in this engine build yet")
-	_, err = e.client.ListBackgroundTasks(testCtx(t), &robotav1.ListBackgroundTasksRequest{SessionId: "x"})
-	wantCode(t, "ListBackgroundTasks", err, codes.Unimplemented, "background tasks")
 }
