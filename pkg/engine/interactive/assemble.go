@@ -104,6 +104,14 @@ type Assembled struct {
 	subagents *subagents
 }
 
+// decorateRecord adds what the assembly owns to the session's record: the snapshots of
+// its background tasks.
+func (a *Assembled) decorateRecord(rec *store.Record) {
+	if a.tasks != nil {
+		rec.BackgroundTasks = a.tasks.recordTasks(rec.BackgroundTasks)
+	}
+}
+
 // Tasks returns the session's background task manager; nil when the session has no
 // runner (Options.Runner).
 func (a *Assembled) Tasks() *tasks.BackgroundTaskManager {
@@ -274,6 +282,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{evaluator},
 		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: st,
 		Logger: teeLogger{next: logger, onMessage: opts.OnMessage}, TranscriptPath: logger.Path(),
+		DecorateRecord: a.decorateRecord,
 		Now: opts.Now, NewID: opts.NewID,
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package interactive
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -250,4 +251,35 @@ func hookRunnerOf(h session.HookRunner) *hook.Runner {
 		return ha.r
 	}
 	return nil
+}
+
+// recordTasks puts the snapshots of the session's tasks into its record (the spec's
+// backgroundTasks): the ones of earlier runs that the record holds stay, those of this
+// run replace theirs by id. Subagents' transcripts are referred to by path only; their
+// high-frequency data stays in the transcript.
+func (r *taskRuntime) recordTasks(held []json.RawMessage) []json.RawMessage {
+	now := r.tasks.List(tasks.Filter{})
+	if len(now) == 0 {
+		return held
+	}
+	ids := make(map[string]bool, len(now))
+	for _, t := range now {
+		ids[t.ID] = true
+	}
+	out := make([]json.RawMessage, 0, len(held)+len(now))
+	for _, raw := range held {
+		var old struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(raw, &old) == nil && ids[old.ID] {
+			continue
+		}
+		out = append(out, raw)
+	}
+	for _, t := range now {
+		if b, err := json.Marshal(t); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
 }
