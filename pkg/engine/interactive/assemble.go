@@ -283,7 +283,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: st,
 		Logger: teeLogger{next: logger, onMessage: opts.OnMessage}, TranscriptPath: logger.Path(),
 		DecorateRecord: a.decorateRecord,
-		Now: opts.Now, NewID: opts.NewID,
+		Now:            opts.Now, NewID: opts.NewID,
 	})
 	if err != nil {
 		logger.Close()
