@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 )
 
 func writeAgent(t *testing.T, dir, file, name, desc, body string) string {
@@ -153,6 +155,9 @@ func TestLookupFoldsCase(t *testing.T) {
 		t.Error("unknown name resolved")
 	}
 }
+
+// The provider registry's definitions are the resolvers the lead wires in.
+var _ ModelResolver = registry.Definition{}
 
 type table map[string]string
 
