@@ -101,6 +101,8 @@ func TestRulesAndModes(t *testing.T) {
 		{"WebFetch domain allow", ModeDefault, []Layer{allow("WebFetch(domain:example.com)")}, Request{Tool: "WebFetch", Input: input(t, "url", "https://example.com/a")}, Allow, "domain:example.com"},
 		{"WebFetch other domain asks", ModeDefault, []Layer{allow("WebFetch(domain:example.com)")}, Request{Tool: "WebFetch", Input: input(t, "url", "https://example.org/a")}, Ask, "mode default"},
 		{"Agent name allow", ModeDefault, []Layer{allow("Agent(Explore)")}, Request{Tool: "Agent", Input: input(t, "subagent_type", "Explore")}, Allow, "Agent(Explore)"},
+		{"TaskOutput reads in plan mode", ModePlan, nil, Request{Tool: "TaskOutput", Input: input(t, "task_id", "b1")}, Allow, "mode plan"},
+		{"TaskStop asks in default mode", ModeDefault, nil, Request{Tool: "TaskStop", Input: input(t, "task_id", "b1")}, Ask, "mode default"},
 		{"Task name allow covers Agent", ModeDefault, []Layer{allow("Task(Explore)")}, Request{Tool: "Agent", Input: input(t, "subagent_type", "Explore")}, Allow, "Task(Explore)"},
 		{"Task deny covers Agent", ModeBypassPermissions, []Layer{deny("Task")}, Request{Tool: "Agent", Input: input(t, "subagent_type", "Explore")}, Deny, "Task"},
 		{"Task name deny covers Agent", ModeBypassPermissions, []Layer{deny("Task(Explore)")}, Request{Tool: "Agent", Input: input(t, "subagent_type", "Explore")}, Deny, "Task(Explore)"},
