@@ -17,7 +17,9 @@
 // Tools that only read (Read, Glob, Grep, WebFetch, WebSearch) implement
 // ConcurrencySafe(args) bool returning true, which the agent loop (agent.ConcurrencySafe)
 // uses to run them alongside each other; every other tool (Bash, Write, Edit) runs alone
-// in its batch, in request order. Claude Code also runs Bash commands it classifies as
+// in its batch, in request order. Agent, TaskOutput and TaskStop (agenttool) are
+// concurrency-safe too, as in Claude Code: they change no file and no conversation state
+// themselves. Claude Code also runs Bash commands it classifies as
 // read-only at once; here every Bash call runs alone (stricter: the tool does not analyse
 // what a command writes).
 package tools

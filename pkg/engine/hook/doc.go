@@ -15,8 +15,9 @@
 //     SessionEnd, PreCompact, PostCompact, Notification, WorktreeCreate, WorktreeRemove.
 //   - Matchers: "", "*" or none select every hook; a matcher of only
 //     [A-Za-z0-9_ ,|-] is a list of exact names separated by `|` or `,`; anything else
-//     is an unanchored Go regular expression (RE2). Tool events match tool_name,
-//     SessionStart source, SessionEnd reason, Notification notification_type,
+//     is an unanchored Go regular expression (RE2). Tool events match tool_name (a
+//     matcher selecting `Task`, the subagent tool's older name, also selects `Agent`
+//     calls, and the reverse), SessionStart source, SessionEnd reason, Notification notification_type,
 //     Subagent* agent_type, *Compact trigger, StopFailure error; UserPromptSubmit, Stop
 //     and the worktree events ignore matchers. Identical hooks run once.
 //   - Every matching hook runs in parallel under its own timeout (`timeout` seconds,

@@ -51,3 +51,22 @@ func (m matcher) match(v string) bool {
 	}
 	return false
 }
+
+// toolNameAlias is the other name of a tool that was renamed, for tool events: Claude
+// Code's subagent tool was called Task before it became Agent, and settings written for
+// either name keep selecting its calls (DESIGN.md decision 9). Other events and tools
+// have no alias ("").
+func toolNameAlias(ev Event, toolName string) string {
+	switch ev {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+	default:
+		return ""
+	}
+	switch toolName {
+	case "Agent":
+		return "Task"
+	case "Task":
+		return "Agent"
+	}
+	return ""
+}

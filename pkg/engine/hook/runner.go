@@ -68,10 +68,11 @@ func NewRunner(cfg Config, projectDir string, opts ...Option) *Runner {
 // identical hooks once.
 func (r *Runner) Matching(in Input) []Definition {
 	target, filtered := matchTarget(&in)
+	alias := toolNameAlias(in.Event, target)
 	seen := map[string]bool{}
 	var out []Definition
 	for _, g := range r.groups[in.Event] {
-		if filtered && !g.m.match(target) {
+		if filtered && !g.m.match(target) && (alias == "" || !g.m.match(alias)) {
 			continue
 		}
 		for _, h := range g.hooks {

@@ -208,6 +208,35 @@ func TestMatchers(t *testing.T) {
 	}
 }
 
+// Claude Code's subagent tool was renamed from Task to Agent: a matcher naming either
+// selects the calls of both names, for tool events only.
+func TestTaskMatcherSelectsAgent(t *testing.T) {
+	tests := []struct {
+		ev       Event
+		matcher  string
+		toolName string
+		agent    string
+		want     int
+	}{
+		{PreToolUse, "Task", "Agent", "", 1},
+		{PostToolUse, "Task", "Agent", "", 1},
+		{PostToolUseFailure, "Task|Bash", "Agent", "", 1},
+		{PreToolUse, "Agent", "Task", "", 1},
+		{PreToolUse, "^Task$", "Agent", "", 1},
+		{PreToolUse, "Task", "Bash", "", 0},
+		{PreToolUse, "Tasks", "Agent", "", 0},
+		{PreToolUse, "Task", "TaskOutput", "", 0},
+		{SubagentStart, "Task", "", "Agent", 0},
+	}
+	for _, tc := range tests {
+		r := NewRunner(config(tc.ev, group(tc.matcher, cmdHook("true"))), t.TempDir())
+		in := Input{Event: tc.ev, ToolName: tc.toolName, AgentType: tc.agent}
+		if n := len(r.Matching(in)); n != tc.want {
+			t.Errorf("%s matcher %q, tool %q: %d hooks selected, want %d", tc.ev, tc.matcher, tc.toolName, n, tc.want)
+		}
+	}
+}
+
 func TestEventsWithoutMatcherAlwaysRun(t *testing.T) {
 	for _, ev := range []Event{UserPromptSubmit, Stop, WorktreeCreate, WorktreeRemove} {
 		r := NewRunner(config(ev, group("NeverMatches", cmdHook("true"))), t.TempDir())

@@ -85,6 +85,7 @@ var knownTools = map[string]Class{
 	"NotebookRead": ClassRead,
 	"TodoWrite":    ClassRead,
 	"BashOutput":   ClassRead,
+	"TaskOutput":   ClassRead, // BashOutput's current name
 	"Agent":        ClassRead,
 	"Task":         ClassRead,
 	"Write":        ClassModify,
@@ -93,6 +94,7 @@ var knownTools = map[string]Class{
 	"NotebookEdit": ClassModify,
 	"Bash":         ClassExecute,
 	"KillShell":    ClassExecute,
+	"TaskStop":     ClassExecute, // KillShell's current name
 	"WebFetch":     ClassNetwork,
 	"WebSearch":    ClassNetwork,
 }

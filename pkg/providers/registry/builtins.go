@@ -33,6 +33,8 @@ func builtins() []Definition {
 		DefaultModel: anthropic.DefaultModel,
 		Credential:   Credential{EnvVar: anthropic.APIKeyEnv, Required: true},
 		Models:       claudeModels(),
+		// The newest model of each tier in contextwin.ClaudeModels.
+		ModelAliases: map[string]string{"sonnet": "claude-sonnet-4-6", "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"},
 		AutoDetect:   true,
 		New:          newAnthropic,
 	}}

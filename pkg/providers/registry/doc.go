@@ -18,4 +18,8 @@
 //   - An unknown profile option key is a configuration error naming the key.
 //   - Claude context windows come from pkg/engine/contextwin, so the two catalogues cannot
 //     disagree.
+//   - Definition.ResolveModel maps the model aliases of agent files and Agent calls
+//     (ModelAliasNames: sonnet, opus, haiku) to the type's models (anthropic: the newest
+//     of each tier); a type without such a model answers false so the subagent inherits
+//     its parent's model; any other name is a model id and passes through.
 package registry

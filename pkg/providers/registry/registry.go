@@ -67,11 +67,36 @@ type Definition struct {
 	DefaultBaseURL string     `json:"defaultBaseURL,omitempty"`
 	Credential     Credential `json:"credential"`
 	Models         []Model    `json:"models,omitempty"`
+	// ModelAliases maps the model aliases agent definitions and Agent calls use (sonnet,
+	// opus, haiku; see ModelAliasNames) to this type's model ids. Keys are lower case.
+	ModelAliases map[string]string `json:"modelAliases,omitempty"`
 	// AutoDetect marks types chosen from the environment when no provider is configured
 	// (their credential variable is set), in registry order.
 	AutoDetect bool `json:"autoDetect,omitempty"`
 	// New builds the provider; Create has already filled Model with DefaultModel.
 	New func(Profile) (llm.Provider, error) `json:"-"`
+}
+
+// ModelAliasNames are the model aliases Claude Code's agent files and Agent calls use.
+// A type that has no model for one of them does not serve it (ResolveModel says so), so
+// the subagent inherits its parent's model instead of sending "haiku" to a server that
+// has no such model.
+var ModelAliasNames = []string{"sonnet", "opus", "haiku"}
+
+// ResolveModel turns name into a model id of this type: an alias through ModelAliases
+// (case-insensitive), false for an alias the type does not serve, and any other name
+// unchanged (a model id). It implements agentdef.ModelResolver.
+func (d Definition) ResolveModel(name string) (string, bool) {
+	key := strings.ToLower(strings.TrimSpace(name))
+	if id, ok := d.ModelAliases[key]; ok && id != "" {
+		return id, true
+	}
+	for _, a := range ModelAliasNames {
+		if key == a {
+			return "", false
+		}
+	}
+	return strings.TrimSpace(name), key != ""
 }
 
 // Configured reports whether the environment holds what the type needs to run.

@@ -354,3 +354,43 @@ func TestNoEnvCredentialsProfileSendsOnlyItsOwnKey(t *testing.T) {
 		t.Errorf("ollama sent Authorization %q", got)
 	}
 }
+
+// TestResolveModelAliases: Claude Code's tier aliases map to catalogue models for the
+// anthropic type; other types do not serve them (the subagent inherits its parent's
+// model); model ids pass through.
+func TestResolveModelAliases(t *testing.T) {
+	r := Default()
+	tests := []struct {
+		typ, name string
+		want      string
+		ok        bool
+	}{
+		{"anthropic", "sonnet", "claude-sonnet-4-6", true},
+		{"claude", "Opus", "claude-opus-4-6", true},
+		{"anthropic", "haiku", "claude-haiku-4-5", true},
+		{"anthropic", "claude-opus-4-5", "claude-opus-4-5", true},
+		{"openai", "haiku", "", false},
+		{"ollama", "sonnet", "", false},
+		{"script", "opus", "", false},
+		{"openai", "gpt-4.1-mini", "gpt-4.1-mini", true},
+		{"openai", "", "", false},
+	}
+	for _, tc := range tests {
+		d, err := r.Lookup(tc.typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := d.ResolveModel(tc.name)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s.ResolveModel(%q) = %q, %v; want %q, %v", tc.typ, tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+	// Every alias target is a model the catalogue knows.
+	for _, d := range r.Definitions() {
+		for alias, id := range d.ModelAliases {
+			if _, ok := r.ModelInfo(id); !ok {
+				t.Errorf("%s: alias %s maps to unknown model %s", d.Type, alias, id)
+			}
+		}
+	}
+}
