@@ -211,6 +211,17 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
+	var spawner *agentSpawner
+	if a.subagents != nil {
+		if spawner, err = a.agentSpawner(settings, opts, choice, tools); err != nil {
+			return nil, err
+		}
+		set, err := taskToolset(spawner, a.tasks.tasks)
+		if err != nil {
+			return nil, fmt.Errorf("agent tools: %w", err)
+		}
+		tools = append(tools, set...)
+	}
 	if tools, err = withTools(tools, opts.Tools); err != nil {
 		return nil, err
 	}
@@ -224,6 +235,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	for _, d := range projectCtx.Diagnostics {
 		a.Warnings = append(a.Warnings, fmt.Sprint(d))
+	}
+	if spawner != nil {
+		spawner.claudeMD, spawner.agentsMD = instructions(projectCtx)
 	}
 	system := contextload.BuildSystemPrompt(contextload.PromptInput{
 		Context: projectCtx, Model: choice.Model, Language: settings.Language,

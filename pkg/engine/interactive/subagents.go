@@ -43,6 +43,16 @@ type subagents struct {
 	sess     *session.Session
 	publish  func(Event) Event
 	promptID func() string
+	// ended closes, per subagent, once its transcript is closed and SubagentStop ran.
+	ended map[string]chan struct{}
+}
+
+// finished returns a channel closed once subagent id's end is handled (nil for an id
+// this session did not start).
+func (s *subagents) finished(id string) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended[id]
 }
 
 // ErrNoSession is returned by a subagent spawn before the session is bound.
@@ -111,7 +121,17 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 		host.finish(runnerapi.Event{Kind: runnerapi.EventFailed, Error: err.Error()})
 		return tasks.Task{}, err
 	}
-	go s.afterEnd(sess, host, t.ID, spec.AgentType, transcript)
+	done := make(chan struct{})
+	s.mu.Lock()
+	if s.ended == nil {
+		s.ended = map[string]chan struct{}{}
+	}
+	s.ended[t.ID] = done
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		s.afterEnd(sess, host, t.ID, spec.AgentType, transcript)
+	}()
 	return t, nil
 }
 
