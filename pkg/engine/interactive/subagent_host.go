@@ -9,6 +9,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 )
 
 // SubagentTranscriptPath is where the transcript of subagent agentID of session parentID
@@ -28,7 +29,9 @@ func subagentLogDir(logsDir, parentID string) string {
 // record keeps only the path) and the parent's message events, marked with the Agent
 // call that started the subagent.
 type subagentHost struct {
-	inner           runnerapi.Host
+	inner runnerapi.Host
+	// innerAt makes the inner Host for another working directory (WithCwd).
+	innerAt         func(cwd string) runnerapi.Host
 	agentID         string
 	parentToolUseID string
 	log             *sessionlog.FileLogger // nil: no transcript
@@ -50,7 +53,19 @@ func subagentTranscript(logsDir, parentID, agentID string, init sessionlog.Sessi
 	return l, nil
 }
 
-var _ runnerapi.Host = (*subagentHost)(nil)
+var _ tasks.CwdHost = (*subagentHost)(nil)
+
+// WithCwd implements tasks.CwdHost: the job runs in cwd (its worktree), so its calls are
+// decided there. The transcript and events are shared with h.
+func (h *subagentHost) WithCwd(cwd string) runnerapi.Host {
+	if h.innerAt == nil {
+		return h
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.inner = h.innerAt(cwd)
+	return h
+}
 
 func (h *subagentHost) logf(event string, data any) {
 	if h.log != nil {
@@ -68,7 +83,7 @@ func (h *subagentHost) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Cal
 			text(d)
 		}
 	}
-	resp, err := h.inner.Chat(ctx, req, cb)
+	resp, err := h.innerHost().Chat(ctx, req, cb)
 	if err != nil {
 		h.logf(sessionlog.EventError, sessionlog.NewErrorData("provider", err))
 		return resp, err
@@ -89,12 +104,18 @@ func (h *subagentHost) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Cal
 // recording the call and its result and publishing the result as the subagent's message.
 func (h *subagentHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exec runnerapi.ToolExec) llm.ToolResult {
 	h.logf(sessionlog.EventToolExecutionRequest, map[string]any{"toolCallId": call.ID, "toolName": call.Name, "input": call.Input})
-	res := h.inner.RunTool(ctx, call, exec)
+	res := h.innerHost().RunTool(ctx, call, exec)
 	h.logf(sessionlog.EventToolExecutionResult, map[string]any{"toolCallId": call.ID, "toolName": call.Name, "result": res})
 	content := res.ModelContent()
 	msg := llm.NewToolMessage(llm.ToolResultPart{ToolCallID: call.ID, ToolName: call.Name, Content: content, IsError: !res.Success}, nil)
 	h.publishMessage(&msg)
 	return res
+}
+
+func (h *subagentHost) innerHost() runnerapi.Host {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.inner
 }
 
 func (h *subagentHost) publishMessage(m *llm.Message) {

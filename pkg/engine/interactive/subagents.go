@@ -94,15 +94,17 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 	}
 	id := agentID(s.newID)
 	m := s.rt.tasks
-	inner := sess.SubagentHost(session.SubagentHostConfig{Cwd: s.cwd,
-		WrapHandler: func(h session.PermissionHandler) session.PermissionHandler {
-			return func(ctx context.Context, req session.ApprovalRequest) session.PermissionAnswer {
-				_ = m.SetWaitingPermission(id, true)
-				defer func() { _ = m.SetWaitingPermission(id, false) }()
-				return h(context.WithValue(ctx, taskCtxKey{}, id), req)
-			}
-		}})
-	host := &subagentHost{inner: inner, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID}
+	innerAt := func(cwd string) runnerapi.Host {
+		return sess.SubagentHost(session.SubagentHostConfig{Cwd: cwd,
+			WrapHandler: func(h session.PermissionHandler) session.PermissionHandler {
+				return func(ctx context.Context, req session.ApprovalRequest) session.PermissionAnswer {
+					_ = m.SetWaitingPermission(id, true)
+					defer func() { _ = m.SetWaitingPermission(id, false) }()
+					return h(context.WithValue(ctx, taskCtxKey{}, id), req)
+				}
+			}})
+	}
+	host := &subagentHost{inner: innerAt(s.cwd), innerAt: innerAt, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID}
 	init := sessionlog.NewSessionInit(spec.SystemPrompt, s.provider, spec.Model, s.cwd, nil)
 	if l, err := subagentTranscript(s.logsDir, sess.ID(), id, init, spec.Prompt); err == nil {
 		host.log = l

@@ -40,6 +40,14 @@ type WorktreeAdapter interface {
 	Remove(ctx context.Context, wt Worktree) error
 }
 
+// CwdHost is a job Host whose decisions depend on the job's working directory (the
+// engine's permission pipeline resolves relative paths and confines writes to it): the
+// WorktreeSubagentRunner gives it the worktree directory the job runs in.
+type CwdHost interface {
+	runnerapi.Host
+	WithCwd(cwd string) runnerapi.Host
+}
+
 // WorktreeHookInput is what the worktree hooks get. Name and (for remove)
 // WorktreePath are Claude Code's stdin fields (`name`, `worktree_path`); Cwd is the
 // hook's cwd; JobID and AgentType say which subagent it is for.
@@ -102,6 +110,10 @@ func (w *WorktreeSubagentRunner) Start(ctx context.Context, job runnerapi.Job, e
 	agent := *job.Agent
 	agent.Cwd = cwd
 	job.Agent = &agent
+	if h, ok := job.Host.(CwdHost); ok {
+		// The engine decides the job's tool calls against the directory they run in.
+		job.Host = h.WithCwd(cwd)
+	}
 	ReportWorktree(ctx, wt.Path, wt.Branch)
 
 	finished := false
