@@ -51,6 +51,9 @@ type Options struct {
 	// OnError, when set, is told about every event Log failed to record (Append returns
 	// the error instead).
 	OnError func(event string, err error)
+	// CoalesceInterval overrides DefaultCoalesceInterval when > 0: held streaming pieces
+	// are written (up to the settled cut) once the oldest is this old.
+	CoalesceInterval time.Duration
 }
 
 // FileLogger appends one session's events to {dir}/{sessionID}.jsonl. It assumes it is the
@@ -62,8 +65,13 @@ type FileLogger struct {
 	now       func() time.Time
 	threshold int
 	onError   func(event string, err error)
+	interval  time.Duration
+	realClock bool // Options.Now was nil
 
-	mu   sync.Mutex
+	mu sync.Mutex
+	// due writes held pieces once the oldest is l.interval old when no later piece
+	// arrives to do it (a stream that pauses); armed while pieces are held.
+	due  *time.Timer
 	f    *os.File
 	seq  int64
 	size int64 // bytes of complete lines in the file
@@ -104,9 +112,12 @@ func Open(dir, sessionID string, opts Options) (*FileLogger, error) {
 		return nil, fmt.Errorf("session log: %w", err)
 	}
 	l := &FileLogger{dir: dir, sessionID: sessionID, path: LogPath(dir, sessionID), now: opts.Now,
-		threshold: opts.InlineThreshold, onError: opts.OnError}
+		threshold: opts.InlineThreshold, onError: opts.OnError, interval: opts.CoalesceInterval}
+	if l.interval <= 0 {
+		l.interval = DefaultCoalesceInterval
+	}
 	if l.now == nil {
-		l.now = time.Now
+		l.now, l.realClock = time.Now, true
 	}
 	if l.threshold == 0 {
 		l.threshold = DefaultInlineThreshold
@@ -152,6 +163,9 @@ func (l *FileLogger) Append(event string, data any) error {
 	if !validEvent(event) {
 		return fmt.Errorf("%w: %q", ErrInvalidEvent, event)
 	}
+	if held, ok := typedDelta(event, data); ok {
+		return l.appendHeld(held)
+	}
 	var base *PayloadBase
 	var mark *nativeMark
 	if ev, ok := data.(agent.Event); ok && event == EventProviderNativeRawPayload && ev.RawPayload != nil {
@@ -185,7 +199,9 @@ func (l *FileLogger) Append(event string, data any) error {
 		setPayloadBase(tree, base)
 	}
 	held, streaming := classify(event, tree)
-	tree = redact.Value(tree)
+	if !streaming || held.kind != heldTextDelta && held.kind != heldRawDelta {
+		tree = redact.Value(tree) // a delta is redacted in the line it goes out in
+	}
 
 	l.mu.Lock()
 	if l.f == nil {
@@ -217,6 +233,21 @@ func (l *FileLogger) Append(event string, data any) error {
 	l.mu.Unlock()
 	l.reportHeld(heldErrs)
 	return err
+}
+
+// appendHeld holds a text delta given as typed data: its data is encoded only with the
+// line it goes out in.
+func (l *FileLogger) appendHeld(held heldEvent) error {
+	l.mu.Lock()
+	if l.f == nil {
+		l.mu.Unlock()
+		return ErrClosed
+	}
+	held.stamp = l.now().UTC()
+	heldErrs := l.hold(held)
+	l.mu.Unlock()
+	l.reportHeld(heldErrs)
+	return nil
 }
 
 // write writes one entry (l.mu held); the entry takes the next sequence.
@@ -283,6 +314,10 @@ func (l *FileLogger) Close() error {
 	heldErrs := l.flushHeld()
 	err := errors.Join(l.f.Sync(), l.f.Close())
 	l.f = nil
+	if l.due != nil {
+		l.due.Stop()
+		l.due = nil
+	}
 	l.mu.Unlock()
 	l.reportHeld(heldErrs)
 	return err
