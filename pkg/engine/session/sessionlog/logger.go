@@ -84,6 +84,8 @@ type FileLogger struct {
 	nativeRecovered map[string]bool
 	// hist is what the logger knows of the history the log rebuilds (see history.go).
 	hist histState
+	// shown is the last answer written, which later lines refer to (see refs.go).
+	shown shown
 }
 
 // ProjectDir is where a project run keeps its logs: {cwd}/.robota/logs.
@@ -173,8 +175,14 @@ func (l *FileLogger) Append(event string, data any) error {
 		data, base, mark = l.nativeDelta(ev)
 		l.mu.Unlock()
 	}
+	logged := data // as given, for remember
+	var fix func(tree any)
 	var op *histOp
 	switch event {
+	case EventProviderResponseNormalized, EventAssistantMessageCommitted, EventAssistant:
+		l.mu.Lock()
+		data, fix = l.refer(event, data)
+		l.mu.Unlock()
 	case EventHistoryMutation:
 		l.mu.Lock()
 		data, op = l.historyMutation(data)
@@ -198,6 +206,9 @@ func (l *FileLogger) Append(event string, data any) error {
 	if base != nil {
 		setPayloadBase(tree, base)
 	}
+	if fix != nil {
+		fix(tree)
+	}
 	held, streaming := classify(event, tree)
 	if !streaming || held.kind != heldTextDelta && held.kind != heldRawDelta {
 		tree = redact.Value(tree) // a delta is redacted in the line it goes out in
@@ -219,6 +230,9 @@ func (l *FileLogger) Append(event string, data any) error {
 	default:
 		heldErrs = l.flushHeld()
 		err = l.write(event, tree, stamp)
+		if err == nil {
+			l.remember(event, logged, l.seq)
+		}
 		if mark != nil && err == nil {
 			if l.native == nil {
 				l.native = map[string]*nativeMark{}
