@@ -362,12 +362,11 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 		if ev.kind == heldTextDelta || ev.kind == heldRawDelta {
 			k := streamKey{ev.exec, ev.event}
 			if d := open[k]; d != nil {
-				d.text.WriteString(ev.text)
+				d.last = ev
 				d.pieces++
 				continue
 			}
-			d := &deltaLine{first: ev, pieces: 1}
-			d.text.WriteString(ev.text)
+			d := &deltaLine{first: ev, last: ev, pieces: 1}
 			open[k] = d
 			lines = append(lines, d)
 			continue
@@ -384,7 +383,11 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 	}
 	for _, d := range lines {
 		ev := d.first
-		tree, err := d.tree(h.tainted[ev.exec])
+		withheld := h.tainted[ev.exec]
+		if d.pieces > 0 && !withheld {
+			d.text = h.joined(d)
+		}
+		tree, err := d.tree(withheld)
 		if err == nil {
 			err = l.write(ev.event, tree, ev.stamp)
 		}
@@ -401,11 +404,21 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 }
 
 // deltaLine is one line writeHeld writes: a held event, or the coalesced pieces of a text
-// delta kind (first is the first piece).
+// delta kind (first and last are its first and last pieces, text their text joined).
 type deltaLine struct {
-	first  *heldEvent
-	text   strings.Builder
-	pieces int
+	first, last *heldEvent
+	text        string
+	pieces      int
+}
+
+// joined is the text of d's pieces: they are consecutive in their stream's text, so it is
+// a part of that text, not a copy.
+func (h *holdback) joined(d *deltaLine) string {
+	start := d.first.end - len(d.first.text)
+	if b := h.streams[streamKey{d.first.exec, d.first.event}]; b != nil && start >= 0 && d.last.end <= b.Len() {
+		return b.String()[start:d.last.end]
+	}
+	return "" // not reached: a stream is dropped only when its execution is withheld
 }
 
 // tree builds the line's data: a native or server_tool event's own tree; for deltas, the
@@ -433,7 +446,7 @@ func (d *deltaLine) tree(withheld bool) (any, error) {
 	if m == nil {
 		return nil, fmt.Errorf("session log: %s without a delta", ev.event)
 	}
-	m["delta"] = d.text.String()
+	m["delta"] = d.text
 	if d.pieces > 1 {
 		m["pieces"] = d.pieces
 	}

@@ -86,6 +86,11 @@ type FileLogger struct {
 	hist histState
 	// shown is the last answer written, which later lines refer to (see refs.go).
 	shown shown
+	// lastPayload is the last string moved to a payload file, and its reference.
+	lastPayload struct {
+		text string
+		ref  PayloadRef
+	}
 }
 
 // ProjectDir is where a project run keeps its logs: {cwd}/.robota/logs.

@@ -190,11 +190,23 @@ func (l *FileLogger) externalize(v any) (any, error) {
 		if len(t) <= l.threshold {
 			return t, nil
 		}
+		// A round's answer is externalized from several lines (its deltas, the response,
+		// the history): the same string gets the same file, found without hashing again.
+		if l.lastPayload.ref.SHA256 != "" && l.lastPayload.text == t {
+			if st, err := os.Stat(filepath.Join(l.dir, filepath.FromSlash(l.lastPayload.ref.RelativePath))); err == nil &&
+				st.Size() == l.lastPayload.ref.ByteLength {
+				return l.lastPayload.ref, nil
+			}
+		}
 		b, err := encodeJSON(t)
 		if err != nil {
 			return nil, err
 		}
-		return l.writePayload(b)
+		ref, err := l.writePayload(b)
+		if err == nil {
+			l.lastPayload.text, l.lastPayload.ref = t, ref
+		}
+		return ref, err
 	default:
 		return v, nil
 	}
