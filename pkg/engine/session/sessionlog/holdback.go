@@ -178,10 +178,9 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	var errs []heldFailure
 	// A release redoes redaction from the start of the text, so one driven by size waits
 	// for geometric growth too; one driven by time is paced by the interval itself.
-	cut := ev.kind != heldNative && strings.ContainsAny(ev.text, " \t\n\f\r")
 	bySize := h.bytes >= CoalesceBytes && h.fresh*4 >= h.checked
 	byTime := ev.stamp.Sub(h.queue[0].stamp) >= l.interval
-	if over || cut && (bySize || byTime) {
+	if over || (bySize || byTime) && ev.kind != heldNative && strings.ContainsAny(ev.text, " \t\n\f\r") {
 		errs = l.releaseSettled()
 	}
 	if h.bytes > maxHeldBytes || len(h.queue) > maxHeldEvents {
