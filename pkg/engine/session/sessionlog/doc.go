@@ -89,7 +89,9 @@
 //     payload becomes {"withheld": WithheldNote}; the committed message and response
 //     events keep the text, redacted as a whole. Held events keep their order and the
 //     timestamp of their arrival; sequences are given at write time, so they stay
-//     contiguous in file order. A crash loses the events still held.
+//     contiguous in file order. A crash loses the events still held: at most about the
+//     last 64 KiB or second of a streaming answer, more only while that text has no
+//     settled cut (one run of non-whitespace), up to the hold-back bound below.
 //   - The hold-back is bounded (4 MiB of event data or 10,000 events): past the bound
 //     without a settled cut, the queue is written withheld and the rest of that call's
 //     streamed text is too. Residual risks: an event that is neither streaming nor the
