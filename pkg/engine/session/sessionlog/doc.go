@@ -94,8 +94,8 @@
 //     (redact.SettledPrefix: it ends with whitespace, so no later piece can make it part
 //     of a secret) and clean, once CoalesceBytes (64 KiB) of event data is held or the
 //     oldest held event is Options.CoalesceInterval old (1 s by default; checked as
-//     pieces arrive, and by a timer while the stream pauses, which runs only on the real
-//     clock, i.e. without Options.Now). This keeps a streaming answer in the log while it
+//     pieces arrive, on the logger's clock, and by a timer on the real clock while the
+//     stream pauses). This keeps a streaming answer in the log while it
 //     streams; the rest is written when the call ends, i.e. when any other event arrives
 //     (its response, an error, a history mutation, session_shutdown, …) or on Sync or
 //     Close. A server_tool

@@ -394,8 +394,12 @@ func loggedTextDeltas(t *testing.T, l *sessionlog.FileLogger) []string {
 // with whitespace, so nothing later can make it part of a secret) are on disk, in one
 // line; the rest when the next non-streaming event arrives, before that event.
 func TestHeldPiecesAreWrittenWhenSettled(t *testing.T) {
-	// The ticking clock advances 1 ms a stamp: the third piece comes 2 ms after the first.
-	l, err := sessionlog.Open(t.TempDir(), "s1", sessionlog.Options{Now: tickingClock(), CoalesceInterval: 2 * time.Millisecond})
+	// The logger's clock stands still until the test moves it; the interval is long enough
+	// that the real-clock timer never fires during the test.
+	var mu sync.Mutex
+	now := epoch
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	l, err := sessionlog.Open(t.TempDir(), "s1", sessionlog.Options{Now: clock, CoalesceInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,6 +411,9 @@ func TestHeldPiecesAreWrittenWhenSettled(t *testing.T) {
 	if got := loggedTextDeltas(t, l); len(got) != 0 {
 		t.Fatalf("on disk before the interval: %q, want nothing", got)
 	}
+	mu.Lock()
+	now = now.Add(time.Hour)
+	mu.Unlock()
 	for _, p := range []string{"a ", "ti", "me"} {
 		s.piece(p)
 	}
@@ -430,11 +437,10 @@ func TestHeldPiecesAreWrittenWhenSettled(t *testing.T) {
 	}
 }
 
-// TestHeldPiecesAreWrittenWhenDue: with the real clock, pieces held while the stream
-// pauses are written by a timer once the oldest is CoalesceInterval old, without waiting
-// for another event.
+// TestHeldPiecesAreWrittenWhenDue: pieces held while the stream pauses are written by a
+// timer once the oldest is CoalesceInterval old, without waiting for another event.
 func TestHeldPiecesAreWrittenWhenDue(t *testing.T) {
-	l, err := sessionlog.Open(t.TempDir(), "s1", sessionlog.Options{CoalesceInterval: 20 * time.Millisecond})
+	l, err := sessionlog.Open(t.TempDir(), "s1", sessionlog.Options{Now: tickingClock(), CoalesceInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

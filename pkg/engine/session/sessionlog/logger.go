@@ -66,7 +66,6 @@ type FileLogger struct {
 	threshold int
 	onError   func(event string, err error)
 	interval  time.Duration
-	realClock bool // Options.Now was nil
 
 	mu sync.Mutex
 	// due writes held pieces once the oldest is l.interval old when no later piece
@@ -124,7 +123,7 @@ func Open(dir, sessionID string, opts Options) (*FileLogger, error) {
 		l.interval = DefaultCoalesceInterval
 	}
 	if l.now == nil {
-		l.now, l.realClock = time.Now, true
+		l.now = time.Now
 	}
 	if l.threshold == 0 {
 		l.threshold = DefaultInlineThreshold
