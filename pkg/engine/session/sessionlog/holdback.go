@@ -382,10 +382,22 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 	for _, d := range lines {
 		ev := d.first
 		withheld := h.tainted[ev.exec]
+		var err error
 		if d.pieces > 0 && !withheld {
 			d.text = h.joined(d)
+			if l.threshold >= 0 && len(d.text) > l.threshold {
+				// Long text goes to a payload file: the call's text and raw deltas (and
+				// then its response and history) share it, redacted and hashed once.
+				var ref PayloadRef
+				if ref, err = l.textPayload(d.text); err == nil {
+					d.ref = &ref
+				}
+			}
 		}
-		tree, err := d.tree(withheld)
+		var tree any
+		if err == nil {
+			tree, err = d.tree(withheld)
+		}
 		if err == nil {
 			err = l.write(ev.event, tree, ev.stamp)
 		}
@@ -406,6 +418,7 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 type deltaLine struct {
 	first, last *heldEvent
 	text        string
+	ref         *PayloadRef // where text is stored, when it is too long for the line
 	pieces      int
 }
 
@@ -445,6 +458,9 @@ func (d *deltaLine) tree(withheld bool) (any, error) {
 		return nil, fmt.Errorf("session log: %s without a delta", ev.event)
 	}
 	m["delta"] = d.text
+	if d.ref != nil {
+		m["delta"] = ""
+	}
 	if d.pieces > 1 {
 		m["pieces"] = d.pieces
 	}
@@ -452,7 +468,15 @@ func (d *deltaLine) tree(withheld bool) (any, error) {
 		m["delta"], m["withheld"] = "", WithheldNote
 		return tree, nil
 	}
-	return redact.Value(tree), nil
+	tree = redact.Value(tree)
+	if d.ref != nil {
+		m, _ = tree.(map[string]any)
+		if ev.kind == heldRawDelta {
+			m, _ = m["delta"].(map[string]any)
+		}
+		m["delta"] = *d.ref
+	}
+	return tree, nil
 }
 
 // heldFailure is a failure to write an event Append had already accepted.

@@ -85,8 +85,10 @@ type FileLogger struct {
 	hist histState
 	// shown is the last answer written, which later lines refer to (see refs.go).
 	shown shown
-	// lastPayload is the last string moved to a payload file, and its reference.
-	lastPayload struct {
+	// lastPayload is the last (redacted) string moved to a payload file, and its
+	// reference; lastLifted the (unredacted) text of the last content array lifted out
+	// of a message (see lift.go).
+	lastPayload, lastLifted struct {
 		text string
 		ref  PayloadRef
 	}
@@ -198,6 +200,17 @@ func (l *FileLogger) Append(event string, data any) error {
 			l.mu.Unlock()
 		}
 	}
+	l.mu.Lock()
+	data, lift, err := l.liftMessages(data)
+	l.mu.Unlock()
+	if err != nil {
+		if op != nil {
+			l.mu.Lock()
+			l.hist = histState{}
+			l.mu.Unlock()
+		}
+		return fmt.Errorf("session log: %s payload: %w", event, err)
+	}
 	tree, size, err := toSizedTree(data)
 	if err != nil {
 		if op != nil { // nothing is written: the log's history is no longer known
@@ -212,6 +225,9 @@ func (l *FileLogger) Append(event string, data any) error {
 	}
 	if fix != nil {
 		fix(tree)
+	}
+	if lift != nil {
+		lift(tree)
 	}
 	held, streaming := classify(event, tree)
 	if !streaming || held.kind != heldTextDelta && held.kind != heldRawDelta {
