@@ -399,7 +399,7 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 			tree, err = d.tree(withheld)
 		}
 		if err == nil {
-			err = l.write(ev.event, tree, ev.stamp)
+			err = l.write(ev.event, tree, ev.stamp, -1)
 		}
 		if err != nil {
 			errs = append(errs, heldFailure{ev.event, err})

@@ -243,13 +243,13 @@ func (l *FileLogger) Append(event string, data any) error {
 	var heldErrs []heldFailure
 	switch {
 	case streaming && held.kind == heldInCall && len(l.held.queue) == 0:
-		err = l.write(event, tree, stamp) // nothing held precedes it: no need to wait
+		err = l.write(event, tree, stamp, size) // nothing held precedes it: no need to wait
 	case streaming:
 		held.tree, held.stamp, held.size = tree, stamp, size
 		heldErrs = l.hold(held)
 	default:
 		heldErrs = l.flushHeld()
-		err = l.write(event, tree, stamp)
+		err = l.write(event, tree, stamp, size)
 		if err == nil {
 			l.remember(event, logged, l.seq)
 		}
@@ -284,20 +284,20 @@ func (l *FileLogger) appendHeld(held heldEvent) error {
 	return nil
 }
 
-// write writes one entry (l.mu held); the entry takes the next sequence.
-func (l *FileLogger) write(event string, tree any, stamp time.Time) error {
-	tree, err := l.externalize(tree)
-	if err != nil {
-		return fmt.Errorf("session log: %s payload: %w", event, err)
-	}
-	entry := Entry{SchemaVersion: SchemaVersion, Sequence: l.seq + 1, Timestamp: stamp,
-		SessionID: l.sessionID, Event: event}
-	if tree != nil {
-		if entry.Data, err = encodeJSON(tree); err != nil {
-			return fmt.Errorf("session log: encode %s: %w", event, err)
+// write writes one entry (l.mu held); the entry takes the next sequence. size is the
+// length of the data's JSON before redaction, or -1 when not known.
+func (l *FileLogger) write(event string, tree any, stamp time.Time, size int) error {
+	// Nothing in data of up to half the inline threshold can reach it (redaction makes a
+	// value longer only by what Placeholder adds), so its arrays are not encoded to be
+	// measured.
+	if size < 0 || size > l.threshold/2 {
+		var err error
+		if tree, err = l.externalize(tree); err != nil {
+			return fmt.Errorf("session log: %s payload: %w", event, err)
 		}
 	}
-	line, err := encodeJSON(entry)
+	line, err := encodeJSON(lineEntry{SchemaVersion: SchemaVersion, Sequence: l.seq + 1, Timestamp: stamp,
+		SessionID: l.sessionID, Event: event, Data: tree})
 	if err != nil {
 		return fmt.Errorf("session log: encode %s: %w", event, err)
 	}
@@ -310,6 +310,17 @@ func (l *FileLogger) write(event string, tree any, stamp time.Time) error {
 	l.seq++
 	l.size += int64(len(line))
 	return nil
+}
+
+// lineEntry is Entry as it is written: the data tree is encoded with the line, in one
+// pass (as json.RawMessage it would be encoded first and then compacted again).
+type lineEntry struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	Sequence      int64     `json:"sequence"`
+	Timestamp     time.Time `json:"timestamp"`
+	SessionID     string    `json:"sessionId"`
+	Event         EventType `json:"event"`
+	Data          any       `json:"data,omitempty"`
 }
 
 // reportHeld tells Options.OnError about held events that could not be written (outside
