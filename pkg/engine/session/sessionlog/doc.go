@@ -122,6 +122,9 @@
 //     {dir}/{sessionId}.payloads/{sha256}.json (atomically, before the line that refers to
 //     them) and replaced in the line by a PayloadRef. Objects are descended into, never
 //     moved out, so identifiers (executionId, round, toolCallId, role) stay on the line.
+//     (An event whose data's JSON is at most half the threshold is not measured: only
+//     redaction, by what Placeholder adds to each value it hides, could take one of its
+//     values past the threshold.)
 //   - A line is written with a single write(2) on an O_APPEND descriptor, so a crash leaves
 //     at worst one partial last line; readers skip it and reopening the log truncates it,
 //     so earlier and later lines always parse.
