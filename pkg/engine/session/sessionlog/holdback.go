@@ -74,7 +74,7 @@ type streamKey struct{ exec, name string }
 type holdback struct {
 	queue   []heldEvent
 	bytes   int
-	streams map[streamKey]*strings.Builder
+	streams map[streamKey]*stream
 	tainted map[string]bool // executions whose remaining streamed text is withheld
 	// Release attempts redo redaction from the start of the text, so they are spaced
 	// geometrically: fresh delta bytes since the last attempt, checked bytes at it.
@@ -157,18 +157,18 @@ func stringLeaves(v any, path string, out []string) []string {
 func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	h := &l.held
 	if h.streams == nil {
-		h.streams, h.tainted = map[streamKey]*strings.Builder{}, map[string]bool{}
+		h.streams, h.tainted = map[streamKey]*stream{}, map[string]bool{}
 	}
 	if !h.tainted[ev.exec] && ev.kind != heldInCall {
 		if ev.kind == heldNative {
 			for _, lf := range ev.leaves {
 				path, text, _ := strings.Cut(lf, "\x00")
-				h.stream(streamKey{ev.exec, "payload" + path}).WriteString(text)
+				h.stream(streamKey{ev.exec, "payload" + path}).add(text)
 			}
 		} else {
 			b := h.stream(streamKey{ev.exec, ev.event})
-			b.WriteString(ev.text)
-			ev.end = b.Len()
+			b.add(ev.text)
+			ev.end = b.n
 			h.fresh += len(ev.text)
 		}
 	}
@@ -221,13 +221,44 @@ func (l *FileLogger) writeDue() {
 	l.reportHeld(errs)
 }
 
-func (h *holdback) stream(k streamKey) *strings.Builder {
+func (h *holdback) stream(k streamKey) *stream {
 	b := h.streams[k]
 	if b == nil {
-		b = &strings.Builder{}
+		b = &stream{buf: &strings.Builder{}}
+		// A call's text and raw deltas carry the same text: one buffer holds it for both.
+		for _, sib := range [...]string{EventTextDelta, EventProviderStreamRawDelta} {
+			if o := h.streams[streamKey{k.exec, sib}]; o != nil && sib != k.name && (k.name == EventTextDelta || k.name == EventProviderStreamRawDelta) {
+				b.buf = o.buf
+			}
+		}
 		h.streams[k] = b
 	}
 	return b
+}
+
+// stream is the text streamed so far at one streamKey: buf's first n bytes. Two
+// streams may share buf while one's text is a prefix of the other's.
+type stream struct {
+	buf *strings.Builder
+	n   int
+}
+
+func (s *stream) String() string { return s.buf.String()[:s.n] }
+
+// add appends p: a stream that shares its buffer and is behind only checks that p
+// follows in it; one that differs takes a buffer of its own.
+func (s *stream) add(p string) {
+	if all := s.buf.String(); s.n+len(p) <= len(all) && all[s.n:s.n+len(p)] == p {
+		s.n += len(p)
+		return
+	}
+	if s.n != s.buf.Len() {
+		own := &strings.Builder{}
+		own.WriteString(s.String())
+		s.buf = own
+	}
+	s.buf.WriteString(p)
+	s.n += len(p)
 }
 
 // taint withholds the rest of exec's streamed text and drops its texts.
@@ -426,7 +457,7 @@ type deltaLine struct {
 // a part of that text, not a copy.
 func (h *holdback) joined(d *deltaLine) string {
 	start := d.first.end - len(d.first.text)
-	if b := h.streams[streamKey{d.first.exec, d.first.event}]; b != nil && start >= 0 && d.last.end <= b.Len() {
+	if b := h.streams[streamKey{d.first.exec, d.first.event}]; b != nil && start >= 0 && d.last.end <= b.n {
 		return b.String()[start:d.last.end]
 	}
 	return "" // not reached: a stream is dropped only when its execution is withheld

@@ -641,3 +641,45 @@ func TestConcurrentStreamingAndEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestTextAndRawDeltasThatDiffer: a call's text and raw deltas usually carry the same
+// text (the logger keeps it once); when they differ, each is still logged as it came and
+// judged as its own text.
+func TestTextAndRawDeltasThatDiffer(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+	}{{"plain", "no key here"}, {"key in the text deltas only", "key sk-ant-api03-abcdefghijklmnop"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := openLogger(t, t.TempDir(), "s1", 0)
+			s := &streamer{t: t, l: l, exec: "exec-1", round: 1}
+			raw := func(p string) {
+				mustLog(t, l, sessionlog.EventProviderStreamRawDelta, s.event(agent.Event{Type: agent.EventProviderStreamRawDelta,
+					Delta: &agent.DeltaData{Delta: p}}))
+			}
+			text := func(p string) {
+				mustLog(t, l, sessionlog.EventTextDelta, sessionlog.TextDeltaData{Delta: p, ExecutionID: "exec-1"})
+			}
+			raw("Hello ")
+			text("Hello ")
+			raw("world, ")
+			text("there, ")
+			text(tc.key[:len(tc.key)/2])
+			raw("nothing ")
+			text(tc.key[len(tc.key)/2:] + " ")
+			raw("at all")
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got := deltaTexts(t, readAll(t, l.Path()).Entries)
+			if tc.name == "plain" {
+				if got["provider_stream_raw_delta"] != "Hello world, nothing at all" || got["text_delta"] != "Hello there, no key here " {
+					t.Errorf("deltas join to %q", got)
+				}
+				return
+			}
+			if strings.Contains(got["text_delta"], "abcd") || got["provider_stream_raw_delta"] != "" {
+				t.Errorf("deltas join to %q, want the call withheld", got)
+			}
+		})
+	}
+}
