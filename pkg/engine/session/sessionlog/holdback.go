@@ -13,11 +13,12 @@ import (
 
 // Streaming events carry a provider call's answer in pieces, and a key split across
 // pieces matches no pattern line by line. So the FileLogger holds them back (see the
-// package doc): a piece is written once the text before it is settled (redact.
-// SettledPrefix) and clean, and whatever is still held when the call ends is written then,
-// with its text withheld if the call's streamed text holds a secret. Held text deltas
-// (text_delta, provider_stream_raw_delta) are written coalesced: the pieces of one kind
-// and execution that go out together make one line.
+// package doc): once CoalesceBytes are held or the oldest piece is the coalescing
+// interval old, the pieces up to where the text before them is settled (redact.
+// SettledPrefix) and clean are written, and whatever is still held when the call ends is
+// written then, with its text withheld if the call's streamed text holds a secret. Held
+// text deltas (text_delta, provider_stream_raw_delta) are written coalesced: the pieces of
+// one kind and execution that go out together make one line.
 
 // Bounds of the hold-back queue: past them the queue is written at once, withheld unless
 // a settled cut frees it.
