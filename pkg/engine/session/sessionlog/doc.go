@@ -54,6 +54,20 @@
 //     call (the history is the one history_mutation events rebuild at that line).
 //   - assistant: the answer, historyLength and historyStructure for the messages from
 //     historyFrom on (those the run added).
+//   - A round's answer is written twice (provider_response_raw, its history_mutation),
+//     not five times: provider_response_normalized whose message is the raw response's
+//     carries response.messageRef {sequence} (the provider_response_raw line) instead of
+//     response.response.message; assistant_message_committed whose message is the one the
+//     last history_mutation appended carries messageRef {sequence} (that line) instead of
+//     message; assistant whose content is that message's text carries contentRef
+//     {sequence} instead of content. A message that differs is written whole. Lines
+//     written before this carry the message itself; replay reads neither form.
+//   - text_delta and provider_stream_raw_delta are coalesced: one line carries the
+//     consecutive pieces of one execution that are written together, joined, with
+//     pieces (text_delta) or delta.pieces (provider_stream_raw_delta) counting them
+//     (left out for one piece, the form of every line before coalescing). The line
+//     keeps the first piece's place, timestamp and identifiers; a server_tool event
+//     ends the line before it. Native stream events stay one a line.
 //
 // Replay reads these forms: ReplaySessionLogEntries returns each request's exact message
 // list and tools (ReplayRecord.Requests; requests share the memory of their common
@@ -75,12 +89,16 @@
 //     text_delta, provider_stream_raw_delta or stream_event provider_native_raw_payload
 //     events matches no pattern line by line, so the FileLogger holds these streaming
 //     events back and judges the text of the whole call (per execution; the deltas'
-//     text, and the native events' strings joined per JSON path). An event is written
-//     early, unchanged, once the text before it is settled (redact.SettledPrefix: it
-//     ends with whitespace, so no later piece can make it part of a secret) and clean,
-//     which keeps a streaming answer visible in the log while it streams; the rest is
-//     written when the call ends, i.e. when any other event arrives (its response, an
-//     error, a history mutation, session_shutdown, …) or on Sync or Close. A server_tool
+//     text, and the native events' strings joined per JSON path). Held events are written
+//     early, unchanged (deltas coalesced), up to where the text before them is settled
+//     (redact.SettledPrefix: it ends with whitespace, so no later piece can make it part
+//     of a secret) and clean, once CoalesceBytes (64 KiB) of event data is held or the
+//     oldest held event is Options.CoalesceInterval old (1 s by default; checked as
+//     pieces arrive, on the logger's clock, and by a timer on the real clock while the
+//     stream pauses). This keeps a streaming answer in the log while it
+//     streams; the rest is written when the call ends, i.e. when any other event arrives
+//     (its response, an error, a history mutation, session_shutdown, …) or on Sync or
+//     Close. A server_tool
 //     event (a hosted tool run mid-stream) does not end the call: it waits in order
 //     with the held events (it is written at once when nothing is held), its data
 //     redacted as logged, never withheld. If the
@@ -89,7 +107,9 @@
 //     payload becomes {"withheld": WithheldNote}; the committed message and response
 //     events keep the text, redacted as a whole. Held events keep their order and the
 //     timestamp of their arrival; sequences are given at write time, so they stay
-//     contiguous in file order. A crash loses the events still held.
+//     contiguous in file order. A crash loses the events still held: at most about the
+//     last 64 KiB or second of a streaming answer, more only while that text has no
+//     settled cut (one run of non-whitespace), up to the hold-back bound below.
 //   - The hold-back is bounded (4 MiB of event data or 10,000 events): past the bound
 //     without a settled cut, the queue is written withheld and the rest of that call's
 //     streamed text is too. Residual risks: an event that is neither streaming nor the
@@ -102,6 +122,9 @@
 //     {dir}/{sessionId}.payloads/{sha256}.json (atomically, before the line that refers to
 //     them) and replaced in the line by a PayloadRef. Objects are descended into, never
 //     moved out, so identifiers (executionId, round, toolCallId, role) stay on the line.
+//     (An event whose data's JSON is at most half the threshold is not measured: only
+//     redaction, by what Placeholder adds to each value it hides, could take one of its
+//     values past the threshold.)
 //   - A line is written with a single write(2) on an O_APPEND descriptor, so a crash leaves
 //     at worst one partial last line; readers skip it and reopening the log truncates it,
 //     so earlier and later lines always parse.

@@ -148,10 +148,13 @@ type PreRunData struct {
 	HistoryLength  int            `json:"historyLength"`
 }
 
-// TextDeltaData is the data of text_delta.
+// TextDeltaData is the data of text_delta. The logger coalesces a call's pieces: a line
+// carries Pieces consecutive pieces joined in Delta (Pieces is left out for one piece, the
+// shape every line had before coalescing).
 type TextDeltaData struct {
 	Delta       string `json:"delta"`
 	ExecutionID string `json:"executionId,omitempty"`
+	Pieces      int    `json:"pieces,omitempty"`
 }
 
 // MessageStructure is one entry of assistant.historyStructure.

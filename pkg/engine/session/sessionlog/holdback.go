@@ -1,25 +1,39 @@
 package sessionlog
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 )
 
 // Streaming events carry a provider call's answer in pieces, and a key split across
 // pieces matches no pattern line by line. So the FileLogger holds them back (see the
-// package doc): a piece is written once the text before it is settled (redact.
-// SettledPrefix) and clean, and whatever is still held when the call ends is written then,
-// with its text withheld if the call's streamed text holds a secret.
+// package doc): once CoalesceBytes are held or the oldest piece is the coalescing
+// interval old, the pieces up to where the text before them is settled (redact.
+// SettledPrefix) and clean are written, and whatever is still held when the call ends is
+// written then, with its text withheld if the call's streamed text holds a secret. Held
+// text deltas (text_delta, provider_stream_raw_delta) are written coalesced: the pieces of
+// one kind and execution that go out together make one line.
 
 // Bounds of the hold-back queue: past them the queue is written at once, withheld unless
 // a settled cut frees it.
 const (
 	maxHeldBytes  = 4 << 20
 	maxHeldEvents = 10_000
+)
+
+// Bounds of coalescing: held pieces are written (up to the settled cut) once this much
+// event data is held or the oldest held piece is this old, so a crash loses at most about
+// that much of a streaming answer.
+const (
+	CoalesceBytes           = 64 << 10
+	DefaultCoalesceInterval = time.Second
+	approxDeltaOverhead     = 64 // bytes of a delta line besides its text
 )
 
 // WithheldNote replaces streamed text whose call contained a secret: in text_delta and
@@ -38,8 +52,12 @@ const (
 
 // heldEvent is a streaming event waiting to be written.
 type heldEvent struct {
-	event  string
-	tree   any // data, already redacted line by line
+	event string
+	// tree is the event's data: redacted for native and server_tool events; for the
+	// deltas it is unredacted (nil when src holds the typed data), as the line a delta
+	// goes out in is built, and redacted, when it is written.
+	tree   any
+	src    any
 	stamp  time.Time
 	exec   string
 	kind   heldKind
@@ -57,11 +75,34 @@ type streamKey struct{ exec, name string }
 type holdback struct {
 	queue   []heldEvent
 	bytes   int
-	streams map[streamKey]*strings.Builder
+	streams map[streamKey]*stream
 	tainted map[string]bool // executions whose remaining streamed text is withheld
 	// Release attempts redo redaction from the start of the text, so they are spaced
 	// geometrically: fresh delta bytes since the last attempt, checked bytes at it.
 	fresh, checked int
+}
+
+// typedDelta recognizes a text delta given as the types the session and the agent log
+// (TextDeltaData, agent.Event with a Delta), without encoding it.
+func typedDelta(event string, data any) (heldEvent, bool) {
+	switch event {
+	case EventTextDelta:
+		switch d := data.(type) {
+		case TextDeltaData:
+			return heldEvent{event: event, exec: d.ExecutionID, kind: heldTextDelta, text: d.Delta, src: d,
+				size: len(d.Delta) + approxDeltaOverhead}, true
+		case *TextDeltaData:
+			if d != nil {
+				return typedDelta(event, *d)
+			}
+		}
+	case EventProviderStreamRawDelta:
+		if ev, ok := data.(agent.Event); ok && ev.Delta != nil {
+			return heldEvent{event: event, exec: ev.ExecutionID, kind: heldRawDelta, text: ev.Delta.Delta, src: ev,
+				size: len(ev.Delta.Delta) + approxDeltaOverhead}, true
+		}
+	}
+	return heldEvent{}, false
 }
 
 // classify recognizes a streaming event from its unredacted data.
@@ -117,18 +158,18 @@ func stringLeaves(v any, path string, out []string) []string {
 func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	h := &l.held
 	if h.streams == nil {
-		h.streams, h.tainted = map[streamKey]*strings.Builder{}, map[string]bool{}
+		h.streams, h.tainted = map[streamKey]*stream{}, map[string]bool{}
 	}
 	if !h.tainted[ev.exec] && ev.kind != heldInCall {
 		if ev.kind == heldNative {
 			for _, lf := range ev.leaves {
 				path, text, _ := strings.Cut(lf, "\x00")
-				h.stream(streamKey{ev.exec, "payload" + path}).WriteString(text)
+				h.stream(streamKey{ev.exec, "payload" + path}).add(text)
 			}
 		} else {
 			b := h.stream(streamKey{ev.exec, ev.event})
-			b.WriteString(ev.text)
-			ev.end = b.Len()
+			b.add(ev.text)
+			ev.end = b.n
 			h.fresh += len(ev.text)
 		}
 	}
@@ -136,7 +177,11 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	h.bytes += ev.size
 	over := h.bytes > maxHeldBytes || len(h.queue) > maxHeldEvents
 	var errs []heldFailure
-	if over || (ev.kind != heldNative && strings.ContainsAny(ev.text, " \t\n\f\r") && h.fresh*4 >= h.checked) {
+	// A release redoes redaction from the start of the text, so one driven by size waits
+	// for geometric growth too; one driven by time is paced by the interval itself.
+	bySize := h.bytes >= CoalesceBytes && h.fresh*4 >= h.checked
+	byTime := ev.stamp.Sub(h.queue[0].stamp) >= l.interval
+	if over || (bySize || byTime) && ev.kind != heldNative && strings.ContainsAny(ev.text, " \t\n\f\r") {
 		errs = l.releaseSettled()
 	}
 	if h.bytes > maxHeldBytes || len(h.queue) > maxHeldEvents {
@@ -147,16 +192,74 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 		}
 		errs = append(errs, l.writeHeld(len(h.queue))...)
 	}
+	l.armDue()
 	return errs
 }
 
-func (h *holdback) stream(k streamKey) *strings.Builder {
+// armDue starts the timer that writes held pieces when no later piece does (l.mu held).
+// The timer runs on the real clock; arriving pieces check the bound on Options.Now.
+func (l *FileLogger) armDue() {
+	if len(l.held.queue) == 0 || l.due != nil {
+		return
+	}
+	l.due = time.AfterFunc(l.interval, l.writeDue)
+}
+
+// writeDue writes the settled part of what is held (the timer armDue set).
+func (l *FileLogger) writeDue() {
+	l.mu.Lock()
+	l.due = nil
+	if l.f == nil {
+		l.mu.Unlock()
+		return
+	}
+	var errs []heldFailure
+	if len(l.held.queue) > 0 {
+		errs = l.releaseSettled()
+	}
+	l.armDue()
+	l.mu.Unlock()
+	l.reportHeld(errs)
+}
+
+func (h *holdback) stream(k streamKey) *stream {
 	b := h.streams[k]
 	if b == nil {
-		b = &strings.Builder{}
+		b = &stream{buf: &strings.Builder{}}
+		// A call's text and raw deltas carry the same text: one buffer holds it for both.
+		for _, sib := range [...]string{EventTextDelta, EventProviderStreamRawDelta} {
+			if o := h.streams[streamKey{k.exec, sib}]; o != nil && sib != k.name && (k.name == EventTextDelta || k.name == EventProviderStreamRawDelta) {
+				b.buf = o.buf
+			}
+		}
 		h.streams[k] = b
 	}
 	return b
+}
+
+// stream is the text streamed so far at one streamKey: buf's first n bytes. Two
+// streams may share buf while one's text is a prefix of the other's.
+type stream struct {
+	buf *strings.Builder
+	n   int
+}
+
+func (s *stream) String() string { return s.buf.String()[:s.n] }
+
+// add appends p: a stream that shares its buffer and is behind only checks that p
+// follows in it; one that differs takes a buffer of its own.
+func (s *stream) add(p string) {
+	if all := s.buf.String(); s.n+len(p) <= len(all) && all[s.n:s.n+len(p)] == p {
+		s.n += len(p)
+		return
+	}
+	if s.n != s.buf.Len() {
+		own := &strings.Builder{}
+		own.WriteString(s.String())
+		s.buf = own
+	}
+	s.buf.WriteString(p)
+	s.n += len(p)
 }
 
 // taint withholds the rest of exec's streamed text and drops its texts.
@@ -175,6 +278,7 @@ func (l *FileLogger) releaseSettled() []heldFailure {
 	h.checked += h.fresh
 	h.fresh = 0
 	cuts := map[streamKey]int{}
+	var judged judgements
 	for k, b := range h.streams {
 		if h.tainted[k.exec] {
 			continue
@@ -183,12 +287,12 @@ func (l *FileLogger) releaseSettled() []heldFailure {
 		if strings.HasPrefix(k.name, "payload") {
 			// Native pieces get no cut of their own: they go out with the delta that
 			// follows them, while everything the call streamed at their paths is clean.
-			if redact.String(s) != s {
+			if judged.secret(s) {
 				h.taint(k.exec)
 			}
 			continue
 		}
-		n, secret := redact.SettledPrefix(s)
+		n, secret := judged.settled(s)
 		if secret {
 			h.taint(k.exec)
 			continue
@@ -216,8 +320,9 @@ func (l *FileLogger) releaseSettled() []heldFailure {
 // afresh.
 func (l *FileLogger) flushHeld() []heldFailure {
 	h := &l.held
+	var judged judgements
 	for k, b := range h.streams {
-		if s := b.String(); redact.String(s) != s {
+		if judged.secret(b.String()) {
 			h.taint(k.exec)
 		}
 	}
@@ -226,19 +331,113 @@ func (l *FileLogger) flushHeld() []heldFailure {
 	return errs
 }
 
-// writeHeld writes the first n queued events and drops them from the queue. A failure
-// loses that event only; it is returned for Options.OnError.
+// judgements remembers the redaction of the texts judged in one pass: a call's text and
+// raw deltas carry the same text, which is then judged once.
+type judgements []struct {
+	text   string
+	n      int
+	secret bool
+	cut    bool // n is known
+}
+
+func (j *judgements) find(s string) int {
+	for i := range *j {
+		if len((*j)[i].text) == len(s) && (*j)[i].text == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// secret reports whether s holds something redact.String redacts.
+func (j *judgements) secret(s string) bool {
+	if i := j.find(s); i >= 0 {
+		return (*j)[i].secret
+	}
+	secret := redact.String(s) != s
+	*j = append(*j, struct {
+		text   string
+		n      int
+		secret bool
+		cut    bool
+	}{text: s, secret: secret})
+	return secret
+}
+
+// settled is redact.SettledPrefix(s).
+func (j *judgements) settled(s string) (int, bool) {
+	if i := j.find(s); i >= 0 && (*j)[i].cut {
+		return (*j)[i].n, (*j)[i].secret
+	}
+	n, secret := redact.SettledPrefix(s)
+	*j = append(*j, struct {
+		text   string
+		n      int
+		secret bool
+		cut    bool
+	}{text: s, n: n, secret: secret, cut: true})
+	return n, secret
+}
+
+// writeHeld writes the first n queued events and drops them from the queue. The text
+// deltas among them are coalesced: one line per kind and execution, at the place of its
+// first piece. A failure loses that line only; it is returned for Options.OnError.
 func (l *FileLogger) writeHeld(n int) []heldFailure {
 	h := &l.held
 	var errs []heldFailure
-	for _, ev := range h.queue[:n] {
-		tree := ev.tree
-		if h.tainted[ev.exec] {
-			tree = withhold(ev)
+	var lines []*deltaLine
+	open := map[streamKey]*deltaLine{}
+	for i := range h.queue[:n] {
+		ev := &h.queue[i]
+		if ev.kind == heldTextDelta || ev.kind == heldRawDelta {
+			k := streamKey{ev.exec, ev.event}
+			if d := open[k]; d != nil {
+				d.last = ev
+				d.pieces++
+				continue
+			}
+			d := &deltaLine{first: ev, last: ev, pieces: 1}
+			open[k] = d
+			lines = append(lines, d)
+			continue
 		}
-		if err := l.write(ev.event, tree, ev.stamp); err != nil {
+		if ev.kind == heldInCall {
+			// A hosted tool's line stays between the text streamed before and after it.
+			for k := range open {
+				if k.exec == ev.exec {
+					delete(open, k)
+				}
+			}
+		}
+		lines = append(lines, &deltaLine{first: ev})
+	}
+	for _, d := range lines {
+		ev := d.first
+		withheld := h.tainted[ev.exec]
+		var err error
+		if d.pieces > 0 && !withheld {
+			d.text = h.joined(d)
+			if l.threshold >= 0 && len(d.text) > l.threshold {
+				// Long text goes to a payload file: the call's text and raw deltas (and
+				// then its response and history) share it, redacted and hashed once.
+				var ref PayloadRef
+				if ref, err = l.textPayload(d.text); err == nil {
+					d.ref = &ref
+				}
+			}
+		}
+		var tree any
+		if err == nil {
+			tree, err = d.tree(withheld)
+		}
+		if err == nil {
+			err = l.write(ev.event, tree, ev.stamp, -1)
+		}
+		if err != nil {
 			errs = append(errs, heldFailure{ev.event, err})
 		}
+	}
+	for _, ev := range h.queue[:n] {
 		h.bytes -= ev.size
 	}
 	rest := h.queue[n:]
@@ -246,27 +445,87 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 	return errs
 }
 
-// withhold returns ev's data without its streamed text. The tree is ev's own redacted
-// copy, so it is changed in place.
-func withhold(ev heldEvent) any {
-	m, _ := ev.tree.(map[string]any)
-	switch ev.kind {
-	case heldTextDelta:
-		m["delta"], m["withheld"] = "", WithheldNote
-	case heldRawDelta:
-		if d, ok := m["delta"].(map[string]any); ok {
-			d["delta"], d["withheld"] = "", WithheldNote
+// deltaLine is one line writeHeld writes: a held event, or the coalesced pieces of a text
+// delta kind (first and last are its first and last pieces, text their text joined).
+type deltaLine struct {
+	first, last *heldEvent
+	text        string
+	ref         *PayloadRef // where text is stored, when it is too long for the line
+	pieces      int
+}
+
+// joined is the text of d's pieces: they are consecutive in their stream's text, so it is
+// a part of that text, not a copy.
+func (h *holdback) joined(d *deltaLine) string {
+	start := d.first.end - len(d.first.text)
+	if b := h.streams[streamKey{d.first.exec, d.first.event}]; b != nil && start >= 0 && d.last.end <= b.n {
+		return b.String()[start:d.last.end]
+	}
+	return "" // not reached: a stream is dropped only when its execution is withheld
+}
+
+// tree builds the line's data: a native or server_tool event's own tree; for deltas, the
+// first piece's data carrying the joined text (and the piece count when more than one),
+// redacted as a whole, or withheld.
+func (d *deltaLine) tree(withheld bool) (any, error) {
+	ev := d.first
+	if d.pieces == 0 {
+		if withheld {
+			return withhold(*ev), nil
 		}
-	case heldNative:
-		if p, ok := m["rawPayload"].(map[string]any); ok {
-			p["payload"] = map[string]any{"withheld": WithheldNote}
+		return ev.tree, nil
+	}
+	tree := ev.tree
+	if tree == nil {
+		var err error
+		if tree, err = toTree(ev.src); err != nil {
+			return nil, fmt.Errorf("session log: encode %s: %w", ev.event, err)
 		}
 	}
-	return m
+	m, _ := tree.(map[string]any)
+	if ev.kind == heldRawDelta {
+		m, _ = m["delta"].(map[string]any)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("session log: %s without a delta", ev.event)
+	}
+	m["delta"] = d.text
+	if d.ref != nil {
+		m["delta"] = ""
+	}
+	if d.pieces > 1 {
+		m["pieces"] = d.pieces
+	}
+	if withheld {
+		m["delta"], m["withheld"] = "", WithheldNote
+		return tree, nil
+	}
+	tree = redact.Value(tree)
+	if d.ref != nil {
+		m, _ = tree.(map[string]any)
+		if ev.kind == heldRawDelta {
+			m, _ = m["delta"].(map[string]any)
+		}
+		m["delta"] = *d.ref
+	}
+	return tree, nil
 }
 
 // heldFailure is a failure to write an event Append had already accepted.
 type heldFailure struct {
 	event string
 	err   error
+}
+
+// withhold returns a native stream event's data without its streamed text. The tree is
+// ev's own redacted copy, so it is changed in place. (Deltas are withheld as their line
+// is built.)
+func withhold(ev heldEvent) any {
+	m, _ := ev.tree.(map[string]any)
+	if ev.kind == heldNative {
+		if p, ok := m["rawPayload"].(map[string]any); ok {
+			p["payload"] = map[string]any{"withheld": WithheldNote}
+		}
+	}
+	return m
 }

@@ -3,12 +3,14 @@ package sessionlog_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -202,6 +204,40 @@ func countWithheld(entries []sessionlog.Entry) int {
 	return n
 }
 
+// piecesLogged counts, per event kind, the streamed pieces the log's entries carry: a
+// coalesced text delta line carries "pieces" of them (one when the member is absent), a
+// native stream event one.
+func piecesLogged(t *testing.T, entries []sessionlog.Entry) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, e := range entries {
+		var d struct {
+			Pieces int `json:"pieces"`
+			Delta  struct {
+				Pieces int `json:"pieces"`
+			} `json:"delta"`
+			RawPayload *struct {
+				PayloadKind string `json:"payloadKind"`
+			} `json:"rawPayload"`
+		}
+		switch e.Event {
+		case sessionlog.EventTextDelta, sessionlog.EventProviderStreamRawDelta, sessionlog.EventProviderNativeRawPayload:
+			_ = json.Unmarshal(e.Data, &d) // the text delta's "delta" is a string: Delta stays zero
+		default:
+			continue
+		}
+		n := max(d.Pieces, d.Delta.Pieces, 1)
+		if e.Event == sessionlog.EventProviderNativeRawPayload {
+			if d.RawPayload == nil || d.RawPayload.PayloadKind != "stream_event" {
+				continue
+			}
+			n = 1
+		}
+		out[e.Event] += n
+	}
+	return out
+}
+
 // TestSplitSecretNeverReachesDisk streams answers holding a secret in small pieces,
 // through each streaming event kind and all three together, ending the call with its
 // response or with Close.
@@ -243,13 +279,15 @@ func TestSplitSecretNeverReachesDisk(t *testing.T) {
 						}
 						assertKeyUnreadable(t, dir, sc.key, text, pieces)
 						c := readAll(t, l.Path())
-						perPiece := map[bool]int{true: 1}[k.kinds.native] + map[bool]int{true: 1}[k.kinds.raw] + map[bool]int{true: 1}[k.kinds.text]
-						want := len(pieces) * perPiece
-						if end == "response" {
-							want++
+						want := map[string]int{}
+						for kind, on := range map[string]bool{"text_delta": k.kinds.text, "provider_stream_raw_delta": k.kinds.raw,
+							"provider_native_raw_payload": k.kinds.native} {
+							if on {
+								want[kind] = len(pieces)
+							}
 						}
-						if len(c.Entries) != want {
-							t.Fatalf("%d entries, want %d (every streaming event is still logged)", len(c.Entries), want)
+						if got := piecesLogged(t, c.Entries); !maps.Equal(got, want) {
+							t.Fatalf("pieces logged %v, want %v (every streaming event is still logged)", got, want)
 						}
 						assertContiguous(t, c.Entries)
 						if countWithheld(c.Entries) == 0 {
@@ -298,26 +336,28 @@ func TestOrdinaryStreamIsLoggedUnchanged(t *testing.T) {
 	for _, e := range c.Entries {
 		events = append(events, e.Event)
 	}
-	want := []string{"history_mutation", "provider_request"}
-	for range pieces {
-		want = append(want, "provider_native_raw_payload", "provider_stream_raw_delta", "text_delta")
+	// The call's text deltas are coalesced, one line per kind where its first piece came;
+	// the native stream events stay one a line.
+	want := []string{"history_mutation", "provider_request", "provider_native_raw_payload", "provider_stream_raw_delta", "text_delta"}
+	for range pieces[1:] {
+		want = append(want, "provider_native_raw_payload")
 	}
 	want = append(want, "provider_response_raw", "provider_response_normalized", "history_mutation")
 	if strings.Join(events, " ") != strings.Join(want, " ") {
 		t.Fatalf("events in the log:\n%v\nwant\n%v", events, want)
 	}
-	var got []string
+	var got []sessionlog.TextDeltaData
 	for _, e := range c.Entries {
 		if e.Event == sessionlog.EventTextDelta {
 			var d sessionlog.TextDeltaData
 			if err := json.Unmarshal(e.Data, &d); err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, d.Delta)
+			got = append(got, d)
 		}
 	}
-	if strings.Join(got, "|") != strings.Join(pieces, "|") {
-		t.Fatalf("text deltas %q, want %q", got, pieces)
+	if len(got) != 1 || got[0].Delta != answer || got[0].Pieces != len(pieces) || got[0].ExecutionID != "exec-1" {
+		t.Fatalf("text deltas %+v, want the answer in one line of %d pieces", got, len(pieces))
 	}
 	for kind, joined := range deltaTexts(t, c.Entries) {
 		if joined != answer {
@@ -349,22 +389,41 @@ func loggedTextDeltas(t *testing.T, l *sessionlog.FileLogger) []string {
 	return out
 }
 
-// TestHeldPiecesAreWrittenWhenSettled: a piece is on disk as soon as the text before it
-// ends with whitespace (nothing later can make it part of a secret); the rest when the
-// next non-streaming event arrives, before that event.
+// TestHeldPiecesAreWrittenWhenSettled: once the oldest held piece is CoalesceInterval
+// old (by the logger's clock), the pieces up to the settled cut (the text before it ends
+// with whitespace, so nothing later can make it part of a secret) are on disk, in one
+// line; the rest when the next non-streaming event arrives, before that event.
 func TestHeldPiecesAreWrittenWhenSettled(t *testing.T) {
-	l := openLogger(t, t.TempDir(), "s1", 0)
+	// The logger's clock stands still until the test moves it; the interval is long enough
+	// that the real-clock timer never fires during the test.
+	var mu sync.Mutex
+	now := epoch
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	l, err := sessionlog.Open(t.TempDir(), "s1", sessionlog.Options{Now: clock, CoalesceInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
 	s := &streamer{t: t, l: l, exec: "exec-1", round: 1, kinds: streamKinds{text: true}}
-	for _, p := range []string{"Once ", "upon ", "a ti", "me"} {
+	for _, p := range []string{"Once ", "upon "} {
 		s.piece(p)
 	}
-	if got := strings.Join(loggedTextDeltas(t, l), "|"); got != "Once |upon " {
-		t.Fatalf("on disk while streaming: %q, want the settled pieces %q", got, "Once |upon ")
+	if got := loggedTextDeltas(t, l); len(got) != 0 {
+		t.Fatalf("on disk before the interval: %q, want nothing", got)
+	}
+	mu.Lock()
+	now = now.Add(time.Hour)
+	mu.Unlock()
+	for _, p := range []string{"a ", "ti", "me"} {
+		s.piece(p)
+	}
+	if got := strings.Join(loggedTextDeltas(t, l), "|"); got != "Once upon a " {
+		t.Fatalf("on disk while streaming: %q, want the settled pieces in one line %q", got, "Once upon a ")
 	}
 	mustLog(t, l, sessionlog.EventError, sessionlog.ErrorData{Error: "boom"})
 	c := readAll(t, l.Path())
 	assertContiguous(t, c.Entries)
-	if got := strings.Join(loggedTextDeltas(t, l), "|"); got != "Once |upon |a ti|me" || c.Entries[len(c.Entries)-1].Event != "error" {
+	if got := strings.Join(loggedTextDeltas(t, l), "|"); got != "Once upon a |time" || c.Entries[len(c.Entries)-1].Event != "error" {
 		t.Fatalf("after the next event: %q, last %s", got, c.Entries[len(c.Entries)-1].Event)
 	}
 
@@ -372,8 +431,36 @@ func TestHeldPiecesAreWrittenWhenSettled(t *testing.T) {
 	s.piece("key sk-ant-api03-abcd")
 	s.piece("efghijklmn ok ")
 	s.piece("more words ")
-	if got := loggedTextDeltas(t, l); len(got) != 4 {
-		t.Fatalf("on disk after a key: %q, want only the previous call's pieces", got)
+	s.piece("and more ")
+	if got := loggedTextDeltas(t, l); len(got) != 2 {
+		t.Fatalf("on disk after a key: %q, want only the previous call's lines", got)
+	}
+}
+
+// TestHeldPiecesAreWrittenWhenDue: pieces held while the stream pauses are written by a
+// timer once the oldest is CoalesceInterval old, without waiting for another event.
+func TestHeldPiecesAreWrittenWhenDue(t *testing.T) {
+	l, err := sessionlog.Open(t.TempDir(), "s1", sessionlog.Options{Now: tickingClock(), CoalesceInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	s := &streamer{t: t, l: l, exec: "exec-1", round: 1, kinds: streamKinds{text: true, raw: true}}
+	for _, p := range []string{"Once ", "upon ", "a ti"} {
+		s.piece(p)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(loggedTextDeltas(t, l)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("held pieces not written 10 s after they were due")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := strings.Join(loggedTextDeltas(t, l), "|"); got != "Once upon " {
+		t.Fatalf("written when due: %q, want the settled pieces %q", got, "Once upon ")
+	}
+	if got := deltaTexts(t, readAll(t, l.Path()).Entries)["provider_stream_raw_delta"]; got != "Once upon " {
+		t.Fatalf("raw deltas written when due: %q", got)
 	}
 }
 
@@ -404,8 +491,8 @@ func TestHeldPiecesAreWrittenOnClose(t *testing.T) {
 				}
 				c := readAll(t, l.Path())
 				assertContiguous(t, c.Entries)
-				if len(c.Entries) != 3*len(pieces) {
-					t.Fatalf("%d entries, want %d", len(c.Entries), 3*len(pieces))
+				if len(c.Entries) != len(pieces)+2 { // the native events, one line per delta kind
+					t.Fatalf("%d entries, want %d", len(c.Entries), len(pieces)+2)
 				}
 				joined := deltaTexts(t, c.Entries)
 				for _, kind := range []string{"text_delta", "provider_stream_raw_delta", "provider_native_raw_payload"} {
@@ -432,17 +519,21 @@ func TestHoldBackIsBounded(t *testing.T) {
 		s.piece(word)
 	}
 	c := readAll(t, l.Path())
-	if len(c.Entries) != 5 || countWithheld(c.Entries) != 5 {
-		t.Fatalf("past 4 MiB: %d entries on disk, %d withheld; want 5, 5", len(c.Entries), countWithheld(c.Entries))
+	if len(c.Entries) != 1 || countWithheld(c.Entries) != 1 || piecesLogged(t, c.Entries)["text_delta"] != 5 {
+		t.Fatalf("past 4 MiB: %d entries on disk, %d withheld, pieces %v; want the 5 pieces in 1 withheld line",
+			len(c.Entries), countWithheld(c.Entries), piecesLogged(t, c.Entries))
 	}
 	s.piece("the rest of the same call ")
 	s.respond("x")
 	s.round = 2
 	s.piece("next call ")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	c = readAll(t, l.Path())
 	assertContiguous(t, c.Entries)
 	got := loggedTextDeltas(t, l)
-	if len(got) != 7 || got[5] != "" || got[6] != "next call " {
+	if len(got) != 3 || got[1] != "" || got[2] != "next call " {
 		t.Fatalf("text deltas after the bound: %d, last two %q", len(got), got[len(got)-2:])
 	}
 }
@@ -506,8 +597,89 @@ func TestConcurrentStreamingAndEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := readAll(t, l.Path())
-	if want := 2*(4+36*3) + 4*120; len(c.Entries) != want || len(c.Skipped) != 0 {
-		t.Fatalf("%d entries, %d skipped; want %d, 0", len(c.Entries), len(c.Skipped), want)
+	if len(c.Skipped) != 0 {
+		t.Fatalf("%d skipped lines", len(c.Skipped))
 	}
 	assertContiguous(t, c.Entries)
+	pieces, errs := 2*36+4*40, 0
+	want := map[string]int{"text_delta": pieces, "provider_stream_raw_delta": pieces, "provider_native_raw_payload": pieces}
+	if got := piecesLogged(t, c.Entries); !maps.Equal(got, want) {
+		t.Fatalf("pieces logged %v, want %v", got, want)
+	}
+	texts := map[string]*strings.Builder{}
+	for _, e := range c.Entries {
+		var d sessionlog.TextDeltaData
+		switch e.Event {
+		case sessionlog.EventError:
+			errs++
+		case sessionlog.EventTextDelta:
+			data, err := sessionlog.Hydrate(e.Data, "s1", sessionlog.DirPayloads(dir)) // long lines' text is in payload files
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &d); err != nil {
+				t.Fatal(err)
+			}
+			if texts[d.ExecutionID] == nil {
+				texts[d.ExecutionID] = &strings.Builder{}
+			}
+			texts[d.ExecutionID].WriteString(d.Delta)
+		}
+	}
+	if errs != 8 {
+		t.Fatalf("%d error entries, want 8", errs)
+	}
+	for g := range 6 { // each execution's pieces in the order they came
+		var want strings.Builder
+		for i := range 40 {
+			if !(g%3 == 0 && i%10 == 9) {
+				fmt.Fprintf(&want, "g%d-%d %s", g, i, strings.Repeat("z", i))
+			}
+		}
+		if got := texts[fmt.Sprintf("exec-%d", g)].String(); got != want.String() {
+			t.Errorf("exec-%d's text deltas join to %q, want %q", g, got, want.String())
+		}
+	}
+}
+
+// TestTextAndRawDeltasThatDiffer: a call's text and raw deltas usually carry the same
+// text (the logger keeps it once); when they differ, each is still logged as it came and
+// judged as its own text.
+func TestTextAndRawDeltasThatDiffer(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+	}{{"plain", "no key here"}, {"key in the text deltas only", "key sk-ant-api03-abcdefghijklmnop"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := openLogger(t, t.TempDir(), "s1", 0)
+			s := &streamer{t: t, l: l, exec: "exec-1", round: 1}
+			raw := func(p string) {
+				mustLog(t, l, sessionlog.EventProviderStreamRawDelta, s.event(agent.Event{Type: agent.EventProviderStreamRawDelta,
+					Delta: &agent.DeltaData{Delta: p}}))
+			}
+			text := func(p string) {
+				mustLog(t, l, sessionlog.EventTextDelta, sessionlog.TextDeltaData{Delta: p, ExecutionID: "exec-1"})
+			}
+			raw("Hello ")
+			text("Hello ")
+			raw("world, ")
+			text("there, ")
+			text(tc.key[:len(tc.key)/2])
+			raw("nothing ")
+			text(tc.key[len(tc.key)/2:] + " ")
+			raw("at all")
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got := deltaTexts(t, readAll(t, l.Path()).Entries)
+			if tc.name == "plain" {
+				if got["provider_stream_raw_delta"] != "Hello world, nothing at all" || got["text_delta"] != "Hello there, no key here " {
+					t.Errorf("deltas join to %q", got)
+				}
+				return
+			}
+			if strings.Contains(got["text_delta"], "abcd") || got["provider_stream_raw_delta"] != "" {
+				t.Errorf("deltas join to %q, want the call withheld", got)
+			}
+		})
+	}
 }

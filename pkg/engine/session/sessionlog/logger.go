@@ -51,6 +51,9 @@ type Options struct {
 	// OnError, when set, is told about every event Log failed to record (Append returns
 	// the error instead).
 	OnError func(event string, err error)
+	// CoalesceInterval overrides DefaultCoalesceInterval when > 0: held streaming pieces
+	// are written (up to the settled cut) once the oldest is this old.
+	CoalesceInterval time.Duration
 }
 
 // FileLogger appends one session's events to {dir}/{sessionID}.jsonl. It assumes it is the
@@ -62,8 +65,12 @@ type FileLogger struct {
 	now       func() time.Time
 	threshold int
 	onError   func(event string, err error)
+	interval  time.Duration
 
-	mu   sync.Mutex
+	mu sync.Mutex
+	// due writes held pieces once the oldest is l.interval old when no later piece
+	// arrives to do it (a stream that pauses); armed while pieces are held.
+	due  *time.Timer
 	f    *os.File
 	seq  int64
 	size int64 // bytes of complete lines in the file
@@ -76,6 +83,15 @@ type FileLogger struct {
 	nativeRecovered map[string]bool
 	// hist is what the logger knows of the history the log rebuilds (see history.go).
 	hist histState
+	// shown is the last answer written, which later lines refer to (see refs.go).
+	shown shown
+	// lastPayload is the last (redacted) string moved to a payload file, and its
+	// reference; lastLifted the (unredacted) text of the last content array lifted out
+	// of a message (see lift.go).
+	lastPayload, lastLifted struct {
+		text string
+		ref  PayloadRef
+	}
 }
 
 // ProjectDir is where a project run keeps its logs: {cwd}/.robota/logs.
@@ -104,7 +120,10 @@ func Open(dir, sessionID string, opts Options) (*FileLogger, error) {
 		return nil, fmt.Errorf("session log: %w", err)
 	}
 	l := &FileLogger{dir: dir, sessionID: sessionID, path: LogPath(dir, sessionID), now: opts.Now,
-		threshold: opts.InlineThreshold, onError: opts.OnError}
+		threshold: opts.InlineThreshold, onError: opts.OnError, interval: opts.CoalesceInterval}
+	if l.interval <= 0 {
+		l.interval = DefaultCoalesceInterval
+	}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -152,6 +171,9 @@ func (l *FileLogger) Append(event string, data any) error {
 	if !validEvent(event) {
 		return fmt.Errorf("%w: %q", ErrInvalidEvent, event)
 	}
+	if held, ok := typedDelta(event, data); ok {
+		return l.appendHeld(held)
+	}
 	var base *PayloadBase
 	var mark *nativeMark
 	if ev, ok := data.(agent.Event); ok && event == EventProviderNativeRawPayload && ev.RawPayload != nil {
@@ -159,8 +181,14 @@ func (l *FileLogger) Append(event string, data any) error {
 		data, base, mark = l.nativeDelta(ev)
 		l.mu.Unlock()
 	}
+	logged := data // as given, for remember
+	var fix func(tree any)
 	var op *histOp
 	switch event {
+	case EventProviderResponseNormalized, EventAssistantMessageCommitted, EventAssistant:
+		l.mu.Lock()
+		data, fix = l.refer(event, data)
+		l.mu.Unlock()
 	case EventHistoryMutation:
 		l.mu.Lock()
 		data, op = l.historyMutation(data)
@@ -171,6 +199,17 @@ func (l *FileLogger) Append(event string, data any) error {
 			data = l.requestFromHistory(ev)
 			l.mu.Unlock()
 		}
+	}
+	l.mu.Lock()
+	data, lift, err := l.liftMessages(data)
+	l.mu.Unlock()
+	if err != nil {
+		if op != nil {
+			l.mu.Lock()
+			l.hist = histState{}
+			l.mu.Unlock()
+		}
+		return fmt.Errorf("session log: %s payload: %w", event, err)
 	}
 	tree, size, err := toSizedTree(data)
 	if err != nil {
@@ -184,8 +223,16 @@ func (l *FileLogger) Append(event string, data any) error {
 	if base != nil {
 		setPayloadBase(tree, base)
 	}
+	if fix != nil {
+		fix(tree)
+	}
+	if lift != nil {
+		lift(tree)
+	}
 	held, streaming := classify(event, tree)
-	tree = redact.Value(tree)
+	if !streaming || held.kind != heldTextDelta && held.kind != heldRawDelta {
+		tree = redact.Value(tree) // a delta is redacted in the line it goes out in
+	}
 
 	l.mu.Lock()
 	if l.f == nil {
@@ -196,13 +243,16 @@ func (l *FileLogger) Append(event string, data any) error {
 	var heldErrs []heldFailure
 	switch {
 	case streaming && held.kind == heldInCall && len(l.held.queue) == 0:
-		err = l.write(event, tree, stamp) // nothing held precedes it: no need to wait
+		err = l.write(event, tree, stamp, size) // nothing held precedes it: no need to wait
 	case streaming:
 		held.tree, held.stamp, held.size = tree, stamp, size
 		heldErrs = l.hold(held)
 	default:
 		heldErrs = l.flushHeld()
-		err = l.write(event, tree, stamp)
+		err = l.write(event, tree, stamp, size)
+		if err == nil {
+			l.remember(event, logged, l.seq)
+		}
 		if mark != nil && err == nil {
 			if l.native == nil {
 				l.native = map[string]*nativeMark{}
@@ -219,20 +269,35 @@ func (l *FileLogger) Append(event string, data any) error {
 	return err
 }
 
-// write writes one entry (l.mu held); the entry takes the next sequence.
-func (l *FileLogger) write(event string, tree any, stamp time.Time) error {
-	tree, err := l.externalize(tree)
-	if err != nil {
-		return fmt.Errorf("session log: %s payload: %w", event, err)
+// appendHeld holds a text delta given as typed data: its data is encoded only with the
+// line it goes out in.
+func (l *FileLogger) appendHeld(held heldEvent) error {
+	l.mu.Lock()
+	if l.f == nil {
+		l.mu.Unlock()
+		return ErrClosed
 	}
-	entry := Entry{SchemaVersion: SchemaVersion, Sequence: l.seq + 1, Timestamp: stamp,
-		SessionID: l.sessionID, Event: event}
-	if tree != nil {
-		if entry.Data, err = encodeJSON(tree); err != nil {
-			return fmt.Errorf("session log: encode %s: %w", event, err)
+	held.stamp = l.now().UTC()
+	heldErrs := l.hold(held)
+	l.mu.Unlock()
+	l.reportHeld(heldErrs)
+	return nil
+}
+
+// write writes one entry (l.mu held); the entry takes the next sequence. size is the
+// length of the data's JSON before redaction, or -1 when not known.
+func (l *FileLogger) write(event string, tree any, stamp time.Time, size int) error {
+	// Nothing in data of up to half the inline threshold can reach it (redaction makes a
+	// value longer only by what Placeholder adds), so its arrays are not encoded to be
+	// measured.
+	if size < 0 || size > l.threshold/2 {
+		var err error
+		if tree, err = l.externalize(tree); err != nil {
+			return fmt.Errorf("session log: %s payload: %w", event, err)
 		}
 	}
-	line, err := encodeJSON(entry)
+	line, err := encodeJSON(lineEntry{SchemaVersion: SchemaVersion, Sequence: l.seq + 1, Timestamp: stamp,
+		SessionID: l.sessionID, Event: event, Data: tree})
 	if err != nil {
 		return fmt.Errorf("session log: encode %s: %w", event, err)
 	}
@@ -245,6 +310,17 @@ func (l *FileLogger) write(event string, tree any, stamp time.Time) error {
 	l.seq++
 	l.size += int64(len(line))
 	return nil
+}
+
+// lineEntry is Entry as it is written: the data tree is encoded with the line, in one
+// pass (as json.RawMessage it would be encoded first and then compacted again).
+type lineEntry struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	Sequence      int64     `json:"sequence"`
+	Timestamp     time.Time `json:"timestamp"`
+	SessionID     string    `json:"sessionId"`
+	Event         EventType `json:"event"`
+	Data          any       `json:"data,omitempty"`
 }
 
 // reportHeld tells Options.OnError about held events that could not be written (outside
@@ -283,6 +359,10 @@ func (l *FileLogger) Close() error {
 	heldErrs := l.flushHeld()
 	err := errors.Join(l.f.Sync(), l.f.Close())
 	l.f = nil
+	if l.due != nil {
+		l.due.Stop()
+		l.due = nil
+	}
 	l.mu.Unlock()
 	l.reportHeld(heldErrs)
 	return err

@@ -183,7 +183,7 @@ func TestReopenContinuesAndRepairs(t *testing.T) {
 	dir := t.TempDir()
 	l := openLogger(t, dir, "s1", 0)
 	for i := range 3 {
-		mustLog(t, l, sessionlog.EventTextDelta, sessionlog.TextDeltaData{Delta: fmt.Sprint(i)})
+		mustLog(t, l, sessionlog.EventError, sessionlog.ErrorData{Error: fmt.Sprint(i)})
 	}
 	_ = l.Close()
 
@@ -200,7 +200,7 @@ func TestReopenContinuesAndRepairs(t *testing.T) {
 	}
 
 	l2 := openLogger(t, dir, "s1", 0)
-	mustLog(t, l2, sessionlog.EventTextDelta, sessionlog.TextDeltaData{Delta: "after"})
+	mustLog(t, l2, sessionlog.EventError, sessionlog.ErrorData{Error: "after"})
 	mustLog(t, l2, sessionlog.EventSessionShutdown, sessionlog.SessionShutdownData{Reason: "other"})
 	_ = l2.Close()
 	c = readAll(t, l.Path())
@@ -251,8 +251,8 @@ func TestConcurrentLogging(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
-				if err := l.Append(sessionlog.EventTextDelta, sessionlog.TextDeltaData{
-					Delta: fmt.Sprintf("g%d-%d %s", g, i, strings.Repeat("z", i))}); err != nil {
+				if err := l.Append(sessionlog.EventError, sessionlog.ErrorData{
+					Error: fmt.Sprintf("g%d-%d %s", g, i, strings.Repeat("z", i))}); err != nil {
 					t.Error(err)
 					return
 				}

@@ -190,14 +190,28 @@ func (l *FileLogger) externalize(v any) (any, error) {
 		if len(t) <= l.threshold {
 			return t, nil
 		}
-		b, err := encodeJSON(t)
-		if err != nil {
-			return nil, err
-		}
-		return l.writePayload(b)
+		return l.externalizeString(t)
 	default:
 		return v, nil
 	}
+}
+
+// externalizeString stores a (redacted) long string as a payload. A round's answer is
+// externalized from several lines (its deltas, the response, the history): the same
+// string gets the same file, found without encoding and hashing it again.
+func (l *FileLogger) externalizeString(s string) (PayloadRef, error) {
+	if c := l.lastPayload; c.ref.SHA256 != "" && len(c.text) == len(s) && c.text == s && l.payloadExists(c.ref) {
+		return c.ref, nil
+	}
+	b, err := encodeJSON(s)
+	if err != nil {
+		return PayloadRef{}, err
+	}
+	ref, err := l.writePayload(b)
+	if err == nil {
+		l.lastPayload.text, l.lastPayload.ref = s, ref
+	}
+	return ref, err
 }
 
 // writePayload stores b under its digest (once: an existing file of the right size is

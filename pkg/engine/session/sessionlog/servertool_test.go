@@ -59,11 +59,11 @@ func TestServerToolDoesNotSplitHeldStream(t *testing.T) {
 					continue
 				}
 				if server == 0 && e.Event == sessionlog.EventTextDelta {
-					before++
+					before += piecesLogged(t, []sessionlog.Entry{e})[e.Event]
 				}
 			}
 			if server != 1 || before != mid+1 {
-				t.Fatalf("%d server_tool entries after %d text deltas, want 1 after %d", server, before, mid+1)
+				t.Fatalf("%d server_tool entries after %d text delta pieces, want 1 after %d", server, before, mid+1)
 			}
 		})
 	}

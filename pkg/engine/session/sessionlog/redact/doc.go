@@ -14,7 +14,8 @@
 // For text that is still arriving (a streamed answer), SettledPrefix tells how much of it
 // no continuation can make part of a secret, so that part can be written before the rest.
 //
-// Guarantees: the input is never modified (a new tree is returned); the output of Value is
+// Guarantees: the input is never modified (what changes is copied; objects and arrays
+// with nothing to redact are shared with the input, not copied); the output of Value is
 // again a JSON tree; redaction is idempotent; Placeholder itself never matches a pattern.
 // Members of a JSON Schema "properties" object are parameter definitions, not secrets, so a
 // tool schema with a "token" parameter survives intact.

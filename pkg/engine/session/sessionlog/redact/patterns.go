@@ -192,9 +192,40 @@ func quoteLike(val, replacement string) string {
 }
 
 func containsSecretWord(s string) bool {
-	lower := strings.ToLower(s)
+	// Short ASCII text (most strings of a log line) is searched in place; Unicode case
+	// folding can make ASCII letters ("\u212a" is "k"), and long text is faster lowered.
+	if len(s) > 256 || !ascii(s) {
+		lower := strings.ToLower(s)
+		for _, w := range secretWords {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, w := range secretWords {
-		if strings.Contains(lower, w) {
+		if containsFoldASCII(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFoldASCII reports whether ASCII s contains the lower-case ASCII word w, ignoring
+// case (strings.ToLower without its copy of s).
+func containsFoldASCII(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for ; j < len(w); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[j] {
+				break
+			}
+		}
+		if j == len(w) {
 			return true
 		}
 	}

@@ -29,19 +29,43 @@ var secretKeySuffixes = []string{"apikey", "token", "secret", "password", "passw
 
 // IsSecretKey reports whether an object member named key holds a secret.
 func IsSecretKey(key string) bool {
-	n := normalizeKey(key)
-	if n == "" {
+	var buf [64]byte
+	var n []byte
+	if ascii(key) && len(key) <= len(buf) { // every member name of a log line: no allocation
+		n = buf[:0]
+		for i := 0; i < len(key); i++ {
+			switch c := key[i]; {
+			case c == '-' || c == '_' || c == '.' || c == ' ':
+			case 'A' <= c && c <= 'Z':
+				n = append(n, c+'a'-'A')
+			default:
+				n = append(n, c)
+			}
+		}
+	} else {
+		n = []byte(normalizeKey(key))
+	}
+	if len(n) == 0 {
 		return false
 	}
-	if exactSecretKeys[n] {
+	if exactSecretKeys[string(n)] {
 		return true
 	}
 	for _, s := range secretKeySuffixes {
-		if strings.HasSuffix(n, s) {
+		if bytes.HasSuffix(n, []byte(s)) {
 			return true
 		}
 	}
 	return false
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func normalizeKey(key string) string {
@@ -61,7 +85,8 @@ func normalizeKey(key string) string {
 
 // Value returns a redacted copy of a JSON tree as produced by encoding/json decoding into
 // any (map[string]any, []any, string, float64 or json.Number, bool, nil). Values of other
-// types are returned unchanged.
+// types are returned unchanged. Objects and arrays in which nothing is redacted are not
+// copied: the result shares them with v.
 func Value(v any) any {
 	out, _ := value(v, 0, false)
 	return out
@@ -94,31 +119,54 @@ func JSON(raw []byte) ([]byte, error) {
 func value(v any, depth int, schemaProps bool) (any, bool) {
 	switch t := v.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(t))
-		changed := false
+		// The members that change; the object is copied only when there are some.
+		type member struct {
+			k, nk string
+			v     any
+		}
+		var changes []member
 		for k, child := range t {
 			nk, kChanged := str(k, maxEmbeddedDepth) // keys: patterns only, never parsed
-			changed = changed || kChanged
 			_, childIsObject := child.(map[string]any)
 			if !(schemaProps && childIsObject) && IsSecretKey(k) && hidesSomething(child) {
-				out[nk] = Placeholder
-				changed = true
+				changes = append(changes, member{k, nk, Placeholder})
 				continue
 			}
 			nv, c := value(child, depth, k == "properties" && childIsObject)
-			out[nk] = nv
-			changed = changed || c
+			if c || kChanged {
+				changes = append(changes, member{k, nk, nv})
+			}
 		}
-		return out, changed
+		if len(changes) == 0 {
+			return t, false
+		}
+		out := make(map[string]any, len(t))
+		for k, child := range t {
+			out[k] = child
+		}
+		for _, m := range changes {
+			delete(out, m.k)
+		}
+		for _, m := range changes {
+			out[m.nk] = m.v
+		}
+		return out, true
 	case []any:
-		out := make([]any, len(t))
-		changed := false
+		var out []any
 		for i, child := range t {
 			nv, c := value(child, depth, false)
-			out[i] = nv
-			changed = changed || c
+			if c && out == nil {
+				out = make([]any, len(t))
+				copy(out, t)
+			}
+			if out != nil {
+				out[i] = nv
+			}
 		}
-		return out, changed
+		if out == nil {
+			return t, false
+		}
+		return out, true
 	case string:
 		return str(t, depth)
 	default:

@@ -2,6 +2,7 @@ package redact_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -164,4 +165,31 @@ func equalJSON(t *testing.T, a, b any) bool {
 		t.Fatalf("marshal: %v %v", err1, err2)
 	}
 	return string(ja) == string(jb)
+}
+
+// TestValueCopiesOnlyWhatChanges: objects and arrays without anything to redact are
+// returned as they are (no copy per log line); one that holds a secret is copied, with
+// its clean members shared, and the input is left unchanged.
+func TestValueCopiesOnlyWhatChanges(t *testing.T) {
+	clean := map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "hello"}}}
+	tree := map[string]any{"message": clean, "auth": map[string]any{"apiKey": "abc123"}}
+	got, ok := redact.Value(tree).(map[string]any)
+	if !ok {
+		t.Fatalf("Value returned %T", redact.Value(tree))
+	}
+	if reflect.ValueOf(got).Pointer() == reflect.ValueOf(tree).Pointer() {
+		t.Fatal("an object holding a secret was not copied")
+	}
+	if reflect.ValueOf(got["message"]).Pointer() != reflect.ValueOf(clean).Pointer() {
+		t.Error("a clean member object was copied")
+	}
+	if got["auth"].(map[string]any)["apiKey"] != redact.Placeholder {
+		t.Errorf("auth = %v", got["auth"])
+	}
+	if tree["auth"].(map[string]any)["apiKey"] != "abc123" {
+		t.Error("the input was modified")
+	}
+	if out := redact.Value(clean); reflect.ValueOf(out).Pointer() != reflect.ValueOf(clean).Pointer() {
+		t.Error("a tree without secrets was copied")
+	}
 }

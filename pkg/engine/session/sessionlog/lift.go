@@ -1,0 +1,115 @@
+package sessionlog
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
+)
+
+// A long answer reaches several lines of a round (its text deltas, the response, the
+// history) and, being longer than the inline threshold, is moved to payload files that
+// those lines refer to: a message's content array (its JSON is over the threshold) and a
+// delta line's text. Lifting them before the line's data is encoded gives the same line
+// and the same payload file, without encoding, decoding and walking the text with the
+// rest of the data each time; the same answer is redacted and stored once.
+
+// liftMessages returns data with the content of its text-only messages whose text is
+// longer than the inline threshold left out (the messages are copied, data's are not
+// changed), and the function that puts the content's payload reference in its place in
+// data's JSON tree (l.mu held).
+func (l *FileLogger) liftMessages(data any) (any, func(tree any), error) {
+	ev, ok := data.(agent.Event)
+	if !ok || l.threshold < 0 {
+		return data, nil, nil
+	}
+	var msgRef, respRef *PayloadRef
+	if ev.Message != nil {
+		ref, err := l.contentPayload(ev.Message.Content)
+		if err != nil {
+			return data, nil, err
+		}
+		if ref != nil {
+			m := *ev.Message
+			m.Content = nil
+			ev.Message, msgRef = &m, ref
+		}
+	}
+	if ev.Response != nil {
+		ref, err := l.contentPayload(ev.Response.Response.Message.Content)
+		if err != nil {
+			return data, nil, err
+		}
+		if ref != nil {
+			r := *ev.Response
+			r.Response.Message.Content = nil
+			ev.Response, respRef = &r, ref
+		}
+	}
+	if msgRef == nil && respRef == nil {
+		return data, nil, nil
+	}
+	return ev, func(tree any) {
+		m, _ := tree.(map[string]any)
+		if msg, ok := m["message"].(map[string]any); ok && msgRef != nil {
+			msg["content"] = *msgRef
+		}
+		if r, ok := m["response"].(map[string]any); ok && respRef != nil {
+			if r, ok := r["response"].(map[string]any); ok {
+				if msg, ok := r["message"].(map[string]any); ok {
+					msg["content"] = *respRef
+				}
+			}
+		}
+	}, nil
+}
+
+// contentPayload stores a text-only content array whose text is longer than the inline
+// threshold as externalize would (the redacted array's JSON tree, encoded as lines are)
+// and returns its reference; nil for any other content. The last one is remembered, so
+// the response and the history's copy of an answer cost one (l.mu held).
+func (l *FileLogger) contentPayload(parts []llm.Part) (*PayloadRef, error) {
+	n := 0
+	for _, p := range parts {
+		if p.Type != llm.PartText || p.Text == "" || p.Signature != "" || p.ToolCall != nil || p.ToolResult != nil {
+			return nil, nil
+		}
+		n += len(p.Text)
+	}
+	if n <= l.threshold {
+		return nil, nil
+	}
+	c := l.lastLifted
+	if len(parts) == 1 && c.ref.SHA256 != "" && len(c.text) == len(parts[0].Text) && c.text == parts[0].Text && l.payloadExists(c.ref) {
+		return &c.ref, nil
+	}
+	arr := make([]any, len(parts)) // the tree a text part decodes to, redacted
+	for i, p := range parts {
+		arr[i] = map[string]any{"type": string(llm.PartText), "text": redact.String(p.Text)}
+	}
+	b, err := encodeJSON(arr)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := l.writePayload(b)
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) == 1 {
+		l.lastLifted.text, l.lastLifted.ref = parts[0].Text, ref
+	}
+	return &ref, nil
+}
+
+// textPayload redacts a delta line's long text and stores it as externalize would, and
+// returns its reference (l.mu held).
+func (l *FileLogger) textPayload(text string) (PayloadRef, error) {
+	return l.externalizeString(redact.String(text))
+}
+
+func (l *FileLogger) payloadExists(ref PayloadRef) bool {
+	st, err := os.Stat(filepath.Join(l.dir, filepath.FromSlash(ref.RelativePath)))
+	return err == nil && st.Size() == ref.ByteLength
+}
