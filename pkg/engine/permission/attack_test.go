@@ -310,6 +310,14 @@ func TestAttackOtherTools(t *testing.T) {
 		{Tool: "Agent", Input: input(t, "subagent_type", "Destroyer")},
 		{Tool: "Task", Input: input(t, "subagent_type", "Destroyer")},
 		{Tool: "Agent", Input: json.RawMessage(`{"subagent_type":"ok","Subagent_Type":"Destroyer"}`)},
+		{Tool: "Agent", Input: input(t, "subagent_type", "destroyer")},
+		{Tool: "Agent", Input: json.RawMessage(`{"jobs":[{"prompt":"a","subagent_type":"Explore"},{"prompt":"b","subagent_type":"Destroyer"}]}`)},
+		{Tool: "Task", Input: json.RawMessage(`{"jobs":[{"prompt":"b","subagent_type":"DESTROYER"}]}`)},
+		{Tool: "Agent", Input: json.RawMessage(`{"jobs":[{"prompt":"b","Subagent_Type":"Destroyer"}]}`)},
+		{Tool: "Agent", Input: json.RawMessage(`{"Jobs":[{"prompt":"b","subagent_type":"Destroyer"}]}`)},
+		{Tool: "Agent", Input: json.RawMessage(`{"jobs":"Destroyer"}`)},
+		{Tool: "Agent", Input: json.RawMessage(`{"jobs":["Destroyer"]}`)},
+		{Tool: "Agent", Input: json.RawMessage(`{"jobs":[{"subagent_type":"Explore","subagent_type":"Destroyer"}]}`)},
 		{Tool: "WebSearch", Input: input(t, "query", "x")},
 	} {
 		if d := ev.Evaluate(r); d.Behavior == Allow {
@@ -324,6 +332,8 @@ func TestAttackOtherTools(t *testing.T) {
 		{Tool: "mcp__db__select"},
 		{Tool: "Agent", Input: input(t, "subagent_type", "Explore")},
 		{Tool: "Agent"},
+		{Tool: "Agent", Input: json.RawMessage(`{"jobs":[{"prompt":"a","subagent_type":"Explore"},{"prompt":"b"}]}`)},
+		{Tool: "Agent", Input: json.RawMessage(`{"jobs":null,"subagent_type":"Plan"}`)},
 	} {
 		if d := ev.Evaluate(r); d.Behavior != Allow {
 			t.Errorf("%s %s should be allowed, got %s: %s", r.Tool, r.Input, d.Behavior, d.Reason)

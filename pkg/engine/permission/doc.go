@@ -74,7 +74,9 @@
 // list; lists merge across layers and a deny anywhere beats an allow anywhere.
 // `Bash(*)` equals `Bash`. `Read(...)` rules cover Read, Glob, Grep, LS and
 // NotebookRead; `Edit(...)` rules cover Edit, Write, MultiEdit and NotebookEdit;
-// `Agent(Name)` and `Task(Name)` match subagent_type; `mcp__server` and
+// `Agent(Name)` and `Task(Name)` match subagent_type, of the call and of each of its
+// batch jobs (general-purpose when omitted): a deny or ask rule naming any of them in any
+// capitalisation holds, an allow rule must name every one; `mcp__server` and
 // `mcp__server__*` name a server's tools; `WebFetch(domain:host)` (or
 // `domain:*.host`) matches the URL's host.
 //

@@ -267,15 +267,18 @@ func (e *Evaluator) evalGeneric(tool string, in toolInput) Decision {
 			hit := domainMatches(r.spec.domain, host)
 			return match{all: hit, any: hit}
 		case specName:
-			name, ok := in.str("subagent_type")
+			names, ok := agentTypes(in)
 			if !ok {
-				if in.maybeHas("subagent_type") {
-					return matchUnknown
-				}
-				name = "general-purpose"
+				return matchUnknown
 			}
-			hit := name == r.spec.name
-			return match{all: hit, any: hit}
+			// An allow rule must name every agent the call starts; a deny or ask rule
+			// holds when it names any of them, in any capitalisation.
+			all, anyHit := true, false
+			for _, name := range names {
+				all = all && name == r.spec.name
+				anyHit = anyHit || strings.EqualFold(name, r.spec.name)
+			}
+			return match{all: all, any: anyHit}
 		}
 		return matchUnknown
 	}

@@ -97,3 +97,49 @@ func (in toolInput) maybeHas(name string) bool {
 	}
 	return false
 }
+
+// agentTypes returns the subagent types an Agent (Task) call starts: its subagent_type
+// (general-purpose when omitted) and that of every entry of its batch jobs. ok=false when
+// one cannot be read for certain (a field in another capitalisation, which Go's decoder
+// would still use; jobs that are not a list of objects).
+func agentTypes(in toolInput) (names []string, ok bool) {
+	one := func(in toolInput) (string, bool) {
+		name, ok := in.str("subagent_type")
+		if !ok {
+			if in.maybeHas("subagent_type") {
+				return "", false
+			}
+			name = "general-purpose"
+		}
+		return name, true
+	}
+	if in.err != nil {
+		return nil, false
+	}
+	raw, hasJobs := in.fields["jobs"]
+	if !hasJobs && in.maybeHas("jobs") {
+		return nil, false
+	}
+	var jobs []json.RawMessage
+	if hasJobs && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		if err := json.Unmarshal(raw, &jobs); err != nil {
+			return nil, false
+		}
+	}
+	// With jobs, the top-level type counts only when given (the tool starts the jobs).
+	if len(jobs) == 0 || in.maybeHas("subagent_type") {
+		name, ok := one(in)
+		if !ok {
+			return nil, false
+		}
+		names = append(names, name)
+	}
+	for _, j := range jobs {
+		name, ok := one(decodeInput(j))
+		if !ok {
+			return nil, false
+		}
+		names = append(names, name)
+	}
+	return names, true
+}

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -107,6 +108,9 @@ func TestRulesAndModes(t *testing.T) {
 		{"Task deny covers Agent", ModeBypassPermissions, []Layer{deny("Task")}, Request{Tool: "Agent", Input: input(t, "subagent_type", "Explore")}, Deny, "Task"},
 		{"Task name deny covers Agent", ModeBypassPermissions, []Layer{deny("Task(Explore)")}, Request{Tool: "Agent", Input: input(t, "subagent_type", "Explore")}, Deny, "Task(Explore)"},
 		{"Task ask covers Agent", ModeBypassPermissions, []Layer{askL("Task(Plan)")}, Request{Tool: "Agent", Input: input(t, "subagent_type", "Plan")}, Ask, "Task(Plan)"},
+		{"Agent allow needs every job", ModeDefault, []Layer{allow("Agent(Explore)")}, Request{Tool: "Agent", Input: json.RawMessage(`{"jobs":[{"subagent_type":"Explore"},{"subagent_type":"Plan"}]}`)}, Allow, "mode default"},
+		{"Agent allow covers all jobs", ModeDefault, []Layer{allow("Agent(Explore)")}, Request{Tool: "Agent", Input: json.RawMessage(`{"jobs":[{"subagent_type":"Explore"},{"subagent_type":"Explore"}]}`)}, Allow, "Agent(Explore)"},
+		{"Agent ask on one job", ModeBypassPermissions, []Layer{askL("Agent(Plan)")}, Request{Tool: "Agent", Input: json.RawMessage(`{"jobs":[{"subagent_type":"Explore"},{"subagent_type":"Plan"}]}`)}, Ask, "Agent(Plan)"},
 		{"Agent deny covers Task", ModeBypassPermissions, []Layer{deny("Agent(Explore)")}, Request{Tool: "Task", Input: input(t, "subagent_type", "Explore")}, Deny, "Agent(Explore)"},
 		{"mcp server allow", ModeDefault, []Layer{allow("mcp__github")}, Request{Tool: "mcp__github__create_issue"}, Allow, "mcp__github"},
 		{"mcp wildcard allow", ModeDefault, []Layer{allow("mcp__github__*")}, Request{Tool: "mcp__github__create_issue"}, Allow, "mcp__github__*"},
