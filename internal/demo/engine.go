@@ -50,7 +50,7 @@ func runEngine(bin, examples string, first int) error {
 		return err
 	}
 	workerPID := ready.Int("pid")
-	say("engine launched robota-worker pid %d through go-plugin (gRPC, AutoMTLS) and pinged it", workerPID)
+	say("engine launched robota-worker pid %d through go-plugin (gRPC, mutual TLS) and pinged it", workerPID)
 
 	step(first+1, "Talk to it over gRPC: health, reflection, the EngineService contract")
 	conn, err := eng.Dial()

@@ -36,7 +36,11 @@ func run(bin, examples string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("\n\033[1mPart 2 — the engine daemon, a session in it driven from another language, and its worker processes\033[0m")
+	fmt.Println("\n\033[1mPart 2 — subagents and background tasks in worker processes\033[0m")
+	if next, err = runSubagents(bin, examples, next); err != nil {
+		return err
+	}
+	fmt.Println("\n\033[1mPart 3 — the engine daemon, a session in it driven from another language, and its worker processes\033[0m")
 	if err := runEngine(bin, examples, next); err != nil {
 		return err
 	}
@@ -45,9 +49,11 @@ Done. Shown: robota -p with real tools on a real project (Read, Glob, Edit, Bash
 permission rules (an allow list and a deny rule), persistence, auto-compaction and
 resume; the engine daemon on a 0600 unix socket with health and reflection; a client
 in another language (examples/engine-clients) driving a session in the engine over
-gRPC, approving a permission request, with a second client watching; go-plugin
-workers running processes, supervised and replaced when they crash.
-Not yet: subagents in workers, the TUI.
+gRPC, approving a permission request, with a second client watching; subagents (the
+Agent tool) in robota-worker processes of their own, in parallel and in a git worktree,
+a background process read and stopped with TaskOutput/TaskStop, and a worker crash
+reported while the session goes on; go-plugin workers supervised and replaced.
+Not yet: the TUI.
 `)
 	return nil
 }

@@ -135,6 +135,10 @@ func render(r io.Reader) (string, error) {
 			return id, fmt.Errorf("stream-json: %w", err)
 		}
 		id, _ = line["session_id"].(string)
+		indent := ""
+		if parent, _ := line["parent_tool_use_id"].(string); parent != "" {
+			indent = "    ↳ " // a subagent's message
+		}
 		switch line["type"] {
 		case "system":
 			if line["subtype"] == "init" {
@@ -148,10 +152,9 @@ func render(r io.Reader) (string, error) {
 			for _, b := range blocks(msg) {
 				switch b["type"] {
 				case "text":
-					say("● %s", b["text"])
+					say("%s● %s", indent, b["text"])
 				case "tool_use":
-					in, _ := json.Marshal(b["input"])
-					say("  ⚙ %v %s", b["name"], in)
+					say("%s  ⚙ %v %s", indent, b["name"], shorten(compactJSON(b["input"]), 160))
 				}
 			}
 		case "user":
@@ -167,7 +170,7 @@ func render(r io.Reader) (string, error) {
 				if len(lines) > 1 {
 					more = fmt.Sprintf("  (+%d lines)", len(lines)-1)
 				}
-				say("    %s %s%s", mark, lines[0], more)
+				say("%s    %s %s%s", indent, mark, shorten(lines[0], 160), more)
 			}
 		case "result":
 			say("result: %v · %v turns · %v ms · permission_denials: %s", line["subtype"], line["num_turns"],
@@ -200,4 +203,22 @@ func denials(v any) string {
 		parts = append(parts, fmt.Sprintf("%v %s", m["tool_name"], in))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// shorten cuts s to n runes for display.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// compactJSON renders v as JSON without HTML escapes (shell commands hold < > &).
+func compactJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSpace(b.String())
 }

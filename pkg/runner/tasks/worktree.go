@@ -206,7 +206,7 @@ func (w *WorktreeSubagentRunner) ReadLog(ctx context.Context, jobID string, offs
 func worktreeName(jobID string) string {
 	var b strings.Builder
 	b.WriteString("agent-")
-	for _, r := range jobID {
+	for _, r := range strings.TrimPrefix(jobID, "agent-") { // agent-agent-… says nothing more
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
 			b.WriteRune(r)
