@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/robota-sdk/robota-go/internal/procbench"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
@@ -31,7 +32,8 @@ import (
 //     spawn from the pool;
 //   - the baseline: exec of a hello-world Go binary to its exit, built with the same
 //     flags, measured in the same run, paired with every spawn.
-// Agent jobs are not on this branch, so the job is a process job. Each reports p50
+// "agent" (cold: BenchmarkAgentSpawnCold) starts an agent job whose model call goes back
+// over the host service and is answered at once. Each reports p50
 // in ms and its ratio to the baseline's p50 (x-of-exec).
 //
 // The binaries are built with $ROBOTA_BENCH_TAGS (default grpcnotrace) and
@@ -139,6 +141,50 @@ func startTrue(b *testing.B, r runnerapi.Runner) (wait func()) {
 	}
 }
 
+// instantHost answers an agent job's model call at once, with no tool call: the job's
+// cost is the worker's and the wire's, not a model's.
+type instantHost struct{}
+
+func (instantHost) Chat(context.Context, llm.ChatRequest, llm.Callbacks) (llm.ChatResponse, error) {
+	return llm.ChatResponse{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("done")}},
+		StopReason: llm.StopReasonEndTurn}, nil
+}
+
+func (instantHost) RunTool(context.Context, runnerapi.ToolCall, runnerapi.ToolExec) llm.ToolResult {
+	return llm.ToolFailure("no tools in this benchmark")
+}
+
+// startAgent starts an agent job in r and returns once its started event arrived, with
+// a function that waits for the job's end (it must complete: its model call went back to
+// the engine over the host service).
+func startAgent(b *testing.B, r runnerapi.Runner) (wait func()) {
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	var last runnerapi.Event
+	go func() {
+		var once sync.Once
+		done <- r.Start(context.Background(), runnerapi.Job{ID: "bench-agent", Host: instantHost{},
+			Agent: &runnerapi.AgentJob{Prompt: "go", Cwd: os.TempDir()}},
+			func(ev runnerapi.Event) error {
+				last = ev
+				if ev.Kind == runnerapi.EventStarted {
+					once.Do(func() { close(started) })
+				}
+				return nil
+			})
+	}()
+	select {
+	case <-started:
+	case err := <-done:
+		b.Fatalf("agent job ended before it started: %v", err)
+	}
+	return func() {
+		if err := <-done; err != nil || last.Kind != runnerapi.EventCompleted {
+			b.Fatalf("agent job ended with %v (last event %v)", err, last.Kind)
+		}
+	}
+}
+
 // BenchmarkExecTinyGoBinary is the baseline: exec of a hello-world Go binary.
 func BenchmarkExecTinyGoBinary(b *testing.B) {
 	bins := binaries(b)
@@ -182,6 +228,25 @@ func BenchmarkWorkerSpawnCold(b *testing.B) {
 	}
 }
 
+// BenchmarkAgentSpawnCold is the cold spawn of an agent job: launch robota-worker and
+// start an agent job in it, until its started event (the job's host service is set up
+// on the go-plugin broker first).
+func BenchmarkAgentSpawnCold(b *testing.B) {
+	bins := binaries(b)
+	paired(b, func() {}, func(b *testing.B) time.Duration {
+		t0 := time.Now()
+		w, err := LaunchContext(context.Background(), Command{Path: bins.worker}, zap.NewNop(), 10*time.Second)
+		if err != nil {
+			b.Fatal(err)
+		}
+		wait := startAgent(b, w.Runner)
+		d := time.Since(t0)
+		wait()
+		w.Kill()
+		return d
+	})
+}
+
 // settle is how long a warm spawn's worker waits in the pool before the job comes.
 const settle = 20 * time.Millisecond
 
@@ -192,6 +257,7 @@ func BenchmarkWorkerSpawnWarm(b *testing.B) {
 		job  func(b *testing.B, w *Worker) (wait func())
 	}{
 		{"process", func(b *testing.B, w *Worker) func() { return startTrue(b, w.Runner) }},
+		{"agent", func(b *testing.B, w *Worker) func() { return startAgent(b, w.Runner) }},
 		{"roundtrip", func(b *testing.B, w *Worker) func() {
 			if _, err := w.Runner.ReadLog(context.Background(), "none", 0, 1); !errors.Is(err, runnerapi.ErrUnknownJob) {
 				b.Fatalf("ReadLog of an unknown job = %v, want ErrUnknownJob", err)
