@@ -222,7 +222,7 @@ func (b *Bash) exec(ctx context.Context, command string, spill func() (*os.File,
 	cmd.Env = b.cfg.Env
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = shellAttrs()
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return nil, nil, err
