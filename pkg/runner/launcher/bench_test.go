@@ -117,28 +117,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // startTrue starts `true` in r and returns once its started event arrived, with a
 // function that waits for the job's end.
 func startTrue(b *testing.B, r runnerapi.Runner) (wait func()) {
-	started := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		var once sync.Once
-		done <- r.Start(context.Background(), runnerapi.Job{ID: "bench", Process: &runnerapi.ProcessJob{Command: "true"}},
-			func(ev runnerapi.Event) error {
-				if ev.Kind == runnerapi.EventStarted {
-					once.Do(func() { close(started) })
-				}
-				return nil
-			})
-	}()
-	select {
-	case <-started:
-	case err := <-done:
-		b.Fatalf("job ended before it started: %v", err)
-	}
-	return func() {
-		if err := <-done; err != nil {
-			b.Fatal(err)
-		}
-	}
+	return startJob(b, r, runnerapi.Job{ID: "bench", Process: &runnerapi.ProcessJob{Command: "true"}})
 }
 
 // instantHost answers an agent job's model call at once, with no tool call: the job's
@@ -154,33 +133,37 @@ func (instantHost) RunTool(context.Context, runnerapi.ToolCall, runnerapi.ToolEx
 	return llm.ToolFailure("no tools in this benchmark")
 }
 
-// startAgent starts an agent job in r and returns once its started event arrived, with
-// a function that waits for the job's end (it must complete: its model call went back to
-// the engine over the host service).
+// startAgent starts an agent job in r whose model call goes back to the engine over the
+// host service, like startTrue.
 func startAgent(b *testing.B, r runnerapi.Runner) (wait func()) {
+	return startJob(b, r, runnerapi.Job{ID: "bench-agent", Host: instantHost{},
+		Agent: &runnerapi.AgentJob{Prompt: "go", Cwd: os.TempDir()}})
+}
+
+// startJob starts job in r and returns once its started event arrived, with a function
+// that waits for the job's end, which must be completed.
+func startJob(b *testing.B, r runnerapi.Runner, job runnerapi.Job) (wait func()) {
 	started := make(chan struct{})
 	done := make(chan error, 1)
 	var last runnerapi.Event
 	go func() {
 		var once sync.Once
-		done <- r.Start(context.Background(), runnerapi.Job{ID: "bench-agent", Host: instantHost{},
-			Agent: &runnerapi.AgentJob{Prompt: "go", Cwd: os.TempDir()}},
-			func(ev runnerapi.Event) error {
-				last = ev
-				if ev.Kind == runnerapi.EventStarted {
-					once.Do(func() { close(started) })
-				}
-				return nil
-			})
+		done <- r.Start(context.Background(), job, func(ev runnerapi.Event) error {
+			last = ev
+			if ev.Kind == runnerapi.EventStarted {
+				once.Do(func() { close(started) })
+			}
+			return nil
+		})
 	}()
 	select {
 	case <-started:
 	case err := <-done:
-		b.Fatalf("agent job ended before it started: %v", err)
+		b.Fatalf("job %s ended before it started: %v", job.ID, err)
 	}
 	return func() {
 		if err := <-done; err != nil || last.Kind != runnerapi.EventCompleted {
-			b.Fatalf("agent job ended with %v (last event %v)", err, last.Kind)
+			b.Fatalf("job %s ended with %v (last event %v)", job.ID, err, last.Kind)
 		}
 	}
 }

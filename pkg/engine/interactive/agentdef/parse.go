@@ -256,34 +256,8 @@ func toolList(n *yaml.Node) []string {
 	}
 	var out []string
 	for _, s := range raw {
-		out = append(out, splitToolEntries(s)...)
+		out = append(out, permission.SplitRuleList(s)...) // the split of permission rule lists
 	}
-	return out
-}
-
-func splitToolEntries(s string) []string {
-	var out []string
-	var cur strings.Builder
-	depth := 0
-	flush := func() {
-		if t := strings.TrimSpace(cur.String()); t != "" {
-			out = append(out, t)
-		}
-		cur.Reset()
-	}
-	for _, r := range s {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')' && depth > 0:
-			depth--
-		case (r == ',' || r == ' ' || r == '\t' || r == '\n') && depth == 0:
-			flush()
-			continue
-		}
-		cur.WriteRune(r)
-	}
-	flush()
 	return out
 }
 
