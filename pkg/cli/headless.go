@@ -77,6 +77,8 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
 		Allow: o.AllowedTools, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns,
 		AppendSystemPrompt: o.AppendSystemPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
+		SystemPrompt: systemPrompt(o), BuiltinTools: o.Tools, AddDirs: o.AddDirs, SettingSources: o.SettingSources,
+		Settings: o.Settings, SessionID: o.SessionID,
 		Runner: workers,
 		// Nobody is there to answer a permission question: the call is denied at once
 		// and listed in permission_denials.
@@ -180,4 +182,12 @@ func resolveCwd(dir string) (string, error) {
 		return "", fmt.Errorf("--cwd %s: %w", dir, err)
 	}
 	return abs, nil
+}
+
+// systemPrompt is --system-prompt for interactive.Options: nil when not given.
+func systemPrompt(o Options) *string {
+	if !o.SystemPromptSet {
+		return nil
+	}
+	return &o.SystemPrompt
 }

@@ -45,6 +45,24 @@ type Options struct {
 	MaxTurns int
 	// AppendSystemPrompt is --append-system-prompt.
 	AppendSystemPrompt string
+	// SystemPrompt, when not nil, replaces the built system prompt (--system-prompt); ""
+	// means none. AppendSystemPrompt is still appended to it.
+	SystemPrompt *string
+	// BuiltinTools, when not nil, is the set of built-in tools offered (--tools): empty
+	// offers none. A name robota does not have is a warning. Options.Tools are not affected.
+	BuiltinTools []string
+	// AddDirs are --add-dir directories, added to permissions.additionalDirectories.
+	AddDirs []string
+	// SettingSources, when not nil, limits the settings files read (--setting-sources:
+	// user, project, local); empty reads none.
+	SettingSources []string
+	// Settings is --settings: a settings file's path (relative to Cwd) or a JSON object,
+	// read as a layer above the settings files.
+	Settings string
+	// SessionID is the id of the new session (--session-id): a session with this id must
+	// not exist yet. With Fork it is the fork's id; with Resume or Continue alone it is an
+	// ErrInvalidConfiguration.
+	SessionID string
 
 	// Resume names a stored session to continue; Continue picks the newest of Cwd;
 	// Fork continues either under a new session id, leaving the original untouched.
@@ -154,6 +172,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if opts.Fork && opts.Resume == "" && !opts.Continue {
 		return nil, invalid("--fork-session needs --resume ID or --continue: there is no session to fork")
 	}
+	if opts.SessionID != "" && (opts.Resume != "" || opts.Continue) && !opts.Fork {
+		return nil, invalid("--session-id with --resume or --continue needs --fork-session: the resumed session keeps its id")
+	}
 	if opts.Home == "" {
 		opts.Home, _ = os.UserHomeDir()
 	}
@@ -222,6 +243,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 		tools = append(tools, set...)
 	}
+	var unknownTools []string
+	tools, unknownTools = offeredBuiltins(tools, opts.BuiltinTools)
+	for _, name := range unknownTools {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("--tools: robota has no built-in tool %q; it is not offered", name))
+	}
 	if tools, err = withTools(tools, opts.Tools); err != nil {
 		return nil, err
 	}
@@ -243,8 +269,13 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		Context: projectCtx, Model: choice.Model, Language: settings.Language,
 		PermissionMode: settings.PermissionMode(), AdditionalDirectories: dirs, Now: opts.Now,
 	})
-	if opts.AppendSystemPrompt != "" {
+	if opts.SystemPrompt != nil {
+		system = *opts.SystemPrompt
+	}
+	if opts.AppendSystemPrompt != "" && system != "" {
 		system += "\n\n" + opts.AppendSystemPrompt
+	} else if opts.AppendSystemPrompt != "" {
+		system = opts.AppendSystemPrompt
 	}
 
 	if err := ensureRuntimeGitignore(opts.Cwd); err != nil {
@@ -262,6 +293,12 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return nil, err
 	}
 	id := opts.NewID()
+	if opts.SessionID != "" {
+		if err := newSessionID(ctx, st, opts.SessionID); err != nil {
+			return nil, err
+		}
+		id = opts.SessionID
+	}
 	if resume != nil {
 		a.ResumedFrom = resume.ID
 		if !opts.Fork {
@@ -338,14 +375,21 @@ func (a *Assembled) Close(ctx context.Context, reason string) error {
 
 func loadSettings(opts Options) (*config.Settings, error) {
 	loader := config.NewLoader(opts.Cwd)
-	loader.Home, loader.Env = opts.Home, opts.Env
+	loader.Home, loader.Env, loader.Sources = opts.Home, opts.Env, opts.SettingSources
+	if opts.Settings != "" {
+		extra, err := flagSettings(opts.Settings, opts.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		loader.Extra = &extra
+	}
 	settings, err := loader.Load()
 	if err != nil {
 		return nil, err
 	}
 	return settings.WithOverrides(config.Overrides{
 		Provider: opts.Provider, Model: opts.Model, PermissionMode: opts.PermissionMode,
-		Allow: opts.Allow, Deny: opts.Deny,
+		Allow: opts.Allow, Deny: opts.Deny, AdditionalDirectories: opts.AddDirs,
 	})
 }
 
