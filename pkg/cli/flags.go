@@ -149,11 +149,13 @@ func finishClaudeFlags(o *Options, set map[string]bool) error {
 // which clients parse. A build without a release tag is 0.0.0-<what it has>.
 func versionLine() string {
 	v := strings.TrimPrefix(version.String(), "v")
-	if v == "" || v[0] < '0' || v[0] > '9' {
+	if !semverPrefix.MatchString(v) { // "dev", a commit hash
 		v = "0.0.0-" + v
 	}
 	return v + " (robota)"
 }
+
+var semverPrefix = regexp.MustCompile(`^\d+\.\d+\.\d+`)
 
 // UnknownFlagError is a flag robota does not have. Main prints it as one line, without
 // the usage text.

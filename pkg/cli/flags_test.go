@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/version"
 )
 
 // Issue 13 §2: Claude Code's flags parse with its meaning.
@@ -147,7 +149,12 @@ func TestMainUnknownAndNoEffectFlags(t *testing.T) {
 }
 
 func TestVersionLine(t *testing.T) {
-	if got := versionLine(); !strings.HasSuffix(got, " (robota)") || got[0] < '0' || got[0] > '9' {
-		t.Fatalf("versionLine() = %q, want X.Y.Z (robota)", got)
+	defer func(v string) { version.Version = v }(version.Version)
+	for v, want := range map[string]string{"v1.2.3": "1.2.3 (robota)", "0.4.0-rc1": "0.4.0-rc1 (robota)",
+		"8c6cbb0": "0.0.0-8c6cbb0 (robota)", "v0.3.1-4-g8c6cbb0-dirty": "0.3.1-4-g8c6cbb0-dirty (robota)"} {
+		version.Version = v
+		if got := versionLine(); got != want {
+			t.Errorf("version %q: versionLine() = %q, want %q", v, got, want)
+		}
 	}
 }

@@ -1,0 +1,126 @@
+package integration
+
+import (
+	"encoding/json"
+	"io"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Issue 13 §2: robota accepts Claude Code's flags with its meaning, over the real binary.
+
+// --system-prompt replaces the system prompt the provider receives (the script's turn
+// matches on it); without it the built prompt is sent and that turn does not match.
+func TestFlagsSystemPromptReachesProvider(t *testing.T) {
+	p := newProject(t)
+	script := p.script(t, "flags", nil)
+	offline := []string{"--provider", "script", "--script", script}
+	res := p.mustRun(t, append([]string{"--print", "--system-prompt", "You are PIRATE-7.", "question"}, offline...)...)
+	if res.Stdout != "Arr, a custom system prompt.\n" {
+		t.Fatalf("stdout %q: the custom system prompt did not reach the provider", res.Stdout)
+	}
+	res = p.run(t, append([]string{"-p", "question"}, offline...)...)
+	if res.Code != 1 || !strings.Contains(res.Stderr, "no turn left") {
+		t.Fatalf("without --system-prompt: exit %d stderr %q; want the PIRATE-7 turn unmatched (exit 1)", res.Code, res.Stderr)
+	}
+}
+
+// --session-id names the new session; naming an existing one is exit 2.
+func TestFlagsSessionID(t *testing.T) {
+	const id = "5f0c7a52-1f7b-4d0e-8a3e-2b9c4d6e8f01"
+	p := newProject(t)
+	script := p.script(t, "flags", nil)
+	args := []string{"-p", "plain", "--provider", "script", "--script", script, "--session-id", id, "--output-format", "json"}
+	res := p.mustRun(t, args...)
+	var result struct {
+		SessionID string `json:"session_id"`
+		Result    string `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &result); err != nil {
+		t.Fatalf("json output %q: %v", res.Stdout, err)
+	}
+	if result.SessionID != id || result.Result != "A plain answer." {
+		t.Fatalf("session_id %q result %q, want %s", result.SessionID, result.Result, id)
+	}
+	if _, err := os.Stat(p.recordPath(id)); err != nil {
+		t.Fatalf("no session record under the given id: %v", err)
+	}
+	res = p.run(t, args...)
+	if res.Code != 2 || !strings.Contains(res.Stderr, "already exists") {
+		t.Fatalf("second run with the same --session-id: exit %d stderr %q, want 2 and 'already exists'", res.Code, res.Stderr)
+	}
+}
+
+// An unknown flag is one line naming it, exit 2, before anything else happens.
+func TestFlagsUnknownFlagOneLine(t *testing.T) {
+	p := newProject(t)
+	res := p.run(t, "-p", "hi", "--no-such-flag", "--provider", "script")
+	if res.Code != 2 || strings.Count(res.Stderr, "\n") != 1 || !strings.Contains(res.Stderr, "'--no-such-flag'") || res.Stdout != "" {
+		t.Fatalf("exit %d stdout %q stderr %q: want exit 2 and one line naming --no-such-flag", res.Code, res.Stdout, res.Stderr)
+	}
+}
+
+// -v and --version print "X.Y.Z (robota)", as claude -v prints "X.Y.Z (Claude Code)".
+func TestFlagsVersion(t *testing.T) {
+	p := newProject(t)
+	for _, flag := range []string{"-v", "--version"} {
+		res := p.mustRun(t, flag)
+		if !regexp.MustCompile(`^\d+\.\d+\.\d+\S* \(robota\)\n$`).MatchString(res.Stdout) {
+			t.Fatalf("robota %s printed %q, want X.Y.Z (robota)", flag, res.Stdout)
+		}
+	}
+}
+
+// A flag robota cannot honour yet is named once on stderr under --verbose, and the run goes on.
+func TestFlagsNoEffectNamedUnderVerbose(t *testing.T) {
+	p := newProject(t)
+	script := p.script(t, "flags", nil)
+	res := p.mustRun(t, "-p", "plain", "--provider", "script", "--script", script, "--betas", "x", "--verbose",
+		"--dangerously-skip-permissions", "--allowed-tools", "Read", "--tools", "Read", "--add-dir", p.Scripts,
+		"--setting-sources", "user,project,local", "--settings", `{"language":"en"}`, "--strict-mcp-config")
+	if res.Stdout != "A plain answer.\n" {
+		t.Fatalf("stdout %q", res.Stdout)
+	}
+	if strings.Count(res.Stderr, "--betas has no effect in robota") != 1 || strings.Count(res.Stderr, "--strict-mcp-config has no effect") != 1 {
+		t.Fatalf("stderr %q: want --betas and --strict-mcp-config named once", res.Stderr)
+	}
+}
+
+// --model is honoured without --provider: the provider detected from the environment
+// runs it (its default used to overwrite it), and the aliases resolve to its models.
+func TestFlagsModelWithoutProvider(t *testing.T) {
+	for _, tt := range []struct{ model, want string }{
+		{"claude-opus-4-1", `"model":"claude-opus-4-1"`},
+		{"haiku", `"model":"claude-haiku-4-5"`},
+	} {
+		t.Run(tt.model, func(t *testing.T) {
+			fm := anthropicModel("")
+			fm.isResult = func(string) bool { return true } // answer with text at once
+			fm.final = func(w io.Writer) {
+				sse(w, "message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`)
+				sse(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+				sse(w, "content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`)
+				sse(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
+				sse(w, "message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}`)
+				sse(w, "message_stop", `{"type":"message_stop"}`)
+			}
+			srv := httptest.NewServer(fm)
+			defer srv.Close()
+			p := newProject(t)
+			cmd := p.command(t.Context(), "-p", "hi", "--model", tt.model)
+			cmd.Env = append(cmd.Env, "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("robota -p --model %s: %v\n%s", tt.model, err, out)
+			}
+			fm.mu.Lock()
+			defer fm.mu.Unlock()
+			if len(fm.bodies) != 1 || !strings.Contains(strings.ReplaceAll(fm.bodies[0], " ", ""), tt.want) {
+				t.Fatalf("request bodies %q, want %s", fm.bodies, tt.want)
+			}
+		})
+	}
+}
