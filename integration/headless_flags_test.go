@@ -124,3 +124,19 @@ func TestFlagsModelWithoutProvider(t *testing.T) {
 		})
 	}
 }
+
+// --no-session-persistence leaves no session record or log behind.
+func TestFlagsNoSessionPersistence(t *testing.T) {
+	p := newProject(t)
+	script := p.script(t, "flags", nil)
+	res := p.mustRun(t, "-p", "plain", "--provider", "script", "--script", script, "--no-session-persistence")
+	if res.Stdout != "A plain answer.\n" {
+		t.Fatalf("stdout %q", res.Stdout)
+	}
+	if ids := p.sessionIDs(t); len(ids) != 0 {
+		t.Fatalf("session records %q written, want none", ids)
+	}
+	if entries, _ := os.ReadDir(p.logsDir()); len(entries) != 0 {
+		t.Fatalf("%d session logs written, want none", len(entries))
+	}
+}

@@ -65,7 +65,6 @@ var noEffect = map[string]string{
 	"strict-mcp-config":                  "MCP servers are not supported yet",
 	"fallback-model":                     "robota does not switch models when one is overloaded",
 	"max-thinking-tokens":                "robota's providers take no thinking budget",
-	"no-session-persistence":             "the session is saved as usual",
 	"include-hook-events":                "robota's stream-json output has no hook events yet",
 	"json-schema":                        "robota produces no structured output yet",
 	"max-budget-usd":                     "robota does not track cost yet",
@@ -83,7 +82,8 @@ var canonical = map[string]string{"print": "p", "c": "continue", "r": "resume", 
 	"allowed-tools": "allowedTools", "disallowed-tools": "disallowedTools", "d": "debug"}
 
 // engineUnsupported are flags robota --engine cannot carry to the engine yet.
-var engineUnsupported = []string{"system-prompt", "tools", "session-id", "setting-sources", "settings", "add-dir"}
+var engineUnsupported = []string{"system-prompt", "tools", "session-id", "setting-sources", "settings", "add-dir",
+	"no-session-persistence"}
 
 // sessionIDPattern is a UUID, as Claude Code requires of --session-id.
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

@@ -78,7 +78,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 		Allow: o.AllowedTools, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns,
 		AppendSystemPrompt: o.AppendSystemPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
 		SystemPrompt: systemPrompt(o), BuiltinTools: o.Tools, AddDirs: o.AddDirs, SettingSources: o.SettingSources,
-		Settings: o.Settings, SessionID: o.SessionID,
+		Settings: o.Settings, SessionID: o.SessionID, NoPersistence: o.NoSessionPersistence,
 		Runner: workers,
 		// Nobody is there to answer a permission question: the call is denied at once
 		// and listed in permission_denials.

@@ -59,6 +59,10 @@ type Options struct {
 	// Settings is --settings: a settings file's path (relative to Cwd) or a JSON object,
 	// read as a layer above the settings files.
 	Settings string
+	// NoPersistence keeps the session in memory (--no-session-persistence): no record and
+	// no session log are written, so it cannot be resumed. A resumed session is read, and
+	// its continuation is not saved.
+	NoPersistence bool
 	// SessionID is the id of the new session (--session-id): a session with this id must
 	// not exist yet. With Fork it is the fork's id; with Resume or Continue alone it is an
 	// ErrInvalidConfiguration.
@@ -106,7 +110,8 @@ type Assembled struct {
 	Provider ProviderChoice
 	// Tools are the tool names offered to the model.
 	Tools []string
-	// RecordPath and LogPath are where the session is persisted and logged.
+	// RecordPath and LogPath are where the session is persisted and logged; both are
+	// empty with Options.NoPersistence.
 	RecordPath, LogPath string
 	// ResumedFrom is the stored session id the conversation came from, if any.
 	ResumedFrom string
@@ -308,21 +313,36 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 	}
 	sessionID = id
-	logDir := sessionlog.ProjectDir(opts.Cwd)
-	logger, err := sessionlog.Open(logDir, id, sessionlog.Options{Now: opts.Now})
-	if err != nil {
-		return nil, fmt.Errorf("session log: %w", err)
+	var sessionStore store.Store = st
+	var sessionLog session.Logger // stays nil (no log) without persistence
+	if opts.NoPersistence {
+		// Nothing of this session is written: the record lives in memory and ends with it.
+		sessionStore = store.NewMemoryStore(store.Options{Now: opts.Now})
+		if resume != nil {
+			if err := sessionStore.Save(ctx, resume); err != nil {
+				return nil, fmt.Errorf("--no-session-persistence: %w", err)
+			}
+		}
+	} else {
+		logger, err := sessionlog.Open(sessionlog.ProjectDir(opts.Cwd), id, sessionlog.Options{Now: opts.Now})
+		if err != nil {
+			return nil, fmt.Errorf("session log: %w", err)
+		}
+		a.logger, sessionLog, a.LogPath = logger, logger, logger.Path()
+		if a.RecordPath, err = st.Path(id); err != nil {
+			logger.Close()
+			return nil, err
+		}
 	}
-	a.logger = logger
-	a.LogPath = logger.Path()
-	if a.RecordPath, err = st.Path(id); err != nil {
-		logger.Close()
-		return nil, err
+	closeLog := func() {
+		if a.logger != nil {
+			a.logger.Close()
+		}
 	}
 
 	provider, err := openProvider(&choice, opts)
 	if err != nil {
-		logger.Close()
+		closeLog()
 		return nil, err
 	}
 	sess, err := session.New(ctx, session.Config{
@@ -331,13 +351,13 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		ToolOutputDir:       outputDir,
 		CompactInstructions: projectCtx.CompactInstructions, Callbacks: opts.Callbacks,
 		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{evaluator},
-		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: st,
-		Logger: teeLogger{next: logger, onMessage: opts.OnMessage}, TranscriptPath: logger.Path(),
+		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: sessionStore,
+		Logger: teeLogger{next: sessionLog, onMessage: opts.OnMessage}, TranscriptPath: a.LogPath,
 		DecorateRecord: a.decorateRecord,
 		Now:            opts.Now, NewID: opts.NewID,
 	})
 	if err != nil {
-		logger.Close()
+		closeLog()
 		return nil, err
 	}
 	a.Session = sess
@@ -364,8 +384,10 @@ func (a *Assembled) Close(ctx context.Context, reason string) error {
 	if serr := a.Session.Shutdown(ctx, reason); err == nil {
 		err = serr
 	}
-	if cerr := a.logger.Close(); err == nil {
-		err = cerr
+	if a.logger != nil {
+		if cerr := a.logger.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if cerr := a.store.Close(); err == nil {
 		err = cerr

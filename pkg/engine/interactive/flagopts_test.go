@@ -3,6 +3,7 @@ package interactive
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -226,5 +227,58 @@ func TestModelFlagAndAliases(t *testing.T) {
 				t.Fatalf("model %q (err %v), want %q", c.Model, err, tt.want)
 			}
 		})
+	}
+}
+
+// --no-session-persistence writes neither a record nor a log; a resumed session is read
+// and its continuation is not saved.
+func TestNoPersistence(t *testing.T) {
+	dir, home := project(t, "turns:\n  - text: hi\n    repeat: true\n", "")
+	a, err := assembleFlags(t, dir, home, Options{NoPersistence: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Session.Run(context.Background(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	if a.RecordPath != "" || a.LogPath != "" {
+		t.Fatalf("paths %q %q, want none", a.RecordPath, a.LogPath)
+	}
+	for _, sub := range []string{"sessions", "logs"} {
+		if entries, _ := os.ReadDir(filepath.Join(dir, ".robota", sub)); len(entries) != 0 {
+			t.Fatalf(".robota/%s has %d entries, want none", sub, len(entries))
+		}
+	}
+
+	saved, err := assembleFlags(t, dir, home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := saved.Session.Run(context.Background(), "first"); err != nil {
+		t.Fatal(err)
+	}
+	if err := saved.Close(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(saved.RecordPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := assembleFlags(t, dir, home, Options{Resume: saved.Session.ID(), NoPersistence: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(r.Session.Messages())
+	if _, err := r.Session.Run(context.Background(), "second"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(saved.RecordPath); string(after) != string(before) || n < 2 {
+		t.Fatalf("the resumed session (%d messages) was saved again (record changed: %v)", n, string(after) != string(before))
 	}
 }
