@@ -3,9 +3,11 @@ package integration
 import (
 	"encoding/json"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -99,14 +101,7 @@ func TestFlagsModelWithoutProvider(t *testing.T) {
 		t.Run(tt.model, func(t *testing.T) {
 			fm := anthropicModel("")
 			fm.isResult = func(string) bool { return true } // answer with text at once
-			fm.final = func(w io.Writer) {
-				sse(w, "message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`)
-				sse(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
-				sse(w, "content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`)
-				sse(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
-				sse(w, "message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}`)
-				sse(w, "message_stop", `{"type":"message_stop"}`)
-			}
+			fm.final = textAnswer("ok")
 			srv := httptest.NewServer(fm)
 			defer srv.Close()
 			p := newProject(t)
@@ -138,5 +133,51 @@ func TestFlagsNoSessionPersistence(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(p.logsDir()); len(entries) != 0 {
 		t.Fatalf("%d session logs written, want none", len(entries))
+	}
+}
+
+// --fallback-model: a model the server does not have (404) is retried with the fallback.
+func TestFlagsFallbackModel(t *testing.T) {
+	fm := anthropicModel("")
+	fm.isResult = func(string) bool { return true }
+	fm.final = textAnswer("from the fallback")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(strings.ReplaceAll(string(body), " ", ""), `"model":"claude-retired-1"`) {
+			fm.mu.Lock()
+			fm.bodies = append(fm.bodies, string(body))
+			fm.mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"type":"error","error":{"type":"not_found_error","message":"model: claude-retired-1"}}`)
+			return
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		fm.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	p := newProject(t)
+	cmd := p.command(t.Context(), "-p", "hi", "--model", "claude-retired-1", "--fallback-model", "haiku")
+	cmd.Env = append(cmd.Env, "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != "from the fallback\n" {
+		t.Fatalf("robota --fallback-model: %v\n%s", err, out)
+	}
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	if len(fm.bodies) != 2 || !strings.Contains(strings.ReplaceAll(fm.bodies[1], " ", ""), `"model":"claude-haiku-4-5"`) {
+		t.Fatalf("requests %q: want the retired model, then claude-haiku-4-5", fm.bodies)
+	}
+}
+
+// textAnswer streams one Anthropic text message.
+func textAnswer(text string) func(w io.Writer) {
+	return func(w io.Writer) {
+		sse(w, "message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`)
+		sse(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+		sse(w, "content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+strconv.Quote(text)+`}}`)
+		sse(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
+		sse(w, "message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}`)
+		sse(w, "message_stop", `{"type":"message_stop"}`)
 	}
 }

@@ -63,7 +63,6 @@ var optionalValue = map[string]bool{"p": true, "print": true, "r": true, "resume
 var noEffect = map[string]string{
 	"mcp-config":                         "MCP servers are not supported yet",
 	"strict-mcp-config":                  "MCP servers are not supported yet",
-	"fallback-model":                     "robota does not switch models when one is overloaded",
 	"max-thinking-tokens":                "robota's providers take no thinking budget",
 	"include-hook-events":                "robota's stream-json output has no hook events yet",
 	"json-schema":                        "robota produces no structured output yet",
@@ -83,7 +82,7 @@ var canonical = map[string]string{"print": "p", "c": "continue", "r": "resume", 
 
 // engineUnsupported are flags robota --engine cannot carry to the engine yet.
 var engineUnsupported = []string{"system-prompt", "tools", "session-id", "setting-sources", "settings", "add-dir",
-	"no-session-persistence"}
+	"no-session-persistence", "fallback-model"}
 
 // sessionIDPattern is a UUID, as Claude Code requires of --session-id.
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

@@ -64,7 +64,7 @@ func TestParseClaudeFlags(t *testing.T) {
 		// The Agent SDK's argument list (no -p: the prompt comes over stdin).
 		{[]string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json", "--max-thinking-tokens=100",
 			"--model=sonnet", "--permission-prompt-tool=stdio", "--resume=abc", "--allowedTools=Read,Edit", "--tools=Read",
-			"--mcp-config", `{"mcpServers":{}}`, "--setting-sources=", "--permission-mode=default", "--add-dir=/tmp/a",
+			"--mcp-config", `{"mcpServers":{}}`, "--setting-sources=", "--permission-mode=default", "--add-dir=/tmp/a", "--fallback-model=haiku",
 			"--fork-session", "--no-session-persistence", "--settings", `{"a":1}`}, func(o Options) bool {
 			return !o.Print && o.Resume == "abc" && o.ForkSession && o.Model == "sonnet" && len(o.SettingSources) == 0 && o.SettingSources != nil
 		}},

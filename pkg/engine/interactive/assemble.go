@@ -59,6 +59,9 @@ type Options struct {
 	// Settings is --settings: a settings file's path (relative to Cwd) or a JSON object,
 	// read as a layer above the settings files.
 	Settings string
+	// FallbackModel is --fallback-model: models (comma separated, aliases resolved) a call
+	// is made with when the model is overloaded or not available.
+	FallbackModel string
 	// NoPersistence keeps the session in memory (--no-session-persistence): no record and
 	// no session log are written, so it cannot be resumed. A resumed session is read, and
 	// its continuation is not saved.
@@ -341,6 +344,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 
 	provider, err := openProvider(&choice, opts)
+	if err == nil && opts.FallbackModel != "" {
+		provider, err = withFallback(provider, choice, opts.FallbackModel)
+	}
 	if err != nil {
 		closeLog()
 		return nil, err

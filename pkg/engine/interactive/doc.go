@@ -21,7 +21,9 @@
 //   - Claude Code's session flags: SystemPrompt replaces the built system prompt ("" sends
 //     none; AppendSystemPrompt still appends); BuiltinTools limits the built-in tools
 //     offered; SessionID names the new session and fails (ErrInvalidConfiguration) when the
-//     store has it; NoPersistence writes no record and no session log; --model resolves
+//     store has it; NoPersistence writes no record and no session log; FallbackModel
+//     repeats a call the model cannot serve (overloaded, not available) with the fallback
+//     models, never one that already streamed text; --model resolves
 //     "default" and the sonnet/opus/haiku aliases per provider type, and is honoured when
 //     the provider is detected from the environment.
 //   - Tool output cut to fit a tool result is saved whole in .robota/tool-output (see
