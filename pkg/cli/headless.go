@@ -131,6 +131,10 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	if closeErr != nil && !(unsaved && format == output.FormatText) { // else printed with res.Errors
 		fmt.Fprintf(stderr, "robota: saving session %s: %v\n", sess.ID(), closeErr)
 	}
+	if sig != nil && o.NoSessionPersistence {
+		fmt.Fprintf(stderr, "robota: interrupted (%v); the session was not saved (--no-session-persistence)\n", sig)
+		return signalExit(sig)
+	}
 	return exitStatus(stderr, format, sess.ID(), sig, res, closeErr)
 }
 
