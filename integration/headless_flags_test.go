@@ -181,3 +181,31 @@ func textAnswer(text string) func(w io.Writer) {
 		sse(w, "message_stop", `{"type":"message_stop"}`)
 	}
 }
+
+// --json-schema: the StructuredOutput call that matches the schema is the result's
+// structured_output; one that does not is refused with the reason and the model retries.
+func TestFlagsJSONSchema(t *testing.T) {
+	p := newProject(t)
+	script := p.script(t, "structured", nil)
+	schema := `{"type":"object","properties":{"name":{"type":"string"},"languages":{"type":"array","items":{"type":"string"}}},"required":["name"]}`
+	res := p.mustRun(t, "-p", "who wrote the first program?", "--provider", "script", "--script", script,
+		"--json-schema", schema, "--output-format", "stream-json", "--verbose")
+	lines := strings.Split(strings.TrimSpace(res.Stdout), "\n")
+	var result struct {
+		Subtype          string          `json:"subtype"`
+		StructuredOutput json.RawMessage `json:"structured_output"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &result); err != nil {
+		t.Fatal(err)
+	}
+	if result.Subtype != "success" || strings.ReplaceAll(string(result.StructuredOutput), " ", "") != `{"languages":["Go"],"name":"Ada"}` &&
+		strings.ReplaceAll(string(result.StructuredOutput), " ", "") != `{"name":"Ada","languages":["Go"]}` {
+		t.Fatalf("result %s %s, want structured_output {name: Ada, languages: [Go]}", result.Subtype, result.StructuredOutput)
+	}
+	if !strings.Contains(res.Stdout, "does not match the schema") {
+		t.Fatalf("the invalid first call was not refused:\n%s", res.Stdout)
+	}
+	if bad := p.run(t, "-p", "x", "--provider", "script", "--script", script, "--json-schema", `{"type": 3}`); bad.Code != 2 {
+		t.Fatalf("an invalid schema: exit %d, want 2 (stderr %q)", bad.Code, bad.Stderr)
+	}
+}

@@ -21,7 +21,8 @@
 //     optional value, -v prints "X.Y.Z (robota)". A flag robota cannot honour yet is
 //     accepted and named once on stderr under --verbose, never silently misread. An unknown
 //     flag is one line on stderr naming it, exit 2; a flag-shaped argument after -p is a
-//     flag, never the prompt.
+//     flag, never the prompt. --json-schema adds a StructuredOutput tool (structured.go);
+//     its valid input is the result's structured_output.
 //   - Exit status: 0 success; 1 a failed run (error_during_execution, including the
 //     context-window guard stopping the run; error_max_turns) with the reason on stderr in
 //     text mode and in "errors" otherwise; 2 a usage or configuration error (flags,

@@ -65,7 +65,6 @@ var noEffect = map[string]string{
 	"strict-mcp-config":                  "MCP servers are not supported yet",
 	"max-thinking-tokens":                "robota's providers take no thinking budget",
 	"include-hook-events":                "robota's stream-json output has no hook events yet",
-	"json-schema":                        "robota produces no structured output yet",
 	"max-budget-usd":                     "robota does not track cost yet",
 	"debug":                              "robota has no debug log; --verbose shows tool activity and warnings",
 	"betas":                              "robota sends no beta headers",
@@ -82,7 +81,7 @@ var canonical = map[string]string{"print": "p", "c": "continue", "r": "resume", 
 
 // engineUnsupported are flags robota --engine cannot carry to the engine yet.
 var engineUnsupported = []string{"system-prompt", "tools", "session-id", "setting-sources", "settings", "add-dir",
-	"no-session-persistence", "fallback-model"}
+	"no-session-persistence", "fallback-model", "json-schema"}
 
 // sessionIDPattern is a UUID, as Claude Code requires of --session-id.
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

@@ -73,10 +73,19 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	// first one (DESIGN.md decision 10).
 	workers := pool.New(pool.Launcher(nil, nil))
 	defer workers.Close()
+	structured, allow, appendPrompt, err := withJSONSchema(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return exitConfig
+	}
+	var extraTools []llm.Tool
+	if structured != nil {
+		extraTools = []llm.Tool{structured}
+	}
 	s, err := interactive.New(ctx, interactive.Options{
 		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
-		Allow: o.AllowedTools, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns,
-		AppendSystemPrompt: o.AppendSystemPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
+		Allow: allow, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns, Tools: extraTools,
+		AppendSystemPrompt: appendPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
 		SystemPrompt: systemPrompt(o), BuiltinTools: o.Tools, AddDirs: o.AddDirs, SettingSources: o.SettingSources,
 		Settings: o.Settings, SessionID: o.SessionID, NoPersistence: o.NoSessionPersistence,
 		FallbackModel: o.FallbackModel,
@@ -111,6 +120,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 		res.Errors = []string{err.Error()}
 	} else {
 		res = resultOf(sess, end.Response, end.Err, o.MaxTurns)
+		res.StructuredOutput = structured.value()
 	}
 	res.DurationMS = time.Since(start).Milliseconds()
 	closeErr := s.Close(context.Background(), "other")
@@ -195,4 +205,20 @@ func systemPrompt(o Options) *string {
 		return nil
 	}
 	return &o.SystemPrompt
+}
+
+// withJSONSchema adds --json-schema's StructuredOutput tool (nil without the flag), the
+// rule that lets it run unasked, and the instruction to call it.
+func withJSONSchema(o Options) (tool *structuredOutput, allow []string, appendPrompt string, err error) {
+	if o.JSONSchema == "" {
+		return nil, o.AllowedTools, o.AppendSystemPrompt, nil
+	}
+	if tool, err = newStructuredOutput(o.JSONSchema); err != nil {
+		return nil, nil, "", err
+	}
+	appendPrompt = structuredOutputPrompt
+	if o.AppendSystemPrompt != "" {
+		appendPrompt = o.AppendSystemPrompt + "\n\n" + appendPrompt
+	}
+	return tool, append(append([]string(nil), o.AllowedTools...), structuredOutputTool), appendPrompt, nil
 }
