@@ -94,9 +94,14 @@ func TestFlagsNoEffectNamedUnderVerbose(t *testing.T) {
 // --model is honoured without --provider: the provider detected from the environment
 // runs it (its default used to overwrite it), and the aliases resolve to its models.
 func TestFlagsModelWithoutProvider(t *testing.T) {
-	for _, tt := range []struct{ model, want string }{
-		{"claude-opus-4-1", `"model":"claude-opus-4-1"`},
-		{"haiku", `"model":"claude-haiku-4-5"`},
+	for _, tt := range []struct {
+		model, want string
+		extra       []string
+	}{
+		{"claude-opus-4-1", `"model":"claude-opus-4-1"`, nil},
+		{"haiku", `"model":"claude-haiku-4-5"`, nil},
+		// --max-thinking-tokens is the Anthropic request's thinking budget.
+		{"sonnet", `"thinking":{"budget_tokens":2048,"type":"enabled"}`, []string{"--max-thinking-tokens", "2048"}},
 	} {
 		t.Run(tt.model, func(t *testing.T) {
 			fm := anthropicModel("")
@@ -105,7 +110,7 @@ func TestFlagsModelWithoutProvider(t *testing.T) {
 			srv := httptest.NewServer(fm)
 			defer srv.Close()
 			p := newProject(t)
-			cmd := p.command(t.Context(), "-p", "hi", "--model", tt.model)
+			cmd := p.command(t.Context(), append([]string{"-p", "hi", "--model", tt.model}, tt.extra...)...)
 			cmd.Env = append(cmd.Env, "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
 			out, err := cmd.CombinedOutput()
 			if err != nil {

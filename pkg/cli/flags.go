@@ -63,7 +63,6 @@ var optionalValue = map[string]bool{"p": true, "print": true, "r": true, "resume
 var noEffect = map[string]string{
 	"mcp-config":                         "MCP servers are not supported yet",
 	"strict-mcp-config":                  "MCP servers are not supported yet",
-	"max-thinking-tokens":                "robota's providers take no thinking budget",
 	"include-hook-events":                "robota's stream-json output has no hook events yet",
 	"max-budget-usd":                     "robota does not track cost yet",
 	"debug":                              "robota has no debug log; --verbose shows tool activity and warnings",
@@ -81,7 +80,7 @@ var canonical = map[string]string{"print": "p", "c": "continue", "r": "resume", 
 
 // engineUnsupported are flags robota --engine cannot carry to the engine yet.
 var engineUnsupported = []string{"system-prompt", "tools", "session-id", "setting-sources", "settings", "add-dir",
-	"no-session-persistence", "fallback-model", "json-schema"}
+	"no-session-persistence", "fallback-model", "json-schema", "max-thinking-tokens"}
 
 // sessionIDPattern is a UUID, as Claude Code requires of --session-id.
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

@@ -59,6 +59,10 @@ type Options struct {
 	// Settings is --settings: a settings file's path (relative to Cwd) or a JSON object,
 	// read as a layer above the settings files.
 	Settings string
+	// MaxThinkingTokens is --max-thinking-tokens: the provider type's thinking budget
+	// option (registry.Definition.ThinkingBudgetOption), over the profile's; a type
+	// without one gets a warning.
+	MaxThinkingTokens int
 	// FallbackModel is --fallback-model: models (comma separated, aliases resolved) a call
 	// is made with when the model is overloaded or not available.
 	FallbackModel string
@@ -208,6 +212,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	choice, err := providerChoice(settings, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.MaxThinkingTokens > 0 {
+		if w := choice.withThinkingBudget(opts.MaxThinkingTokens, opts.LLM != nil); w != "" {
+			a.Warnings = append(a.Warnings, w)
+		}
 	}
 	a.Provider = choice
 

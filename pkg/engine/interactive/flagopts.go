@@ -3,6 +3,7 @@ package interactive
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 )
 
 // What the Claude Code flags --tools, --settings and --session-id drive in the assembly.
@@ -68,4 +70,20 @@ func newSessionID(ctx context.Context, st *store.FileStore, id string) error {
 		return invalid("--session-id %s: a session with this id already exists in %s (resume it with --resume %s)", id, st.Dir(), id)
 	}
 	return err
+}
+
+// withThinkingBudget sets --max-thinking-tokens as the provider type's thinking budget
+// option, over the profile's; it returns a warning when the type takes none.
+func (c *ProviderChoice) withThinkingBudget(tokens int, injected bool) string {
+	def, err := registry.Default().Lookup(c.Type)
+	if injected || err != nil || def.ThinkingBudgetOption == "" {
+		return fmt.Sprintf("--max-thinking-tokens has no effect: provider %s takes no thinking budget", c.Type)
+	}
+	options := make(map[string]any, len(c.Options)+1)
+	for k, v := range c.Options {
+		options[k] = v
+	}
+	options[def.ThinkingBudgetOption] = tokens
+	c.Options = options
+	return ""
 }

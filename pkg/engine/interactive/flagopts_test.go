@@ -282,3 +282,27 @@ func TestNoPersistence(t *testing.T) {
 		t.Fatalf("the resumed session (%d messages) was saved again (record changed: %v)", n, string(after) != string(before))
 	}
 }
+
+// --max-thinking-tokens becomes the type's thinking budget option; a type without one
+// gets a warning.
+func TestMaxThinkingTokens(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{Cwd: dir, Home: t.TempDir(), Env: envOf(map[string]string{"ANTHROPIC_API_KEY": "k"}), NewID: ids(), Now: fixedNow,
+		MaxThinkingTokens: 2048}
+	a, err := Assemble(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background(), "other")
+	if got := a.Provider.Options["thinkingBudget"]; got != 2048 {
+		t.Fatalf("thinkingBudget option %v, want 2048", got)
+	}
+	sdir, home := project(t, helloScript, "")
+	s, err := assembleFlags(t, sdir, home, Options{MaxThinkingTokens: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "--max-thinking-tokens has no effect: provider script") {
+		t.Fatalf("warnings %q lack the no-effect note", s.Warnings)
+	}
+}

@@ -22,4 +22,6 @@
 //     (ModelAliasNames: sonnet, opus, haiku) to the type's models (anthropic: the newest
 //     of each tier); a type without such a model answers false so the subagent inherits
 //     its parent's model; any other name is a model id and passes through.
+//   - Definition.ThinkingBudgetOption names the profile option that takes a thinking
+//     budget (anthropic: thinkingBudget), so --max-thinking-tokens needs no provider name.
 package registry
