@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -80,14 +81,14 @@ func TestFlagsVersion(t *testing.T) {
 func TestFlagsNoEffectNamedUnderVerbose(t *testing.T) {
 	p := newProject(t)
 	script := p.script(t, "flags", nil)
-	res := p.mustRun(t, "-p", "plain", "--provider", "script", "--script", script, "--betas", "x", "--verbose",
+	res := p.mustRun(t, "-p", "plain", "--provider", "script", "--script", script, "--include-hook-events", "--verbose",
 		"--dangerously-skip-permissions", "--allowed-tools", "Read", "--tools", "Read", "--add-dir", p.Scripts,
 		"--setting-sources", "user,project,local", "--settings", `{"language":"en"}`, "--strict-mcp-config")
 	if res.Stdout != "A plain answer.\n" {
 		t.Fatalf("stdout %q", res.Stdout)
 	}
-	if strings.Count(res.Stderr, "--betas has no effect in robota") != 1 || strings.Count(res.Stderr, "--strict-mcp-config has no effect") != 1 {
-		t.Fatalf("stderr %q: want --betas and --strict-mcp-config named once", res.Stderr)
+	if strings.Count(res.Stderr, "--include-hook-events has no effect in robota") != 1 || strings.Count(res.Stderr, "--strict-mcp-config has no effect") != 1 {
+		t.Fatalf("stderr %q: want --include-hook-events and --strict-mcp-config named once", res.Stderr)
 	}
 }
 
@@ -212,5 +213,32 @@ func TestFlagsJSONSchema(t *testing.T) {
 	}
 	if bad := p.run(t, "-p", "x", "--provider", "script", "--script", script, "--json-schema", `{"type": 3}`); bad.Code != 2 {
 		t.Fatalf("an invalid schema: exit %d, want 2 (stderr %q)", bad.Code, bad.Stderr)
+	}
+}
+
+// --betas is the Anthropic request's anthropic-beta header.
+func TestFlagsBetas(t *testing.T) {
+	var mu sync.Mutex
+	var betas []string
+	fm := anthropicModel("")
+	fm.isResult = func(string) bool { return true }
+	fm.final = textAnswer("ok")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		betas = append(betas, strings.Join(r.Header.Values("anthropic-beta"), ","))
+		mu.Unlock()
+		fm.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	p := newProject(t)
+	cmd := p.command(t.Context(), "-p", "hi", "--betas", "context-1m-2025-08-07,interleaved-thinking-2025-05-14")
+	cmd.Env = append(cmd.Env, "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("robota --betas: %v\n%s", err, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(betas) != 1 || betas[0] != "context-1m-2025-08-07,interleaved-thinking-2025-05-14" {
+		t.Fatalf("anthropic-beta headers %q, want the two betas", betas)
 	}
 }

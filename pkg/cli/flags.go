@@ -66,7 +66,6 @@ var noEffect = map[string]string{
 	"include-hook-events":                "robota's stream-json output has no hook events yet",
 	"max-budget-usd":                     "robota does not track cost yet",
 	"debug":                              "robota has no debug log; --verbose shows tool activity and warnings",
-	"betas":                              "robota sends no beta headers",
 	"allow-dangerously-skip-permissions": "bypassPermissions is always available in robota",
 	// Until §1 (stream-json input and the control protocol) lands.
 	"include-partial-messages": "partial messages arrive with stream-json input",
@@ -80,7 +79,8 @@ var canonical = map[string]string{"print": "p", "c": "continue", "r": "resume", 
 
 // engineUnsupported are flags robota --engine cannot carry to the engine yet.
 var engineUnsupported = []string{"system-prompt", "tools", "session-id", "setting-sources", "settings", "add-dir",
-	"no-session-persistence", "fallback-model", "json-schema", "max-thinking-tokens"}
+	"no-session-persistence", "fallback-model", "json-schema", "max-thinking-tokens",
+	"betas"}
 
 // sessionIDPattern is a UUID, as Claude Code requires of --session-id.
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

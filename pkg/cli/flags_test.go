@@ -125,24 +125,24 @@ func TestMainUnknownAndNoEffectFlags(t *testing.T) {
 		t.Fatalf("stderr %q: want one line naming --bogus", got)
 	}
 
-	o, err := ParseFlags([]string{"-p", "hi", "--betas", "x", "--betas", "y", "-d", "--debug"}, &bytes.Buffer{})
+	o, err := ParseFlags([]string{"-p", "hi", "--include-hook-events", "--include-hook-events", "-d", "--debug", "--betas", "x"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
-		"--betas has no effect in robota (robota sends no beta headers)",
 		"--debug has no effect in robota (robota has no debug log; --verbose shows tool activity and warnings)",
+		"--include-hook-events has no effect in robota (robota's stream-json output has no hook events yet)",
 	}
 	if !reflect.DeepEqual(o.NoEffect, want) {
 		t.Fatalf("NoEffect = %q, want %q", o.NoEffect, want)
 	}
 	errb.Reset()
-	if code := Main([]string{"--betas", "x", "--verbose", "--input-format", "stream-json"}, &out, &errb); code != 2 ||
-		strings.Count(errb.String(), "--betas has no effect") != 1 {
-		t.Fatalf("exit %d stderr %q: want --betas named once", code, errb.String())
+	if code := Main([]string{"--debug", "--verbose", "-d", "--input-format", "stream-json"}, &out, &errb); code != 2 ||
+		strings.Count(errb.String(), "--debug has no effect") != 1 {
+		t.Fatalf("exit %d stderr %q: want --debug named once", code, errb.String())
 	}
 	errb.Reset()
-	Main([]string{"--betas", "x", "--input-format", "stream-json"}, &out, &errb)
+	Main([]string{"--debug", "--input-format", "stream-json"}, &out, &errb)
 	if strings.Contains(errb.String(), "no effect") {
 		t.Fatalf("stderr %q: no-effect flags are named under --verbose only", errb.String())
 	}

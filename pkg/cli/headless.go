@@ -89,6 +89,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 		SystemPrompt: systemPrompt(o), BuiltinTools: o.Tools, AddDirs: o.AddDirs, SettingSources: o.SettingSources,
 		Settings: o.Settings, SessionID: o.SessionID, NoPersistence: o.NoSessionPersistence,
 		FallbackModel: o.FallbackModel, MaxThinkingTokens: o.MaxThinkingTokens,
+		Betas:  o.Betas,
 		Runner: workers,
 		// Nobody is there to answer a permission question: the call is denied at once
 		// and listed in permission_denials.

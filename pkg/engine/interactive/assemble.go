@@ -63,6 +63,9 @@ type Options struct {
 	// option (registry.Definition.ThinkingBudgetOption), over the profile's; a type
 	// without one gets a warning.
 	MaxThinkingTokens int
+	// Betas is --betas: beta feature names sent in the provider type's beta header
+	// (registry.Definition.BetaHeader); a type without one gets a warning.
+	Betas []string
 	// FallbackModel is --fallback-model: models (comma separated, aliases resolved) a call
 	// is made with when the model is overloaded or not available.
 	FallbackModel string
@@ -215,6 +218,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	if opts.MaxThinkingTokens > 0 {
 		if w := choice.withThinkingBudget(opts.MaxThinkingTokens, opts.LLM != nil); w != "" {
+			a.Warnings = append(a.Warnings, w)
+		}
+	}
+	if len(opts.Betas) > 0 {
+		if w := choice.withBetas(opts.Betas, opts.LLM != nil); w != "" {
 			a.Warnings = append(a.Warnings, w)
 		}
 	}

@@ -87,3 +87,34 @@ func (c *ProviderChoice) withThinkingBudget(tokens int, injected bool) string {
 	c.Options = options
 	return ""
 }
+
+// withBetas adds --betas to the provider type's beta header (through the "headers"
+// option, after the profile's own betas); it returns a warning when the type has none.
+func (c *ProviderChoice) withBetas(betas []string, injected bool) string {
+	def, err := registry.Default().Lookup(c.Type)
+	if injected || err != nil || def.BetaHeader == "" {
+		return fmt.Sprintf("--betas has no effect: provider %s takes no beta header", c.Type)
+	}
+	headers := map[string]any{}
+	if old, ok := c.Options["headers"].(map[string]any); ok {
+		for k, v := range old {
+			headers[k] = v
+		}
+	} else if old, ok := c.Options["headers"].(map[string]string); ok {
+		for k, v := range old {
+			headers[k] = v
+		}
+	}
+	value := strings.Join(betas, ",")
+	if prev, ok := headers[def.BetaHeader].(string); ok && prev != "" {
+		value = prev + "," + value
+	}
+	headers[def.BetaHeader] = value
+	options := make(map[string]any, len(c.Options)+1)
+	for k, v := range c.Options {
+		options[k] = v
+	}
+	options["headers"] = headers
+	c.Options = options
+	return ""
+}

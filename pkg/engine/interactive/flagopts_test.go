@@ -306,3 +306,21 @@ func TestMaxThinkingTokens(t *testing.T) {
 		t.Fatalf("warnings %q lack the no-effect note", s.Warnings)
 	}
 }
+
+// --betas joins the type's beta header, after a profile's own.
+func TestBetas(t *testing.T) {
+	c := ProviderChoice{}
+	c.Type, c.Options = "anthropic", map[string]any{"headers": map[string]any{"anthropic-beta": "a", "x-team": "t"}, "maxTokens": 10}
+	if w := c.withBetas([]string{"b", "c"}, false); w != "" {
+		t.Fatal(w)
+	}
+	want := map[string]any{"headers": map[string]any{"anthropic-beta": "a,b,c", "x-team": "t"}, "maxTokens": 10}
+	if !reflect.DeepEqual(c.Options, want) {
+		t.Fatalf("options %v, want %v", c.Options, want)
+	}
+	s := ProviderChoice{}
+	s.Type = "script"
+	if w := s.withBetas([]string{"b"}, false); !strings.Contains(w, "--betas has no effect: provider script") || s.Options != nil {
+		t.Fatalf("script: warning %q options %v", w, s.Options)
+	}
+}

@@ -36,6 +36,7 @@ func builtins() []Definition {
 		// The newest model of each tier in contextwin.ClaudeModels.
 		ModelAliases:         map[string]string{"sonnet": "claude-sonnet-4-6", "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"},
 		ThinkingBudgetOption: "thinkingBudget",
+		BetaHeader:           "anthropic-beta",
 		AutoDetect:           true,
 		New:                  newAnthropic,
 	}}

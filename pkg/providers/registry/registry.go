@@ -73,6 +73,9 @@ type Definition struct {
 	// ThinkingBudgetOption is the profile option that takes a thinking budget in tokens
 	// (--max-thinking-tokens); empty when the type takes none.
 	ThinkingBudgetOption string `json:"thinkingBudgetOption,omitempty"`
+	// BetaHeader is the request header that names beta features (--betas), set through
+	// the profile's "headers" option; empty when the type has none.
+	BetaHeader string `json:"betaHeader,omitempty"`
 	// AutoDetect marks types chosen from the environment when no provider is configured
 	// (their credential variable is set), in registry order.
 	AutoDetect bool `json:"autoDetect,omitempty"`
