@@ -23,7 +23,9 @@
 //     offered; SessionID names the new session and fails (ErrInvalidConfiguration) when the
 //     store has it; NoPersistence writes no record and no session log; FallbackModel
 //     repeats a call the model cannot serve (overloaded, not available) with the fallback
-//     models, never one that already streamed text; --model resolves
+//     models, never one that already streamed text; MaxThinkingTokens and Betas go to the
+//     provider type's thinking option and beta header (a warning for a type without);
+//     --model resolves
 //     "default" and the sonnet/opus/haiku aliases per provider type, and is honoured when
 //     the provider is detected from the environment.
 //   - Tool output cut to fit a tool result is saved whole in .robota/tool-output (see
