@@ -172,7 +172,7 @@ func TestWorkerStartedByHandExplainsAndFails(t *testing.T) {
 
 func TestRobotaVersionAndHelp(t *testing.T) {
 	out, err := exec.Command(filepath.Join(binDir, "robota"), "--version").CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "robota ") {
+	if err != nil || !strings.HasSuffix(string(out), " (robota)\n") {
 		t.Fatalf("robota --version: %v\n%s", err, out)
 	}
 	out, err = exec.Command(filepath.Join(binDir, "robota"), "--help").CombinedOutput()

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/client"
-	"github.com/robota-sdk/robota-go/pkg/version"
 )
 
 // Options are robota's parsed flags (DESIGN.md §Contracts).
@@ -37,17 +36,55 @@ type Options struct {
 	Script             string
 	// EngineTLS are the client TLS files of --engine tcp:// (engine_client.go).
 	EngineTLS client.TLSFiles
+
+	// Claude Code's flags (flags.go). SystemPrompt replaces the system prompt when
+	// SystemPromptSet ("" then means none).
+	SystemPrompt                    string
+	SystemPromptSet                 bool
+	DangerouslySkipPermissions      bool
+	AllowDangerouslySkipPermissions bool
+	// Tools is --tools: nil offers every built-in tool, empty none.
+	Tools     []string
+	SessionID string
+	// SettingSources is --setting-sources: nil reads every settings file, empty none.
+	SettingSources []string
+	// Settings is --settings: a settings file or a JSON object.
+	Settings             string
+	AddDirs              []string
+	MCPConfig            []string
+	StrictMCPConfig      bool
+	FallbackModel        string
+	MaxThinkingTokens    int
+	NoSessionPersistence bool
+	IncludeHookEvents    bool
+	JSONSchema           string
+	MaxBudgetUSD         float64
+	// Debug is --debug's category filter; DebugSet says the flag was given.
+	Debug    string
+	DebugSet bool
+	Betas    []string
+	// InputFormat (text or stream-json), IncludePartialMessages, ReplayUserMessages and
+	// PermissionPromptTool are driven by the stream-json input and control protocol.
+	InputFormat            string
+	IncludePartialMessages bool
+	ReplayUserMessages     bool
+	PermissionPromptTool   string
+	// NoEffect names the given flags robota accepts but cannot honour yet, with why;
+	// printed on stderr under --verbose.
+	NoEffect []string
 }
 
 const usageHead = `robota — a coding agent in your terminal, backed by the robota engine.
 
 Usage:
   robota [flags]              interactive session (coming with the TUI)
-  robota -p PROMPT [flags]    headless run: print the answer and exit
+  robota -p PROMPT [flags]    headless run: print the answer and exit (--print is -p)
   robota -p [flags] PROMPT    the same (the prompt may follow the flags, as with claude -p)
   CMD | robota -p [PROMPT]    piped stdin is the prompt, or is appended to it
   robota providers            list the provider types and how to configure them
-  robota --version
+  robota --version            (or -v)
+
+Claude Code's flags are accepted with its meaning; the README lists what each does here.
 
 Flags:
 `
@@ -56,11 +93,9 @@ Flags:
 func ParseFlags(args []string, out io.Writer) (Options, error) {
 	var o Options
 	fs := flag.NewFlagSet("robota", flag.ContinueOnError)
-	fs.SetOutput(out)
-	fs.Usage = func() {
-		fmt.Fprint(out, usageHead)
-		fs.PrintDefaults()
-	}
+	// Errors are returned, never printed with the whole usage: an unknown flag is one line.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.StringVar(&o.Prompt, "p", "", "run PROMPT headless and exit; piped stdin is appended to it (or is the prompt)")
 	fs.StringVar(&o.OutputFormat, "output-format", "text", "headless output: text, json or stream-json")
 	fs.StringVar(&o.Model, "model", "", "model id")
@@ -79,16 +114,27 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.StringVar(&o.Script, "script", "", "script file for --provider script (offline runs)")
 	fs.BoolVar(&o.ShowVersion, "version", false, "print the version and exit")
 	engineFlags(fs, &o)
-	positional, err := parseInterspersed(fs, withEmptyPrompt(fs, args))
-	if err != nil {
+	claudeFlags(fs, &o)
+	positional, err := parseInterspersed(fs, withOptionalValues(fs, args))
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(out, usageHead)
+		fs.SetOutput(out)
+		fs.PrintDefaults()
 		return Options{}, err
 	}
-	resumeSet := false
+	if err != nil {
+		return Options{}, unknownFlag(err, args)
+	}
+	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) {
-		o.Print = o.Print || f.Name == "p"
-		resumeSet = resumeSet || f.Name == "resume"
+		name := f.Name
+		if c, ok := canonical[name]; ok {
+			name = c
+		}
+		set[name] = true
 	})
-	if resumeSet && strings.TrimSpace(o.Resume) == "" {
+	o.Print = set["p"]
+	if set["resume"] && strings.TrimSpace(o.Resume) == "" {
 		// Running a new session instead would lose the one the user meant to continue.
 		return Options{}, errors.New("--resume needs a session id (use --continue for the latest session)")
 	}
@@ -109,6 +155,9 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	case "text", "json", "stream-json":
 	default:
 		return Options{}, fmt.Errorf("--output-format %q: want text, json or stream-json", o.OutputFormat)
+	}
+	if err := finishClaudeFlags(&o, set); err != nil {
+		return Options{}, err
 	}
 	return o, nil
 }
@@ -134,12 +183,21 @@ func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "robota: %v\nRun 'robota --help' for usage.\n", err)
+		fmt.Fprintf(stderr, "robota: %v (robota --help lists the flags)\n", err)
 		return 2
 	}
 	if o.ShowVersion {
-		fmt.Fprintf(stdout, "robota %s\n", version.String())
+		fmt.Fprintln(stdout, versionLine())
 		return 0
+	}
+	if o.Verbose {
+		for _, n := range o.NoEffect {
+			fmt.Fprintf(stderr, "robota: %s\n", n)
+		}
+	}
+	if o.InputFormat == "stream-json" {
+		fmt.Fprintf(stderr, "robota: --input-format stream-json is %v\n", ErrNotYetAvailable)
+		return 2
 	}
 	if o.Print {
 		if o.Engine != "" {
@@ -151,11 +209,12 @@ func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	return 1
 }
 
-// withEmptyPrompt lets -p stand without a value, as claude -p does: a -p at the end of the
-// arguments or followed by another flag (or "--") gets the empty prompt, so piped stdin or
-// a prompt after the flags supplies it. A -p followed by anything else takes it as the
-// prompt, as before. Values of the other flags are skipped, never taken for flags.
-func withEmptyPrompt(fs *flag.FlagSet, args []string) []string {
+// withOptionalValues lets -p/--print, -r/--resume and -d/--debug stand without a value, as
+// Claude Code's do: such a flag at the end of the arguments or followed by another flag
+// (known or shaped like one) or "--" gets the empty value, so for -p piped stdin or a
+// prompt after the flags supplies the prompt. Followed by anything else it takes it as its
+// value, as before. Values of the other flags are skipped, never taken for flags.
+func withOptionalValues(fs *flag.FlagSet, args []string) []string {
 	out := append([]string(nil), args...)
 	for i := 0; i < len(out); i++ {
 		name, hasValue, ok := flagName(fs, out[i])
@@ -163,11 +222,11 @@ func withEmptyPrompt(fs *flag.FlagSet, args []string) []string {
 		case out[i] == "--":
 			return out
 		case !ok || hasValue:
-		case name == "p":
-			if i+1 == len(out) || out[i+1] == "--" || isFlag(fs, out[i+1]) {
-				out[i] = "-p="
+		case optionalValue[name]:
+			if next := i + 1; next == len(out) || out[next] == "--" || isFlag(fs, out[next]) || looksLikeFlag.MatchString(out[next]) {
+				out[i] += "="
 			} else {
-				i++ // the prompt
+				i++ // the value
 			}
 		case !isBoolFlag(fs.Lookup(name)):
 			i++ // the flag's value

@@ -70,7 +70,8 @@ func TestMainExitStatuses(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{args: []string{"--version"}, wantCode: 0, wantStdout: "robota "},
+		{args: []string{"--version"}, wantCode: 0, wantStdout: " (robota)\n"},
+		{args: []string{"-v"}, wantCode: 0, wantStdout: " (robota)\n"},
 		{args: []string{"--help"}, wantCode: 0, wantStderr: "robota -p PROMPT"},
 		{args: []string{"--output-format", "xml"}, wantCode: 2, wantStderr: `--output-format "xml"`},
 		{args: []string{"stray"}, wantCode: 2, wantStderr: "unexpected arguments"},

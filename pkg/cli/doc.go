@@ -16,6 +16,13 @@
 //     The forced final summary made at the --max-turns cap is not a turn, so --max-turns N
 //     reports at most N (Claude Code reports N+1 there: it counts the turn it refused to
 //     start); its usage is counted.
+//   - Claude Code's flags are accepted with its meaning (flags.go; the README has the
+//     table): --print is -p, -c/-r/-v are --continue/--resume/--version, -r and -d take an
+//     optional value, -v prints "X.Y.Z (robota)". A flag robota cannot honour yet is
+//     accepted and named once on stderr under --verbose, never silently misread. An unknown
+//     flag is one line on stderr naming it, exit 2; a flag-shaped argument after -p is a
+//     flag, never the prompt. --json-schema adds a StructuredOutput tool (structured.go);
+//     its valid input is the result's structured_output.
 //   - Exit status: 0 success; 1 a failed run (error_during_execution, including the
 //     context-window guard stopping the run; error_max_turns) with the reason on stderr in
 //     text mode and in "errors" otherwise; 2 a usage or configuration error (flags,

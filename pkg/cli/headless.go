@@ -73,10 +73,23 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	// first one (DESIGN.md decision 10).
 	workers := pool.New(pool.Launcher(nil, nil))
 	defer workers.Close()
+	structured, allow, appendPrompt, err := withJSONSchema(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return exitConfig
+	}
+	var extraTools []llm.Tool
+	if structured != nil {
+		extraTools = []llm.Tool{structured}
+	}
 	s, err := interactive.New(ctx, interactive.Options{
 		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
-		Allow: o.AllowedTools, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns,
-		AppendSystemPrompt: o.AppendSystemPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
+		Allow: allow, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns, Tools: extraTools,
+		AppendSystemPrompt: appendPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
+		SystemPrompt: systemPrompt(o), BuiltinTools: o.Tools, AddDirs: o.AddDirs, SettingSources: o.SettingSources,
+		Settings: o.Settings, SessionID: o.SessionID, NoPersistence: o.NoSessionPersistence,
+		FallbackModel: o.FallbackModel, MaxThinkingTokens: o.MaxThinkingTokens,
+		Betas:  o.Betas,
 		Runner: workers,
 		// Nobody is there to answer a permission question: the call is denied at once
 		// and listed in permission_denials.
@@ -108,6 +121,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 		res.Errors = []string{err.Error()}
 	} else {
 		res = resultOf(sess, end.Response, end.Err, o.MaxTurns)
+		res.StructuredOutput = structured.value()
 	}
 	res.DurationMS = time.Since(start).Milliseconds()
 	closeErr := s.Close(context.Background(), "other")
@@ -127,6 +141,10 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	}
 	if closeErr != nil && !(unsaved && format == output.FormatText) { // else printed with res.Errors
 		fmt.Fprintf(stderr, "robota: saving session %s: %v\n", sess.ID(), closeErr)
+	}
+	if sig != nil && o.NoSessionPersistence {
+		fmt.Fprintf(stderr, "robota: interrupted (%v); the session was not saved (--no-session-persistence)\n", sig)
+		return signalExit(sig)
 	}
 	return exitStatus(stderr, format, sess.ID(), sig, res, closeErr)
 }
@@ -180,4 +198,28 @@ func resolveCwd(dir string) (string, error) {
 		return "", fmt.Errorf("--cwd %s: %w", dir, err)
 	}
 	return abs, nil
+}
+
+// systemPrompt is --system-prompt for interactive.Options: nil when not given.
+func systemPrompt(o Options) *string {
+	if !o.SystemPromptSet {
+		return nil
+	}
+	return &o.SystemPrompt
+}
+
+// withJSONSchema adds --json-schema's StructuredOutput tool (nil without the flag), the
+// rule that lets it run unasked, and the instruction to call it.
+func withJSONSchema(o Options) (tool *structuredOutput, allow []string, appendPrompt string, err error) {
+	if o.JSONSchema == "" {
+		return nil, o.AllowedTools, o.AppendSystemPrompt, nil
+	}
+	if tool, err = newStructuredOutput(o.JSONSchema); err != nil {
+		return nil, nil, "", err
+	}
+	appendPrompt = structuredOutputPrompt
+	if o.AppendSystemPrompt != "" {
+		appendPrompt = o.AppendSystemPrompt + "\n\n" + appendPrompt
+	}
+	return tool, append(append([]string(nil), o.AllowedTools...), structuredOutputTool), appendPrompt, nil
 }

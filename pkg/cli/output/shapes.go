@@ -102,5 +102,6 @@ type ResultMessage struct {
 	Usage             Usage              `json:"usage"`
 	PermissionDenials []PermissionDenial `json:"permission_denials"`
 	Errors            []string           `json:"errors,omitempty"`
+	StructuredOutput  json.RawMessage    `json:"structured_output,omitempty"`
 	UUID              string             `json:"uuid"`
 }

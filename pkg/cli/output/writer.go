@@ -50,6 +50,8 @@ type Result struct {
 	Usage             llm.Usage
 	PermissionDenials []PermissionDenial
 	Errors            []string
+	// StructuredOutput is the --json-schema answer; nil for none.
+	StructuredOutput json.RawMessage
 }
 
 // Writer renders one headless run. It is safe for concurrent use; the first
@@ -157,7 +159,7 @@ func (w *Writer) Result(r Result) error {
 	w.line(ResultMessage{
 		Type: "result", Subtype: r.Subtype, IsError: r.IsError, DurationMS: r.DurationMS, DurationAPIMS: r.DurationAPIMS,
 		NumTurns: r.NumTurns, Result: r.Text, SessionID: w.sessionID, Usage: claudeUsage(r.Usage),
-		PermissionDenials: denials, Errors: r.Errors, UUID: w.newID(),
+		PermissionDenials: denials, Errors: r.Errors, StructuredOutput: r.StructuredOutput, UUID: w.newID(),
 	})
 	return w.err
 }

@@ -45,6 +45,38 @@ type Options struct {
 	MaxTurns int
 	// AppendSystemPrompt is --append-system-prompt.
 	AppendSystemPrompt string
+	// SystemPrompt, when not nil, replaces the built system prompt (--system-prompt); ""
+	// means none. AppendSystemPrompt is still appended to it.
+	SystemPrompt *string
+	// BuiltinTools, when not nil, is the set of built-in tools offered (--tools): empty
+	// offers none. A name robota does not have is a warning. Options.Tools are not affected.
+	BuiltinTools []string
+	// AddDirs are --add-dir directories, added to permissions.additionalDirectories.
+	AddDirs []string
+	// SettingSources, when not nil, limits the settings files read (--setting-sources:
+	// user, project, local); empty reads none.
+	SettingSources []string
+	// Settings is --settings: a settings file's path (relative to Cwd) or a JSON object,
+	// read as a layer above the settings files.
+	Settings string
+	// MaxThinkingTokens is --max-thinking-tokens: the provider type's thinking budget
+	// option (registry.Definition.ThinkingBudgetOption), over the profile's; a type
+	// without one gets a warning.
+	MaxThinkingTokens int
+	// Betas is --betas: beta feature names sent in the provider type's beta header
+	// (registry.Definition.BetaHeader); a type without one gets a warning.
+	Betas []string
+	// FallbackModel is --fallback-model: models (comma separated, aliases resolved) a call
+	// is made with when the model is overloaded or not available.
+	FallbackModel string
+	// NoPersistence keeps the session in memory (--no-session-persistence): no record and
+	// no session log are written, so it cannot be resumed. A resumed session is read, and
+	// its continuation is not saved.
+	NoPersistence bool
+	// SessionID is the id of the new session (--session-id): a session with this id must
+	// not exist yet. With Fork it is the fork's id; with Resume or Continue alone it is an
+	// ErrInvalidConfiguration.
+	SessionID string
 
 	// Resume names a stored session to continue; Continue picks the newest of Cwd;
 	// Fork continues either under a new session id, leaving the original untouched.
@@ -88,7 +120,8 @@ type Assembled struct {
 	Provider ProviderChoice
 	// Tools are the tool names offered to the model.
 	Tools []string
-	// RecordPath and LogPath are where the session is persisted and logged.
+	// RecordPath and LogPath are where the session is persisted and logged; both are
+	// empty with Options.NoPersistence.
 	RecordPath, LogPath string
 	// ResumedFrom is the stored session id the conversation came from, if any.
 	ResumedFrom string
@@ -154,6 +187,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if opts.Fork && opts.Resume == "" && !opts.Continue {
 		return nil, invalid("--fork-session needs --resume ID or --continue: there is no session to fork")
 	}
+	if opts.SessionID != "" && (opts.Resume != "" || opts.Continue) && !opts.Fork {
+		return nil, invalid("--session-id with --resume or --continue needs --fork-session: the resumed session keeps its id")
+	}
 	if opts.Home == "" {
 		opts.Home, _ = os.UserHomeDir()
 	}
@@ -179,6 +215,16 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	choice, err := providerChoice(settings, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.MaxThinkingTokens > 0 {
+		if w := choice.withThinkingBudget(opts.MaxThinkingTokens, opts.LLM != nil); w != "" {
+			a.Warnings = append(a.Warnings, w)
+		}
+	}
+	if len(opts.Betas) > 0 {
+		if w := choice.withBetas(opts.Betas, opts.LLM != nil); w != "" {
+			a.Warnings = append(a.Warnings, w)
+		}
 	}
 	a.Provider = choice
 
@@ -222,6 +268,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 		tools = append(tools, set...)
 	}
+	var unknownTools []string
+	tools, unknownTools = offeredBuiltins(tools, opts.BuiltinTools)
+	for _, name := range unknownTools {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("--tools: robota has no built-in tool %q; it is not offered", name))
+	}
 	if tools, err = withTools(tools, opts.Tools); err != nil {
 		return nil, err
 	}
@@ -243,8 +294,13 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		Context: projectCtx, Model: choice.Model, Language: settings.Language,
 		PermissionMode: settings.PermissionMode(), AdditionalDirectories: dirs, Now: opts.Now,
 	})
-	if opts.AppendSystemPrompt != "" {
+	if opts.SystemPrompt != nil {
+		system = *opts.SystemPrompt
+	}
+	if opts.AppendSystemPrompt != "" && system != "" {
 		system += "\n\n" + opts.AppendSystemPrompt
+	} else if opts.AppendSystemPrompt != "" {
+		system = opts.AppendSystemPrompt
 	}
 
 	if err := ensureRuntimeGitignore(opts.Cwd); err != nil {
@@ -262,6 +318,12 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return nil, err
 	}
 	id := opts.NewID()
+	if opts.SessionID != "" {
+		if err := newSessionID(ctx, st, opts.SessionID); err != nil {
+			return nil, err
+		}
+		id = opts.SessionID
+	}
 	if resume != nil {
 		a.ResumedFrom = resume.ID
 		if !opts.Fork {
@@ -271,21 +333,39 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 	}
 	sessionID = id
-	logDir := sessionlog.ProjectDir(opts.Cwd)
-	logger, err := sessionlog.Open(logDir, id, sessionlog.Options{Now: opts.Now})
-	if err != nil {
-		return nil, fmt.Errorf("session log: %w", err)
+	var sessionStore store.Store = st
+	var sessionLog session.Logger // stays nil (no log) without persistence
+	if opts.NoPersistence {
+		// Nothing of this session is written: the record lives in memory and ends with it.
+		sessionStore = store.NewMemoryStore(store.Options{Now: opts.Now})
+		if resume != nil {
+			if err := sessionStore.Save(ctx, resume); err != nil {
+				return nil, fmt.Errorf("--no-session-persistence: %w", err)
+			}
+		}
+	} else {
+		logger, err := sessionlog.Open(sessionlog.ProjectDir(opts.Cwd), id, sessionlog.Options{Now: opts.Now})
+		if err != nil {
+			return nil, fmt.Errorf("session log: %w", err)
+		}
+		a.logger, sessionLog, a.LogPath = logger, logger, logger.Path()
+		if a.RecordPath, err = st.Path(id); err != nil {
+			logger.Close()
+			return nil, err
+		}
 	}
-	a.logger = logger
-	a.LogPath = logger.Path()
-	if a.RecordPath, err = st.Path(id); err != nil {
-		logger.Close()
-		return nil, err
+	closeLog := func() {
+		if a.logger != nil {
+			a.logger.Close()
+		}
 	}
 
 	provider, err := openProvider(&choice, opts)
+	if err == nil && opts.FallbackModel != "" {
+		provider, err = withFallback(provider, choice, opts.FallbackModel)
+	}
 	if err != nil {
-		logger.Close()
+		closeLog()
 		return nil, err
 	}
 	sess, err := session.New(ctx, session.Config{
@@ -294,13 +374,13 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		ToolOutputDir:       outputDir,
 		CompactInstructions: projectCtx.CompactInstructions, Callbacks: opts.Callbacks,
 		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{evaluator},
-		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: st,
-		Logger: teeLogger{next: logger, onMessage: opts.OnMessage}, TranscriptPath: logger.Path(),
+		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: sessionStore,
+		Logger: teeLogger{next: sessionLog, onMessage: opts.OnMessage}, TranscriptPath: a.LogPath,
 		DecorateRecord: a.decorateRecord,
 		Now:            opts.Now, NewID: opts.NewID,
 	})
 	if err != nil {
-		logger.Close()
+		closeLog()
 		return nil, err
 	}
 	a.Session = sess
@@ -327,8 +407,10 @@ func (a *Assembled) Close(ctx context.Context, reason string) error {
 	if serr := a.Session.Shutdown(ctx, reason); err == nil {
 		err = serr
 	}
-	if cerr := a.logger.Close(); err == nil {
-		err = cerr
+	if a.logger != nil {
+		if cerr := a.logger.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if cerr := a.store.Close(); err == nil {
 		err = cerr
@@ -338,14 +420,21 @@ func (a *Assembled) Close(ctx context.Context, reason string) error {
 
 func loadSettings(opts Options) (*config.Settings, error) {
 	loader := config.NewLoader(opts.Cwd)
-	loader.Home, loader.Env = opts.Home, opts.Env
+	loader.Home, loader.Env, loader.Sources = opts.Home, opts.Env, opts.SettingSources
+	if opts.Settings != "" {
+		extra, err := flagSettings(opts.Settings, opts.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		loader.Extra = &extra
+	}
 	settings, err := loader.Load()
 	if err != nil {
 		return nil, err
 	}
 	return settings.WithOverrides(config.Overrides{
 		Provider: opts.Provider, Model: opts.Model, PermissionMode: opts.PermissionMode,
-		Allow: opts.Allow, Deny: opts.Deny,
+		Allow: opts.Allow, Deny: opts.Deny, AdditionalDirectories: opts.AddDirs,
 	})
 }
 

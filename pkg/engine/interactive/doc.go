@@ -18,6 +18,16 @@
 //   - The settings `env` object (every layer, merged by name, the higher layer winning)
 //     is in the environment of Bash commands, background commands and command hooks,
 //     over the inherited variables of the same name; http hooks' allowedEnvVars see it.
+//   - Claude Code's session flags: SystemPrompt replaces the built system prompt ("" sends
+//     none; AppendSystemPrompt still appends); BuiltinTools limits the built-in tools
+//     offered; SessionID names the new session and fails (ErrInvalidConfiguration) when the
+//     store has it; NoPersistence writes no record and no session log; FallbackModel
+//     repeats a call the model cannot serve (overloaded, not available) with the fallback
+//     models, never one that already streamed text; MaxThinkingTokens and Betas go to the
+//     provider type's thinking option and beta header (a warning for a type without);
+//     --model resolves
+//     "default" and the sonnet/opus/haiku aliases per provider type, and is honoured when
+//     the provider is detected from the environment.
 //   - Tool output cut to fit a tool result is saved whole in .robota/tool-output (see
 //     ToolOutputDir), which a Read in any permission mode may open.
 //

@@ -3,6 +3,7 @@ package interactive
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -42,7 +43,12 @@ func chooseProvider(settings *config.Settings, opts Options) (ProviderChoice, er
 		if !ok {
 			return ProviderChoice{}, ErrNoProvider
 		}
-		c.Type, c.Model, c.BaseURL, c.Configured = p.Type, p.Model, p.BaseURL, true
+		// --model (or a settings model) chose the model without a provider: the detected
+		// provider runs it, instead of its default overwriting it.
+		c.Type, c.BaseURL, c.Configured = p.Type, p.BaseURL, true
+		if c.Model == "" {
+			c.Model = p.Model
+		}
 		if rp.Timeout == 0 {
 			c.Timeout = config.DefaultProviderTimeout
 		}
@@ -52,8 +58,8 @@ func chooseProvider(settings *config.Settings, opts Options) (ProviderChoice, er
 		return ProviderChoice{}, err
 	}
 	c.Type = def.Type
-	if c.Model == "" {
-		c.Model = def.DefaultModel
+	if c.Model, err = resolveModel(def, c.Model); err != nil {
+		return ProviderChoice{}, err
 	}
 	switch {
 	case c.NoEnvCredentials:
@@ -95,4 +101,20 @@ func (c *ProviderChoice) open(opts Options) (llm.Provider, error) {
 
 func getenv(env config.Env) func(string) string {
 	return func(k string) string { v, _ := env(k); return v }
+}
+
+// resolveModel turns the chosen model into one of def's model ids: "" and the alias
+// "default" are the type's default model; sonnet, opus and haiku go through the type's
+// aliases (registry.Definition.ResolveModel). An alias the type does not serve is a
+// configuration error: sending "opus" to a server without such a model would only fail
+// later, at the first model call.
+func resolveModel(def registry.Definition, model string) (string, error) {
+	if m := strings.TrimSpace(model); m == "" || strings.EqualFold(m, "default") {
+		return def.DefaultModel, nil
+	}
+	id, ok := def.ResolveModel(model)
+	if !ok || id == "" {
+		return "", invalid("model %q: provider %s has no model for this alias; name a model id (robota providers lists each type's default)", model, def.Type)
+	}
+	return id, nil
 }

@@ -34,9 +34,11 @@ func builtins() []Definition {
 		Credential:   Credential{EnvVar: anthropic.APIKeyEnv, Required: true},
 		Models:       claudeModels(),
 		// The newest model of each tier in contextwin.ClaudeModels.
-		ModelAliases: map[string]string{"sonnet": "claude-sonnet-4-6", "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"},
-		AutoDetect:   true,
-		New:          newAnthropic,
+		ModelAliases:         map[string]string{"sonnet": "claude-sonnet-4-6", "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"},
+		ThinkingBudgetOption: "thinkingBudget",
+		BetaHeader:           "anthropic-beta",
+		AutoDetect:           true,
+		New:                  newAnthropic,
 	}}
 	for _, c := range []compatible{
 		{def: Definition{Type: "openai", Aliases: []string{"gpt", "openai-compatible"},

@@ -22,4 +22,7 @@
 //     (ModelAliasNames: sonnet, opus, haiku) to the type's models (anthropic: the newest
 //     of each tier); a type without such a model answers false so the subagent inherits
 //     its parent's model; any other name is a model id and passes through.
+//   - Definition.ThinkingBudgetOption names the profile option that takes a thinking
+//     budget (anthropic: thinkingBudget), and BetaHeader the header of --betas (anthropic:
+//     anthropic-beta, set through the "headers" option), so the flags need no provider name.
 package registry

@@ -70,6 +70,12 @@ type Definition struct {
 	// ModelAliases maps the model aliases agent definitions and Agent calls use (sonnet,
 	// opus, haiku; see ModelAliasNames) to this type's model ids. Keys are lower case.
 	ModelAliases map[string]string `json:"modelAliases,omitempty"`
+	// ThinkingBudgetOption is the profile option that takes a thinking budget in tokens
+	// (--max-thinking-tokens); empty when the type takes none.
+	ThinkingBudgetOption string `json:"thinkingBudgetOption,omitempty"`
+	// BetaHeader is the request header that names beta features (--betas), set through
+	// the profile's "headers" option; empty when the type has none.
+	BetaHeader string `json:"betaHeader,omitempty"`
 	// AutoDetect marks types chosen from the environment when no provider is configured
 	// (their credential variable is set), in registry order.
 	AutoDetect bool `json:"autoDetect,omitempty"`

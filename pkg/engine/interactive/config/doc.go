@@ -14,6 +14,9 @@
 //     §Decisions 1: permissions.allow/ask/deny and the additional directories are unions
 //     (layer order, then file order, duplicates dropped), and hook matcher groups of all
 //     layers are kept, so a deny rule or a hook in any layer survives any other layer.
+//   - Loader.Sources limits the files read by scope (user, project, local: --setting-sources);
+//     Loader.Extra (--settings) is a layer above the six files and below Overrides, and is
+//     not a project layer (the credential rule below does not guard it).
 //   - Nothing reads the real home directory or process environment unless the caller asks
 //     for it (NewLoader); Loader takes both as fields.
 //   - Validation is strict: an unknown key is a warning naming the file and key path; a

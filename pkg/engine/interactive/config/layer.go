@@ -5,7 +5,7 @@ import "path/filepath"
 // Source says where a setting came from.
 type Source struct {
 	// Layer is the precedence rank: 1..6 for the settings files (see Layers),
-	// LayerCommandLine for overrides. Higher wins.
+	// LayerFlagSettings for --settings, LayerCommandLine for overrides. Higher wins.
 	Layer int
 	// Name is Claude Code's name for the scope: userSettings, projectSettings,
 	// localSettings or cliArg.
@@ -27,10 +27,18 @@ const (
 	ScopeProject = "projectSettings"
 	ScopeLocal   = "localSettings"
 	ScopeCLI     = "cliArg"
+	// ScopeFlag is the --settings layer (Claude Code's flagSettings).
+	ScopeFlag = "flagSettings"
 )
 
-// LayerCommandLine is the rank of Overrides: above every file.
-const LayerCommandLine = 7
+// LayerFlagSettings is the rank of Loader.Extra (--settings): above the six files.
+const LayerFlagSettings = 7
+
+// LayerCommandLine is the rank of Overrides: above every file and --settings.
+const LayerCommandLine = 8
+
+// SourceNames are the names --setting-sources accepts, each with the scope of its files.
+var SourceNames = map[string]string{"user": ScopeUser, "project": ScopeProject, "local": ScopeLocal}
 
 // layerSpec is one row of the spec's precedence table.
 type layerSpec struct {

@@ -24,6 +24,12 @@ type Loader struct {
 	Env Env
 	// ReadFile reads a file; nil means os.ReadFile.
 	ReadFile func(path string) ([]byte, error)
+	// Sources, when not nil, limits the files read to these scopes (SourceNames: user,
+	// project, local; --setting-sources). Empty reads no file.
+	Sources []string
+	// Extra is a layer above the files (--settings); its Source is filled in by Load
+	// (Layer LayerFlagSettings, Name ScopeFlag, Root the project directory) but for Display.
+	Extra *LayerData
 }
 
 // NewLoader returns a Loader for projectDir with the real home directory and
@@ -54,6 +60,9 @@ func (l Loader) Load() (*Settings, error) {
 	var issues []Issue
 	seen := map[string]bool{}
 	for _, src := range Layers(l.Home, projectDir) {
+		if !l.reads(src) {
+			continue
+		}
 		// Run from the home directory, ~/.claude/settings.json is also the project's
 		// .claude/settings.json: read it once, as the user layer.
 		if seen[filepath.Clean(src.Path)] {
@@ -74,8 +83,26 @@ func (l Loader) Load() (*Settings, error) {
 	if len(issues) > 0 {
 		return nil, &ValidationError{Issues: issues}
 	}
+	if l.Extra != nil {
+		x := *l.Extra
+		x.Source.Layer, x.Source.Name, x.Source.Root = LayerFlagSettings, ScopeFlag, projectDir
+		files = append(files, x)
+	}
 	l.ProjectDir = projectDir
 	return l.Build(files)
+}
+
+// reads reports whether src is among l.Sources (every file when Sources is nil).
+func (l Loader) reads(src Source) bool {
+	if l.Sources == nil {
+		return true
+	}
+	for _, name := range l.Sources {
+		if SourceNames[name] == src.Name {
+			return true
+		}
+	}
+	return false
 }
 
 // Build validates, merges and resolves already-read layers (lowest priority first; see
