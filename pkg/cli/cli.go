@@ -37,6 +37,16 @@ type Options struct {
 	Script             string
 	// EngineTLS are the client TLS files of --engine tcp:// (engine_client.go).
 	EngineTLS client.TLSFiles
+	// InputFormat is --input-format: text (the prompt from -p and stdin) or stream-json
+	// (user messages and control requests, one JSON object a line: streamjson_input.go).
+	InputFormat string
+	// IncludePartialMessages adds stream_event lines (stream-json output).
+	IncludePartialMessages bool
+	// ReplayUserMessages echoes the user lines read in stream-json input.
+	ReplayUserMessages bool
+	// PermissionPromptTool is --permission-prompt-tool; "stdio" sends permission
+	// questions to the client as can_use_tool control requests.
+	PermissionPromptTool string
 }
 
 const usageHead = `robota — a coding agent in your terminal, backed by the robota engine.
@@ -78,6 +88,10 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.BoolVar(&o.Verbose, "verbose", false, "verbose output (tool activity and warnings on stderr)")
 	fs.StringVar(&o.Script, "script", "", "script file for --provider script (offline runs)")
 	fs.BoolVar(&o.ShowVersion, "version", false, "print the version and exit")
+	fs.StringVar(&o.InputFormat, "input-format", "text", "headless input: text or stream-json (user messages and control requests on stdin)")
+	fs.BoolVar(&o.IncludePartialMessages, "include-partial-messages", false, "stream-json: add stream_event lines as the answer streams")
+	fs.BoolVar(&o.ReplayUserMessages, "replay-user-messages", false, "stream-json input: echo the user messages read")
+	fs.StringVar(&o.PermissionPromptTool, "permission-prompt-tool", "", "stdio: ask the stream-json client (can_use_tool) about calls that need approval")
 	engineFlags(fs, &o)
 	positional, err := parseInterspersed(fs, withEmptyPrompt(fs, args))
 	if err != nil {
@@ -110,6 +124,9 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	default:
 		return Options{}, fmt.Errorf("--output-format %q: want text, json or stream-json", o.OutputFormat)
 	}
+	if err := checkInputFlags(o); err != nil {
+		return Options{}, err
+	}
 	return o, nil
 }
 
@@ -140,6 +157,9 @@ func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if o.ShowVersion {
 		fmt.Fprintf(stdout, "robota %s\n", version.String())
 		return 0
+	}
+	if o.InputFormat == "stream-json" {
+		return runStreamJSON(context.Background(), o, stdin, stdout, stderr)
 	}
 	if o.Print {
 		if o.Engine != "" {

@@ -109,6 +109,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	} else {
 		res = resultOf(sess, end.Response, end.Err, o.MaxTurns)
 	}
+	res.Model = a.Provider.Model
 	res.DurationMS = time.Since(start).Milliseconds()
 	closeErr := s.Close(context.Background(), "other")
 	unsaved := closeErr != nil && !res.IsError
