@@ -295,7 +295,8 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 
 // warnIgnored names, under --verbose, what initialize asked for that robota does not do.
 func (r *streamRun) warnIgnored(init *initializeRequest) {
-	if len(init.SystemPrompt) > 0 && string(init.SystemPrompt) != "null" {
+	if text, set := initSystemPrompt(init.SystemPrompt); set && text != "" {
+		// The SDKs send [""] by default (no Claude Code prompt): robota keeps its own then.
 		fmt.Fprintln(r.stderr, "robota: initialize: systemPrompt is not applied (use --system-prompt)")
 	}
 	if len(init.Agents) > 0 {
@@ -304,6 +305,23 @@ func (r *streamRun) warnIgnored(init *initializeRequest) {
 	if len(init.SDKMCPServers) > 0 {
 		fmt.Fprintln(r.stderr, "robota: initialize: SDK MCP servers are not available in this build")
 	}
+}
+
+// initSystemPrompt reads initialize's systemPrompt: a string or an array of strings
+// (joined by blank lines); set is false when it is absent or null.
+func initSystemPrompt(raw json.RawMessage) (text string, set bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var parts []string
+	if json.Unmarshal(raw, &parts) == nil {
+		return strings.Join(parts, "\n\n"), true
+	}
+	return "", false
 }
 
 // promptText is the text of a user message: its string content, or its text blocks
