@@ -125,6 +125,11 @@ func runStreamJSON(ctx context.Context, o Options, stdin io.Reader, stdout, stde
 		case <-ctx.Done():
 		}
 	}()
+	if strings.TrimSpace(o.Prompt) != "" {
+		// A prompt given with -p is the first user message, before those on stdin.
+		msg, _ := json.Marshal(map[string]string{"role": "user", "content": o.Prompt})
+		r.enqueue(inbound{message: msg})
+	}
 	go r.read(stdin)
 
 	status := r.loop(ctx, workers)

@@ -468,6 +468,24 @@ turns:
 	c.finish()
 }
 
+// A prompt given with -p runs first, then the messages on stdin.
+func TestStreamJSONPromptFlagIsTheFirstMessage(t *testing.T) {
+	c, _ := startStream(t, `
+turns:
+  - when: {lastUserContains: "from the flag"}
+    text: "flag answer"
+  - when: {lastUserContains: "from stdin"}
+    text: "stdin answer"
+`, "-p", "from the flag")
+	first := c.until("first result", isType("result"))
+	c.user("from stdin")
+	second := c.until("second result", isType("result"))
+	if first[len(first)-1]["result"] != "flag answer" || second[len(second)-1]["result"] != "stdin answer" {
+		t.Fatalf("results %v / %v", first[len(first)-1], second[len(second)-1])
+	}
+	c.finish()
+}
+
 func TestCheckInputFlags(t *testing.T) {
 	tests := []struct {
 		args []string
