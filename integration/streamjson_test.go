@@ -208,3 +208,48 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// SIGINT during a stream-json turn aborts it, saves the session and exits 130, as -p does.
+func TestStreamJSONInputSIGINT(t *testing.T) {
+	p := newProject(t)
+	script := filepath.Join(p.Scripts, "hang.yaml")
+	if err := os.WriteFile(script, []byte("turns:\n  - text: \"working\"\n    hang: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "--input-format", "stream-json", "--output-format", "stream-json", "--include-partial-messages",
+		"--provider", "script", "--script", script)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &streamProc{t: t, stdin: stdin, lines: make(chan map[string]any, 1000)}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				s.lines <- m
+			}
+		}
+		close(s.lines)
+	}()
+	s.user("start")
+	s.until("a text delta", func(m map[string]any) bool { return m["type"] == "stream_event" })
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	for range s.lines {
+	}
+	err := cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Fatalf("exit %v (%v), stderr %q; want 130 and the session saved", cmd.ProcessState.ExitCode(), err, stderr.String())
+	}
+	if ids := p.sessionIDs(t); len(ids) != 1 {
+		t.Fatalf("sessions saved: %v", ids)
+	}
+}

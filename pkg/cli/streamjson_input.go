@@ -111,8 +111,11 @@ func runStreamJSON(ctx context.Context, o Options, stdin io.Reader, stdout, stde
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
 	var caught os.Signal
+	finished := make(chan struct{})
+	defer close(finished)
 	go func() {
 		select {
+		case <-finished:
 		case sig := <-sigs:
 			r.mu.Lock()
 			caught, r.stopped = sig, true
