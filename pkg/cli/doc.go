@@ -34,7 +34,8 @@
 // failures are in their result lines). Control requests are answered with
 // control_response: initialize (hooks registered with callback ids become hooks of the
 // session, run by sending hook_callback, whose answer is read as a command hook's JSON
-// output; appendSystemPrompt is appended; a non-empty systemPrompt, agents and SDK MCP
+// output; appendSystemPrompt is appended; agents become agent types of the Agent tool,
+// over the files' and built-ins of their names; a non-empty systemPrompt and SDK MCP
 // servers are named on stderr under --verbose as not applied: the SDKs' default empty
 // systemPrompt keeps robota's own prompt), interrupt (Abort), set_permission_mode,
 // set_model (before the session starts, or naming its own model). With

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/runner/pool"
@@ -62,8 +65,29 @@ type initializeRequest struct {
 	Hooks              map[string][]sdkHookMatcher `json:"hooks"`
 	SystemPrompt       json.RawMessage             `json:"systemPrompt"`
 	AppendSystemPrompt string                      `json:"appendSystemPrompt"`
-	Agents             map[string]json.RawMessage  `json:"agents"`
+	Agents             map[string]sdkAgent         `json:"agents"`
 	SDKMCPServers      []string                    `json:"sdkMcpServers"`
+}
+
+// sdkAgent is one of initialize's agents (the SDK's AgentDefinition).
+type sdkAgent struct {
+	Description     string   `json:"description"`
+	Prompt          string   `json:"prompt"`
+	Tools           []string `json:"tools"`
+	DisallowedTools []string `json:"disallowedTools"`
+	Model           string   `json:"model"`
+	MaxTurns        int      `json:"maxTurns"`
+}
+
+// sdkAgents turns initialize's agents into agent types, sorted by name.
+func sdkAgents(agents map[string]sdkAgent) []agentdef.Definition {
+	out := make([]agentdef.Definition, 0, len(agents))
+	for _, name := range slices.Sorted(maps.Keys(agents)) {
+		a := agents[name]
+		out = append(out, agentdef.Definition{Name: name, Description: a.Description, SystemPrompt: a.Prompt,
+			Tools: a.Tools, DisallowedTools: a.DisallowedTools, Model: a.Model, MaxTurns: a.MaxTurns, Source: "sdk"})
+	}
+	return out
 }
 
 // inbound is a user message or an initialize request, in the order read: the turns and
@@ -274,6 +298,7 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 			opts.Hooks = cfg
 			opts.HookExecutors = map[string]hook.Executor{sdkHookType: hookCallbackExecutor{c: r.ctl}}
 		}
+		opts.Agents = sdkAgents(init.Agents)
 		if o.Verbose {
 			r.warnIgnored(init)
 		}
@@ -306,9 +331,6 @@ func (r *streamRun) warnIgnored(init *initializeRequest) {
 	if text, set := initSystemPrompt(init.SystemPrompt); set && text != "" {
 		// The SDKs send [""] by default (no Claude Code prompt): robota keeps its own then.
 		fmt.Fprintln(r.stderr, "robota: initialize: systemPrompt is not applied (use --system-prompt)")
-	}
-	if len(init.Agents) > 0 {
-		fmt.Fprintln(r.stderr, "robota: initialize: agents are not applied (define them in .claude/agents)")
 	}
 	if len(init.SDKMCPServers) > 0 {
 		fmt.Fprintln(r.stderr, "robota: initialize: SDK MCP servers are not available in this build")

@@ -83,6 +83,14 @@ const scenarios = {
     const r = results(ms);
     if (r.length !== 1 || r[0].result !== 'streamed in several pieces') throw new Error(JSON.stringify(r));
   },
+  async agents() {
+    const ms = await collect(query({ prompt: 'delegate this', options: { ...base,
+      agents: { 'sdk-helper': { description: 'Helps', prompt: "You are the SDK's helper.", tools: ['Read'] } } } }));
+    const r = results(ms);
+    if (r.length !== 1 || r[0].result !== 'delegated') throw new Error(JSON.stringify(r));
+    const toolResults = ms.filter((m) => m.type === 'user' && JSON.stringify(m).includes('the sdk helper answered'));
+    if (toolResults.length === 0) throw new Error('the Agent result lacks the helper: ' + JSON.stringify(ms.filter((m) => m.type === 'user')));
+  },
 };
 
 let failed = false;

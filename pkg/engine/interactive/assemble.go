@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/contextload"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -84,6 +85,9 @@ type Options struct {
 	// disableAllHooks in the settings does not drop them: the embedder asked for them.
 	Hooks         hook.Config
 	HookExecutors map[string]hook.Executor
+	// Agents are agent types added by the embedder (the Agent SDK's initialize agents);
+	// they win over the files' and the built-in types of the same name.
+	Agents []agentdef.Definition
 }
 
 // Assembled is a ready session and what was decided while building it.

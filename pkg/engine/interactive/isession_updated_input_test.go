@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/runner/worker"
 )
 
 // Issue 13 §1: an allow may carry updatedInput (the Agent SDK's canUseTool): the call
@@ -79,5 +81,34 @@ turns:
 	}
 	if calls.Load() != 1 || !denied {
 		t.Fatalf("hook ran %d times, call denied %v", calls.Load(), denied)
+	}
+}
+
+// Options.Agents add agent types (the Agent SDK's initialize agents): the model's Agent
+// call with that subagent_type runs with the definition's prompt.
+func TestOptionsAgentsAreAgentTypes(t *testing.T) {
+	dir := t.TempDir()
+	p := scriptProvider(t, `
+turns:
+  - toolCalls: [{id: ag, name: Agent, input: {description: review, prompt: "look at it", subagent_type: sdk-reviewer}}]
+  - text: "all done"
+agents:
+  sdk-reviewer:
+    - when: {systemContains: "You review code for the SDK."}
+      text: "reviewed by the sdk agent"
+`)
+	s := newTestSession(t, p, Options{Cwd: dir, Runner: worker.New(nil), Agents: []agentdef.Definition{{
+		Name: "sdk-reviewer", Description: "Reviews code", SystemPrompt: "You review code for the SDK.", Tools: []string{"Read"}}}})
+	sub := s.Subscribe()
+	sent, _ := s.Submit("delegate")
+	until(t, sub, ends(sent.PromptID))
+	var result string
+	for _, m := range s.Session().Messages() {
+		if r, ok := m.ToolResult(); ok && r.ToolCallID == "ag" {
+			result = r.Content
+		}
+	}
+	if !strings.Contains(result, "reviewed by the sdk agent") {
+		t.Fatalf("Agent result %q", result)
 	}
 }
