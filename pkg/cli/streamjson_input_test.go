@@ -391,6 +391,45 @@ turns:
 	c.finish()
 }
 
+// A UserPromptSubmit hook callback that blocks stops the turn before the model is called;
+// the next prompt, let through, runs.
+func TestStreamJSONUserPromptSubmitHookCallbackBlocks(t *testing.T) {
+	c, _ := startStream(t, `
+turns:
+  - text: "answered"
+`)
+	c.control("init", map[string]any{"subtype": "initialize", "hooks": map[string]any{
+		"UserPromptSubmit": []any{map[string]any{"hookCallbackIds": []string{"ups"}}}}})
+	c.until("initialize response", isResponseTo("init"))
+	for i, tt := range []struct {
+		answer  map[string]any
+		isError bool
+	}{
+		{map[string]any{"decision": "block", "reason": "not this one"}, true},
+		{map[string]any{}, false},
+	} {
+		c.user("prompt")
+		lines := c.until("hook_callback", func(m map[string]any) bool {
+			return m["type"] == "control_request" && field(m, "request", "subtype") == "hook_callback"
+		})
+		req := lines[len(lines)-1]
+		if field(req, "request", "callback_id") != "ups" || field(req, "request", "input", "prompt") != "prompt" {
+			t.Fatalf("hook_callback %v", req)
+		}
+		c.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success",
+			"request_id": req["request_id"], "response": tt.answer}})
+		lines = c.until("result", isType("result"))
+		r := lines[len(lines)-1]
+		if r["is_error"] != tt.isError || (!tt.isError && r["result"] != "answered") {
+			t.Fatalf("prompt %d: result %v", i, r)
+		}
+		if tt.isError && !strings.Contains(mustJSON(t, r), "not this one") {
+			t.Fatalf("the block reason is not in the result: %v", r)
+		}
+	}
+	c.finish()
+}
+
 // --include-partial-messages: the answer streams as Anthropic stream events, more than
 // one text delta, before the committed assistant message.
 func TestStreamJSONPartialMessages(t *testing.T) {
