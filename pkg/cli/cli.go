@@ -159,6 +159,9 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	if err := finishClaudeFlags(&o, set); err != nil {
 		return Options{}, err
 	}
+	if err := checkInputFlags(o); err != nil {
+		return Options{}, err
+	}
 	return o, nil
 }
 
@@ -196,8 +199,7 @@ func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		}
 	}
 	if o.InputFormat == "stream-json" {
-		fmt.Fprintf(stderr, "robota: --input-format stream-json is %v\n", ErrNotYetAvailable)
-		return 2
+		return runStreamJSON(context.Background(), o, stdin, stdout, stderr)
 	}
 	if o.Print {
 		if o.Engine != "" {

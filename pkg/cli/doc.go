@@ -34,6 +34,24 @@
 //     and what to do; it never continues an older session instead. Problems the session
 //     store recovered from (a crash's torn last round, dropped) are printed on stderr.
 //
+// `--input-format stream-json --output-format stream-json` (with or without -p;
+// streamjson_input.go, control.go) is Claude Code's transport for the Agent SDKs: stdin
+// carries user messages (string or content blocks), each run as a turn of one session in
+// one process and ended by its result line, until stdin closes (exit 0; the turns'
+// failures are in their result lines). Control requests are answered with
+// control_response: initialize (hooks registered with callback ids become hooks of the
+// session, run by sending hook_callback, whose answer is read as a command hook's JSON
+// output; appendSystemPrompt is appended; agents become agent types of the Agent tool,
+// over the files' and built-ins of their names; a non-empty systemPrompt and SDK MCP
+// servers are named on stderr under --verbose as not applied: the SDKs' default empty
+// systemPrompt keeps robota's own prompt), interrupt (Abort), set_permission_mode,
+// set_model (before the session starts, or naming its own model). With
+// --permission-prompt-tool stdio every permission question goes to the client as
+// can_use_tool (allow with updatedInput, or deny with a message; interrupt aborts the
+// turn); without it, as in -p, such calls are denied. --include-partial-messages adds
+// stream_event lines rebuilt from the session's deltas in Anthropic's event shapes;
+// --replay-user-messages echoes the user lines.
+//
 // `robota -p ... --engine ADDR` (engine_client.go) runs the prompt in a running
 // robota-engine instead (unix:///ABS/PATH, or tcp://HOST:PORT with mutual TLS from
 // --tls-cert, --tls-key and --tls-ca), through pkg/client: the session is created with the

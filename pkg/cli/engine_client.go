@@ -95,6 +95,10 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 	}
 	res := r.result(end, o.MaxTurns)
 	res.DurationMS = time.Since(start).Milliseconds()
+	res.Model = info.Model
+	if info.Context != nil {
+		res.ContextWindow = info.Context.MaxTokens
+	}
 	closeErr := r.close()
 	if err := r.out.Result(res); err != nil {
 		fmt.Fprintf(stderr, "robota: write output: %v\n", err)
@@ -287,7 +291,7 @@ func (r *engineRun) reportTool(t *client.ToolState) {
 func (r *engineRun) result(end client.Event, maxTurns int) output.Result {
 	last := end.Result
 	res := output.Result{Subtype: output.SubtypeSuccess, NumTurns: last.Rounds, Text: last.Response, Usage: last.Usage,
-		PermissionDenials: r.denials}
+		PermissionDenials: r.denials, StopReason: anthropicStopReason(agent.StopReason(last.StopReason))}
 	switch {
 	case end.Type == client.EventInterrupted:
 		res.Subtype, res.IsError = output.SubtypeErrorDuringExecution, true

@@ -47,10 +47,10 @@ func claudeFlags(fs *flag.FlagSet, o *Options) {
 	fs.StringVar(&o.Debug, "d", "", "alias of --debug")
 	fs.Var(&splitList{vals: &o.Betas}, "betas", "beta headers of API requests (comma separated)")
 	// §1 (stream-json input and the control protocol) drives these four.
-	fs.StringVar(&o.InputFormat, "input-format", "text", "headless input: text or stream-json")
-	fs.BoolVar(&o.IncludePartialMessages, "include-partial-messages", false, "stream-json: include partial message chunks (stream_event)")
-	fs.BoolVar(&o.ReplayUserMessages, "replay-user-messages", false, "stream-json input: echo user messages on stdout")
-	fs.StringVar(&o.PermissionPromptTool, "permission-prompt-tool", "", "who answers permission questions (stdio: the client over stream-json)")
+	fs.StringVar(&o.InputFormat, "input-format", "text", "headless input: text or stream-json (user messages and control requests on stdin)")
+	fs.BoolVar(&o.IncludePartialMessages, "include-partial-messages", false, "stream-json: add stream_event lines as the answer streams")
+	fs.BoolVar(&o.ReplayUserMessages, "replay-user-messages", false, "stream-json input: echo the user lines read")
+	fs.StringVar(&o.PermissionPromptTool, "permission-prompt-tool", "", "stdio: ask the stream-json client (can_use_tool) about calls that need approval")
 }
 
 // optionalValue are the flags whose value may be left out, as Claude Code's [value]:
@@ -67,10 +67,6 @@ var noEffect = map[string]string{
 	"max-budget-usd":                     "robota does not track cost yet",
 	"debug":                              "robota has no debug log; --verbose shows tool activity and warnings",
 	"allow-dangerously-skip-permissions": "bypassPermissions is always available in robota",
-	// Until §1 (stream-json input and the control protocol) lands.
-	"include-partial-messages": "partial messages arrive with stream-json input",
-	"replay-user-messages":     "user messages are replayed with stream-json input",
-	"permission-prompt-tool":   "permission prompts over stdio arrive with stream-json input",
 }
 
 // canonical maps an alias to the flag it stands for.

@@ -82,19 +82,12 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	if structured != nil {
 		extraTools = []llm.Tool{structured}
 	}
-	s, err := interactive.New(ctx, interactive.Options{
-		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
-		Allow: allow, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns, Tools: extraTools,
-		AppendSystemPrompt: appendPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
-		SystemPrompt: systemPrompt(o), BuiltinTools: o.Tools, AddDirs: o.AddDirs, SettingSources: o.SettingSources,
-		Settings: o.Settings, SessionID: o.SessionID, NoPersistence: o.NoSessionPersistence,
-		FallbackModel: o.FallbackModel, MaxThinkingTokens: o.MaxThinkingTokens,
-		Betas:  o.Betas,
-		Runner: workers,
-		// Nobody is there to answer a permission question: the call is denied at once
-		// and listed in permission_denials.
-		Interactive: interactive.InteractiveOptions{NoPrompt: true, Delivery: headlessDelivery},
-	})
+	opts := sessionOptions(o, cwd, workers)
+	opts.Allow, opts.AppendSystemPrompt, opts.Tools = allow, appendPrompt, extraTools
+	// Nobody is there to answer a permission question: the call is denied at once and
+	// listed in permission_denials.
+	opts.Interactive = interactive.InteractiveOptions{NoPrompt: true, Delivery: headlessDelivery}
+	s, err := interactive.New(ctx, opts)
 	if err != nil {
 		return reportSetupError(err, stderr)
 	}
@@ -123,6 +116,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 		res = resultOf(sess, end.Response, end.Err, o.MaxTurns)
 		res.StructuredOutput = structured.value()
 	}
+	res.Model = a.Provider.Model
 	res.DurationMS = time.Since(start).Milliseconds()
 	closeErr := s.Close(context.Background(), "other")
 	unsaved := closeErr != nil && !res.IsError
@@ -222,4 +216,18 @@ func withJSONSchema(o Options) (tool *structuredOutput, allow []string, appendPr
 		appendPrompt = o.AppendSystemPrompt + "\n\n" + appendPrompt
 	}
 	return tool, append(append([]string(nil), o.AllowedTools...), structuredOutputTool), appendPrompt, nil
+}
+
+// sessionOptions are the session options robota's flags give, shared by the -p run and
+// the stream-json run.
+func sessionOptions(o Options, cwd string, workers *pool.Pool) interactive.Options {
+	return interactive.Options{
+		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
+		Allow: o.AllowedTools, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns,
+		AppendSystemPrompt: o.AppendSystemPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
+		SystemPrompt: systemPrompt(o), BuiltinTools: o.Tools, AddDirs: o.AddDirs, SettingSources: o.SettingSources,
+		Settings: o.Settings, SessionID: o.SessionID, NoPersistence: o.NoSessionPersistence,
+		FallbackModel: o.FallbackModel, MaxThinkingTokens: o.MaxThinkingTokens, Betas: o.Betas,
+		Runner: workers,
+	}
 }

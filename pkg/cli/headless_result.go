@@ -14,7 +14,8 @@ import (
 // N+1 there: it counts the turn it refused to start.
 func resultOf(sess *session.Session, answer string, runErr error, maxTurns int) output.Result {
 	last := sess.LastResult()
-	res := output.Result{Subtype: output.SubtypeSuccess, NumTurns: last.Rounds, Text: answer, Usage: last.Usage}
+	res := output.Result{Subtype: output.SubtypeSuccess, NumTurns: last.Rounds, Text: answer, Usage: last.Usage,
+		StopReason: anthropicStopReason(last.StopReason), ContextWindow: sess.ContextWindow()}
 	for _, d := range sess.PermissionDenials() {
 		res.PermissionDenials = append(res.PermissionDenials, output.PermissionDenial{
 			ToolName: d.ToolName, ToolUseID: d.ToolUseID, ToolInput: d.ToolInput})
@@ -37,4 +38,13 @@ func resultOf(sess *session.Session, answer string, runErr error, maxTurns int) 
 		}
 	}
 	return res
+}
+
+// anthropicStopReason is the result's stop_reason: end_turn for a run that ended on its
+// own, null (empty) otherwise, where Claude Code reports the API's words.
+func anthropicStopReason(r agent.StopReason) string {
+	if r == agent.StopCompleted {
+		return "end_turn"
+	}
+	return ""
 }

@@ -104,4 +104,41 @@ type ResultMessage struct {
 	Errors            []string           `json:"errors,omitempty"`
 	StructuredOutput  json.RawMessage    `json:"structured_output,omitempty"`
 	UUID              string             `json:"uuid"`
+	// StopReason is the model's last stop reason (Anthropic's words), null when the run
+	// did not end on its own.
+	StopReason *string `json:"stop_reason"`
+	// ModelUsage is the usage per model, as Claude Code reports it (costs are 0: robota
+	// keeps no price table).
+	ModelUsage map[string]ModelUsage `json:"modelUsage"`
+}
+
+// ModelUsage is one model's entry of the result's modelUsage.
+type ModelUsage struct {
+	InputTokens              int     `json:"inputTokens"`
+	OutputTokens             int     `json:"outputTokens"`
+	CacheReadInputTokens     int     `json:"cacheReadInputTokens"`
+	CacheCreationInputTokens int     `json:"cacheCreationInputTokens"`
+	WebSearchRequests        int     `json:"webSearchRequests"`
+	CostUSD                  float64 `json:"costUSD"`
+	ContextWindow            int     `json:"contextWindow"`
+}
+
+// StreamEvent is {"type":"stream_event"}: one raw Anthropic streaming event
+// (--include-partial-messages).
+type StreamEvent struct {
+	Type            string  `json:"type"`
+	Event           any     `json:"event"`
+	ParentToolUseID *string `json:"parent_tool_use_id"`
+	SessionID       string  `json:"session_id"`
+	UUID            string  `json:"uuid"`
+}
+
+// UserMessage is a user line echoed with --replay-user-messages.
+type UserMessage struct {
+	Type            string          `json:"type"`
+	Message         json.RawMessage `json:"message"`
+	ParentToolUseID *string         `json:"parent_tool_use_id"`
+	SessionID       string          `json:"session_id"`
+	UUID            string          `json:"uuid"`
+	IsReplay        bool            `json:"isReplay"`
 }

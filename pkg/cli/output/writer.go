@@ -52,6 +52,12 @@ type Result struct {
 	Errors            []string
 	// StructuredOutput is the --json-schema answer; nil for none.
 	StructuredOutput json.RawMessage
+	// StopReason is the model's stop reason (end_turn …); empty is null.
+	StopReason string
+	// Model is the model the usage is reported under in modelUsage (none when empty);
+	// ContextWindow its window.
+	Model         string
+	ContextWindow int
 }
 
 // Writer renders one headless run. It is safe for concurrent use; the first
@@ -160,8 +166,66 @@ func (w *Writer) Result(r Result) error {
 		Type: "result", Subtype: r.Subtype, IsError: r.IsError, DurationMS: r.DurationMS, DurationAPIMS: r.DurationAPIMS,
 		NumTurns: r.NumTurns, Result: r.Text, SessionID: w.sessionID, Usage: claudeUsage(r.Usage),
 		PermissionDenials: denials, Errors: r.Errors, StructuredOutput: r.StructuredOutput, UUID: w.newID(),
+		StopReason: stringOrNil(r.StopReason), ModelUsage: modelUsage(r),
 	})
 	return w.err
+}
+
+// Line writes v as one stream-json line (control messages, stream events), whatever the
+// format: only stream-json runs produce them.
+func (w *Writer) Line(v any) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.line(v)
+	return w.err
+}
+
+// StreamEvent emits a stream_event line carrying one raw Anthropic streaming event
+// (stream-json only).
+func (w *Writer) StreamEvent(event any, parentToolUseID string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.format != FormatStreamJSON {
+		return
+	}
+	w.line(StreamEvent{Type: "stream_event", Event: event, ParentToolUseID: stringOrNil(parentToolUseID),
+		SessionID: w.sessionID, UUID: w.newID()})
+}
+
+// ReplayUser echoes a user message read from stream-json input (--replay-user-messages).
+func (w *Writer) ReplayUser(message json.RawMessage) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.format != FormatStreamJSON {
+		return
+	}
+	w.line(UserMessage{Type: "user", Message: message, SessionID: w.sessionID, UUID: w.newID(), IsReplay: true})
+}
+
+// SessionID is the id Init was given.
+func (w *Writer) SessionID() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sessionID
+}
+
+func modelUsage(r Result) map[string]ModelUsage {
+	out := map[string]ModelUsage{}
+	if r.Model == "" {
+		return out
+	}
+	u := claudeUsage(r.Usage)
+	out[r.Model] = ModelUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadInputTokens: u.CacheReadInputTokens, CacheCreationInputTokens: u.CacheCreationInputTokens,
+		ContextWindow: r.ContextWindow}
+	return out
+}
+
+func stringOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func assistantMessage(m llm.Message) APIMessage {

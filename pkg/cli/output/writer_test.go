@@ -38,7 +38,8 @@ func scriptedRun(w *Writer) error {
 	w.Message(llm.Message{ID: "m-2", Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("Done.")}})
 	return w.Result(Result{Subtype: SubtypeSuccess, DurationMS: 42, NumTurns: 2, Text: "Done.",
 		Usage:             llm.Usage{InputTokens: 300, OutputTokens: 30, CacheReadInputTokens: 100},
-		PermissionDenials: []PermissionDenial{{ToolName: "Bash", ToolUseID: "call_1", ToolInput: json.RawMessage(`{"command":"rm -rf /"}`)}}})
+		PermissionDenials: []PermissionDenial{{ToolName: "Bash", ToolUseID: "call_1", ToolInput: json.RawMessage(`{"command":"rm -rf /"}`)}},
+		StopReason:        "end_turn", Model: "script-model", ContextWindow: 200000})
 }
 
 func TestFormatsAgainstGoldens(t *testing.T) {

@@ -208,6 +208,9 @@ func (a *Assembled) agentSpawner(_ *config.Settings, opts Options, choice Provid
 	for _, p := range problems {
 		a.Warnings = append(a.Warnings, "agent definition skipped: "+p.Error())
 	}
+	if len(opts.Agents) > 0 { // first of a name wins
+		catalog = agentdef.NewCatalog(append(slices.Clone(opts.Agents), catalog.List()...))
+	}
 	var resolver agentdef.ModelResolver
 	if def, err := registry.Default().Lookup(choice.Type); err == nil {
 		resolver = def

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/contextload"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -111,6 +112,14 @@ type Options struct {
 	Tools []llm.Tool
 	// Interactive configures what New adds; Assemble ignores it.
 	Interactive InteractiveOptions
+	// Hooks are added to the settings' hooks (the Agent SDK's hooks registered at
+	// initialize), run by HookExecutors, keyed by hook type, next to command and http.
+	// disableAllHooks in the settings does not drop them: the embedder asked for them.
+	Hooks         hook.Config
+	HookExecutors map[string]hook.Executor
+	// Agents are agent types added by the embedder (the Agent SDK's initialize agents);
+	// they win over the files' and the built-in types of the same name.
+	Agents []agentdef.Definition
 }
 
 // Assembled is a ready session and what was decided while building it.
@@ -236,7 +245,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := buildHooks(settings, opts.Cwd)
+	hooks, err := buildHooks(settings, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -490,9 +499,12 @@ func searchExclude(ev *permission.Evaluator, cwd string) func(tool, absPath stri
 // buildHooks returns nil when no hook is configured, so sessions skip the work. A hook
 // that cannot be read is a configuration error naming its file and key: running without it
 // would silently drop a guard the user relies on.
-func buildHooks(settings *config.Settings, cwd string) (session.HookRunner, error) {
+func buildHooks(settings *config.Settings, opts Options) (session.HookRunner, error) {
 	if settings.DisableAllHooks || len(settings.Hooks) == 0 {
-		return nil, nil
+		if len(opts.Hooks) == 0 {
+			return nil, nil
+		}
+		return newHookAdapter(hook.Config{}, settings, opts), nil
 	}
 	var errs []error
 	for _, event := range slices.Sorted(maps.Keys(settings.Hooks)) {
@@ -519,11 +531,23 @@ func buildHooks(settings *config.Settings, cwd string) (session.HookRunner, erro
 	if err != nil { // every group parsed on its own above
 		return nil, invalid("hooks: %w", err)
 	}
-	// Hooks see the settings `env` too: command hooks in their environment, http hooks in
-	// the variables their allowedEnvVars may expand.
-	return hookAdapter{r: hook.NewRunner(cfg, cwd,
-		hook.WithExecutor("command", &hook.CommandExecutor{ProjectDir: cwd, Env: settingsEnv(settings.Env)}),
-		hook.WithExecutor("http", &hook.HTTPExecutor{LookupEnv: lookupWithSettings(settings.Env)}))}, nil
+	return newHookAdapter(cfg, settings, opts), nil
+}
+
+// newHookAdapter runs cfg plus opts.Hooks. Hooks see the settings `env` too: command
+// hooks in their environment, http hooks in the variables their allowedEnvVars may expand.
+func newHookAdapter(cfg hook.Config, settings *config.Settings, opts Options) hookAdapter {
+	for event, groups := range opts.Hooks {
+		cfg[event] = append(cfg[event], groups...)
+	}
+	xs := []hook.Option{
+		hook.WithExecutor("command", &hook.CommandExecutor{ProjectDir: opts.Cwd, Env: settingsEnv(settings.Env)}),
+		hook.WithExecutor("http", &hook.HTTPExecutor{LookupEnv: lookupWithSettings(settings.Env)}),
+	}
+	for typ, x := range opts.HookExecutors {
+		xs = append(xs, hook.WithExecutor(typ, x))
+	}
+	return hookAdapter{r: hook.NewRunner(cfg, opts.Cwd, xs...)}
 }
 
 // forkRecord copies the record id under newID (--fork-session), leaving the original

@@ -62,7 +62,9 @@
 //     allows once, allows for the session (the request's rule: a command prefix such as
 //     Bash(npm test:*) or a directory such as Edit(//abs/dir/**), never the whole Bash or
 //     file tool, and only lifting the mode's ask), or denies with a message the model
-//     reads. A second answer fails with ErrPermissionAnswered, an unknown id with
+//     reads. RespondPermissionInput's allow may also replace the call's input (the Agent
+//     SDK's updatedInput); the rewritten call is evaluated again and a deny rule still
+//     denies it. A second answer fails with ErrPermissionAnswered, an unknown id with
 //     ErrUnknownPermissionRequest. No answer within PermissionTimeout denies with a reason
 //     the model reads; an abort while waiting denies and the tool never runs, whatever
 //     answer comes later. Every request ends with one permission_resolved event, before

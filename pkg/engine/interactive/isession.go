@@ -335,7 +335,14 @@ func (s *InteractiveSession) dropQueueLocked() bool {
 // model. Errors: ErrUnknownPermissionRequest, ErrPermissionAnswered (answered before,
 // timed out or aborted), ErrInvalidApproval.
 func (s *InteractiveSession) RespondPermission(requestID string, approval session.Approval, message string) error {
-	return s.perms.respond(requestID, approval, message)
+	return s.perms.respond(requestID, approval, message, nil)
+}
+
+// RespondPermissionInput is RespondPermission whose allow also replaces the call's input
+// with updatedInput (a JSON object; nil keeps it), as the Agent SDK's canUseTool may. The
+// rewritten call is evaluated again: a deny rule still denies it.
+func (s *InteractiveSession) RespondPermissionInput(requestID string, approval session.Approval, message string, updatedInput json.RawMessage) error {
+	return s.perms.respond(requestID, approval, message, updatedInput)
 }
 
 // PendingPermissions lists the permission requests still waiting for an answer (for a

@@ -3,6 +3,7 @@ package interactive
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -112,7 +113,7 @@ func (b *permissionBroker) abortAll() {
 }
 
 // respond answers a pending request.
-func (b *permissionBroker) respond(id string, approval session.Approval, message string) error {
+func (b *permissionBroker) respond(id string, approval session.Approval, message string, updatedInput json.RawMessage) error {
 	switch approval {
 	case session.ApprovalAllow, session.ApprovalAllowSession, session.ApprovalDeny:
 	default:
@@ -136,6 +137,8 @@ func (b *permissionBroker) respond(id string, approval session.Approval, message
 	a := session.PermissionAnswer{Approval: approval}
 	if approval == session.ApprovalDeny {
 		a.Message = message
+	} else {
+		a.UpdatedInput = updatedInput
 	}
 	w.answer <- a
 	return nil

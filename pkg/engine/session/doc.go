@@ -17,6 +17,8 @@
 //     "Blocked by hook: …"), so every tool_use keeps its tool_result.
 //   - Order per tool call: evaluator → PreToolUse hooks → approval handler (only when the
 //     decision is ask; no handler means deny) → tool → PostToolUse or PostToolUseFailure.
+//     An approval's UpdatedInput, like a hook's, replaces the input and is evaluated again
+//     (a deny rule wins).
 //     An abort while waiting for approval is a deny and the tool never runs.
 //   - "Allow for the session" stores the rule the evaluator offered for that call
 //     (PermissionDecision.SessionRule: a command prefix or a path, never the whole tool

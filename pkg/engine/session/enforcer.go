@@ -251,8 +251,16 @@ func (e *PermissionEnforcer) run(ctx context.Context, exec ToolExec, call Permis
 		d = PermissionDecision{Behavior: BehaviorAsk, Reason: firstNonEmpty(pre.Reason, "PreToolUse hook asks")}
 	}
 	if d.Behavior != BehaviorAllow {
-		if ok, reason := e.approve(ctx, call, d); !ok {
+		ok, reason, updated := e.approve(ctx, call, d)
+		if !ok {
 			return finish(outcome{res: e.deny(call, reason), denied: true})
+		}
+		if len(updated) > 0 && json.Valid(updated) {
+			// As with a hook's rewrite: the approved call's new input must not pass a deny rule.
+			call.Input = updated
+			if d = e.evaluate(ctx, call); d.Behavior == BehaviorDeny {
+				return finish(outcome{res: e.deny(call, d.Reason), denied: true})
+			}
 		}
 	}
 	res, post := e.afterTool(ctx, call, safeExecute(ctx, exec, call))
@@ -279,21 +287,21 @@ func (e *PermissionEnforcer) evaluate(ctx context.Context, call PermissionReques
 
 // approve resolves an ask: the handler, else deny. An "allow for the session" answer
 // stores the decision's SessionRule, which later evaluations see as an allow rule.
-func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest, d PermissionDecision) (bool, string) {
+func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest, d PermissionDecision) (ok bool, reason string, updatedInput json.RawMessage) {
 	if e.cfg.Handler == nil {
-		return false, "approval required and no one can be asked (" + d.Reason + ")"
+		return false, "approval required and no one can be asked (" + d.Reason + ")", nil
 	}
 	seen := len(e.SessionRules())
 	select {
 	case e.ask <- struct{}{}:
 	case <-ctx.Done():
-		return false, "aborted while waiting for approval"
+		return false, "aborted while waiting for approval", nil
 	}
 	defer func() { <-e.ask }()
 	if len(e.SessionRules()) != seen && d.SessionRule != "" {
 		// A rule was approved while this call queued: it may cover this call now.
 		if again := e.evaluate(ctx, call); again.Behavior == BehaviorAllow {
-			return true, ""
+			return true, "", nil
 		}
 	}
 	answer := make(chan PermissionAnswer, 1)
@@ -308,25 +316,25 @@ func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest
 	}()
 	select {
 	case <-ctx.Done():
-		return false, "aborted while waiting for approval"
+		return false, "aborted while waiting for approval", nil
 	case a := <-answer:
 		if ctx.Err() != nil {
-			return false, "aborted while waiting for approval"
+			return false, "aborted while waiting for approval", nil
 		}
 		switch a.Approval {
 		case ApprovalAllow:
-			return true, ""
+			return true, "", a.UpdatedInput
 		case ApprovalAllowSession:
 			if d.SessionRule != "" {
 				e.addSessionRule(d.SessionRule)
 			}
-			return true, ""
+			return true, "", a.UpdatedInput
 		}
 		reason := firstNonEmpty(a.Reason, "denied by user")
 		if a.Message != "" {
 			reason += ": " + a.Message
 		}
-		return false, reason
+		return false, reason, nil
 	}
 }
 

@@ -84,6 +84,9 @@ type PermissionAnswer struct {
 	// Reason replaces "denied by user" in a denial's tool result (e.g. "no answer within
 	// 5m0s"); Message is what the user adds for the model. Both are for denials only.
 	Reason, Message string
+	// UpdatedInput, on an allow, replaces the call's input (a JSON object; the SDK's
+	// canUseTool updatedInput). The rewritten call is evaluated again: a deny rule wins.
+	UpdatedInput json.RawMessage
 }
 
 // ApprovalRequest is what a permission handler is asked.

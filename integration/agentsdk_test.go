@@ -1,0 +1,79 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 13 acceptance: the TypeScript Agent SDK (@anthropic-ai/claude-agent-sdk, from
+// npm) drives bin/robota as its pathToClaudeCodeExecutable against the script provider:
+// a plain query, a Write in acceptEdits, canUseTool approving a Bash that runs, PreToolUse
+// and PostToolUse hook callbacks, two prompts in one stream on one session, interrupt,
+// partial messages in more than one delta, an agent defined in initialize, and resume (testdata/agentsdk/scenarios.mjs).
+//
+// The SDK is installed with npm into a temporary directory, or taken from
+// $ROBOTA_AGENT_SDK_DIR (a directory holding node_modules/@anthropic-ai/claude-agent-sdk).
+// Without node and npm on PATH the test is skipped: it needs them, not robota.
+func TestAgentSDKDrivesRobota(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	work := t.TempDir()
+	for _, f := range []string{"package.json", "scenarios.mjs"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "agentsdk", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*runTimeout)
+	defer cancel()
+	if dir := os.Getenv("ROBOTA_AGENT_SDK_DIR"); dir != "" {
+		if err := os.Symlink(filepath.Join(dir, "node_modules"), filepath.Join(work, "node_modules")); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			t.Skip("npm is not installed")
+		}
+		// The optional dependency is the SDK's own claude binary: robota replaces it.
+		cmd := exec.CommandContext(ctx, npm, "install", "--omit=optional", "--no-audit", "--no-fund")
+		cmd.Dir = work
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm install the Agent SDK: %v\n%s", err, out)
+		}
+	}
+	p := newProject(t)
+	tmpl, err := os.ReadFile(filepath.Join("testdata", "agentsdk", "script.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(p.Scripts, "agentsdk.yaml")
+	if err := os.WriteFile(script, []byte(strings.ReplaceAll(string(tmpl), "{{DIR}}", p.Dir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, node, "scenarios.mjs", filepath.Join(binDir, "robota"), script, p.Dir)
+	cmd.Dir = work
+	cmd.Env = p.env()
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Logf("scenarios:\n%s", out)
+	if err != nil {
+		t.Fatalf("the Agent SDK scenarios failed: %v\nstderr:\n%s", err, stderr.String())
+	}
+	for _, name := range []string{"plain", "canUseToolAndHooks", "writeInAcceptEdits", "twoPromptsOneSession",
+		"interrupt", "partialMessages", "agents", "resume"} {
+		if !strings.Contains(string(out), "ok "+name+"\n") {
+			t.Errorf("scenario %s did not pass", name)
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+// The stream-json run's side of the control protocol: reading stdin, answering the
+// client's control requests, and asking the client about permissions.
+
+// askClient sends a permission question to the client as can_use_tool and applies its
+// answer: allow (with its updatedInput), or deny with its message (and interrupt: the
+// turn is aborted). No answer is a denial saying why.
+func (r *streamRun) askClient(ctx context.Context, s *interactive.InteractiveSession, pr interactive.PermissionRequest) {
+	input := pr.Input
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	raw, err := r.ctl.request(ctx, canUseToolRequest{Subtype: "can_use_tool", ToolName: pr.ToolName, Input: input,
+		PermissionSuggestions: []any{}, ToolUseID: pr.ToolUseID, DecisionReason: pr.Reason})
+	if err != nil {
+		_ = s.RespondPermission(pr.RequestID, session.ApprovalDeny, "no answer from the client: "+err.Error())
+		return
+	}
+	var a canUseToolAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		_ = s.RespondPermission(pr.RequestID, session.ApprovalDeny, "unreadable answer from the client: "+err.Error())
+		return
+	}
+	switch a.Behavior {
+	case "allow":
+		var updated json.RawMessage
+		if len(a.UpdatedInput) > 0 && a.UpdatedInput[0] == '{' {
+			updated = a.UpdatedInput
+		}
+		_ = s.RespondPermissionInput(pr.RequestID, session.ApprovalAllow, "", updated)
+	default:
+		msg := a.Message
+		if a.Behavior != "deny" {
+			msg = fmt.Sprintf("the client answered behavior %q (want allow or deny)", a.Behavior)
+		}
+		_ = s.RespondPermission(pr.RequestID, session.ApprovalDeny, msg)
+		if a.Interrupt {
+			s.Abort()
+		}
+	}
+}
+
+// read reads stdin line by line: user messages and initialize are queued for the loop;
+// the other control requests and the responses to ours are handled at once, so an
+// interrupt or a permission answer reaches a turn that is running.
+func (r *streamRun) read(stdin io.Reader) {
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(make([]byte, 0, 64<<10), maxInputLine)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var in inputLine
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			fmt.Fprintf(r.stderr, "robota: stream-json input: skipping a line that is not JSON: %v\n", err)
+			continue
+		}
+		switch in.Type {
+		case "user":
+			r.enqueue(inbound{message: in.Message})
+		case "control_request":
+			r.control(in.RequestID, in.Request)
+		case "control_response":
+			if in.Response != nil && !r.ctl.deliver(*in.Response) && r.o.Verbose {
+				fmt.Fprintf(r.stderr, "robota: stream-json input: response to no pending request %q\n", in.Response.RequestID)
+			}
+		case "keep_alive", "control_cancel_request", "update_environment_variables":
+		default:
+			if r.o.Verbose {
+				fmt.Fprintf(r.stderr, "robota: stream-json input: ignoring a %q line\n", in.Type)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintf(r.stderr, "robota: read stdin: %v\n", err)
+	}
+	r.ctl.close()
+	r.mu.Lock()
+	r.inEOF = true
+	r.mu.Unlock()
+	r.notify()
+}
+
+// permissionModes are the modes set_permission_mode accepts.
+var permissionModes = map[string]bool{"default": true, "acceptEdits": true, "plan": true, "bypassPermissions": true, "dontAsk": true}
+
+// control answers a control request of the client.
+func (r *streamRun) control(id string, raw json.RawMessage) {
+	var req struct {
+		Subtype string `json:"subtype"`
+		Model   string `json:"model"`
+		Mode    string `json:"mode"`
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		r.ctl.respondError(id, fmt.Errorf("control request: %w", err))
+		return
+	}
+	switch req.Subtype {
+	case "initialize":
+		var init initializeRequest
+		if err := json.Unmarshal(raw, &init); err != nil {
+			r.ctl.respondError(id, fmt.Errorf("initialize: %w", err))
+			return
+		}
+		r.enqueue(inbound{requestID: id, init: &init})
+	case "interrupt":
+		r.mu.Lock()
+		s := r.sess
+		r.mu.Unlock()
+		if s != nil {
+			s.Abort()
+		}
+		r.ctl.respond(id, struct{}{})
+	case "set_permission_mode":
+		if !permissionModes[req.Mode] {
+			r.ctl.respondError(id, fmt.Errorf("set_permission_mode: unknown mode %q", req.Mode))
+			return
+		}
+		r.mu.Lock()
+		r.o.PermissionMode = req.Mode
+		s := r.sess
+		r.mu.Unlock()
+		if s != nil {
+			s.Session().SetPermissionMode(session.PermissionMode(req.Mode))
+		}
+		r.ctl.respond(id, struct{}{})
+	case "set_model":
+		r.setModel(id, req.Model)
+	case "mcp_message":
+		r.ctl.respondError(id, errors.New("mcp_message: SDK MCP servers are not available in this build"))
+	default:
+		r.ctl.respondError(id, fmt.Errorf("unsupported control request subtype %q", req.Subtype))
+	}
+}
+
+// setModel applies set_model before the session starts; once it runs, only its own
+// model (or "default") is accepted: a session keeps the model it was made with.
+func (r *streamRun) setModel(id, model string) {
+	r.mu.Lock()
+	s := r.sess
+	if s == nil {
+		if model != "default" {
+			r.o.Model = model
+		} else {
+			r.o.Model = ""
+		}
+	}
+	r.mu.Unlock()
+	if s != nil && model != "" && model != "default" && model != s.Assembled().Provider.Model {
+		r.ctl.respondError(id, fmt.Errorf("set_model %q: a running robota session keeps its model (%s)", model, s.Assembled().Provider.Model))
+		return
+	}
+	r.ctl.respond(id, struct{}{})
+}
