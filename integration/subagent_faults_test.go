@@ -1,0 +1,262 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/robota-sdk/robota-go/internal/engineproc"
+)
+
+// toolResults maps the tool_use_id of every tool_result in stream-json output to its
+// content and error flag.
+func toolResults(t *testing.T, out string) map[string]struct {
+	Content string
+	IsError bool
+} {
+	t.Helper()
+	res := map[string]struct {
+		Content string
+		IsError bool
+	}{}
+	for _, l := range jsonLines(t, out) {
+		if l["type"] != "user" {
+			continue
+		}
+		msg, _ := l["message"].(map[string]any)
+		parts, _ := msg["content"].([]any)
+		for _, p := range parts {
+			part, _ := p.(map[string]any)
+			if part["type"] != "tool_result" {
+				continue
+			}
+			id, _ := part["tool_use_id"].(string)
+			var content string
+			switch c := part["content"].(type) {
+			case string:
+				content = c
+			default:
+				b, _ := json.Marshal(c)
+				content = string(b)
+			}
+			isErr, _ := part["is_error"].(bool)
+			res[id] = struct {
+				Content string
+				IsError bool
+			}{content, isErr}
+		}
+	}
+	return res
+}
+
+// lastResult is the result line of stream-json output.
+func lastResult(t *testing.T, out string) map[string]any {
+	t.Helper()
+	lines := jsonLines(t, out)
+	if len(lines) == 0 || lines[len(lines)-1]["type"] != "result" {
+		t.Fatalf("stream-json output does not end with a result:\n%s", out)
+	}
+	return lines[len(lines)-1]
+}
+
+// robota -p: a background `sleep 30` (Bash run_in_background, in a worker; the sleep is
+// a child of the job's shell) is read through TaskOutput without blocking (running,
+// not_ready) and stopped through TaskStop; the shell and the sleep are gone right after
+// (checked by the run itself, while the worker lives, so the worker's own exit cannot be
+// what killed them).
+func TestHeadlessTaskOutputAndTaskStopOfBackgroundSleep(t *testing.T) {
+	p := newProject(t)
+	script := p.script(t, "taskstop", nil)
+	start := time.Now()
+	res := p.mustRun(t, "-p", "sleep in the background", "--provider", "script", "--script", script,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose")
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("the run took %s: the sleep was waited for, not stopped", took)
+	}
+	results := toolResults(t, res.Stdout)
+	if r := results["toolu_bg"]; r.IsError || !strings.Contains(r.Content, "bash_1") {
+		t.Fatalf("background start: %+v\n%s", r, res.Stdout)
+	}
+	peek := results["toolu_peek"]
+	for _, want := range []string{"<retrieval_status>not_ready</retrieval_status>", "<task_id>bash_1</task_id>", "<status>running</status>"} {
+		if peek.IsError || !strings.Contains(peek.Content, want) {
+			t.Fatalf("TaskOutput (block false) lacks %q: %+v", want, peek)
+		}
+	}
+	stop := results["toolu_stop"]
+	if stop.IsError || !strings.Contains(stop.Content, `"message":"Successfully stopped task: bash_1`) {
+		t.Fatalf("TaskStop: %+v", stop)
+	}
+	if check := results["toolu_check"]; !strings.Contains(check.Content, "SLEEP-GONE") {
+		t.Fatalf("the sleep's process outlived TaskStop: %+v", check)
+	}
+	if r := lastResult(t, res.Stdout); r["subtype"] != "success" || r["result"] != "The sleep was stopped." {
+		t.Fatalf("result %v", r)
+	}
+	if pid := readPID(t, filepath.Join(p.Scripts, "sleep.pid")); engineproc.ProcessAlive(pid) {
+		t.Fatalf("the background sleep (pid %d) is still alive", pid)
+	}
+}
+
+// robota -p: the worker running a subagent is killed with SIGKILL while the subagent's
+// Bash sleeps. The Agent call ends in a tool_result error naming the signal, the parent
+// goes on, and its next Agent call runs in a new worker.
+func TestHeadlessWorkerKilledMidJob(t *testing.T) {
+	p := newProject(t)
+	script := p.script(t, "workerkill", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "delegate", "--provider", "script", "--script", script,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	victimFile := filepath.Join(p.Scripts, "victim.pid")
+	victim := waitPIDFile(t, victimFile, 20*time.Second)
+	if comm := procComm(victim); comm != "robota-worker" || victim == cmd.Process.Pid {
+		t.Fatalf("the subagent's parent process %d is %q, want a robota-worker (robota is %d)", victim, comm, cmd.Process.Pid)
+	}
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("robota after the worker's kill: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	killed := toolResults(t, out)["toolu_victim"]
+	want := fmt.Sprintf("worker process (pid %d) killed by signal 9", victim)
+	if !killed.IsError || !strings.Contains(killed.Content, want) {
+		t.Fatalf("the killed subagent's Agent result is %+v, want an error with %q\n%s", killed, want, out)
+	}
+	second := readPID(t, filepath.Join(p.Scripts, "second.pid"))
+	if second == victim || second == cmd.Process.Pid {
+		t.Fatalf("the second subagent ran in pid %d (killed worker %d, robota %d), want a new worker", second, victim, cmd.Process.Pid)
+	}
+	if r := toolResults(t, out)["toolu_second"]; r.IsError || !strings.Contains(r.Content, "second done") {
+		t.Fatalf("the Agent call after the crash: %+v", r)
+	}
+	if r := lastResult(t, out); r["subtype"] != "success" || r["result"] != "Recovered after the crash." {
+		t.Fatalf("result %v", r)
+	}
+}
+
+// robota -p with provider keys in its environment: the worker running a subagent holds
+// none (it asks robota for model calls); SubagentStart and SubagentStop hooks fire with
+// Claude Code's fields, and the transcript they name is the subagent's JSONL log.
+func TestHeadlessSubagentWorkerHasNoKeysAndHooksFire(t *testing.T) {
+	p := newProject(t)
+	hooks := filepath.Join(p.Scripts, "hooks.jsonl")
+	hook := fmt.Sprintf("cat >> %s; echo >> %s", hooks, hooks)
+	entry := []map[string]any{{"matcher": "", "hooks": []map[string]any{{"type": "command", "command": hook}}}}
+	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SubagentStart": entry, "SubagentStop": entry}})
+	p.writeFile(t, filepath.Join(".claude", "settings.json"), string(settings))
+	script := p.script(t, "subagent_env", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "delegate", "--provider", "script", "--script", script,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose")
+	cmd.Env = append(cmd.Env, "ANTHROPIC_API_KEY=sk-ant-engine-only-1", "OPENAI_API_KEY=sk-openai-engine-only-2")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("robota: %v\n%s\nstderr:\n%s", err, out, stderr.String())
+	}
+	if r := lastResult(t, string(out)); r["subtype"] != "success" || r["result"] != "The subagent finished." {
+		t.Fatalf("result %v", r)
+	}
+	comm, err := os.ReadFile(filepath.Join(p.Scripts, "worker.comm"))
+	if err != nil || strings.TrimSpace(string(comm)) != "robota-worker" {
+		t.Fatalf("the subagent's Bash ran under %q (%v), want robota-worker", comm, err)
+	}
+	env, err := os.ReadFile(filepath.Join(p.Scripts, "worker.env"))
+	if err != nil || !strings.Contains(string(env), "PATH=") {
+		t.Fatalf("worker environment %q, %v", env, err)
+	}
+	for _, leak := range []string{"_API_KEY", "sk-ant-engine-only-1", "sk-openai-engine-only-2"} {
+		if strings.Contains(string(env), leak) {
+			t.Fatalf("the worker running the subagent holds %q:\n%s", leak, env)
+		}
+	}
+
+	sessionID, _ := jsonLines(t, string(out))[0]["session_id"].(string)
+	events := readHookInputs(t, hooks)
+	if len(events) != 2 {
+		t.Fatalf("hooks ran %d times, want SubagentStart and SubagentStop: %v", len(events), events)
+	}
+	start, stop := events[0], events[1]
+	agentID, _ := start["agent_id"].(string)
+	if start["hook_event_name"] != "SubagentStart" || !strings.HasPrefix(agentID, "agent-") ||
+		start["agent_type"] != "general-purpose" || start["session_id"] != sessionID || start["cwd"] != p.Dir {
+		t.Fatalf("SubagentStart input %v (session %s)", start, sessionID)
+	}
+	transcript := filepath.Join(p.logsDir(), sessionID, "subagents", agentID+".jsonl")
+	if stop["hook_event_name"] != "SubagentStop" || stop["agent_id"] != agentID || stop["agent_type"] != "general-purpose" ||
+		stop["agent_transcript_path"] != transcript || stop["last_assistant_message"] != "Copied the environment." ||
+		stop["stop_hook_active"] != false || stop["session_id"] != sessionID {
+		t.Fatalf("SubagentStop input %v, want agent %s with transcript %s", stop, agentID, transcript)
+	}
+	data, err := os.ReadFile(transcript)
+	if err != nil {
+		t.Fatalf("subagent transcript: %v", err)
+	}
+	for _, want := range []string{"env: copy the worker environment", "toolu_copy", "Copied the environment."} {
+		if !strings.Contains(string(data), want) {
+			t.Fatalf("the transcript %s lacks %q:\n%s", transcript, want, data)
+		}
+	}
+}
+
+// readHookInputs parses the JSON objects the hook command appended, one a line.
+func readHookInputs(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("hook output: %v", err)
+	}
+	var out []map[string]any
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("hook input %q: %v", l, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// waitPIDFile waits until path holds a pid.
+func waitPIDFile(t *testing.T, path string, within time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not written within %s", path, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// procComm is the command name of pid ("" when it is gone).
+func procComm(pid int) string {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
+	return strings.TrimSpace(string(b))
+}
