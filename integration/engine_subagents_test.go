@@ -1,0 +1,213 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+)
+
+// taskWatch collects a session's background-task state changes from a Watch stream.
+type taskWatch struct {
+	mu     sync.Mutex
+	states map[string][]robotav1.BackgroundTaskStatus // per task, consecutive repeats folded
+	done   chan struct{}
+	err    error
+}
+
+func watchTasks(ctx context.Context, t *testing.T, c robotav1.EngineServiceClient, id string) *taskWatch {
+	t.Helper()
+	stream, err := c.Watch(ctx, &robotav1.WatchRequest{SessionId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The watch is registered once a later RPC on the same connection has returned.
+	if _, err := c.GetSession(ctx, &robotav1.GetSessionRequest{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	w := &taskWatch{states: map[string][]robotav1.BackgroundTaskStatus{}, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for {
+			resp, err := stream.Recv()
+			if err != nil {
+				if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+					w.err = err
+				}
+				return
+			}
+			st := resp.GetEvent().GetBackgroundTaskEvent().GetStateChanged()
+			if st == nil {
+				continue
+			}
+			w.mu.Lock()
+			seq := w.states[st.GetTaskId()]
+			if len(seq) == 0 || seq[len(seq)-1] != st.GetStatus() {
+				w.states[st.GetTaskId()] = append(seq, st.GetStatus())
+			}
+			w.mu.Unlock()
+		}
+	}()
+	return w
+}
+
+// waitStatus waits until task's states end with want.
+func (w *taskWatch) waitStatus(t *testing.T, task string, want robotav1.BackgroundTaskStatus, within time.Duration) []robotav1.BackgroundTaskStatus {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		w.mu.Lock()
+		seq := slices.Clone(w.states[task])
+		w.mu.Unlock()
+		if len(seq) > 0 && seq[len(seq)-1] == want {
+			return seq
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s: Watch showed %v, want it to reach %v (watch error %v)", task, seq, want, w.err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// isSubsequence reports whether want appears in got in order.
+func isSubsequence(want, got []robotav1.BackgroundTaskStatus) bool {
+	i := 0
+	for _, s := range got {
+		if i < len(want) && s == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+// Through robota-engine, with provider keys in its environment: the model's Agent call
+// with two jobs runs both subagents at once, each in a worker process of its own (not the
+// engine). Each subagent's Bash asks for approval (default mode); the ask reaches the
+// client as a permission_request naming the subagent's task, the client approves it with
+// RespondPermission and the command runs. Watch shows each task go running →
+// waiting_permission → running → completed; ListBackgroundTasks lists both agent tasks;
+// the workers' environment holds no API key.
+func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-engine-only-1")
+	t.Setenv("OPENAI_API_KEY", "sk-openai-engine-only-2")
+	p := newProject(t)
+	t.Setenv("HOME", p.Home)
+	script := p.script(t, "engine_subagents", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	e, c := engineClient(t, t.TempDir())
+	created, err := c.CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: p.Dir, Provider: "script", Script: script,
+		PermissionMode: robotav1.PermissionMode_PERMISSION_MODE_DEFAULT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := created.GetSession().GetSessionId()
+	watch := watchTasks(ctx, t, c, id)
+
+	stream, err := c.Submit(ctx, &robotav1.SubmitRequest{SessionId: id, Prompt: "delegate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asks []*robotav1.PermissionRequestEvent
+	var last *robotav1.SessionEvent
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("submit: %v", err)
+		}
+		ev := resp.GetEvent()
+		if ev == nil {
+			continue
+		}
+		last = ev
+		if pr := ev.GetPermissionRequest(); pr != nil {
+			asks = append(asks, pr)
+			if _, err := c.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: id,
+				RequestId: pr.GetRequestId(), Answer: robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW}); err != nil {
+				t.Fatalf("RespondPermission: %v", err)
+			}
+		}
+	}
+	if got := last.GetComplete().GetResult().GetResponse(); got != "Both subagents finished." {
+		t.Fatalf("the prompt ended with %v, want the answer after both subagents met", last)
+	}
+
+	list, err := c.ListBackgroundTasks(ctx, &robotav1.ListBackgroundTasksRequest{SessionId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.GetTasks()) != 2 {
+		t.Fatalf("ListBackgroundTasks: %v, want the two agent tasks", list.GetTasks())
+	}
+	var taskIDs []string
+	taskPIDs := map[string]int{} // by label
+	for _, task := range list.GetTasks() {
+		if task.GetKind() != robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_AGENT ||
+			task.GetStatus() != robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED ||
+			!strings.HasPrefix(task.GetTaskId(), "agent-") || !strings.Contains(task.GetLabel(), "job ") {
+			t.Fatalf("listed task %v, want a completed agent task", task)
+		}
+		taskIDs = append(taskIDs, task.GetTaskId())
+		taskPIDs[task.GetLabel()] = int(task.GetPid())
+	}
+
+	if len(asks) != 2 {
+		t.Fatalf("%d permission requests reached the client, want one per subagent's Bash: %v", len(asks), asks)
+	}
+	var askedBy []string
+	for _, a := range asks {
+		if a.GetToolName() != "Bash" || !slices.Contains(taskIDs, a.GetTaskId()) {
+			t.Fatalf("permission request %v: want a Bash ask naming one of the tasks %v", a, taskIDs)
+		}
+		askedBy = append(askedBy, a.GetTaskId())
+	}
+	if askedBy[0] == askedBy[1] {
+		t.Fatalf("both asks name task %s, want one per subagent", askedBy[0])
+	}
+	want := []robotav1.BackgroundTaskStatus{robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING,
+		robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_WAITING_PERMISSION,
+		robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING,
+		robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED}
+	for _, task := range taskIDs {
+		if seq := watch.waitStatus(t, task, want[len(want)-1], 10*time.Second); !isSubsequence(want, seq) {
+			t.Fatalf("task %s: Watch showed %v, want %v in that order", task, seq, want)
+		}
+	}
+
+	enginePID := e.Cmd.Process.Pid
+	a, b := readPID(t, filepath.Join(p.Scripts, "a.pid")), readPID(t, filepath.Join(p.Scripts, "b.pid"))
+	if a == b || a == enginePID || b == enginePID {
+		t.Fatalf("subagent processes a=%d b=%d engine=%d: want two workers of their own", a, b, enginePID)
+	}
+	if taskPIDs["general-purpose: job a"] != a || taskPIDs["general-purpose: job b"] != b {
+		t.Fatalf("ListBackgroundTasks pids %v, want the workers the subagents ran in (a=%d, b=%d)", taskPIDs, a, b)
+	}
+	for _, pid := range []int{a, b} {
+		if comm := procComm(pid); comm != "" && comm != "robota-worker" {
+			t.Fatalf("pid %d is %q, want robota-worker", pid, comm)
+		}
+	}
+	env, err := os.ReadFile(filepath.Join(p.Scripts, "a.env"))
+	if err != nil || !strings.Contains(string(env), "PATH=") {
+		t.Fatalf("worker environment %q, %v", env, err)
+	}
+	if engineEnv := readEnviron(t, enginePID); !strings.Contains(engineEnv, "ANTHROPIC_API_KEY=sk-ant-engine-only-1") {
+		t.Fatal("test setup: the engine lacks ANTHROPIC_API_KEY")
+	}
+	for _, leak := range []string{"_API_KEY", "sk-ant-engine-only-1", "sk-openai-engine-only-2"} {
+		if strings.Contains(string(env), leak) {
+			t.Fatalf("the worker running subagent a holds %q:\n%s", leak, env)
+		}
+	}
+}
