@@ -3,16 +3,19 @@ package integration
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+	"github.com/robota-sdk/robota-go/internal/engineproc"
 )
 
 // taskWatch collects a session's background-task state changes from a Watch stream.
@@ -209,5 +212,186 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 		if strings.Contains(string(env), leak) {
 			t.Fatalf("the worker running subagent a holds %q:\n%s", leak, env)
 		}
+	}
+}
+
+// submitTools submits prompt (no permission asks expected: answered with deny) while
+// during runs beside it, and returns the session's tool_end states by call id and the
+// prompt's last event.
+func submitTools(ctx context.Context, t *testing.T, c robotav1.EngineServiceClient, id, prompt string, during func()) (map[string]*robotav1.ToolState, *robotav1.SessionEvent) {
+	t.Helper()
+	stream, err := c.Submit(ctx, &robotav1.SubmitRequest{SessionId: id, Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	if during != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); during() }()
+	}
+	defer wg.Wait()
+	ends := map[string]*robotav1.ToolState{}
+	var last *robotav1.SessionEvent
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return ends, last
+		}
+		if err != nil {
+			t.Errorf("submit %q: %v", prompt, err)
+			return ends, last
+		}
+		ev := resp.GetEvent()
+		if ev == nil {
+			continue
+		}
+		last = ev
+		if te := ev.GetToolEnd(); te != nil {
+			ends[te.GetTool().GetToolCallId()] = te.GetTool()
+		}
+		if pr := ev.GetPermissionRequest(); pr != nil {
+			t.Errorf("unexpected permission request %v", pr)
+			_, _ = c.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: id,
+				RequestId: pr.GetRequestId(), Answer: robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY})
+		}
+	}
+}
+
+// historyResults returns the tool results of a session's history by tool_use_id (the
+// text the model read).
+func historyResults(ctx context.Context, t *testing.T, c robotav1.EngineServiceClient, id string) map[string]*robotav1.ToolResultPart {
+	t.Helper()
+	hist, err := c.GetHistory(ctx, &robotav1.GetHistoryRequest{SessionId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*robotav1.ToolResultPart{}
+	for _, e := range hist.GetEntries() {
+		for _, part := range e.GetMessage().GetParts() {
+			if r := part.GetToolResult(); r != nil {
+				out[r.GetToolUseId()] = r
+			}
+		}
+	}
+	return out
+}
+
+// bypassSession starts an engine and a bypassPermissions session in p running script.
+func bypassSession(ctx context.Context, t *testing.T, p *project, script string) (robotav1.EngineServiceClient, string, int) {
+	t.Helper()
+	t.Setenv("HOME", p.Home)
+	e, c := engineClient(t, t.TempDir())
+	created, err := c.CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: p.Dir, Provider: "script", Script: script,
+		PermissionMode: robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, created.GetSession().GetSessionId(), e.Cmd.Process.Pid
+}
+
+// Through robota-engine: a background `sleep 30` read through TaskOutput (block false:
+// running, not_ready) and stopped through TaskStop; the job's shell and its sleep are
+// gone at once, and the engine lists the process task as cancelled.
+func TestEngineTaskOutputAndTaskStopOfBackgroundSleep(t *testing.T) {
+	p := newProject(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, id, _ := bypassSession(ctx, t, p, p.script(t, "taskstop", nil))
+	ends, last := submitTools(ctx, t, c, id, "sleep in the background", nil)
+	if got := last.GetComplete().GetResult().GetResponse(); got != "The sleep was stopped." {
+		t.Fatalf("the prompt ended with %v", last)
+	}
+	for _, call := range []string{"toolu_bg", "toolu_peek", "toolu_stop", "toolu_check"} {
+		if ends[call].GetOutcome() != robotav1.ToolOutcome_TOOL_OUTCOME_SUCCESS {
+			t.Fatalf("%s ended with %v", call, ends[call])
+		}
+	}
+	results := historyResults(ctx, t, c, id)
+	if out := results["toolu_bg"].GetContent(); !strings.Contains(out, "bash_1") {
+		t.Fatalf("background start: %v", results["toolu_bg"])
+	}
+	for _, want := range []string{"<retrieval_status>not_ready</retrieval_status>", "<status>running</status>"} {
+		if !strings.Contains(results["toolu_peek"].GetContent(), want) {
+			t.Fatalf("TaskOutput (block false) lacks %q: %v", want, results["toolu_peek"])
+		}
+	}
+	if !strings.Contains(results["toolu_stop"].GetContent(), "Successfully stopped task: bash_1") {
+		t.Fatalf("TaskStop: %v", results["toolu_stop"])
+	}
+	if !strings.Contains(results["toolu_check"].GetContent(), "SLEEP-GONE") {
+		t.Fatalf("the sleep outlived TaskStop: %v", results["toolu_check"])
+	}
+	got, err := c.GetBackgroundTask(ctx, &robotav1.GetBackgroundTaskRequest{SessionId: id, TaskId: "bash_1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task := got.GetTask(); task.GetKind() != robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_PROCESS ||
+		task.GetStatus() != robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_CANCELLED {
+		t.Fatalf("bash_1 after TaskStop: %v, want a cancelled process task", task)
+	}
+	for _, f := range []string{"sh.pid", "sleep.pid"} {
+		if pid := readPID(t, filepath.Join(p.Scripts, f)); engineproc.ProcessAlive(pid) {
+			t.Fatalf("%s %d is still alive", f, pid)
+		}
+	}
+}
+
+// Through robota-engine: the worker running a subagent is killed with SIGKILL (its pid
+// read from ListBackgroundTasks) while the subagent's Bash sleeps. The task fails with a
+// reason naming the signal, the Agent call ends in an error, the prompt completes, and
+// the next Agent call runs in a new worker.
+func TestEngineWorkerKilledMidJob(t *testing.T) {
+	p := newProject(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, id, enginePID := bypassSession(ctx, t, p, p.script(t, "workerkill", nil))
+	watch := watchTasks(ctx, t, c, id)
+	var victim int
+	var victimTask string
+	ends, last := submitTools(ctx, t, c, id, "delegate", func() {
+		written := waitPIDFile(t, filepath.Join(p.Scripts, "victim.pid"), 20*time.Second)
+		list, err := c.ListBackgroundTasks(ctx, &robotav1.ListBackgroundTasksRequest{SessionId: id,
+			Statuses: []robotav1.BackgroundTaskStatus{robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING}})
+		if err != nil || len(list.GetTasks()) != 1 {
+			t.Errorf("running tasks: %v, %v", list, err)
+			return
+		}
+		victim, victimTask = int(list.GetTasks()[0].GetPid()), list.GetTasks()[0].GetTaskId()
+		if victim != written || victim == enginePID || procComm(victim) != "robota-worker" {
+			t.Errorf("the running task's pid %d (%q): want the robota-worker the subagent runs in (%d)", victim, procComm(victim), written)
+			return
+		}
+		if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+			t.Error(err)
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	want := fmt.Sprintf("worker process (pid %d) killed by signal 9", victim)
+	results := historyResults(ctx, t, c, id)
+	if ev, r := ends["toolu_victim"], results["toolu_victim"]; ev.GetOutcome() != robotav1.ToolOutcome_TOOL_OUTCOME_ERROR ||
+		!strings.Contains(ev.GetError(), want) || !r.GetIsError() || !strings.Contains(r.GetContent(), want) {
+		t.Fatalf("the killed subagent's Agent call ended with %v, result %v; want an error naming %q", ev, r, want)
+	}
+	if got := last.GetComplete().GetResult().GetResponse(); got != "Recovered after the crash." {
+		t.Fatalf("the prompt ended with %v", last)
+	}
+	got, err := c.GetBackgroundTask(ctx, &robotav1.GetBackgroundTaskRequest{SessionId: id, TaskId: victimTask})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task := got.GetTask(); task.GetStatus() != robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED ||
+		!strings.Contains(task.GetError(), "killed by signal 9") {
+		t.Fatalf("the killed task: %v, want failed naming the signal", task)
+	}
+	watch.waitStatus(t, victimTask, robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED, 5*time.Second)
+	second := readPID(t, filepath.Join(p.Scripts, "second.pid"))
+	if second == victim || second == enginePID {
+		t.Fatalf("the second subagent ran in pid %d (killed worker %d, engine %d), want a new worker", second, victim, enginePID)
+	}
+	if ev, r := ends["toolu_second"], results["toolu_second"]; ev.GetOutcome() != robotav1.ToolOutcome_TOOL_OUTCOME_SUCCESS ||
+		r.GetIsError() || !strings.Contains(r.GetContent(), "second done") {
+		t.Fatalf("the Agent call after the crash: %v, result %v", ev, r)
 	}
 }
