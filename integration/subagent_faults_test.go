@@ -195,6 +195,12 @@ func TestHeadlessSubagentWorkerHasNoKeysAndHooksFire(t *testing.T) {
 		t.Fatalf("hooks ran %d times, want SubagentStart and SubagentStop: %v", len(events), events)
 	}
 	start, stop := events[0], events[1]
+	for _, in := range events { // Claude Code: the parent's transcript, the subagent's in agent_transcript_path
+		if in["transcript_path"] != p.logPath(sessionID) || in["permission_mode"] != "bypassPermissions" {
+			t.Fatalf("%v: transcript_path %v, permission_mode %v; want the parent's log %s and its mode",
+				in["hook_event_name"], in["transcript_path"], in["permission_mode"], p.logPath(sessionID))
+		}
+	}
 	agentID, _ := start["agent_id"].(string)
 	if start["hook_event_name"] != "SubagentStart" || !strings.HasPrefix(agentID, "agent-") ||
 		start["agent_type"] != "general-purpose" || start["session_id"] != sessionID || start["cwd"] != p.Dir {

@@ -278,6 +278,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	a.logger = logger
 	a.LogPath = logger.Path()
+	if a.subagents != nil {
+		a.subagents.transcriptPath = logger.Path() // the transcript_path of SubagentStart/SubagentStop
+	}
 	if a.RecordPath, err = st.Path(id); err != nil {
 		logger.Close()
 		return nil, err

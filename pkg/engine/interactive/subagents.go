@@ -31,13 +31,17 @@ type subagentSpec struct {
 // its session after the session is built, because the Agent tool that uses it is one of
 // the session's tools.
 type subagents struct {
-	rt       *taskRuntime
-	hooks    *hook.Runner // nil: no hooks configured
-	cwd      string
-	dirs     []string
-	logsDir  string
-	newID    func() string
-	provider string
+	rt      *taskRuntime
+	hooks   *hook.Runner // nil: no hooks configured
+	cwd     string
+	dirs    []string
+	logsDir string
+	// transcriptPath is the parent session's log, the transcript_path of the subagent
+	// hooks (Claude Code sends the parent's transcript there, the subagent's in
+	// agent_transcript_path).
+	transcriptPath string
+	newID          func() string
+	provider       string
 
 	mu       sync.Mutex
 	sess     *session.Session
@@ -164,6 +168,7 @@ func (s *subagents) runHook(in hook.Input) {
 		in.PermissionMode = string(s.sess.PermissionMode())
 	}
 	s.mu.Unlock()
+	in.TranscriptPath = s.transcriptPath
 	s.hooks.Run(context.Background(), in)
 }
 
