@@ -395,3 +395,74 @@ func TestEngineWorkerKilledMidJob(t *testing.T) {
 		t.Fatalf("the Agent call after the crash: %v, result %v", ev, r)
 	}
 }
+
+// robota-engine killed with SIGKILL while a background command and a subagent run (each
+// sleeping in a child of its shell): the workers, the shells and the sleeps all go, none
+// is left orphaned.
+func TestEngineKill9LeavesNoJobProcesses(t *testing.T) {
+	p := newProject(t)
+	t.Setenv("HOME", p.Home)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	e, ready := startEngine(t, "--state-dir", t.TempDir())
+	conn, err := e.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := robotav1.NewEngineServiceClient(conn)
+	created, err := c.CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: p.Dir, Provider: "script",
+		Script: p.script(t, "engine_kill", nil), PermissionMode: robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := c.Submit(ctx, &robotav1.SubmitRequest{SessionId: created.GetSession().GetSessionId(), Prompt: "sleep everywhere"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { // drain until the engine's death cuts the stream
+		for {
+			if _, err := stream.Recv(); err != nil {
+				return
+			}
+		}
+	}()
+	pids := map[string]int{"process-job worker": ready.Int("pid")}
+	for _, f := range []string{"bg-sh", "bg-sleep", "agent-worker", "agent-sh", "agent-sleep"} {
+		pids[f] = waitPIDFile(t, filepath.Join(p.Scripts, f+".pid"), 20*time.Second)
+	}
+	for name, pid := range pids {
+		if !engineproc.ProcessAlive(pid) {
+			t.Fatalf("%s (pid %d) is not running before the kill", name, pid)
+		}
+	}
+	if comm := procComm(pids["agent-worker"]); comm != "robota-worker" {
+		t.Fatalf("the subagent runs under %q, want robota-worker", comm)
+	}
+	if err := e.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Wait(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var alive []string
+		for name, pid := range pids {
+			if engineproc.ProcessAlive(pid) {
+				alive = append(alive, fmt.Sprintf("%s (pid %d)", name, pid))
+			}
+		}
+		if len(alive) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			slices.Sort(alive)
+			for _, pid := range pids { // do not leave them behind for the next tests
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("outlived the engine's SIGKILL by 5 s: %s", strings.Join(alive, ", "))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

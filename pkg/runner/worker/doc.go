@@ -10,7 +10,10 @@
 // client. Without the pipe, go-plugin's AutoMTLS applies.
 //
 // Guarantees: every process runs in its own process group, and cancellation,
-// timeout or the engine going away kills the whole group. Output is captured
+// timeout or the engine going away kills the whole group. The engine dying, even by
+// kill -9, reaches Serve as SIGTERM (the parent-death signal of workerproc.Attrs), on
+// which the worker kills the process group of each of its children (process jobs'
+// shells and agent jobs' Bash commands alike) and exits. Output is captured
 // (stdout and stderr together) into a bounded in-memory log that ReadLog pages
 // through, and is streamed as text deltas, which may be coalesced. Exactly one
 // terminal event ends every started job. Finished jobs stay readable until
