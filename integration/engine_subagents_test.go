@@ -427,17 +427,9 @@ func TestEngineKill9LeavesNoJobProcesses(t *testing.T) {
 			}
 		}
 	}()
-	pids := map[string]int{"process-job worker": ready.Int("pid")}
-	for _, f := range []string{"bg-sh", "bg-sleep", "agent-worker", "agent-sh", "agent-sleep"} {
-		pids[f] = waitPIDFile(t, filepath.Join(p.Scripts, f+".pid"), 20*time.Second)
-	}
-	for name, pid := range pids {
-		if !engineproc.ProcessAlive(pid) {
-			t.Fatalf("%s (pid %d) is not running before the kill", name, pid)
-		}
-	}
-	if comm := procComm(pids["agent-worker"]); comm != "robota-worker" {
-		t.Fatalf("the subagent runs under %q, want robota-worker", comm)
+	pids := jobPIDs(t, p)
+	if pids["bg-worker"] != ready.Int("pid") {
+		t.Fatalf("the background command runs under pid %d, want the engine's process-job worker %d", pids["bg-worker"], ready.Int("pid"))
 	}
 	if err := e.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -445,6 +437,33 @@ func TestEngineKill9LeavesNoJobProcesses(t *testing.T) {
 	if _, err := e.Wait(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
+	allGone(t, pids)
+}
+
+// jobPIDs waits for the pids the engine_kill script's commands record and checks that
+// they run, the workers being robota-workers.
+func jobPIDs(t *testing.T, p *project) map[string]int {
+	t.Helper()
+	pids := map[string]int{}
+	for _, f := range []string{"bg-worker", "bg-sh", "bg-sleep", "agent-worker", "agent-sh", "agent-sleep"} {
+		pids[f] = waitPIDFile(t, filepath.Join(p.Scripts, f+".pid"), 20*time.Second)
+	}
+	for name, pid := range pids {
+		if !engineproc.ProcessAlive(pid) {
+			t.Fatalf("%s (pid %d) is not running before the kill", name, pid)
+		}
+	}
+	for _, w := range []string{"bg-worker", "agent-worker"} {
+		if comm := procComm(pids[w]); comm != "robota-worker" {
+			t.Fatalf("%s %d is %q, want robota-worker", w, pids[w], comm)
+		}
+	}
+	return pids
+}
+
+// allGone waits up to 5 s for every process of pids to be gone (or a zombie).
+func allGone(t *testing.T, pids map[string]int) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var alive []string
@@ -461,7 +480,7 @@ func TestEngineKill9LeavesNoJobProcesses(t *testing.T) {
 			for _, pid := range pids { // do not leave them behind for the next tests
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
-			t.Fatalf("outlived the engine's SIGKILL by 5 s: %s", strings.Join(alive, ", "))
+			t.Fatalf("outlived the SIGKILL by 5 s: %s", strings.Join(alive, ", "))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

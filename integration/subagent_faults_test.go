@@ -266,3 +266,23 @@ func procComm(pid int) string {
 	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
 	return strings.TrimSpace(string(b))
 }
+
+// robota -p killed with SIGKILL while a background command and a subagent run (each
+// sleeping in a child of its shell): its workers, the shells and the sleeps all go.
+func TestHeadlessKill9LeavesNoJobProcesses(t *testing.T) {
+	p := newProject(t)
+	script := p.script(t, "engine_kill", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "sleep everywhere", "--provider", "script", "--script", script,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pids := jobPIDs(t, p)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	allGone(t, pids)
+}
