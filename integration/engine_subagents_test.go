@@ -349,7 +349,11 @@ func TestEngineWorkerKilledMidJob(t *testing.T) {
 	var victim int
 	var victimTask string
 	ends, last := submitTools(ctx, t, c, id, "delegate", func() {
-		written := waitPIDFile(t, filepath.Join(p.Scripts, "victim.pid"), 20*time.Second)
+		written, err := pidFile(filepath.Join(p.Scripts, "victim.pid"), 20*time.Second)
+		if err != nil {
+			t.Error(err)
+			return
+		}
 		list, err := c.ListBackgroundTasks(ctx, &robotav1.ListBackgroundTasksRequest{SessionId: id,
 			Statuses: []robotav1.BackgroundTaskStatus{robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING}})
 		if err != nil || len(list.GetTasks()) != 1 {
@@ -464,7 +468,15 @@ func jobPIDs(t *testing.T, p *project) map[string]int {
 // allGone waits up to 5 s for every process of pids to be gone (or a zombie).
 func allGone(t *testing.T, pids map[string]int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	if err := goneWithin(pids, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// goneWithin waits for every process of pids to be gone (or a zombie); the ones still
+// there after within are killed, so they do not outlive the test, and named in the error.
+func goneWithin(pids map[string]int, within time.Duration) error {
+	deadline := time.Now().Add(within)
 	for {
 		var alive []string
 		for name, pid := range pids {
@@ -473,15 +485,111 @@ func allGone(t *testing.T, pids map[string]int) {
 			}
 		}
 		if len(alive) == 0 {
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
 			slices.Sort(alive)
-			for _, pid := range pids { // do not leave them behind for the next tests
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+			for _, pid := range pids {
+				if engineproc.ProcessAlive(pid) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
 			}
-			t.Fatalf("outlived the SIGKILL by 5 s: %s", strings.Join(alive, ", "))
+			return fmt.Errorf("still running %s later: %s", within, strings.Join(alive, ", "))
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Through robota-engine's background-task RPCs: a running background command's output so
+// far is read with ReadBackgroundTaskLog; CancelBackgroundTask stops it and a running
+// subagent, killing each one's whole process group (shell and sleep); the Agent call
+// ends in an error giving the reason, the prompt completes, and the cancelled command's
+// log stays readable.
+func TestEngineCancelBackgroundTasksKillsTheirGroups(t *testing.T) {
+	p := newProject(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, id, _ := bypassSession(ctx, t, p, p.script(t, "engine_cancel", nil))
+	const reason = "the client gave up"
+	pids := map[string]int{}
+	var agentTask string
+	ends, last := submitTools(ctx, t, c, id, "sleep everywhere", func() {
+		for _, f := range []string{"bg-sh", "bg-sleep", "agent-sh", "agent-sleep"} {
+			pid, err := pidFile(filepath.Join(p.Scripts, f+".pid"), 20*time.Second)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			pids[f] = pid
+		}
+		if log := readTaskLog(ctx, t, c, id, "bash_1", "first-output"); !strings.Contains(log, "first-output") {
+			t.Errorf("ReadBackgroundTaskLog of the running command: %q", log)
+		}
+		list, err := c.ListBackgroundTasks(ctx, &robotav1.ListBackgroundTasksRequest{SessionId: id})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, task := range list.GetTasks() {
+			if task.GetStatus() != robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING {
+				t.Errorf("task %v is not running before the cancel", task)
+			}
+			if task.GetKind() == robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_AGENT {
+				agentTask = task.GetTaskId()
+			}
+			got, err := c.CancelBackgroundTask(ctx, &robotav1.CancelBackgroundTaskRequest{SessionId: id, TaskId: task.GetTaskId(), Reason: reason})
+			if err != nil {
+				t.Errorf("CancelBackgroundTask %s: %v", task.GetTaskId(), err)
+			} else if got.GetTask().GetStatus() != robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_CANCELLED {
+				t.Errorf("CancelBackgroundTask returned %v, want it cancelled", got.GetTask())
+			}
+		}
+		if err := goneWithin(pids, 5*time.Second); err != nil { // at once, not when the prompt ends
+			t.Errorf("after CancelBackgroundTask: %v", err)
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	if agentTask == "" {
+		t.Fatal("no agent task was listed while the subagent ran")
+	}
+	if ev := ends["toolu_agent"]; ev.GetOutcome() == robotav1.ToolOutcome_TOOL_OUTCOME_SUCCESS || !strings.Contains(ev.GetError(), reason) {
+		t.Fatalf("the cancelled subagent's Agent call ended with %v, want an error giving %q", ev, reason)
+	}
+	if got := last.GetComplete().GetResult().GetResponse(); got != "The subagent was cancelled." {
+		t.Fatalf("the prompt ended with %v", last)
+	}
+	for _, task := range []string{"bash_1", agentTask} {
+		got, err := c.GetBackgroundTask(ctx, &robotav1.GetBackgroundTaskRequest{SessionId: id, TaskId: task})
+		if err != nil || got.GetTask().GetStatus() != robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_CANCELLED {
+			t.Fatalf("task %s after the cancel: %v, %v", task, got.GetTask(), err)
+		}
+	}
+	if log := readTaskLog(ctx, t, c, id, "bash_1", ""); !strings.Contains(log, "first-output") {
+		t.Fatalf("the cancelled command's log: %q, want its output so far", log)
+	}
+}
+
+// readTaskLog reads a task's log from the start, page by page, until its end or until it
+// holds want (polling for up to 10 s while the task runs).
+func readTaskLog(ctx context.Context, t *testing.T, c robotav1.EngineServiceClient, id, task, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var log []byte
+	var offset int64
+	for {
+		page, err := c.ReadBackgroundTaskLog(ctx, &robotav1.ReadBackgroundTaskLogRequest{SessionId: id, TaskId: task, Offset: offset})
+		if err != nil {
+			t.Errorf("ReadBackgroundTaskLog %s: %v", task, err)
+			return string(log)
+		}
+		log, offset = append(log, page.GetData()...), page.GetNextOffset()
+		if page.GetEof() || (want != "" && strings.Contains(string(log), want)) || time.Now().After(deadline) {
+			return string(log)
+		}
+		if len(page.GetData()) == 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }

@@ -247,15 +247,24 @@ func readHookInputs(t *testing.T, path string) []map[string]any {
 // waitPIDFile waits until path holds a pid.
 func waitPIDFile(t *testing.T, path string, within time.Duration) int {
 	t.Helper()
+	pid, err := pidFile(path, within)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// pidFile waits until path holds a pid (for goroutines other than the test's).
+func pidFile(path string, within time.Duration) (int, error) {
 	deadline := time.Now().Add(within)
 	for {
 		if b, err := os.ReadFile(path); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
-				return pid
+				return pid, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s was not written within %s", path, within)
+			return 0, fmt.Errorf("%s was not written within %s", path, within)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
