@@ -22,8 +22,12 @@ import (
 type taskWatch struct {
 	mu     sync.Mutex
 	states map[string][]robotav1.BackgroundTaskStatus // per task, consecutive repeats folded
-	done   chan struct{}
-	err    error
+	// progress is, per task, its tool starts and ends ("tool_start ID NAME") and the
+	// current actions of its snapshots ("action …").
+	progress map[string][]string
+	text     map[string]string // per task, its text deltas joined (they may be coalesced)
+	done     chan struct{}
+	err      error
 }
 
 func watchTasks(ctx context.Context, t *testing.T, c robotav1.EngineServiceClient, id string) *taskWatch {
@@ -36,7 +40,7 @@ func watchTasks(ctx context.Context, t *testing.T, c robotav1.EngineServiceClien
 	if _, err := c.GetSession(ctx, &robotav1.GetSessionRequest{SessionId: id}); err != nil {
 		t.Fatal(err)
 	}
-	w := &taskWatch{states: map[string][]robotav1.BackgroundTaskStatus{}, done: make(chan struct{})}
+	w := &taskWatch{states: map[string][]robotav1.BackgroundTaskStatus{}, progress: map[string][]string{}, text: map[string]string{}, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		for {
@@ -47,7 +51,25 @@ func watchTasks(ctx context.Context, t *testing.T, c robotav1.EngineServiceClien
 				}
 				return
 			}
-			st := resp.GetEvent().GetBackgroundTaskEvent().GetStateChanged()
+			be := resp.GetEvent().GetBackgroundTaskEvent()
+			if be == nil {
+				continue
+			}
+			w.mu.Lock()
+			p := w.progress[be.GetTaskId()]
+			switch {
+			case be.GetToolStart() != nil:
+				p = append(p, "tool_start "+be.GetToolStart().GetToolCallId()+" "+be.GetToolStart().GetToolName())
+			case be.GetToolEnd() != nil:
+				p = append(p, "tool_end "+be.GetToolEnd().GetToolCallId()+" "+be.GetToolEnd().GetToolName())
+			case be.GetTextDelta() != "":
+				w.text[be.GetTaskId()] += be.GetTextDelta()
+			case be.GetStateChanged().GetCurrentAction() != "":
+				p = append(p, "action "+be.GetStateChanged().GetCurrentAction())
+			}
+			w.progress[be.GetTaskId()] = p
+			w.mu.Unlock()
+			st := be.GetStateChanged()
 			if st == nil {
 				continue
 			}
@@ -80,6 +102,26 @@ func (w *taskWatch) waitStatus(t *testing.T, task string, want robotav1.Backgrou
 	}
 }
 
+// hasProgress reports whether task's progress holds an entry starting with each prefix.
+func (w *taskWatch) hasProgress(task string, prefixes ...string) ([]string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	got := slices.Clone(w.progress[task])
+	for _, pre := range prefixes {
+		if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, pre) }) {
+			return got, false
+		}
+	}
+	return got, true
+}
+
+// textOf is task's streamed text so far.
+func (w *taskWatch) textOf(task string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.text[task]
+}
+
 // isSubsequence reports whether want appears in got in order.
 func isSubsequence(want, got []robotav1.BackgroundTaskStatus) bool {
 	i := 0
@@ -96,8 +138,9 @@ func isSubsequence(want, got []robotav1.BackgroundTaskStatus) bool {
 // engine). Each subagent's Bash asks for approval (default mode); the ask reaches the
 // client as a permission_request naming the subagent's task, the client approves it with
 // RespondPermission and the command runs. Watch shows each task go running →
-// waiting_permission → running → completed; ListBackgroundTasks lists both agent tasks;
-// the workers' environment holds no API key.
+// waiting_permission → running → completed, with progress (the Bash's start and end, a
+// snapshot whose current action is the Bash, the answer's text); ListBackgroundTasks lists
+// both agent tasks with their workers' pids; the workers' environment holds no API key.
 func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-engine-only-1")
 	t.Setenv("OPENAI_API_KEY", "sk-openai-engine-only-2")
@@ -155,6 +198,7 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 	}
 	var taskIDs []string
 	taskPIDs := map[string]int{} // by label
+	labelTasks := map[string]string{}
 	for _, task := range list.GetTasks() {
 		if task.GetKind() != robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_AGENT ||
 			task.GetStatus() != robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED ||
@@ -163,6 +207,7 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 		}
 		taskIDs = append(taskIDs, task.GetTaskId())
 		taskPIDs[task.GetLabel()] = int(task.GetPid())
+		labelTasks[task.GetLabel()] = task.GetTaskId()
 	}
 
 	if len(asks) != 2 {
@@ -185,6 +230,19 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 	for _, task := range taskIDs {
 		if seq := watch.waitStatus(t, task, want[len(want)-1], 10*time.Second); !isSubsequence(want, seq) {
 			t.Fatalf("task %s: Watch showed %v, want %v in that order", task, seq, want)
+		}
+	}
+	// Progress: the subagent's Bash start and end, its answer's text, and a snapshot
+	// whose current action is the running Bash.
+	for label, task := range labelTasks {
+		job := strings.TrimPrefix(label, "general-purpose: job ")
+		answer := map[string]string{"a": "a met b", "b": "b met a"}[job]
+		if got, ok := watch.hasProgress(task, "tool_start toolu_"+job+" Bash", "tool_end toolu_"+job+" Bash",
+			"action Bash echo $PPID > "); !ok {
+			t.Fatalf("task %s (%s): Watch progress %q lacks the Bash start, end or current action", task, label, got)
+		}
+		if text := watch.textOf(task); !strings.Contains(text, answer) {
+			t.Fatalf("task %s (%s): Watch streamed the text %q, want the answer %q", task, label, text, answer)
 		}
 	}
 
