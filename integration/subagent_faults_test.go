@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/internal/engineproc"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // toolResults maps the tool_use_id of every tool_result in stream-json output to its
@@ -145,9 +147,60 @@ func TestHeadlessWorkerKilledMidJob(t *testing.T) {
 	if r := toolResults(t, out)["toolu_second"]; r.IsError || !strings.Contains(r.Content, "second done") {
 		t.Fatalf("the Agent call after the crash: %+v", r)
 	}
-	if r := lastResult(t, out); r["subtype"] != "success" || r["result"] != "Recovered after the crash." {
-		t.Fatalf("result %v", r)
+	res := lastResult(t, out)
+	if res["subtype"] != "success" || res["result"] != "Recovered after the crash." {
+		t.Fatalf("result %v", res)
 	}
+	// The session record keeps both tasks' snapshots, naming their transcripts.
+	sessionID, _ := res["session_id"].(string)
+	saved := p.recordedTasks(t, sessionID)
+	if len(saved) != 2 {
+		t.Fatalf("the record holds %d task snapshots, want the two subagents: %v", len(saved), saved)
+	}
+	for i, want := range []struct{ status, text string }{{"failed", "killed by signal 9"}, {"completed", "second done"}} {
+		task := saved[i]
+		got, _ := task["error"].(string)
+		if task["status"] == "completed" {
+			got, _ = task["result"].(string)
+		}
+		id, _ := task["id"].(string)
+		transcript := filepath.Join(p.logsDir(), sessionID, "subagents", id+".jsonl")
+		if task["kind"] != "agent" || task["status"] != want.status || !strings.Contains(got, want.text) || task["transcriptPath"] != transcript {
+			t.Fatalf("saved task %d: %v; want %s with %q and transcriptPath %s", i, task, want.status, want.text, transcript)
+		}
+		if _, err := os.Stat(transcript); err != nil {
+			t.Fatalf("saved task %d's transcript: %v", i, err)
+		}
+	}
+}
+
+// recordedTasks returns the background-task snapshots of a session's record, oldest first.
+func (p *project) recordedTasks(t *testing.T, id string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(p.recordPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := store.NewMemoryStore(store.Options{})
+	ms.SetJournal(id, data)
+	rec, err := ms.Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, raw := range rec.BackgroundTasks {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("saved task %s: %v", raw, err)
+		}
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b map[string]any) int {
+		x, _ := a["createdAt"].(string)
+		y, _ := b["createdAt"].(string)
+		return strings.Compare(x, y)
+	})
+	return out
 }
 
 // robota -p with provider keys in its environment: the worker running a subagent holds

@@ -202,6 +202,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			MaxConcurrent: opts.MaxBackgroundTasks, NewID: taskID(opts.NewID)}); err != nil {
 			return nil, fmt.Errorf("background tasks: %w", err)
 		}
+		a.tasks.logsDir = sessionlog.ProjectDir(opts.Cwd)
 		background = backgroundCommands{tasks: a.tasks.tasks, sessionID: func() string { return sessionID }}
 		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs,
 			logsDir: sessionlog.ProjectDir(opts.Cwd), newID: opts.NewID}
