@@ -135,7 +135,7 @@ func isSubsequence(want, got []robotav1.BackgroundTaskStatus) bool {
 
 // Through robota-engine, with provider keys in its environment: the model's Agent call
 // with two jobs runs both subagents at once, each in a worker process of its own (not the
-// engine). Each subagent's Bash asks for approval (default mode); the ask reaches the
+// engine), the second in a git worktree that is kept and listed with its branch. Each subagent's Bash asks for approval (default mode); the ask reaches the
 // client as a permission_request naming the subagent's task, the client approves it with
 // RespondPermission and the command runs. Watch shows each task go running →
 // waiting_permission → running → completed, with progress (the Bash's start and end, a
@@ -146,6 +146,8 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-openai-engine-only-2")
 	p := newProject(t)
 	t.Setenv("HOME", p.Home)
+	p.writeFile(t, "README.md", "project\n")
+	gitInit(t, p.Dir)
 	script := p.script(t, "engine_subagents", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -199,6 +201,7 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 	var taskIDs []string
 	taskPIDs := map[string]int{} // by label
 	labelTasks := map[string]string{}
+	labelled := map[string]*robotav1.BackgroundTaskState{}
 	for _, task := range list.GetTasks() {
 		if task.GetKind() != robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_AGENT ||
 			task.GetStatus() != robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED ||
@@ -208,6 +211,7 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 		taskIDs = append(taskIDs, task.GetTaskId())
 		taskPIDs[task.GetLabel()] = int(task.GetPid())
 		labelTasks[task.GetLabel()] = task.GetTaskId()
+		labelled[task.GetLabel()] = task
 	}
 
 	if len(asks) != 2 {
@@ -250,6 +254,21 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 	a, b := readPID(t, filepath.Join(p.Scripts, "a.pid")), readPID(t, filepath.Join(p.Scripts, "b.pid"))
 	if a == b || a == enginePID || b == enginePID {
 		t.Fatalf("subagent processes a=%d b=%d engine=%d: want two workers of their own", a, b, enginePID)
+	}
+	// Job b ran in a git worktree, kept (with its branch) because it holds b's file.
+	bcwd, _ := os.ReadFile(filepath.Join(p.Scripts, "b.cwd"))
+	worktree := strings.TrimSpace(string(bcwd))
+	taskB := labelled["general-purpose: job b"]
+	if !strings.HasPrefix(worktree, filepath.Join(p.Dir, ".robota", "worktrees")+string(filepath.Separator)) ||
+		taskB.GetWorktreePath() != worktree || taskB.GetBranchName() == "" || labelled["general-purpose: job a"].GetWorktreePath() != "" {
+		t.Fatalf("job b ran in %q; listed worktree %q branch %q: want the kept worktree under .robota/worktrees for b only",
+			worktree, taskB.GetWorktreePath(), taskB.GetBranchName())
+	}
+	if got, err := os.ReadFile(filepath.Join(worktree, "b.txt")); err != nil || strings.TrimSpace(string(got)) != "from-b" {
+		t.Fatalf("the worktree lacks job b's file: %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(p.Dir, "b.txt")); err == nil {
+		t.Fatal("job b's file landed in the project, not in its worktree")
 	}
 	if taskPIDs["general-purpose: job a"] != a || taskPIDs["general-purpose: job b"] != b {
 		t.Fatalf("ListBackgroundTasks pids %v, want the workers the subagents ran in (a=%d, b=%d)", taskPIDs, a, b)
