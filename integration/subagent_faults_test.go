@@ -348,3 +348,48 @@ func TestHeadlessKill9LeavesNoJobProcesses(t *testing.T) {
 	_ = cmd.Wait()
 	allGone(t, pids)
 }
+
+// robota -p: the worker running background commands is killed with SIGKILL while one
+// sleeps; TaskOutput shows that task failed with the signal, and the next background
+// command runs in a new worker.
+func TestHeadlessProcessWorkerKilledMidJob(t *testing.T) {
+	p := newProject(t)
+	script := p.script(t, "processkill", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "sleep in the background", "--provider", "script", "--script", script,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := waitPIDFile(t, filepath.Join(p.Scripts, "worker1.pid"), 20*time.Second)
+	if comm := procComm(first); comm != "robota-worker" {
+		t.Fatalf("the background command's parent %d is %q, want robota-worker", first, comm)
+	}
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.Scripts, "killed"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("robota after the worker's kill: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	results := toolResults(t, out)
+	want := fmt.Sprintf("worker process (pid %d) killed by signal 9", first)
+	if r := results["toolu_out1"]; !strings.Contains(r.Content, "<status>failed</status>") || !strings.Contains(r.Content, want) {
+		t.Fatalf("TaskOutput of the killed command: %+v, want failed naming %q", r, want)
+	}
+	if r := results["toolu_out2"]; !strings.Contains(r.Content, "<status>completed</status>") || !strings.Contains(r.Content, "second-run") {
+		t.Fatalf("TaskOutput of the command after the crash: %+v", r)
+	}
+	if second := readPID(t, filepath.Join(p.Scripts, "worker2.pid")); second == first || second == cmd.Process.Pid {
+		t.Fatalf("the second command ran under pid %d (killed worker %d, robota %d), want a new worker", second, first, cmd.Process.Pid)
+	}
+	if r := lastResult(t, out); r["subtype"] != "success" || r["result"] != "The background runner recovered." {
+		t.Fatalf("result %v", r)
+	}
+}
