@@ -228,6 +228,11 @@ func TestHeadlessSubagentWorkerHasNoKeysAndHooksFire(t *testing.T) {
 	if r := lastResult(t, string(out)); r["subtype"] != "success" || r["result"] != "The subagent finished." {
 		t.Fatalf("result %v", r)
 	}
+	// The Agent result's usage is counted in robota (the worker reports none).
+	if r := toolResults(t, string(out))["toolu_env"]; r.IsError || !strings.Contains(r.Content, "tool_uses: 1\n") ||
+		strings.Contains(r.Content, "subagent_tokens: 0\n") {
+		t.Fatalf("Agent result %+v, want the subagent's one tool use and its tokens", r)
+	}
 	comm, err := os.ReadFile(filepath.Join(p.Scripts, "worker.comm"))
 	if err != nil || strings.TrimSpace(string(comm)) != "robota-worker" {
 		t.Fatalf("the subagent's Bash ran under %q (%v), want robota-worker", comm, err)
