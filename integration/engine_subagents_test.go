@@ -477,20 +477,33 @@ func TestEngineWorkerKilledMidJob(t *testing.T) {
 	}
 }
 
-// robota-engine killed with SIGKILL while a background command and a subagent run (each
-// sleeping in a child of its shell): the workers, the shells and the sleeps all go, none
-// is left orphaned.
-func TestEngineKill9LeavesNoJobProcesses(t *testing.T) {
+// robota-engine stopped with SIGTERM while a background command and a subagent run: it
+// exits 0 and takes the workers, the shells and the sleeps with it.
+func TestEngineSIGTERMStopsJobProcesses(t *testing.T) {
 	p := newProject(t)
+	e, _, pids := startJobs(t, p)
+	if err := e.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := e.Wait(15 * time.Second); err != nil || code != 0 {
+		t.Fatalf("engine after SIGTERM: exit %d, %v\nlog:\n%s", code, err, e.RawLog())
+	}
+	allGone(t, pids)
+}
+
+// startJobs starts an engine and a session running the engine_kill script in p, and
+// waits until its commands have recorded their pids, which it returns.
+func startJobs(t *testing.T, p *project) (*engineproc.Proc, engineproc.LogEntry, map[string]int) {
+	t.Helper()
 	t.Setenv("HOME", p.Home)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	e, ready := startEngine(t, "--state-dir", t.TempDir())
 	conn, err := e.Dial()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	c := robotav1.NewEngineServiceClient(conn)
 	created, err := c.CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: p.Dir, Provider: "script",
 		Script: p.script(t, "engine_kill", nil), PermissionMode: robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS})
@@ -501,14 +514,22 @@ func TestEngineKill9LeavesNoJobProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { // drain until the engine's death cuts the stream
+	go func() { // drain until the engine's end cuts the stream
 		for {
 			if _, err := stream.Recv(); err != nil {
 				return
 			}
 		}
 	}()
-	pids := jobPIDs(t, p)
+	return e, ready, jobPIDs(t, p)
+}
+
+// robota-engine killed with SIGKILL while a background command and a subagent run (each
+// sleeping in a child of its shell): the workers, the shells and the sleeps all go, none
+// is left orphaned.
+func TestEngineKill9LeavesNoJobProcesses(t *testing.T) {
+	p := newProject(t)
+	e, ready, pids := startJobs(t, p)
 	if pids["bg-worker"] != ready.Int("pid") {
 		t.Fatalf("the background command runs under pid %d, want the engine's process-job worker %d", pids["bg-worker"], ready.Int("pid"))
 	}
