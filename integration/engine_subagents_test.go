@@ -422,6 +422,7 @@ func TestEngineWorkerKilledMidJob(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, id, enginePID := bypassSession(ctx, t, p, p.script(t, "workerkill", nil))
+	endStrays(t, p, "victim-sh.pid", "victim-sleep.pid")
 	watch := watchTasks(ctx, t, c, id)
 	var victim int
 	var victimTask string

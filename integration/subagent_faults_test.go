@@ -114,6 +114,7 @@ func TestHeadlessTaskOutputAndTaskStopOfBackgroundSleep(t *testing.T) {
 func TestHeadlessWorkerKilledMidJob(t *testing.T) {
 	p := newProject(t)
 	script := p.script(t, "workerkill", nil)
+	endStrays(t, p, "victim-sh.pid", "victim-sleep.pid")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := p.command(ctx, "-p", "delegate", "--provider", "script", "--script", script,
@@ -328,6 +329,24 @@ func pidFile(path string, within time.Duration) (int, error) {
 	}
 }
 
+// endStrays kills, when the test ends, the processes whose pids the named files in the
+// scripts directory hold, if they still run: the job processes a worker killed with
+// SIGKILL leaves behind (it gets no chance to end them), so no test leaks them.
+func endStrays(t *testing.T, p *project, files ...string) {
+	t.Cleanup(func() {
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(p.Scripts, f))
+			if err != nil {
+				continue
+			}
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && engineproc.ProcessAlive(pid) {
+				t.Logf("%s: pid %d outlived its killed worker; ending it", f, pid)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+}
+
 // procComm is the command name of pid ("" when it is gone).
 func procComm(pid int) string {
 	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
@@ -360,6 +379,7 @@ func TestHeadlessKill9LeavesNoJobProcesses(t *testing.T) {
 func TestHeadlessProcessWorkerKilledMidJob(t *testing.T) {
 	p := newProject(t)
 	script := p.script(t, "processkill", nil)
+	endStrays(t, p, "bg1-sh.pid", "bg1-sleep.pid")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := p.command(ctx, "-p", "sleep in the background", "--provider", "script", "--script", script,
