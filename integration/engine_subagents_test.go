@@ -414,9 +414,9 @@ func TestEngineTaskOutputAndTaskStopOfBackgroundSleep(t *testing.T) {
 }
 
 // Through robota-engine: the worker running a subagent is killed with SIGKILL (its pid
-// read from ListBackgroundTasks) while the subagent's Bash sleeps. The task fails with a
-// reason naming the signal, the Agent call ends in an error, the prompt completes, and
-// the next Agent call runs in a new worker.
+// read from ListBackgroundTasks) while the subagent's Bash sleeps. The Bash's shell and
+// sleep are ended too, the task fails with a reason naming the signal, the Agent call
+// ends in an error, the prompt completes, and the next Agent call runs in a new worker.
 func TestEngineWorkerKilledMidJob(t *testing.T) {
 	p := newProject(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -450,6 +450,8 @@ func TestEngineWorkerKilledMidJob(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
+	allGone(t, map[string]int{"the killed subagent's shell": readPID(t, filepath.Join(p.Scripts, "victim-sh.pid")),
+		"its sleep": readPID(t, filepath.Join(p.Scripts, "victim-sleep.pid"))})
 	want := fmt.Sprintf("worker process (pid %d) killed by signal 9", victim)
 	results := historyResults(ctx, t, c, id)
 	if ev, r := ends["toolu_victim"], results["toolu_victim"]; ev.GetOutcome() != robotav1.ToolOutcome_TOOL_OUTCOME_ERROR ||

@@ -109,8 +109,9 @@ func TestHeadlessTaskOutputAndTaskStopOfBackgroundSleep(t *testing.T) {
 }
 
 // robota -p: the worker running a subagent is killed with SIGKILL while the subagent's
-// Bash sleeps. The Agent call ends in a tool_result error naming the signal, the parent
-// goes on, and its next Agent call runs in a new worker.
+// Bash sleeps. The Bash's shell and sleep are ended too, the Agent call ends in a
+// tool_result error naming the signal, the parent goes on, and its next Agent call runs
+// in a new worker.
 func TestHeadlessWorkerKilledMidJob(t *testing.T) {
 	p := newProject(t)
 	script := p.script(t, "workerkill", nil)
@@ -135,6 +136,9 @@ func TestHeadlessWorkerKilledMidJob(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("robota after the worker's kill: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
+	// The killed worker's job processes (the Bash's shell and its sleep) are ended too.
+	allGone(t, map[string]int{"the killed subagent's shell": readPID(t, filepath.Join(p.Scripts, "victim-sh.pid")),
+		"its sleep": readPID(t, filepath.Join(p.Scripts, "victim-sleep.pid"))})
 	out := stdout.String()
 	killed := toolResults(t, out)["toolu_victim"]
 	want := fmt.Sprintf("worker process (pid %d) killed by signal 9", victim)
@@ -330,8 +334,8 @@ func pidFile(path string, within time.Duration) (int, error) {
 }
 
 // endStrays kills, when the test ends, the processes whose pids the named files in the
-// scripts directory hold, if they still run: the job processes a worker killed with
-// SIGKILL leaves behind (it gets no chance to end them), so no test leaks them.
+// scripts directory hold, if they still run: job processes of a worker killed with
+// SIGKILL, should a test fail before it checks that they were ended, so no test leaks them.
 func endStrays(t *testing.T, p *project, files ...string) {
 	t.Cleanup(func() {
 		for _, f := range files {
@@ -374,8 +378,8 @@ func TestHeadlessKill9LeavesNoJobProcesses(t *testing.T) {
 }
 
 // robota -p: the worker running background commands is killed with SIGKILL while one
-// sleeps; TaskOutput shows that task failed with the signal, and the next background
-// command runs in a new worker.
+// sleeps; the command's shell and sleep are ended too, TaskOutput shows that task failed
+// with the signal, and the next background command runs in a new worker.
 func TestHeadlessProcessWorkerKilledMidJob(t *testing.T) {
 	p := newProject(t)
 	script := p.script(t, "processkill", nil)
@@ -402,6 +406,8 @@ func TestHeadlessProcessWorkerKilledMidJob(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("robota after the worker's kill: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
+	allGone(t, map[string]int{"the killed command's shell": readPID(t, filepath.Join(p.Scripts, "bg1-sh.pid")),
+		"its sleep": readPID(t, filepath.Join(p.Scripts, "bg1-sleep.pid"))})
 	out := stdout.String()
 	results := toolResults(t, out)
 	want := fmt.Sprintf("worker process (pid %d) killed by signal 9", first)

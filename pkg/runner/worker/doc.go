@@ -21,7 +21,8 @@
 // ReadLog reports ErrUnknownJob, so a long-lived worker's memory is bounded.
 // A job inherits the worker's environment without credentials (*_API_KEY,
 // *_TOKEN, *SECRET*, *PASSWORD*) or go-plugin plumbing (PLUGIN_*, the magic
-// cookie).
+// cookie), plus workerproc.JobMarkerEnv set to the worker's pid, by which the engine
+// finds and ends the job's processes should the worker die by SIGKILL.
 //
 // Agent jobs: the worker runs the child session's loop (pkg/engine/agent) and its
 // tools in its own process, in the job's cwd (its workspace widened by AdditionalDirs), with the built-in tools
