@@ -87,6 +87,7 @@ func (a *agentSpawner) Wait(ctx context.Context, id string) (agenttool.AgentResu
 	if t.StartedAt != nil && t.EndedAt != nil {
 		res.DurationMs = t.EndedAt.Sub(*t.StartedAt).Milliseconds()
 	}
+	res.TotalTokens, res.ToolUses = a.subs.usage(t.ID)
 	return res, nil
 }
 

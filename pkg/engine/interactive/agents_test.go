@@ -81,3 +81,41 @@ agents:
 		}
 	}
 }
+
+// The Agent result reports the subagent's usage as Claude Code does: subagent_tokens is
+// its last model call's input and output, tool_uses the tool calls it made (a denied
+// one included).
+func TestAgentResultReportsTheSubagentsUsage(t *testing.T) {
+	dir := t.TempDir()
+	p := scriptProvider(t, `
+turns:
+  - toolCalls: [{id: ag, name: Agent, input: {description: count, prompt: "count your tools"}}]
+  - text: "done"
+agents:
+  general-purpose:
+    - toolCalls: [{id: r1, name: Bash, input: {command: "echo one"}}, {id: r2, name: Bash, input: {command: "rm -rf /tmp/nothing-here"}}]
+      usage: {inputTokens: 100, outputTokens: 10}
+    - text: "counted"
+      usage: {inputTokens: 1200, outputTokens: 40}
+`)
+	s := newTestSession(t, p, Options{Cwd: dir, PermissionMode: "bypassPermissions", Deny: []string{"Bash(rm *)"}, Runner: worker.New(nil)})
+	sub := s.Subscribe()
+	sent, err := s.Submit("delegate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if events := until(t, sub, ends(sent.PromptID)); events[len(events)-1].Type != EventComplete {
+		t.Fatalf("prompt ended with %+v", events[len(events)-1])
+	}
+	var toolResult string
+	for _, m := range s.Session().Messages() {
+		if r, ok := m.ToolResult(); ok && r.ToolCallID == "ag" {
+			toolResult = r.Content
+		}
+	}
+	for _, want := range []string{"counted", "subagent_tokens: 1240\n", "tool_uses: 2\n"} {
+		if !strings.Contains(toolResult, want) {
+			t.Fatalf("Agent result lacks %q:\n%s", want, toolResult)
+		}
+	}
+}

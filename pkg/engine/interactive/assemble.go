@@ -257,6 +257,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			MaxConcurrent: opts.MaxBackgroundTasks, NewID: taskID(opts.NewID)}); err != nil {
 			return nil, fmt.Errorf("background tasks: %w", err)
 		}
+		a.tasks.logsDir = sessionlog.ProjectDir(opts.Cwd)
 		background = backgroundCommands{tasks: a.tasks.tasks, sessionID: func() string { return sessionID }}
 		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs,
 			logsDir: sessionlog.ProjectDir(opts.Cwd), newID: opts.NewID}
@@ -362,6 +363,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			logger.Close()
 			return nil, err
 		}
+	}
+	if a.subagents != nil {
+		a.subagents.transcriptPath = a.LogPath // the transcript_path of SubagentStart/SubagentStop
 	}
 	closeLog := func() {
 		if a.logger != nil {

@@ -40,6 +40,11 @@ type subagentHost struct {
 
 	mu        sync.Mutex
 	lastReply string
+	// lastUsage is the usage of the latest model call and toolUses the tool calls the
+	// model made: the Agent result's subagent_tokens and tool_uses (Claude Code's
+	// totalTokens is the last call's, the context the subagent ended with).
+	lastUsage llm.Usage
+	toolUses  int
 }
 
 // subagentTranscript opens the transcript of agentID and records how the subagent starts.
@@ -93,6 +98,9 @@ func (h *subagentHost) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Cal
 	if reply != "" {
 		h.lastReply = reply
 	}
+	if u := resp.Message.Usage; u != nil && !u.IsZero() {
+		h.lastUsage = *u
+	}
 	h.mu.Unlock()
 	h.logf(sessionlog.EventAssistant, map[string]any{"content": reply, "stopReason": resp.StopReason, "usage": resp.Message.Usage})
 	msg := resp.Message
@@ -104,6 +112,9 @@ func (h *subagentHost) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Cal
 // recording the call and its result and publishing the result as the subagent's message.
 func (h *subagentHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exec runnerapi.ToolExec) llm.ToolResult {
 	h.logf(sessionlog.EventToolExecutionRequest, map[string]any{"toolCallId": call.ID, "toolName": call.Name, "input": call.Input})
+	h.mu.Lock()
+	h.toolUses++
+	h.mu.Unlock()
 	res := h.innerHost().RunTool(ctx, call, exec)
 	h.logf(sessionlog.EventToolExecutionResult, map[string]any{"toolCallId": call.ID, "toolName": call.Name, "result": res})
 	content := res.ModelContent()
@@ -130,6 +141,14 @@ func (h *subagentHost) LastReply() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.lastReply
+}
+
+// usage is the subagent's token count (its latest model call's input and output) and
+// the number of tool calls it made.
+func (h *subagentHost) usage() (tokens, toolUses int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lastUsage.Total(), h.toolUses
 }
 
 // finish records how the subagent ended and closes the transcript.

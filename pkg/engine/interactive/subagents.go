@@ -31,13 +31,17 @@ type subagentSpec struct {
 // its session after the session is built, because the Agent tool that uses it is one of
 // the session's tools.
 type subagents struct {
-	rt       *taskRuntime
-	hooks    *hook.Runner // nil: no hooks configured
-	cwd      string
-	dirs     []string
-	logsDir  string
-	newID    func() string
-	provider string
+	rt      *taskRuntime
+	hooks   *hook.Runner // nil: no hooks configured
+	cwd     string
+	dirs    []string
+	logsDir string
+	// transcriptPath is the parent session's log, the transcript_path of the subagent
+	// hooks (Claude Code sends the parent's transcript there, the subagent's in
+	// agent_transcript_path).
+	transcriptPath string
+	newID          func() string
+	provider       string
 
 	mu       sync.Mutex
 	sess     *session.Session
@@ -45,6 +49,8 @@ type subagents struct {
 	promptID func() string
 	// ended closes, per subagent, once its transcript is closed and SubagentStop ran.
 	ended map[string]chan struct{}
+	// hosts are the subagents' engine-side hosts, which count their usage.
+	hosts map[string]*subagentHost
 }
 
 // finished returns a channel closed once subagent id's end is handled (nil for an id
@@ -53,6 +59,18 @@ func (s *subagents) finished(id string) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ended[id]
+}
+
+// usage returns subagent id's token count and tool calls (zero for an id this session
+// did not start).
+func (s *subagents) usage(id string) (tokens, toolUses int) {
+	s.mu.Lock()
+	h := s.hosts[id]
+	s.mu.Unlock()
+	if h == nil {
+		return 0, 0
+	}
+	return h.usage()
 }
 
 // ErrNoSession is returned by a subagent spawn before the session is bound.
@@ -126,9 +144,9 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 	done := make(chan struct{})
 	s.mu.Lock()
 	if s.ended == nil {
-		s.ended = map[string]chan struct{}{}
+		s.ended, s.hosts = map[string]chan struct{}{}, map[string]*subagentHost{}
 	}
-	s.ended[t.ID] = done
+	s.ended[t.ID], s.hosts[t.ID] = done, host
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
@@ -164,6 +182,7 @@ func (s *subagents) runHook(in hook.Input) {
 		in.PermissionMode = string(s.sess.PermissionMode())
 	}
 	s.mu.Unlock()
+	in.TranscriptPath = s.transcriptPath
 	s.hooks.Run(context.Background(), in)
 }
 

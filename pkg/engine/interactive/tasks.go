@@ -20,6 +20,9 @@ import (
 // background commands in workers, and the pump that turns the manager's events into the
 // session's EventBackgroundTask events.
 type taskRuntime struct {
+	// logsDir is the project's session-log directory, where subagents' transcripts are
+	// (SubagentTranscriptPath); the record's snapshots name them.
+	logsDir   string
 	tasks     *tasks.BackgroundTaskManager
 	subagents *tasks.SubagentManager
 	sub       *tasks.Subscription
@@ -253,10 +256,17 @@ func hookRunnerOf(h session.HookRunner) *hook.Runner {
 	return nil
 }
 
+// recordedTask is a task's snapshot as the session record keeps it: a subagent's names
+// its transcript.
+type recordedTask struct {
+	tasks.Task
+	TranscriptPath string `json:"transcriptPath,omitempty"`
+}
+
 // recordTasks puts the snapshots of the session's tasks into its record (the spec's
 // backgroundTasks): the ones of earlier runs that the record holds stay, those of this
-// run replace theirs by id. Subagents' transcripts are referred to by path only; their
-// high-frequency data stays in the transcript.
+// run replace theirs by id. Subagents' transcripts are referred to by path only
+// (transcriptPath); their high-frequency data stays in the transcript.
 func (r *taskRuntime) recordTasks(held []json.RawMessage) []json.RawMessage {
 	now := r.tasks.List(tasks.Filter{})
 	if len(now) == 0 {
@@ -277,7 +287,11 @@ func (r *taskRuntime) recordTasks(held []json.RawMessage) []json.RawMessage {
 		out = append(out, raw)
 	}
 	for _, t := range now {
-		if b, err := json.Marshal(t); err == nil {
+		rt := recordedTask{Task: t}
+		if t.Kind == tasks.KindAgent && r.logsDir != "" && t.ParentSessionID != "" {
+			rt.TranscriptPath = SubagentTranscriptPath(r.logsDir, t.ParentSessionID, t.ID)
+		}
+		if b, err := json.Marshal(rt); err == nil {
 			out = append(out, b)
 		}
 	}

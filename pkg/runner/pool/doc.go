@@ -10,7 +10,8 @@
 //     first of them and replaced when it dies.
 //   - A job whose worker dies ends with exactly one failed event whose error names the
 //     worker's pid and how it ended ("killed by signal 9 (killed)"); the next job gets a
-//     new worker. Start never reports a worker's death as a Go error once the job has
+//     new worker. The dead worker's job processes (found by workerproc.KillStrays) are
+//     killed before that event, so none outlives it. Start never reports a worker's death as a Go error once the job has
 //     started, so the caller always sees a terminal event.
 //   - Nothing is launched before the first job; Close stops every worker.
 //

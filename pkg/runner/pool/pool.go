@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+	"github.com/robota-sdk/robota-go/pkg/runner/workerproc"
 )
 
 // Worker is one worker process as the pool uses it.
@@ -105,8 +106,11 @@ func (p *Pool) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi
 }
 
 // deathReason names what happened to w while it ran a job whose stream broke with err.
+// A worker that died (SIGKILL lets it end nothing) leaves its jobs' processes running:
+// they are killed here, found by the mark the worker put in their environment.
 func (p *Pool) deathReason(w Worker, err error) string {
 	if reason := waitExitReason(w); reason != "" {
+		workerproc.KillStrays(w.Pid())
 		return fmt.Sprintf("worker process (pid %d) %s", w.Pid(), reason)
 	}
 	return fmt.Sprintf("lost the worker process (pid %d): %v", w.Pid(), err)

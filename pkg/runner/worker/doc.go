@@ -10,7 +10,10 @@
 // client. Without the pipe, go-plugin's AutoMTLS applies.
 //
 // Guarantees: every process runs in its own process group, and cancellation,
-// timeout or the engine going away kills the whole group. Output is captured
+// timeout or the engine going away kills the whole group. The engine dying, even by
+// kill -9, reaches Serve as SIGTERM (the parent-death signal of workerproc.Attrs), on
+// which the worker kills the process group of each of its children (process jobs'
+// shells and agent jobs' Bash commands alike) and exits. Output is captured
 // (stdout and stderr together) into a bounded in-memory log that ReadLog pages
 // through, and is streamed as text deltas, which may be coalesced. Exactly one
 // terminal event ends every started job. Finished jobs stay readable until
@@ -18,7 +21,8 @@
 // ReadLog reports ErrUnknownJob, so a long-lived worker's memory is bounded.
 // A job inherits the worker's environment without credentials (*_API_KEY,
 // *_TOKEN, *SECRET*, *PASSWORD*) or go-plugin plumbing (PLUGIN_*, the magic
-// cookie).
+// cookie), plus workerproc.JobMarkerEnv set to the worker's pid, by which the engine
+// finds and ends the job's processes should the worker die by SIGKILL.
 //
 // Agent jobs: the worker runs the child session's loop (pkg/engine/agent) and its
 // tools in its own process, in the job's cwd (its workspace widened by AdditionalDirs), with the built-in tools

@@ -2,6 +2,8 @@ package worker
 
 import (
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
@@ -17,6 +19,7 @@ import (
 // tlsProvider.
 func Serve() {
 	logger := newLogger()
+	exitOnTerm()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: workerplugin.Handshake,
 		Plugins:         workerplugin.PluginSet(New(logger)),
@@ -29,6 +32,19 @@ func Serve() {
 		Logger:      logger,
 		TLSProvider: tlsProvider(),
 	})
+}
+
+// exitOnTerm makes SIGTERM (what the kernel sends when the engine dies: see
+// workerproc.Attrs) kill the process groups of the worker's jobs before the worker
+// exits, so none outlives it.
+func exitOnTerm() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM)
+	go func() {
+		<-ch
+		killChildGroups()
+		os.Exit(128 + int(syscall.SIGTERM))
+	}()
 }
 
 func envOr(key, def string) string {
