@@ -235,7 +235,8 @@ func (c *GRPCClient) stream(ctx context.Context, req *robotav1.StartRequest, emi
 // (as the first agent job would) and has the worker connect to it and prepare its
 // agent jobs' set-up, so the first job taken from a warm pool pays neither the
 // connection's TLS handshake nor the worker's one-time costs. When the worker cannot
-// reach the service, the next agent job offers a fresh one.
+// reach the service, the next agent job offers a fresh one. A worker that predates
+// Prepare is left unprepared, without an error.
 func (c *GRPCClient) Prepare(ctx context.Context) error {
 	warmMessages()
 	req := &robotav1.PrepareRequest{}
@@ -246,8 +247,14 @@ func (c *GRPCClient) Prepare(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	if req.HostBrokerId != 0 && hostUnreachable(err) {
+	legacy := status.Code(err) == codes.Unimplemented
+	if req.HostBrokerId != 0 && (legacy || hostUnreachable(err)) {
+		// Nobody dialled the service: the broker would forget it, so the next job
+		// offers a fresh one rather than wait out the broker's timeout.
 		c.hosts.reset(req.HostBrokerId)
+	}
+	if legacy { // a worker older than Prepare: it works, unprepared
+		return nil
 	}
 	return fmt.Errorf("prepare: %w", fromStatus(err))
 }

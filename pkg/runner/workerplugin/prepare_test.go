@@ -8,6 +8,12 @@ import (
 	"testing"
 	"time"
 
+	plugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
@@ -149,5 +155,40 @@ func TestPrepareWithAnUnreachableHostServiceOffersAFreshOneNext(t *testing.T) {
 	}
 	if got := c.hostID(); got == bogus || got == 0 {
 		t.Fatalf("host service id %d after the failed Prepare, want a fresh one (not %d)", got, bogus)
+	}
+}
+
+// legacyPlugin serves a RunnerService that predates Prepare.
+type legacyPlugin struct{ GRPCPlugin }
+
+type legacyServer struct{ *grpcServer }
+
+func (legacyServer) Prepare(context.Context, *robotav1.PrepareRequest) (*robotav1.PrepareResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "unknown method Prepare")
+}
+
+func (p *legacyPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
+	robotav1.RegisterRunnerServiceServer(s, legacyServer{&grpcServer{impl: p.Impl, broker: broker, hosts: map[uint32]*grpc.ClientConn{}}})
+	return nil
+}
+
+// A worker older than Prepare is left unprepared without an error, and its first
+// agent job is offered a fresh host service rather than the undialled one.
+func TestPrepareOfAWorkerWithoutPrepare(t *testing.T) {
+	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{PluginName: &legacyPlugin{GRPCPlugin{Impl: &preparingRunner{}}}})
+	t.Cleanup(func() { client.Close() })
+	raw, err := client.Dispense(PluginName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := raw.(*GRPCClient)
+	if err := c.Prepare(context.Background()); err != nil {
+		t.Fatalf("Prepare of a worker without it = %v, want nil", err)
+	}
+	if id := c.hostID(); id != 0 {
+		t.Fatalf("host service %d kept after a Prepare nobody answered; the broker would forget it", id)
+	}
+	if last := runAgent(t, c, "a"); last.Output != "answered" {
+		t.Fatalf("agent job ended %+v", last)
 	}
 }
