@@ -1124,6 +1124,91 @@ func (x *ReadLogResponse) GetEof() bool {
 	return false
 }
 
+// PrepareRequest readies a worker for agent jobs.
+type PrepareRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The go-plugin broker id under which the engine serves HostService to this
+	// worker, as in StartRequest.host_broker_id: the worker connects to it now,
+	// and its agent jobs use that connection. 0: no connection is made.
+	HostBrokerId  uint32 `protobuf:"varint,1,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PrepareRequest) Reset() {
+	*x = PrepareRequest{}
+	mi := &file_robota_v1_runner_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PrepareRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PrepareRequest) ProtoMessage() {}
+
+func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_runner_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
+func (*PrepareRequest) Descriptor() ([]byte, []int) {
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *PrepareRequest) GetHostBrokerId() uint32 {
+	if x != nil {
+		return x.HostBrokerId
+	}
+	return 0
+}
+
+// PrepareResponse is empty: the worker is ready.
+type PrepareResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PrepareResponse) Reset() {
+	*x = PrepareResponse{}
+	mi := &file_robota_v1_runner_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PrepareResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PrepareResponse) ProtoMessage() {}
+
+func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_runner_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
+func (*PrepareResponse) Descriptor() ([]byte, []int) {
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{16}
+}
+
 var File_robota_v1_runner_proto protoreflect.FileDescriptor
 
 const file_robota_v1_runner_proto_rawDesc = "" +
@@ -1207,12 +1292,16 @@ const file_robota_v1_runner_proto_rawDesc = "" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x1f\n" +
 	"\vnext_offset\x18\x02 \x01(\x03R\n" +
 	"nextOffset\x12\x10\n" +
-	"\x03eof\x18\x03 \x01(\bR\x03eof2\x87\x02\n" +
+	"\x03eof\x18\x03 \x01(\bR\x03eof\"6\n" +
+	"\x0ePrepareRequest\x12$\n" +
+	"\x0ehost_broker_id\x18\x01 \x01(\rR\fhostBrokerId\"\x11\n" +
+	"\x0fPrepareResponse2\xc9\x02\n" +
 	"\rRunnerService\x12<\n" +
 	"\x05Start\x12\x17.robota.v1.StartRequest\x1a\x18.robota.v1.StartResponse0\x01\x12=\n" +
 	"\x06Cancel\x12\x18.robota.v1.CancelRequest\x1a\x19.robota.v1.CancelResponse\x127\n" +
 	"\x04Send\x12\x16.robota.v1.SendRequest\x1a\x17.robota.v1.SendResponse\x12@\n" +
-	"\aReadLog\x12\x19.robota.v1.ReadLogRequest\x1a\x1a.robota.v1.ReadLogResponseB8Z6github.com/robota-sdk/robota-go/gen/robota/v1;robotav1b\x06proto3"
+	"\aReadLog\x12\x19.robota.v1.ReadLogRequest\x1a\x1a.robota.v1.ReadLogResponse\x12@\n" +
+	"\aPrepare\x12\x19.robota.v1.PrepareRequest\x1a\x1a.robota.v1.PrepareResponseB8Z6github.com/robota-sdk/robota-go/gen/robota/v1;robotav1b\x06proto3"
 
 var (
 	file_robota_v1_runner_proto_rawDescOnce sync.Once
@@ -1226,7 +1315,7 @@ func file_robota_v1_runner_proto_rawDescGZIP() []byte {
 	return file_robota_v1_runner_proto_rawDescData
 }
 
-var file_robota_v1_runner_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_robota_v1_runner_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_robota_v1_runner_proto_goTypes = []any{
 	(*StartRequest)(nil),    // 0: robota.v1.StartRequest
 	(*AgentJob)(nil),        // 1: robota.v1.AgentJob
@@ -1243,36 +1332,40 @@ var file_robota_v1_runner_proto_goTypes = []any{
 	(*SendResponse)(nil),    // 12: robota.v1.SendResponse
 	(*ReadLogRequest)(nil),  // 13: robota.v1.ReadLogRequest
 	(*ReadLogResponse)(nil), // 14: robota.v1.ReadLogResponse
-	nil,                     // 15: robota.v1.ProcessJob.EnvEntry
-	(*ToolSchema)(nil),      // 16: robota.v1.ToolSchema
-	(*ToolState)(nil),       // 17: robota.v1.ToolState
-	(*Usage)(nil),           // 18: robota.v1.Usage
-	(*structpb.Struct)(nil), // 19: google.protobuf.Struct
+	(*PrepareRequest)(nil),  // 15: robota.v1.PrepareRequest
+	(*PrepareResponse)(nil), // 16: robota.v1.PrepareResponse
+	nil,                     // 17: robota.v1.ProcessJob.EnvEntry
+	(*ToolSchema)(nil),      // 18: robota.v1.ToolSchema
+	(*ToolState)(nil),       // 19: robota.v1.ToolState
+	(*Usage)(nil),           // 20: robota.v1.Usage
+	(*structpb.Struct)(nil), // 21: google.protobuf.Struct
 }
 var file_robota_v1_runner_proto_depIdxs = []int32{
 	1,  // 0: robota.v1.StartRequest.agent:type_name -> robota.v1.AgentJob
 	2,  // 1: robota.v1.StartRequest.process:type_name -> robota.v1.ProcessJob
-	16, // 2: robota.v1.AgentJob.tool_schemas:type_name -> robota.v1.ToolSchema
-	15, // 3: robota.v1.ProcessJob.env:type_name -> robota.v1.ProcessJob.EnvEntry
+	18, // 2: robota.v1.AgentJob.tool_schemas:type_name -> robota.v1.ToolSchema
+	17, // 3: robota.v1.ProcessJob.env:type_name -> robota.v1.ProcessJob.EnvEntry
 	4,  // 4: robota.v1.StartResponse.event:type_name -> robota.v1.JobEvent
 	5,  // 5: robota.v1.JobEvent.started:type_name -> robota.v1.JobStarted
-	17, // 6: robota.v1.JobEvent.tool_start:type_name -> robota.v1.ToolState
-	17, // 7: robota.v1.JobEvent.tool_end:type_name -> robota.v1.ToolState
+	19, // 6: robota.v1.JobEvent.tool_start:type_name -> robota.v1.ToolState
+	19, // 7: robota.v1.JobEvent.tool_end:type_name -> robota.v1.ToolState
 	6,  // 8: robota.v1.JobEvent.completed:type_name -> robota.v1.JobCompleted
 	7,  // 9: robota.v1.JobEvent.failed:type_name -> robota.v1.JobFailed
 	8,  // 10: robota.v1.JobEvent.cancelled:type_name -> robota.v1.JobCancelled
-	18, // 11: robota.v1.JobCompleted.usage:type_name -> robota.v1.Usage
-	19, // 12: robota.v1.JobCompleted.metadata:type_name -> google.protobuf.Struct
+	20, // 11: robota.v1.JobCompleted.usage:type_name -> robota.v1.Usage
+	21, // 12: robota.v1.JobCompleted.metadata:type_name -> google.protobuf.Struct
 	0,  // 13: robota.v1.RunnerService.Start:input_type -> robota.v1.StartRequest
 	9,  // 14: robota.v1.RunnerService.Cancel:input_type -> robota.v1.CancelRequest
 	11, // 15: robota.v1.RunnerService.Send:input_type -> robota.v1.SendRequest
 	13, // 16: robota.v1.RunnerService.ReadLog:input_type -> robota.v1.ReadLogRequest
-	3,  // 17: robota.v1.RunnerService.Start:output_type -> robota.v1.StartResponse
-	10, // 18: robota.v1.RunnerService.Cancel:output_type -> robota.v1.CancelResponse
-	12, // 19: robota.v1.RunnerService.Send:output_type -> robota.v1.SendResponse
-	14, // 20: robota.v1.RunnerService.ReadLog:output_type -> robota.v1.ReadLogResponse
-	17, // [17:21] is the sub-list for method output_type
-	13, // [13:17] is the sub-list for method input_type
+	15, // 17: robota.v1.RunnerService.Prepare:input_type -> robota.v1.PrepareRequest
+	3,  // 18: robota.v1.RunnerService.Start:output_type -> robota.v1.StartResponse
+	10, // 19: robota.v1.RunnerService.Cancel:output_type -> robota.v1.CancelResponse
+	12, // 20: robota.v1.RunnerService.Send:output_type -> robota.v1.SendResponse
+	14, // 21: robota.v1.RunnerService.ReadLog:output_type -> robota.v1.ReadLogResponse
+	16, // 22: robota.v1.RunnerService.Prepare:output_type -> robota.v1.PrepareResponse
+	18, // [18:23] is the sub-list for method output_type
+	13, // [13:18] is the sub-list for method input_type
 	13, // [13:13] is the sub-list for extension type_name
 	13, // [13:13] is the sub-list for extension extendee
 	0,  // [0:13] is the sub-list for field type_name
@@ -1304,7 +1397,7 @@ func file_robota_v1_runner_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_robota_v1_runner_proto_rawDesc), len(file_robota_v1_runner_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

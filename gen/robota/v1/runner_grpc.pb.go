@@ -23,6 +23,7 @@ const (
 	RunnerService_Cancel_FullMethodName  = "/robota.v1.RunnerService/Cancel"
 	RunnerService_Send_FullMethodName    = "/robota.v1.RunnerService/Send"
 	RunnerService_ReadLog_FullMethodName = "/robota.v1.RunnerService/ReadLog"
+	RunnerService_Prepare_FullMethodName = "/robota.v1.RunnerService/Prepare"
 )
 
 // RunnerServiceClient is the client API for RunnerService service.
@@ -43,6 +44,11 @@ type RunnerServiceClient interface {
 	Send(ctx context.Context, in *SendRequest, opts ...grpc.CallOption) (*SendResponse, error)
 	// ReadLog reads a page of a job's output log.
 	ReadLog(ctx context.Context, in *ReadLogRequest, opts ...grpc.CallOption) (*ReadLogResponse, error)
+	// Prepare readies an idle worker for agent jobs before the first one comes: it
+	// connects to the engine's HostService and pays the one-time costs of an agent
+	// job's set-up, so a job taken from a warm pool starts without them. Optional:
+	// jobs work without it.
+	Prepare(ctx context.Context, in *PrepareRequest, opts ...grpc.CallOption) (*PrepareResponse, error)
 }
 
 type runnerServiceClient struct {
@@ -102,6 +108,16 @@ func (c *runnerServiceClient) ReadLog(ctx context.Context, in *ReadLogRequest, o
 	return out, nil
 }
 
+func (c *runnerServiceClient) Prepare(ctx context.Context, in *PrepareRequest, opts ...grpc.CallOption) (*PrepareResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PrepareResponse)
+	err := c.cc.Invoke(ctx, RunnerService_Prepare_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RunnerServiceServer is the server API for RunnerService service.
 // All implementations must embed UnimplementedRunnerServiceServer
 // for forward compatibility.
@@ -120,6 +136,11 @@ type RunnerServiceServer interface {
 	Send(context.Context, *SendRequest) (*SendResponse, error)
 	// ReadLog reads a page of a job's output log.
 	ReadLog(context.Context, *ReadLogRequest) (*ReadLogResponse, error)
+	// Prepare readies an idle worker for agent jobs before the first one comes: it
+	// connects to the engine's HostService and pays the one-time costs of an agent
+	// job's set-up, so a job taken from a warm pool starts without them. Optional:
+	// jobs work without it.
+	Prepare(context.Context, *PrepareRequest) (*PrepareResponse, error)
 	mustEmbedUnimplementedRunnerServiceServer()
 }
 
@@ -141,6 +162,9 @@ func (UnimplementedRunnerServiceServer) Send(context.Context, *SendRequest) (*Se
 }
 func (UnimplementedRunnerServiceServer) ReadLog(context.Context, *ReadLogRequest) (*ReadLogResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReadLog not implemented")
+}
+func (UnimplementedRunnerServiceServer) Prepare(context.Context, *PrepareRequest) (*PrepareResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Prepare not implemented")
 }
 func (UnimplementedRunnerServiceServer) mustEmbedUnimplementedRunnerServiceServer() {}
 func (UnimplementedRunnerServiceServer) testEmbeddedByValue()                       {}
@@ -228,6 +252,24 @@ func _RunnerService_ReadLog_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RunnerService_Prepare_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PrepareRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RunnerServiceServer).Prepare(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RunnerService_Prepare_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RunnerServiceServer).Prepare(ctx, req.(*PrepareRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RunnerService_ServiceDesc is the grpc.ServiceDesc for RunnerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -246,6 +288,10 @@ var RunnerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReadLog",
 			Handler:    _RunnerService_ReadLog_Handler,
+		},
+		{
+			MethodName: "Prepare",
+			Handler:    _RunnerService_Prepare_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

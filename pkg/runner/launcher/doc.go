@@ -6,7 +6,10 @@
 // (Exited, then Ping) and reports and replaces them; and a Pool of started,
 // idle workers that Acquire hands out for a caller's exclusive use, so a spawn
 // from it costs one RPC, refilled in the background (bounded by its Ready
-// size). A slot or pool refill whose worker fails to start or to answer its
+// size). The Pool prepares every new worker before it waits
+// (runnerapi.Preparer): the worker connects to the engine's host service and sets
+// up an agent job's tools once, so an agent job from the pool pays neither that
+// TLS handshake nor those one-time costs before its started event. A slot or pool refill whose worker fails to start or to answer its
 // first call is retried with exponential backoff; a launch in progress is
 // abandoned (its process killed) when the engine shuts down.
 //

@@ -29,6 +29,15 @@ type Runner interface {
 	ReadLog(ctx context.Context, jobID string, offset, limit int64) (LogPage, error)
 }
 
+// Preparer is a Runner that can get ready for agent jobs ahead of the first one:
+// Prepare pays the one-time costs an agent job's start would otherwise pay (for a
+// worker process, the connection its jobs' Hosts are reached through; the set-up of
+// the job's tools). A pool calls it on an idle runner before handing it out. It is
+// optional: a Runner works without it, and calling it more than once is harmless.
+type Preparer interface {
+	Prepare(ctx context.Context) error
+}
+
 // Job is one unit of work for a worker. Exactly one of Agent and Process is set.
 type Job struct {
 	ID      string

@@ -41,7 +41,10 @@
 // and recoverability, or a full context window) or cancelled (Cancel's reason, or
 // "engine went away" when Start's context ends). Cancel aborts the model call in
 // flight and the running tool. An agent job's log (ReadLog) is its streamed text;
-// Send is refused (ErrUnsupportedJob).
+// Send is refused (ErrUnsupportedJob). Prepare (runnerapi.Preparer) sets up an agent
+// job's tools and loop once and drops them, so a pooled worker's first job does not
+// generate the tools' JSON schemas (~1 ms) before its started event; it runs nothing
+// and registers no job.
 //
 // In process: a Worker used directly, with a Host that calls the engine's session
 // (pkg/engine/session), is the in-process runner for tests and Go embedders; the

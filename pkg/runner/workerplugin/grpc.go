@@ -13,6 +13,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
@@ -68,6 +69,59 @@ func (s *grpcServer) hostConn(id uint32) (*grpc.ClientConn, error) {
 	}
 	s.hosts[id] = conn
 	return conn, nil
+}
+
+// dropHostConn forgets and closes the connection under id: it never came up.
+func (s *grpcServer) dropHostConn(id uint32) {
+	s.mu.Lock()
+	conn, ok := s.hosts[id]
+	delete(s.hosts, id)
+	s.mu.Unlock()
+	if ok {
+		_ = conn.Close()
+	}
+}
+
+// Prepare connects to the engine's HostService under the request's broker id and waits
+// until the connection is up (its TLS handshake done), then lets Impl prepare, if it
+// can: the first agent job then pays neither.
+func (s *grpcServer) Prepare(ctx context.Context, req *robotav1.PrepareRequest) (*robotav1.PrepareResponse, error) {
+	warmMessages()
+	if id := req.GetHostBrokerId(); id != 0 {
+		conn, err := s.hostConn(id)
+		if err == nil {
+			if err = waitReady(ctx, conn); err != nil {
+				s.dropHostConn(id)
+			}
+		}
+		if err != nil {
+			return nil, status.Errorf(codes.Unavailable, "%s: %v", errHostUnreachable, err)
+		}
+	}
+	if p, ok := s.impl.(runnerapi.Preparer); ok {
+		if err := p.Prepare(ctx); err != nil {
+			return nil, toStatus(err)
+		}
+	}
+	return &robotav1.PrepareResponse{}, nil
+}
+
+// waitReady connects conn (grpc connects lazily) and waits until it is ready. A
+// connection that fails is an error, not retried here.
+func waitReady(ctx context.Context, conn *grpc.ClientConn) error {
+	conn.Connect()
+	for {
+		st := conn.GetState()
+		switch st {
+		case connectivity.Ready:
+			return nil
+		case connectivity.TransientFailure, connectivity.Shutdown:
+			return fmt.Errorf("connection %s", st)
+		}
+		if !conn.WaitForStateChange(ctx, st) {
+			return fmt.Errorf("connection still %s: %w", st, ctx.Err())
+		}
+	}
 }
 
 func (s *grpcServer) Start(req *robotav1.StartRequest, stream grpc.ServerStreamingServer[robotav1.StartResponse]) error {
@@ -166,8 +220,8 @@ func (c *GRPCClient) stream(ctx context.Context, req *robotav1.StartRequest, emi
 			return nil
 		}
 		if err != nil {
-			if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable && strings.HasPrefix(st.Message(), errHostUnreachable) {
-				return fmt.Errorf("%w%s", errHostGone, strings.TrimPrefix(st.Message(), errHostUnreachable))
+			if hostUnreachable(err) {
+				return fmt.Errorf("%w%s", errHostGone, strings.TrimPrefix(status.Convert(err).Message(), errHostUnreachable))
 			}
 			return fromStatus(err)
 		}
@@ -175,6 +229,41 @@ func (c *GRPCClient) stream(ctx context.Context, req *robotav1.StartRequest, emi
 			return err
 		}
 	}
+}
+
+// Prepare implements runnerapi.Preparer: it serves the Host service on the broker now
+// (as the first agent job would) and has the worker connect to it and prepare its
+// agent jobs' set-up, so the first job taken from a warm pool pays neither the
+// connection's TLS handshake nor the worker's one-time costs. When the worker cannot
+// reach the service, the next agent job offers a fresh one. A worker that predates
+// Prepare is left unprepared, without an error.
+func (c *GRPCClient) Prepare(ctx context.Context) error {
+	warmMessages()
+	req := &robotav1.PrepareRequest{}
+	if c.broker != nil && c.hosts != nil {
+		req.HostBrokerId = c.hosts.serve(c.broker)
+	}
+	_, err := c.client.Prepare(ctx, req)
+	if err == nil {
+		return nil
+	}
+	legacy := status.Code(err) == codes.Unimplemented
+	if req.HostBrokerId != 0 && (legacy || hostUnreachable(err)) {
+		// Nobody dialled the service: the broker would forget it, so the next job
+		// offers a fresh one rather than wait out the broker's timeout.
+		c.hosts.reset(req.HostBrokerId)
+	}
+	if legacy { // a worker older than Prepare: it works, unprepared
+		return nil
+	}
+	return fmt.Errorf("prepare: %w", fromStatus(err))
+}
+
+// hostUnreachable reports whether err is the worker saying it could not reach the
+// engine's HostService.
+func hostUnreachable(err error) bool {
+	st, ok := status.FromError(err)
+	return ok && st.Code() == codes.Unavailable && strings.HasPrefix(st.Message(), errHostUnreachable)
 }
 
 // Cancel implements Runner.
