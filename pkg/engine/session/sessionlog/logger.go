@@ -92,6 +92,10 @@ type FileLogger struct {
 		text string
 		ref  PayloadRef
 	}
+	// lastRedacted is the last long text redacted and its redaction: a round's answer
+	// is judged at the end of its stream, then stored from its text deltas, its raw
+	// deltas and its response, and is redacted once for all of them (see redactLong).
+	lastRedacted struct{ in, out string }
 }
 
 // ProjectDir is where a project run keeps its logs: {cwd}/.robota/logs.
