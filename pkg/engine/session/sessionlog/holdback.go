@@ -173,6 +173,13 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 			h.fresh += len(ev.text)
 		}
 	}
+	if len(h.queue) == cap(h.queue) {
+		// Doubling: a long answer holds thousands of pieces, and append's growth of a
+		// long slice (1.25×) would copy the queue many times over.
+		q := make([]heldEvent, len(h.queue), max(64, 2*cap(h.queue)))
+		copy(q, h.queue)
+		h.queue = q
+	}
 	h.queue = append(h.queue, ev)
 	h.bytes += ev.size
 	over := h.bytes > maxHeldBytes || len(h.queue) > maxHeldEvents
@@ -462,8 +469,11 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 	for _, ev := range h.queue[:n] {
 		h.bytes -= ev.size
 	}
-	rest := h.queue[n:]
-	h.queue = append(h.queue[:0:0], rest...) // let the written trees go
+	// The rest moves to the front; the written events' slots are cleared, letting their
+	// trees go, and the queue's array is kept for the pieces still to come.
+	rest := copy(h.queue, h.queue[n:])
+	clear(h.queue[rest:])
+	h.queue = h.queue[:rest]
 	return errs
 }
 

@@ -395,15 +395,28 @@ func toSizedTree(data any) (any, int, error) {
 }
 
 // encodeJSON encodes v without HTML escaping and without a trailing newline.
+// It encodes into a reused buffer and returns a copy of exactly the encoding's size: a
+// fresh buffer would grow by doubling from nothing for every line and payload.
 func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledEncodeBuffer {
+			buf.Reset()
+			encodeBuffers.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
+
+// maxPooledEncodeBuffer bounds what encodeBuffers keep: a rare huge encoding is not held.
+const maxPooledEncodeBuffer = 4 << 20
+
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // recoverTail truncates a partial last line (one without its '\n') and returns the size of
 // the complete lines and the sequence of the last entry.
