@@ -84,21 +84,23 @@ type holdback struct {
 
 // typedDelta recognizes a text delta given as the types the session and the agent log
 // (TextDeltaData, agent.Event with a Delta), without encoding it.
+// src keeps data as it was given: boxing the value again would allocate a copy of it
+// for every piece.
 func typedDelta(event string, data any) (heldEvent, bool) {
 	switch event {
 	case EventTextDelta:
 		switch d := data.(type) {
 		case TextDeltaData:
-			return heldEvent{event: event, exec: d.ExecutionID, kind: heldTextDelta, text: d.Delta, src: d,
+			return heldEvent{event: event, exec: d.ExecutionID, kind: heldTextDelta, text: d.Delta, src: data,
 				size: len(d.Delta) + approxDeltaOverhead}, true
 		case *TextDeltaData:
-			if d != nil {
-				return typedDelta(event, *d)
+			if d != nil { // a copy: the caller may reuse what it points to
+				return typedDelta(event, any(*d))
 			}
 		}
 	case EventProviderStreamRawDelta:
 		if ev, ok := data.(agent.Event); ok && ev.Delta != nil {
-			return heldEvent{event: event, exec: ev.ExecutionID, kind: heldRawDelta, text: ev.Delta.Delta, src: ev,
+			return heldEvent{event: event, exec: ev.ExecutionID, kind: heldRawDelta, text: ev.Delta.Delta, src: data,
 				size: len(ev.Delta.Delta) + approxDeltaOverhead}, true
 		}
 	}
