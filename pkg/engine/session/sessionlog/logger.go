@@ -387,10 +387,7 @@ func toSizedTree(data any) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var tree any
-	err = dec.Decode(&tree)
+	tree, err := decodeTree(raw)
 	return tree, len(raw), err
 }
 
