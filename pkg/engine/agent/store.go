@@ -20,7 +20,7 @@ type ConversationStore struct {
 }
 
 type pendingAssistant struct {
-	text      strings.Builder
+	text      pieces
 	thinking  []llm.Part
 	toolCalls []llm.ToolCall
 }
@@ -68,7 +68,7 @@ func (s *ConversationStore) AppendStreaming(delta string) {
 	if s.pending == nil {
 		s.pending = &pendingAssistant{}
 	}
-	s.pending.text.WriteString(delta)
+	s.pending.text.add(delta)
 	s.mu.Unlock()
 }
 
@@ -79,8 +79,7 @@ func (s *ConversationStore) SetPendingText(text string) {
 	if s.pending == nil {
 		s.pending = &pendingAssistant{}
 	}
-	s.pending.text.Reset()
-	s.pending.text.WriteString(text)
+	s.pending.text.set(text)
 	s.mu.Unlock()
 }
 
@@ -176,4 +175,43 @@ func (s *ConversationStore) serializedChars() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.chars
+}
+
+// pieces accumulates streamed text without copying it as it grows: a growing buffer
+// reallocates (and copies) the answer several times over, a long answer's deltas many
+// thousands of times; the pieces are joined once, when the text is read.
+type pieces struct {
+	parts []string
+	n     int
+}
+
+func (p *pieces) add(s string) {
+	if s != "" {
+		p.parts = append(p.parts, s)
+		p.n += len(s)
+	}
+}
+
+// set replaces the text with s.
+func (p *pieces) set(s string) {
+	p.parts, p.n = p.parts[:0], 0
+	p.add(s)
+}
+
+// String joins the pieces (once: the joined text replaces them).
+func (p *pieces) String() string {
+	switch len(p.parts) {
+	case 0:
+		return ""
+	case 1:
+		return p.parts[0]
+	}
+	var b strings.Builder
+	b.Grow(p.n)
+	for _, s := range p.parts {
+		b.WriteString(s)
+	}
+	joined := b.String()
+	p.parts = append(p.parts[:0], joined)
+	return joined
 }

@@ -308,3 +308,43 @@ func TestTaskEventsCoalescePerTask(t *testing.T) {
 		t.Fatalf("merged events carry seq %d and %d, want the last merged (3, 5)", got[1].Seq, got[2].Seq)
 	}
 }
+
+// NextBatch takes everything queued at once, in order, merged deltas joined, and then
+// the queue's bytes are free again; a closed session's batch is still delivered before
+// ErrSessionClosed.
+func TestNextBatchTakesTheQueue(t *testing.T) {
+	h := fixedHub(DeliveryLimits{SubscriberBytes: 1 << 10})
+	sub, err := h.subscribe(false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta := func(text string) Event { return Event{Type: EventTextDelta, PromptID: "p", Text: text} }
+	for _, e := range []Event{delta("a"), delta("b"), {Type: EventToolStart, PromptID: "p", Tool: &ToolState{}}, delta("c")} {
+		h.publish(e)
+	}
+	got, err := sub.NextBatch(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := types(got); s != "text_delta(ab) tool_start text_delta(c)" {
+		t.Fatalf("batch %q", s)
+	}
+	if got[0].Seq != 2 || got[2].Seq != 4 {
+		t.Fatalf("sequences %d, %d; want 2 (the merged delta's last) and 4", got[0].Seq, got[2].Seq)
+	}
+	// The bytes taken are free again: as much again fits under the bound.
+	for range 2 {
+		h.publish(delta(strings.Repeat("x", 600)))
+		if got, err = sub.NextBatch(context.Background(), got[:0]); err != nil || len(got) != 1 {
+			t.Fatalf("batch %d events, err %v", len(got), err)
+		}
+	}
+	h.publish(delta("d"))
+	h.close()
+	if got, err = sub.NextBatch(context.Background(), got[:0]); err != nil || types(got) != "text_delta(d)" {
+		t.Fatalf("closed session's batch %q, err %v", types(got), err)
+	}
+	if _, err = sub.NextBatch(context.Background(), got[:0]); !errors.Is(err, ErrSessionClosed) {
+		t.Fatalf("after the last batch: %v, want ErrSessionClosed", err)
+	}
+}

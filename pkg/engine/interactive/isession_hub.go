@@ -161,49 +161,106 @@ type Subscription struct {
 	drain     bool // deliver the queue before err (session closed), not after (cut off)
 }
 
-// queued is one undelivered event; buf holds merged delta text (built once on delivery).
+// queued is one undelivered event; buf holds merged delta text (joined once, on delivery).
 type queued struct {
 	ev  Event
-	buf *strings.Builder
+	buf *textPieces
+}
+
+// textPieces collects the texts of merged deltas. A growing buffer would copy a long
+// answer several times over as it grows; the pieces are joined once, into a string of
+// exactly their size, when the merged event is taken.
+type textPieces struct {
+	parts []string
+	n     int
+}
+
+func (t *textPieces) add(s string) {
+	t.parts = append(t.parts, s)
+	t.n += len(s)
+}
+
+func (t *textPieces) String() string {
+	if len(t.parts) == 1 {
+		return t.parts[0]
+	}
+	var b strings.Builder
+	b.Grow(t.n)
+	for _, s := range t.parts {
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 // Next returns the next event, waiting until there is one. It fails with
 // ErrSubscriberTooSlow after a disconnection, ErrSessionClosed once the closed
 // session's events are all taken, ErrUnsubscribed after Close, or ctx's error.
 func (s *Subscription) Next(ctx context.Context) (Event, error) {
+	var one [1]Event
+	evs, err := s.take(ctx, one[:0], 1)
+	if err != nil {
+		return Event{}, err
+	}
+	return evs[0], nil
+}
+
+// NextBatch appends every event queued now to into (at least one: it waits until
+// there is one) and returns it. A reader that sends what it takes over a transport
+// takes all of it per wake-up, instead of one event and one hand-off each. It fails
+// as Next does, and only when it takes nothing.
+func (s *Subscription) NextBatch(ctx context.Context, into []Event) ([]Event, error) {
+	return s.take(ctx, into, 0)
+}
+
+// take appends up to limit queued events (all of them when limit is 0) to into,
+// waiting until there is at least one.
+func (s *Subscription) take(ctx context.Context, into []Event, limit int) ([]Event, error) {
 	for {
 		s.mu.Lock()
 		if len(s.queue) > 0 && (s.err == nil || s.drain) {
-			q := s.queue[0]
-			s.queue[0] = queued{}
-			s.queue = s.queue[1:]
-			if len(s.queue) == 0 {
+			n := len(s.queue)
+			if limit > 0 && limit < n {
+				n = limit
+			}
+			for i := range n {
+				into = append(into, s.deliver(&s.queue[i]))
+				s.queue[i] = queued{}
+			}
+			if n == len(s.queue) && cap(s.queue) <= 64 {
+				s.queue = s.queue[:0] // a small queue is reused; a burst's is let go
+			} else if s.queue = s.queue[n:]; len(s.queue) == 0 {
 				s.queue = nil
 			}
-			switch {
-			case q.buf != nil && q.ev.Task != nil:
-				merged := *q.ev.Task
-				merged.Text = q.buf.String()
-				q.ev.Task = &merged
-			case q.buf != nil:
-				q.ev.Text = q.buf.String()
-			}
-			s.bytes -= eventSize(q.ev)
-			s.delivered = q.ev.Seq
 			s.mu.Unlock()
-			return q.ev, nil
+			return into, nil
 		}
 		err := s.err
 		s.mu.Unlock()
 		if err != nil {
-			return Event{}, err
+			return into, err
 		}
 		select {
 		case <-s.wake:
 		case <-ctx.Done():
-			return Event{}, ctx.Err()
+			return into, ctx.Err()
 		}
 	}
+}
+
+// deliver builds q's event as it is taken (mu held): merged text is joined here.
+func (s *Subscription) deliver(q *queued) Event {
+	ev := q.ev
+	switch {
+	case q.buf != nil && ev.Task != nil:
+		merged := *ev.Task
+		merged.Text = q.buf.String()
+		ev.Task = &merged
+	case q.buf != nil:
+		ev.Text = q.buf.String()
+	}
+	s.bytes -= eventSize(ev)
+	s.delivered = ev.Seq
+	return ev
 }
 
 // Close ends the subscription; Next then fails with ErrUnsubscribed.
@@ -223,10 +280,10 @@ func (s *Subscription) offer(e Event) bool {
 		last := &s.queue[n-1]
 		if last.ev.Type == e.Type && mergeableTask(last.ev.Task, e.Task) {
 			if last.buf == nil {
-				last.buf = &strings.Builder{}
-				last.buf.WriteString(last.ev.Task.Text)
+				last.buf = &textPieces{}
+				last.buf.add(last.ev.Task.Text)
 			}
-			last.buf.WriteString(e.Task.Text)
+			last.buf.add(e.Task.Text)
 			last.ev.Seq, last.ev.Time = e.Seq, e.Time
 			s.bytes += len(e.Task.Text)
 			return s.checkBounds()
@@ -240,11 +297,11 @@ func (s *Subscription) offer(e Event) bool {
 				last.ev = e
 			} else {
 				if last.buf == nil {
-					last.buf = &strings.Builder{}
-					last.buf.WriteString(last.ev.Text)
+					last.buf = &textPieces{}
+					last.buf.add(last.ev.Text)
 					last.ev.Text = ""
 				}
-				last.buf.WriteString(e.Text)
+				last.buf.add(e.Text)
 				last.ev.Seq, last.ev.Time = e.Seq, e.Time
 				s.bytes += len(e.Text)
 			}
@@ -326,44 +383,65 @@ func eventSize(e Event) int {
 	return n
 }
 
-// ring keeps the latest events within a count and a byte bound (a slice whose dropped
-// head is reclaimed once it is half of it).
+// ring keeps the latest events within a count and a byte bound: a circular buffer that
+// grows (doubling) up to the count bound and then overwrites its oldest slot, so a busy
+// session neither reallocates nor copies it per event, and an idle one keeps it small.
 type ring struct {
 	maxEvents, maxBytes int
 	buf                 []Event
-	head, bytes         int
+	head, n, bytes      int
 }
 
-func (r *ring) len() int { return len(r.buf) - r.head }
+func (r *ring) len() int { return r.n }
+
+func (r *ring) at(i int) *Event { return &r.buf[(r.head+i)%len(r.buf)] }
 
 func (r *ring) push(e Event) {
-	r.buf = append(r.buf, e)
+	if r.n == len(r.buf) {
+		if len(r.buf) < r.maxEvents {
+			r.grow()
+		} else {
+			r.dropOldest()
+		}
+	}
+	*r.at(r.n) = e
+	r.n++
 	r.bytes += eventSize(e)
-	for r.len() > r.maxEvents || (r.len() > 1 && r.bytes > r.maxBytes) {
-		r.bytes -= eventSize(r.buf[r.head])
-		r.buf[r.head] = Event{}
-		r.head++
+	for r.n > 1 && r.bytes > r.maxBytes {
+		r.dropOldest()
 	}
-	if r.head > 32 && r.head*2 >= len(r.buf) {
-		r.buf = append(r.buf[:0:0], r.buf[r.head:]...)
-		r.head = 0
+}
+
+func (r *ring) grow() {
+	size := min(max(8, 2*len(r.buf)), r.maxEvents)
+	buf := make([]Event, size)
+	for i := range r.n {
+		buf[i] = *r.at(i)
 	}
+	r.buf, r.head = buf, 0
+}
+
+func (r *ring) dropOldest() {
+	r.bytes -= eventSize(r.buf[r.head])
+	r.buf[r.head] = Event{}
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
 }
 
 // oldestSeq is the Seq of the oldest kept event; latest+1 when none is kept.
 func (r *ring) oldestSeq(latest uint64) uint64 {
-	if r.len() == 0 {
+	if r.n == 0 {
 		return latest + 1
 	}
-	return r.buf[r.head].Seq
+	return r.at(0).Seq
 }
 
 // after returns the kept events with Seq > seq, oldest first.
 func (r *ring) after(seq uint64) []Event {
 	var out []Event
-	for _, e := range r.buf[r.head:] {
-		if e.Seq > seq {
-			out = append(out, e)
+	for i := range r.n {
+		if e := r.at(i); e.Seq > seq {
+			out = append(out, *e)
 		}
 	}
 	return out

@@ -389,6 +389,12 @@ func splitText(e *robotav1.SessionEvent) []*robotav1.SessionEvent {
 	return out
 }
 
+// longText reports whether e's text or thinking delta is over MaxEventTextBytes (and
+// needs splitText).
+func longText(e *robotav1.SessionEvent) bool {
+	return len(e.GetTextDelta().GetText()) > MaxEventTextBytes || len(e.GetThinking().GetText()) > MaxEventTextBytes
+}
+
 // isEnd reports whether e ends its prompt.
 func isEnd(e interactive.Event) bool {
 	switch e.Type {

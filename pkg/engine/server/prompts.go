@@ -33,22 +33,28 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 		Accepted: &robotav1.SubmitAccepted{PromptId: acc.PromptID, Queued: acc.Queued}}}); err != nil {
 		return err
 	}
+	send := func(pe *robotav1.SessionEvent) error {
+		return stream.Send(&robotav1.SubmitResponse{Response: &robotav1.SubmitResponse_Event{Event: pe}})
+	}
+	var batch []interactive.Event
 	for {
-		ev, err := sub.Next(ctx)
-		if err != nil {
+		// Everything queued is taken at once and sent back to back: one wake-up per
+		// batch, and the transport writes the batch's frames together.
+		if batch, err = sub.NextBatch(ctx, batch[:0]); err != nil {
 			return toStatus(err)
 		}
-		if ev.PromptID != acc.PromptID {
-			continue
+		for _, ev := range batch {
+			if ev.PromptID != acc.PromptID {
+				continue
+			}
+			if err := sendEvent(l, ev, send); err != nil {
+				return err
+			}
+			if isEnd(ev) {
+				return nil
+			}
 		}
-		if err := sendEvent(l, ev, func(pe *robotav1.SessionEvent) error {
-			return stream.Send(&robotav1.SubmitResponse{Response: &robotav1.SubmitResponse_Event{Event: pe}})
-		}); err != nil {
-			return err
-		}
-		if isEnd(ev) {
-			return nil
-		}
+		clear(batch) // the events' texts are not kept until the next batch
 	}
 }
 
@@ -75,17 +81,22 @@ func (s *Server) Watch(req *robotav1.WatchRequest, stream robotav1.EngineService
 }
 
 func (s *Server) pump(ctx context.Context, l *manager.Live, sub *interactive.Subscription, send func(*robotav1.SessionEvent) error) error {
+	var batch []interactive.Event
 	for {
-		ev, err := sub.Next(ctx)
+		var err error
+		batch, err = sub.NextBatch(ctx, batch[:0])
 		if errors.Is(err, interactive.ErrSessionClosed) {
 			return nil
 		}
 		if err != nil {
 			return toStatus(err)
 		}
-		if err := sendEvent(l, ev, send); err != nil {
-			return err
+		for _, ev := range batch {
+			if err := sendEvent(l, ev, send); err != nil {
+				return err
+			}
 		}
+		clear(batch)
 	}
 }
 
@@ -94,6 +105,9 @@ func sendEvent(l *manager.Live, ev interactive.Event, send func(*robotav1.Sessio
 	pe := eventToProto(l.ID(), ev, l.Session().ContextState)
 	if pe == nil {
 		return nil
+	}
+	if !longText(pe) {
+		return send(pe)
 	}
 	for _, part := range splitText(pe) {
 		if err := send(part); err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -159,20 +158,22 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbac
 	if c.turn.Thinking != "" {
 		cb.ThinkingDelta(c.turn.Thinking)
 	}
-	var streamed strings.Builder
+	// The chunks concatenate to c.text (parse checks it), so what has been streamed is
+	// always a prefix of it: no copy of the answer is built while it streams.
+	streamed := 0
 	for _, chunk := range c.chunks {
 		if !wait(ctx, delay) {
-			return p.partial(streamed.String(), c), nil
+			return p.partial(c.text[:streamed], c), nil
 		}
-		streamed.WriteString(chunk)
+		streamed += len(chunk)
 		cb.TextDelta(chunk)
 	}
 	if ctx.Err() != nil {
-		return p.partial(streamed.String(), c), nil
+		return p.partial(c.text[:streamed], c), nil
 	}
 	if c.turn.Hang {
 		<-ctx.Done()
-		return p.partial(streamed.String(), c), nil
+		return p.partial(c.text[:streamed], c), nil
 	}
 	if e := c.turn.Error; e != nil {
 		code := llm.CodeProvider
@@ -181,7 +182,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbac
 		}
 		se := llm.NewError(code, e.Message, nil)
 		se.Provider, se.StatusCode = ProviderName, e.StatusCode
-		return p.partial(streamed.String(), nil), se
+		return p.partial(c.text[:streamed], nil), se
 	}
 	resp := llm.ChatResponse{Message: p.message(c.text, c, req), StopReason: llm.StopReasonEndTurn}
 	if len(c.calls) > 0 {
@@ -191,10 +192,11 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbac
 		resp.StopReason = llm.StopReason(c.turn.StopReason)
 	}
 	if cb.OnRawPayload != nil {
-		// The "native" response of a script is the turn it replayed; logging it keeps
-		// session logs replay-complete, as for real providers.
+		// The "native" response of a script is the turn it replayed, named, not copied:
+		// its text is in the log already (the streamed deltas and the committed answer),
+		// and a second copy costs a full encode, redaction and payload file per turn.
 		payload, _ := json.Marshal(map[string]any{"turn": c.position, "turnList": list, "stopReason": resp.StopReason,
-			"text": c.text, "toolCalls": len(c.calls)})
+			"textBytes": len(c.text), "toolCalls": len(c.calls)})
 		cb.RawPayload(llm.RawPayloadEvent{Provider: ProviderName, APISurface: "script", PayloadKind: llm.PayloadResponse, Payload: payload})
 	}
 	return resp, nil

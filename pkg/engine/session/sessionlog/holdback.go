@@ -84,21 +84,23 @@ type holdback struct {
 
 // typedDelta recognizes a text delta given as the types the session and the agent log
 // (TextDeltaData, agent.Event with a Delta), without encoding it.
+// src keeps data as it was given: boxing the value again would allocate a copy of it
+// for every piece.
 func typedDelta(event string, data any) (heldEvent, bool) {
 	switch event {
 	case EventTextDelta:
 		switch d := data.(type) {
 		case TextDeltaData:
-			return heldEvent{event: event, exec: d.ExecutionID, kind: heldTextDelta, text: d.Delta, src: d,
+			return heldEvent{event: event, exec: d.ExecutionID, kind: heldTextDelta, text: d.Delta, src: data,
 				size: len(d.Delta) + approxDeltaOverhead}, true
 		case *TextDeltaData:
-			if d != nil {
-				return typedDelta(event, *d)
+			if d != nil { // a copy: the caller may reuse what it points to
+				return typedDelta(event, any(*d))
 			}
 		}
 	case EventProviderStreamRawDelta:
 		if ev, ok := data.(agent.Event); ok && ev.Delta != nil {
-			return heldEvent{event: event, exec: ev.ExecutionID, kind: heldRawDelta, text: ev.Delta.Delta, src: ev,
+			return heldEvent{event: event, exec: ev.ExecutionID, kind: heldRawDelta, text: ev.Delta.Delta, src: data,
 				size: len(ev.Delta.Delta) + approxDeltaOverhead}, true
 		}
 	}
@@ -173,6 +175,13 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 			h.fresh += len(ev.text)
 		}
 	}
+	if len(h.queue) == cap(h.queue) {
+		// Doubling: a long answer holds thousands of pieces, and append's growth of a
+		// long slice (1.25×) would copy the queue many times over.
+		q := make([]heldEvent, len(h.queue), max(64, 2*cap(h.queue)))
+		copy(q, h.queue)
+		h.queue = q
+	}
 	h.queue = append(h.queue, ev)
 	h.bytes += ev.size
 	over := h.bytes > maxHeldBytes || len(h.queue) > maxHeldEvents
@@ -181,7 +190,7 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	// for geometric growth too; one driven by time is paced by the interval itself.
 	bySize := h.bytes >= CoalesceBytes && h.fresh*4 >= h.checked
 	byTime := ev.stamp.Sub(h.queue[0].stamp) >= l.interval
-	if over || (bySize || byTime) && ev.kind != heldNative && strings.ContainsAny(ev.text, " \t\n\f\r") {
+	if over || (bySize || byTime) && ev.kind != heldNative && hasSpace(ev.text) {
 		errs = l.releaseSettled()
 	}
 	if h.bytes > maxHeldBytes || len(h.queue) > maxHeldEvents {
@@ -194,6 +203,22 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	}
 	l.armDue()
 	return errs
+}
+
+// hasSpace reports whether s holds ASCII whitespace (" \t\n\f\r"): only a piece that
+// does can move the settled cut. Once a call has streamed CoalesceBytes every piece is
+// asked, so eight bytes are looked at a time: a word with no byte below '!' has none.
+func hasSpace(s string) bool {
+	const highs, below = 0x8080808080808080, 0x21 * 0x0101010101010101
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if (x-below)&^x&highs != 0 && strings.ContainsAny(s[i:i+8], " \t\n\f\r") {
+			return true
+		}
+	}
+	return strings.ContainsAny(s[i:], " \t\n\f\r")
 }
 
 // armDue starts the timer that writes held pieces when no later piece does (l.mu held).
@@ -258,6 +283,11 @@ func (s *stream) add(p string) {
 		own.WriteString(s.String())
 		s.buf = own
 	}
+	if s.buf.Cap()-s.buf.Len() < len(p) {
+		// Grow doubles: append's growth of a long buffer (1.25×) copies a long answer
+		// several times over as it streams.
+		s.buf.Grow(len(p))
+	}
 	s.buf.WriteString(p)
 	s.n += len(p)
 }
@@ -287,7 +317,7 @@ func (l *FileLogger) releaseSettled() []heldFailure {
 		if strings.HasPrefix(k.name, "payload") {
 			// Native pieces get no cut of their own: they go out with the delta that
 			// follows them, while everything the call streamed at their paths is clean.
-			if judged.secret(s) {
+			if judged.secret(l, s) {
 				h.taint(k.exec)
 			}
 			continue
@@ -322,7 +352,7 @@ func (l *FileLogger) flushHeld() []heldFailure {
 	h := &l.held
 	var judged judgements
 	for k, b := range h.streams {
-		if judged.secret(b.String()) {
+		if judged.secret(l, b.String()) {
 			h.taint(k.exec)
 		}
 	}
@@ -349,12 +379,13 @@ func (j *judgements) find(s string) int {
 	return -1
 }
 
-// secret reports whether s holds something redact.String redacts.
-func (j *judgements) secret(s string) bool {
+// secret reports whether s holds something redact.String redacts (through l's memo: a
+// call's whole text is judged here and then stored redacted).
+func (j *judgements) secret(l *FileLogger, s string) bool {
 	if i := j.find(s); i >= 0 {
 		return (*j)[i].secret
 	}
-	secret := redact.String(s) != s
+	secret := l.redactLong(s) != s
 	*j = append(*j, struct {
 		text   string
 		n      int
@@ -440,8 +471,11 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 	for _, ev := range h.queue[:n] {
 		h.bytes -= ev.size
 	}
-	rest := h.queue[n:]
-	h.queue = append(h.queue[:0:0], rest...) // let the written trees go
+	// The rest moves to the front; the written events' slots are cleared, letting their
+	// trees go, and the queue's array is kept for the pieces still to come.
+	rest := copy(h.queue, h.queue[n:])
+	clear(h.queue[rest:])
+	h.queue = h.queue[:rest]
 	return errs
 }
 

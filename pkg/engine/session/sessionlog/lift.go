@@ -87,7 +87,7 @@ func (l *FileLogger) contentPayload(parts []llm.Part) (*PayloadRef, error) {
 	}
 	arr := make([]any, len(parts)) // the tree a text part decodes to, redacted
 	for i, p := range parts {
-		arr[i] = map[string]any{"type": string(llm.PartText), "text": redact.String(p.Text)}
+		arr[i] = map[string]any{"type": string(llm.PartText), "text": l.redactLong(p.Text)}
 	}
 	b, err := encodeJSON(arr)
 	if err != nil {
@@ -106,7 +106,21 @@ func (l *FileLogger) contentPayload(parts []llm.Part) (*PayloadRef, error) {
 // textPayload redacts a delta line's long text and stores it as externalize would, and
 // returns its reference (l.mu held).
 func (l *FileLogger) textPayload(text string) (PayloadRef, error) {
-	return l.externalizeString(redact.String(text))
+	return l.externalizeString(l.redactLong(text))
+}
+
+// redactLong is redact.String for a text that may be redacted again whole: the last one
+// longer than the inline threshold and its redaction are remembered (l.mu held).
+func (l *FileLogger) redactLong(s string) string {
+	if len(s) <= l.threshold || l.threshold < 0 {
+		return redact.String(s)
+	}
+	if c := l.lastRedacted; len(c.in) == len(s) && c.in == s {
+		return c.out
+	}
+	out := redact.String(s)
+	l.lastRedacted.in, l.lastRedacted.out = s, out
+	return out
 }
 
 func (l *FileLogger) payloadExists(ref PayloadRef) bool {

@@ -92,6 +92,10 @@ type FileLogger struct {
 		text string
 		ref  PayloadRef
 	}
+	// lastRedacted is the last long text redacted and its redaction: a round's answer
+	// is judged at the end of its stream, then stored from its text deltas, its raw
+	// deltas and its response, and is redacted once for all of them (see redactLong).
+	lastRedacted struct{ in, out string }
 }
 
 // ProjectDir is where a project run keeps its logs: {cwd}/.robota/logs.
@@ -383,23 +387,38 @@ func toSizedTree(data any) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var tree any
-	err = dec.Decode(&tree)
+	tree, err := decodeTree(raw)
 	return tree, len(raw), err
 }
 
-// encodeJSON encodes v without HTML escaping and without a trailing newline.
+// encodeJSON encodes v as encoding/json does without HTML escaping, without a trailing
+// newline: a line (lineEntry) or a tree by appendLine/appendTree, into a reused buffer;
+// the result is a copy of exactly the encoding's size (a fresh buffer would grow by
+// doubling from nothing for every line and payload).
 func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+	p := encodeBuffers.Get().(*[]byte)
+	var b []byte
+	var err error
+	if e, ok := v.(lineEntry); ok {
+		b, err = appendLine((*p)[:0], e)
+	} else {
+		b, err = appendTree((*p)[:0], v)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	var out []byte
+	if err == nil {
+		out = bytes.Clone(b)
+	}
+	if cap(b) <= maxPooledEncodeBuffer {
+		*p = b[:0]
+		encodeBuffers.Put(p)
+	}
+	return out, err
 }
+
+// maxPooledEncodeBuffer bounds what encodeBuffers keep: a rare huge encoding is not held.
+const maxPooledEncodeBuffer = 4 << 20
+
+var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // recoverTail truncates a partial last line (one without its '\n') and returns the size of
 // the complete lines and the sequence of the last entry.
