@@ -91,10 +91,6 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plain8(s[i:i+8]) { // a long answer is mostly plain text
-			i += 8
-			continue
-		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -141,19 +137,6 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// plain8 reports whether the 8 bytes of s are ASCII that needs no escape (none below
-// 0x20, none '"', '\\' or ≥ 0x80), testing them at once.
-func plain8(s string) bool {
-	const lows, highs = 0x0101010101010101, 0x8080808080808080
-	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	quote, backslash := x^(lows*'"'), x^(lows*'\\')
-	below := (x - lows*0x20) &^ x             // high bit set where a byte is below 0x20
-	isQuote := (quote - lows) &^ quote        // … where a byte is '"'
-	isBack := (backslash - lows) &^ backslash // … where a byte is '\\'
-	return (below|isQuote|isBack|x)&highs == 0
 }
 
 // appendLine appends the line of an entry: lineEntry as encoding/json writes it, the

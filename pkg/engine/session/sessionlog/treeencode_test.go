@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 )
@@ -32,15 +31,6 @@ func TestEncodeJSONMatchesEncodingJSON(t *testing.T) {
 		map[string]any{}, []any{}, map[string]any(nil), []any(nil), map[string]any{"b": 1, "a": []any{"x", nil}, "\xff": "k", "<": ">"},
 		PayloadRef{Kind: PayloadKind, Encoding: "json", SHA256: "ab", ByteLength: 2, RelativePath: "s.payloads/ab.json"},
 		map[string]any{"ref": &PayloadRef{Kind: PayloadKind}, "n": map[string]string{"z": "1", "a": "2"}},
-	}
-	for n := range 24 { // every byte value at every place of the 8-byte windows
-		for pos := range n {
-			for c := range 256 {
-				b := []byte(strings.Repeat("y", n))
-				b[pos] = byte(c)
-				values = append(values, string(b))
-			}
-		}
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	pieces := []string{"a", "é", "\u2028", "\x00", "\x1f", "\x7f", "\"", "\\", "/", "<", "&", "\xff", "\xc3", "😀", "\n", "\t", "\b", "\f", "\r"}
