@@ -391,34 +391,29 @@ func toSizedTree(data any) (any, int, error) {
 	return tree, len(raw), err
 }
 
-// encodeJSON encodes v as encoding/json does without HTML escaping, without a trailing
-// newline: a line (lineEntry) or a tree by appendLine/appendTree, into a reused buffer;
-// the result is a copy of exactly the encoding's size (a fresh buffer would grow by
-// doubling from nothing for every line and payload).
+// encodeJSON encodes v without HTML escaping and without a trailing newline.
+// It encodes into a reused buffer and returns a copy of exactly the encoding's size: a
+// fresh buffer would grow by doubling from nothing for every line and payload.
 func encodeJSON(v any) ([]byte, error) {
-	p := encodeBuffers.Get().(*[]byte)
-	var b []byte
-	var err error
-	if e, ok := v.(lineEntry); ok {
-		b, err = appendLine((*p)[:0], e)
-	} else {
-		b, err = appendTree((*p)[:0], v)
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledEncodeBuffer {
+			buf.Reset()
+			encodeBuffers.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	var out []byte
-	if err == nil {
-		out = bytes.Clone(b)
-	}
-	if cap(b) <= maxPooledEncodeBuffer {
-		*p = b[:0]
-		encodeBuffers.Put(p)
-	}
-	return out, err
+	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
 
 // maxPooledEncodeBuffer bounds what encodeBuffers keep: a rare huge encoding is not held.
 const maxPooledEncodeBuffer = 4 << 20
 
-var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // recoverTail truncates a partial last line (one without its '\n') and returns the size of
 // the complete lines and the sequence of the last entry.
