@@ -387,7 +387,10 @@ func toSizedTree(data any) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	tree, err := decodeTree(raw)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	err = dec.Decode(&tree)
 	return tree, len(raw), err
 }
 
