@@ -99,6 +99,9 @@ type Options struct {
 	// MaxBackgroundTasks bounds the subagents and background commands running at once
 	// (0: tasks.DefaultMaxConcurrent).
 	MaxBackgroundTasks int
+	// TaskWatchdog bounds every subagent and background command; its zero fields take
+	// DefaultTaskWatchdog's.
+	TaskWatchdog tasks.Watchdog
 
 	// Now and NewID make runs deterministic in tests.
 	Now   func() time.Time
@@ -254,7 +257,8 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	var background bash.BackgroundRunner
 	if opts.Runner != nil {
 		if a.tasks, err = newTaskRuntime(tasks.Config{RunnerFor: runnerFor(opts.Runner, hookRunnerOf(hooks), func() string { return sessionID }),
-			MaxConcurrent: opts.MaxBackgroundTasks, NewID: taskID(opts.NewID)}); err != nil {
+			MaxConcurrent: opts.MaxBackgroundTasks, NewID: taskID(opts.NewID),
+			Watchdog: opts.TaskWatchdog.WithDefaults(DefaultTaskWatchdog)}); err != nil {
 			return nil, fmt.Errorf("background tasks: %w", err)
 		}
 		a.tasks.logsDir = sessionlog.ProjectDir(opts.Cwd)

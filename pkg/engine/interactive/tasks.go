@@ -29,6 +29,13 @@ type taskRuntime struct {
 	pumped    chan struct{}
 }
 
+// DefaultTaskWatchdog bounds a session's subagents and background commands unless
+// Options.TaskWatchdog says otherwise: 64 MiB of output (a runaway command fails, its
+// output so far readable, before it fills memory or the log) and a subagent repeating the
+// same tool call or line of text 25 times among its last 25 steps (a loop). There is no
+// idle or runtime bound by default: a background server is meant to run and be quiet.
+var DefaultTaskWatchdog = tasks.Watchdog{OutputLimit: 64 << 20, RepetitionThreshold: 25}
+
 // taskPending bounds the lifecycle events the pump may leave unread: it forwards them
 // at once, so only a stuck session reaches it.
 const taskPending = 1 << 16

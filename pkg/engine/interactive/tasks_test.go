@@ -3,6 +3,7 @@ package interactive
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
@@ -50,5 +51,36 @@ turns:
 	var saved tasks.Task
 	if err := json.Unmarshal(rec.BackgroundTasks[0], &saved); err != nil || saved.ID != "bash_1" || saved.State != tasks.StateCompleted {
 		t.Fatalf("saved task %+v (%v)", saved, err)
+	}
+}
+
+// A background command past the session's output limit fails naming the watchdog, and
+// what it wrote so far stays readable.
+func TestBackgroundCommandOutputLimit(t *testing.T) {
+	dir := t.TempDir()
+	p := scriptProvider(t, `
+turns:
+  - toolCalls: [{id: bg, name: Bash, input: {command: "yes robota | head -c 200000; sleep 30", run_in_background: true}}]
+  - text: "started"
+`)
+	s := newTestSession(t, p, Options{Cwd: dir, PermissionMode: "bypassPermissions", Runner: worker.New(nil),
+		TaskWatchdog: tasks.Watchdog{OutputLimit: 50000}})
+	sub := s.Subscribe()
+	if _, err := s.Submit("go"); err != nil {
+		t.Fatal(err)
+	}
+	var end *TaskState
+	until(t, sub, func(ev Event) bool {
+		if ev.Type == EventBackgroundTask && ev.Task.State != nil && ev.Task.State.Status.Terminal() {
+			end = ev.Task.State
+		}
+		return end != nil
+	})
+	if end.Status != TaskFailed || !strings.Contains(end.Error, "output_limit") {
+		t.Fatalf("task ended %s: %q, want failed by the output_limit watchdog", end.Status, end.Error)
+	}
+	page, err := s.Assembled().Tasks().ReadLog(context.Background(), end.TaskID, 0, 1000)
+	if err != nil || !strings.HasPrefix(string(page.Data), "robota\nrobota\n") {
+		t.Fatalf("the output so far is not readable: %q, %v", page.Data, err)
 	}
 }

@@ -78,6 +78,9 @@ type Watchdog struct {
 	RepetitionWindow    int
 }
 
+// WithDefaults returns w with its zero fields taken from def.
+func (w Watchdog) WithDefaults(def Watchdog) Watchdog { return w.merged(def) }
+
 // merged returns w with its zero fields taken from def.
 func (w Watchdog) merged(def Watchdog) Watchdog {
 	if w.IdleTimeout == 0 {
