@@ -73,7 +73,7 @@ func (s *subagents) usage(id string) (tokens, toolUses int) {
 	return h.usage()
 }
 
-// ErrNoSession is returned by a subagent spawn before the session is bound.
+// errUnbound is returned by a subagent spawn before the session is bound.
 var errUnbound = errors.New("subagents: the session is not ready")
 
 func (s *subagents) bind(sess *session.Session) {
@@ -213,21 +213,5 @@ func (w worktreeHooks) WorktreeCreate(ctx context.Context, in tasks.WorktreeHook
 func (w worktreeHooks) WorktreeRemove(ctx context.Context, in tasks.WorktreeHookInput) {
 	if w.r != nil {
 		w.r.Run(ctx, hook.Input{Event: hook.WorktreeRemove, SessionID: w.sessionID(), Cwd: in.Cwd, WorktreePath: in.WorktreePath})
-	}
-}
-
-// subagentResultText is what the model reads of a finished subagent.
-func subagentResultText(t tasks.Task) (string, bool) {
-	switch t.State {
-	case tasks.StateCompleted:
-		out := t.Result
-		if t.WorktreePath != "" {
-			out += fmt.Sprintf("\n\n[The subagent's changes are in the worktree %s on branch %s.]", t.WorktreePath, t.WorktreeBranch)
-		}
-		return out, true
-	case tasks.StateCancelled:
-		return "Subagent " + t.ID + " was cancelled: " + firstNonEmpty(t.CancelReason, "no reason given"), false
-	default:
-		return "Subagent " + t.ID + " failed: " + t.Error, false
 	}
 }
