@@ -29,4 +29,7 @@ var (
 	ErrReplayUnavailable = errors.New("events to replay are not available")
 	// ErrUnsubscribed: Next on a subscription after its Close.
 	ErrUnsubscribed = errors.New("subscription closed")
+	// ErrSessionNotReady: a subagent was asked for before its session was built (an
+	// Agent call can only come from a running session, so this is a wiring error).
+	ErrSessionNotReady = errors.New("the session is not ready")
 )

@@ -2,7 +2,6 @@ package interactive
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -73,8 +72,6 @@ func (s *subagents) usage(id string) (tokens, toolUses int) {
 	return h.usage()
 }
 
-// errUnbound is returned by a subagent spawn before the session is bound.
-var errUnbound = errors.New("subagents: the session is not ready")
 
 func (s *subagents) bind(sess *session.Session) {
 	s.mu.Lock()
@@ -105,7 +102,7 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 	sess, publish, promptID := s.sess, s.publish, s.promptID
 	s.mu.Unlock()
 	if sess == nil {
-		return tasks.Task{}, errUnbound
+		return tasks.Task{}, fmt.Errorf("start a subagent: %w", ErrSessionNotReady)
 	}
 	if promptID == nil {
 		promptID = func() string { return "" }
