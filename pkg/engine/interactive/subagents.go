@@ -72,7 +72,6 @@ func (s *subagents) usage(id string) (tokens, toolUses int) {
 	return h.usage()
 }
 
-
 func (s *subagents) bind(sess *session.Session) {
 	s.mu.Lock()
 	s.sess = sess
