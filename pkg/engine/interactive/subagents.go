@@ -132,7 +132,8 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 	t, err := s.rt.subagents.Spawn(tasks.SubagentRequest{ID: id, AgentType: spec.AgentType, Description: spec.Description,
 		Prompt: spec.Prompt, SystemPrompt: spec.SystemPrompt, Model: spec.Model, Cwd: s.cwd, Tools: spec.Tools,
 		AdditionalDirs: s.dirs, MaxTurns: spec.MaxTurns, Isolation: spec.Isolation, Mode: mode, Host: host,
-		ParentSessionID: sess.ID(), ParentToolUseID: spec.ParentToolUseID, GroupID: spec.GroupID})
+		ParentSessionID: sess.ID(), ParentToolUseID: spec.ParentToolUseID, GroupID: spec.GroupID,
+		Watchdog: DefaultSubagentWatchdog})
 	if err != nil {
 		host.finish(runnerapi.Event{Kind: runnerapi.EventFailed, Error: err.Error()})
 		return tasks.Task{}, err

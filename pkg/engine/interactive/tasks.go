@@ -30,11 +30,15 @@ type taskRuntime struct {
 }
 
 // DefaultTaskWatchdog bounds a session's subagents and background commands unless
-// Options.TaskWatchdog says otherwise: 64 MiB of output (a runaway command fails, its
-// output so far readable, before it fills memory or the log) and a subagent repeating the
-// same tool call or line of text 25 times among its last 25 steps (a loop). There is no
-// idle or runtime bound by default: a background server is meant to run and be quiet.
-var DefaultTaskWatchdog = tasks.Watchdog{OutputLimit: 64 << 20, RepetitionThreshold: 25}
+// Options.TaskWatchdog says otherwise: 64 MiB of output, so a runaway command fails (its
+// output so far readable) before it fills memory or the log. There is no idle or runtime
+// bound by default: a background server is meant to run, and to be quiet.
+var DefaultTaskWatchdog = tasks.Watchdog{OutputLimit: 64 << 20}
+
+// DefaultSubagentWatchdog adds, for subagents only, a bound on a loop: the same tool call
+// or line of text 25 times among the last 25 steps. A background command's output may
+// repeat itself legitimately (a server's health checks), so it is not bounded so.
+var DefaultSubagentWatchdog = tasks.Watchdog{RepetitionThreshold: 25}
 
 // taskPending bounds the lifecycle events the pump may leave unread: it forwards them
 // at once, so only a stuck session reaches it.
