@@ -306,11 +306,7 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 		return nil, reportSetupError(err, r.stderr)
 	}
 	a := s.Assembled()
-	if o.Verbose {
-		for _, w := range a.Warnings {
-			fmt.Fprintf(r.stderr, "robota: warning: %s\n", w)
-		}
-	}
+	printWarnings(r.stderr, a, o.Verbose)
 	r.mu.Lock()
 	r.sess = s
 	stopped := r.stopped
@@ -320,7 +316,8 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 	}
 	sess := s.Session()
 	r.out.Init(output.Init{SessionID: sess.ID(), Cwd: r.cwd, Model: a.Provider.Model, Tools: a.Tools,
-		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource})
+		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
+		MCPServers: initMCPServers(a)})
 	return s, exitOK
 }
 

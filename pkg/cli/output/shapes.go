@@ -13,8 +13,15 @@ type InitMessage struct {
 	Tools          []string `json:"tools"`
 	PermissionMode string   `json:"permissionMode"`
 	APIKeySource   string   `json:"apiKeySource"`
-	MCPServers     []any    `json:"mcp_servers"`
+	MCPServers     []MCPServer `json:"mcp_servers"`
 	SlashCommands  []string `json:"slash_commands"`
+}
+
+// MCPServer is one entry of system/init mcp_servers: a server and "connected" or
+// "failed".
+type MCPServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
 }
 
 // ContentBlock is one block of an Anthropic-shaped message.

@@ -23,6 +23,11 @@ type MCPServer struct {
 	Tools []string
 }
 
+// Warning is the line that reports a failed server: its name and error.
+func (s MCPServer) Warning() string {
+	return fmt.Sprintf("MCP server %q failed to start: %s", s.Name, s.Error)
+}
+
 // loadMCP reads the session's MCP server list: the project's .mcp.json (not with
 // StrictMCPConfig) and Options.MCPConfigs. A list that cannot be read is a configuration
 // error naming the file: a session silently without a server the user configured would
