@@ -122,3 +122,28 @@ func TestHeadlessStrictMCPConfig(t *testing.T) {
 		t.Errorf("result = %v", last)
 	}
 }
+
+// The engine's sessions read the project's .mcp.json too (through the same assembly):
+// robota -p --engine runs the model's MCP call in the engine, the deny rule holding.
+func TestEngineSessionUsesProjectMCPServer(t *testing.T) {
+	server := buildMCPServer(t)
+	p, addr := engineProject(t)
+	calls := filepath.Join(p.Scripts, "calls.txt")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"test": map[string]any{"command": server, "env": map[string]string{"MCP_CALLS_FILE": calls}}}})
+	p.writeFile(t, ".mcp.json", string(cfg))
+	res := p.mustRun(t, "-p", "use the server", "--provider", "script", "--script", p.script(t, "mcp", nil),
+		"--output-format", "stream-json", "--verbose", "--engine", addr,
+		"--allowedTools", "mcp__test__echo", "--disallowedTools", "mcp__test__danger")
+	lines := jsonLines(t, res.Stdout)
+	last := lines[len(lines)-1]
+	if last["result"] != "The server echoed hello from the model." {
+		t.Errorf("result = %v\nstderr: %s", last, res.Stderr)
+	}
+	if denials, _ := last["permission_denials"].([]any); len(denials) != 1 {
+		t.Errorf("permission_denials = %v, want the danger call", last["permission_denials"])
+	}
+	if got, err := os.ReadFile(calls); err != nil || string(got) != "echo hello from the model\n" {
+		t.Errorf("the server saw %q (%v), want only the echo call", got, err)
+	}
+}
