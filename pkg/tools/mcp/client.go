@@ -58,6 +58,7 @@ type Set struct {
 
 	mu       sync.Mutex
 	sessions []*sdk.ClientSession
+	ends     []context.CancelFunc // the connections' lifetimes
 	closed   bool
 }
 
@@ -76,9 +77,14 @@ func (s *Set) Close() error {
 		return nil
 	}
 	s.mu.Lock()
-	sessions := s.sessions
-	s.sessions, s.closed = nil, true
+	sessions, ends := s.sessions, s.ends
+	s.sessions, s.ends, s.closed = nil, nil, true
 	s.mu.Unlock()
+	defer func() {
+		for _, end := range ends {
+			end()
+		}
+	}()
 	errs := make([]error, len(sessions))
 	var wg sync.WaitGroup
 	for i, cs := range sessions {
@@ -98,6 +104,7 @@ func Connect(ctx context.Context, servers []Server, opts Options) *Set {
 	type started struct {
 		cs    *sdk.ClientSession
 		tools []*sdk.Tool
+		end   context.CancelFunc
 		err   error
 	}
 	results := make([]started, len(servers))
@@ -106,11 +113,17 @@ func Connect(ctx context.Context, servers []Server, opts Options) *Set {
 		wg.Go(func() {
 			sctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			cs, tools, err := startBounded(sctx, srv, opts)
-			if err != nil && sctx.Err() != nil && ctx.Err() == nil {
-				err = fmt.Errorf("did not start within %v: %w", timeout, err)
+			// The connection outlives the start (an SSE stream is a request made at
+			// Connect): it ends with Close, or at once when the start fails.
+			life, end := context.WithCancel(context.WithoutCancel(ctx))
+			cs, tools, err := startBounded(sctx, srv, opts, life)
+			if err != nil {
+				end()
+				if sctx.Err() != nil && ctx.Err() == nil {
+					err = fmt.Errorf("did not start within %v: %w", timeout, err)
+				}
 			}
-			results[i] = started{cs, tools, err}
+			results[i] = started{cs, tools, end, err}
 		})
 	}
 	wg.Wait()
@@ -126,7 +139,7 @@ func Connect(ctx context.Context, servers []Server, opts Options) *Set {
 			set.status = append(set.status, st)
 			continue
 		}
-		set.sessions = append(set.sessions, r.cs)
+		set.sessions, set.ends = append(set.sessions, r.cs), append(set.ends, r.end)
 		for _, t := range r.tools {
 			name := ToolName(srv.Name, t.Name)
 			switch {
@@ -149,11 +162,12 @@ func Connect(ctx context.Context, servers []Server, opts Options) *Set {
 // startBounded is start, returning when ctx ends even if the SDK does not (a write to a
 // peer that never reads blocks regardless of ctx): a stdio server is then killed, and a
 // connection that completes late is closed.
-func startBounded(ctx context.Context, srv Server, opts Options) (*sdk.ClientSession, []*sdk.Tool, error) {
+func startBounded(ctx context.Context, srv Server, opts Options, life context.Context) (*sdk.ClientSession, []*sdk.Tool, error) {
 	transport, stderr, err := transportFor(srv, opts)
 	if err != nil {
 		return nil, nil, err
 	}
+	transport = lifetimeTransport{next: transport, life: life}
 	type result struct {
 		cs    *sdk.ClientSession
 		tools []*sdk.Tool
@@ -168,7 +182,7 @@ func startBounded(ctx context.Context, srv Server, opts Options) (*sdk.ClientSes
 	case r := <-done:
 		return r.cs, r.tools, r.err
 	case <-ctx.Done():
-		if ct, ok := transport.(*sdk.CommandTransport); ok && ct.Command.Process != nil {
+		if ct, ok := transport.(lifetimeTransport).next.(*sdk.CommandTransport); ok && ct.Command.Process != nil {
 			_ = ct.Command.Process.Kill()
 		}
 		go func() {
@@ -245,6 +259,15 @@ func transportFor(srv Server, opts Options) (sdk.Transport, *tailBuffer, error) 
 	}
 	return nil, nil, fmt.Errorf("%w: server %q: unknown type %q", ErrConfig, srv.Name, c.Type)
 }
+
+// lifetimeTransport connects with life instead of the start's bounded context: what a
+// transport ties to its Connect context (the SSE stream) lasts as long as the connection.
+type lifetimeTransport struct {
+	next sdk.Transport
+	life context.Context
+}
+
+func (t lifetimeTransport) Connect(context.Context) (sdk.Connection, error) { return t.next.Connect(t.life) }
 
 // headerClient sends headers with every request (nil: the default client).
 func headerClient(headers map[string]string) *http.Client {
