@@ -267,7 +267,9 @@ type lifetimeTransport struct {
 	life context.Context
 }
 
-func (t lifetimeTransport) Connect(context.Context) (sdk.Connection, error) { return t.next.Connect(t.life) }
+func (t lifetimeTransport) Connect(context.Context) (sdk.Connection, error) {
+	return t.next.Connect(t.life)
+}
 
 // headerClient sends headers with every request (nil: the default client).
 func headerClient(headers map[string]string) *http.Client {
