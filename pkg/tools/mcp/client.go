@@ -20,6 +20,10 @@ import (
 // the tool listing), as Claude Code's MCP_TIMEOUT default.
 const DefaultStartTimeout = 30 * time.Second
 
+// stdioTerminate is how long Close waits for a stdio server to exit after its stdin is
+// closed, before SIGTERM (and as long again before SIGKILL).
+const stdioTerminate = 2 * time.Second
+
 // Server states in Status (Claude Code's system/init mcp_servers).
 const (
 	StatusConnected = "connected"
@@ -245,7 +249,9 @@ func transportFor(srv Server, opts Options) (sdk.Transport, *tailBuffer, error) 
 		}
 		stderr := &tailBuffer{max: 2048}
 		cmd.Stderr = stderr
-		return &sdk.CommandTransport{Command: cmd}, stderr, nil
+		// A child of the server holding its stderr must not hold the session's close.
+		cmd.WaitDelay = 2 * time.Second
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: stdioTerminate}, stderr, nil
 	case "http":
 		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: headerClient(c.Headers)}, nil, nil
 	case "sse":

@@ -28,6 +28,8 @@
 //     readOnlyHint.
 //   - Permission rules and hooks see the mcp__ name: the session treats these tools like
 //     built-ins (rules `mcp__server`, `mcp__server__*`, `mcp__server__tool`).
-//   - Close ends every connection (a stdio server gets its stdin closed, then SIGTERM,
-//     then SIGKILL, the SDK's shutdown) and is safe to call twice.
+//   - Close ends every connection at once (a stdio server gets its stdin closed, SIGTERM
+//     2 s later, SIGKILL 2 s after that, the SDK's shutdown) and is safe to call twice.
+//   - The tool list is read once, at Connect: a server's tools/list_changed is not
+//     followed.
 package mcp
