@@ -13,7 +13,9 @@ import (
 // npm) drives bin/robota as its pathToClaudeCodeExecutable against the script provider:
 // a plain query, a Write in acceptEdits, canUseTool approving a Bash that runs, PreToolUse
 // and PostToolUse hook callbacks, two prompts in one stream on one session, interrupt,
-// partial messages in more than one delta, an agent defined in initialize, and resume (testdata/agentsdk/scenarios.mjs).
+// partial messages in more than one delta, an SDK MCP server (createSdkMcpServer: its
+// tool called over mcp_message, a deny rule on its other tool holding), an agent defined
+// in initialize, and resume (testdata/agentsdk/scenarios.mjs).
 //
 // The SDK is installed with npm into a temporary directory, or taken from
 // $ROBOTA_AGENT_SDK_DIR (a directory holding node_modules/@anthropic-ai/claude-agent-sdk).
@@ -71,7 +73,7 @@ func TestAgentSDKDrivesRobota(t *testing.T) {
 		t.Fatalf("the Agent SDK scenarios failed: %v\nstderr:\n%s", err, stderr.String())
 	}
 	for _, name := range []string{"plain", "canUseToolAndHooks", "writeInAcceptEdits", "twoPromptsOneSession",
-		"interrupt", "partialMessages", "agents", "resume"} {
+		"interrupt", "partialMessages", "sdkMcpServer", "agents", "resume"} {
 		if !strings.Contains(string(out), "ok "+name+"\n") {
 			t.Errorf("scenario %s did not pass", name)
 		}

@@ -83,12 +83,12 @@ func TestFlagsNoEffectNamedUnderVerbose(t *testing.T) {
 	script := p.script(t, "flags", nil)
 	res := p.mustRun(t, "-p", "plain", "--provider", "script", "--script", script, "--include-hook-events", "--verbose",
 		"--dangerously-skip-permissions", "--allowed-tools", "Read", "--tools", "Read", "--add-dir", p.Scripts,
-		"--setting-sources", "user,project,local", "--settings", `{"language":"en"}`, "--strict-mcp-config")
+		"--setting-sources", "user,project,local", "--settings", `{"language":"en"}`, "--allow-dangerously-skip-permissions")
 	if res.Stdout != "A plain answer.\n" {
 		t.Fatalf("stdout %q", res.Stdout)
 	}
-	if strings.Count(res.Stderr, "--include-hook-events has no effect in robota") != 1 || strings.Count(res.Stderr, "--strict-mcp-config has no effect") != 1 {
-		t.Fatalf("stderr %q: want --include-hook-events and --strict-mcp-config named once", res.Stderr)
+	if strings.Count(res.Stderr, "--include-hook-events has no effect in robota") != 1 || strings.Count(res.Stderr, "--allow-dangerously-skip-permissions has no effect") != 1 {
+		t.Fatalf("stderr %q: want --include-hook-events and --allow-dangerously-skip-permissions named once", res.Stderr)
 	}
 }
 

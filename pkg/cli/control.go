@@ -88,6 +88,16 @@ func newController(out *output.Writer, newID func() string) *controller {
 // request sends a control request and waits for the client's response, the end of ctx
 // (the request is then cancelled on the wire) or the end of the input.
 func (c *controller) request(ctx context.Context, body any) (json.RawMessage, error) {
+	wait, err := c.send(body)
+	if err != nil {
+		return nil, err
+	}
+	return wait(ctx)
+}
+
+// send writes a control request and returns the wait for its response: requests sent
+// one after the other reach the client in that order, whenever their answers come.
+func (c *controller) send(body any) (wait func(context.Context) (json.RawMessage, error), err error) {
 	id := "req_" + c.newID()
 	ch := make(chan controlResponse, 1)
 	c.mu.Lock()
@@ -101,6 +111,10 @@ func (c *controller) request(ctx context.Context, body any) (json.RawMessage, er
 		c.forget(id)
 		return nil, fmt.Errorf("send control request: %w", err)
 	}
+	return func(ctx context.Context) (json.RawMessage, error) { return c.wait(ctx, id, ch) }, nil
+}
+
+func (c *controller) wait(ctx context.Context, id string, ch chan controlResponse) (json.RawMessage, error) {
 	select {
 	case r, ok := <-ch:
 		if !ok {

@@ -33,6 +33,9 @@
 //   - --continue whose newest session record cannot be read fails (exit 1), naming the file
 //     and what to do; it never continues an older session instead. Problems the session
 //     store recovered from (a crash's torn last round, dropped) are printed on stderr.
+//   - MCP servers (.mcp.json, --mcp-config, --strict-mcp-config; pkg/tools/mcp): system/init
+//     lists each as {"name", "status": "connected"|"failed"}; a failed one is also named
+//     on stderr with its error, with or without --verbose, and the run goes on.
 //
 // `--input-format stream-json --output-format stream-json` (with or without -p;
 // streamjson_input.go, control.go) is Claude Code's transport for the Agent SDKs: stdin
@@ -42,10 +45,13 @@
 // control_response: initialize (hooks registered with callback ids become hooks of the
 // session, run by sending hook_callback, whose answer is read as a command hook's JSON
 // output; appendSystemPrompt is appended; agents become agent types of the Agent tool,
-// over the files' and built-ins of their names; a non-empty systemPrompt and SDK MCP
-// servers are named on stderr under --verbose as not applied: the SDKs' default empty
-// systemPrompt keeps robota's own prompt), interrupt (Abort), set_permission_mode,
-// set_model (before the session starts, or naming its own model). With
+// over the files' and built-ins of their names; sdkMcpServers are connected as MCP
+// servers whose JSON-RPC messages travel as mcp_message control requests to the client,
+// the server's reply in the response's mcp_response; a non-empty systemPrompt is named on
+// stderr under --verbose as not applied: the SDKs' default empty systemPrompt keeps
+// robota's own prompt), interrupt (Abort), set_permission_mode, set_model (before the
+// session starts, or naming its own model), mcp_message (a message of an SDK MCP server
+// to robota; an unknown server is an error response). With
 // --permission-prompt-tool stdio every permission question goes to the client as
 // can_use_tool (allow with updatedInput, or deny with a message; interrupt aborts the
 // turn); without it, as in -p, such calls are denied. --include-partial-messages adds

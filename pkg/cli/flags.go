@@ -61,8 +61,6 @@ var optionalValue = map[string]bool{"p": true, "print": true, "r": true, "resume
 // noEffect says why a Claude Code flag changes nothing in robota (yet); such a flag is
 // named once on stderr under --verbose.
 var noEffect = map[string]string{
-	"mcp-config":                         "MCP servers are not supported yet",
-	"strict-mcp-config":                  "MCP servers are not supported yet",
 	"include-hook-events":                "robota's stream-json output has no hook events yet",
 	"max-budget-usd":                     "robota does not track cost yet",
 	"debug":                              "robota has no debug log; --verbose shows tool activity and warnings",
@@ -76,7 +74,7 @@ var canonical = map[string]string{"print": "p", "c": "continue", "r": "resume", 
 // engineUnsupported are flags robota --engine cannot carry to the engine yet.
 var engineUnsupported = []string{"system-prompt", "tools", "session-id", "setting-sources", "settings", "add-dir",
 	"no-session-persistence", "fallback-model", "json-schema", "max-thinking-tokens",
-	"betas"}
+	"betas", "mcp-config", "strict-mcp-config"}
 
 // sessionIDPattern is a UUID, as Claude Code requires of --session-id.
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

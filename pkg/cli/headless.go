@@ -92,15 +92,12 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 		return reportSetupError(err, stderr)
 	}
 	a := s.Assembled()
-	if o.Verbose {
-		for _, w := range a.Warnings {
-			fmt.Fprintf(stderr, "robota: warning: %s\n", w)
-		}
-	}
+	printWarnings(stderr, a, o.Verbose)
 	sess := s.Session()
 	out.Init(output.Init{
 		SessionID: sess.ID(), Cwd: cwd, Model: a.Provider.Model, Tools: a.Tools,
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
+		MCPServers: initMCPServers(a),
 	})
 
 	// Signals stay caught until the session is saved: a second Ctrl-C cannot cut the save.
@@ -172,6 +169,32 @@ func signalExit(sig os.Signal) int {
 	return 128 + int(syscall.SIGINT)
 }
 
+// printWarnings shows the assembly's warnings under --verbose; an MCP server that failed
+// to start is shown always, with its error: the user configured it and the session goes
+// on without it.
+func printWarnings(stderr io.Writer, a *interactive.Assembled, verbose bool) {
+	if verbose {
+		for _, w := range a.Warnings {
+			fmt.Fprintf(stderr, "robota: warning: %s\n", w)
+		}
+		return
+	}
+	for _, s := range a.MCPServers {
+		if s.Status == "failed" {
+			fmt.Fprintf(stderr, "robota: warning: %s\n", s.Warning())
+		}
+	}
+}
+
+// initMCPServers is system/init's mcp_servers.
+func initMCPServers(a *interactive.Assembled) []output.MCPServer {
+	out := make([]output.MCPServer, 0, len(a.MCPServers))
+	for _, s := range a.MCPServers {
+		out = append(out, output.MCPServer{Name: s.Name, Status: s.Status})
+	}
+	return out
+}
+
 func reportSetupError(err error, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "robota: %v\n", err)
 	var verr *config.ValidationError
@@ -228,6 +251,7 @@ func sessionOptions(o Options, cwd string, workers *pool.Pool) interactive.Optio
 		SystemPrompt: systemPrompt(o), BuiltinTools: o.Tools, AddDirs: o.AddDirs, SettingSources: o.SettingSources,
 		Settings: o.Settings, SessionID: o.SessionID, NoPersistence: o.NoSessionPersistence,
 		FallbackModel: o.FallbackModel, MaxThinkingTokens: o.MaxThinkingTokens, Betas: o.Betas,
+		MCPConfigs: o.MCPConfig, StrictMCPConfig: o.StrictMCPConfig,
 		Runner: workers,
 	}
 }

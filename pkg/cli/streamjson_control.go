@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -102,9 +101,11 @@ var permissionModes = map[string]bool{"default": true, "acceptEdits": true, "pla
 // control answers a control request of the client.
 func (r *streamRun) control(id string, raw json.RawMessage) {
 	var req struct {
-		Subtype string `json:"subtype"`
-		Model   string `json:"model"`
-		Mode    string `json:"mode"`
+		Subtype    string          `json:"subtype"`
+		Model      string          `json:"model"`
+		Mode       string          `json:"mode"`
+		ServerName string          `json:"server_name"`
+		Message    json.RawMessage `json:"message"`
 	}
 	if err := json.Unmarshal(raw, &req); err != nil {
 		r.ctl.respondError(id, fmt.Errorf("control request: %w", err))
@@ -142,7 +143,12 @@ func (r *streamRun) control(id string, raw json.RawMessage) {
 	case "set_model":
 		r.setModel(id, req.Model)
 	case "mcp_message":
-		r.ctl.respondError(id, errors.New("mcp_message: SDK MCP servers are not available in this build"))
+		// A message of the client's SDK MCP server to robota (a notification).
+		if err := r.mcp.fromClient(req.ServerName, req.Message); err != nil {
+			r.ctl.respondError(id, err)
+			return
+		}
+		r.ctl.respond(id, map[string]any{"mcp_response": map[string]any{"jsonrpc": "2.0", "result": map[string]any{}, "id": 0}})
 	default:
 		r.ctl.respondError(id, fmt.Errorf("unsupported control request subtype %q", req.Subtype))
 	}

@@ -103,6 +103,7 @@ type streamRun struct {
 	cwd    string
 	out    *output.Writer
 	ctl    *controller
+	mcp    *sdkMCPServers // the client's SDK MCP servers
 	stderr io.Writer
 	newID  func() string
 
@@ -124,7 +125,8 @@ func runStreamJSON(ctx context.Context, o Options, stdin io.Reader, stdout, stde
 		return exitConfig
 	}
 	out := output.New(stdout, output.FormatStreamJSON, llm.NewID)
-	r := &streamRun{o: o, cwd: cwd, out: out, ctl: newController(out, llm.NewID), stderr: stderr,
+	ctl := newController(out, llm.NewID)
+	r := &streamRun{o: o, cwd: cwd, out: out, ctl: ctl, mcp: newSDKMCPServers(ctl), stderr: stderr,
 		newID: llm.NewID, wake: make(chan struct{}, 1)}
 	workers := pool.New(pool.Launcher(nil, nil))
 	defer workers.Close()
@@ -278,6 +280,7 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 	// Without --permission-prompt-tool stdio nobody is asked: as in -p, the call is
 	// denied and listed in permission_denials.
 	opts.Interactive = interactive.InteractiveOptions{NoPrompt: o.PermissionPromptTool != "stdio", Delivery: headlessDelivery}
+	opts.MCPSDKTransport = r.mcp.transport
 	if init != nil {
 		if init.AppendSystemPrompt != "" {
 			opts.AppendSystemPrompt = strings.TrimSpace(opts.AppendSystemPrompt + "\n\n" + init.AppendSystemPrompt)
@@ -297,8 +300,9 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 			opts.SystemPrompt = &text
 		}
 		opts.Agents = sdkAgents(init.Agents)
-		if o.Verbose {
-			r.warnIgnored(init)
+		for _, name := range init.SDKMCPServers { // also when --mcp-config does not name them
+			cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{name: map[string]string{"type": "sdk"}}})
+			opts.MCPConfigs = append(opts.MCPConfigs, string(cfg))
 		}
 	}
 	s, err := interactive.New(ctx, opts)
@@ -306,11 +310,7 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 		return nil, reportSetupError(err, r.stderr)
 	}
 	a := s.Assembled()
-	if o.Verbose {
-		for _, w := range a.Warnings {
-			fmt.Fprintf(r.stderr, "robota: warning: %s\n", w)
-		}
-	}
+	printWarnings(r.stderr, a, o.Verbose)
 	r.mu.Lock()
 	r.sess = s
 	stopped := r.stopped
@@ -320,15 +320,9 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 	}
 	sess := s.Session()
 	r.out.Init(output.Init{SessionID: sess.ID(), Cwd: r.cwd, Model: a.Provider.Model, Tools: a.Tools,
-		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource})
+		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
+		MCPServers: initMCPServers(a)})
 	return s, exitOK
-}
-
-// warnIgnored names, under --verbose, what initialize asked for that robota does not do.
-func (r *streamRun) warnIgnored(init *initializeRequest) {
-	if len(init.SDKMCPServers) > 0 {
-		fmt.Fprintln(r.stderr, "robota: initialize: SDK MCP servers are not available in this build")
-	}
 }
 
 // initSystemPrompt reads initialize's systemPrompt: a string or an array of strings

@@ -1,7 +1,8 @@
 // Drives bin/robota through the TypeScript Agent SDK (pathToClaudeCodeExecutable), as a
 // program written for Claude Code would. Usage: node scenarios.mjs ROBOTA SCRIPT PROJECT_DIR
 // Prints "ok NAME" or "FAIL NAME: why" for each scenario; exits 1 when one failed.
-import { query } from '@anthropic-ai/claude-agent-sdk';
+import { query, createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk';
+import { z } from 'zod';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -82,6 +83,24 @@ const scenarios = {
     if (deltas.length < 2 || deltas.map((d) => d.event.delta.text).join('') !== 'streamed in several pieces') throw new Error(JSON.stringify(deltas));
     const r = results(ms);
     if (r.length !== 1 || r[0].result !== 'streamed in several pieces') throw new Error(JSON.stringify(r));
+  },
+  async sdkMcpServer() {
+    const calls = [];
+    const calc = createSdkMcpServer({ name: 'calc', version: '1.0.0', tools: [
+      tool('double', 'Doubles n as that many x', { n: z.number() }, async (args) => {
+        calls.push('double ' + args.n);
+        return { content: [{ type: 'text', text: 'x'.repeat(2 * args.n) }] };
+      }),
+      tool('wipe', 'Wipes everything', {}, async () => { calls.push('wipe'); return { content: [{ type: 'text', text: 'wiped' }] }; }),
+    ] });
+    const ms = await collect(query({ prompt: 'use the sdk mcp tool', options: { ...base, mcpServers: { calc },
+      allowedTools: ['mcp__calc__double'], disallowedTools: ['mcp__calc__wipe'] } }));
+    const init = ms.find((m) => m.type === 'system' && m.subtype === 'init');
+    if (JSON.stringify(init.mcp_servers) !== '[{"name":"calc","status":"connected"}]') throw new Error('mcp_servers ' + JSON.stringify(init.mcp_servers));
+    const r = results(ms);
+    if (r.length !== 1 || r[0].result !== 'sdk mcp done' || r[0].permission_denials.length !== 1 ||
+      r[0].permission_denials[0].tool_name !== 'mcp__calc__wipe') throw new Error(JSON.stringify(r));
+    if (calls.join() !== 'double 3') throw new Error('the server saw ' + calls.join());
   },
   async agents() {
     const ms = await collect(query({ prompt: 'delegate this', options: { ...base,

@@ -4,17 +4,24 @@ import "encoding/json"
 
 // InitMessage is {"type":"system","subtype":"init"}.
 type InitMessage struct {
-	Type           string   `json:"type"`
-	Subtype        string   `json:"subtype"`
-	SessionID      string   `json:"session_id"`
-	UUID           string   `json:"uuid"`
-	Cwd            string   `json:"cwd"`
-	Model          string   `json:"model"`
-	Tools          []string `json:"tools"`
-	PermissionMode string   `json:"permissionMode"`
-	APIKeySource   string   `json:"apiKeySource"`
-	MCPServers     []any    `json:"mcp_servers"`
-	SlashCommands  []string `json:"slash_commands"`
+	Type           string      `json:"type"`
+	Subtype        string      `json:"subtype"`
+	SessionID      string      `json:"session_id"`
+	UUID           string      `json:"uuid"`
+	Cwd            string      `json:"cwd"`
+	Model          string      `json:"model"`
+	Tools          []string    `json:"tools"`
+	PermissionMode string      `json:"permissionMode"`
+	APIKeySource   string      `json:"apiKeySource"`
+	MCPServers     []MCPServer `json:"mcp_servers"`
+	SlashCommands  []string    `json:"slash_commands"`
+}
+
+// MCPServer is one entry of system/init mcp_servers: a server and "connected" or
+// "failed".
+type MCPServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
 }
 
 // ContentBlock is one block of an Anthropic-shaped message.

@@ -37,6 +37,7 @@ type Init struct {
 	PermissionMode string
 	APIKeySource   string
 	SlashCommands  []string
+	MCPServers     []MCPServer
 }
 
 // Result describes how a run ended.
@@ -99,7 +100,7 @@ func (w *Writer) Init(in Init) {
 	w.line(InitMessage{
 		Type: "system", Subtype: "init", SessionID: in.SessionID, UUID: w.newID(), Cwd: in.Cwd,
 		Model: in.Model, Tools: nonNil(in.Tools), PermissionMode: in.PermissionMode,
-		APIKeySource: orDefault(in.APIKeySource, "none"), MCPServers: []any{}, SlashCommands: nonNil(in.SlashCommands),
+		APIKeySource: orDefault(in.APIKeySource, "none"), MCPServers: nonNilServers(in.MCPServers), SlashCommands: nonNil(in.SlashCommands),
 	})
 }
 
@@ -285,6 +286,13 @@ func nonNil(s []string) []string {
 func orDefault(s, def string) string {
 	if s == "" {
 		return def
+	}
+	return s
+}
+
+func nonNilServers(s []MCPServer) []MCPServer {
+	if s == nil {
+		return []MCPServer{}
 	}
 	return s
 }

@@ -25,6 +25,9 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 	"github.com/robota-sdk/robota-go/pkg/tools/builtin"
+	"github.com/robota-sdk/robota-go/pkg/tools/mcp"
+
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Options configure one assembled session. Zero values mean "as the settings say".
@@ -120,6 +123,15 @@ type Options struct {
 	// disableAllHooks in the settings does not drop them: the embedder asked for them.
 	Hooks         hook.Config
 	HookExecutors map[string]hook.Executor
+	// MCPConfigs are --mcp-config arguments: MCP server lists ({"mcpServers": {...}}),
+	// each a file (relative to Cwd) or a JSON object, over the project's .mcp.json;
+	// StrictMCPConfig ignores .mcp.json. MCPStartTimeout bounds each server's start (0:
+	// MCP_TIMEOUT in ms, else 30 s). MCPSDKTransport connects "sdk" servers (the Agent
+	// SDKs' in-process servers, over the control protocol); nil: they fail to start.
+	MCPConfigs      []string
+	StrictMCPConfig bool
+	MCPStartTimeout time.Duration
+	MCPSDKTransport func(name string) (sdkmcp.Transport, error)
 	// Agents are agent types added by the embedder (the Agent SDK's initialize agents);
 	// they win over the files' and the built-in types of the same name.
 	Agents []agentdef.Definition
@@ -139,6 +151,9 @@ type Assembled struct {
 	ResumedFrom string
 	// Warnings are non-fatal findings (unknown settings keys, project context diagnostics).
 	Warnings []string
+	// MCPServers are the session's MCP servers and how each started, in name order; a
+	// failed one is also a warning. Their tools are in Tools.
+	MCPServers []MCPServer
 	// StoreWarnings are problems the session store recovered from (a torn last round
 	// dropped after a crash); front ends show them always.
 	StoreWarnings []string
@@ -147,6 +162,7 @@ type Assembled struct {
 	store     *store.FileStore
 	tasks     *taskRuntime // nil without Options.Runner
 	subagents *subagents
+	mcp       *mcp.Set // nil without MCP servers
 }
 
 // decorateRecord adds what the assembly owns to the session's record: the snapshots of
@@ -293,6 +309,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	for _, t := range tools {
 		a.Tools = append(a.Tools, t.Schema().Name)
 	}
+	mcpServers, err := loadMCP(opts, settings.Env)
+	if err != nil {
+		return nil, err
+	}
 
 	projectCtx, err := contextload.Load(contextload.Options{Cwd: opts.Cwd, Home: opts.Home})
 	if err != nil {
@@ -385,6 +405,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		closeLog()
 		return nil, err
 	}
+	// Started last, so no failure of the assembly leaves a server process behind but
+	// session.New's, which closes them.
+	tools = a.connectMCP(ctx, mcpServers, opts, settings.Env, tools)
 	sess, err := session.New(ctx, session.Config{
 		Provider: provider, Model: choice.Model, Tools: tools, SystemMessage: system, Cwd: opts.Cwd,
 		SessionID: id, Resume: resume, ProviderTimeout: choice.Timeout, MaxTurns: opts.MaxTurns, ContextWindow: choice.ContextWindow,
@@ -398,6 +421,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	})
 	if err != nil {
 		closeLog()
+		a.closeMCP()
 		return nil, err
 	}
 	a.Session = sess
@@ -424,6 +448,9 @@ func (a *Assembled) Close(ctx context.Context, reason string) error {
 	if serr := a.Session.Shutdown(ctx, reason); err == nil {
 		err = serr
 	}
+	// After SessionEnd: its hooks may still expect the servers. A server that exits
+	// badly when told to stop loses nothing of the session, so it is no error here.
+	a.closeMCP()
 	if a.logger != nil {
 		if cerr := a.logger.Close(); err == nil {
 			err = cerr

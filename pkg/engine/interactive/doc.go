@@ -28,6 +28,14 @@
 //     --model resolves
 //     "default" and the sonnet/opus/haiku aliases per provider type, and is honoured when
 //     the provider is detected from the environment.
+//   - MCP servers: the project's .mcp.json (not with StrictMCPConfig) and MCPConfigs are
+//     started when the session is assembled, at once, each within MCPStartTimeout
+//     (MCP_TIMEOUT ms, else 30 s); their tools (mcp__server__tool, pkg/tools/mcp) go
+//     through the session's permission rules and hooks as built-ins do. A server that
+//     fails to start is a warning naming it and its error, "failed" in MCPServers, and
+//     the session goes on; an unreadable server list is an ErrInvalidConfiguration. The
+//     servers close with the session (Close, after SessionEnd). Subagents do not get MCP
+//     tools (yet). "sdk" servers connect through MCPSDKTransport.
 //   - Tool output cut to fit a tool result is saved whole in .robota/tool-output (see
 //     ToolOutputDir), which a Read in any permission mode may open.
 //
