@@ -15,9 +15,11 @@ import (
 // Issue 13 acceptance against a fake Anthropic server: the TypeScript Agent SDK drives
 // bin/robota (pathToClaudeCodeExecutable) running its real anthropic provider, whose
 // ANTHROPIC_BASE_URL is a loopback fakeMessagesAPI. Scenarios (testdata/agentsdk/anthropic.mjs):
-// a plain query, a Write in acceptEdits, canUseTool approving a Bash that runs, partial
-// messages in more than one delta, two prompts on one session. The server side checks
-// that every request carried the API key and the tool schemas.
+// a plain query, a Write in acceptEdits, canUseTool approving a Bash that runs with
+// PreToolUse/PostToolUse hook callbacks, partial messages in more than one delta, two
+// prompts on one session, interrupt, resume. The server side checks that every request
+// carried the API key and the tool schemas, that history travelled with later prompts,
+// and that the interrupt cancelled the upstream stream.
 func TestAgentSDKAgainstFakeAnthropic(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -39,6 +41,8 @@ func TestAgentSDKAgainstFakeAnthropic(t *testing.T) {
 			Chunks: []string{"streamed ", "in ", "several ", "pieces"}}},
 		{Name: "first", When: userSays("first of two"), Reply: fakeReply{Text: "answer one"}},
 		{Name: "second", When: userSays("second of two"), Reply: fakeReply{Text: "answer two"}},
+		{Name: "forever", When: userSays("run forever"), Reply: fakeReply{Text: "this will take a while", Hang: true}},
+		{Name: "resume", When: userSays("resume it"), Reply: fakeReply{Text: "resumed answer"}},
 	})
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
@@ -53,12 +57,17 @@ func TestAgentSDKAgainstFakeAnthropic(t *testing.T) {
 	if err != nil {
 		t.Errorf("the Agent SDK scenarios failed: %v\nstderr:\n%s", err, stderr.String())
 	}
-	for _, name := range []string{"plain", "writeInAcceptEdits", "canUseToolBash", "partialMessages", "twoPromptsOneSession"} {
+	for _, name := range []string{"plain", "writeInAcceptEdits", "canUseToolBashAndHooks", "partialMessages",
+		"twoPromptsOneSession", "interrupt", "resume"} {
 		if !strings.Contains(string(out), "ok "+name+"\n") {
 			t.Errorf("scenario %s did not pass", name)
 		}
 	}
 	checkFakeAnthropicRequests(t, fake.Requests())
+	// The interrupt must reach the upstream call, not only the SDK's view of the turn.
+	if n := fake.Cancelled(); n != 1 {
+		t.Errorf("the hanging stream was cancelled %d times, want 1", n)
+	}
 }
 
 // checkFakeAnthropicRequests asserts what robota sent: the key and version headers and the
@@ -96,14 +105,20 @@ func checkFakeAnthropicRequests(t *testing.T, reqs []fakeRequest) {
 		if r.ToolResult != nil && r.ToolResult.IsError {
 			t.Errorf("request %d: tool result %s is an error: %s", i, r.ToolResult.ToolUseID, r.ToolResult.Content)
 		}
-		if r.Rule == "second" && !strings.Contains(string(mustJSON(t, r.Body.Messages)), "answer one") {
-			t.Errorf("request %d: the second prompt was sent without the first exchange: %s", i, mustJSON(t, r.Body.Messages))
+		// A later prompt of the same session (or a resumed one) carries the earlier exchange.
+		history := string(mustJSON(t, r.Body.Messages))
+		if r.Rule == "second" && !strings.Contains(history, "answer one") {
+			t.Errorf("request %d: the second prompt was sent without the first exchange: %s", i, history)
+		}
+		if r.Rule == "resume" && (!strings.Contains(history, "a plain question") || !strings.Contains(history, "plain answer")) {
+			t.Errorf("request %d: the resumed prompt was sent without the plain session's history: %s", i, history)
 		}
 	}
 	if answered[""] > 0 {
 		t.Errorf("%d requests matched no rule", answered[""])
 	}
-	for _, rule := range []string{"plain", "write", "write-result", "bash", "bash-result", "stream", "first", "second"} {
+	for _, rule := range []string{"plain", "write", "write-result", "bash", "bash-result", "stream", "first", "second",
+		"forever", "resume"} {
 		if answered[rule] != 1 {
 			t.Errorf("rule %s answered %d requests, want 1 (all: %v)", rule, answered[rule], answered)
 		}

@@ -24,6 +24,9 @@ type fakeReply struct {
 	// Tool is the tool_use block's name; its ID is "toolu_<lower name>_<n>".
 	Tool  string
 	Input map[string]any
+	// Hang keeps the stream open after the text until the client goes away (an interrupt),
+	// never sending message_stop.
+	Hang bool
 }
 
 // fakeRule picks a reply: When sees the parsed request; the first matching rule wins.
@@ -90,10 +93,19 @@ type fakeMessagesAPI struct {
 	mu       sync.Mutex
 	requests []fakeRequest
 	toolSeq  int
+	// cancelled counts hanging streams whose client went away.
+	cancelled int
 }
 
 func newFakeMessagesAPI(t *testing.T, rules []fakeRule) *fakeMessagesAPI {
 	return &fakeMessagesAPI{t: t, rules: rules, ChunkDelay: 20 * time.Millisecond}
+}
+
+// Cancelled is how many hanging streams the client abandoned.
+func (f *fakeMessagesAPI) Cancelled() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cancelled
 }
 
 // Requests returns a copy of the recorded requests.
@@ -150,11 +162,11 @@ func (f *fakeMessagesAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"type":"error","error":{"type":"invalid_request_error","message":"fake: only stream:true is served"}}`)
 		return
 	}
-	f.stream(w, req.Body.Model, reply, seq)
+	f.stream(w, r, req.Body.Model, reply, seq)
 }
 
 // stream writes reply as the Messages API's SSE sequence, flushing after every event.
-func (f *fakeMessagesAPI) stream(w http.ResponseWriter, model string, reply fakeReply, seq int) {
+func (f *fakeMessagesAPI) stream(w http.ResponseWriter, r *http.Request, model string, reply fakeReply, seq int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	flusher, _ := w.(http.Flusher)
@@ -188,6 +200,18 @@ func (f *fakeMessagesAPI) stream(w http.ResponseWriter, model string, reply fake
 			}
 			event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
 				"delta": map[string]any{"type": "text_delta", "text": c}})
+		}
+		if reply.Hang {
+			// Bounded, so a client that never cancels fails its test instead of hanging it.
+			select {
+			case <-r.Context().Done():
+				f.mu.Lock()
+				f.cancelled++
+				f.mu.Unlock()
+			case <-time.After(runTimeout):
+				f.t.Errorf("fake anthropic: a hanging stream was never cancelled")
+			}
+			return
 		}
 		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
 		index++

@@ -37,6 +37,7 @@ const scenarios = {
     const r = results(ms);
     if (r.length !== 1 || r[0].result !== 'plain answer' || r[0].is_error) throw new Error(JSON.stringify(r));
     if (!ms.some((m) => m.type === 'system' && m.subtype === 'init')) throw new Error('no system/init');
+    return r[0].session_id;
   },
   async writeInAcceptEdits() {
     const ms = await collect(query({ prompt: 'write a file', options: { ...base, permissionMode: 'acceptEdits' } }));
@@ -44,13 +45,16 @@ const scenarios = {
     if (r.length !== 1 || r[0].result !== 'write done' || r[0].permission_denials.length) throw new Error(JSON.stringify(r));
     if (readFileSync(join(dir, 'written.txt'), 'utf8') !== 'from the fake api') throw new Error('written.txt');
   },
-  async canUseToolBash() {
+  async canUseToolBashAndHooks() {
     const asked = [];
+    const seen = { pre: 0, post: 0 };
+    const hook = (kind) => async (input) => { seen[kind]++; if (input.tool_name !== 'Bash' || input.tool_input.command !== 'touch bash-ran.txt') throw new Error('hook input ' + JSON.stringify(input)); return { continue: true }; };
     const ms = await collect(query({ prompt: 'run bash please', options: { ...base,
-      canUseTool: async (name, input) => { asked.push(name + ':' + input.command); return { behavior: 'allow', updatedInput: input }; } } }));
+      canUseTool: async (name, input) => { asked.push(name + ':' + input.command); return { behavior: 'allow', updatedInput: input }; },
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [hook('pre')] }], PostToolUse: [{ matcher: 'Bash', hooks: [hook('post')] }] } } }));
     const r = results(ms);
     if (r.length !== 1 || r[0].result !== 'bash done') throw new Error(JSON.stringify(r));
-    if (asked.join() !== 'Bash:touch bash-ran.txt') throw new Error('asked ' + JSON.stringify(asked));
+    if (asked.join() !== 'Bash:touch bash-ran.txt' || seen.pre !== 1 || seen.post !== 1) throw new Error(JSON.stringify({ asked, seen }));
     if (!existsSync(join(dir, 'bash-ran.txt'))) throw new Error('the approved Bash did not run');
   },
   async partialMessages() {
@@ -68,16 +72,39 @@ const scenarios = {
     });
     if (got.length !== 2 || got[0].result !== 'answer one' || got[1].result !== 'answer two' || got[0].session_id !== got[1].session_id) throw new Error(JSON.stringify(got));
   },
+  async interrupt() {
+    const p = promptStream(['run forever']);
+    let interrupted = false;
+    const q = query({ prompt: p.iterable, options: { ...base, includePartialMessages: true } });
+    const ms = await collect(q, async (m) => {
+      if (!interrupted && m.type === 'stream_event' && m.event.type === 'content_block_delta') { interrupted = true; await q.interrupt(); }
+      if (m.type === 'result') p.close();
+    });
+    const r = results(ms);
+    if (!interrupted || r.length !== 1 || !r[0].is_error) throw new Error(JSON.stringify(r));
+  },
 };
 
 let failed = false;
+let sessionID;
 for (const [name, run] of Object.entries(scenarios)) {
   try {
-    await run();
+    const v = await run();
+    if (name === 'plain') sessionID = v;
     console.log('ok ' + name);
   } catch (e) {
     failed = true;
     console.log('FAIL ' + name + ': ' + (e && e.stack || e));
   }
+}
+// Resume continues the plain scenario's session: the server checks that its history came along.
+try {
+  const ms = await collect(query({ prompt: 'resume it', options: { ...base, resume: sessionID } }));
+  const r = results(ms);
+  if (r.length !== 1 || r[0].result !== 'resumed answer' || r[0].session_id !== sessionID) throw new Error(JSON.stringify(r));
+  console.log('ok resume');
+} catch (e) {
+  failed = true;
+  console.log('FAIL resume: ' + (e && e.stack || e));
 }
 process.exit(failed ? 1 : 0);
