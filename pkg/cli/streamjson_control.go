@@ -154,8 +154,9 @@ func (r *streamRun) control(id string, raw json.RawMessage) {
 	}
 }
 
-// setModel applies set_model before the session starts; once it runs, only its own
-// model (or "default") is accepted: a session keeps the model it was made with.
+// setModel applies set_model: before the session starts it is the session's model; after,
+// the session switches from its next prompt on (a running prompt keeps its model: the
+// request then gets an error naming why).
 func (r *streamRun) setModel(id, model string) {
 	r.mu.Lock()
 	s := r.sess
@@ -167,9 +168,11 @@ func (r *streamRun) setModel(id, model string) {
 		}
 	}
 	r.mu.Unlock()
-	if s != nil && model != "" && model != "default" && model != s.Assembled().Provider.Model {
-		r.ctl.respondError(id, fmt.Errorf("set_model %q: a running robota session keeps its model (%s)", model, s.Assembled().Provider.Model))
-		return
+	if s != nil {
+		if _, err := s.SetModel(model); err != nil {
+			r.ctl.respondError(id, fmt.Errorf("set_model %q: %w", model, err))
+			return
+		}
 	}
 	r.ctl.respond(id, struct{}{})
 }

@@ -377,8 +377,8 @@ func (r *streamRun) turn(s *interactive.InteractiveSession, message json.RawMess
 	if r.o.ReplayUserMessages {
 		r.out.ReplayUser(message)
 	}
-	a := s.Assembled()
-	res := output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true, Model: a.Provider.Model}
+	// The session's model now: set_model may have changed it since the session started.
+	res := output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true, Model: s.Session().Model()}
 	prompt, err := promptText(message)
 	if err == nil && strings.TrimSpace(prompt) == "" {
 		err = errors.New("the user message has no text")
@@ -387,7 +387,7 @@ func (r *streamRun) turn(s *interactive.InteractiveSession, message json.RawMess
 		var end *interactive.Result
 		if end, err = r.follow(s, prompt); err == nil {
 			res = resultOf(s.Session(), end.Response, end.Err, r.o.MaxTurns)
-			res.Model = a.Provider.Model
+			res.Model = s.Session().Model()
 		}
 	}
 	if err != nil {
@@ -412,7 +412,7 @@ func (r *streamRun) follow(s *interactive.InteractiveSession, prompt string) (*i
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // questions still out when the turn ends are cancelled on the wire
 	p := eventPrinter{out: r.out, verbose: r.o.Verbose, stderr: r.stderr}
-	partial := &partialStream{out: r.out, model: s.Assembled().Provider.Model, newID: r.newID}
+	partial := &partialStream{out: r.out, model: s.Session().Model(), newID: r.newID}
 	for {
 		ev, err := sub.Next(context.Background())
 		if err != nil {

@@ -468,13 +468,17 @@ turns:
 }
 
 // set_permission_mode and set_model are answered; an unknown subtype is an error
-// response. The mode set applies to the running session: in acceptEdits a Write runs
-// that the default mode (nobody to ask) denies.
+// response. Both apply to the running session: in acceptEdits a Write runs that the
+// default mode (nobody to ask) denies, and the next turn asks for the model set (the
+// script's turns only answer that model); an alias the provider has no model for is an
+// error.
 func TestStreamJSONSettingsControlRequests(t *testing.T) {
 	c, dir := startStream(t, `
 turns:
-  - toolCalls: [{name: Write, input: {file_path: "$DIR/a.txt", content: "hi"}}]
-  - text: "written"
+  - when: {model: other-model}
+    toolCalls: [{name: Write, input: {file_path: "$DIR/a.txt", content: "hi"}}]
+  - when: {model: other-model}
+    text: "written"
 `)
 	c.control("i", map[string]any{"subtype": "initialize"})
 	c.until("init", isResponseTo("i"))
@@ -485,7 +489,8 @@ turns:
 		{map[string]any{"subtype": "set_permission_mode", "mode": "acceptEdits"}, "success"},
 		{map[string]any{"subtype": "set_permission_mode", "mode": "yolo"}, "error"},
 		{map[string]any{"subtype": "set_model", "model": "default"}, "success"},
-		{map[string]any{"subtype": "set_model", "model": "some-other-model"}, "error"},
+		{map[string]any{"subtype": "set_model", "model": "haiku"}, "error"},
+		{map[string]any{"subtype": "set_model", "model": "other-model"}, "success"},
 		{map[string]any{"subtype": "no_such_thing"}, "error"},
 	}
 	for i, tt := range tests {
@@ -500,6 +505,9 @@ turns:
 	lines := c.until("result", isType("result"))
 	if r := lines[len(lines)-1]; r["result"] != "written" || len(r["permission_denials"].([]any)) != 0 {
 		t.Fatalf("result %v", r)
+	}
+	if usage, _ := lines[len(lines)-1]["modelUsage"].(map[string]any); usage["other-model"] == nil {
+		t.Fatalf("modelUsage %v: want the model set", lines[len(lines)-1]["modelUsage"])
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "a.txt")); err != nil || string(b) != "hi" {
 		t.Fatalf("a.txt: %q, %v", b, err)

@@ -89,3 +89,7 @@ func (c *CompactionOrchestrator) Compact(ctx context.Context, req CompactRequest
 	c.hooks.run(context.WithoutCancel(ctx), HookInput{HookEventName: HookPostCompact, Trigger: req.Trigger, CompactSummary: summary})
 	return summary, nil
 }
+
+// setModel makes later compactions ask model (the session's model changed between
+// prompts; compaction never runs then).
+func (c *CompactionOrchestrator) setModel(model string) { c.model = model }

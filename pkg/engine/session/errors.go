@@ -8,6 +8,8 @@ var (
 	// ErrRunInProgress: Run, Compact or a history mutation was called while a Run or Compact
 	// was active.
 	ErrRunInProgress = errors.New("session: a run is already in progress")
+	// ErrInvalidModel: SetModel without a model name.
+	ErrInvalidModel = errors.New("no model named")
 	// ErrShutdown: the session was shut down.
 	ErrShutdown = errors.New("session: shut down")
 	// ErrNoProvider: Config.Provider is nil.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,7 +20,10 @@ import (
 // compaction, abort and persistence. It is safe for concurrent use; one Run (or Compact)
 // is active at a time.
 type Session struct {
-	cfg           Config
+	cfg Config
+	// modelMu guards cfg.Model and window, which SetModel changes between prompts while
+	// subagents may be reading them.
+	modelMu       sync.Mutex
 	id            string
 	createdAt     time.Time
 	systemMessage string
@@ -196,9 +200,12 @@ func changedFrom(history, resumed []llm.Message) []int {
 }
 
 func (s *Session) newAgent(history []llm.Message) (*agent.Agent, error) {
+	s.modelMu.Lock()
+	model, window := s.cfg.Model, s.window
+	s.modelMu.Unlock()
 	a, err := agent.New(agent.Config{
-		Provider: s.cfg.Provider, Model: s.cfg.Model, Tools: s.tools, History: history,
-		ConversationID: s.id, MaxRounds: agent.Rounds(s.cfg.MaxTurns), ContextWindow: s.window,
+		Provider: s.cfg.Provider, Model: model, Tools: s.tools, History: history,
+		ConversationID: s.id, MaxRounds: agent.Rounds(s.cfg.MaxTurns), ContextWindow: window,
 		IdleTimeout: s.cfg.ProviderTimeout, Now: s.cfg.Now, NewID: s.cfg.NewID,
 	})
 	if err != nil {
@@ -231,6 +238,46 @@ func (s *Session) PermissionMode() PermissionMode {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.mode
+}
+
+// Model is the model the session's next model call asks for.
+func (s *Session) Model() string {
+	s.modelMu.Lock()
+	defer s.modelMu.Unlock()
+	return s.cfg.Model
+}
+
+// SetModel makes model the session's model from the next prompt on (Claude Code's
+// set_model and /model), keeping the conversation. The context window follows the new
+// model unless Config.ContextWindow fixed it; compaction and subagents use it too. It
+// fails with ErrRunInProgress while a prompt runs.
+func (s *Session) SetModel(model string) error {
+	if strings.TrimSpace(model) == "" {
+		return fmt.Errorf("session: set model: %w", ErrInvalidModel)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return ErrRunInProgress
+	}
+	s.modelMu.Lock()
+	old, oldWindow := s.cfg.Model, s.window
+	s.cfg.Model = model
+	if s.cfg.ContextWindow <= 0 {
+		s.window = contextwin.ModelContextWindow(model)
+	}
+	s.modelMu.Unlock()
+	a, err := s.newAgent(s.agent.History())
+	if err != nil {
+		s.modelMu.Lock()
+		s.cfg.Model, s.window = old, oldWindow
+		s.modelMu.Unlock()
+		return err
+	}
+	s.agent = a
+	s.compactor.setModel(model)
+	s.tracker.SetWindow(s.window)
+	return nil
 }
 
 // SetPermissionMode changes the mode for future tool calls (including the rest of a run).

@@ -52,7 +52,7 @@ func (s *Session) SubagentHost(cfg SubagentHostConfig) *SubagentHost {
 // Chat implements runnerapi.Host.
 func (h *SubagentHost) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
 	if req.Model == "" {
-		req.Model = h.s.cfg.Model
+		req.Model = h.s.Model()
 	}
 	resp, err := h.s.cfg.Provider.Chat(ctx, req, cb)
 	if u := resp.Message.Usage; u != nil {

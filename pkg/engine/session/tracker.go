@@ -78,3 +78,12 @@ func (t *ContextWindowTracker) ShouldAutoCompact() bool {
 	}
 	return float64(t.state.UsedTokens) >= f*float64(t.maxTokens)
 }
+
+// SetWindow changes the window size (the session's model changed); the state is
+// recomputed at the next update.
+func (t *ContextWindowTracker) SetWindow(maxTokens int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.maxTokens = maxTokens
+	t.state = contextwin.State(t.state.UsedTokens, maxTokens)
+}
