@@ -1,0 +1,228 @@
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// MaxFileSize bounds what is read of one file; a larger file is skipped.
+const MaxFileSize = 1 << 20
+
+// SkillFile is the file that makes a directory a skill.
+const SkillFile = "SKILL.md"
+
+// Dir is one directory scanned for skills (Kind skill: <Path>/<name>/SKILL.md) or
+// custom commands (Kind command: <Path>/**/*.md).
+type Dir struct {
+	Path   string
+	Kind   Kind
+	Source Source
+}
+
+// Dirs returns the scan directories, highest priority first: project (under cwd) before
+// user (under home); within each .robota before .agents before .claude; within one root
+// skills before commands (Claude Code: a skill wins over a command of its name). An
+// empty cwd or home leaves its directories out.
+func Dirs(cwd, home string) []Dir {
+	var out []Dir
+	add := func(base string, src Source, roots ...string) {
+		for _, r := range roots {
+			out = append(out, Dir{Path: filepath.Join(base, r, "skills"), Kind: KindSkill, Source: src})
+			if r != ".agents" {
+				out = append(out, Dir{Path: filepath.Join(base, r, "commands"), Kind: KindCommand, Source: src})
+			}
+		}
+	}
+	if cwd != "" {
+		add(cwd, SourceProject, ".robota", ".agents", ".claude")
+	}
+	if home != "" {
+		add(home, SourceUser, ".robota", ".claude")
+	}
+	return out
+}
+
+// Catalog is the set of skills a session offers, sorted by name.
+type Catalog struct {
+	skills []Skill
+}
+
+// NewCatalog builds a catalog from skills already in priority order (first of a name wins).
+func NewCatalog(list []Skill) *Catalog {
+	c := &Catalog{}
+	seen := map[string]bool{}
+	for _, s := range list {
+		if !seen[s.Name] {
+			seen[s.Name] = true
+			c.skills = append(c.skills, s)
+		}
+	}
+	sort.SliceStable(c.skills, func(i, j int) bool { return c.skills[i].Name < c.skills[j].Name })
+	return c
+}
+
+// List returns every skill, sorted by name.
+func (c *Catalog) List() []Skill {
+	if c == nil {
+		return nil
+	}
+	return append([]Skill(nil), c.skills...)
+}
+
+// ModelVisible returns the skills the model may invoke (no disable-model-invocation).
+func (c *Catalog) ModelVisible() []Skill { return c.filter(Skill.ModelInvocable) }
+
+// UserVisible returns the skills for the user's slash menu (user-invocable not false).
+func (c *Catalog) UserVisible() []Skill {
+	return c.filter(func(s Skill) bool { return s.UserInvocable })
+}
+
+func (c *Catalog) filter(keep func(Skill) bool) []Skill {
+	var out []Skill
+	for _, s := range c.List() {
+		if keep(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Lookup finds a skill by its exact name, a leading "/" ignored.
+func (c *Catalog) Lookup(name string) (Skill, bool) {
+	name = strings.TrimPrefix(strings.TrimSpace(name), "/")
+	for _, s := range c.List() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Skill{}, false
+}
+
+// Load reads the skills and commands of dirs (highest priority first) into a catalog.
+// Of skills with one name the one from the earlier directory wins silently (an override);
+// two of one name in the same directory: the first in path order wins and the other is
+// reported. Problems name the file; a missing directory is none.
+func Load(dirs []Dir) (*Catalog, []Problem) {
+	var (
+		list     []Skill
+		problems []Problem
+		byName   = map[string]Skill{}
+		seenDirs = map[string]bool{}
+	)
+	for _, dir := range dirs {
+		root, err := filepath.EvalSymlinks(dir.Path)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				problems = append(problems, Problem{Path: dir.Path, Skipped: true, Err: fmt.Errorf("%w: %w", ErrUnreadable, err)})
+			}
+			continue
+		}
+		if seenDirs[root] {
+			continue // cwd is home: the project directories are the user's
+		}
+		seenDirs[root] = true
+		var files []candidate
+		if dir.Kind == KindCommand {
+			files, err = commandFiles(dir.Path)
+		} else {
+			files, err = skillFiles(dir.Path)
+		}
+		if err != nil {
+			problems = append(problems, Problem{Path: dir.Path, Skipped: true, Err: fmt.Errorf("%w: %w", ErrUnreadable, err)})
+		}
+		dirNames := map[string]string{}
+		for _, f := range files {
+			data, err := readBounded(f.path)
+			if err != nil {
+				problems = append(problems, Problem{Path: f.path, Skipped: true, Err: fmt.Errorf("%w: %w", ErrUnreadable, err)})
+				continue
+			}
+			s, ok, ps := Parse(f.path, f.name, data)
+			problems = append(problems, ps...)
+			if !ok {
+				continue
+			}
+			s.Kind, s.Source, s.Dir = dir.Kind, dir.Source, filepath.Dir(f.path)
+			if prev, dup := dirNames[s.Name]; dup {
+				problems = append(problems, Problem{Path: f.path, Skipped: true,
+					Err: fmt.Errorf("%w: %q is already defined in %s", ErrDuplicate, s.Name, prev)})
+				continue
+			}
+			dirNames[s.Name] = f.path
+			if _, overridden := byName[s.Name]; overridden {
+				continue
+			}
+			byName[s.Name] = s
+			list = append(list, s)
+		}
+	}
+	return NewCatalog(list), problems
+}
+
+type candidate struct{ path, name string }
+
+// skillFiles lists <dir>/<name>/SKILL.md for each subdirectory (symlinks followed), in
+// name order; a subdirectory without SKILL.md is not a skill.
+func skillFiles(dir string) ([]candidate, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []candidate
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name(), SkillFile)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, candidate{path: p, name: e.Name()})
+		}
+	}
+	return out, nil
+}
+
+// commandFiles lists the *.md files below dir in path order, named by their path
+// relative to dir with "/" written ":" (frontend/component.md is frontend:component).
+func commandFiles(dir string) ([]candidate, error) {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []candidate
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // an unreadable subdirectory hides only itself
+		}
+		if d.IsDir() || !strings.EqualFold(filepath.Ext(p), ".md") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		name := strings.TrimSuffix(rel, filepath.Ext(rel))
+		out = append(out, candidate{path: filepath.Join(dir, rel), name: strings.ReplaceAll(filepath.ToSlash(name), "/", ":")})
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, err
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("larger than %d bytes", MaxFileSize)
+	}
+	return data, nil
+}

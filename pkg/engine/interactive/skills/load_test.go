@@ -1,0 +1,114 @@
+package skills
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fm(name, desc string) string {
+	return "---\nname: " + name + "\ndescription: " + desc + "\n---\nbody of " + desc + "\n"
+}
+
+func TestLoadDiscoversAndMerges(t *testing.T) {
+	cwd, home := t.TempDir(), t.TempDir()
+	// Every root contributes; "shared" is defined in several and the highest wins.
+	write(t, filepath.Join(cwd, ".robota/skills/shared/SKILL.md"), fm("shared", "project robota"))
+	write(t, filepath.Join(cwd, ".claude/skills/shared/SKILL.md"), fm("shared", "project claude"))
+	write(t, filepath.Join(home, ".robota/skills/shared/SKILL.md"), fm("shared", "user robota"))
+	write(t, filepath.Join(cwd, ".claude/skills/pdf/SKILL.md"), fm("pdf", "project pdf"))
+	write(t, filepath.Join(cwd, ".claude/skills/pdf/reference.md"), "supporting file, not a skill")
+	write(t, filepath.Join(cwd, ".agents/skills/agents-only/SKILL.md"), fm("agents-only", "agents dir"))
+	write(t, filepath.Join(home, ".claude/skills/user-only/SKILL.md"), fm("user-only", "user claude"))
+	write(t, filepath.Join(home, ".robota/skills/pdf/SKILL.md"), fm("pdf", "user pdf"))
+	write(t, filepath.Join(cwd, ".claude/skills/no-skill-md/README.md"), "not a skill")
+	// Commands: namespaced by subdirectory; a skill beats a command of its name.
+	write(t, filepath.Join(cwd, ".claude/commands/review.md"), "Review $ARGUMENTS\n")
+	write(t, filepath.Join(cwd, ".claude/commands/frontend/component.md"), fm("", "make a component"))
+	write(t, filepath.Join(cwd, ".claude/commands/pdf.md"), "command pdf\n")
+	write(t, filepath.Join(cwd, ".robota/commands/fix.md"), "---\ndescription: robota fix\n---\nFix it\n")
+	write(t, filepath.Join(cwd, ".claude/commands/fix.md"), "---\ndescription: claude fix\n---\nFix it\n")
+	// A broken file is skipped with a problem naming it; the rest loads.
+	bad := filepath.Join(cwd, ".claude/skills/broken/SKILL.md")
+	write(t, bad, "---\nname: broken\ndescription: [unclosed\n  - list: {\n---\n")
+
+	cat, problems := Load(Dirs(cwd, home))
+	if len(problems) != 1 || problems[0].Path != bad || !problems[0].Skipped || !errors.Is(problems[0], ErrMalformed) {
+		t.Fatalf("problems = %v, want one malformed skip of %s", problems, bad)
+	}
+	got := map[string]string{}
+	for _, s := range cat.List() {
+		got[s.Name] = s.Description + "|" + string(s.Kind) + "|" + string(s.Source)
+	}
+	want := map[string]string{
+		"shared":             "project robota|skill|project",
+		"pdf":                "project pdf|skill|project",
+		"agents-only":        "agents dir|skill|project",
+		"user-only":          "user claude|skill|user",
+		"review":             "Review $ARGUMENTS|command|project",
+		"frontend:component": "make a component|command|project",
+		"fix":                "robota fix|command|project",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("catalog:\n got %v\nwant %v", got, want)
+	}
+	pdf, _ := cat.Lookup("/pdf")
+	if pdf.Dir != filepath.Join(cwd, ".claude/skills/pdf") {
+		t.Errorf("pdf dir = %q", pdf.Dir)
+	}
+}
+
+func TestLoadDuplicateInOneDirIsReported(t *testing.T) {
+	cwd := t.TempDir()
+	write(t, filepath.Join(cwd, ".claude/skills/a/SKILL.md"), fm("same", "first"))
+	write(t, filepath.Join(cwd, ".claude/skills/b/SKILL.md"), fm("same", "second"))
+	cat, problems := Load(Dirs(cwd, ""))
+	if len(problems) != 1 || !errors.Is(problems[0], ErrDuplicate) || !strings.HasSuffix(problems[0].Path, "b/SKILL.md") {
+		t.Fatalf("problems = %v", problems)
+	}
+	if s, _ := cat.Lookup("same"); s.Description != "first" {
+		t.Fatalf("same = %q, want the first in path order", s.Description)
+	}
+}
+
+func TestLoadHomeIsCwdScannedOnce(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, ".claude/skills/x/SKILL.md"), fm("x", "once"))
+	cat, problems := Load(Dirs(dir, dir))
+	if len(problems) != 0 || len(cat.List()) != 1 || cat.List()[0].Source != SourceProject {
+		t.Fatalf("problems %v, list %+v", problems, cat.List())
+	}
+}
+
+func TestCatalogVisibility(t *testing.T) {
+	cat := NewCatalog([]Skill{
+		{Name: "both", UserInvocable: true},
+		{Name: "user-only", UserInvocable: true, DisableModelInvocation: true},
+		{Name: "model-only", UserInvocable: false},
+	})
+	names := func(list []Skill) (out []string) {
+		for _, s := range list {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	if got := names(cat.ModelVisible()); !reflect.DeepEqual(got, []string{"both", "model-only"}) {
+		t.Errorf("model visible = %v", got)
+	}
+	if got := names(cat.UserVisible()); !reflect.DeepEqual(got, []string{"both", "user-only"}) {
+		t.Errorf("user visible = %v", got)
+	}
+}

@@ -1,0 +1,218 @@
+package skills
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
+)
+
+// Kind says which format a skill was read from.
+type Kind string
+
+const (
+	// KindSkill is a directory holding SKILL.md and its supporting files.
+	KindSkill Kind = "skill"
+	// KindCommand is a custom command file (.claude/commands/*.md).
+	KindCommand Kind = "command"
+)
+
+// Source says where a skill came from.
+type Source string
+
+const (
+	SourceProject Source = "project"
+	SourceUser    Source = "user"
+	SourcePlugin  Source = "plugin"
+)
+
+// ContextFork is the context value that runs a skill in a subagent.
+const ContextFork = "fork"
+
+// MaxDescription bounds a description derived from the body when the frontmatter has none.
+const MaxDescription = 250
+
+// Skill is one skill or custom command: its frontmatter and its Markdown body.
+type Skill struct {
+	// Name is what the user types after "/" and the model passes as `skill`; commands in
+	// subdirectories are namespaced "dir:name".
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// WhenToUse is Claude Code's when_to_use, shown to the model after the description.
+	WhenToUse    string   `json:"whenToUse,omitempty"`
+	ArgumentHint string   `json:"argumentHint,omitempty"`
+	AllowedTools []string `json:"allowedTools,omitempty"`
+	Model        string   `json:"model,omitempty"`
+	// Context is "fork" (run in a subagent) or "" (run inline).
+	Context string `json:"context,omitempty"`
+	// Agent is the agent type a fork runs as ("" means general-purpose).
+	Agent                  string `json:"agent,omitempty"`
+	DisableModelInvocation bool   `json:"disableModelInvocation,omitempty"`
+	// UserInvocable is false when the skill is hidden from the user's slash menu.
+	UserInvocable bool `json:"userInvocable"`
+	// Body is the Markdown after the frontmatter, trimmed.
+	Body string `json:"body"`
+	// Dir is the base directory: the skill's own directory (supporting files live
+	// there), or the directory of a command file.
+	Dir    string `json:"dir"`
+	Path   string `json:"path"`
+	Kind   Kind   `json:"kind"`
+	Source Source `json:"source"`
+}
+
+// ModelInvocable reports whether the model may see and invoke the skill.
+func (s Skill) ModelInvocable() bool { return !s.DisableModelInvocation }
+
+// Fork reports whether the skill runs in a subagent.
+func (s Skill) Fork() bool { return s.Context == ContextFork }
+
+// Problem is a warning about one file: skipped (Skipped) or one field ignored.
+type Problem struct {
+	Path    string
+	Skipped bool
+	Err     error
+}
+
+func (p Problem) Error() string {
+	if p.Skipped {
+		return fmt.Sprintf("skill file %s skipped: %v", p.Path, p.Err)
+	}
+	return fmt.Sprintf("skill file %s: %v", p.Path, p.Err)
+}
+
+func (p Problem) Unwrap() error { return p.Err }
+
+var validName = regexp.MustCompile(`^[\p{L}\p{N}_.][\p{L}\p{N}_.:-]*$`)
+
+// ValidName reports whether name can be typed as /name: letters, digits, "_", ".", ":"
+// and "-", not starting with "-" or ":", at most 128 bytes.
+func ValidName(name string) bool { return len(name) <= 128 && validName.MatchString(name) }
+
+// Parse reads one SKILL.md or command file. defaultName (the skill's directory name, or
+// the command's namespaced file name) is used when the frontmatter has no valid name.
+// A file without frontmatter is all body. ok is false when the file is skipped; the
+// last problem then says why.
+func Parse(path, defaultName string, data []byte) (s Skill, ok bool, problems []Problem) {
+	warn := func(format string, args ...any) {
+		problems = append(problems, Problem{Path: path, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)})
+	}
+	front, body, found := agentdef.SplitFrontmatter(data)
+	var fields map[string]*yaml.Node
+	if !found && opensFence(body) {
+		return Skill{}, false, append(problems, Problem{Path: path, Skipped: true,
+			Err: fmt.Errorf("%w: the opening --- has no closing ---", ErrMalformed)})
+	}
+	if found {
+		f, err := agentdef.DecodeFrontmatter(front)
+		if err != nil {
+			return Skill{}, false, append(problems, Problem{Path: path, Skipped: true, Err: fmt.Errorf("%w: %s", ErrMalformed, strings.TrimPrefix(err.Error(), agentdef.ErrMalformed.Error()+": "))})
+		}
+		fields = f
+	}
+	if !utf8.ValidString(body) {
+		body = strings.ToValidUTF8(body, "\uFFFD")
+	}
+	s = Skill{Path: path, Body: strings.TrimSpace(body), UserInvocable: true}
+	scalar := func(key string) string {
+		n := fields[key]
+		if n == nil || n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+			if n != nil && n.Kind != yaml.ScalarNode {
+				warn("%s must be a string", key)
+			}
+			return ""
+		}
+		return strings.ToValidUTF8(strings.TrimSpace(n.Value), "\uFFFD")
+	}
+	boolean := func(key string, def bool) bool {
+		v := scalar(key)
+		switch strings.ToLower(v) {
+		case "":
+			return def
+		case "true", "yes":
+			return true
+		case "false", "no":
+			return false
+		}
+		warn("%s %q must be true or false", key, v)
+		return def
+	}
+
+	s.Name = defaultName
+	if n := scalar("name"); n != "" {
+		if ValidName(n) {
+			s.Name = n
+		} else {
+			warn("name %q is not a valid command name; using %q", n, defaultName)
+		}
+	}
+	if !ValidName(s.Name) {
+		return Skill{}, false, append(problems, Problem{Path: path, Skipped: true,
+			Err: fmt.Errorf("%w: %q is not a valid skill name (name it in the frontmatter)", ErrInvalidField, s.Name)})
+	}
+	s.Description = strings.ReplaceAll(scalar("description"), `\n`, "\n")
+	if s.Description == "" {
+		s.Description = firstLine(s.Body)
+	}
+	s.WhenToUse = scalar("when_to_use")
+	s.ArgumentHint = argumentHint(fields["argument-hint"], scalar)
+	if n, present := fields["allowed-tools"]; present {
+		if n != nil && n.Kind != yaml.ScalarNode && n.Kind != yaml.SequenceNode {
+			warn("allowed-tools must be a list or a comma-separated string")
+		} else {
+			s.AllowedTools = agentdef.ToolList(n)
+		}
+	}
+	s.Model = scalar("model")
+	switch c := scalar("context"); c {
+	case "", "inline":
+	case ContextFork:
+		s.Context = ContextFork
+	default:
+		warn("context %q is not supported (only fork)", c)
+	}
+	s.Agent = scalar("agent")
+	s.DisableModelInvocation = boolean("disable-model-invocation", false)
+	s.UserInvocable = boolean("user-invocable", true)
+	return s, true, problems
+}
+
+// firstLine derives a description from the body: its first non-empty line, heading
+// marks removed, cut at MaxDescription runes (Claude Code does the same).
+func firstLine(body string) string {
+	for _, line := range strings.Split(body, "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#"))
+		if line == "" {
+			continue
+		}
+		if r := []rune(line); len(r) > MaxDescription {
+			line = string(r[:MaxDescription-3]) + "..."
+		}
+		return line
+	}
+	return ""
+}
+
+// opensFence reports whether text starts with a `---` line: frontmatter begun, never closed.
+func opensFence(text string) bool {
+	first, _, more := strings.Cut(text, "\n")
+	return more && strings.TrimRight(first, " \t") == "---"
+}
+
+// argumentHint reads argument-hint. `argument-hint: [message]` is the common way to write
+// it and YAML reads a list there, so a list of scalars is written back as "[a, b]".
+func argumentHint(n *yaml.Node, scalar func(string) string) string {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return scalar("argument-hint")
+	}
+	var parts []string
+	for _, c := range n.Content {
+		if c.Kind == yaml.ScalarNode {
+			parts = append(parts, c.Value)
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
