@@ -23,7 +23,9 @@ func TestSplitArgs(t *testing.T) {
 }
 
 func TestExpand(t *testing.T) {
-	cmd := func(body string) Skill { return Skill{Name: "c", Body: body, Kind: KindCommand, Dir: "/p/.claude/commands"} }
+	cmd := func(body string) Skill {
+		return Skill{Name: "c", Body: body, Kind: KindCommand, Dir: "/p/.claude/commands"}
+	}
 	for _, tc := range []struct {
 		name string
 		s    Skill
