@@ -18,12 +18,15 @@
 // decision 1, the order agentdef uses for agents; the spec's SkillCommandSource lists
 // .claude first, the brief of issue 14 asks for Robota's directories first). Within one
 // root a skill beats a command of its name, as in Claude Code. A skill is
-// <skills>/<dir>/SKILL.md (directory symlinks followed); its name is the frontmatter's
+// <skills>/<dir>/SKILL.md (directory symlinks followed; skill.md in another case is
+// accepted, as a case-insensitive file system would); its name is the frontmatter's
 // name, else the directory name. A command is any *.md below <commands>; its name is the
 // path without .md, subdirectories joined with ":" (frontend/component.md is
 // /frontend:component). Two skills of one name in one directory: the first in path
 // order wins, the other is reported (ErrDuplicate). When cwd is home the directories are
-// scanned once, as the project's.
+// scanned once, as the project's. PluginDirs gives a plugin's skills and commands
+// directories, appended after Dirs (lowest priority); every name found there is
+// plugin-qualified, "<plugin>:<name>".
 //
 // # Frontmatter
 //

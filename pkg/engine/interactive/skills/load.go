@@ -23,6 +23,20 @@ type Dir struct {
 	Path   string
 	Kind   Kind
 	Source Source
+	// Namespace qualifies every name found here as "<Namespace>:<name>" (a plugin's
+	// name, so its commands are plugin-qualified); "" leaves names as they are.
+	Namespace string
+}
+
+// PluginDirs returns the skills and commands directories of a plugin rooted at root
+// (Claude Code's plugin layout: <root>/skills/<name>/SKILL.md, <root>/commands/*.md),
+// their names qualified with the plugin's name. They rank below project and user
+// directories when appended after Dirs.
+func PluginDirs(root, plugin string) []Dir {
+	return []Dir{
+		{Path: filepath.Join(root, "skills"), Kind: KindSkill, Source: SourcePlugin, Namespace: plugin},
+		{Path: filepath.Join(root, "commands"), Kind: KindCommand, Source: SourcePlugin, Namespace: plugin},
+	}
 }
 
 // Dirs returns the scan directories, highest priority first: project (under cwd) before
@@ -149,6 +163,9 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 				continue
 			}
 			s.Kind, s.Source, s.Dir = dir.Kind, dir.Source, filepath.Dir(f.path)
+			if dir.Namespace != "" {
+				s.Name = dir.Namespace + ":" + s.Name
+			}
 			if prev, dup := dirNames[s.Name]; dup {
 				problems = append(problems, Problem{Path: f.path, Skipped: true,
 					Err: fmt.Errorf("%w: %q is already defined in %s", ErrDuplicate, s.Name, prev)})
@@ -176,12 +193,30 @@ func skillFiles(dir string) ([]candidate, error) {
 	}
 	var out []candidate
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Name(), SkillFile)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		if p, ok := findSkillFile(filepath.Join(dir, e.Name())); ok {
 			out = append(out, candidate{path: p, name: e.Name()})
 		}
 	}
 	return out, nil
+}
+
+// findSkillFile finds SKILL.md in dir, the exact name first, else any case (skill.md,
+// which a case-insensitive file system would accept too).
+func findSkillFile(dir string) (string, bool) {
+	regular := func(p string) bool { st, err := os.Stat(p); return err == nil && st.Mode().IsRegular() }
+	if p := filepath.Join(dir, SkillFile); regular(p) {
+		return p, true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", false
+	}
+	for _, e := range entries {
+		if p := filepath.Join(dir, e.Name()); strings.EqualFold(e.Name(), SkillFile) && regular(p) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // commandFiles lists the *.md files below dir in path order, named by their path

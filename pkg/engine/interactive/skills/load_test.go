@@ -112,3 +112,28 @@ func TestCatalogVisibility(t *testing.T) {
 		t.Errorf("user visible = %v", got)
 	}
 }
+
+func TestLoadPluginNamespaceAndLowercaseSkillFile(t *testing.T) {
+	cwd, plugin := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(cwd, ".claude/skills/audit/SKILL.md"), fm("audit", "project audit"))
+	write(t, filepath.Join(cwd, ".claude/skills/lower/skill.md"), fm("lower", "lowercase file name"))
+	write(t, filepath.Join(plugin, "skills/audit/SKILL.md"), fm("audit", "plugin audit"))
+	write(t, filepath.Join(plugin, "commands/ci/run.md"), "Run CI\n")
+	cat, problems := Load(append(Dirs(cwd, ""), PluginDirs(plugin, "my-plugin")...))
+	if len(problems) != 0 {
+		t.Fatalf("problems %v", problems)
+	}
+	got := map[string]string{}
+	for _, s := range cat.List() {
+		got[s.Name] = s.Description + "|" + string(s.Source)
+	}
+	want := map[string]string{
+		"audit":            "project audit|project",
+		"lower":            "lowercase file name|project",
+		"my-plugin:audit":  "plugin audit|plugin",
+		"my-plugin:ci:run": "Run CI|plugin",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v\nwant %v", got, want)
+	}
+}
