@@ -17,6 +17,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/contextload"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/skills"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
@@ -303,6 +304,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	for _, name := range unknownTools {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("--tools: robota has no built-in tool %q; it is not offered", name))
 	}
+	skillCatalog, skillTool := a.loadSkills(opts, func() string { return sessionID }, spawner)
+	if skillTool != nil {
+		tools = append(tools, skillTool)
+	}
 	if tools, err = withTools(tools, opts.Tools); err != nil {
 		return nil, err
 	}
@@ -330,6 +335,12 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	})
 	if opts.SystemPrompt != nil {
 		system = *opts.SystemPrompt
+	}
+	if block := skills.SystemPromptBlock(skillCatalog.ModelVisible()); block != "" && skillTool != nil && (opts.SystemPrompt == nil || *opts.SystemPrompt != "") {
+		if system != "" {
+			system += "\n\n"
+		}
+		system += block
 	}
 	if opts.AppendSystemPrompt != "" && system != "" {
 		system += "\n\n" + opts.AppendSystemPrompt

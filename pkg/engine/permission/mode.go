@@ -88,6 +88,8 @@ var knownTools = map[string]Class{
 	"TaskOutput":   ClassRead, // BashOutput's current name
 	"Agent":        ClassRead,
 	"Task":         ClassRead,
+	// Skill returns a skill's instructions: what they lead to is decided call by call.
+	"Skill":        ClassRead,
 	"Write":        ClassModify,
 	"Edit":         ClassModify,
 	"MultiEdit":    ClassModify,

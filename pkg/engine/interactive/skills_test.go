@@ -1,0 +1,49 @@
+package interactive
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A project skill is listed to the model in the system prompt and offered through the
+// Skill tool; the model's call gets the skill's text with its arguments substituted. A
+// malformed skill file is a warning naming it, and the others still load.
+func TestSkillInvokedByTheModel(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, content string) {
+		path := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".claude/skills/release-notes/SKILL.md", "---\nname: release-notes\ndescription: Draft release notes for a version\n---\nWrite the notes for version $0 in $1 style.\n")
+	write(".claude/skills/broken/SKILL.md", "---\nname: [unclosed\n---\nbody\n")
+	p := scriptProvider(t, `
+turns:
+  - when: {systemContains: "release-notes: Draft release notes for a version"}
+    toolCalls: [{id: sk, name: Skill, input: {skill: release-notes, args: "2.1 terse"}}]
+  - when: {lastToolResultContains: "Write the notes for version 2.1 in terse style."}
+    text: "notes drafted"
+`)
+	s := newTestSession(t, p, Options{Cwd: dir})
+	sub := s.Subscribe()
+	sent, _ := s.Submit("draft the release notes")
+	evs := until(t, sub, ends(sent.PromptID))
+	if last := evs[len(evs)-1]; last.Type != EventComplete || last.Result.Response != "notes drafted" {
+		t.Fatalf("prompt ended %s %+v", last.Type, last.Result)
+	}
+	warned := false
+	for _, w := range s.Assembled().Warnings {
+		if strings.Contains(w, filepath.Join("broken", "SKILL.md")) {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Fatalf("no warning names the malformed skill: %v", s.Assembled().Warnings)
+	}
+}
