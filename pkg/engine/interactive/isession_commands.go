@@ -192,9 +192,10 @@ func (s *InteractiveSession) cmdCost(_ context.Context, _ string) commands.Resul
 
 func (s *InteractiveSession) cmdContext(_ context.Context, _ string) commands.Result {
 	st := s.sess.ContextState()
-	return ok(fmt.Sprintf("Context: %d / %d tokens (%.1f%%), %d messages.", st.UsedTokens, st.MaxTokens, st.UsedPercentage, s.sess.MessageCount()),
+	n := len(s.sess.Messages())
+	return ok(fmt.Sprintf("Context: %d / %d tokens (%.1f%%), %d messages.", st.UsedTokens, st.MaxTokens, st.UsedPercentage, n),
 		map[string]any{"usedTokens": st.UsedTokens, "maxTokens": st.MaxTokens, "usedPercentage": st.UsedPercentage,
-			"messages": s.sess.MessageCount()})
+			"messages": n})
 }
 
 func (s *InteractiveSession) cmdPermissions(_ context.Context, _ string) commands.Result {

@@ -40,7 +40,7 @@ func TestBuiltinCommands(t *testing.T) {
 	}{
 		{name: "help", success: true, msg: "/compact [instructions] - Compact"},
 		{name: "cost", success: true, msg: "100 input, 7 output over 1 prompt", data: map[string]any{"inputTokens": 100, "outputTokens": 7, "prompts": 1}},
-		{name: "context", success: true, msg: "Context: ", data: map[string]any{"messages": s.Session().MessageCount()}},
+		{name: "context", success: true, msg: "Context: ", data: map[string]any{"messages": len(s.Session().Messages())}},
 		{name: "mode", success: true, msg: "Permission mode: default", data: map[string]any{"mode": "default"}},
 		{name: "mode", args: "plan", success: true, msg: "set to plan", check: func(t *testing.T) {
 			if m := s.Session().PermissionMode(); m != "plan" {
