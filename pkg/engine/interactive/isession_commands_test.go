@@ -63,6 +63,11 @@ func TestBuiltinCommands(t *testing.T) {
 			if n := s.Session().Record().Name; n != "my work" {
 				t.Errorf("record name = %q", n)
 			}
+			// Saved at once: the store's listing shows the name.
+			stored, err := s.Assembled().store.Load(context.Background(), s.ID())
+			if err != nil || stored.Name != "my work" {
+				t.Errorf("stored name = %q, %v", stored.Name, err)
+			}
 		}},
 		{name: "resume", success: true, msg: "robota --resume"},
 		{name: "background", success: true, msg: "0 background task(s)."},
