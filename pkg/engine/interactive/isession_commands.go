@@ -125,6 +125,9 @@ func (s *InteractiveSession) cmdCompact(ctx context.Context, args string) comman
 			r, _ := s.busy("compact")
 			return r
 		}
+		if errors.Is(err, session.ErrNothingToCompact) {
+			return fail("Nothing to compact yet: the conversation is empty.", map[string]any{"reason": "empty"})
+		}
 		return fail("compact: "+err.Error(), nil)
 	}
 	after := s.sess.ContextState()

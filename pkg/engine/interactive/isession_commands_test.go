@@ -98,6 +98,9 @@ func TestBuiltinCommands(t *testing.T) {
 			tc.check(t)
 		}
 	}
+	if res, _ := s.ExecuteCommand(ctx, "compact", ""); res.Success || res.Message != "Nothing to compact yet: the conversation is empty." {
+		t.Errorf("/compact after /reset = %+v", res)
+	}
 	if _, err := s.ExecuteCommand(ctx, "nope", ""); !errors.Is(err, commands.ErrUnknownCommand) {
 		t.Errorf("unknown command: err = %v", err)
 	}
