@@ -3,6 +3,7 @@ package integration
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,25 @@ turns:
 	res := p.run(t, append([]string{"-p", "/frobnicate now"}, base...)...)
 	if res.Code != 1 || strings.TrimSpace(res.Stdout) != "Unknown command: /frobnicate" {
 		t.Fatalf("/frobnicate: exit %d, stdout %q, stderr %q", res.Code, res.Stdout, res.Stderr)
+	}
+}
+
+// robota -p "/name" --engine runs the command in the engine's session and prints what
+// the in-process run prints, with the same exit status.
+func TestEngineClientSlashCommandsEqualInProcess(t *testing.T) {
+	p, addr := engineProject(t)
+	script := filepath.Join(p.Scripts, "cmds.yaml")
+	if err := os.WriteFile(script, []byte("turns:\n  - text: hi\n    repeat: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, prompt := range []string{"/mode plan", "/frobnicate", "/compact", "/memory list"} {
+		args := []string{"-p", prompt, "--provider", "script", "--script", script, "--output-format", "json"}
+		local, remote := p.run(t, args...), p.run(t, append(args, "--engine", addr)...)
+		if local.Code != remote.Code {
+			t.Errorf("%s: exit in-process %d, --engine %d (stderr %q)", prompt, local.Code, remote.Code, remote.Stderr)
+		}
+		if !reflect.DeepEqual(normalizedLines(t, remote.Stdout), normalizedLines(t, local.Stdout)) {
+			t.Errorf("%s: output differs:\n--engine:   %s\nin-process: %s", prompt, remote.Stdout, local.Stdout)
+		}
 	}
 }

@@ -17,7 +17,8 @@
 //     command's message (stream-json: the result line; /compact also writes its
 //     compact_boundary), a command that did not succeed is an error result (exit 1), and
 //     an unknown name is "Unknown command: /name" (exit 1) unless "/name" is an existing
-//     file path, which goes to the model as text. Stream-json input user lines do the same.
+//     file path, which goes to the model as text. Stream-json input user lines do the same,
+//     and --engine runs the command in the engine's session (ExecuteCommand).
 //   - num_turns counts the model/tool rounds that ran, Stop-hook continuations included.
 //     The forced final summary made at the --max-turns cap is not a turn, so --max-turns N
 //     reports at most N (Claude Code reports N+1 there: it counts the turn it refused to

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
+	"github.com/robota-sdk/robota-go/pkg/client"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 )
@@ -19,30 +20,49 @@ import (
 // /name". The result's text is the command's message; a command that did not succeed
 // is an error result (exit 1).
 func slashResult(ctx context.Context, s *interactive.InteractiveSession, cwd, prompt string, out *output.Writer) (res output.Result, handled bool) {
+	res, handled = runSlash(cwd, prompt, out, s.ExecuteCommand)
+	res.Model, res.ContextWindow = s.Session().Model(), s.Session().ContextWindow()
+	return res, handled
+}
+
+// runSlash is slashResult over exec, which runs a command in process or in an engine.
+func runSlash(cwd, prompt string, out *output.Writer,
+	exec func(ctx context.Context, name, args string) (commands.Result, error)) (res output.Result, handled bool) {
 	name, args, ok := commands.Split(prompt)
 	if !ok {
 		return res, false
 	}
-	cmd, err := s.ExecuteCommand(ctx, name, args)
-	if errors.Is(err, commands.ErrUnknownCommand) {
+	cmd, err := exec(context.Background(), name, args)
+	switch {
+	case errors.Is(err, commands.ErrUnknownCommand) || errors.Is(err, client.ErrNotFound):
 		if isExistingPath(cwd, "/"+name) {
 			return res, false
 		}
 		cmd = commands.Result{Message: "Unknown command: /" + name}
-	} else if err != nil {
+	case err != nil:
 		cmd = commands.Result{Message: err.Error()}
 	}
 	if cmd.Success && name == "compact" {
-		if before, ok := cmd.Data["beforeTokens"].(int); ok {
+		if before, ok := number(cmd.Data["beforeTokens"]); ok {
 			out.CompactBoundary("manual", before)
 		}
 	}
-	res = output.Result{Subtype: output.SubtypeSuccess, Text: cmd.Message, Model: s.Session().Model(),
-		ContextWindow: s.Session().ContextWindow()}
+	res = output.Result{Subtype: output.SubtypeSuccess, Text: cmd.Message}
 	if !cmd.Success {
 		res.Subtype, res.IsError = output.SubtypeErrorDuringExecution, true
 	}
 	return res, true
+}
+
+// number reads a count from command data: an int in process, a float64 over gRPC.
+func number(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case float64:
+		return int(n), true
+	}
+	return 0, false
 }
 
 // isExistingPath reports whether p (absolute, or below cwd) names a file or directory.
