@@ -111,21 +111,31 @@ func TestEngineReflectionListsEngineService(t *testing.T) {
 	}
 }
 
-func TestEngineUnimplementedRPCSaysWhy(t *testing.T) {
-	p, _ := startEngine(t)
-	conn, err := p.Dial()
+// Issue 14 §1: the engine serves the slash commands (they answered Unimplemented before).
+func TestEngineExecutesCommands(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "script.yaml"), []byte("turns:\n  - text: hi\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, c := engineClient(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	created, err := c.CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: dir, Provider: "script", Script: "script.yaml"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, err = robotav1.NewEngineServiceClient(conn).ExecuteCommand(ctx, &robotav1.ExecuteCommandRequest{SessionId: "s", Name: "compact"})
-	if status.Code(err) != codes.Unimplemented {
-		t.Fatalf("ExecuteCommand error = %v, want Unimplemented", err)
+	id := created.GetSession().GetSessionId()
+	res, err := c.ExecuteCommand(ctx, &robotav1.ExecuteCommandRequest{SessionId: id, Name: "rename", Args: "release work"})
+	if err != nil || !res.GetSuccess() || res.GetMessage() != "Session renamed to release work" {
+		t.Fatalf("/rename = %v, %v", res, err)
 	}
-	if msg := status.Convert(err).Message(); !strings.Contains(msg, "ExecuteCommand is not implemented in this engine build yet") {
-		t.Fatalf("ExecuteCommand message = %q, want it to say the RPC is not implemented yet", msg)
+	list, err := c.ListCommands(ctx, &robotav1.ListCommandsRequest{SessionId: id})
+	if err != nil || len(list.GetCommands()) < 16 {
+		t.Fatalf("ListCommands = %v, %v", list, err)
+	}
+	_, err = c.ExecuteCommand(ctx, &robotav1.ExecuteCommandRequest{SessionId: id, Name: "frobnicate"})
+	if status.Code(err) != codes.NotFound || !strings.Contains(status.Convert(err).Message(), "/frobnicate") {
+		t.Fatalf("unknown command error = %v, want NotFound naming it", err)
 	}
 }
 

@@ -12,6 +12,13 @@
 //     the prompt (`echo q | robota -p`); with a prompt, piped stdin is appended to it.
 //     Stdin that brings no byte within 3 s is given up with a warning on stderr, so a pipe
 //     nobody closes cannot hang the run.
+//   - A prompt "/name args" runs the slash command (InteractiveSession.ExecuteCommand), as
+//     `claude -p "/compact"` does, and the model is not asked: the result's text is the
+//     command's message (stream-json: the result line; /compact also writes its
+//     compact_boundary), a command that did not succeed is an error result (exit 1), and
+//     an unknown name is "Unknown command: /name" (exit 1) unless "/name" is an existing
+//     file path, which goes to the model as text. Stream-json input user lines do the same,
+//     and --engine runs the command in the engine's session (ExecuteCommand).
 //   - num_turns counts the model/tool rounds that ran, Stop-hook continuations included.
 //     The forced final summary made at the --max-turns cap is not a turn, so --max-turns N
 //     reports at most N (Claude Code reports N+1 there: it counts the turn it refused to

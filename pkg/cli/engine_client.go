@@ -13,6 +13,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/client"
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
@@ -87,13 +88,17 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
-	end, sig, runErr := r.submit(ctx, prompt, sigs)
-	if runErr != nil {
-		fmt.Fprintf(stderr, "robota: %v\n", runErr)
-		r.close()
-		return exitFailed
+	var sig os.Signal
+	res, isCommand := runSlash(cwd, prompt, r.out, r.executeCommand(ctx))
+	if !isCommand {
+		end, s, runErr := r.submit(ctx, prompt, sigs)
+		if runErr != nil {
+			fmt.Fprintf(stderr, "robota: %v\n", runErr)
+			r.close()
+			return exitFailed
+		}
+		res, sig = r.result(end, o.MaxTurns), s
 	}
-	res := r.result(end, o.MaxTurns)
 	res.DurationMS = time.Since(start).Milliseconds()
 	res.Model = info.Model
 	if info.Context != nil {
@@ -108,6 +113,16 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 		fmt.Fprintf(stderr, "robota: saving session %s: %v\n", info.ID, closeErr)
 	}
 	return exitStatus(stderr, format, info.ID, sig, res, closeErr)
+}
+
+// executeCommand runs a slash command in the engine's session.
+func (r *engineRun) executeCommand(ctx context.Context) func(context.Context, string, string) (commands.Result, error) {
+	return func(_ context.Context, name, args string) (commands.Result, error) {
+		callCtx, cancel := context.WithTimeout(ctx, engineRPCWait)
+		defer cancel()
+		res, err := r.c.ExecuteCommand(callCtx, r.id, name, args)
+		return commands.Result{Success: res.Success, Message: res.Message, Data: res.Data}, err
+	}
 }
 
 // reportEngineSetupError prints why the session could not be created; the exit status

@@ -104,16 +104,20 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
-	end, sig, err := runPrompt(ctx, s, prompt, sigs, eventPrinter{out: out, verbose: o.Verbose, stderr: stderr})
-
-	res := output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true}
-	if err != nil { // the prompt was refused, or its events could not be followed
-		res.Errors = []string{err.Error()}
-	} else {
-		res = resultOf(sess, end.Response, end.Err, o.MaxTurns)
-		res.StructuredOutput = structured.value()
+	var sig os.Signal
+	res, isCommand := slashResult(ctx, s, cwd, prompt, out)
+	if !isCommand {
+		var end *interactive.Result
+		end, sig, err = runPrompt(ctx, s, prompt, sigs, eventPrinter{out: out, verbose: o.Verbose, stderr: stderr})
+		res = output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true}
+		if err != nil { // the prompt was refused, or its events could not be followed
+			res.Errors = []string{err.Error()}
+		} else {
+			res = resultOf(sess, end.Response, end.Err, o.MaxTurns)
+			res.StructuredOutput = structured.value()
+		}
+		res.Model = a.Provider.Model
 	}
-	res.Model = a.Provider.Model
 	res.DurationMS = time.Since(start).Milliseconds()
 	closeErr := s.Close(context.Background(), "other")
 	unsaved := closeErr != nil && !res.IsError

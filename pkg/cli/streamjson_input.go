@@ -384,8 +384,11 @@ func (r *streamRun) turn(s *interactive.InteractiveSession, message json.RawMess
 		err = errors.New("the user message has no text")
 	}
 	if err == nil {
-		var end *interactive.Result
-		if end, err = r.follow(s, prompt); err == nil {
+		if cmd, ok := slashResult(context.Background(), s, r.cwd, prompt, r.out); ok {
+			res = cmd
+		} else if end, ferr := r.follow(s, prompt); ferr != nil {
+			err = ferr
+		} else {
 			res = resultOf(s.Session(), end.Response, end.Err, r.o.MaxTurns)
 			res.Model = s.Session().Model()
 		}

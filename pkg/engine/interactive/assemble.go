@@ -164,6 +164,8 @@ type Assembled struct {
 	tasks     *taskRuntime // nil without Options.Runner
 	subagents *subagents
 	mcp       *mcp.Set // nil without MCP servers
+	// agentCatalog is the agent definitions the Agent tool serves (nil without a runner).
+	agentCatalog *agentdef.Catalog
 }
 
 // decorateRecord adds what the assembly owns to the session's record: the snapshots of
@@ -293,6 +295,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		if spawner, err = a.agentSpawner(settings, opts, choice, tools); err != nil {
 			return nil, err
 		}
+		a.agentCatalog = spawner.catalog
 		set, err := taskToolset(spawner, a.tasks.tasks)
 		if err != nil {
 			return nil, fmt.Errorf("agent tools: %w", err)

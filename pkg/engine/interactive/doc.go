@@ -88,4 +88,10 @@
 //     output preview), one tool-summary and one usage-summary per prompt (when tools ran
 //     and usage was reported), and a compaction entry opening the timeline after a
 //     compaction. It is persisted with the session.
+//   - Commands (package commands): ExecuteCommand runs a slash command from the registry
+//     of the built-ins (help, clear, compact, mode, model, language, cost, context,
+//     permissions, memory, rewind, resume, rename, reset, background, agent) and the
+//     sources added with AddCommandSource; ListCommands filters by prefix. clear,
+//     compact, reset and model refuse while a prompt runs (Success false); memory and
+//     rewind answer "not available yet" with Success false until their stores exist.
 package interactive

@@ -12,6 +12,7 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
@@ -67,6 +68,13 @@ type InteractiveSession struct {
 	cancel   context.CancelFunc
 	loopDone chan struct{} // closed when the running loop ends
 	closed   bool
+
+	usageMu sync.Mutex
+	usage   llm.Usage // the prompts' usage, summed (/cost)
+	prompts int
+
+	cmdMu      sync.Mutex
+	cmdSources []commands.Source // skill and plugin commands, after the built-ins
 }
 
 type pendingPrompt struct{ id, text string }
@@ -439,6 +447,9 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 	s.toolsMu.Unlock()
 	answer, err := s.sess.Run(ctx, p.text)
 	last := s.sess.LastResult()
+	s.usageMu.Lock()
+	s.usage, s.prompts = s.usage.Add(last.Usage), s.prompts+1
+	s.usageMu.Unlock()
 	res := &Result{Response: answer, StopReason: last.StopReason, Rounds: last.Rounds, Usage: last.Usage}
 	end := Event{Type: EventComplete, PromptID: p.id, Result: res}
 	switch {

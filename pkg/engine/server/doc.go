@@ -5,9 +5,11 @@
 // queueing, permission or persistence logic of its own (DESIGN.md decision 7).
 //
 // Guarantees:
-//   - Every session and background-task RPC is served. ExecuteCommand and
-//     ListCommands answer codes.Unimplemented with a message naming the work that
-//     brings them, so clients can tell "not yet" from "broken". A session of an
+//   - Every RPC is served; ExecuteCommand and ListCommands over the session's command
+//     registry (InteractiveSession.ExecuteCommand/ListCommands): a command that could
+//     not do what was asked is success=false with its message, an unknown command
+//     NOT_FOUND. An RPC a later build adds answers codes.Unimplemented with a message
+//     saying it is planned, so clients can tell "not yet" from "broken". A session of an
 //     engine without workers answers the task RPCs FAILED_PRECONDITION.
 //   - Errors carry the codes engine.proto documents: NOT_FOUND for an unknown
 //     session, permission request or background task, FAILED_PRECONDITION for

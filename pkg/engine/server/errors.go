@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
@@ -28,6 +29,7 @@ var codeOf = []struct {
 }{
 	{manager.ErrNotFound, codes.NotFound},
 	{interactive.ErrUnknownPermissionRequest, codes.NotFound},
+	{commands.ErrUnknownCommand, codes.NotFound},
 	{manager.ErrNotLive, codes.FailedPrecondition},
 	{manager.ErrShuttingDown, codes.Unavailable},
 	{interactive.ErrQueueFull, codes.ResourceExhausted},

@@ -52,10 +52,7 @@ func (s *Server) Register(g *grpc.Server) { robotav1.RegisterEngineServiceServer
 const servicePrefix = "/" + "robota.v1.EngineService" + "/"
 
 // later names the work that brings each RPC still unimplemented.
-var later = map[string]string{
-	"ExecuteCommand": "the slash commands work",
-	"ListCommands":   "the slash commands work",
-}
+var later = map[string]string{}
 
 // explainUnimplemented rewrites the generated "method X not implemented" into a
 // message that says the RPC is planned, so an operator is not left guessing.

@@ -144,7 +144,7 @@ func (s *Session) Record() store.Record {
 // others come through unchanged from the resumed record, then DecorateRecord adds its own.
 func (s *Session) header() store.Record {
 	rec := store.Record{
-		ID: s.id, Cwd: s.cfg.Cwd, Name: s.cfg.Name, CreatedAt: s.createdAt, UpdatedAt: s.cfg.Now(),
+		ID: s.id, Cwd: s.cfg.Cwd, Name: s.Name(), CreatedAt: s.createdAt, UpdatedAt: s.cfg.Now(),
 		SystemPrompt: s.systemMessage, ToolSchemas: s.ToolSchemas(),
 	}
 	copyOpaqueFields(&rec, s.resumed)

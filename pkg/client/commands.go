@@ -1,0 +1,25 @@
+package client
+
+import (
+	"context"
+
+	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+)
+
+// CommandResult is a slash command's result: Message for the user, Success, and the
+// command's structured Data.
+type CommandResult struct {
+	Success bool
+	Message string
+	Data    map[string]any
+}
+
+// ExecuteCommand runs the slash command name (without "/") with args in a live session.
+// An unknown command is an error matching ErrNotFound.
+func (c *Client) ExecuteCommand(ctx context.Context, sessionID, name, args string) (CommandResult, error) {
+	resp, err := c.rpc.ExecuteCommand(ctx, &robotav1.ExecuteCommandRequest{SessionId: sessionID, Name: name, Args: args})
+	if err != nil {
+		return CommandResult{}, rpcErr("execute command /"+name, err)
+	}
+	return CommandResult{Success: resp.GetSuccess(), Message: resp.GetMessage(), Data: resp.GetData().AsMap()}, nil
+}

@@ -1,0 +1,80 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func run(msg string) Handler {
+	return func(_ context.Context, args string) Result { return Result{Message: msg + "|" + args, Success: true} }
+}
+
+func testRegistry() *Registry {
+	return NewRegistry(
+		Static{SourceName: "builtin", List: []Command{{Name: "help", Run: run("b-help")}, {Name: "clear", Run: run("b-clear")}}},
+		Static{SourceName: "plugin", List: []Command{{Name: "help", Plugin: "p", Run: run("p-help")}, {Name: "deploy", Plugin: "p", Run: run("p-deploy")}}},
+	)
+}
+
+func names(cs []Command) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.QualifiedName())
+	}
+	return out
+}
+
+func TestList(t *testing.T) {
+	r := testRegistry()
+	for _, tc := range []struct {
+		prefix string
+		want   []string
+	}{
+		{"", []string{"clear", "help", "p:deploy", "p:help"}},
+		{"/he", []string{"help", "p:help"}},
+		{"p:", []string{"p:deploy", "p:help"}},
+		{"dep", []string{"p:deploy"}},
+		{"zz", nil},
+	} {
+		if got := names(r.List(tc.prefix)); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("List(%q) = %v, want %v", tc.prefix, got, tc.want)
+		}
+	}
+}
+
+func TestExecute(t *testing.T) {
+	r := testRegistry()
+	for _, tc := range []struct{ name, args, want string }{
+		{"help", "", "b-help|"},        // builtin wins the bare name
+		{"/p:help", " x ", "p-help|x"}, // qualified reaches the plugin's
+		{"deploy", "prod", "p-deploy|prod"},
+	} {
+		res, err := r.Execute(context.Background(), tc.name, tc.args)
+		if err != nil || res.Message != tc.want || !res.Success {
+			t.Errorf("Execute(%q) = %+v, %v; want %q", tc.name, res, err, tc.want)
+		}
+	}
+	if _, err := r.Execute(context.Background(), "nope", ""); !errors.Is(err, ErrUnknownCommand) {
+		t.Errorf("unknown: err = %v", err)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		in, name, args string
+		ok             bool
+	}{
+		{"/compact keep the tests", "compact", "keep the tests", true},
+		{"  /help  ", "help", "", true},
+		{"/", "", "", false},
+		{"//x", "", "", false},
+		{"hello", "", "", false},
+	} {
+		n, a, ok := Split(tc.in)
+		if n != tc.name || a != tc.args || ok != tc.ok {
+			t.Errorf("Split(%q) = %q %q %v", tc.in, n, a, ok)
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package interactive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
+)
+
+// permissionModes are the modes /mode accepts (Claude Code's names).
+var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
+
+// ExecuteCommand runs the slash command name (with or without its "/") with args. An
+// unknown name fails with commands.ErrUnknownCommand; a command that cannot do what was
+// asked returns a Result with Success false. clear, compact, reset and model refuse while
+// a prompt runs.
+func (s *InteractiveSession) ExecuteCommand(ctx context.Context, name, args string) (commands.Result, error) {
+	return s.registry().Execute(ctx, name, args)
+}
+
+// ListCommands lists the commands whose name starts with prefix.
+func (s *InteractiveSession) ListCommands(prefix string) []commands.Command {
+	return s.registry().List(prefix)
+}
+
+// CommandSources are the extra sources (skills, plugins) after the built-ins; set before
+// the session is used.
+func (s *InteractiveSession) AddCommandSource(src commands.Source) {
+	s.cmdMu.Lock()
+	s.cmdSources = append(s.cmdSources, src)
+	s.cmdMu.Unlock()
+}
+
+func (s *InteractiveSession) registry() *commands.Registry {
+	s.cmdMu.Lock()
+	defer s.cmdMu.Unlock()
+	r := commands.NewRegistry(commands.Static{SourceName: "builtin", List: s.builtins()})
+	for _, src := range s.cmdSources {
+		r.Add(src)
+	}
+	return r
+}
+
+func ok(msg string, data map[string]any) commands.Result {
+	return commands.Result{Message: msg, Success: true, Data: data}
+}
+
+func fail(msg string, data map[string]any) commands.Result {
+	return commands.Result{Message: msg, Success: false, Data: data}
+}
+
+// busy refuses a command that changes the conversation or model while a prompt runs.
+func (s *InteractiveSession) busy(name string) (commands.Result, bool) {
+	if s.IsRunning() {
+		return fail(fmt.Sprintf("/%s is not available while a prompt is running; wait for it to finish or abort it", name),
+			map[string]any{"reason": "prompt_running"}), true
+	}
+	return commands.Result{}, false
+}
+
+func (s *InteractiveSession) builtins() []commands.Command {
+	return []commands.Command{
+		{Name: "help", Description: "List the available commands", Run: s.cmdHelp},
+		{Name: "clear", Description: "Start a new conversation", Run: s.cmdClear},
+		{Name: "compact", Description: "Compact the conversation", ArgumentHint: "[instructions]", Run: s.cmdCompact},
+		{Name: "mode", Description: "Show or set the permission mode", ArgumentHint: "[mode]", Subcommands: permissionModes, Run: s.cmdMode},
+		{Name: "model", Description: "Show or set the model", ArgumentHint: "[model]", Subcommands: []string{"default", "sonnet", "opus", "haiku"}, Run: s.cmdModel},
+		{Name: "language", Description: "Show the response language", Run: s.cmdLanguage},
+		{Name: "cost", Description: "Show the token usage of this session", Run: s.cmdCost},
+		{Name: "context", Description: "Show the context window state", Run: s.cmdContext},
+		{Name: "permissions", Description: "Show the permission rules", Run: s.cmdPermissions},
+		{Name: "memory", Description: "Project memory", Run: notYet("memory", "§5 memory store")},
+		{Name: "rewind", Description: "Restore edit checkpoints", Run: notYet("rewind", "§4 edit checkpoints")},
+		{Name: "resume", Description: "List stored sessions to resume", Run: s.cmdResume},
+		{Name: "rename", Description: "Name this session", ArgumentHint: "NAME", Run: s.cmdRename},
+		{Name: "reset", Description: "New conversation and clear the session's permission rules", Run: s.cmdReset},
+		{Name: "background", Description: "List background tasks", Run: s.cmdBackground},
+		{Name: "agent", Description: "List agent definitions and running subagents", Run: s.cmdAgent},
+	}
+}
+
+func notYet(name, work string) commands.Handler {
+	return func(context.Context, string) commands.Result {
+		return fail("/"+name+" is not available yet", map[string]any{"available": false, "reason": "not implemented yet: " + work})
+	}
+}
+
+func (s *InteractiveSession) cmdHelp(_ context.Context, _ string) commands.Result {
+	list := s.ListCommands("")
+	var b strings.Builder
+	names := make([]string, 0, len(list))
+	for _, c := range list {
+		fmt.Fprintf(&b, "/%s", c.QualifiedName())
+		if c.ArgumentHint != "" {
+			fmt.Fprintf(&b, " %s", c.ArgumentHint)
+		}
+		fmt.Fprintf(&b, " - %s\n", c.Description)
+		names = append(names, c.QualifiedName())
+	}
+	return ok(strings.TrimRight(b.String(), "\n"), map[string]any{"commands": names})
+}
+
+func (s *InteractiveSession) cmdClear(_ context.Context, _ string) commands.Result {
+	if r, refused := s.busy("clear"); refused {
+		return r
+	}
+	if err := s.sess.ClearHistory(); err != nil {
+		return fail("clear: "+err.Error(), nil)
+	}
+	return ok("Conversation cleared.", map[string]any{"cleared": true})
+}
+
+func (s *InteractiveSession) cmdCompact(ctx context.Context, args string) commands.Result {
+	if r, refused := s.busy("compact"); refused {
+		return r
+	}
+	before := s.sess.ContextState()
+	if err := s.Compact(ctx, args); err != nil {
+		if errors.Is(err, session.ErrRunInProgress) {
+			r, _ := s.busy("compact")
+			return r
+		}
+		if errors.Is(err, session.ErrNothingToCompact) {
+			return fail("Nothing to compact yet: the conversation is empty.", map[string]any{"reason": "empty"})
+		}
+		return fail("compact: "+err.Error(), nil)
+	}
+	after := s.sess.ContextState()
+	return ok(fmt.Sprintf("Conversation compacted (%d → %d tokens).", before.UsedTokens, after.UsedTokens),
+		map[string]any{"instructions": args, "beforeTokens": before.UsedTokens, "afterTokens": after.UsedTokens})
+}
+
+func (s *InteractiveSession) cmdMode(_ context.Context, args string) commands.Result {
+	cur := string(s.sess.PermissionMode())
+	if args == "" {
+		return ok("Permission mode: "+cur, map[string]any{"mode": cur, "modes": permissionModes})
+	}
+	if !slices.Contains(permissionModes, args) {
+		return fail(fmt.Sprintf("Unknown permission mode %q; one of: %s", args, strings.Join(permissionModes, ", ")),
+			map[string]any{"mode": cur, "modes": permissionModes})
+	}
+	s.sess.SetPermissionMode(session.PermissionMode(args))
+	return ok("Permission mode set to "+args, map[string]any{"mode": args, "previous": cur})
+}
+
+func (s *InteractiveSession) cmdModel(_ context.Context, args string) commands.Result {
+	cur := s.sess.Model()
+	if args == "" {
+		return ok("Model: "+cur, map[string]any{"model": cur})
+	}
+	if r, refused := s.busy("model"); refused {
+		return r
+	}
+	id, err := s.SetModel(args)
+	if err != nil {
+		if errors.Is(err, session.ErrRunInProgress) {
+			r, _ := s.busy("model")
+			return r
+		}
+		return fail("model: "+err.Error(), map[string]any{"model": cur})
+	}
+	return ok("Model set to "+id, map[string]any{"model": id, "previous": cur})
+}
+
+func (s *InteractiveSession) cmdLanguage(_ context.Context, args string) commands.Result {
+	lang := ""
+	if s.assembled != nil && s.assembled.Settings != nil {
+		lang = s.assembled.Settings.Language
+	}
+	if args != "" {
+		return fail("Setting the language from a command is not available yet; set `language` in settings.",
+			map[string]any{"language": lang, "available": false})
+	}
+	if lang == "" {
+		return ok("No response language is set.", map[string]any{"language": ""})
+	}
+	return ok("Response language: "+lang, map[string]any{"language": lang})
+}
+
+func (s *InteractiveSession) cmdCost(_ context.Context, _ string) commands.Result {
+	s.usageMu.Lock()
+	u, n := s.usage, s.prompts
+	s.usageMu.Unlock()
+	sub := s.sess.SubagentUsage()
+	return ok(fmt.Sprintf("Tokens: %d input, %d output over %d prompt(s); subagents %d.", u.InputTokens, u.OutputTokens, n, sub.Total()),
+		map[string]any{"inputTokens": u.InputTokens, "outputTokens": u.OutputTokens,
+			"cacheCreationInputTokens": u.CacheCreationInputTokens, "cacheReadInputTokens": u.CacheReadInputTokens,
+			"totalTokens": u.Total(), "prompts": n, "subagentTokens": sub.Total(), "costStatus": "unknown"})
+}
+
+func (s *InteractiveSession) cmdContext(_ context.Context, _ string) commands.Result {
+	st := s.sess.ContextState()
+	n := len(s.sess.Messages())
+	return ok(fmt.Sprintf("Context: %d / %d tokens (%.1f%%), %d messages.", st.UsedTokens, st.MaxTokens, st.UsedPercentage, n),
+		map[string]any{"usedTokens": st.UsedTokens, "maxTokens": st.MaxTokens, "usedPercentage": st.UsedPercentage,
+			"messages": n})
+}
+
+func (s *InteractiveSession) cmdPermissions(_ context.Context, _ string) commands.Result {
+	var allow, ask, deny []string
+	if s.assembled != nil && s.assembled.Settings != nil {
+		p := s.assembled.Settings.Permissions
+		for _, r := range p.Allow {
+			allow = append(allow, r.Text)
+		}
+		for _, r := range p.Ask {
+			ask = append(ask, r.Text)
+		}
+		for _, r := range p.Deny {
+			deny = append(deny, r.Text)
+		}
+	}
+	sessionRules := s.sess.SessionRules()
+	mode := string(s.sess.PermissionMode())
+	msg := fmt.Sprintf("Mode %s; allow %d, ask %d, deny %d rules; %d session rule(s).", mode, len(allow), len(ask), len(deny), len(sessionRules))
+	return ok(msg, map[string]any{"mode": mode, "allow": nonNilStrings(allow), "ask": nonNilStrings(ask),
+		"deny": nonNilStrings(deny), "sessionRules": nonNilStrings(sessionRules)})
+}
+
+func nonNilStrings(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+func (s *InteractiveSession) cmdResume(ctx context.Context, _ string) commands.Result {
+	how := "Start with `robota --resume ID` (or NAME), or `robota --continue` for the latest."
+	if s.assembled == nil || s.assembled.store == nil {
+		return ok("No session store. "+how, map[string]any{"sessions": []any{}})
+	}
+	list, err := s.assembled.store.List(ctx)
+	if err != nil {
+		return fail("resume: "+err.Error(), nil)
+	}
+	var b strings.Builder
+	out := make([]map[string]any, 0, len(list.Sessions))
+	for _, in := range list.Sessions {
+		if in.ID == s.ID() {
+			continue
+		}
+		fmt.Fprintf(&b, "%s  %s  %d messages  %s\n", in.ID, in.UpdatedAt.Format("2006-01-02 15:04"), in.Messages, in.Name)
+		out = append(out, map[string]any{"id": in.ID, "name": in.Name, "updatedAt": in.UpdatedAt, "messages": in.Messages})
+	}
+	return ok(b.String()+how, map[string]any{"sessions": out})
+}
+
+func (s *InteractiveSession) cmdRename(ctx context.Context, args string) commands.Result {
+	if args == "" {
+		return fail("Usage: /rename NAME", map[string]any{"name": s.sess.Name()})
+	}
+	if err := s.sess.SetName(ctx, args); err != nil {
+		return fail("rename: "+err.Error(), nil)
+	}
+	return ok("Session renamed to "+s.sess.Name(), map[string]any{"name": s.sess.Name()})
+}
+
+func (s *InteractiveSession) cmdReset(_ context.Context, _ string) commands.Result {
+	if r, refused := s.busy("reset"); refused {
+		return r
+	}
+	if err := s.sess.ClearHistory(); err != nil {
+		return fail("reset: "+err.Error(), nil)
+	}
+	s.sess.ClearSessionRules()
+	return ok("Conversation cleared and session permission rules removed.", map[string]any{"cleared": true, "sessionRulesCleared": true})
+}
+
+func (s *InteractiveSession) taskList(kind tasks.Kind) []tasks.Task {
+	if s.assembled == nil || s.assembled.Tasks() == nil {
+		return nil
+	}
+	return s.assembled.Tasks().List(tasks.Filter{Kind: kind})
+}
+
+func (s *InteractiveSession) cmdBackground(_ context.Context, _ string) commands.Result {
+	list := s.taskList("")
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d background task(s).", len(list))
+	for _, t := range list {
+		label := t.Command
+		if label == "" {
+			label = t.AgentType + ": " + t.Description
+		}
+		fmt.Fprintf(&b, "\n%s  %s  %s  %s", t.ID, t.Kind, t.State, label)
+	}
+	return ok(b.String(), map[string]any{"tasks": nonNilTasks(list)})
+}
+
+func nonNilTasks(v []tasks.Task) []tasks.Task {
+	if v == nil {
+		return []tasks.Task{}
+	}
+	return v
+}
+
+func (s *InteractiveSession) cmdAgent(_ context.Context, _ string) commands.Result {
+	var defs []map[string]any
+	if s.assembled != nil && s.assembled.agentCatalog != nil {
+		for _, d := range s.assembled.agentCatalog.List() {
+			defs = append(defs, map[string]any{"name": d.Name, "description": d.Description})
+		}
+	}
+	var running []tasks.Task
+	for _, t := range s.taskList(tasks.KindAgent) {
+		if !t.State.Terminal() {
+			running = append(running, t)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d agent definition(s), %d running subagent(s).", len(defs), len(running))
+	for _, d := range defs {
+		fmt.Fprintf(&b, "\n%s - %s", d["name"], d["description"])
+	}
+	if defs == nil {
+		defs = []map[string]any{}
+	}
+	return ok(b.String(), map[string]any{"definitions": defs, "running": nonNilTasks(running)})
+}

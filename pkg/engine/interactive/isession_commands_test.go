@@ -1,0 +1,142 @@
+package interactive
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
+)
+
+const commandScript = `
+turns:
+  - when: {compaction: true}
+    text: "[Context Summary] said hello"
+    repeat: true
+  - when: {lastUserContains: "slow"}
+    text: "slow answer"
+    hang: true
+  - text: "hi there"
+    usage: {inputTokens: 100, outputTokens: 7}
+    repeat: true
+`
+
+// Each built-in answers with its message, success and data; the ones that change the
+// session apply their effect.
+func TestBuiltinCommands(t *testing.T) {
+	s := newTestSession(t, scriptProvider(t, commandScript), Options{})
+	sub := s.Subscribe()
+	sent, _ := s.Submit("hello")
+	until(t, sub, ends(sent.PromptID))
+	ctx := context.Background()
+
+	for _, tc := range []struct {
+		name, args string
+		success    bool
+		msg        string         // substring of the message
+		data       map[string]any // entries the data must hold
+		check      func(t *testing.T)
+	}{
+		{name: "help", success: true, msg: "/compact [instructions] - Compact"},
+		{name: "cost", success: true, msg: "100 input, 7 output over 1 prompt", data: map[string]any{"inputTokens": 100, "outputTokens": 7, "prompts": 1}},
+		{name: "context", success: true, msg: "Context: ", data: map[string]any{"messages": len(s.Session().Messages())}},
+		{name: "mode", success: true, msg: "Permission mode: default", data: map[string]any{"mode": "default"}},
+		{name: "mode", args: "plan", success: true, msg: "set to plan", check: func(t *testing.T) {
+			if m := s.Session().PermissionMode(); m != "plan" {
+				t.Errorf("mode = %s", m)
+			}
+		}},
+		{name: "mode", args: "yolo", success: false, msg: `Unknown permission mode "yolo"`},
+		{name: "model", args: "other-model", success: true, msg: "Model set to other-model", check: func(t *testing.T) {
+			if m := s.Session().Model(); m != "other-model" {
+				t.Errorf("model = %s", m)
+			}
+		}},
+		{name: "model", success: true, msg: "Model: other-model", data: map[string]any{"model": "other-model"}},
+		{name: "permissions", success: true, msg: "Mode plan", data: map[string]any{"mode": "plan"}},
+		{name: "language", success: true, msg: "No response language"},
+		{name: "memory", success: false, msg: "not available yet", data: map[string]any{"available": false}},
+		{name: "rewind", args: "list", success: false, msg: "not available yet", data: map[string]any{"available": false}},
+		{name: "rename", success: false, msg: "Usage: /rename NAME"},
+		{name: "rename", args: "my work", success: true, msg: "renamed to my work", check: func(t *testing.T) {
+			if n := s.Session().Record().Name; n != "my work" {
+				t.Errorf("record name = %q", n)
+			}
+			// Saved at once: the store's listing shows the name.
+			stored, err := s.Assembled().store.Load(context.Background(), s.ID())
+			if err != nil || stored.Name != "my work" {
+				t.Errorf("stored name = %q, %v", stored.Name, err)
+			}
+		}},
+		{name: "resume", success: true, msg: "robota --resume"},
+		{name: "background", success: true, msg: "0 background task(s)."},
+		{name: "agent", success: true, msg: "agent definition(s), 0 running subagent(s)."},
+		{name: "/compact", args: "keep it short", success: true, msg: "Conversation compacted", data: map[string]any{"instructions": "keep it short"}},
+		{name: "clear", success: true, msg: "Conversation cleared.", check: func(t *testing.T) {
+			for _, m := range s.Session().Messages() {
+				if m.Role != "system" {
+					t.Errorf("a %s message is left after /clear", m.Role)
+				}
+			}
+		}},
+		{name: "reset", success: true, msg: "session permission rules removed", data: map[string]any{"sessionRulesCleared": true}},
+	} {
+		res, err := s.ExecuteCommand(ctx, tc.name, tc.args)
+		if err != nil {
+			t.Fatalf("/%s %s: %v", tc.name, tc.args, err)
+		}
+		if res.Success != tc.success || !strings.Contains(res.Message, tc.msg) {
+			t.Errorf("/%s %s = %v %q; want %v and %q", tc.name, tc.args, res.Success, res.Message, tc.success, tc.msg)
+		}
+		for k, v := range tc.data {
+			if got := res.Data[k]; got != v {
+				t.Errorf("/%s %s: data[%s] = %v (%T), want %v", tc.name, tc.args, k, got, got, v)
+			}
+		}
+		if tc.check != nil {
+			tc.check(t)
+		}
+	}
+	if res, _ := s.ExecuteCommand(ctx, "compact", ""); res.Success || res.Message != "Nothing to compact yet: the conversation is empty." {
+		t.Errorf("/compact after /reset = %+v", res)
+	}
+	if _, err := s.ExecuteCommand(ctx, "nope", ""); !errors.Is(err, commands.ErrUnknownCommand) {
+		t.Errorf("unknown command: err = %v", err)
+	}
+}
+
+// clear, compact, reset and model are refused while a prompt runs; the others answer.
+func TestCommandsRefusedWhileRunning(t *testing.T) {
+	s := newTestSession(t, scriptProvider(t, commandScript), Options{})
+	sub := s.Subscribe()
+	sent, _ := s.Submit("slow")
+	until(t, sub, func(ev Event) bool { return ev.Type == EventTextDelta && ev.PromptID == sent.PromptID })
+	for _, tc := range []struct{ name, args string }{{"clear", ""}, {"compact", ""}, {"reset", ""}, {"model", "x"}} {
+		res, err := s.ExecuteCommand(context.Background(), tc.name, tc.args)
+		if err != nil || res.Success || !strings.Contains(res.Message, "not available while a prompt is running") {
+			t.Errorf("/%s while running = %+v, %v", tc.name, res, err)
+		}
+	}
+	if res, _ := s.ExecuteCommand(context.Background(), "context", ""); !res.Success {
+		t.Errorf("/context while running = %+v", res)
+	}
+	s.Abort()
+	until(t, sub, ends(sent.PromptID))
+}
+
+// ListCommands filters by prefix and includes the sources added after the built-ins.
+func TestListCommands(t *testing.T) {
+	s := newTestSession(t, scriptProvider(t, commandScript), Options{})
+	s.AddCommandSource(commands.Static{SourceName: "plugin", List: []commands.Command{{Name: "deploy", Plugin: "ops"}}})
+	var got []string
+	for _, c := range s.ListCommands("/co") {
+		got = append(got, c.QualifiedName())
+	}
+	if strings.Join(got, ",") != "compact,context,cost" {
+		t.Errorf("ListCommands(/co) = %v", got)
+	}
+	if l := s.ListCommands("ops:"); len(l) != 1 || l[0].Source != "plugin" {
+		t.Errorf("ListCommands(ops:) = %+v", l)
+	}
+}
