@@ -89,7 +89,7 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
 	var sig os.Signal
-	res, isCommand := runSlash(cwd, prompt, r.out, r.executeCommand(ctx))
+	res, isCommand := runSlash(cwd, &prompt, r.out, r.executeCommand(ctx))
 	if !isCommand {
 		end, s, runErr := r.submit(ctx, prompt, sigs)
 		if runErr != nil {

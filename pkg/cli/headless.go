@@ -105,7 +105,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
 	var sig os.Signal
-	res, isCommand := slashResult(ctx, s, cwd, prompt, out)
+	res, isCommand := slashResult(ctx, s, cwd, &prompt, out)
 	if !isCommand {
 		var end *interactive.Result
 		end, sig, err = runPrompt(ctx, s, prompt, sigs, eventPrinter{out: out, verbose: o.Verbose, stderr: stderr})

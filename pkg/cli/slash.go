@@ -19,16 +19,19 @@ import (
 // path pasted as the prompt). An unknown command is a failed result "Unknown command:
 // /name". The result's text is the command's message; a command that did not succeed
 // is an error result (exit 1).
-func slashResult(ctx context.Context, s *interactive.InteractiveSession, cwd, prompt string, out *output.Writer) (res output.Result, handled bool) {
+//
+// A command whose data holds a "prompt" (a skill or custom command the user invoked)
+// is not an answer: its text goes to the model instead, returned in *prompt.
+func slashResult(ctx context.Context, s *interactive.InteractiveSession, cwd string, prompt *string, out *output.Writer) (res output.Result, handled bool) {
 	res, handled = runSlash(cwd, prompt, out, s.ExecuteCommand)
 	res.Model, res.ContextWindow = s.Session().Model(), s.Session().ContextWindow()
 	return res, handled
 }
 
 // runSlash is slashResult over exec, which runs a command in process or in an engine.
-func runSlash(cwd, prompt string, out *output.Writer,
+func runSlash(cwd string, prompt *string, out *output.Writer,
 	exec func(ctx context.Context, name, args string) (commands.Result, error)) (res output.Result, handled bool) {
-	name, args, ok := commands.Split(prompt)
+	name, args, ok := commands.Split(*prompt)
 	if !ok {
 		return res, false
 	}
@@ -41,6 +44,10 @@ func runSlash(cwd, prompt string, out *output.Writer,
 		cmd = commands.Result{Message: "Unknown command: /" + name}
 	case err != nil:
 		cmd = commands.Result{Message: err.Error()}
+	}
+	if text, ok := cmd.Data[commands.PromptKey].(string); ok && cmd.Success {
+		*prompt = text
+		return res, false
 	}
 	if cmd.Success && name == "compact" {
 		if before, ok := number(cmd.Data["beforeTokens"]); ok {

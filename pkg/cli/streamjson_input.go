@@ -384,7 +384,7 @@ func (r *streamRun) turn(s *interactive.InteractiveSession, message json.RawMess
 		err = errors.New("the user message has no text")
 	}
 	if err == nil {
-		if cmd, ok := slashResult(context.Background(), s, r.cwd, prompt, r.out); ok {
+		if cmd, ok := slashResult(context.Background(), s, r.cwd, &prompt, r.out); ok {
 			res = cmd
 		} else if end, ferr := r.follow(s, prompt); ferr != nil {
 			err = ferr

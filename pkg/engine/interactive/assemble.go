@@ -166,6 +166,8 @@ type Assembled struct {
 	mcp       *mcp.Set // nil without MCP servers
 	// agentCatalog is the agent definitions the Agent tool serves (nil without a runner).
 	agentCatalog *agentdef.Catalog
+	// skills are the session's skills and custom commands.
+	skills *skills.Catalog
 }
 
 // decorateRecord adds what the assembly owns to the session's record: the snapshots of
@@ -308,6 +310,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("--tools: robota has no built-in tool %q; it is not offered", name))
 	}
 	skillCatalog, skillTool := a.loadSkills(opts, func() string { return sessionID }, spawner)
+	a.skills = skillCatalog
 	if skillTool != nil {
 		tools = append(tools, skillTool)
 	}

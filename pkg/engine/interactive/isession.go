@@ -110,6 +110,9 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		return nil, err
 	}
 	s.assembled, s.sess = a, a.Session
+	if a.skills != nil && len(a.skills.UserVisible()) > 0 {
+		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID})
+	}
 	if a.tasks != nil {
 		a.tasks.pump(s.hub.publish, s.promptID)
 		a.subagents.observe(s.hub.publish, s.promptID)

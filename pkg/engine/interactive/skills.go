@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/skills"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/tools/agenttool"
@@ -47,4 +48,26 @@ func (a *Assembled) loadSkills(opts Options, sessionID func() string, spawner *a
 		}
 	}
 	return cat, skills.NewTool(cfg)
+}
+
+// skillCommands offers the user-invocable skills and custom commands as slash commands
+// (/name args): each expands into the prompt the model then gets (commands.PromptKey).
+type skillCommands struct {
+	cat       *skills.Catalog
+	sessionID func() string
+}
+
+func (c skillCommands) Name() string { return "skill" }
+
+func (c skillCommands) Commands() []commands.Command {
+	var out []commands.Command
+	for _, sk := range c.cat.UserVisible() {
+		out = append(out, commands.Command{Name: sk.Name, Description: sk.Description, ArgumentHint: sk.ArgumentHint,
+			Source: "skill", Run: func(_ context.Context, args string) commands.Result {
+				text := skills.Expand(sk, args, skills.ExpandOptions{SessionID: c.sessionID()})
+				return commands.Result{Message: "/" + sk.Name + " expanded for the model", Success: true,
+					Data: map[string]any{commands.PromptKey: text, "skill": sk.Name}}
+			}})
+	}
+	return out
 }

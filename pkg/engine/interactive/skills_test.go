@@ -1,10 +1,13 @@
 package interactive
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 )
 
 // A project skill is listed to the model in the system prompt and offered through the
@@ -45,5 +48,29 @@ turns:
 	}
 	if !warned {
 		t.Fatalf("no warning names the malformed skill: %v", s.Assembled().Warnings)
+	}
+}
+
+// The user invokes a skill as /name args: the command expands it into the prompt the
+// model gets.
+func TestSkillInvokedByTheUser(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".claude", "commands", "notes.md")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("---\ndescription: Draft notes\nargument-hint: VERSION\n---\nNotes for $ARGUMENTS, please.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSession(t, scriptProvider(t, "turns:\n  - text: ok\n"), Options{Cwd: dir})
+	if list := s.ListCommands("no"); len(list) != 1 || list[0].Name != "notes" || list[0].Source != "skill" {
+		t.Fatalf("ListCommands(no) = %+v", list)
+	}
+	res, err := s.ExecuteCommand(context.Background(), "notes", "2.1 and 2.2")
+	if err != nil || !res.Success {
+		t.Fatalf("ExecuteCommand = %+v, %v", res, err)
+	}
+	if text, _ := res.Data[commands.PromptKey].(string); !strings.Contains(text, "Notes for 2.1 and 2.2, please.") {
+		t.Fatalf("prompt %q", text)
 	}
 }

@@ -15,6 +15,11 @@ type Result struct {
 	Data    map[string]any `json:"data,omitempty"`
 }
 
+// PromptKey in a Result's Data marks a command that expands into a prompt for the model
+// (a skill or custom command the user invoked): front ends submit Data[PromptKey]
+// instead of showing the message.
+const PromptKey = "prompt"
+
 // Handler runs a command with its argument string (what follows the name).
 type Handler func(ctx context.Context, args string) Result
 
