@@ -84,13 +84,13 @@ func (s *InteractiveSession) cmdRewind(_ context.Context, args string) commands.
 	case fields[0] == "list" && len(fields) == 1:
 		return s.rewindList()
 	case fields[0] == "code" && len(fields) == 2:
-		return s.rewindCode(fields[1])
-	case fields[0] == "conversation" && len(fields) == 2, len(fields) == 1:
-		return fail("Restoring the conversation is not available yet: the session cannot truncate its history. "+
-			"Use /rewind code "+fields[len(fields)-1]+" to restore the files. "+bashNotTracked,
-			map[string]any{"reason": "conversation rewind not implemented"})
+		return s.rewind(fields[1], false)
+	case fields[0] == "conversation" && len(fields) == 2:
+		return s.rewind(fields[1], true)
+	case len(fields) == 1 && fields[0] != "code" && fields[0] != "conversation":
+		return s.rewind(fields[0], true)
 	}
-	return fail("Usage: /rewind list | /rewind code ID. "+bashNotTracked, nil)
+	return fail("Usage: /rewind list | /rewind code ID | /rewind [conversation] ID. "+bashNotTracked, nil)
 }
 
 func (s *InteractiveSession) rewindList() commands.Result {
@@ -113,9 +113,24 @@ func (s *InteractiveSession) rewindList() commands.Result {
 	return ok(b.String(), map[string]any{"checkpoints": out, "bashTracked": false})
 }
 
-func (s *InteractiveSession) rewindCode(id string) commands.Result {
+// rewind restores the files to checkpoint id and, with conversation, the conversation
+// to its length when that prompt began (the prompt and everything after it dropped).
+func (s *InteractiveSession) rewind(id string, conversation bool) commands.Result {
 	if r, refused := s.busy("rewind"); refused {
 		return r
+	}
+	if conversation {
+		list, err := s.EditCheckpoints()
+		if err != nil {
+			return fail("rewind: "+err.Error(), nil)
+		}
+		i := slices.IndexFunc(list, func(c Checkpoint) bool { return c.ID == id })
+		// A compaction or clear since then left fewer messages than the checkpoint saw:
+		// the conversation of that point is gone, so nothing is changed.
+		if n := len(s.sess.Messages()); i >= 0 && list[i].Messages > n {
+			return fail(fmt.Sprintf("The conversation was compacted or cleared since checkpoint %s; use /rewind code %s to restore the files only.", id, id),
+				map[string]any{"reason": "conversation_replaced"})
+		}
 	}
 	cp, restored, removed, err := s.checkpoints.restore(id)
 	if err != nil {
@@ -124,10 +139,19 @@ func (s *InteractiveSession) rewindCode(id string) commands.Result {
 		}
 		return fail("rewind: "+err.Error(), map[string]any{"restored": nonNilStrings(restored), "removed": nonNilStrings(removed)})
 	}
-	data := map[string]any{"checkpoint": cp.ID, "restored": nonNilStrings(restored), "removed": nonNilStrings(removed), "bashTracked": false}
-	s.addEntry(EntryRewind, data)
+	data := map[string]any{"checkpoint": cp.ID, "restored": nonNilStrings(restored), "removed": nonNilStrings(removed),
+		"bashTracked": false, "conversation": conversation}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Files restored to checkpoint %s (%q): %d restored, %d removed.", cp.ID, cp.Prompt, len(restored), len(removed))
+	if conversation {
+		if err := s.sess.TruncateHistory(context.Background(), cp.Messages); err != nil {
+			s.addEntry(EntryRewind, data)
+			return fail(b.String()+"\nThe conversation could not be restored: "+err.Error(), data)
+		}
+		data["messages"] = cp.Messages
+		fmt.Fprintf(&b, " Conversation restored to before that prompt (%d messages).", cp.Messages)
+	}
+	s.addEntry(EntryRewind, data)
 	for _, p := range restored {
 		fmt.Fprintf(&b, "\n  restored %s", p)
 	}

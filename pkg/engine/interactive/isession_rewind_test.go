@@ -167,3 +167,47 @@ func TestRewindRefusedWhileRunning(t *testing.T) {
 	s.Abort()
 	until(t, sub, ends(sent.PromptID))
 }
+
+// /rewind ID restores the files and the conversation to before that prompt; the
+// truncated conversation is what a resumed session continues.
+func TestRewindConversation(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	if err := os.WriteFile(a, []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSession(t, scriptProvider(t, fmt.Sprintf(rewindScript, a, b)), Options{Cwd: dir, PermissionMode: "acceptEdits"})
+	submitAndWait(t, s, "rewrite a")
+	kept := len(s.Session().Messages())
+	second := submitAndWait(t, s, "edit a and create b")
+	if len(s.Session().Messages()) <= kept {
+		t.Fatalf("the second prompt added no messages")
+	}
+	for _, args := range []string{"code", "conversation", "code x y"} {
+		if res, _ := s.ExecuteCommand(context.Background(), "rewind", args); res.Success || !strings.Contains(res.Message, "Usage: /rewind") {
+			t.Errorf("/rewind %s = %+v", args, res)
+		}
+	}
+	res, err := s.ExecuteCommand(context.Background(), "rewind", second)
+	if err != nil || !res.Success || res.Data["messages"] != kept {
+		t.Fatalf("/rewind %s = %+v, %v", second, res, err)
+	}
+	msgs := s.Session().Messages()
+	if len(msgs) != kept || msgs[len(msgs)-1].Text() != "wrote a" {
+		t.Fatalf("conversation after rewind: %d messages, last %q; want %d ending with the first answer", len(msgs), msgs[len(msgs)-1].Text(), kept)
+	}
+	if got := readFile(t, a); got != "v1\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+	if err := s.Close(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(context.Background(), Options{Cwd: dir, Resume: s.ID(), Home: t.TempDir(), Env: envOf(nil), LLM: scriptProvider(t, commandScript)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(context.Background(), "other")
+	if got := r.Session().Messages(); len(got) != kept || got[len(got)-1].Text() != "wrote a" {
+		t.Errorf("resumed conversation has %d messages, want the %d kept", len(got), kept)
+	}
+}
