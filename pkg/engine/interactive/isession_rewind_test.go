@@ -11,18 +11,32 @@ import (
 	"testing"
 )
 
-// rewindScript: the first prompt rewrites a.txt; the second edits it and creates b.txt.
+// rewindScript: the first prompt rewrites a.txt; the second edits it, creates b.txt
+// and rewrites c.txt.
 const rewindScript = `
 turns:
   - toolCalls: [{id: r1, name: Read, input: {file_path: %[1]q}}]
   - toolCalls: [{id: w1, name: Write, input: {file_path: %[1]q, content: "v1\n"}}]
   - text: "wrote a"
-  - toolCalls: [{id: r2, name: Read, input: {file_path: %[1]q}}]
+  - toolCalls: [{id: r2, name: Read, input: {file_path: %[1]q}}, {id: r3, name: Read, input: {file_path: %[3]q}}]
   - toolCalls:
       - {id: e1, name: Edit, input: {file_path: %[1]q, old_string: "v1", new_string: "v2"}}
       - {id: w2, name: Write, input: {file_path: %[2]q, content: "new\n"}}
+      - {id: w3, name: Write, input: {file_path: %[3]q, content: "c2\n"}}
   - text: "edited a, created b"
 `
+
+// rewindProject writes a.txt and c.txt (b.txt does not exist) and returns the three paths.
+func rewindProject(t *testing.T, dir string) (a, b, c string) {
+	t.Helper()
+	a, b, c = filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt"), filepath.Join(dir, "c.txt")
+	for p, text := range map[string]string{a: "original\n", c: "c1\n"} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a, b, c
+}
 
 func submitAndWait(t *testing.T, s *InteractiveSession, prompt string) string {
 	t.Helper()
@@ -52,14 +66,11 @@ func readFile(t *testing.T, p string) string {
 // the session lists them and /rewind code restores a.txt and removes b.txt.
 func TestRewindCodeAfterResume(t *testing.T) {
 	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
-	if err := os.WriteFile(a, []byte("original\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := newTestSession(t, scriptProvider(t, fmt.Sprintf(rewindScript, a, b)), Options{Cwd: dir, PermissionMode: "acceptEdits"})
+	a, b, c := rewindProject(t, dir)
+	s := newTestSession(t, scriptProvider(t, fmt.Sprintf(rewindScript, a, b, c)), Options{Cwd: dir, PermissionMode: "acceptEdits"})
 	first := submitAndWait(t, s, "rewrite a")
 	second := submitAndWait(t, s, "edit a and create b")
-	if got := readFile(t, a) + readFile(t, b); got != "v2\nnew\n" {
+	if got := readFile(t, a) + readFile(t, b) + readFile(t, c); got != "v2\nnew\nc2\n" {
 		t.Fatalf("after the prompts a+b = %q", got)
 	}
 	if err := s.Close(context.Background(), "other"); err != nil {
@@ -94,7 +105,8 @@ func TestRewindCodeAfterResume(t *testing.T) {
 	if !slices.Equal(ids, []string{second, first}) {
 		t.Fatalf("checkpoints %v, want newest first %v", ids, []string{second, first})
 	}
-	if f := cps[0]["files"].([]string); !slices.Equal(f, []string{a, b}) {
+	// The three calls of one batch may start in any order.
+	if f := slices.Sorted(slices.Values(cps[0]["files"].([]string))); !slices.Equal(f, []string{a, b, c}) {
 		t.Errorf("second checkpoint files %v", f)
 	}
 	if f := cps[1]["files"].([]string); !slices.Equal(f, []string{a}) {
@@ -108,13 +120,13 @@ func TestRewindCodeAfterResume(t *testing.T) {
 	if err != nil || !res.Success {
 		t.Fatalf("/rewind code = %+v, %v", res, err)
 	}
-	if got := readFile(t, a); got != "original\n" {
-		t.Errorf("a.txt = %q, want the original content", got)
+	if got := readFile(t, a) + readFile(t, c); got != "original\nc1\n" {
+		t.Errorf("a.txt + c.txt = %q, want the original content", got)
 	}
 	if _, err := os.Stat(b); !os.IsNotExist(err) {
 		t.Errorf("b.txt still exists: %v", err)
 	}
-	if !slices.Equal(res.Data["restored"].([]string), []string{a}) || !slices.Equal(res.Data["removed"].([]string), []string{b}) ||
+	if !slices.Equal(res.Data["restored"].([]string), []string{a, c}) || !slices.Equal(res.Data["removed"].([]string), []string{b}) ||
 		!strings.Contains(res.Message, "Bash are not tracked") {
 		t.Errorf("rewind result %+v", res)
 	}
@@ -129,18 +141,15 @@ func TestRewindCodeAfterResume(t *testing.T) {
 // A second checkpoint rewinds to the content the first prompt left.
 func TestRewindCodeToLaterCheckpoint(t *testing.T) {
 	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
-	if err := os.WriteFile(a, []byte("original\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := newTestSession(t, scriptProvider(t, fmt.Sprintf(rewindScript, a, b)), Options{Cwd: dir, PermissionMode: "acceptEdits"})
+	a, b, c := rewindProject(t, dir)
+	s := newTestSession(t, scriptProvider(t, fmt.Sprintf(rewindScript, a, b, c)), Options{Cwd: dir, PermissionMode: "acceptEdits"})
 	first := submitAndWait(t, s, "rewrite a")
 	second := submitAndWait(t, s, "edit a and create b")
 	if res, _ := s.ExecuteCommand(context.Background(), "rewind", "code "+second); !res.Success {
 		t.Fatalf("rewind = %+v", res)
 	}
-	if got := readFile(t, a); got != "v1\n" {
-		t.Errorf("a.txt = %q, want the first prompt's v1", got)
+	if got := readFile(t, a) + readFile(t, c); got != "v1\nc1\n" {
+		t.Errorf("a.txt + c.txt = %q, want the first prompt's v1 and c's original", got)
 	}
 	if _, err := os.Stat(b); !os.IsNotExist(err) {
 		t.Errorf("b.txt still exists: %v", err)
@@ -172,11 +181,8 @@ func TestRewindRefusedWhileRunning(t *testing.T) {
 // truncated conversation is what a resumed session continues.
 func TestRewindConversation(t *testing.T) {
 	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
-	if err := os.WriteFile(a, []byte("original\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := newTestSession(t, scriptProvider(t, fmt.Sprintf(rewindScript, a, b)), Options{Cwd: dir, PermissionMode: "acceptEdits"})
+	a, b, c := rewindProject(t, dir)
+	s := newTestSession(t, scriptProvider(t, fmt.Sprintf(rewindScript, a, b, c)), Options{Cwd: dir, PermissionMode: "acceptEdits"})
 	submitAndWait(t, s, "rewrite a")
 	kept := len(s.Session().Messages())
 	second := submitAndWait(t, s, "edit a and create b")
