@@ -17,8 +17,8 @@ func TestExecuteCommand(t *testing.T) {
 	if err != nil || !res.Success || res.Message != "Permission mode set to acceptEdits" || res.Data["mode"] != "acceptEdits" {
 		t.Fatalf("/mode acceptEdits = %+v, %v", res, err)
 	}
-	res, err = c.ExecuteCommand(ctx, info.ID, "rewind", "")
-	if err != nil || res.Success || res.Data["available"] != false {
+	res, err = c.ExecuteCommand(ctx, info.ID, "rewind", "code nope")
+	if err != nil || res.Success || res.Data["reason"] != "unknown_checkpoint" {
 		t.Fatalf("/rewind = %+v, %v", res, err)
 	}
 	if _, err := c.ExecuteCommand(ctx, info.ID, "nope", ""); !errors.Is(err, client.ErrNotFound) {

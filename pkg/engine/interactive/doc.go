@@ -92,6 +92,18 @@
 //     of the built-ins (help, clear, compact, mode, model, language, cost, context,
 //     permissions, memory, rewind, resume, rename, reset, background, agent) and the
 //     sources added with AddCommandSource; ListCommands filters by prefix. clear,
-//     compact, reset and model refuse while a prompt runs (Success false); memory and
-//     rewind answer "not available yet" with Success false until their stores exist.
+//     compact, reset, model and rewind (code, conversation) refuse while a prompt runs
+//     (Success false); memory answers "not available yet" with Success false until its
+//     store exists.
+//   - Edit checkpoints (New, with persistence): each prompt starts a checkpoint (the prompt
+//     id, its text head, the conversation length), listed even when nothing was edited.
+//     Before the first Write, Edit or MultiEdit of a file within a prompt, the file's
+//     content (or its absence) is kept in .robota/checkpoints/{sessionId}/{promptId}/
+//     (manifest.json, files/), so a resumed session rewinds too. /rewind list shows them
+//     newest first with their files; /rewind code ID puts every file changed since that
+//     prompt began back as it was then (created files removed) and drops that checkpoint
+//     and the later ones; /rewind ID (or conversation ID) also truncates the conversation
+//     to before that prompt (refused when a compaction or clear left fewer messages).
+//     Files changed by Bash are not tracked, and the command says so. Sessions from
+//     NewFromConfig have no checkpoints.
 package interactive

@@ -32,4 +32,6 @@ var (
 	// ErrSessionNotReady: a subagent was asked for before its session was built (an
 	// Agent call can only come from a running session, so this is a wiring error).
 	ErrSessionNotReady = errors.New("the session is not ready")
+	// ErrUnknownCheckpoint: a rewind names no checkpoint of this session.
+	ErrUnknownCheckpoint = errors.New("no such checkpoint")
 )

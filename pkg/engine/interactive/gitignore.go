@@ -8,17 +8,25 @@ import (
 	"path/filepath"
 )
 
-// runtimeGitignore keeps what robota writes into a project (session records, logs
-// and saved tool output) out of `git status`, and, because Grep and Glob honour nested
+// runtimeGitignore keeps what robota writes into a project (session records, logs,
+// saved tool output and edit checkpoints) out of `git status`, and, because Grep and Glob honour nested
 // .gitignore files, out of the model's own searches. Settings files beside them
 // stay visible.
-const runtimeGitignore = `# Written by robota: session records, logs and tool output of this machine.
+const runtimeGitignore = `# Written by robota: session records, logs, tool output and edit checkpoints of this machine.
+sessions/
+logs/
+tool-output/
+checkpoints/
+`
+
+// toolOutputRuntimeGitignore is what the version before edit checkpoints wrote.
+const toolOutputRuntimeGitignore = `# Written by robota: session records, logs and tool output of this machine.
 sessions/
 logs/
 tool-output/
 `
 
-// previousRuntimeGitignore is what earlier versions wrote; such a file is brought up to
+// previousRuntimeGitignore (and toolOutputRuntimeGitignore) are what earlier versions wrote; such a file is brought up to
 // date, since nobody edited it.
 const previousRuntimeGitignore = `# Written by robota: session records and logs of this machine.
 sessions/
@@ -35,7 +43,7 @@ func ensureRuntimeGitignore(cwd string) error {
 	path := filepath.Join(dir, ".gitignore")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		if old, rerr := os.ReadFile(path); rerr == nil && string(old) == previousRuntimeGitignore {
+		if old, rerr := os.ReadFile(path); rerr == nil && (string(old) == previousRuntimeGitignore || string(old) == toolOutputRuntimeGitignore) {
 			if werr := os.WriteFile(path, []byte(runtimeGitignore), 0o644); werr != nil {
 				return fmt.Errorf("update .robota/.gitignore: %w", werr)
 			}

@@ -73,6 +73,9 @@ type InteractiveSession struct {
 	usage   llm.Usage // the prompts' usage, summed (/cost)
 	prompts int
 
+	checkpoints *checkpointStore // nil without a project directory or persistence
+	cwd         string
+
 	cmdMu      sync.Mutex
 	cmdSources []commands.Source // skill and plugin commands, after the built-ins
 }
@@ -110,6 +113,9 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		return nil, err
 	}
 	s.assembled, s.sess = a, a.Session
+	if !opts.NoPersistence {
+		s.cwd, s.checkpoints = opts.Cwd, newCheckpointStore(opts.Cwd, a.Session.ID(), opts.Now)
+	}
 	if a.skills != nil && len(a.skills.UserVisible()) > 0 {
 		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID})
 	}
@@ -206,6 +212,9 @@ func (s *InteractiveSession) callbacks(next session.Callbacks) session.Callbacks
 // onTool records a tool event in the history, then publishes it: a client that reads
 // the history after the event finds the entry.
 func (s *InteractiveSession) onTool(ev session.ToolExecutionEvent) {
+	if ev.Type == session.ToolStart {
+		s.captureEdit(ev)
+	}
 	st := toolState(ev)
 	typ, entry := EventToolStart, EntryToolStart
 	if ev.Type == session.ToolEnd {
@@ -448,7 +457,9 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 	s.toolsMu.Lock()
 	s.turnTools = nil
 	s.toolsMu.Unlock()
+	s.beginCheckpoint(p)
 	answer, err := s.sess.Run(ctx, p.text)
+	s.endCheckpoint()
 	last := s.sess.LastResult()
 	s.usageMu.Lock()
 	s.usage, s.prompts = s.usage.Add(last.Usage), s.prompts+1

@@ -75,7 +75,7 @@ func (s *InteractiveSession) builtins() []commands.Command {
 		{Name: "context", Description: "Show the context window state", Run: s.cmdContext},
 		{Name: "permissions", Description: "Show the permission rules", Run: s.cmdPermissions},
 		{Name: "memory", Description: "Project memory", Run: notYet("memory", "§5 memory store")},
-		{Name: "rewind", Description: "Restore edit checkpoints", Run: notYet("rewind", "§4 edit checkpoints")},
+		{Name: "rewind", Description: "Restore files edited since a prompt (Write and Edit; not Bash)", ArgumentHint: "list | code ID | [conversation] ID", Subcommands: []string{"list", "code", "conversation"}, Run: s.cmdRewind},
 		{Name: "resume", Description: "List stored sessions to resume", Run: s.cmdResume},
 		{Name: "rename", Description: "Name this session", ArgumentHint: "NAME", Run: s.cmdRename},
 		{Name: "reset", Description: "New conversation and clear the session's permission rules", Run: s.cmdReset},

@@ -57,7 +57,7 @@ func TestBuiltinCommands(t *testing.T) {
 		{name: "permissions", success: true, msg: "Mode plan", data: map[string]any{"mode": "plan"}},
 		{name: "language", success: true, msg: "No response language"},
 		{name: "memory", success: false, msg: "not available yet", data: map[string]any{"available": false}},
-		{name: "rewind", args: "list", success: false, msg: "not available yet", data: map[string]any{"available": false}},
+		{name: "rewind", args: "list", success: true, msg: "1 checkpoint(s), newest first. Files changed by Bash are not tracked."},
 		{name: "rename", success: false, msg: "Usage: /rename NAME"},
 		{name: "rename", args: "my work", success: true, msg: "renamed to my work", check: func(t *testing.T) {
 			if n := s.Session().Record().Name; n != "my work" {

@@ -271,13 +271,16 @@ func TestAssembleRefusesRobotaSymlinkOutsideTheProject(t *testing.T) {
 // Saved tool output stays out of git: new projects get tool-output/ in .robota/.gitignore,
 // and a file an earlier version wrote (and nobody edited) is brought up to date.
 func TestToolOutputIsGitignored(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, ".robota", ".gitignore"), previousRuntimeGitignore)
-	if err := ensureRuntimeGitignore(dir); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := os.ReadFile(filepath.Join(dir, ".robota", ".gitignore"))
-	if string(got) != runtimeGitignore || !strings.Contains(runtimeGitignore, "\ntool-output/\n") {
-		t.Fatalf(".gitignore = %q", got)
+	for _, previous := range []string{previousRuntimeGitignore, toolOutputRuntimeGitignore} {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, ".robota", ".gitignore"), previous)
+		if err := ensureRuntimeGitignore(dir); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(filepath.Join(dir, ".robota", ".gitignore"))
+		if string(got) != runtimeGitignore || !strings.Contains(runtimeGitignore, "\ntool-output/\n") ||
+			!strings.Contains(runtimeGitignore, "\ncheckpoints/\n") {
+			t.Fatalf(".gitignore = %q", got)
+		}
 	}
 }

@@ -61,7 +61,7 @@
 //     are saved with the Run.
 //   - A save appends only what the store does not hold yet (the new messages and timeline
 //     events; the header only when it changed), so its cost does not grow with the
-//     history. After a compaction or a clear, the next save appends a reset and the new
+//     history. After a compaction, a clear or a TruncateHistory, the next save appends a reset and the new
 //     history. A save that fails mid-run is logged and retried by the next one; the save at
 //     the end of a Run reports it as ErrSave.
 //   - The log starts with session_init and a history_mutation reset holding the starting

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -111,4 +112,42 @@ func (s *Session) ClearHistory() error {
 // logReset records a history replacement for replay readers.
 func (s *Session) logReset(msgs []llm.Message) {
 	s.log(sessionlog.EventHistoryMutation, sessionlog.ResetHistory(msgs))
+}
+
+// TruncateHistory keeps the first n messages of the conversation (the system message
+// counts) and the timeline events anchored within them, drops the rest, and saves: the
+// store gets a reset with the kept history, as after a clear. It fails with
+// ErrRunInProgress while a run is active and ErrInvalidEntry when n is outside the
+// conversation (1 … its length, or 0 without a system message).
+func (s *Session) TruncateHistory(ctx context.Context, n int) error {
+	msgs := s.Messages()
+	low := 0
+	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
+		low = 1
+	}
+	if n < low || n > len(msgs) {
+		return fmt.Errorf("%w: cannot keep %d of %d messages", ErrInvalidEntry, n, len(msgs))
+	}
+	kept := append([]llm.Message(nil), msgs[:n]...)
+	a, err := s.newAgent(kept)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrRunInProgress
+	}
+	var events []anchoredEvent
+	for _, e := range s.events {
+		if e.after <= n {
+			events = append(events, e)
+		}
+	}
+	s.agent, s.events = a, events
+	s.gen++
+	s.mu.Unlock()
+	s.logReset(kept)
+	s.tracker.UpdateFromHistory(kept, 0)
+	return s.persist(ctx)
 }

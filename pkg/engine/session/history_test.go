@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,5 +93,40 @@ func TestPermissionMode_GetSet(t *testing.T) {
 	mustRun(t, s, "go")
 	if len(seen) != 1 || seen[0] != "plan" {
 		t.Fatalf("evaluator saw modes %v", seen)
+	}
+}
+
+// TruncateHistory keeps the first n messages and the events anchored within them, and
+// refuses an n outside the conversation.
+func TestHistory_Truncate(t *testing.T) {
+	p := newProvider(t, "turns:\n  - text: ok\n")
+	s := newSession(t, session.Config{Provider: p})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.InjectMessage(llm.RoleUser, "q1"))
+	must(s.AddHistoryEntry(session.HistoryEntry{Category: session.CategoryEvent, Type: "kept", Data: json.RawMessage(`{}`)}))
+	must(s.InjectMessage(llm.RoleAssistant, "a1"))
+	must(s.InjectMessage(llm.RoleUser, "q2"))
+	must(s.AddHistoryEntry(session.HistoryEntry{Category: session.CategoryEvent, Type: "dropped", Data: json.RawMessage(`{}`)}))
+	must(s.InjectMessage(llm.RoleAssistant, "a2"))
+	for _, n := range []int{-1, 0, 6} {
+		if err := s.TruncateHistory(context.Background(), n); !errors.Is(err, session.ErrInvalidEntry) {
+			t.Errorf("TruncateHistory(%d) = %v, want ErrInvalidEntry", n, err)
+		}
+	}
+	must(s.TruncateHistory(context.Background(), 3))
+	var kinds []string
+	for _, e := range s.FullHistory() {
+		kinds = append(kinds, e.Category+":"+e.Type)
+	}
+	if got, want := fmt.Sprint(kinds), "[chat:system chat:user event:kept chat:assistant]"; got != want {
+		t.Fatalf("after truncation %s, want %s", got, want)
+	}
+	if rec := s.Record(); len(rec.Messages) != 3 || len(rec.Events) != 1 {
+		t.Fatalf("record: %d messages, %d events", len(rec.Messages), len(rec.Events))
 	}
 }

@@ -1,0 +1,266 @@
+package interactive
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Edit checkpoints (spec: agent-sdk "Edit Checkpointing"). Every prompt of a session
+// with a project directory starts one; before the first Write or Edit of a file within
+// that prompt the file's prior content (or its absence) is copied under
+// .robota/checkpoints/{sessionId}/{checkpointId}/ (manifest.json plus files/N), so a
+// resumed session can still restore it. Bash changes are not seen.
+
+const (
+	checkpointManifest = "manifest.json"
+	checkpointFilesDir = "files"
+	maxPromptHead      = 80
+)
+
+// CheckpointFile is one file a checkpoint captured: its content before the prompt first
+// changed it.
+type CheckpointFile struct {
+	Path    string      `json:"path"`
+	Existed bool        `json:"existed"`
+	Blob    string      `json:"blob,omitempty"` // name under files/ when Existed
+	Mode    fs.FileMode `json:"mode,omitempty"`
+}
+
+// Checkpoint is the state recorded when a prompt began.
+type Checkpoint struct {
+	ID        string           `json:"id"` // the prompt id
+	Seq       int              `json:"seq"`
+	Prompt    string           `json:"prompt"`   // the head of the prompt's text
+	Messages  int              `json:"messages"` // conversation length when the prompt began
+	CreatedAt time.Time        `json:"createdAt"`
+	Files     []CheckpointFile `json:"files"`
+}
+
+// FilePaths are the files the checkpoint's prompt changed, in capture order.
+func (c Checkpoint) FilePaths() []string {
+	out := make([]string, 0, len(c.Files))
+	for _, f := range c.Files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// checkpointStore keeps one session's checkpoints on disk and in memory.
+type checkpointStore struct {
+	dir string // .robota/checkpoints/{sessionId}
+	now func() time.Time
+
+	mu     sync.Mutex
+	loaded bool
+	list   []*Checkpoint // by Seq
+	cur    *Checkpoint   // the running prompt's
+}
+
+func newCheckpointStore(cwd, sessionID string, now func() time.Time) *checkpointStore {
+	return &checkpointStore{dir: filepath.Join(cwd, ".robota", "checkpoints", sessionID), now: now}
+}
+
+// loadLocked reads the checkpoints a previous run of the session left (once).
+func (c *checkpointStore) loadLocked() error {
+	if c.loaded {
+		return nil
+	}
+	entries, err := os.ReadDir(c.dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("reading checkpoints %s: %w", c.dir, err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(c.dir, e.Name(), checkpointManifest))
+		if err != nil {
+			continue // a checkpoint being written when the process died; nothing to restore from
+		}
+		var cp Checkpoint
+		if json.Unmarshal(b, &cp) != nil || cp.ID != e.Name() {
+			continue
+		}
+		c.list = append(c.list, &cp)
+	}
+	slices.SortFunc(c.list, func(a, b *Checkpoint) int { return a.Seq - b.Seq })
+	c.loaded = true
+	return nil
+}
+
+// begin starts the checkpoint of prompt id (its manifest written at once, so a prompt
+// that edits nothing is listed too).
+func (c *checkpointStore) begin(id, prompt string, messages int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.loadLocked(); err != nil {
+		return err
+	}
+	seq := 1
+	if n := len(c.list); n > 0 {
+		seq = c.list[n-1].Seq + 1
+	}
+	if slices.ContainsFunc(c.list, func(x *Checkpoint) bool { return x.ID == id }) {
+		id = fmt.Sprintf("%s-%d", id, seq) // a resumed session whose ids repeat (injected id generators)
+	}
+	cp := &Checkpoint{ID: id, Seq: seq, Prompt: head(prompt), Messages: messages, CreatedAt: c.now(), Files: []CheckpointFile{}}
+	if err := os.MkdirAll(filepath.Join(c.dir, id, checkpointFilesDir), 0o700); err != nil {
+		return fmt.Errorf("creating checkpoint %s: %w", id, err)
+	}
+	if err := c.writeManifest(cp); err != nil {
+		return err
+	}
+	c.list = append(c.list, cp)
+	c.cur = cp
+	return nil
+}
+
+// end closes the running prompt's checkpoint.
+func (c *checkpointStore) end() {
+	c.mu.Lock()
+	c.cur = nil
+	c.mu.Unlock()
+}
+
+// capture saves path's content before the running prompt first changes it; later
+// changes of the same file in the same prompt keep the first pre-image.
+func (c *checkpointStore) capture(path string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cp := c.cur
+	if cp == nil || slices.ContainsFunc(cp.Files, func(f CheckpointFile) bool { return f.Path == path }) {
+		return nil
+	}
+	f := CheckpointFile{Path: path}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("checkpoint of %s: %w", path, err)
+	case !st.Mode().IsRegular():
+		return nil // the tool refuses it; nothing to keep
+	default:
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("checkpoint of %s: %w", path, err)
+		}
+		f.Existed, f.Mode, f.Blob = true, st.Mode().Perm(), strconv.Itoa(len(cp.Files))
+		if err := os.WriteFile(filepath.Join(c.dir, cp.ID, checkpointFilesDir, f.Blob), data, 0o600); err != nil {
+			return fmt.Errorf("checkpoint of %s: %w", path, err)
+		}
+	}
+	cp.Files = append(cp.Files, f)
+	return c.writeManifest(cp)
+}
+
+func (c *checkpointStore) writeManifest(cp *Checkpoint) error {
+	b, err := json.MarshalIndent(cp, "", "  ")
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", cp.ID, err)
+	}
+	p := filepath.Join(c.dir, cp.ID, checkpointManifest)
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", cp.ID, err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", cp.ID, err)
+	}
+	return nil
+}
+
+// checkpoints lists the session's checkpoints, oldest first.
+func (c *checkpointStore) checkpoints() ([]Checkpoint, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.loadLocked(); err != nil {
+		return nil, err
+	}
+	out := make([]Checkpoint, 0, len(c.list))
+	for _, cp := range c.list {
+		v := *cp
+		v.Files = slices.Clone(cp.Files)
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// restore rolls the files back to their state when checkpoint id began: the checkpoints
+// from the newest down to id are undone in reverse order (so the oldest pre-image of a
+// file wins), files that did not exist are removed, and those checkpoints are deleted
+// (their changes are undone; the next prompt starts a new one). It returns the
+// checkpoint and the files restored and removed.
+func (c *checkpointStore) restore(id string) (cp Checkpoint, restored, removed []string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.loadLocked(); err != nil {
+		return cp, nil, nil, err
+	}
+	i := slices.IndexFunc(c.list, func(x *Checkpoint) bool { return x.ID == id })
+	if i < 0 {
+		return cp, nil, nil, fmt.Errorf("%w: %s", ErrUnknownCheckpoint, id)
+	}
+	final := map[string]CheckpointFile{}
+	owner := map[string]string{}
+	for j := len(c.list) - 1; j >= i; j-- {
+		for _, f := range c.list[j].Files {
+			final[f.Path], owner[f.Path] = f, c.list[j].ID
+		}
+	}
+	paths := make([]string, 0, len(final))
+	for p := range final {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		f := final[p]
+		if !f.Existed {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return cp, restored, removed, fmt.Errorf("removing %s: %w", p, err)
+			}
+			removed = append(removed, p)
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(c.dir, owner[p], checkpointFilesDir, f.Blob))
+		if err != nil {
+			return cp, restored, removed, fmt.Errorf("reading the checkpoint of %s: %w", p, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return cp, restored, removed, fmt.Errorf("restoring %s: %w", p, err)
+		}
+		if err := os.WriteFile(p, data, f.Mode|0o200); err != nil {
+			return cp, restored, removed, fmt.Errorf("restoring %s: %w", p, err)
+		}
+		_ = os.Chmod(p, f.Mode)
+		restored = append(restored, p)
+	}
+	cp = *c.list[i]
+	for _, x := range c.list[i:] {
+		_ = os.RemoveAll(filepath.Join(c.dir, x.ID))
+	}
+	c.list = c.list[:i]
+	return cp, restored, removed, nil
+}
+
+// head is the first line of a prompt, bounded.
+func head(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			s = s[:i]
+			break
+		}
+	}
+	if utf8.RuneCountInString(s) <= maxPromptHead {
+		return s
+	}
+	return string([]rune(s)[:maxPromptHead]) + "…"
+}
