@@ -30,7 +30,7 @@ func TestExecuteAndListCommands(t *testing.T) {
 		{name: "context", success: true, msg: "Context: ", field: "messages", value: 3},
 		{name: "mode", args: "plan", success: true, msg: "Permission mode set to plan"},
 		{name: "mode", args: "nonsense", success: false, msg: "Unknown permission mode"},
-		{name: "rewind", success: false, msg: "not available yet"},
+		{name: "rewind", args: "code nope", success: false, msg: "nope"},
 		{name: "compact", success: true, msg: "Conversation compacted"},
 		{name: "clear", success: true, msg: "Conversation cleared."},
 	} {
