@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -112,7 +113,8 @@ func (c *checkpointStore) begin(id, prompt string, messages int) error {
 	if slices.ContainsFunc(c.list, func(x *Checkpoint) bool { return x.ID == id }) {
 		id = fmt.Sprintf("%s-%d", id, seq) // a resumed session whose ids repeat (injected id generators)
 	}
-	cp := &Checkpoint{ID: id, Seq: seq, Prompt: head(prompt), Messages: messages, CreatedAt: c.now(), Files: []CheckpointFile{}}
+	// Redacted as every file robota writes is: a key pasted into the prompt stays out.
+	cp := &Checkpoint{ID: id, Seq: seq, Prompt: head(redact.String(prompt)), Messages: messages, CreatedAt: c.now(), Files: []CheckpointFile{}}
 	if err := os.MkdirAll(filepath.Join(c.dir, id, checkpointFilesDir), 0o700); err != nil {
 		return fmt.Errorf("creating checkpoint %s: %w", id, err)
 	}
