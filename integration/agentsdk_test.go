@@ -25,34 +25,9 @@ func TestAgentSDKDrivesRobota(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	work := t.TempDir()
-	for _, f := range []string{"package.json", "scenarios.mjs"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "agentsdk", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(work, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*runTimeout)
 	defer cancel()
-	if dir := os.Getenv("ROBOTA_AGENT_SDK_DIR"); dir != "" {
-		if err := os.Symlink(filepath.Join(dir, "node_modules"), filepath.Join(work, "node_modules")); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Skip("npm is not installed")
-		}
-		// The optional dependency is the SDK's own claude binary: robota replaces it.
-		cmd := exec.CommandContext(ctx, npm, "install", "--omit=optional", "--no-audit", "--no-fund")
-		cmd.Dir = work
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm install the Agent SDK: %v\n%s", err, out)
-		}
-	}
+	work := agentSDKWorkdir(ctx, t, "package.json", "scenarios.mjs")
 	p := newProject(t)
 	tmpl, err := os.ReadFile(filepath.Join("testdata", "agentsdk", "script.yaml"))
 	if err != nil {
