@@ -168,11 +168,16 @@ type Assembled struct {
 	agentCatalog *agentdef.Catalog
 	// skills are the session's skills and custom commands.
 	skills *skills.Catalog
+	// memory is the project memory and the session's memory audit trail.
+	memory *memoryState
 }
 
 // decorateRecord adds what the assembly owns to the session's record: the snapshots of
-// its background tasks.
+// its background tasks and the memory audit trail.
 func (a *Assembled) decorateRecord(rec *store.Record) {
+	if a.memory != nil {
+		a.memory.decorate(rec)
+	}
 	if a.tasks != nil {
 		rec.BackgroundTasks = a.tasks.recordTasks(rec.BackgroundTasks)
 	}
@@ -384,6 +389,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 	}
 	sessionID = id
+	a.memory = newMemoryState(opts.Cwd, resume, opts.Now, opts.NewID)
 	var sessionStore store.Store = st
 	var sessionLog session.Logger // stays nil (no log) without persistence
 	if opts.NoPersistence {
@@ -400,6 +406,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			return nil, fmt.Errorf("session log: %w", err)
 		}
 		a.logger, sessionLog, a.LogPath = logger, logger, logger.Path()
+		a.memory.log = logger.Log
 		if a.RecordPath, err = st.Path(id); err != nil {
 			logger.Close()
 			return nil, err
