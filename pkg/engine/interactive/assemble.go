@@ -626,9 +626,16 @@ var ErrCorruptSession = errors.New("session record is corrupt")
 func findResume(ctx context.Context, st *store.FileStore, opts Options) (*store.Record, error) {
 	switch {
 	case opts.Resume != "":
-		rec, err := loadRecord(ctx, st, opts.Resume)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("--resume %s: no such session in %s", opts.Resume, st.Dir())
+		id, err := ResolveSession(ctx, st, opts.Resume)
+		var rec *store.Record
+		if err == nil {
+			rec, err = loadRecord(ctx, st, id)
+		}
+		if errors.Is(err, ErrUnknownSession) || errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("--resume %s: %w in %s", opts.Resume, err, st.Dir())
+		}
+		if errors.Is(err, ErrAmbiguousSession) {
+			return nil, fmt.Errorf("--resume %s: %w", opts.Resume, err)
 		}
 		if ce := (*store.CorruptError)(nil); errors.As(err, &ce) {
 			return nil, fmt.Errorf("--resume %s: %w: %s cannot be read (%w); move it out of %s, or resume another session",

@@ -170,3 +170,19 @@ func sortInfos(infos []Info) {
 		return strings.Compare(a.ID, b.ID)
 	})
 }
+
+// Named lists the readable sessions whose name is exactly name, in List's order (newest
+// first). Names are what /rename set; they are not unique.
+func Named(ctx context.Context, s Store, name string) ([]Info, error) {
+	listing, err := s.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, in := range listing.Sessions {
+		if name != "" && in.Name == name {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
