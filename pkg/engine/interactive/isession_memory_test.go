@@ -38,7 +38,7 @@ func TestMemoryCommand(t *testing.T) {
 		{args: "add project keys use " + secretKey + " in prod", success: false, msg: "Not saved: it looks like an Anthropic API key",
 			data: map[string]any{"action": "refuse", "kind": "an Anthropic API key"}},
 		{args: "add user team ask ana@example.com for access", success: true, msg: "Queued for review as ",
-			data: map[string]any{"action": "review", "kind": "an e-mail address"},
+			data:  map[string]any{"action": "review", "kind": "an e-mail address"},
 			check: func(t *testing.T, data map[string]any) { candidate, _ = data["candidateId"].(string) }},
 		{args: "add user team ask bob@example.com for access", success: true, msg: "Queued for review as "},
 		{args: "review", success: true, msg: "2 pending candidate(s)."},
