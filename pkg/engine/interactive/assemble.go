@@ -632,7 +632,7 @@ func findResume(ctx context.Context, st *store.FileStore, opts Options) (*store.
 			rec, err = loadRecord(ctx, st, id)
 		}
 		if errors.Is(err, ErrUnknownSession) || errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("--resume %s: %w in %s", opts.Resume, err, st.Dir())
+			return nil, fmt.Errorf("--resume %s: %w; sessions are in %s", opts.Resume, err, st.Dir())
 		}
 		if errors.Is(err, ErrAmbiguousSession) {
 			return nil, fmt.Errorf("--resume %s: %w", opts.Resume, err)
