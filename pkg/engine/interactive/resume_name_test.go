@@ -66,3 +66,30 @@ func TestResumeByName(t *testing.T) {
 		t.Fatalf("unknown name: %v", err)
 	}
 }
+
+// A fork of a named session starts unnamed: the name keeps naming one session.
+func TestForkOfANamedSessionIsUnnamed(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s := newTestSession(t, scriptProvider(t, commandScript), Options{Cwd: dir})
+	if res, _ := s.ExecuteCommand(ctx, "rename", "api work"); !res.Success {
+		t.Fatalf("rename: %+v", res)
+	}
+	id := s.ID()
+	if err := s.Close(ctx, "other"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Assemble(ctx, Options{Cwd: dir, Home: t.TempDir(), Env: envOf(nil), LLM: scriptProvider(t, commandScript), Resume: "api work", Fork: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Session.ID() == id || a.Session.Name() != "" {
+		t.Fatalf("fork %s named %q", a.Session.ID(), a.Session.Name())
+	}
+	if err := a.Close(ctx, "other"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ResolveSession(ctx, a.store, "api work"); err != nil || got != id {
+		t.Fatalf("after the fork, the name resolves to %q, %v", got, err)
+	}
+}

@@ -294,3 +294,13 @@ func insert(lines []string, at int, add ...string) []string {
 	out = append(out, add...)
 	return append(out, lines[at:]...)
 }
+
+// LoadTaskContext discovers the task files of root, selects at most maxTasks (0:
+// DefaultMaxTasks) for branch as Load does, and formats them (spec: loadTaskContext).
+func LoadTaskContext(root, branch string, maxTasks int) ([]Task, string) {
+	if maxTasks <= 0 {
+		maxTasks = DefaultMaxTasks
+	}
+	tasks := SelectTasks(DiscoverTasks(root), branch, maxTasks)
+	return tasks, FormatTaskContext(tasks)
+}

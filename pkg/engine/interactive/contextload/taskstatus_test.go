@@ -103,9 +103,18 @@ func TestUpdateTaskFileStatus(t *testing.T) {
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
 		t.Fatalf("mode %v", st.Mode())
 	}
-	// A completed task drops out of the selection.
-	if sel := SelectTasks(DiscoverTasks(root), "", 3); len(sel) != 0 {
+	if left, _ := os.ReadDir(dir); len(left) != 2 { // T-1.md and completed/: no temp file
+		t.Fatalf("tasks dir %v", left)
+	}
+	// A completed task drops out of the selection; back in progress, it is selected.
+	if sel, text := LoadTaskContext(root, "", 0); len(sel) != 0 || text != "" {
 		t.Fatalf("selected %+v", sel)
+	}
+	if _, err := UpdateTaskFileStatus(root, p, "in-progress", TaskUpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if sel, text := LoadTaskContext(root, "", 0); len(sel) != 1 || !strings.Contains(text, "- **Status:** in-progress") {
+		t.Fatalf("selected %+v %q", sel, text)
 	}
 	outside := filepath.Join(t.TempDir(), "x.md")
 	if err := os.WriteFile(outside, []byte("# x\n"), 0o644); err != nil {

@@ -29,7 +29,8 @@ type Store interface {
 	// backend failures only.
 	List(ctx context.Context) (Listing, error)
 	// Fork copies the session id under newID (for --fork-session) without re-encoding
-	// its history, records id as the copy's Parent, and returns the copy. It returns
+	// its history, records id as the copy's Parent, leaves the copy unnamed (a name
+	// names one session, for --resume NAME), and returns the copy. It returns
 	// ErrNotFound when id does not exist and ErrExists when newID is taken.
 	Fork(ctx context.Context, id, newID string) (Record, error)
 	// Delete removes the record with that ID; deleting an unknown ID is not an error.
