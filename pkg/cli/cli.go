@@ -104,7 +104,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.Var((*ruleList)(&o.AllowedTools), "allowedTools", "permission rules to allow (repeatable; comma/space separated)")
 	fs.Var((*ruleList)(&o.DisallowedTools), "disallowedTools", "permission rules to deny (repeatable; comma/space separated)")
 	fs.IntVar(&o.MaxTurns, "max-turns", 0, "maximum model rounds per prompt (0 = no limit)")
-	fs.StringVar(&o.Resume, "resume", "", "resume the session with this id")
+	fs.StringVar(&o.Resume, "resume", "", "resume the session with this id or name (/rename)")
 	fs.BoolVar(&o.Continue, "continue", false, "continue the most recent session in this directory")
 	fs.BoolVar(&o.ForkSession, "fork-session", false, "with --resume/--continue: continue in a new session id")
 	fs.StringVar(&o.Cwd, "cwd", "", "working directory (default: the current directory)")

@@ -168,11 +168,16 @@ type Assembled struct {
 	agentCatalog *agentdef.Catalog
 	// skills are the session's skills and custom commands.
 	skills *skills.Catalog
+	// memory is the project memory and the session's memory audit trail.
+	memory *memoryState
 }
 
 // decorateRecord adds what the assembly owns to the session's record: the snapshots of
-// its background tasks.
+// its background tasks and the memory audit trail.
 func (a *Assembled) decorateRecord(rec *store.Record) {
+	if a.memory != nil {
+		a.memory.decorate(rec)
+	}
 	if a.tasks != nil {
 		rec.BackgroundTasks = a.tasks.recordTasks(rec.BackgroundTasks)
 	}
@@ -384,6 +389,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 	}
 	sessionID = id
+	a.memory = newMemoryState(opts.Cwd, resume, opts.Now, opts.NewID)
 	var sessionStore store.Store = st
 	var sessionLog session.Logger // stays nil (no log) without persistence
 	if opts.NoPersistence {
@@ -400,6 +406,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			return nil, fmt.Errorf("session log: %w", err)
 		}
 		a.logger, sessionLog, a.LogPath = logger, logger, logger.Path()
+		a.memory.log = logger.Log
 		if a.RecordPath, err = st.Path(id); err != nil {
 			logger.Close()
 			return nil, err
@@ -619,9 +626,16 @@ var ErrCorruptSession = errors.New("session record is corrupt")
 func findResume(ctx context.Context, st *store.FileStore, opts Options) (*store.Record, error) {
 	switch {
 	case opts.Resume != "":
-		rec, err := loadRecord(ctx, st, opts.Resume)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("--resume %s: no such session in %s", opts.Resume, st.Dir())
+		id, err := ResolveSession(ctx, st, opts.Resume)
+		var rec *store.Record
+		if err == nil {
+			rec, err = loadRecord(ctx, st, id)
+		}
+		if errors.Is(err, ErrUnknownSession) || errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("--resume %s: %w; sessions are in %s", opts.Resume, err, st.Dir())
+		}
+		if errors.Is(err, ErrAmbiguousSession) {
+			return nil, fmt.Errorf("--resume %s: %w", opts.Resume, err)
 		}
 		if ce := (*store.CorruptError)(nil); errors.As(err, &ce) {
 			return nil, fmt.Errorf("--resume %s: %w: %s cannot be read (%w); move it out of %s, or resume another session",
