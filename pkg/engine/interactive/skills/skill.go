@@ -62,6 +62,9 @@ type Skill struct {
 	Path   string `json:"path"`
 	Kind   Kind   `json:"kind"`
 	Source Source `json:"source"`
+	// Plugin is the plugin that contributed the skill ("" for the user's and project's
+	// own); Name then starts with "<Plugin>:".
+	Plugin string `json:"plugin,omitempty"`
 }
 
 // ModelInvocable reports whether the model may see and invoke the skill.
