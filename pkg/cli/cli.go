@@ -51,6 +51,7 @@ type Options struct {
 	// Settings is --settings: a settings file or a JSON object.
 	Settings             string
 	AddDirs              []string
+	PluginDirs           []string
 	MCPConfig            []string
 	StrictMCPConfig      bool
 	FallbackModel        string
