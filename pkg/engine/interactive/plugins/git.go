@@ -58,6 +58,8 @@ func (GoGit) Clone(ctx context.Context, url, ref, dir string) (string, error) {
 		}
 	}
 	if err != nil {
+		_ = os.RemoveAll(tmp)
+		_ = os.Remove(filepath.Dir(dir)) // only when empty: made for this clone
 		return "", fmt.Errorf("%w: git clone %s%s: %w", ErrFetch, redactURL(url), refSuffix(ref), err)
 	}
 	head, err := repo.Head()
