@@ -24,6 +24,9 @@ type Dir struct {
 	// description gets "Agent from <Namespace> plugin", and permissionMode is ignored
 	// (Claude Code does not let a plugin's agent choose its own permissions).
 	Namespace string
+	// Confine, when set, skips (with a Problem) every file whose real path, symbolic
+	// links followed, lies outside it: a plugin's files stay inside the plugin.
+	Confine string
 }
 
 // Dirs returns the scan directories, highest priority first (agent-sdk,
@@ -126,6 +129,10 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 			problems = append(problems, Problem{Path: dir.Path, Skipped: true, Err: err})
 		}
 		for _, path := range files {
+			if err := confined(dir.Confine, path); err != nil {
+				problems = append(problems, Problem{Path: path, Skipped: true, Err: err})
+				continue
+			}
 			data, err := readBounded(path)
 			if err != nil {
 				problems = append(problems, Problem{Path: path, Skipped: true, Err: err})
@@ -165,6 +172,21 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 		}
 	}
 	return NewCatalog(defs), problems
+}
+
+// confined checks that path, symbolic links followed, lies inside root ("" allows all).
+func confined(root, path string) error {
+	if root == "" {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("links to %s, outside %s", real, root)
+	}
+	return nil
 }
 
 // qualify names a plugin's agent: namespace, the subdirectories of the file below root,

@@ -82,10 +82,10 @@ func load(in loadInput) (*Plugin, []Problem) {
 	l := &loader{p: p, lookup: in.lookup}
 	l.commands()
 	l.paths(m.Agents, "agents", "agents", func(path string) {
-		p.Agents = append(p.Agents, agentdef.Dir{Path: path, Source: agentdef.SourcePlugin, Namespace: m.Name})
+		p.Agents = append(p.Agents, agentdef.Dir{Path: path, Source: agentdef.SourcePlugin, Namespace: m.Name, Confine: root})
 	})
 	l.paths(m.Skills, "skills", "skills", func(path string) {
-		p.Skills = append(p.Skills, skills.Dir{Path: path, Kind: skills.KindSkill, Source: skills.SourcePlugin, Namespace: m.Name})
+		p.Skills = append(p.Skills, skills.Dir{Path: path, Kind: skills.KindSkill, Source: skills.SourcePlugin, Namespace: m.Name, Confine: root})
 	})
 	l.hooks()
 	l.mcpServers()
@@ -173,7 +173,7 @@ func (l *loader) commands() {
 		if st, err := os.Stat(filepath.Join(path, skills.SkillFile)); err == nil && st.Mode().IsRegular() {
 			kind = skills.KindSkill
 		}
-		l.p.Skills = append(l.p.Skills, skills.Dir{Path: path, Kind: kind, Source: skills.SourcePlugin, Namespace: m.Name, Name: name})
+		l.p.Skills = append(l.p.Skills, skills.Dir{Path: path, Kind: kind, Source: skills.SourcePlugin, Namespace: m.Name, Name: name, Confine: l.p.Root})
 	}
 	if !present(m.Commands) {
 		l.paths(nil, "commands", "commands", func(path string) { add(path, "") })

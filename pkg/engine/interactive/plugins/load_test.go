@@ -303,3 +303,37 @@ func write(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+func TestFilesLinkedOutOfThePluginAreSkipped(t *testing.T) {
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "secret.md"), "---\ndescription: secret\n---\nsecret\n")
+	write(t, filepath.Join(outside, "skill", "SKILL.md"), "---\ndescription: secret skill\n---\nsecret\n")
+	root := filepath.Join(t.TempDir(), "inner")
+	write(t, filepath.Join(root, ".claude-plugin", "plugin.json"), `{"name": "inner"}`)
+	write(t, filepath.Join(root, "commands", "ok.md"), "---\ndescription: ok\n---\nok\n")
+	write(t, filepath.Join(root, "agents", "ok.md"), "---\ndescription: ok\n---\nok\n")
+	if err := os.MkdirAll(filepath.Join(root, "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"commands/leak.md": "secret.md", "agents/leak.md": "secret.md", "skills/leak": "skill"} {
+		if err := os.Symlink(filepath.Join(outside, target), filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, problems := LoadDir(root, nil)
+	if p == nil || len(problems) > 0 {
+		t.Fatalf("plugin %v, problems %v", p, problems)
+	}
+	cat, sproblems := skills.Load(p.Skills)
+	var names []string
+	for _, s := range cat.List() {
+		names = append(names, s.Name)
+	}
+	if !slices.Equal(names, []string{"inner:ok"}) || len(sproblems) != 2 {
+		t.Errorf("skills %v, problems %v", names, sproblems)
+	}
+	agents, aproblems := agentdef.Load(p.Agents)
+	if _, ok := agents.Lookup("inner:leak"); ok || len(aproblems) != 1 || !strings.Contains(aproblems[0].Error(), "outside") {
+		t.Errorf("agents %v, problems %v", agents.Names(), aproblems)
+	}
+}

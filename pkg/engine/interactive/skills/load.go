@@ -29,6 +29,9 @@ type Dir struct {
 	// Name names the command when Path is one command file (a plugin manifest's
 	// commands object); "" names it after the file.
 	Name string
+	// Confine, when set, skips (with a Problem) every file whose real path, symbolic
+	// links followed, lies outside it: a plugin's files stay inside the plugin.
+	Confine string
 }
 
 // PluginDirs returns the skills and commands directories of a plugin rooted at root
@@ -155,6 +158,10 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 		}
 		dirNames := map[string]string{}
 		for _, f := range files {
+			if err := confined(dir.Confine, f.path); err != nil {
+				problems = append(problems, Problem{Path: f.path, Skipped: true, Err: err})
+				continue
+			}
 			data, err := readBounded(f.path)
 			if err != nil {
 				problems = append(problems, Problem{Path: f.path, Skipped: true, Err: fmt.Errorf("%w: %w", ErrUnreadable, err)})
@@ -186,6 +193,21 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 }
 
 type candidate struct{ path, name string }
+
+// confined checks that path, symbolic links followed, lies inside root ("" allows all).
+func confined(root, path string) error {
+	if root == "" {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnreadable, err)
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%w: links to %s, outside %s", ErrUnreadable, real, root)
+	}
+	return nil
+}
 
 // skillFiles lists <dir>/<name>/SKILL.md for each subdirectory (symlinks followed), in
 // name order; a subdirectory without SKILL.md is not a skill. A plugin's dir holding
