@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -159,3 +160,58 @@ turns:
 		t.Errorf("the clone is not a git repository: %v", err)
 	}
 }
+
+// robota plugin: a marketplace added by command, a plugin installed from it into the
+// user's store (a copy, enabled in ~/.robota/settings.json) loads in a session from its
+// copy; disabled in the project's settings it is gone from that project; uninstalled,
+// its copy is gone.
+func TestPluginCommands(t *testing.T) {
+	p := newProject(t)
+	mkt := filepath.Join(p.Scripts, "mkt")
+	writeTree(t, mkt, pluginMarketplace())
+	script := filepath.Join(p.Scripts, "plugin.yaml")
+	if err := os.WriteFile(script, []byte(`
+turns:
+  - when: {lastUserContains: "Say hello to cli from the plugin."}
+    text: "greeted after install"
+    repeat: true
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ask := []string{"-p", "/myplugin:hello cli", "--provider", "script", "--script", script}
+
+	out := p.mustRun(t, "plugin", "marketplace", "add", mkt).Stdout
+	if !strings.Contains(out, "Added marketplace local-mkt") {
+		t.Fatalf("add: %s", out)
+	}
+	out = p.mustRun(t, "plugin", "install", "myplugin@local-mkt").Stdout
+	copyDir := filepath.Join(p.Home, ".robota", "plugins", "cache", "local-mkt", "myplugin", "1.0.0")
+	if !strings.Contains(out, "Installed myplugin@local-mkt 1.0.0 in "+copyDir) {
+		t.Fatalf("install: %s", out)
+	}
+	// The session reads the copy: the marketplace may change or go away.
+	if err := os.RemoveAll(filepath.Join(mkt, "plugins")); err != nil {
+		t.Fatal(err)
+	}
+	if res := p.mustRun(t, ask...); strings.TrimSpace(res.Stdout) != "greeted after install" {
+		t.Fatalf("after install: %+v", res)
+	}
+	list := p.mustRun(t, "plugin", "list").Stdout
+	if !regexpMatch(`myplugin@local-mkt\s+true\s+user 1\.0\.0\s+loads`, list) {
+		t.Errorf("list:\n%s", list)
+	}
+
+	p.mustRun(t, "plugin", "disable", "myplugin@local-mkt", "--scope", "project")
+	if res := p.run(t, ask...); res.Code != 1 || !strings.Contains(res.Stdout, "Unknown command: /myplugin:hello") {
+		t.Fatalf("disabled in the project: %+v", res)
+	}
+	p.mustRun(t, "plugin", "uninstall", "myplugin@local-mkt")
+	if _, err := os.Stat(copyDir); !os.IsNotExist(err) {
+		t.Fatalf("the copy is still there: %v", err)
+	}
+	if res := p.run(t, "plugin", "install", "nope@local-mkt"); res.Code != 1 || !strings.Contains(res.Stderr, `marketplace "local-mkt" has no plugin "nope"`) {
+		t.Fatalf("install of an unknown plugin: %+v", res)
+	}
+}
+
+func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }

@@ -31,40 +31,13 @@ type PluginStatus struct {
 // fails the assembly: a plugin that cannot load, or a part of one, is a warning naming
 // the plugin, the file and the problem, and the session goes on without it.
 func (a *Assembled) loadPlugins(ctx context.Context, settings *config.Settings, opts Options) {
-	enabled := map[string]bool{}
-	if raw, ok := settings.Extra["enabledPlugins"]; ok {
-		if err := json.Unmarshal(raw, &enabled); err != nil {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("enabledPlugins in %s: %v", origin(settings, "enabledPlugins"), err))
-		}
-	}
-	declared := map[string]plugins.DeclaredMarketplace{}
-	if raw, ok := settings.Extra["extraKnownMarketplaces"]; ok {
-		var byName map[string]struct {
-			Source json.RawMessage `json:"source"`
-		}
-		if err := json.Unmarshal(raw, &byName); err != nil {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("extraKnownMarketplaces in %s: want an object of marketplace names: %v",
-				origin(settings, "extraKnownMarketplaces"), err))
-		}
-		for name, d := range byName {
-			key := "extraKnownMarketplaces." + name
-			src, err := plugins.ParseMarketplaceSource(d.Source)
-			if err == nil {
-				err = plugins.ValidName(name)
-			}
-			if err != nil {
-				a.Warnings = append(a.Warnings, fmt.Sprintf("%s.source in %s: %v", key, origin(settings, key), err))
-				continue
-			}
-			from, _ := settings.Origin(key)
-			declared[name] = plugins.DeclaredMarketplace{Source: src, Base: from.Root, Origin: from.Display}
-		}
-	}
-	if len(enabled) == 0 && len(opts.PluginDirs) == 0 {
+	po, warnings := pluginOptions(settings, opts.Cwd, opts.Home)
+	a.Warnings = append(a.Warnings, warnings...)
+	po.Dirs, po.Fetch = opts.PluginDirs, true
+	if len(po.Enabled) == 0 && len(po.Dirs) == 0 {
 		return
 	}
-	res := plugins.Load(ctx, plugins.Options{Cwd: opts.Cwd, Home: opts.Home, Enabled: enabled, Declared: declared,
-		Dirs: opts.PluginDirs, Lookup: lookupWithSettings(settings.Env), Fetch: true})
+	res := plugins.Load(ctx, po)
 	a.plugins = res.Plugins
 	failed := map[string]string{}
 	for _, p := range res.Problems {
@@ -90,6 +63,53 @@ func cmpString(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// PluginOptions reads the settings of a project (every layer, as a session would) and
+// returns the plugin loader's options: enabledPlugins and extraKnownMarketplaces, with
+// warnings about entries that cannot be read. The plugin commands (robota plugin ...)
+// use it to see the marketplaces and plugins a session would.
+func PluginOptions(cwd, home string) (plugins.Options, []string, error) {
+	settings, err := loadSettings(Options{Cwd: cwd, Home: home, Env: config.OSEnv})
+	if err != nil {
+		return plugins.Options{}, nil, err
+	}
+	po, warnings := pluginOptions(settings, cwd, home)
+	return po, warnings, nil
+}
+
+func pluginOptions(settings *config.Settings, cwd, home string) (plugins.Options, []string) {
+	var warnings []string
+	enabled := map[string]bool{}
+	if raw, ok := settings.Extra["enabledPlugins"]; ok {
+		if err := json.Unmarshal(raw, &enabled); err != nil {
+			warnings = append(warnings, fmt.Sprintf("enabledPlugins in %s: %v", origin(settings, "enabledPlugins"), err))
+		}
+	}
+	declared := map[string]plugins.DeclaredMarketplace{}
+	if raw, ok := settings.Extra["extraKnownMarketplaces"]; ok {
+		var byName map[string]struct {
+			Source json.RawMessage `json:"source"`
+		}
+		if err := json.Unmarshal(raw, &byName); err != nil {
+			warnings = append(warnings, fmt.Sprintf("extraKnownMarketplaces in %s: want an object of marketplace names: %v",
+				origin(settings, "extraKnownMarketplaces"), err))
+		}
+		for name, d := range byName {
+			key := "extraKnownMarketplaces." + name
+			src, err := plugins.ParseMarketplaceSource(d.Source)
+			if err == nil {
+				err = plugins.ValidName(name)
+			}
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s.source in %s: %v", key, origin(settings, key), err))
+				continue
+			}
+			from, _ := settings.Origin(key)
+			declared[name] = plugins.DeclaredMarketplace{Source: src, Base: from.Root, Origin: from.Display}
+		}
+	}
+	return plugins.Options{Cwd: cwd, Home: home, Enabled: enabled, Declared: declared, Lookup: lookupWithSettings(settings.Env)}, warnings
 }
 
 // origin names the settings file a key came from.

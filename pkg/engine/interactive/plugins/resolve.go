@@ -122,8 +122,8 @@ func (r *resolver) plugin(ctx context.Context, id string) (*Plugin, []Problem) {
 	}
 	om := r.marketplace(ctx, mkt)
 	var problems []Problem
-	for _, e := range om.problems {
-		problems = append(problems, Problem{Plugin: id, Marketplace: mkt, Path: om.path, Err: e})
+	for _, e := range om.problems { // the marketplace's own, once
+		problems = append(problems, Problem{Marketplace: mkt, Path: om.path, Err: e})
 	}
 	om.problems = nil
 	for _, st := range []Store{r.project, r.user} {
