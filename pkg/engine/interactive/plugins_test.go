@@ -19,7 +19,7 @@ func pluginProject(t *testing.T, extraSettings string) string {
 	files := map[string]string{
 		".claude/settings.json": `{"enabledPlugins": {"kit@mkt": true, "gone@mkt": true, "off@mkt": false},
 			"extraKnownMarketplaces": {"mkt": {"source": {"source": "directory", "path": "./vendor/mkt"}}}` + extraSettings + `}`,
-		".claude/commands/notes.md":                 "---\ndescription: project notes\n---\nProject notes $ARGUMENTS\n",
+		".claude/commands/notes.md":                  "---\ndescription: project notes\n---\nProject notes $ARGUMENTS\n",
 		"vendor/mkt/.claude-plugin/marketplace.json": `{"name": "mkt", "owner": {"name": "o"}, "plugins": [{"name": "kit", "source": "./kit"}, {"name": "off", "source": "./nowhere"}]}`,
 		"vendor/mkt/kit/.claude-plugin/plugin.json":  `{"name": "kit", "version": "2.0.0"}`,
 		"vendor/mkt/kit/commands/hello.md":           "---\ndescription: kit hello\n---\nKit says hello to $ARGUMENTS\n",
