@@ -26,7 +26,9 @@
 // order wins, the other is reported (ErrDuplicate). When cwd is home the directories are
 // scanned once, as the project's. PluginDirs gives a plugin's skills and commands
 // directories, appended after Dirs (lowest priority); every name found there is
-// plugin-qualified, "<plugin>:<name>".
+// plugin-qualified, "<plugin>:<name>", and Skill.Plugin names the plugin. A plugin Dir
+// may also be one command file (Dir.Name names it) or one skill's directory; with
+// Dir.Confine a file whose real path lies outside the plugin is skipped with a Problem.
 //
 // # Frontmatter
 //
