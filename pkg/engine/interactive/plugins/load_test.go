@@ -341,3 +341,39 @@ func TestFilesLinkedOutOfThePluginAreSkipped(t *testing.T) {
 		t.Errorf("agents %v, problems %v", agents.Names(), aproblems)
 	}
 }
+
+// A user's Claude Code setup works as it is: a marketplace added with `claude plugin
+// marketplace add` (~/.claude/plugins/known_marketplaces.json) and a plugin installed by
+// Claude Code (installed_plugins.json, version 2) load from Claude Code's copies, and
+// nothing is written into ~/.claude.
+func TestClaudeCodeInstallationsAreRead(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	claude := filepath.Join(home, ".claude", "plugins")
+	copyDir := filepath.Join(claude, "cache", "local-mkt", "tool", "0.1.0")
+	for p, data := range pluginFiles("", "tool") {
+		write(t, filepath.Join(copyDir, p), data)
+	}
+	write(t, filepath.Join(claude, KnownMarketplacesFile), `{"local-mkt": {"source": {"source": "directory", "path": "`+marketDir(t)+`"},
+		"installLocation": "`+marketDir(t)+`", "lastUpdated": "2026-01-01T00:00:00.000Z"}}`)
+	write(t, filepath.Join(claude, InstalledFile), `{"version": 2, "plugins": {
+		"tool@local-mkt": [{"scope": "project", "projectPath": "/elsewhere", "installPath": "/nonexistent"},
+		                   {"scope": "user", "installPath": "`+copyDir+`", "version": "0.1.0"}]}}`)
+	before, _ := os.ReadFile(filepath.Join(claude, InstalledFile))
+	res := Load(context.Background(), Options{Cwd: cwd, Home: home, Enabled: map[string]bool{"tool@local-mkt": true, "hello@local-mkt": true}})
+	if len(res.Plugins) != 2 {
+		t.Fatalf("plugins = %+v, problems %v", res.Plugins, res.Problems)
+	}
+	byName := map[string]string{}
+	for _, p := range res.Plugins {
+		byName[p.Name] = p.Root
+	}
+	if want, _ := filepath.EvalSymlinks(copyDir); byName["tool"] != want {
+		t.Errorf("tool loaded from %s, want Claude Code's copy %s", byName["tool"], want)
+	}
+	if byName["hello"] != filepath.Join(marketDir(t), "plugins", "hello") {
+		t.Errorf("hello loaded from %s", byName["hello"])
+	}
+	if after, _ := os.ReadFile(filepath.Join(claude, InstalledFile)); string(after) != string(before) {
+		t.Error("Claude Code's registry was written")
+	}
+}

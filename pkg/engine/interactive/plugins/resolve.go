@@ -126,11 +126,15 @@ func (r *resolver) plugin(ctx context.Context, id string) (*Plugin, []Problem) {
 		problems = append(problems, Problem{Marketplace: mkt, Path: om.path, Err: e})
 	}
 	om.problems = nil
-	for _, st := range []Store{r.project, r.user} {
+	for _, st := range []Store{r.project, r.user, ClaudeStore(r.opts.Home)} {
 		if st.Dir == "" {
 			continue
 		}
-		if inst, ok := st.Installation(id); ok {
+		inst, ok := st.Installation(id)
+		if st.Dir == ClaudeStore(r.opts.Home).Dir {
+			inst, ok = claudeInstallation(st, id, r.opts.Cwd)
+		}
+		if ok {
 			var entry *Entry
 			if om.err == nil {
 				if e, ok := om.m.Find(name); ok {
@@ -155,6 +159,24 @@ func (r *resolver) plugin(ctx context.Context, id string) (*Plugin, []Problem) {
 	}
 	p, ps := load(loadInput{dir: dir, id: id, marketplace: mkt, entry: &entry, lookup: r.opts.Lookup})
 	return p, append(problems, ps...)
+}
+
+// claudeInstallation is Claude Code's installed copy of id that applies to cwd: a user
+// installation, or a project or local one of this project.
+func claudeInstallation(st Store, id, cwd string) (Installation, bool) {
+	all, err := st.Installed()
+	if err != nil {
+		return Installation{}, false
+	}
+	for _, i := range all.Plugins[id] {
+		if i.Scope != ScopeUser && i.Scope != "" && (i.ProjectPath == "" || i.ProjectPath != cwd) {
+			continue
+		}
+		if st, err := os.Stat(i.InstallPath); err == nil && st.IsDir() {
+			return i, true
+		}
+	}
+	return Installation{}, false
 }
 
 // entryDir is where a marketplace entry's plugin lies, fetching a git source if asked.
@@ -277,7 +299,14 @@ func (r *resolver) sourceRoot(ctx context.Context, name string, src MarketplaceS
 		}
 		return realDir(dir)
 	case KindURL:
-		if installLocation != "" {
+		if installLocation != "" { // Claude Code's cached marketplace.json, or its directory
+			if st, err := os.Stat(installLocation); err == nil && !st.IsDir() {
+				dir := filepath.Dir(installLocation)
+				if filepath.Base(dir) == ".claude-plugin" {
+					dir = filepath.Dir(dir)
+				}
+				return realDir(dir)
+			}
 			return realDir(installLocation)
 		}
 		return "", fmt.Errorf("marketplace source url (%s): %w; use a git repository or a directory", redactURL(src.URL), ErrUnsupported)
