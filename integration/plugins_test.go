@@ -215,3 +215,55 @@ turns:
 }
 
 func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
+
+// A plugin's MCP server (.mcp.json in the plugin, its command named with
+// ${CLAUDE_PLUGIN_ROOT}) starts with the session as plugin:myplugin:srv and the model
+// calls its tool as mcp__plugin_myplugin_srv__echo.
+func TestPluginMCPServer(t *testing.T) {
+	server := buildMCPServer(t)
+	p := newProject(t)
+	mkt := filepath.Join(p.Scripts, "mkt")
+	files := pluginMarketplace()
+	files["plugins/myplugin/.mcp.json"] = `{"mcpServers": {"srv": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/server"}}}`
+	writeTree(t, mkt, files)
+	data, err := os.ReadFile(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(mkt, "plugins/myplugin/bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mkt, "plugins/myplugin/bin/server"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	enablePlugins(t, p, map[string]any{"source": "directory", "path": mkt})
+	script := filepath.Join(p.Scripts, "plugin-mcp.yaml")
+	if err := os.WriteFile(script, []byte(`
+turns:
+  - toolCalls:
+      - {id: toolu_echo, name: mcp__plugin_myplugin_srv__echo, input: {text: "from the plugin"}}
+  - when: {lastToolResultContains: "echo: from the plugin"}
+    text: "the plugin server echoed"
+  - text: "no echo"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := p.mustRun(t, "-p", "use it", "--provider", "script", "--script", script, "--output-format", "stream-json", "--verbose",
+		"--allowedTools", "mcp__plugin_myplugin_srv__echo")
+	var init, result map[string]any
+	for _, l := range jsonLines(t, res.Stdout) {
+		if l["type"] == "system" && l["subtype"] == "init" {
+			init = l
+		}
+		if l["type"] == "result" {
+			result = l
+		}
+	}
+	servers, _ := json.Marshal(init["mcp_servers"])
+	if string(servers) != `[{"name":"plugin:myplugin:srv","status":"connected"}]` {
+		t.Errorf("init mcp_servers = %s\nstderr %s", servers, res.Stderr)
+	}
+	if result == nil || result["result"] != "the plugin server echoed" {
+		t.Fatalf("result = %v", result)
+	}
+}
