@@ -184,6 +184,12 @@ turns:
 	if !strings.Contains(out, "Added marketplace local-mkt") {
 		t.Fatalf("add: %s", out)
 	}
+	if out := p.mustRun(t, "plugin", "search", "TEST").Stdout; !regexpMatch(`myplugin@local-mkt\s+-\s+test plugin`, out) {
+		t.Errorf("search:\n%s", out)
+	}
+	if out := p.mustRun(t, "plugin", "validate", mkt).Stdout; !strings.Contains(out, "plugin myplugin 1.0.0: 1 command/skill paths, 1 agent paths, 2 hook groups, 0 MCP servers") {
+		t.Errorf("validate:\n%s", out)
+	}
 	out = p.mustRun(t, "plugin", "install", "myplugin@local-mkt").Stdout
 	copyDir := filepath.Join(p.Home, ".robota", "plugins", "cache", "local-mkt", "myplugin", "1.0.0")
 	if !strings.Contains(out, "Installed myplugin@local-mkt 1.0.0 in "+copyDir) {

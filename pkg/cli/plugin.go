@@ -27,6 +27,7 @@ const pluginUsage = `Usage: robota plugin COMMAND (Claude Code's plugin formats;
   robota plugin enable NAME@MARKETPLACE [--scope user|project|local]
   robota plugin disable NAME@MARKETPLACE [--scope user|project|local]
   robota plugin list                       the enabled and installed plugins and whether they load
+  robota plugin search [TEXT]              the known marketplaces' plugins matching TEXT
   robota plugin validate PATH              check a plugin or marketplace directory
 
 --scope picks the settings file enabledPlugins is written to: ~/.robota/settings.json (user,
@@ -140,6 +141,22 @@ func runPlugin(args []string, stdout, stderr io.Writer) int {
 		}
 	case "list":
 		return listPlugins(ctx, opts, stdout)
+	case "search":
+		if len(pos) > 2 {
+			return usage()
+		}
+		found, problems := m.Search(ctx, argAt(pos, 1))
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "robota: warning: %s\n", p.Error())
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "PLUGIN\tVERSION\tDESCRIPTION")
+		for _, f := range found {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", f.ID(), orDash(f.Entry.Version), f.Entry.Description)
+		}
+		if err := tw.Flush(); err != nil {
+			return exitFailed
+		}
 	case "validate":
 		path, ok := one()
 		if !ok {

@@ -181,3 +181,20 @@ func TestInstalledReadsClaudeCodeVersion1(t *testing.T) {
 		t.Fatalf("installed = %+v, %v", got, err)
 	}
 }
+
+func TestSearch(t *testing.T) {
+	m := Manager{Opts: Options{Cwd: t.TempDir(), Home: t.TempDir(), Declared: map[string]DeclaredMarketplace{
+		"local-mkt": {Source: MarketplaceSource{Kind: KindDirectory, Path: marketDir(t)}},
+		"gone":      {Source: MarketplaceSource{Kind: KindDirectory, Path: "/nonexistent/mkt"}},
+	}}}
+	found, problems := m.Search(context.Background(), "GREETS")
+	if len(found) != 1 || found[0].ID() != "hello@local-mkt" {
+		t.Errorf("found = %+v", found)
+	}
+	if len(problems) != 1 || problems[0].Marketplace != "gone" {
+		t.Errorf("problems = %v", problems)
+	}
+	if all, _ := m.Search(context.Background(), ""); len(all) != 9 {
+		t.Errorf("all = %d entries, want the fixture's 9 valid ones", len(all))
+	}
+}
