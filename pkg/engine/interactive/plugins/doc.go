@@ -38,9 +38,12 @@
 // "github", ...}}}). A marketplace name resolves to the settings' declaration, then to
 // ~/.robota/plugins/known_marketplaces.json (robota plugin marketplace add), then to
 // Claude Code's ~/.claude/plugins/known_marketplaces.json (read, never written). A git
-// or github marketplace is cloned with go-git into ~/.robota/plugins/marketplaces/<name>
-// the first time it is needed (Options.Fetch); a git plugin source into
-// ~/.robota/plugins/cache/<marketplace>/<plugin>/<version>. A plugin installed with
+// or github marketplace is cloned into ~/.robota/plugins/marketplaces/<name> the first
+// time it is needed (Options.Fetch); a git plugin source into
+// ~/.robota/plugins/cache/<marketplace>/<plugin>/<version>. Clones are made with go-git
+// by `robota-worker git-clone` (WorkerCloner, package gitclone), so go-git is linked
+// into the worker and not into robota or robota-engine. Claude Code's installed copies
+// (~/.claude/plugins/installed_plugins.json) are used too. A plugin installed with
 // robota plugin install (Store: installed_plugins.json and a copy under cache/, in
 // ~/.robota/plugins for the user or .robota/plugins for the project) loads from its
 // copy; otherwise a relative source is read in place.
@@ -56,8 +59,9 @@
 //     absolute, climbs out with "..", or is (or passes through) a symbolic link leading
 //     out of the plugin (or marketplace) root is ErrEscape, and the default parts are
 //     checked the same way.
-//   - Clones are written beside their target and renamed into place; a failed one leaves
-//     nothing behind. A password in a git URL is never shown in a message.
+//   - Clones are written beside their target and renamed into place; a failed or
+//     cancelled one leaves nothing behind. A password in a git URL is never shown in a
+//     message.
 //   - ParseManifest and ParseMarketplace never panic (FuzzParseManifest,
 //     FuzzParseMarketplace); a marketplace entry that is malformed is left out with a
 //     problem and the others are kept.

@@ -1,15 +1,15 @@
 package plugins
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/robota-sdk/robota-go/pkg/runner/workerproc"
 )
 
 // GitURL is the clone URL of a git, url or github source.
@@ -23,56 +23,46 @@ func GitURL(s PluginSource) (string, error) {
 	return "", fmt.Errorf("source %s is not a git repository", s.Kind)
 }
 
-// Cloner fetches a git repository into a directory that does not exist yet and returns
-// the commit checked out.
+// Cloner fetches a git repository into dir (replacing it) and returns the commit checked
+// out. Errors are wrapped in ErrFetch by the caller.
 type Cloner interface {
 	Clone(ctx context.Context, url, ref, dir string) (commit string, err error)
 }
 
-// GoGit clones with go-git (no git binary needed): a shallow clone of ref (a branch or
-// tag; "" is the default branch), written beside dir and renamed into place, so an
-// interrupted clone never leaves a half repository where a marketplace is looked for.
-type GoGit struct{}
+// WorkerCloner clones by running `robota-worker git-clone` (package gitclone, go-git), so
+// go-git is linked into the worker only. Path is the worker binary; "" finds it beside
+// the running executable, then on PATH.
+type WorkerCloner struct{ Path string }
 
-func (GoGit) Clone(ctx context.Context, url, ref, dir string) (string, error) {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrFetch, err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".clone*")
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrFetch, err)
-	}
-	defer os.RemoveAll(tmp)
-	var repo *git.Repository
-	if ref == "" {
-		repo, err = git.PlainCloneContext(ctx, tmp, false, &git.CloneOptions{URL: url, Depth: 1})
-	} else {
-		// A ref is a branch or a tag: try them in that order.
-		for _, name := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(ref), plumbing.NewTagReferenceName(ref)} {
-			repo, err = git.PlainCloneContext(ctx, tmp, false, &git.CloneOptions{URL: url, ReferenceName: name, SingleBranch: true, Depth: 1})
-			if err == nil || !errors.Is(err, plumbing.ErrReferenceNotFound) && !strings.Contains(err.Error(), "couldn't find remote ref") {
-				break
-			}
-			_ = os.RemoveAll(tmp)
-			_ = os.MkdirAll(tmp, 0o755)
+func (w WorkerCloner) Clone(ctx context.Context, url, ref, dir string) (string, error) {
+	bin := w.Path
+	if bin == "" {
+		var err error
+		if bin, err = workerproc.Find(""); err != nil {
+			return "", fmt.Errorf("cloning %s needs robota-worker: %w", redactURL(url), err)
 		}
 	}
-	if err != nil {
-		_ = os.RemoveAll(tmp)
-		_ = os.Remove(filepath.Dir(dir)) // only when empty: made for this clone
-		return "", fmt.Errorf("%w: git clone %s%s: %w", ErrFetch, redactURL(url), refSuffix(ref), err)
+	args := []string{"git-clone"}
+	if ref != "" {
+		args = append(args, "--ref", ref)
 	}
-	head, err := repo.Head()
-	if err != nil {
-		return "", fmt.Errorf("%w: %s: %w", ErrFetch, redactURL(url), err)
+	cmd := exec.CommandContext(ctx, bin, append(args, "--", url, dir)...)
+	// SIGTERM first: the worker cancels the clone and removes what it wrote.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		if ctx.Err() != nil {
+			msg += " (" + ctx.Err().Error() + ")"
+		}
+		return "", fmt.Errorf("%s", msg)
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrFetch, err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrFetch, err)
-	}
-	return head.Hash().String(), nil
+	return strings.TrimSpace(stdout.String()), nil
 }
 
 // redactURL drops a password or token written into a URL's user info.

@@ -54,7 +54,7 @@ func TestGitMarketplaceIsClonedIntoTheUserStore(t *testing.T) {
 	for _, url := range []string{repo, "file://" + repo} {
 		t.Run(url[:4], func(t *testing.T) {
 			home := t.TempDir()
-			opts := Options{Cwd: t.TempDir(), Home: home, Enabled: map[string]bool{"tool@gitmkt": true},
+			opts := Options{Cwd: t.TempDir(), Home: home, Cloner: inProcess{}, Enabled: map[string]bool{"tool@gitmkt": true},
 				Declared: map[string]DeclaredMarketplace{"gitmkt": {Source: MarketplaceSource{Kind: KindGit, URL: url}}}}
 
 			res := Load(context.Background(), opts)
@@ -88,7 +88,7 @@ func TestGitPluginSourceIsClonedIntoTheCache(t *testing.T) {
 		{"name": "remote-tool", "version": "0.1.0", "source": {"source": "url", "url": "`+pluginRepo+`"}},
 		{"name": "gone", "source": {"source": "git", "url": "`+filepath.Join(market, "no-such-repo")+`"}}]}`)
 	home := t.TempDir()
-	res := Load(context.Background(), Options{Cwd: t.TempDir(), Home: home, Fetch: true,
+	res := Load(context.Background(), Options{Cwd: t.TempDir(), Home: home, Fetch: true, Cloner: inProcess{},
 		Enabled:  map[string]bool{"remote-tool@m": true, "gone@m": true},
 		Declared: map[string]DeclaredMarketplace{"m": {Source: MarketplaceSource{Kind: KindDirectory, Path: market}}}})
 	if len(res.Plugins) != 1 || res.Plugins[0].Name != "remote-tool" {
@@ -114,5 +114,30 @@ func TestRedactURL(t *testing.T) {
 		if got := redactURL(in); got != want {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// WorkerCloner runs `robota-worker git-clone [--ref REF] -- URL DIR`, reads the commit
+// from stdout and reports the worker's stderr as the error; a worker that is not found
+// says how to install it.
+func TestWorkerCloner(t *testing.T) {
+	dir := t.TempDir()
+	args := filepath.Join(dir, "args")
+	fake := filepath.Join(dir, "robota-worker")
+	write(t, fake, "#!/bin/sh\necho \"$@\" > "+args+"\ncase \"$*\" in *fail*) echo 'git clone x: boom' >&2; exit 1;; esac\necho 0123456789abcdef0123456789abcdef01234567\n")
+	if err := os.Chmod(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commit, err := WorkerCloner{Path: fake}.Clone(context.Background(), "https://h/r.git", "v1", "/tmp/target")
+	got, _ := os.ReadFile(args)
+	if err != nil || commit != "0123456789abcdef0123456789abcdef01234567" || strings.TrimSpace(string(got)) != "git-clone --ref v1 -- https://h/r.git /tmp/target" {
+		t.Fatalf("commit %q err %v args %q", commit, err, got)
+	}
+	if _, err := (WorkerCloner{Path: fake}).Clone(context.Background(), "u", "", "/tmp/fail"); err == nil || err.Error() != "git clone x: boom" {
+		t.Fatalf("err = %v", err)
+	}
+	t.Setenv("PATH", dir+"/none")
+	if _, err := (WorkerCloner{}).Clone(context.Background(), "u", "", "/tmp/x"); err == nil || !strings.Contains(err.Error(), "needs robota-worker") {
+		t.Fatalf("err = %v", err)
 	}
 }

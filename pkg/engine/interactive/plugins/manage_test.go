@@ -116,7 +116,7 @@ func TestAddGitMarketplaceThenRemove(t *testing.T) {
 	files[MarketplacePath] = `{"name": "gm", "owner": {"name": "o"}, "plugins": [{"name": "tool", "source": "./tool"}]}`
 	repo := gitRepo(t, files)
 	cwd, home := t.TempDir(), t.TempDir()
-	m := Manager{Opts: Options{Cwd: cwd, Home: home}}
+	m := Manager{Opts: Options{Cwd: cwd, Home: home, Cloner: inProcess{}}}
 	name, err := m.AddMarketplace(context.Background(), MarketplaceSource{Kind: KindGit, URL: repo})
 	if err != nil || name != "gm" {
 		t.Fatalf("add = %q, %v", name, err)

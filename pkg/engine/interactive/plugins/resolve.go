@@ -39,7 +39,8 @@ type Options struct {
 	// Fetch clones a git marketplace or plugin that is not cached yet; without it such a
 	// plugin is a problem that says how to fetch it.
 	Fetch bool
-	// Cloner clones git sources (nil: GoGit). FetchTimeout bounds each clone (0: 60 s).
+	// Cloner clones git sources (nil: WorkerCloner). FetchTimeout bounds each clone (0:
+	// 60 s).
 	Cloner       Cloner
 	FetchTimeout time.Duration
 	Now          func() time.Time
@@ -215,7 +216,7 @@ func (r *resolver) clone(ctx context.Context, src PluginSource, dir string) (str
 	}
 	cloner := r.opts.Cloner
 	if cloner == nil {
-		cloner = GoGit{}
+		cloner = WorkerCloner{}
 	}
 	timeout := r.opts.FetchTimeout
 	if timeout <= 0 {
@@ -223,7 +224,11 @@ func (r *resolver) clone(ctx context.Context, src PluginSource, dir string) (str
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return cloner.Clone(ctx, url, src.Ref, dir)
+	commit, err := cloner.Clone(ctx, url, src.Ref, dir)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrFetch, err)
+	}
+	return commit, nil
 }
 
 // marketplace finds and reads a marketplace by name: the settings' declaration first,
