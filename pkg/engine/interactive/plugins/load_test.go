@@ -137,6 +137,10 @@ func TestHelloContributions(t *testing.T) {
 	if want := []string{"hello:explain", "hello:greet", "hello:sub:deep"}; !slices.Equal(names, want) {
 		t.Errorf("skills = %v, want %v", names, want)
 	}
+	greet, _ := cat.Lookup("hello:greet")
+	if text := skills.Expand(greet, "Ada", skills.ExpandOptions{}); !strings.Contains(text, "Say hello to Ada.\nThe greeting list is in "+root+"/greetings.txt.") {
+		t.Errorf("expanded = %q", text)
+	}
 
 	agents, aproblems := agentdef.Load(p.Agents)
 	if len(aproblems) > 0 {

@@ -30,7 +30,8 @@ type Dir struct {
 	// commands object); "" names it after the file.
 	Name string
 	// Confine, when set, skips (with a Problem) every file whose real path, symbolic
-	// links followed, lies outside it: a plugin's files stay inside the plugin.
+	// links followed, lies outside it: a plugin's files stay inside the plugin. With a
+	// Namespace it is the plugin's root, which ${CLAUDE_PLUGIN_ROOT} expands to.
 	Confine string
 }
 
@@ -174,7 +175,7 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 			}
 			s.Kind, s.Source, s.Dir = dir.Kind, dir.Source, filepath.Dir(f.path)
 			if dir.Namespace != "" {
-				s.Name, s.Plugin = dir.Namespace+":"+s.Name, dir.Namespace
+				s.Name, s.Plugin, s.PluginRoot = dir.Namespace+":"+s.Name, dir.Namespace, dir.Confine
 			}
 			if prev, dup := dirNames[s.Name]; dup {
 				problems = append(problems, Problem{Path: f.path, Skipped: true,
