@@ -106,3 +106,26 @@ func TestDisableAllHooksCoversPluginHooks(t *testing.T) {
 		t.Fatalf("the plugin's commands stay: %v", err)
 	}
 }
+
+// Options.PluginDirs (--plugin-dir) loads a plugin for the session only, without any
+// settings; a directory that is not there is a warning naming it.
+func TestPluginDirsLoadForTheSession(t *testing.T) {
+	dir := t.TempDir()
+	plugin := filepath.Join(t.TempDir(), "dev-kit")
+	if err := os.MkdirAll(filepath.Join(plugin, "commands"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plugin, "commands", "try.md"), []byte("Try $ARGUMENTS\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nope")
+	s := newTestSession(t, scriptProvider(t, "turns:\n  - text: ok\n"), Options{Cwd: dir, PluginDirs: []string{plugin, missing}})
+	res, err := s.ExecuteCommand(context.Background(), "dev-kit:try", "it")
+	if text, _ := res.Data[commands.PromptKey].(string); err != nil || !strings.Contains(text, "Try it") {
+		t.Fatalf("/dev-kit:try = %q, %v", text, err)
+	}
+	a := s.Assembled()
+	if len(a.Plugins) != 2 || a.Plugins[0].ID != missing || a.Plugins[0].Status != "failed" || a.Plugins[1].ID != "dev-kit" || a.Plugins[1].Status != "loaded" {
+		t.Fatalf("plugins = %+v", a.Plugins)
+	}
+}
