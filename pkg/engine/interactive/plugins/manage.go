@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -325,118 +323,4 @@ func problemErrs(ps []Problem) []error {
 		out[i] = p
 	}
 	return out
-}
-
-// copyTree copies the plugin at src to dst (replaced whole): regular files and
-// directories, .git left out, symbolic links kept only when they point inside src.
-func copyTree(src, dst string) error {
-	tmp := dst + ".tmp"
-	_ = os.RemoveAll(tmp)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		target := filepath.Join(tmp, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			real, err := filepath.EvalSymlinks(p)
-			if err != nil || !inside(src, real) {
-				return nil // a link out of the plugin is not part of it
-			}
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		case d.Type().IsRegular():
-			return copyFile(p, target)
-		}
-		return nil
-	})
-	if err != nil {
-		_ = os.RemoveAll(tmp)
-		return err
-	}
-	if err := os.RemoveAll(dst); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, st.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// Found is one marketplace entry Search matched.
-type Found struct {
-	Marketplace string
-	Entry       Entry
-}
-
-// ID is the entry's plugin id, name@marketplace.
-func (f Found) ID() string { return f.Entry.Name + "@" + f.Marketplace }
-
-// Search lists the plugins of every known marketplace (declared in the settings, added
-// by command, or Claude Code's) whose name, description, category, keywords or tags
-// contain query (any case; "" lists all). Marketplaces that cannot be read are
-// problems. Nothing is fetched.
-func (m Manager) Search(ctx context.Context, query string) ([]Found, []Problem) {
-	o := m.Opts
-	o.Fetch = false
-	r := &resolver{opts: o, user: UserStore(o.Home), project: ProjectStore(o.Cwd), markets: map[string]*openMarket{}}
-	names := map[string]bool{}
-	for n := range o.Declared {
-		names[n] = true
-	}
-	for _, st := range []Store{r.user, ClaudeStore(o.Home)} {
-		known, _ := st.KnownMarketplaces()
-		for n := range known {
-			names[n] = true
-		}
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
-	q := strings.ToLower(query)
-	var out []Found
-	var problems []Problem
-	for _, n := range sorted {
-		om := r.marketplace(ctx, n)
-		if om.err != nil {
-			problems = append(problems, Problem{Marketplace: n, Path: om.path, Err: om.err})
-			continue
-		}
-		for _, e := range om.m.Plugins {
-			hay := strings.ToLower(strings.Join(append(append([]string{e.Name, e.Description, e.Category}, e.Keywords...), e.Tags...), "\n"))
-			if strings.Contains(hay, q) {
-				out = append(out, Found{Marketplace: n, Entry: e})
-			}
-		}
-	}
-	return out, problems
 }
