@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,6 +67,59 @@ func FuzzParseMarketplace(f *testing.F) {
 			}
 			_, _ = json.Marshal(e.Source)
 			_ = e.Source.String()
+		}
+	})
+}
+
+// FuzzLoadPlugin loads a plugin whose plugin.json, hooks/hooks.json and .mcp.json are
+// the fuzzer's: it never panics, every path it contributes stays inside the plugin, and
+// every hook and MCP server it keeps has ${CLAUDE_PLUGIN_ROOT} replaced.
+func FuzzLoadPlugin(f *testing.F) {
+	f.Add([]byte(`{"name":"p","commands":["./c.md","../x"],"agents":"./a","skills":["./s"],"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]},"mcpServers":{"m":{"command":"${CLAUDE_PLUGIN_ROOT}/m"}}}`),
+		[]byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"${CLAUDE_PLUGIN_ROOT}/h.sh"}]}]}}`),
+		[]byte(`{"mcpServers":{"s":{"command":"${CLAUDE_PLUGIN_ROOT}/s","args":["${CLAUDE_PLUGIN_ROOT}"]}}}`))
+	f.Add([]byte(`{"name":"q","hooks":["./hooks/hooks.json","/etc/passwd"],"mcpServers":["./.mcp.json","x.mcpb"]}`), []byte(`{}`), []byte(`{"s":{"type":"http","url":"${CLAUDE_PLUGIN_ROOT}"}}`))
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, manifest, hooks, servers []byte) {
+		dir, err := os.MkdirTemp(root, "p")
+		if err != nil {
+			t.Skip()
+		}
+		defer os.RemoveAll(dir)
+		for rel, data := range map[string][]byte{ManifestPath: manifest, HooksPath: hooks, MCPPath: servers,
+			"c.md": []byte("c"), "a/x.md": []byte("---\ndescription: d\n---\n"), "s/SKILL.md": []byte("s")} {
+			path := filepath.Join(dir, filepath.FromSlash(rel))
+			if os.MkdirAll(filepath.Dir(path), 0o755) != nil || os.WriteFile(path, data, 0o644) != nil {
+				t.Skip()
+			}
+		}
+		p, _ := LoadDir(dir, nil)
+		if p == nil {
+			return
+		}
+		for _, d := range p.Skills {
+			if !inside(p.Root, d.Path) {
+				t.Fatalf("skill path %s outside %s", d.Path, p.Root)
+			}
+		}
+		for _, d := range p.Agents {
+			if !inside(p.Root, d.Path) {
+				t.Fatalf("agent path %s outside %s", d.Path, p.Root)
+			}
+		}
+		for _, groups := range p.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					if strings.Contains(h.Command, "${"+RootVar+"}") {
+						t.Fatalf("hook command not expanded: %q", h.Command)
+					}
+				}
+			}
+		}
+		for _, s := range p.MCPServers {
+			if !strings.HasPrefix(s.Name, "plugin:"+p.Name+":") || strings.Contains(s.Config.Command+s.Config.URL+strings.Join(s.Config.Args, " "), "${"+RootVar+"}") {
+				t.Fatalf("server %+v", s)
+			}
 		}
 	})
 }
