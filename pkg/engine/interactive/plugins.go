@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
@@ -33,7 +34,9 @@ type PluginStatus struct {
 func (a *Assembled) loadPlugins(ctx context.Context, settings *config.Settings, opts Options) {
 	po, warnings := pluginOptions(settings, opts.Cwd, opts.Home)
 	a.Warnings = append(a.Warnings, warnings...)
-	po.Dirs, po.Fetch = opts.PluginDirs, true
+	// A marketplace or plugin not fetched yet is cloned now, each within 30 s: a session
+	// without network starts late at most by that, once per missing repository.
+	po.Dirs, po.Fetch, po.FetchTimeout = opts.PluginDirs, true, 30*time.Second
 	if len(po.Enabled) == 0 && len(po.Dirs) == 0 {
 		return
 	}

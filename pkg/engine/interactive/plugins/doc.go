@@ -37,7 +37,9 @@
 // extraKnownMarketplaces ({name: {"source": {"source": "directory"|"file"|"git"|
 // "github", ...}}}). A marketplace name resolves to the settings' declaration, then to
 // ~/.robota/plugins/known_marketplaces.json (robota plugin marketplace add), then to
-// Claude Code's ~/.claude/plugins/known_marketplaces.json (read, never written). A git
+// Claude Code's ~/.claude/plugins/known_marketplaces.json (read, never written), then to
+// DefaultMarketplaces (Claude Code's official one, github anthropics/
+// claude-plugins-official). A git
 // or github marketplace is cloned into ~/.robota/plugins/marketplaces/<name> the first
 // time it is needed (Options.Fetch); a git plugin source into
 // ~/.robota/plugins/cache/<marketplace>/<plugin>/<version>. Clones are made with go-git

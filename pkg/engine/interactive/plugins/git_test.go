@@ -141,3 +141,22 @@ func TestWorkerCloner(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Claude Code's official marketplace is known without being added: an enabled plugin
+// from it asks for github.com/anthropics/claude-plugins-official (not fetched here).
+func TestOfficialMarketplaceIsKnown(t *testing.T) {
+	var asked []string
+	res := Load(context.Background(), Options{Cwd: t.TempDir(), Home: t.TempDir(), Fetch: true,
+		Enabled: map[string]bool{"x@claude-plugins-official": true},
+		Cloner: clonerFunc(func(url string) error { asked = append(asked, url); return errors.New("offline") })})
+	if len(asked) != 1 || asked[0] != "https://github.com/anthropics/claude-plugins-official.git" {
+		t.Fatalf("asked %v", asked)
+	}
+	if len(res.Problems) != 1 || !errors.Is(res.Problems[0], ErrFetch) || res.Problems[0].Plugin != "x@claude-plugins-official" {
+		t.Fatalf("problems %v", res.Problems)
+	}
+}
+
+type clonerFunc func(url string) error
+
+func (f clonerFunc) Clone(_ context.Context, url, _, _ string) (string, error) { return "", f(url) }

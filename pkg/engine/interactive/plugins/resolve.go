@@ -232,7 +232,7 @@ func (r *resolver) clone(ctx context.Context, src PluginSource, dir string) (str
 }
 
 // marketplace finds and reads a marketplace by name: the settings' declaration first,
-// then the user's store, then Claude Code's.
+// then the user's store, then Claude Code's, then DefaultMarketplaces.
 func (r *resolver) marketplace(ctx context.Context, name string) *openMarket {
 	if om, ok := r.markets[name]; ok {
 		return om
@@ -279,7 +279,17 @@ func (r *resolver) marketplaceRoot(ctx context.Context, name string) (string, er
 			return r.sourceRoot(ctx, name, km.Source, r.opts.Cwd, km.InstallLocation)
 		}
 	}
+	if src, ok := DefaultMarketplaces[name]; ok {
+		return r.sourceRoot(ctx, name, src, r.opts.Cwd, "")
+	}
 	return "", fmt.Errorf("%w: marketplace %q is not known (add it with robota plugin marketplace add, or in extraKnownMarketplaces)", ErrNotFound, name)
+}
+
+// DefaultMarketplaces are known without being added, below every other declaration:
+// Claude Code's official marketplace, so the plugins a user enabled from it in Claude
+// Code load here too (cloned on first use).
+var DefaultMarketplaces = map[string]MarketplaceSource{
+	"claude-plugins-official": {Kind: KindGitHub, Repo: "anthropics/claude-plugins-official"},
 }
 
 // sourceRoot is the directory of a marketplace source; a git one is cloned into the user
