@@ -148,7 +148,7 @@ func TestOfficialMarketplaceIsKnown(t *testing.T) {
 	var asked []string
 	res := Load(context.Background(), Options{Cwd: t.TempDir(), Home: t.TempDir(), Fetch: true,
 		Enabled: map[string]bool{"x@claude-plugins-official": true},
-		Cloner: clonerFunc(func(url string) error { asked = append(asked, url); return errors.New("offline") })})
+		Cloner:  clonerFunc(func(url string) error { asked = append(asked, url); return errors.New("offline") })})
 	if len(asked) != 1 || asked[0] != "https://github.com/anthropics/claude-plugins-official.git" {
 		t.Fatalf("asked %v", asked)
 	}
