@@ -35,7 +35,7 @@ func (a *Assembled) loadPlugins(ctx context.Context, settings *config.Settings, 
 	po, warnings := pluginOptions(settings, opts.Cwd, opts.Home)
 	a.Warnings = append(a.Warnings, warnings...)
 	// A marketplace or plugin not fetched yet is cloned now, each within 30 s: a session
-	// without network starts late at most by that, once per missing repository.
+	// without network starts late by at most that for each repository it lacks.
 	po.Dirs, po.Fetch, po.FetchTimeout = opts.PluginDirs, true, 30*time.Second
 	if len(po.Enabled) == 0 && len(po.Dirs) == 0 {
 		return
