@@ -51,6 +51,7 @@ type Options struct {
 	// Settings is --settings: a settings file or a JSON object.
 	Settings             string
 	AddDirs              []string
+	PluginDirs           []string
 	MCPConfig            []string
 	StrictMCPConfig      bool
 	FallbackModel        string
@@ -82,6 +83,7 @@ Usage:
   robota -p [flags] PROMPT    the same (the prompt may follow the flags, as with claude -p)
   CMD | robota -p [PROMPT]    piped stdin is the prompt, or is appended to it
   robota providers            list the provider types and how to configure them
+  robota plugin COMMAND       marketplaces and plugins (robota plugin --help)
   robota --version            (or -v)
 
 Claude Code's flags are accepted with its meaning; the README lists what each does here.
@@ -179,6 +181,8 @@ func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "providers":
 			return listProviders(stdout)
+		case "plugin", "plugins":
+			return runPlugin(args[1:], stdout, stderr)
 		}
 	}
 	o, err := ParseFlags(args, stderr)

@@ -38,6 +38,15 @@
 //     tools (yet). "sdk" servers connect through MCPSDKTransport.
 //   - Tool output cut to fit a tool result is saved whole in .robota/tool-output (see
 //     ToolOutputDir), which a Read in any permission mode may open.
+//   - Plugins (package plugins): the settings' enabledPlugins (marketplaces from
+//     extraKnownMarketplaces, ~/.robota/plugins and Claude Code's ~/.claude/plugins) and
+//     Options.PluginDirs load before anything else is built. Their skills and commands
+//     join the catalog below the project's and user's (/plugin:name, and the bare /name
+//     while nothing else has it), their agents the Agent tool's types (plugin:name),
+//     their hooks run after the settings' hooks (disableAllHooks covers them), their MCP
+//     servers start with the others (plugin:<plugin>:<server>). A plugin that cannot load
+//     is a warning naming it, the file and the problem, and "failed" in Plugins; the
+//     session goes on. Plugin loading never fails the assembly.
 //
 // # InteractiveSession
 //
