@@ -104,7 +104,7 @@ func TestPromptHookOutcomes(t *testing.T) {
 		{name: "PreToolUse not ok denies and ends the turn", in: bashCall("rm -rf x"), hook: promptHook,
 			answer: `{"ok": false, "reason": "no rm"}`, blocked: true, decision: "deny"},
 		{name: "continueOnBlock keeps the turn", in: bashCall("rm -rf x"),
-			hook: Definition{Type: "prompt", Prompt: "p", ContinueOnBlock: true},
+			hook:   Definition{Type: "prompt", Prompt: "p", ContinueOnBlock: true},
 			answer: `{"ok": false, "reason": "no rm"}`, blocked: true, decision: "deny", continues: true},
 		{name: "PreToolUse ok has no opinion", in: bashCall("ls"), hook: promptHook,
 			answer: `{"ok": true, "reason": "fine"}`, continues: true},
