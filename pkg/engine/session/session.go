@@ -122,6 +122,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		Evaluator: cfg.Evaluator, Handler: cfg.PermissionHandler, Hooks: cfg.Hooks, Mode: s.PermissionMode,
 		SessionID: s.id, TranscriptPath: cfg.TranscriptPath, Cwd: cfg.Cwd,
 		MaxResultChars: cfg.MaxToolResultChars, OutputDir: cfg.ToolOutputDir, Report: s.reportTool,
+		Interrupt: s.Abort,
 	})
 	s.tools = s.enforcer.Wrap(cfg.Tools)
 	for _, t := range s.tools {
