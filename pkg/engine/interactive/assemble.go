@@ -269,10 +269,12 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := buildHooks(settings, opts)
+	hookRT := &hookRuntime{}
+	hooks, hookWarnings, err := buildHooks(settings, opts, hookRT)
 	if err != nil {
 		return nil, err
 	}
+	a.Warnings = append(a.Warnings, hookWarnings...)
 	outputDir := ToolOutputDir(opts.Cwd)
 	var sessionID string // known once the store is open, below
 	var background bash.BackgroundRunner
@@ -422,6 +424,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		closeLog()
 		return nil, err
 	}
+	hookRT.bind(provider, choice, a.subagents)
+	if ha, ok := hooks.(hookAdapter); ok && sessionLog != nil {
+		ha.errs.set(sessionLog)
+	}
 	// Started last, so no failure of the assembly leaves a server process behind but
 	// session.New's, which closes them.
 	tools = a.connectMCP(ctx, mcpServers, opts, settings.Env, tools)
@@ -549,46 +555,66 @@ func searchExclude(ev *permission.Evaluator, cwd string) func(tool, absPath stri
 }
 
 // buildHooks returns nil when no hook is configured, so sessions skip the work. A hook
-// that cannot be read is a configuration error naming its file and key: running without it
-// would silently drop a guard the user relies on.
-func buildHooks(settings *config.Settings, opts Options) (session.HookRunner, error) {
+// that cannot be read or cannot run is a configuration error naming its file and key:
+// running without it would silently drop a guard the user relies on. Hooks of Claude
+// Code's events this engine does not fire are a warning each (they never run). rt runs
+// the prompt hooks, and the agent hooks when the session has a runner for subagents.
+func buildHooks(settings *config.Settings, opts Options, rt *hookRuntime) (session.HookRunner, []string, error) {
+	executors := rt.executors(opts.Runner != nil)
 	if settings.DisableAllHooks || len(settings.Hooks) == 0 {
 		if len(opts.Hooks) == 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return newHookAdapter(hook.Config{}, settings, opts), nil
+		return newHookAdapter(hook.Config{}, settings, opts, executors), nil, nil
 	}
 	var errs []error
+	var warnings []string
+	fired := config.Hooks{}
 	for _, event := range slices.Sorted(maps.Keys(settings.Hooks)) {
 		groups := settings.Hooks[event]
-		if _, err := hook.ParseEvent(event); err != nil {
-			files := map[string]bool{}
-			for _, g := range groups {
-				files[g.Source.Display] = true
-			}
-			errs = append(errs, invalid("hooks.%s in %s: %w", event, strings.Join(slices.Sorted(maps.Keys(files)), ", "), err))
+		files := map[string]bool{}
+		for _, g := range groups {
+			files[g.Source.Display] = true
+		}
+		where := strings.Join(slices.Sorted(maps.Keys(files)), ", ")
+		if slices.Contains(hook.ClaudeCodeOnlyEvents, event) {
+			warnings = append(warnings, fmt.Sprintf("hooks.%s in %s: robota does not fire %s, so these hooks never run", event, where, event))
 			continue
 		}
+		if _, err := hook.ParseEvent(event); err != nil {
+			errs = append(errs, invalid("hooks.%s in %s: %w", event, where, err))
+			continue
+		}
+		fired[event] = groups
 		for _, g := range groups { // one at a time, so the error names the group's file
 			one, _ := json.Marshal(map[string][]config.HookGroup{event: {g}})
 			if _, err := hook.ParseConfig(one); err != nil {
 				errs = append(errs, invalid("hooks.%s (matcher %q) in %s: %w", event, g.Matcher, g.Source.Display, err))
+				continue
+			}
+			for i, h := range g.Hooks {
+				if _, ok := executors[h.Type]; ok || h.Type == "command" || h.Type == "http" || opts.HookExecutors[h.Type] != nil {
+					continue
+				}
+				errs = append(errs, invalid("hooks.%s (matcher %q) hook %d in %s: a %s hook needs subagents, and this session has no runner for them (robota-worker)",
+					event, g.Matcher, i, g.Source.Display, h.Type))
 			}
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(errs...)
 	}
-	cfg, err := hook.ParseConfig(settings.Hooks.JSON())
+	cfg, err := hook.ParseConfig(fired.JSON())
 	if err != nil { // every group parsed on its own above
-		return nil, invalid("hooks: %w", err)
+		return nil, nil, invalid("hooks: %w", err)
 	}
-	return newHookAdapter(cfg, settings, opts), nil
+	return newHookAdapter(cfg, settings, opts, executors), warnings, nil
 }
 
 // newHookAdapter runs cfg plus opts.Hooks. Hooks see the settings `env` too: command
 // hooks in their environment, http hooks in the variables their allowedEnvVars may expand.
-func newHookAdapter(cfg hook.Config, settings *config.Settings, opts Options) hookAdapter {
+// executors (prompt, agent) come before opts.HookExecutors, which may replace them.
+func newHookAdapter(cfg hook.Config, settings *config.Settings, opts Options, executors map[string]hook.Executor) hookAdapter {
 	for event, groups := range opts.Hooks {
 		cfg[event] = append(cfg[event], groups...)
 	}
@@ -596,10 +622,13 @@ func newHookAdapter(cfg hook.Config, settings *config.Settings, opts Options) ho
 		hook.WithExecutor("command", &hook.CommandExecutor{ProjectDir: opts.Cwd, Env: settingsEnv(settings.Env)}),
 		hook.WithExecutor("http", &hook.HTTPExecutor{LookupEnv: lookupWithSettings(settings.Env)}),
 	}
+	for _, typ := range slices.Sorted(maps.Keys(executors)) {
+		xs = append(xs, hook.WithExecutor(typ, executors[typ]))
+	}
 	for typ, x := range opts.HookExecutors {
 		xs = append(xs, hook.WithExecutor(typ, x))
 	}
-	return hookAdapter{r: hook.NewRunner(cfg, opts.Cwd, xs...)}
+	return hookAdapter{r: hook.NewRunner(cfg, opts.Cwd, xs...), errs: &hookErrorLog{}}
 }
 
 // forkRecord copies the record id under newID (--fork-session), leaving the original

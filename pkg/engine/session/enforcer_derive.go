@@ -11,6 +11,8 @@ type DeriveConfig struct {
 	// Report receives the derived enforcer's tool events; nil drops them. The parent's
 	// Report never sees them: they are not the parent's calls.
 	Report func(ToolExecutionEvent)
+	// NoHooks drops the hooks (an agent hook's subagent).
+	NoHooks bool
 }
 
 // Derive returns an enforcer for a subagent of this enforcer's session. Subagents inherit
@@ -29,6 +31,9 @@ func (e *PermissionEnforcer) Derive(d DeriveConfig) *PermissionEnforcer {
 		cfg.Handler = d.Handler
 	}
 	cfg.Report = d.Report
+	if d.NoHooks {
+		cfg.Hooks = nil
+	}
 	return newEnforcer(cfg, e.ask, e.rules)
 }
 
