@@ -596,8 +596,11 @@ func buildHooks(settings *config.Settings, opts Options, rt *hookRuntime) (sessi
 				if _, ok := executors[h.Type]; ok || h.Type == "command" || h.Type == "http" || opts.HookExecutors[h.Type] != nil {
 					continue
 				}
-				errs = append(errs, invalid("hooks.%s (matcher %q) hook %d in %s: a %s hook needs subagents, and this session has no runner for them (robota-worker)",
-					event, g.Matcher, i, g.Source.Display, h.Type))
+				why := fmt.Sprintf("robota has no executor for %s hooks", h.Type)
+				if h.Type == "agent" {
+					why = "an agent hook needs subagents, and this session has no runner for them (robota-worker)"
+				}
+				errs = append(errs, invalid("hooks.%s (matcher %q) hook %d in %s: %s", event, g.Matcher, i, g.Source.Display, why))
 			}
 		}
 	}
