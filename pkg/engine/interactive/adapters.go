@@ -24,7 +24,7 @@ func (a evaluatorAdapter) Evaluate(_ context.Context, req session.PermissionRequ
 	if m := permission.Mode(mode); m != "" && m != ev.Mode() {
 		ev = ev.WithMode(m)
 	}
-	ev = ev.WithRules(sessionAllowRules(req.SessionAllow)...)
+	ev = ev.WithRules(append(sessionAllowRules(req.SessionAllow), promptAllowRules(req.PromptAllow)...)...)
 	d := ev.Evaluate(permission.Request{Tool: req.ToolName, Input: req.Input, Cwd: req.Cwd})
 	out := session.PermissionDecision{Behavior: session.Behavior(d.Behavior), Reason: d.Reason, Binding: binding(d)}
 	if d.Rule != nil {
@@ -43,6 +43,19 @@ func sessionAllowRules(rules []string) []permission.Rule {
 	var out []permission.Rule
 	for _, s := range rules {
 		if r, err := permission.NewRule(permission.Allow, s, permission.Source{Name: "session"}); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// promptAllowRules parses the rules granted for the running prompt (a skill's
+// allowed-tools, checked when the skill was loaded); one that does not parse allows
+// nothing.
+func promptAllowRules(rules []string) []permission.Rule {
+	var out []permission.Rule
+	for _, s := range rules {
+		if r, err := permission.NewRule(permission.Allow, s, permission.Source{Name: "skill allowed-tools"}); err == nil {
 			out = append(out, r)
 		}
 	}

@@ -38,6 +38,21 @@
 //     tools (yet). "sdk" servers connect through MCPSDKTransport.
 //   - Tool output cut to fit a tool result is saved whole in .robota/tool-output (see
 //     ToolOutputDir), which a Read in any permission mode may open.
+//   - Hooks (pkg/engine/hook): the settings' hooks run with command, http, prompt and
+//     agent executors. A prompt hook's model call goes through the session's provider
+//     (purpose llm.PurposeHook, no tools; its `model` alias resolved per provider type,
+//     else the session's model). An agent hook runs a subagent ("hook-agent") with Read,
+//     Grep and Glob only, which never asks (what the rules do not allow is denied) and
+//     runs no hooks itself, so it cannot start itself again. A hook that cannot run
+//     (unknown type, no prompt, an agent hook without Options.Runner) is an
+//     ErrInvalidConfiguration naming the file and key; hooks of Claude Code events robota
+//     does not fire are a warning. Non-blocking hook failures are written to the session
+//     log, and a prompt or agent hook's also to the user (the tool's end event Message).
+//   - A skill's allowed-tools (Claude Code rule syntax) are allow rules for the rest of
+//     the prompt that invoked it — the model's Skill call, or the user's /name, whose
+//     expanded prompt gets them when it runs — and for a forked skill's subagent; deny
+//     rules, ask rules and safety checks still win, and the grant ends with the prompt.
+//     An entry that is not a rule is a warning naming the skill file.
 //
 // # InteractiveSession
 //

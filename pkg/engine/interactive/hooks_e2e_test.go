@@ -325,3 +325,93 @@ turns:
 		})
 	}
 }
+
+const makerSkill = `---
+name: maker
+description: Makes marker files
+allowed-tools: Bash(touch:*), Read
+---
+MAKER-SKILL-BODY: touch the marker file.
+`
+
+// A skill's allowed-tools are allowed without asking while the prompt that invoked it
+// runs — through the Skill tool or the user's /name — and not after; a deny rule still
+// wins. No one answers questions here (headless), so an ask is a denial.
+func TestSkillAllowedToolsLastThePrompt(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".claude", "skills", "maker", "SKILL.md"), makerSkill)
+	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), `{"permissions": {"deny": ["Bash(touch blocked*)"]}}`)
+	p := scriptProvider(t, `
+turns:
+  - when: {lastUserContains: "first"}
+    toolCalls: [{id: s1, name: Skill, input: {skill: maker}}]
+  - when: {lastToolResultContains: "MAKER-SKILL-BODY"}
+    toolCalls: [{id: t1, name: Bash, input: {command: "touch made1.txt"}}, {id: t2, name: Bash, input: {command: "touch blocked.txt"}}]
+  - when: {lastUserContains: "first"}
+    text: "made"
+  - when: {lastUserContains: "second"}
+    toolCalls: [{id: t3, name: Bash, input: {command: "touch made2.txt"}}]
+  - when: {lastUserContains: "second"}
+    text: "tried"
+  - when: {lastUserContains: "MAKER-SKILL-BODY"}
+    toolCalls: [{id: t4, name: Bash, input: {command: "touch made3.txt"}}]
+  - when: {lastUserContains: "MAKER-SKILL-BODY"}
+    text: "made by slash"
+  - when: {lastUserContains: "third"}
+    toolCalls: [{id: t5, name: Bash, input: {command: "touch made4.txt"}}]
+  - when: {lastUserContains: "third"}
+    text: "tried again"
+`)
+	s := newTestSession(t, p, Options{Cwd: dir, Interactive: InteractiveOptions{NoPrompt: true}})
+	exists := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
+
+	submitAndWait(t, s, "first: use the maker skill")
+	if !exists("made1.txt") || exists("blocked.txt") {
+		t.Fatalf("with the skill active: made1 %v (want true), blocked %v (want false: the deny rule wins)", exists("made1.txt"), exists("blocked.txt"))
+	}
+	submitAndWait(t, s, "second: touch again")
+	if exists("made2.txt") {
+		t.Fatal("the skill's allowed-tools outlived its prompt")
+	}
+
+	res, err := s.ExecuteCommand(context.Background(), "maker", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := res.Data["prompt"].(string)
+	submitAndWait(t, s, text)
+	if !exists("made3.txt") {
+		t.Fatal("/maker did not grant its allowed-tools to its prompt")
+	}
+	submitAndWait(t, s, "third: touch once more")
+	if exists("made4.txt") {
+		t.Fatal("/maker's allowed-tools outlived its prompt")
+	}
+}
+
+// A context: fork skill's subagent gets the skill's allowed-tools too.
+func TestForkedSkillAllowedTools(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".claude", "skills", "forker", "SKILL.md"), `---
+name: forker
+description: Makes a marker file in a subagent
+context: fork
+allowed-tools: [ "Bash(touch:*)" ]
+---
+FORKER-BODY: touch the marker.
+`)
+	p := scriptProvider(t, `
+turns:
+  - toolCalls: [{id: s1, name: Skill, input: {skill: forker}}]
+  - text: "done"
+agents:
+  general-purpose:
+    - toolCalls: [{id: f1, name: Bash, input: {command: "touch forked.txt"}}]
+    - text: "forked done"
+`)
+	s := newTestSession(t, p, Options{Cwd: dir, Runner: worker.New(nil), Interactive: InteractiveOptions{NoPrompt: true}})
+	submitAndWait(t, s, "use forker")
+	if _, err := os.Stat(filepath.Join(dir, "forked.txt")); err != nil {
+		t.Fatalf("the forked skill's subagent could not touch: %v", err)
+	}
+}

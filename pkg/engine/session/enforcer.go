@@ -62,6 +62,9 @@ type PermissionEnforcer struct {
 	// rules are the rules approved with "allow for the session"; derived enforcers share
 	// them with their parent.
 	rules *sessionRuleSet
+	// promptRules are allow rules granted for the running prompt (a skill's
+	// allowed-tools), shared with derived enforcers so a forked skill's subagent has them.
+	promptRules *sessionRuleSet
 
 	mu      sync.Mutex
 	denials []PermissionDenial
@@ -83,11 +86,11 @@ func NewPermissionEnforcer(cfg EnforcerConfig) *PermissionEnforcer {
 	if cfg.MaxResultChars == 0 {
 		cfg.MaxResultChars = DefaultMaxToolResultChars
 	}
-	return newEnforcer(cfg, make(chan struct{}, 1), &sessionRuleSet{})
+	return newEnforcer(cfg, make(chan struct{}, 1), &sessionRuleSet{}, &sessionRuleSet{})
 }
 
-func newEnforcer(cfg EnforcerConfig, ask chan struct{}, rules *sessionRuleSet) *PermissionEnforcer {
-	return &PermissionEnforcer{
+func newEnforcer(cfg EnforcerConfig, ask chan struct{}, rules, promptRules *sessionRuleSet) *PermissionEnforcer {
+	return &PermissionEnforcer{promptRules: promptRules,
 		cfg: cfg, save: saveToDir(cfg.OutputDir),
 		hooks: &hookBase{runner: cfg.Hooks, sessionID: cfg.SessionID,
 			transcriptPath: cfg.TranscriptPath, cwd: cfg.Cwd, mode: cfg.Mode},
@@ -125,6 +128,32 @@ func (e *PermissionEnforcer) addSessionRule(rule string) {
 	if !slices.Contains(e.rules.rules, rule) {
 		e.rules.rules = append(e.rules.rules, rule)
 	}
+}
+
+// AllowForPrompt grants allow rules (Claude Code's rule syntax) until ClearPromptRules:
+// a skill's allowed-tools while the prompt that invoked it runs.
+func (e *PermissionEnforcer) AllowForPrompt(rules ...string) {
+	e.promptRules.mu.Lock()
+	defer e.promptRules.mu.Unlock()
+	for _, r := range rules {
+		if !slices.Contains(e.promptRules.rules, r) {
+			e.promptRules.rules = append(e.promptRules.rules, r)
+		}
+	}
+}
+
+// PromptRules returns the rules granted for the running prompt.
+func (e *PermissionEnforcer) PromptRules() []string {
+	e.promptRules.mu.Lock()
+	defer e.promptRules.mu.Unlock()
+	return slices.Clone(e.promptRules.rules)
+}
+
+// ClearPromptRules ends the grants of AllowForPrompt.
+func (e *PermissionEnforcer) ClearPromptRules() {
+	e.promptRules.mu.Lock()
+	e.promptRules.rules = nil
+	e.promptRules.mu.Unlock()
 }
 
 // Denials returns every call denied so far, in order.
@@ -278,7 +307,7 @@ func (e *PermissionEnforcer) evaluate(ctx context.Context, call PermissionReques
 	if e.cfg.Evaluator == nil {
 		return PermissionDecision{Behavior: BehaviorAsk, Reason: "no permission evaluator configured"}
 	}
-	call.SessionAllow = e.SessionRules()
+	call.SessionAllow, call.PromptAllow = e.SessionRules(), e.PromptRules()
 	d := e.cfg.Evaluator.Evaluate(ctx, call, e.cfg.Mode())
 	switch d.Behavior {
 	case BehaviorAllow, BehaviorAsk, BehaviorDeny:

@@ -20,7 +20,7 @@ type DeriveConfig struct {
 // (read at each call, so a mode change reaches running subagents), permission handler,
 // hooks, session id, transcript path, result cap and output directory, and the same
 // "allow for the session" rules, shared both ways: a rule approved for either holds for
-// both. The parent and every enforcer derived from it ask one question at a time. Its
+// both (and so are the rules granted for the running prompt, AllowForPrompt). The parent and every enforcer derived from it ask one question at a time. Its
 // denials are its own.
 func (e *PermissionEnforcer) Derive(d DeriveConfig) *PermissionEnforcer {
 	cfg := e.cfg
@@ -34,7 +34,7 @@ func (e *PermissionEnforcer) Derive(d DeriveConfig) *PermissionEnforcer {
 	if d.NoHooks {
 		cfg.Hooks = nil
 	}
-	return newEnforcer(cfg, e.ask, e.rules)
+	return newEnforcer(cfg, e.ask, e.rules, e.promptRules)
 }
 
 // Handler returns the permission handler the enforcer asks; nil when there is none (an

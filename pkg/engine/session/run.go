@@ -31,6 +31,7 @@ func (s *Session) Run(ctx context.Context, input string) (string, error) {
 		return "", err
 	}
 	defer release()
+	defer s.enforcer.ClearPromptRules() // AllowForPrompt's grants end with the Run
 	return s.run(runCtx, input)
 }
 
