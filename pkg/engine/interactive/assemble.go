@@ -168,6 +168,10 @@ type Assembled struct {
 	agentCatalog *agentdef.Catalog
 	// skills are the session's skills and custom commands.
 	skills *skills.Catalog
+	// hookRunner runs the session's hooks (nil without hooks), for the events the
+	// session package does not fire itself (Notification).
+	hookRunner *hook.Runner
+	cwd        string
 }
 
 // decorateRecord adds what the assembly owns to the session's record: the snapshots of
@@ -275,6 +279,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return nil, err
 	}
 	a.Warnings = append(a.Warnings, hookWarnings...)
+	a.hookRunner, a.cwd = hookRunnerOf(hooks), opts.Cwd
 	outputDir := ToolOutputDir(opts.Cwd)
 	var sessionID string // known once the store is open, below
 	var background bash.BackgroundRunner

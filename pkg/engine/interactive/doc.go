@@ -48,6 +48,8 @@
 //     ErrInvalidConfiguration naming the file and key; hooks of Claude Code events robota
 //     does not fire are a warning. Non-blocking hook failures are written to the session
 //     log, and a prompt or agent hook's also to the user (the tool's end event Message).
+//     Notification hooks fire (notification_type permission_prompt) when an
+//     InteractiveSession asks a permission question, without delaying it.
 //   - A skill's allowed-tools (Claude Code rule syntax) are allow rules for the rest of
 //     the prompt that invoked it — the model's Skill call, or the user's /name, whose
 //     expanded prompt gets them when it runs — and for a forked skill's subagent; deny

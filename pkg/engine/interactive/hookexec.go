@@ -111,3 +111,13 @@ func (h *hookRuntime) executors(withAgents bool) map[string]hook.Executor {
 	}
 	return out
 }
+
+// notifyPermission fires the Notification hooks for a permission question, as Claude
+// Code does when its permission dialog opens (notification_type permission_prompt).
+func (a *Assembled) notifyPermission(pr PermissionRequest) {
+	in := hook.Input{Event: hook.Notification, SessionID: a.Session.ID(), TranscriptPath: a.LogPath,
+		Cwd: a.cwd, PermissionMode: string(a.Session.PermissionMode()),
+		Message: "Robota needs your permission to use " + pr.ToolName, Title: "Permission needed",
+		NotificationType: "permission_prompt"}
+	a.hookRunner.Run(context.Background(), in)
+}

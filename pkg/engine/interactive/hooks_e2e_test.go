@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
@@ -413,5 +414,38 @@ agents:
 	submitAndWait(t, s, "use forker")
 	if _, err := os.Stat(filepath.Join(dir, "forked.txt")); err != nil {
 		t.Fatalf("the forked skill's subagent could not touch: %v", err)
+	}
+}
+
+// Notification hooks fire when a permission question is asked (Claude Code's
+// permission_prompt), with the matcher tested against notification_type.
+func TestNotificationHookOnPermissionPrompt(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), `{"hooks": {"Notification": [{"matcher": "permission_prompt", "hooks": [{"type": "command", "command": "cat > notified.json"}]}]}}`)
+	s := newTestSession(t, scriptProvider(t, `
+turns:
+  - toolCalls: [{id: b1, name: Bash, input: {command: "touch x.txt"}}]
+  - text: "done"
+`), Options{Cwd: dir})
+	sub := s.Subscribe()
+	defer sub.Close()
+	sent, err := s.Submit("touch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := until(t, sub, func(e Event) bool { return e.Type == EventPermissionRequest })
+	if err := s.RespondPermission(ask[len(ask)-1].Permission.RequestID, "deny", ""); err != nil {
+		t.Fatal(err)
+	}
+	until(t, sub, ends(sent.PromptID))
+	var got string
+	for i := 0; i < 100 && !strings.Contains(got, "}"); i++ {
+		got = readFile(t, filepath.Join(dir, "notified.json"))
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, w := range []string{`"hook_event_name":"Notification"`, `"notification_type":"permission_prompt"`, `"message":"Robota needs your permission to use Bash"`} {
+		if !strings.Contains(got, w) {
+			t.Fatalf("Notification input %q lacks %s", got, w)
+		}
 	}
 }

@@ -115,6 +115,9 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		return nil, err
 	}
 	s.assembled, s.sess, s.grants = a, a.Session, &promptGrants{}
+	if a.hookRunner != nil {
+		s.perms.notify = a.notifyPermission
+	}
 	if !opts.NoPersistence {
 		s.cwd, s.checkpoints = opts.Cwd, newCheckpointStore(opts.Cwd, a.Session.ID(), opts.Now)
 	}
