@@ -273,7 +273,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
-	hookRT := &hookRuntime{}
+	hookRT := &hookRuntime{choice: choice}
 	hooks, hookWarnings, err := buildHooks(settings, opts, hookRT)
 	if err != nil {
 		return nil, err
@@ -598,6 +598,11 @@ func buildHooks(settings *config.Settings, opts Options, rt *hookRuntime) (sessi
 				continue
 			}
 			for i, h := range g.Hooks {
+				if h.Model != "" && (h.Type == "prompt" || h.Type == "agent") {
+					if _, err := rt.resolve(h.Model); err != nil {
+						errs = append(errs, invalid("hooks.%s (matcher %q) hook %d in %s: %w", event, g.Matcher, i, g.Source.Display, err))
+					}
+				}
 				if _, ok := executors[h.Type]; ok || h.Type == "command" || h.Type == "http" || opts.HookExecutors[h.Type] != nil {
 					continue
 				}
