@@ -48,6 +48,9 @@ type Definition struct {
 	ContinueOnBlock bool `json:"continueOnBlock,omitempty"`
 	// MaxTurns bounds an agent hook's rounds (0: DefaultAgentMaxTurns).
 	MaxTurns int `json:"maxTurns,omitempty"`
+	// If is Claude Code's `if`: a permission rule (`Bash(rm *)`) the tool call must
+	// match for the hook to run. The runner asks WithFilter; without one it is ignored.
+	If string `json:"if,omitempty"`
 	// Async hooks run in the background; their outcome is logged, never applied.
 	Async         bool   `json:"async,omitempty"`
 	StatusMessage string `json:"statusMessage,omitempty"`

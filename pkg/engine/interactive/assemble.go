@@ -598,6 +598,11 @@ func buildHooks(settings *config.Settings, opts Options, rt *hookRuntime) (sessi
 				continue
 			}
 			for i, h := range g.Hooks {
+				if h.If != "" {
+					if _, err := permission.NewRule(permission.Deny, h.If, permission.Source{Name: "hook if"}); err != nil {
+						errs = append(errs, invalid("hooks.%s (matcher %q) hook %d in %s: if: %w", event, g.Matcher, i, g.Source.Display, err))
+					}
+				}
 				if h.Model != "" && (h.Type == "prompt" || h.Type == "agent") {
 					if _, err := rt.resolve(h.Model); err != nil {
 						errs = append(errs, invalid("hooks.%s (matcher %q) hook %d in %s: %w", event, g.Matcher, i, g.Source.Display, err))
@@ -631,7 +636,9 @@ func newHookAdapter(cfg hook.Config, settings *config.Settings, opts Options, ex
 	for event, groups := range opts.Hooks {
 		cfg[event] = append(cfg[event], groups...)
 	}
+	filter := &hookIfFilter{cwd: opts.Cwd, home: opts.Home}
 	xs := []hook.Option{
+		hook.WithFilter(filter.match),
 		hook.WithExecutor("command", &hook.CommandExecutor{ProjectDir: opts.Cwd, Env: settingsEnv(settings.Env)}),
 		hook.WithExecutor("http", &hook.HTTPExecutor{LookupEnv: lookupWithSettings(settings.Env)}),
 	}

@@ -45,8 +45,10 @@
 //     Grep and Glob only, which never asks (what the rules do not allow is denied) and
 //     runs no hooks itself, so it cannot start itself again. A hook that cannot run
 //     (unknown type, no prompt, an agent hook without Options.Runner) is an
-//     ErrInvalidConfiguration naming the file and key; hooks of Claude Code events robota
-//     does not fire are a warning. Non-blocking hook failures are written to the session
+//     ErrInvalidConfiguration naming the file and key, as is an `if` that is not a
+//     permission rule or a hook model the provider type cannot resolve; hooks of Claude
+//     Code events robota does not fire are a warning. `if` matches a call as the same
+//     deny rule would (so `Bash(rm *)` matches `ls && rm x`). Non-blocking hook failures are written to the session
 //     log, and a prompt or agent hook's also to the user (the tool's end event Message).
 //     Notification hooks fire (notification_type permission_prompt) when an
 //     InteractiveSession asks a permission question, without delaying it.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 )
 
@@ -120,4 +121,45 @@ func (a *Assembled) notifyPermission(pr PermissionRequest) {
 		Message: "Robota needs your permission to use " + pr.ToolName, Title: "Permission needed",
 		NotificationType: "permission_prompt"}
 	a.hookRunner.Run(context.Background(), in)
+}
+
+// hookIfFilter matches a tool call against hooks' `if` conditions (Claude Code's
+// permission-rule syntax): the condition, as the only deny rule of an evaluator, matches
+// when that rule denies the call, so `Bash(rm *)` matches `ls && rm x` as a deny rule
+// would. Evaluators are built once per condition.
+type hookIfFilter struct {
+	cwd, home string
+	mu        sync.Mutex
+	byRule    map[string]*permission.Evaluator
+}
+
+func (f *hookIfFilter) evaluator(cond string) (*permission.Evaluator, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ev, ok := f.byRule[cond]; ok {
+		return ev, nil
+	}
+	r, err := permission.NewRule(permission.Deny, cond, permission.Source{Name: "hook if", Root: f.cwd})
+	if err != nil {
+		return nil, err
+	}
+	ev := permission.New(permission.Config{Mode: permission.ModeBypassPermissions, Rules: []permission.Rule{r}, ProjectRoot: f.cwd, Home: f.home})
+	if f.byRule == nil {
+		f.byRule = map[string]*permission.Evaluator{}
+	}
+	f.byRule[cond] = ev
+	return ev, nil
+}
+
+func (f *hookIfFilter) match(h hook.Definition, in hook.Input) bool {
+	ev, err := f.evaluator(h.If)
+	if err != nil {
+		return true // checked when the hooks were read; a guard is never skipped
+	}
+	cwd := in.Cwd
+	if cwd == "" {
+		cwd = f.cwd
+	}
+	d := ev.Evaluate(permission.Request{Tool: in.ToolName, Input: in.ToolInput, Cwd: cwd})
+	return d.Behavior == permission.Deny && d.Rule != nil
 }

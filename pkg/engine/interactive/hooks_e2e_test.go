@@ -449,3 +449,40 @@ turns:
 		}
 	}
 }
+
+// A hook's `if` (Claude Code's permission-rule filter) runs it only for matching calls:
+// the prompt hook's model is asked about `ls && rm victim.txt`, not about `echo hi`.
+func TestHookIfCondition(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim.txt")
+	writeFile(t, victim, "keep me\n")
+	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), `{"permissions": {"allow": ["Bash"]},
+ "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "if": "Bash(rm *)", "prompt": "No deletions: $ARGUMENTS"}]}]}}`)
+	p := &recordingProvider{inner: scriptProvider(t, `
+turns:
+  - toolCalls: [{id: b1, name: Bash, input: {command: "echo hi"}}]
+  - when: {purpose: hook}
+    text: '{"ok": false, "reason": "no deletions"}'
+  - when: {lastToolResultContains: "hi"}
+    toolCalls: [{id: b2, name: Bash, input: {command: "ls && rm victim.txt"}}]
+  - text: "stopped"
+`)}
+	s := newTestSession(t, p, Options{Cwd: dir})
+	submitAndWait(t, s, "go")
+	hooks := p.of(llm.PurposeHook)
+	if len(hooks) != 1 || !strings.Contains(hooks[0].Messages[1].Text(), "ls \u0026\u0026 rm victim.txt") && !strings.Contains(hooks[0].Messages[1].Text(), `ls \u0026\u0026 rm victim.txt`) {
+		t.Fatalf("%d hook calls: %v", len(hooks), hooks)
+	}
+	if readFile(t, victim) != "keep me\n" {
+		t.Fatal("the rm ran")
+	}
+}
+
+func TestHookIfMustBeARule(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true", "if": "Bash(rm *"}]}]}}`)
+	_, err := Assemble(context.Background(), Options{Cwd: dir, Home: t.TempDir(), Env: envOf(nil), NewID: safeIDs(), LLM: scriptProvider(t, "turns: [{text: hi}]")})
+	if err == nil || !strings.Contains(err.Error(), "hooks.PreToolUse") || !strings.Contains(err.Error(), ".claude/settings.json") || !strings.Contains(err.Error(), "if:") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -145,6 +145,7 @@ func newHookGroupSchema() *node {
 		"maxTurns":        positiveNumber("turns"),
 		"timeout":         positiveNumber("seconds"),
 		"continueOnBlock": boolean(),
+		"if":              ruleString(),
 		"statusMessage":   str(),
 		"once":            boolean(),
 		"async":           boolean(),

@@ -201,6 +201,8 @@ type HookSpec struct {
 	Agent          string            `json:"agent,omitempty"`
 	MaxTurns       int               `json:"maxTurns,omitempty"`
 	Timeout        float64           `json:"timeout,omitempty"`
+	// If is a permission rule the tool call must match for the hook to run.
+	If string `json:"if,omitempty"`
 	// ContinueOnBlock: a prompt hook's "not ok" blocks without ending the turn.
 	ContinueOnBlock bool   `json:"continueOnBlock,omitempty"`
 	StatusMessage   string `json:"statusMessage,omitempty"`
