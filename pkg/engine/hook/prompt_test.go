@@ -259,3 +259,32 @@ func TestValidateHookTypes(t *testing.T) {
 		}
 	}
 }
+
+func TestIfFilter(t *testing.T) {
+	guarded := Definition{Type: "command", Command: "a", If: "Bash(rm *)"}
+	plain := Definition{Type: "command", Command: "b"}
+	var asked []string
+	r := NewRunner(config(PreToolUse, group("Bash", guarded, plain)), "/p", WithFilter(func(h Definition, in Input) bool {
+		asked = append(asked, h.If)
+		return strings.Contains(string(in.ToolInput), "rm ")
+	}))
+	names := func(ds []Definition) (out []string) {
+		for _, d := range ds {
+			out = append(out, d.Command)
+		}
+		return out
+	}
+	if got := names(r.Matching(bashCall("ls"))); strings.Join(got, ",") != "b" {
+		t.Fatalf("ls ran %v", got)
+	}
+	if got := names(r.Matching(bashCall("rm x"))); strings.Join(got, ",") != "a,b" {
+		t.Fatalf("rm ran %v", got)
+	}
+	if len(asked) != 2 || asked[0] != "Bash(rm *)" {
+		t.Fatalf("filter asked %v (only hooks with if)", asked)
+	}
+	// Without a filter the condition cannot be checked, and the hook runs.
+	if got := names(NewRunner(config(PreToolUse, group("Bash", guarded)), "/p").Matching(bashCall("ls"))); len(got) != 1 {
+		t.Fatalf("no filter: %v", got)
+	}
+}
