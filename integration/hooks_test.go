@@ -12,8 +12,10 @@ import (
 
 // robota -p with a prompt hook on PreToolUse (issue 14 §6): the model's `rm` is allowed by
 // the rules, the hook's model call (the script's `purpose: hook` turn, answered by the
-// engine's provider) says not ok, the file survives, the call is a permission denial,
-// and the model reads the reason (its last turn is only picked for that tool result).
+// engine's provider) says not ok, the file survives and the call is a permission denial.
+// As in Claude Code the block ends the turn (no continueOnBlock); the reason is in the
+// tool result, and `--continue` shows the model reading it (that turn is only picked for
+// a request whose last tool result carries it).
 func TestHeadlessPromptHookBlocksTool(t *testing.T) {
 	p := newProject(t)
 	victim := p.writeFile(t, "victim.txt", "keep me\n")
@@ -22,35 +24,43 @@ func TestHeadlessPromptHookBlocksTool(t *testing.T) {
 	script := filepath.Join(p.Scripts, "prompt_hook.yaml")
 	if err := os.WriteFile(script, []byte(`
 turns:
-  - toolCalls: [{id: toolu_rm, name: Bash, input: {command: "rm victim.txt"}}]
+  - when: {lastUserContains: "clean up"}
+    toolCalls: [{id: toolu_rm, name: Bash, input: {command: "rm victim.txt"}}]
   - when: {purpose: hook}
     text: '{"ok": false, "reason": "no rm in this repository"}'
-  - when: {lastToolResultContains: "no rm in this repository"}
+  - when: {lastUserContains: "go on", lastToolResultContains: "no rm in this repository"}
     text: "I left victim.txt alone."
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	cmd := p.command(ctx, "-p", "clean up", "--provider", "script", "--script", script, "--output-format", "stream-json", "--verbose")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("robota: %v\n%s\nstderr:\n%s", err, out, stderr.String())
+	run := func(args ...string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+		defer cancel()
+		cmd := p.command(ctx, append(args, "--provider", "script", "--script", script, "--output-format", "stream-json", "--verbose")...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("robota: %v\n%s\nstderr:\n%s", err, out, stderr.String())
+		}
+		return string(out)
 	}
+	out := run("-p", "clean up")
 	if b, err := os.ReadFile(victim); err != nil || string(b) != "keep me\n" {
 		t.Fatalf("victim.txt after the run: %q, %v", b, err)
 	}
-	r := lastResult(t, string(out))
-	if r["subtype"] != "success" || r["result"] != "I left victim.txt alone." {
-		t.Fatalf("result %v", r)
+	r := lastResult(t, out)
+	if r["subtype"] != "success" || r["num_turns"] != float64(1) {
+		t.Fatalf("result %v, want the turn ended after the blocked call", r)
 	}
 	if d, _ := r["permission_denials"].([]any); len(d) != 1 || !strings.Contains(toJSON(d[0]), `"tool_use_id":"toolu_rm"`) {
 		t.Fatalf("permission_denials %v", r["permission_denials"])
 	}
-	if res := toolResults(t, string(out))["toolu_rm"]; !res.IsError || !strings.Contains(res.Content, "no rm in this repository") {
-		t.Fatalf("the model saw %+v", res)
+	if res := toolResults(t, out)["toolu_rm"]; !res.IsError || !strings.Contains(res.Content, "no rm in this repository") {
+		t.Fatalf("the tool result is %+v", res)
+	}
+	if r := lastResult(t, run("-p", "go on", "--continue")); r["result"] != "I left victim.txt alone." {
+		t.Fatalf("after --continue: %v", r)
 	}
 }
 

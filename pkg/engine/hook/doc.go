@@ -28,8 +28,8 @@
 //     default timeout 60 s, and must end its answer with the verdict. The verdict is
 //     {"ok": bool, "reason": string} (ParseVerdict): ok proceeds with no opinion (it
 //     never allows by itself); not ok blocks as exit code 2 does, with the reason — and,
-//     for a prompt hook outside Stop and SubagentStop, also answers continue false
-//     unless `continueOnBlock` is set (Claude Code). An answer that is not a verdict,
+//     for a prompt hook outside Stop and SubagentStop, also answers continue false (the
+//     turn ends after the blocked call) unless `continueOnBlock` is set (Claude Code). An answer that is not a verdict,
 //     a failed model call or a failed subagent is a non-blocking error, logged and in
 //     Result.Errors.
 //   - PermissionRequest hooks answer hookSpecificOutput.decision {behavior allow (with

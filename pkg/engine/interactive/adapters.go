@@ -139,6 +139,13 @@ func (a hookAdapter) Run(ctx context.Context, in session.HookInput) session.Hook
 			// Blocked would make the agent go on; continue:false means stop, and wins
 			// over a decision "block" (Claude Code).
 			out.Blocked, out.Reason = false, res.StopReason
+		case hook.PreToolUse, hook.PostToolUse, hook.PostToolUseFailure:
+			// The agent stops after this tool call (Claude Code); a PreToolUse call is
+			// not run either.
+			out.StopRun = firstNonEmpty(res.StopReason, "stopped by hook")
+			if ev == hook.PreToolUse && !out.Blocked {
+				out.Blocked, out.Reason = true, out.StopRun
+			}
 		default:
 			if !out.Blocked {
 				out.Blocked, out.Reason = true, firstNonEmpty(res.StopReason, "stopped by hook")

@@ -2,6 +2,7 @@ package interactive
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -47,18 +49,28 @@ func (r *recordingProvider) of(p llm.Purpose) []llm.ChatRequest {
 // promptHookSettings allows every Bash call, so only the hook stands between the model
 // and the command.
 const promptHookSettings = `{"permissions": {"allow": ["Bash"]},
- "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "Block any rm command. Input: $ARGUMENTS"}]}]}}`
+ "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "Block any rm command. Input: $ARGUMENTS"%s}]}]}}`
 
 // The acceptance case: a prompt hook blocks a tool. The model's Bash call would delete
-// victim.txt; the hook's model call (the script's `purpose: hook` turn) answers not ok,
-// the command never runs, and the reason is what the model reads next (the last turn
-// is only picked for a request whose tool result carries it).
+// victim.txt; the hook's model call (the script's `purpose: hook` turn) answers not ok
+// and the command never runs. As in Claude Code, the block ends the turn unless the hook
+// sets continueOnBlock; either way the reason is what the model reads next (the turns
+// after the block are only picked for a request whose last tool result carries it).
 func TestPromptHookBlocksTool(t *testing.T) {
-	dir := t.TempDir()
-	victim := filepath.Join(dir, "victim.txt")
-	writeFile(t, victim, "keep me\n")
-	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), promptHookSettings)
-	p := &recordingProvider{inner: scriptProvider(t, `
+	for _, tc := range []struct {
+		name            string
+		continueOnBlock bool
+	}{{"turn ends", false}, {"continueOnBlock", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			victim := filepath.Join(dir, "victim.txt")
+			writeFile(t, victim, "keep me\n")
+			extra := ""
+			if tc.continueOnBlock {
+				extra = `, "continueOnBlock": true`
+			}
+			writeFile(t, filepath.Join(dir, ".claude", "settings.json"), fmt.Sprintf(promptHookSettings, extra))
+			p := &recordingProvider{inner: scriptProvider(t, `
 turns:
   - toolCalls: [{id: b1, name: Bash, input: {command: "rm victim.txt"}}]
   - when: {purpose: hook}
@@ -66,34 +78,53 @@ turns:
   - when: {lastToolResultContains: "no rm"}
     text: "Understood, I will not delete it."
 `)}
-	s := newTestSession(t, p, Options{Cwd: dir})
-	submitAndWait(t, s, "clean up")
-	if got := readFile(t, victim); got != "keep me\n" {
-		t.Fatalf("victim.txt is %q: the blocked command ran", got)
-	}
-	hookReqs := p.of(llm.PurposeHook)
-	if len(hookReqs) != 1 {
-		t.Fatalf("%d hook model calls, want 1", len(hookReqs))
-	}
-	req := hookReqs[0]
-	if len(req.Tools) != 0 || len(req.Messages) != 2 || !strings.Contains(req.Messages[0].Text(), `{"ok": false, "reason"`) ||
-		!strings.Contains(req.Messages[1].Text(), `Block any rm command. Input: {`) || !strings.Contains(req.Messages[1].Text(), `"command":"rm victim.txt"`) {
-		t.Fatalf("hook request %+v", req)
-	}
-	var toolResult string
-	for _, m := range s.Session().Messages() {
-		if r, ok := m.ToolResult(); ok {
-			toolResult = r.Content
-		}
-	}
-	if !strings.Contains(toolResult, "Blocked by hook") || !strings.Contains(toolResult, "no rm") {
-		t.Fatalf("the model saw %q", toolResult)
-	}
-	if last := s.Session().Messages(); last[len(last)-1].Text() != "Understood, I will not delete it." {
-		t.Fatalf("final answer %q", last[len(last)-1].Text())
-	}
-	if d := s.Session().PermissionDenials(); len(d) != 1 || d[0].ToolName != "Bash" {
-		t.Fatalf("denials %+v", d)
+			s := newTestSession(t, p, Options{Cwd: dir})
+			sub := s.Subscribe()
+			defer sub.Close()
+			sent, err := s.Submit("clean up")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var end *ToolState
+			for _, ev := range until(t, sub, ends(sent.PromptID)) {
+				if ev.Type == EventToolEnd {
+					end = ev.Tool
+				}
+			}
+			if got := readFile(t, victim); got != "keep me\n" {
+				t.Fatalf("victim.txt is %q: the blocked command ran", got)
+			}
+			hookReqs := p.of(llm.PurposeHook)
+			if len(hookReqs) != 1 {
+				t.Fatalf("%d hook model calls, want 1", len(hookReqs))
+			}
+			req := hookReqs[0]
+			if len(req.Tools) != 0 || len(req.Messages) != 2 || !strings.Contains(req.Messages[0].Text(), `{"ok": false, "reason"`) ||
+				!strings.Contains(req.Messages[1].Text(), `Block any rm command. Input: {`) || !strings.Contains(req.Messages[1].Text(), `"command":"rm victim.txt"`) {
+				t.Fatalf("hook request %+v", req)
+			}
+			var toolResult string
+			for _, m := range s.Session().Messages() {
+				if r, ok := m.ToolResult(); ok {
+					toolResult = r.Content
+				}
+			}
+			if !strings.Contains(toolResult, "Blocked by hook") || !strings.Contains(toolResult, "no rm") {
+				t.Fatalf("the model saw %q", toolResult)
+			}
+			if d := s.Session().PermissionDenials(); len(d) != 1 || d[0].ToolName != "Bash" {
+				t.Fatalf("denials %+v", d)
+			}
+			if !tc.continueOnBlock {
+				if sr := s.Session().LastResult().StopReason; sr != agent.StopHookStopped || end == nil || !strings.Contains(end.Message, "Stopped by hook: no rm") {
+					t.Fatalf("stop reason %q, tool end %+v", sr, end)
+				}
+				submitAndWait(t, s, "go on")
+			}
+			if last := s.Session().Messages(); last[len(last)-1].Text() != "Understood, I will not delete it." {
+				t.Fatalf("final answer %q", last[len(last)-1].Text())
+			}
+		})
 	}
 }
 
@@ -102,7 +133,7 @@ turns:
 // session log records it.
 func TestPromptHookUnreadableAnswerIsVisible(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), promptHookSettings)
+	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), fmt.Sprintf(promptHookSettings, ""))
 	s := newTestSession(t, scriptProvider(t, `
 turns:
   - toolCalls: [{id: b1, name: Bash, input: {command: "echo hello-from-bash"}}]

@@ -20,6 +20,9 @@
 //     PostToolUse or PostToolUseFailure. A PermissionRequest hook's deny is final (with
 //     interrupt it aborts the run); its allow skips the handler unless its updatedInput
 //     meets a deny rule (denied) or an ask rule (the handler is asked about the new input).
+//   - A tool hook's StopRun ("continue": false on PreToolUse, PostToolUse or
+//     PostToolUseFailure) ends the Run after that tool batch (agent.StopHookStopped), the
+//     reason on the call's end event ("Stopped by hook: …"); Stop hooks do not run then.
 //   - StopFailure gets Claude Code's error type (rate_limit, overloaded, …) in `error`,
 //     the message in `error_details` and `reason`, and what streamed before the failure.
 //     An approval's UpdatedInput, like a hook's, replaces the input and is evaluated again

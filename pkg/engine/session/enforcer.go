@@ -257,6 +257,7 @@ func (e *PermissionEnforcer) run(ctx context.Context, exec ToolExec, call Permis
 		if pre.SystemMessage != "" {
 			o.userMessages = append([]string{pre.SystemMessage}, o.userMessages...)
 		}
+		o = stopRun(o, pre.StopRun)
 		return o
 	}
 	if ctx.Err() != nil {
@@ -300,7 +301,20 @@ func (e *PermissionEnforcer) run(ctx context.Context, exec ToolExec, call Permis
 	if post.SystemMessage != "" {
 		o.userMessages = append(o.userMessages, post.SystemMessage)
 	}
-	return finish(o)
+	return finish(stopRun(o, post.StopRun))
+}
+
+// stopRun marks a result that ends the run (agent.MetaStopRun) and tells the user why.
+func stopRun(o outcome, reason string) outcome {
+	if reason == "" {
+		return o
+	}
+	if _, done := o.res.Metadata[agent.MetaStopRun]; done {
+		return o
+	}
+	o.res.Metadata = cloneWith(o.res.Metadata, agent.MetaStopRun, reason)
+	o.userMessages = append(o.userMessages, "Stopped by hook: "+reason)
+	return o
 }
 
 func (e *PermissionEnforcer) evaluate(ctx context.Context, call PermissionRequest) PermissionDecision {

@@ -97,6 +97,10 @@ type HookOutcome struct {
 	SystemMessage string
 	// Interrupt (PermissionRequest deny) stops the agent as well as the call.
 	Interrupt bool
+	// StopRun (PreToolUse, PostToolUse, PostToolUseFailure: "continue": false) ends the
+	// run once this batch's results are recorded, without another model call; it is the
+	// reason shown to the user (Claude Code's stopReason).
+	StopRun string
 }
 
 // hookBase fills the common hook fields of one session.

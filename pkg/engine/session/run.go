@@ -100,8 +100,13 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		}
 		s.log(sessionlog.EventAssistant, sessionlog.NewAssistantData(res.Response, history, described))
 		described = len(history)
-		stop := s.hooks.run(ctx, HookInput{HookEventName: HookStop, StopHookActive: boolPtr(stopActive),
-			Response: res.Response, LastAssistantMessage: res.Response})
+		// A hook said "continue": false (StopHookStopped): the run ends here, and the Stop
+		// hooks, which could send the agent on, do not run.
+		var stop HookOutcome
+		if res.StopReason != agent.StopHookStopped {
+			stop = s.hooks.run(ctx, HookInput{HookEventName: HookStop, StopHookActive: boolPtr(stopActive),
+				Response: res.Response, LastAssistantMessage: res.Response})
+		}
 		if ctx.Err() != nil {
 			return res.Response, withSave(abortError(ctx), s.endRun(ctx))
 		}
