@@ -89,7 +89,14 @@ const (
 	StopContextLimit  StopReason = "context_limit"
 	StopProviderError StopReason = "provider_error"
 	StopInterrupted   StopReason = "interrupted"
+	// StopHookStopped: a tool result asked to end the run (MetaStopRun), as a hook's
+	// "continue": false does in Claude Code; the tool results are recorded first.
+	StopHookStopped StopReason = "hook_stopped"
 )
+
+// MetaStopRun is the tool-result metadata key (a non-empty string, the reason) that ends
+// the run once the batch's results are recorded, without another model call.
+const MetaStopRun = "stopRun"
 
 // Result is the outcome of a run.
 type Result struct {

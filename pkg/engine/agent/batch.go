@@ -20,7 +20,7 @@ type toolOutcome struct {
 // executeAndRecord runs one round's tool calls as a batch and appends one tool message per
 // call in request order, applying the tool-result budget. It returns the names of
 // requested tools that are not registered.
-func (r *run) executeAndRecord(ctx context.Context, calls []llm.ToolCall) (unknown []string) {
+func (r *run) executeAndRecord(ctx context.Context, calls []llm.ToolCall) (unknown []string, stop string) {
 	batchID := r.a.cfg.NewID()
 	limit := r.concurrency(len(calls))
 	names := make([]string, len(calls))
@@ -62,8 +62,11 @@ func (r *run) executeAndRecord(ctx context.Context, calls []llm.ToolCall) (unkno
 		if o.unknown {
 			unknown = appendUnique(unknown, c.Name)
 		}
+		if why, _ := res.Metadata[MetaStopRun].(string); why != "" && stop == "" {
+			stop = why
+		}
 	}
-	return unknown
+	return unknown, stop
 }
 
 // concurrency is the number of tools that may run at once in a batch of n.

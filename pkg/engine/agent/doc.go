@@ -18,6 +18,9 @@
 //     message apply one after another and each sees the previous one's result.
 //   - Run returns normally on abort (Result.Interrupted) and on provider failure (a readable
 //     assistant message and Result.Err); its error return is for misuse only.
+//   - A tool result whose metadata carries MetaStopRun (a hook's "continue": false, set by
+//     the caller's tool wrapper) ends the run once the batch's results are committed,
+//     without another model call (StopHookStopped).
 //   - Replay events carry executionId, conversationId and round, and are delivered one at a
 //     time (never concurrently) in the order described in events.go.
 //   - A provider_request event holds the complete request in memory, and names as its Base

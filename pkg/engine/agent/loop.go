@@ -77,9 +77,13 @@ func (r *run) loop(ctx context.Context) {
 			r.result.StopReason, r.result.Response = StopCompleted, msg.Text()
 			return
 		}
-		unknown := r.executeAndRecord(ctx, calls)
+		unknown, stop := r.executeAndRecord(ctx, calls)
 		if ctx.Err() != nil {
 			r.interrupted()
+			return
+		}
+		if stop != "" {
+			r.result.StopReason, r.result.Response = StopHookStopped, msg.Text()
 			return
 		}
 		if len(unknown) == 0 {

@@ -10,8 +10,16 @@ import (
 	"time"
 )
 
-// DefaultTimeout applies to a hook without a timeout of its own.
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout applies to a hook without a timeout of its own; prompt hooks default
+// to DefaultPromptTimeout (Claude Code's defaults).
+const (
+	DefaultTimeout       = 60 * time.Second
+	DefaultPromptTimeout = 30 * time.Second
+)
+
+// Types are the hook types a configuration may name. Claude Code's mcp_tool type is not
+// one of them: a hook this engine cannot run is refused, never dropped.
+var Types = []string{"command", "http", "prompt", "agent"}
 
 // Config is the Claude Code hooks shape: event → groups of hooks with a matcher.
 type Config map[Event][]Group
@@ -36,6 +44,13 @@ type Definition struct {
 	Prompt         string            `json:"prompt,omitempty"`
 	Agent          string            `json:"agent,omitempty"`
 	Model          string            `json:"model,omitempty"`
+	// ContinueOnBlock (prompt hooks): a "not ok" verdict blocks without ending the turn.
+	ContinueOnBlock bool `json:"continueOnBlock,omitempty"`
+	// MaxTurns bounds an agent hook's rounds (0: DefaultAgentMaxTurns).
+	MaxTurns int `json:"maxTurns,omitempty"`
+	// If is Claude Code's `if`: a permission rule (`Bash(rm *)`) the tool call must
+	// match for the hook to run. The runner asks WithFilter; without one it is ignored.
+	If string `json:"if,omitempty"`
 	// Async hooks run in the background; their outcome is logged, never applied.
 	Async         bool   `json:"async,omitempty"`
 	StatusMessage string `json:"statusMessage,omitempty"`
@@ -61,6 +76,9 @@ func (d *Definition) UnmarshalJSON(b []byte) error {
 func (d Definition) timeout() time.Duration {
 	// Above a day is treated as a typo, not a wish to hang the session.
 	if d.Timeout <= 0 || d.Timeout > 86400 {
+		if d.Type == "prompt" {
+			return DefaultPromptTimeout
+		}
 		return DefaultTimeout
 	}
 	return time.Duration(d.Timeout * float64(time.Second))
@@ -152,6 +170,12 @@ func validate(h Definition) error {
 		if h.URL == "" {
 			return errors.New("http hook without a url")
 		}
+	case "prompt", "agent":
+		if strings.TrimSpace(h.Prompt) == "" {
+			return fmt.Errorf("%s hook without a prompt", h.Type)
+		}
+	default:
+		return fmt.Errorf("hook type %q cannot run here (types: %s)", h.Type, strings.Join(Types, ", "))
 	}
 	if h.Timeout < 0 {
 		return errors.New("negative timeout")

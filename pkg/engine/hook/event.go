@@ -10,6 +10,7 @@ const (
 	PreToolUse         Event = "PreToolUse"
 	PostToolUse        Event = "PostToolUse"
 	PostToolUseFailure Event = "PostToolUseFailure"
+	PermissionRequest  Event = "PermissionRequest"
 	UserPromptSubmit   Event = "UserPromptSubmit"
 	Stop               Event = "Stop"
 	StopFailure        Event = "StopFailure"
@@ -24,9 +25,9 @@ const (
 	WorktreeRemove     Event = "WorktreeRemove"
 )
 
-// Events lists every event.
+// Events lists every event the engine fires.
 var Events = []Event{
-	PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, StopFailure,
+	PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, UserPromptSubmit, Stop, StopFailure,
 	SubagentStart, SubagentStop, SessionStart, SessionEnd, PreCompact, PostCompact,
 	Notification, WorktreeCreate, WorktreeRemove,
 }
@@ -45,7 +46,7 @@ func ParseEvent(s string) (Event, error) {
 // for events that ignore matchers (their hooks always run).
 func matchTarget(in *Input) (string, bool) {
 	switch in.Event {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest:
 		return in.ToolName, true
 	case SessionStart:
 		return in.Source, true
@@ -64,9 +65,20 @@ func matchTarget(in *Input) (string, bool) {
 }
 
 // blocksOnExit2 lists the events whose action an exit code of 2 (or decision "block")
-// stops: the tool call, the prompt, the stop, the compaction.
+// stops: the tool call, the prompt, the stop, the compaction, the permission asked for
+// (Claude Code's hooks reference: exit 2 on PermissionRequest denies it).
 var blocksOnExit2 = map[Event]bool{
 	PreToolUse: true, UserPromptSubmit: true, Stop: true, SubagentStop: true, PreCompact: true,
+	PermissionRequest: true,
+}
+
+// ClaudeCodeOnlyEvents are Claude Code's events this engine does not fire. Hooks
+// configured for them never run; the settings layer says so in a warning instead of
+// refusing a file written for a newer Claude Code.
+var ClaudeCodeOnlyEvents = []string{
+	"PostToolBatch", "UserPromptExpansion", "PermissionDenied", "Setup", "TeammateIdle",
+	"TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange",
+	"InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay",
 }
 
 // feedsModelOnExit2 lists the events where exit 2 sends stderr to the model instead.

@@ -21,14 +21,19 @@ type Input struct {
 	Error        string // PostToolUseFailure: the failure; StopFailure: the error type
 	ErrorDetails string
 	IsInterrupt  bool
+	// PermissionSuggestions are the rules a PermissionRequest's "always allow" would add.
+	PermissionSuggestions json.RawMessage
 
 	Prompt               string
 	StopHookActive       bool
 	LastAssistantMessage string
+	// Response is the final answer of the turn (Stop; the Robota spec's name for
+	// Claude Code's last_assistant_message, which carries the same text).
+	Response string
 
 	Source string // SessionStart: startup, resume, clear, compact
 	Model  string
-	Reason string // SessionEnd
+	Reason string // SessionEnd; StopFailure: the error message
 
 	Trigger            string // PreCompact, PostCompact: manual or auto
 	CustomInstructions string
@@ -54,9 +59,10 @@ var EventFields = map[Event][]string{
 	PreToolUse:         {"tool_name", "tool_input", "tool_use_id"},
 	PostToolUse:        {"tool_name", "tool_input", "tool_response", "tool_use_id"},
 	PostToolUseFailure: {"tool_name", "tool_input", "tool_use_id", "error", "is_interrupt"},
+	PermissionRequest:  {"tool_name", "tool_input", "tool_use_id", "permission_suggestions"},
 	UserPromptSubmit:   {"prompt"},
-	Stop:               {"stop_hook_active", "last_assistant_message"},
-	StopFailure:        {"error", "error_details", "last_assistant_message"},
+	Stop:               {"stop_hook_active", "last_assistant_message", "response"},
+	StopFailure:        {"error", "error_details", "last_assistant_message", "reason"},
 	SubagentStart:      {"agent_id", "agent_type"},
 	SubagentStop:       {"stop_hook_active", "agent_id", "agent_type", "agent_transcript_path", "last_assistant_message"},
 	SessionStart:       {"source", "model"},
@@ -75,7 +81,12 @@ func (in *Input) values() map[string]any {
 		}
 		return r
 	}
+	suggestions := in.PermissionSuggestions
+	if len(suggestions) == 0 {
+		suggestions = json.RawMessage("[]")
+	}
 	return map[string]any{
+		"permission_suggestions": suggestions, "response": in.Response,
 		"session_id": in.SessionID, "transcript_path": in.TranscriptPath, "cwd": in.Cwd,
 		"permission_mode": in.PermissionMode, "hook_event_name": string(in.Event),
 		"tool_name": in.ToolName, "tool_input": obj(in.ToolInput), "tool_use_id": in.ToolUseID,

@@ -28,6 +28,18 @@ type SpecificOutput struct {
 	PermissionDecisionReason string
 	UpdatedInput             json.RawMessage // a JSON object that replaces the tool input
 	AdditionalContext        string
+	// Decision is PermissionRequest's answer (hookSpecificOutput.decision).
+	Decision *PermissionDecision
+}
+
+// PermissionDecision is a PermissionRequest hook's answer: allow (optionally with a
+// replacement input, which the caller checks against the rules again) or deny (with a
+// message for the model, and Interrupt to stop the agent too).
+type PermissionDecision struct {
+	Behavior     string // allow or deny
+	UpdatedInput json.RawMessage
+	Message      string
+	Interrupt    bool
 }
 
 // ParseOutput reads stdout. isJSON is false when stdout (ignoring leading white
@@ -91,6 +103,13 @@ func ParseOutput(stdout string) (out *Output, isJSON bool, err error) {
 				errs = append(errs, fmt.Errorf("permissionDecision %q is not allow, ask or deny (values are case-sensitive)", s.PermissionDecision))
 				s.PermissionDecision = ""
 			}
+			if raw, ok := hso["decision"]; ok && string(raw) != "null" {
+				if d, err := parsePermissionDecision(raw); err != nil {
+					errs = append(errs, fmt.Errorf("decision: %w", err))
+				} else {
+					s.Decision = d
+				}
+			}
 			if raw, ok := hso["updatedInput"]; ok && string(raw) != "null" {
 				if _, err := decodeObject(raw); err != nil {
 					errs = append(errs, fmt.Errorf("updatedInput: %w", err))
@@ -121,4 +140,35 @@ func decodeObject(b []byte) (map[string]json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: text after the JSON object", ErrInvalidOutput)
 	}
 	return obj, nil
+}
+
+// parsePermissionDecision reads hookSpecificOutput.decision: {"behavior": "allow",
+// "updatedInput": {...}} or {"behavior": "deny", "message": "...", "interrupt": true}.
+// A decision whose behavior is not exactly allow or deny is an error, never an allow.
+func parsePermissionDecision(raw json.RawMessage) (*PermissionDecision, error) {
+	obj, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	d := &PermissionDecision{}
+	if err := json.Unmarshal(obj["behavior"], &d.Behavior); err != nil || (d.Behavior != "allow" && d.Behavior != "deny") {
+		return nil, fmt.Errorf("behavior %s is not allow or deny (values are case-sensitive)", obj["behavior"])
+	}
+	if raw, ok := obj["message"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &d.Message); err != nil {
+			return nil, fmt.Errorf("message: %w", err)
+		}
+	}
+	if raw, ok := obj["interrupt"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &d.Interrupt); err != nil {
+			return nil, fmt.Errorf("interrupt: %w", err)
+		}
+	}
+	if raw, ok := obj["updatedInput"]; ok && string(raw) != "null" && d.Behavior == "allow" {
+		if _, err := decodeObject(raw); err != nil {
+			return nil, fmt.Errorf("updatedInput: %w", err)
+		}
+		d.UpdatedInput = append(json.RawMessage(nil), raw...)
+	}
+	return d, nil
 }

@@ -31,6 +31,9 @@ type Result struct {
 	// UpdatedInput replaces the whole tool input (PreToolUse). The caller must check
 	// the replacement against the permission rules again.
 	UpdatedInput json.RawMessage
+	// Permission is PermissionRequest's answer across hooks: a deny wins over an
+	// allow (nil when no hook decided). An exit code of 2 or decision "block" is a deny.
+	Permission *PermissionDecision
 	// AdditionalContext is added to the model's context.
 	AdditionalContext string
 	// ModelFeedback is shown to the model (PostToolUse exit 2, decision "block").
@@ -112,6 +115,9 @@ func (r *Runner) fold(ev Event, runs []Run) Result {
 			r.apply(ev, run, out, &res, &reasons, &contexts, decisionReason)
 		}
 	}
+	if ev == PermissionRequest && res.Blocked && (res.Permission == nil || res.Permission.Behavior != "deny") {
+		res.Permission = &PermissionDecision{Behavior: "deny", Message: strings.Join(nonEmpty(reasons), "\n")}
+	}
 	if res.PermissionDecision != "" {
 		res.PermissionDecisionReason = decisionReason[res.PermissionDecision]
 		if res.PermissionDecision == "deny" && ev == PreToolUse {
@@ -120,6 +126,10 @@ func (r *Runner) fold(ev Event, runs []Run) Result {
 				reasons = append(reasons, res.PermissionDecisionReason)
 			}
 		}
+	}
+	if ev == PermissionRequest && res.Permission != nil && res.Permission.Behavior == "deny" && !res.Blocked {
+		res.Blocked = true
+		reasons = append(reasons, res.Permission.Message)
 	}
 	res.Reason = strings.Join(nonEmpty(reasons), "\n")
 	res.AdditionalContext = strings.Join(contexts, "\n")
@@ -162,6 +172,13 @@ func (r *Runner) apply(ev Event, run Run, out *Output, res *Result, reasons, con
 			res.raise("ask", capText("hook output could not be understood, so approval is required: "+err.Error()), decisionReason)
 		}
 		return
+	}
+	if ev == PermissionRequest && s.Decision != nil {
+		if res.Permission == nil || (res.Permission.Behavior == "allow" && s.Decision.Behavior == "deny") {
+			d := *s.Decision
+			d.Message = capText(d.Message)
+			res.Permission = &d
+		}
 	}
 	if ev == PreToolUse {
 		if s.PermissionDecision != "" {

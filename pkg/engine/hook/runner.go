@@ -16,6 +16,7 @@ type Runner struct {
 	executors map[string]Executor
 	log       *zap.Logger
 	now       func() time.Time
+	filter    func(h Definition, in Input) bool
 }
 
 type compiledGroup struct {
@@ -30,6 +31,13 @@ type Option func(*Runner)
 // and "agent"; it may also replace "command" or "http").
 func WithExecutor(hookType string, x Executor) Option {
 	return func(r *Runner) { r.executors[hookType] = x }
+}
+
+// WithFilter decides, for a hook with an `if` condition and an event with a tool call,
+// whether the call matches it (permission-rule matching belongs to the caller). A hook
+// whose condition does not match does not run.
+func WithFilter(f func(h Definition, in Input) bool) Option {
+	return func(r *Runner) { r.filter = f }
 }
 
 // WithLogger logs non-blocking hook errors and invalid output.
@@ -76,6 +84,9 @@ func (r *Runner) Matching(in Input) []Definition {
 			continue
 		}
 		for _, h := range g.hooks {
+			if h.If != "" && in.ToolName != "" && r.filter != nil && !r.filter(h, in) {
+				continue
+			}
 			if id := h.identity(); !seen[id] {
 				seen[id] = true
 				out = append(out, h)

@@ -179,6 +179,10 @@ type Assembled struct {
 	memory *memoryState
 	// plugins are the plugins that loaded.
 	plugins []*plugins.Plugin
+	// hookRunner runs the session's hooks (nil without hooks), for the events the
+	// session package does not fire itself (Notification).
+	hookRunner *hook.Runner
+	cwd        string
 }
 
 // decorateRecord adds what the assembly owns to the session's record: the snapshots of
@@ -284,10 +288,13 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := buildHooks(settings, opts, a.pluginHooks())
+	hookRT := &hookRuntime{choice: choice}
+	hooks, hookWarnings, err := buildHooks(settings, opts, hookRT, a.pluginHooks())
 	if err != nil {
 		return nil, err
 	}
+	a.Warnings = append(a.Warnings, hookWarnings...)
+	a.hookRunner, a.cwd = hookRunnerOf(hooks), opts.Cwd
 	outputDir := ToolOutputDir(opts.Cwd)
 	var sessionID string // known once the store is open, below
 	var background bash.BackgroundRunner
@@ -440,6 +447,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		closeLog()
 		return nil, err
 	}
+	hookRT.bind(provider, choice, a.subagents)
+	if ha, ok := hooks.(hookAdapter); ok && sessionLog != nil {
+		ha.errs.set(sessionLog)
+	}
 	// Started last, so no failure of the assembly leaves a server process behind but
 	// session.New's, which closes them.
 	tools = a.connectMCP(ctx, mcpServers, opts, settings.Env, tools)
@@ -567,61 +578,100 @@ func searchExclude(ev *permission.Evaluator, cwd string) func(tool, absPath stri
 }
 
 // buildHooks returns nil when no hook is configured, so sessions skip the work. A hook
-// that cannot be read is a configuration error naming its file and key: running without it
-// would silently drop a guard the user relies on. Plugin hooks (already checked by the
-// plugin loader) run after the settings' ones; disableAllHooks turns them off too.
-func buildHooks(settings *config.Settings, opts Options, pluginHooks hook.Config) (session.HookRunner, error) {
+// that cannot be read or cannot run is a configuration error naming its file and key:
+// running without it would silently drop a guard the user relies on. Hooks of Claude
+// Code's events this engine does not fire are a warning each (they never run). rt runs
+// the prompt hooks, and the agent hooks when the session has a runner for subagents.
+// Plugin hooks (already checked by the plugin loader) run after the settings' ones;
+// disableAllHooks turns them off too.
+func buildHooks(settings *config.Settings, opts Options, rt *hookRuntime, pluginHooks hook.Config) (session.HookRunner, []string, error) {
+	executors := rt.executors(opts.Runner != nil)
 	if settings.DisableAllHooks || pluginHooks == nil {
 		pluginHooks = hook.Config{}
 	}
 	if settings.DisableAllHooks || len(settings.Hooks) == 0 {
 		if len(opts.Hooks) == 0 && len(pluginHooks) == 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return newHookAdapter(pluginHooks, settings, opts), nil
+		return newHookAdapter(pluginHooks, settings, opts, executors), nil, nil
 	}
 	var errs []error
+	var warnings []string
+	fired := config.Hooks{}
 	for _, event := range slices.Sorted(maps.Keys(settings.Hooks)) {
 		groups := settings.Hooks[event]
-		if _, err := hook.ParseEvent(event); err != nil {
-			files := map[string]bool{}
-			for _, g := range groups {
-				files[g.Source.Display] = true
-			}
-			errs = append(errs, invalid("hooks.%s in %s: %w", event, strings.Join(slices.Sorted(maps.Keys(files)), ", "), err))
+		files := map[string]bool{}
+		for _, g := range groups {
+			files[g.Source.Display] = true
+		}
+		where := strings.Join(slices.Sorted(maps.Keys(files)), ", ")
+		if slices.Contains(hook.ClaudeCodeOnlyEvents, event) {
+			warnings = append(warnings, fmt.Sprintf("hooks.%s in %s: robota does not fire %s, so these hooks never run", event, where, event))
 			continue
 		}
+		if _, err := hook.ParseEvent(event); err != nil {
+			errs = append(errs, invalid("hooks.%s in %s: %w", event, where, err))
+			continue
+		}
+		fired[event] = groups
 		for _, g := range groups { // one at a time, so the error names the group's file
 			one, _ := json.Marshal(map[string][]config.HookGroup{event: {g}})
 			if _, err := hook.ParseConfig(one); err != nil {
 				errs = append(errs, invalid("hooks.%s (matcher %q) in %s: %w", event, g.Matcher, g.Source.Display, err))
+				continue
+			}
+			for i, h := range g.Hooks {
+				if h.If != "" {
+					if _, err := permission.NewRule(permission.Deny, h.If, permission.Source{Name: "hook if"}); err != nil {
+						errs = append(errs, invalid("hooks.%s (matcher %q) hook %d in %s: if: %w", event, g.Matcher, i, g.Source.Display, err))
+					}
+				}
+				if h.Model != "" && (h.Type == "prompt" || h.Type == "agent") {
+					if _, err := rt.resolve(h.Model); err != nil {
+						errs = append(errs, invalid("hooks.%s (matcher %q) hook %d in %s: %w", event, g.Matcher, i, g.Source.Display, err))
+					}
+				}
+				if _, ok := executors[h.Type]; ok || h.Type == "command" || h.Type == "http" || opts.HookExecutors[h.Type] != nil {
+					continue
+				}
+				why := fmt.Sprintf("robota has no executor for %s hooks", h.Type)
+				if h.Type == "agent" {
+					why = "an agent hook needs subagents, and this session has no runner for them (robota-worker)"
+				}
+				errs = append(errs, invalid("hooks.%s (matcher %q) hook %d in %s: %s", event, g.Matcher, i, g.Source.Display, why))
 			}
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(errs...)
 	}
-	cfg, err := hook.ParseConfig(settings.Hooks.JSON())
+	cfg, err := hook.ParseConfig(fired.JSON())
 	if err != nil { // every group parsed on its own above
-		return nil, invalid("hooks: %w", err)
+		return nil, nil, invalid("hooks: %w", err)
 	}
-	return newHookAdapter(hook.Merge(cfg, pluginHooks), settings, opts), nil
+	return newHookAdapter(hook.Merge(cfg, pluginHooks), settings, opts, executors), warnings, nil
 }
 
 // newHookAdapter runs cfg plus opts.Hooks. Hooks see the settings `env` too: command
 // hooks in their environment, http hooks in the variables their allowedEnvVars may expand.
-func newHookAdapter(cfg hook.Config, settings *config.Settings, opts Options) hookAdapter {
+// executors (prompt, agent) come before opts.HookExecutors, which may replace them.
+func newHookAdapter(cfg hook.Config, settings *config.Settings, opts Options, executors map[string]hook.Executor) hookAdapter {
 	for event, groups := range opts.Hooks {
 		cfg[event] = append(cfg[event], groups...)
 	}
+	filter := &hookIfFilter{cwd: opts.Cwd, home: opts.Home}
 	xs := []hook.Option{
+		hook.WithFilter(filter.match),
 		hook.WithExecutor("command", &hook.CommandExecutor{ProjectDir: opts.Cwd, Env: settingsEnv(settings.Env)}),
 		hook.WithExecutor("http", &hook.HTTPExecutor{LookupEnv: lookupWithSettings(settings.Env)}),
+	}
+	for _, typ := range slices.Sorted(maps.Keys(executors)) {
+		xs = append(xs, hook.WithExecutor(typ, executors[typ]))
 	}
 	for typ, x := range opts.HookExecutors {
 		xs = append(xs, hook.WithExecutor(typ, x))
 	}
-	return hookAdapter{r: hook.NewRunner(cfg, opts.Cwd, xs...)}
+	return hookAdapter{r: hook.NewRunner(cfg, opts.Cwd, xs...), errs: &hookErrorLog{}}
 }
 
 // forkRecord copies the record id under newID (--fork-session), leaving the original

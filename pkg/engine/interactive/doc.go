@@ -47,6 +47,25 @@
 //     servers start with the others (plugin:<plugin>:<server>). A plugin that cannot load
 //     is a warning naming it, the file and the problem, and "failed" in Plugins; the
 //     session goes on. Plugin loading never fails the assembly.
+//   - Hooks (pkg/engine/hook): the settings' hooks run with command, http, prompt and
+//     agent executors. A prompt hook's model call goes through the session's provider
+//     (purpose llm.PurposeHook, no tools; its `model` alias resolved per provider type,
+//     else the session's model). An agent hook runs a subagent ("hook-agent") with Read,
+//     Grep and Glob only, which never asks (what the rules do not allow is denied) and
+//     runs no hooks itself, so it cannot start itself again. A hook that cannot run
+//     (unknown type, no prompt, an agent hook without Options.Runner) is an
+//     ErrInvalidConfiguration naming the file and key, as is an `if` that is not a
+//     permission rule or a hook model the provider type cannot resolve; hooks of Claude
+//     Code events robota does not fire are a warning. `if` matches a call as the same
+//     deny rule would (so `Bash(rm *)` matches `ls && rm x`). Non-blocking hook failures are written to the session
+//     log, and a prompt or agent hook's also to the user (the tool's end event Message).
+//     Notification hooks fire (notification_type permission_prompt) when an
+//     InteractiveSession asks a permission question, without delaying it.
+//   - A skill's allowed-tools (Claude Code rule syntax) are allow rules for the rest of
+//     the prompt that invoked it — the model's Skill call, or the user's /name, whose
+//     expanded prompt gets them when it runs — and for a forked skill's subagent; deny
+//     rules, ask rules and safety checks still win, and the grant ends with the prompt.
+//     An entry that is not a rule is a warning naming the skill file.
 //
 // # InteractiveSession
 //

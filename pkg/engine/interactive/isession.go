@@ -61,6 +61,8 @@ type InteractiveSession struct {
 
 	toolsMu   sync.Mutex
 	turnTools []ToolState // completed tools of the running prompt, for its tool-summary
+	// grants are the allowed-tools of skills the user ran as /name, by prompt text.
+	grants *promptGrants
 
 	mu       sync.Mutex
 	running  *pendingPrompt
@@ -112,12 +114,15 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.assembled, s.sess = a, a.Session
+	s.assembled, s.sess, s.grants = a, a.Session, &promptGrants{}
+	if a.hookRunner != nil {
+		s.perms.notify = a.notifyPermission
+	}
 	if !opts.NoPersistence {
 		s.cwd, s.checkpoints = opts.Cwd, newCheckpointStore(opts.Cwd, a.Session.ID(), opts.Now)
 	}
 	if a.skills != nil && len(a.skills.UserVisible()) > 0 {
-		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID})
+		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID, grants: s.grants})
 	}
 	if a.tasks != nil {
 		a.tasks.pump(s.hub.publish, s.promptID)
@@ -458,6 +463,9 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 	s.turnTools = nil
 	s.toolsMu.Unlock()
 	s.beginCheckpoint(p)
+	if rules := s.grants.take(p.text); len(rules) > 0 {
+		s.sess.AllowForPrompt(rules) // the user's /skill: its allowed-tools, for this prompt
+	}
 	answer, err := s.sess.Run(ctx, p.text)
 	s.endCheckpoint()
 	last := s.sess.LastResult()

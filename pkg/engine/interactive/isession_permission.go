@@ -28,6 +28,9 @@ type permissionBroker struct {
 	newID   func() string
 	now     func() time.Time
 	timeout time.Duration
+	// notify, when set, is told of each question asked (Notification hooks); it runs on
+	// its own goroutine and never delays the question.
+	notify func(PermissionRequest)
 
 	mu       sync.Mutex
 	pending  map[string]*waiting
@@ -58,6 +61,9 @@ func (b *permissionBroker) ask(ctx context.Context, req session.ApprovalRequest)
 	b.pending[id] = w
 	w.event = b.publish(Event{Type: EventPermissionRequest, PromptID: b.prompt(), Permission: &pr})
 	b.mu.Unlock()
+	if b.notify != nil {
+		go b.notify(pr)
+	}
 	select {
 	case a := <-answer: // resolved (and published) by respond
 		return a

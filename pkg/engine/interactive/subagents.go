@@ -22,6 +22,10 @@ type subagentSpec struct {
 	Isolation                      string
 	Background                     bool
 	ParentToolUseID, GroupID       string
+	// HookAgent marks an agent hook's subagent: no hooks run for it or its calls (they
+	// could start the hook again), and it never asks (Claude Code runs it in dontAsk
+	// mode: what the rules do not allow is denied).
+	HookAgent bool
 }
 
 // subagents starts a session's subagents: it builds each job's Host (the session's
@@ -109,8 +113,13 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 	id := agentID(s.newID)
 	m := s.rt.tasks
 	innerAt := func(cwd string) runnerapi.Host {
-		return sess.SubagentHost(session.SubagentHostConfig{Cwd: cwd,
+		return sess.SubagentHost(session.SubagentHostConfig{Cwd: cwd, NoHooks: spec.HookAgent,
 			WrapHandler: func(h session.PermissionHandler) session.PermissionHandler {
+				if spec.HookAgent {
+					return func(context.Context, session.ApprovalRequest) session.PermissionAnswer {
+						return session.PermissionAnswer{Approval: session.ApprovalDeny, Reason: "an agent hook never asks for approval"}
+					}
+				}
 				return func(ctx context.Context, req session.ApprovalRequest) session.PermissionAnswer {
 					_ = m.SetWaitingPermission(id, true)
 					defer func() { _ = m.SetWaitingPermission(id, false) }()
@@ -124,7 +133,9 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 		host.log = l
 	}
 	transcript := SubagentTranscriptPath(s.logsDir, sess.ID(), id)
-	s.runHook(hook.Input{Event: hook.SubagentStart, SessionID: sess.ID(), Cwd: s.cwd, AgentID: id, AgentType: spec.AgentType})
+	if !spec.HookAgent {
+		s.runHook(hook.Input{Event: hook.SubagentStart, SessionID: sess.ID(), Cwd: s.cwd, AgentID: id, AgentType: spec.AgentType})
+	}
 	mode := tasks.ModeForeground
 	if spec.Background {
 		mode = tasks.ModeBackground
@@ -147,13 +158,13 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
-		s.afterEnd(sess, host, t.ID, spec.AgentType, transcript)
+		s.afterEnd(sess, host, t.ID, spec.AgentType, transcript, !spec.HookAgent)
 	}()
 	return t, nil
 }
 
 // afterEnd waits for a subagent's end, then closes its transcript and fires SubagentStop.
-func (s *subagents) afterEnd(sess *session.Session, host *subagentHost, id, agentType, transcript string) {
+func (s *subagents) afterEnd(sess *session.Session, host *subagentHost, id, agentType, transcript string, hooks bool) {
 	ts, err := s.rt.tasks.Wait(context.Background(), id)
 	ev := runnerapi.Event{Kind: runnerapi.EventCompleted}
 	if err == nil && len(ts) == 1 {
@@ -165,6 +176,9 @@ func (s *subagents) afterEnd(sess *session.Session, host *subagentHost, id, agen
 		}
 	}
 	host.finish(ev)
+	if !hooks {
+		return
+	}
 	active := false
 	s.runHook(hook.Input{Event: hook.SubagentStop, SessionID: sess.ID(), Cwd: s.cwd, AgentID: id, AgentType: agentType,
 		AgentTranscriptPath: transcript, LastAssistantMessage: host.LastReply(), StopHookActive: active})

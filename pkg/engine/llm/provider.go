@@ -30,6 +30,7 @@ const (
 	PurposeChat         Purpose = ""              // an ordinary execution round
 	PurposeFinalSummary Purpose = "final_summary" // forced no-tools summary after the round cap
 	PurposeCompaction   Purpose = "compaction"    // conversation summarization for compaction
+	PurposeHook         Purpose = "hook"          // a prompt hook's verdict (no tools)
 )
 
 // ChatRequest is everything a provider needs for one call. System messages travel inside

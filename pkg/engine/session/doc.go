@@ -15,8 +15,16 @@
 //   - A tool call never turns into a Go error or a panic in the loop: a denial, a hook block,
 //     an abort or a tool failure is a tool result ("Permission denied: …",
 //     "Blocked by hook: …"), so every tool_use keeps its tool_result.
-//   - Order per tool call: evaluator → PreToolUse hooks → approval handler (only when the
-//     decision is ask; no handler means deny) → tool → PostToolUse or PostToolUseFailure.
+//   - Order per tool call: evaluator → PreToolUse hooks → PermissionRequest hooks and
+//     approval handler (only when the decision is ask; no handler means deny) → tool →
+//     PostToolUse or PostToolUseFailure. A PermissionRequest hook's deny is final (with
+//     interrupt it aborts the run); its allow skips the handler unless its updatedInput
+//     meets a deny rule (denied) or an ask rule (the handler is asked about the new input).
+//   - A tool hook's StopRun ("continue": false on PreToolUse, PostToolUse or
+//     PostToolUseFailure) ends the Run after that tool batch (agent.StopHookStopped), the
+//     reason on the call's end event ("Stopped by hook: …"); Stop hooks do not run then.
+//   - StopFailure gets Claude Code's error type (rate_limit, overloaded, …) in `error`,
+//     the message in `error_details` and `reason`, and what streamed before the failure.
 //     An approval's UpdatedInput, like a hook's, replaces the input and is evaluated again
 //     (a deny rule wins).
 //     An abort while waiting for approval is a deny and the tool never runs.

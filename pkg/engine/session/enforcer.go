@@ -39,6 +39,9 @@ type EnforcerConfig struct {
 	OutputDir string
 	// Report receives tool start and end events. It may be called from several goroutines.
 	Report func(ToolExecutionEvent)
+	// Interrupt stops the running agent (a PermissionRequest hook's deny with interrupt);
+	// nil: such a deny denies the call only.
+	Interrupt func()
 }
 
 // PermissionEnforcer wraps tools with the permission pipeline (see the package doc). It is
@@ -59,6 +62,9 @@ type PermissionEnforcer struct {
 	// rules are the rules approved with "allow for the session"; derived enforcers share
 	// them with their parent.
 	rules *sessionRuleSet
+	// promptRules are allow rules granted for the running prompt (a skill's
+	// allowed-tools), shared with derived enforcers so a forked skill's subagent has them.
+	promptRules *sessionRuleSet
 
 	mu      sync.Mutex
 	denials []PermissionDenial
@@ -80,11 +86,11 @@ func NewPermissionEnforcer(cfg EnforcerConfig) *PermissionEnforcer {
 	if cfg.MaxResultChars == 0 {
 		cfg.MaxResultChars = DefaultMaxToolResultChars
 	}
-	return newEnforcer(cfg, make(chan struct{}, 1), &sessionRuleSet{})
+	return newEnforcer(cfg, make(chan struct{}, 1), &sessionRuleSet{}, &sessionRuleSet{})
 }
 
-func newEnforcer(cfg EnforcerConfig, ask chan struct{}, rules *sessionRuleSet) *PermissionEnforcer {
-	return &PermissionEnforcer{
+func newEnforcer(cfg EnforcerConfig, ask chan struct{}, rules, promptRules *sessionRuleSet) *PermissionEnforcer {
+	return &PermissionEnforcer{promptRules: promptRules,
 		cfg: cfg, save: saveToDir(cfg.OutputDir),
 		hooks: &hookBase{runner: cfg.Hooks, sessionID: cfg.SessionID,
 			transcriptPath: cfg.TranscriptPath, cwd: cfg.Cwd, mode: cfg.Mode},
@@ -122,6 +128,32 @@ func (e *PermissionEnforcer) addSessionRule(rule string) {
 	if !slices.Contains(e.rules.rules, rule) {
 		e.rules.rules = append(e.rules.rules, rule)
 	}
+}
+
+// AllowForPrompt grants allow rules (Claude Code's rule syntax) until ClearPromptRules:
+// a skill's allowed-tools while the prompt that invoked it runs.
+func (e *PermissionEnforcer) AllowForPrompt(rules ...string) {
+	e.promptRules.mu.Lock()
+	defer e.promptRules.mu.Unlock()
+	for _, r := range rules {
+		if !slices.Contains(e.promptRules.rules, r) {
+			e.promptRules.rules = append(e.promptRules.rules, r)
+		}
+	}
+}
+
+// PromptRules returns the rules granted for the running prompt.
+func (e *PermissionEnforcer) PromptRules() []string {
+	e.promptRules.mu.Lock()
+	defer e.promptRules.mu.Unlock()
+	return slices.Clone(e.promptRules.rules)
+}
+
+// ClearPromptRules ends the grants of AllowForPrompt.
+func (e *PermissionEnforcer) ClearPromptRules() {
+	e.promptRules.mu.Lock()
+	e.promptRules.rules = nil
+	e.promptRules.mu.Unlock()
 }
 
 // Denials returns every call denied so far, in order.
@@ -225,6 +257,7 @@ func (e *PermissionEnforcer) run(ctx context.Context, exec ToolExec, call Permis
 		if pre.SystemMessage != "" {
 			o.userMessages = append([]string{pre.SystemMessage}, o.userMessages...)
 		}
+		o = stopRun(o, pre.StopRun)
 		return o
 	}
 	if ctx.Err() != nil {
@@ -268,14 +301,27 @@ func (e *PermissionEnforcer) run(ctx context.Context, exec ToolExec, call Permis
 	if post.SystemMessage != "" {
 		o.userMessages = append(o.userMessages, post.SystemMessage)
 	}
-	return finish(o)
+	return finish(stopRun(o, post.StopRun))
+}
+
+// stopRun marks a result that ends the run (agent.MetaStopRun) and tells the user why.
+func stopRun(o outcome, reason string) outcome {
+	if reason == "" {
+		return o
+	}
+	if _, done := o.res.Metadata[agent.MetaStopRun]; done {
+		return o
+	}
+	o.res.Metadata = cloneWith(o.res.Metadata, agent.MetaStopRun, reason)
+	o.userMessages = append(o.userMessages, "Stopped by hook: "+reason)
+	return o
 }
 
 func (e *PermissionEnforcer) evaluate(ctx context.Context, call PermissionRequest) PermissionDecision {
 	if e.cfg.Evaluator == nil {
 		return PermissionDecision{Behavior: BehaviorAsk, Reason: "no permission evaluator configured"}
 	}
-	call.SessionAllow = e.SessionRules()
+	call.SessionAllow, call.PromptAllow = e.SessionRules(), e.PromptRules()
 	d := e.cfg.Evaluator.Evaluate(ctx, call, e.cfg.Mode())
 	switch d.Behavior {
 	case BehaviorAllow, BehaviorAsk, BehaviorDeny:
@@ -285,9 +331,24 @@ func (e *PermissionEnforcer) evaluate(ctx context.Context, call PermissionReques
 	return PermissionDecision{Behavior: BehaviorAsk, Reason: fmt.Sprintf("unrecognized decision %q", d.Behavior)}
 }
 
-// approve resolves an ask: the handler, else deny. An "allow for the session" answer
-// stores the decision's SessionRule, which later evaluations see as an allow rule.
+// approve resolves an ask: the PermissionRequest hooks, then the handler, else deny. An
+// "allow for the session" answer stores the decision's SessionRule, which later
+// evaluations see as an allow rule.
 func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest, d PermissionDecision) (ok bool, reason string, updatedInput json.RawMessage) {
+	orig := call.Input
+	if done, ok, reason, updated := e.permissionHooks(ctx, &call, &d); done {
+		return ok, reason, updated
+	}
+	var rewritten json.RawMessage // a hook's allow with new input, still to be approved
+	if !bytes.Equal(orig, call.Input) {
+		rewritten = call.Input
+	}
+	withInput := func(a json.RawMessage) json.RawMessage {
+		if len(a) > 0 {
+			return a
+		}
+		return rewritten
+	}
 	if e.cfg.Handler == nil {
 		return false, "approval required and no one can be asked (" + d.Reason + ")", nil
 	}
@@ -301,7 +362,7 @@ func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest
 	if len(e.SessionRules()) != seen && d.SessionRule != "" {
 		// A rule was approved while this call queued: it may cover this call now.
 		if again := e.evaluate(ctx, call); again.Behavior == BehaviorAllow {
-			return true, "", nil
+			return true, "", rewritten
 		}
 	}
 	answer := make(chan PermissionAnswer, 1)
@@ -323,12 +384,12 @@ func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest
 		}
 		switch a.Approval {
 		case ApprovalAllow:
-			return true, "", a.UpdatedInput
+			return true, "", withInput(a.UpdatedInput)
 		case ApprovalAllowSession:
 			if d.SessionRule != "" {
 				e.addSessionRule(d.SessionRule)
 			}
-			return true, "", a.UpdatedInput
+			return true, "", withInput(a.UpdatedInput)
 		}
 		reason := firstNonEmpty(a.Reason, "denied by user")
 		if a.Message != "" {
@@ -336,6 +397,38 @@ func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest
 		}
 		return false, reason, nil
 	}
+}
+
+// permissionHooks runs the PermissionRequest hooks, where Claude Code runs them: when
+// the user would be asked (headless runs too). A deny is final (with interrupt it also
+// stops the agent). An allow is final unless its updatedInput changes the answer of the
+// rules: a deny rule denies it, an ask rule or safety check (a binding ask) still goes
+// to the handler, about the new input. No decision: the handler decides.
+func (e *PermissionEnforcer) permissionHooks(ctx context.Context, call *PermissionRequest, d *PermissionDecision) (done, ok bool, reason string, updated json.RawMessage) {
+	pr := e.hooks.run(ctx, HookInput{HookEventName: HookPermissionRequest, ToolName: call.ToolName,
+		ToolInput: call.Input, ToolUseID: call.ToolUseID, PermissionSuggestion: d.SessionRule})
+	switch pr.PermissionDecision {
+	case BehaviorDeny:
+		if pr.Interrupt && e.cfg.Interrupt != nil {
+			e.cfg.Interrupt()
+		}
+		return true, false, "denied by PermissionRequest hook: " + firstNonEmpty(pr.Reason, "Permission denied by hook"), nil
+	case BehaviorAllow:
+		if len(pr.UpdatedInput) == 0 || !json.Valid(pr.UpdatedInput) {
+			return true, true, "", nil
+		}
+		again := *call
+		again.Input = pr.UpdatedInput
+		switch nd := e.evaluate(ctx, again); {
+		case nd.Behavior == BehaviorDeny:
+			return true, false, nd.Reason, nil
+		case nd.Behavior == BehaviorAsk && nd.Binding:
+			*call, *d = again, nd
+			return false, false, "", nil
+		}
+		return true, true, "", pr.UpdatedInput
+	}
+	return false, false, "", nil
 }
 
 // afterTool fires PostToolUse or PostToolUseFailure and adds their feedback for the model.

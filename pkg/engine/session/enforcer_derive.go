@@ -11,6 +11,8 @@ type DeriveConfig struct {
 	// Report receives the derived enforcer's tool events; nil drops them. The parent's
 	// Report never sees them: they are not the parent's calls.
 	Report func(ToolExecutionEvent)
+	// NoHooks drops the hooks (an agent hook's subagent).
+	NoHooks bool
 }
 
 // Derive returns an enforcer for a subagent of this enforcer's session. Subagents inherit
@@ -18,7 +20,7 @@ type DeriveConfig struct {
 // (read at each call, so a mode change reaches running subagents), permission handler,
 // hooks, session id, transcript path, result cap and output directory, and the same
 // "allow for the session" rules, shared both ways: a rule approved for either holds for
-// both. The parent and every enforcer derived from it ask one question at a time. Its
+// both (and so are the rules granted for the running prompt, AllowForPrompt). The parent and every enforcer derived from it ask one question at a time. Its
 // denials are its own.
 func (e *PermissionEnforcer) Derive(d DeriveConfig) *PermissionEnforcer {
 	cfg := e.cfg
@@ -29,7 +31,10 @@ func (e *PermissionEnforcer) Derive(d DeriveConfig) *PermissionEnforcer {
 		cfg.Handler = d.Handler
 	}
 	cfg.Report = d.Report
-	return newEnforcer(cfg, e.ask, e.rules)
+	if d.NoHooks {
+		cfg.Hooks = nil
+	}
+	return newEnforcer(cfg, e.ask, e.rules, e.promptRules)
 }
 
 // Handler returns the permission handler the enforcer asks; nil when there is none (an

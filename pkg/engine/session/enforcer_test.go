@@ -62,15 +62,15 @@ func TestPermissionEnforcer_Pipeline(t *testing.T) {
 		{name: "deny stops before hooks", decision: session.BehaviorDeny,
 			wantSteps: "evaluate:Bash", wantText: "Permission denied for Bash: rule says deny", denied: true},
 		{name: "ask then allow", decision: session.BehaviorAsk, handler: session.ApprovalAllow,
-			wantSteps: "evaluate:Bash hook:PreToolUse handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+			wantSteps: "evaluate:Bash hook:PreToolUse hook:PermissionRequest handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
 		{name: "ask then deny", decision: session.BehaviorAsk, handler: session.ApprovalDeny,
-			wantSteps: "evaluate:Bash hook:PreToolUse handler", wantText: "Permission denied for Bash: denied by user", denied: true},
+			wantSteps: "evaluate:Bash hook:PreToolUse hook:PermissionRequest handler", wantText: "Permission denied for Bash: denied by user", denied: true},
 		{name: "ask without handler is deny", decision: session.BehaviorAsk,
-			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Permission denied", denied: true},
+			wantSteps: "evaluate:Bash hook:PreToolUse hook:PermissionRequest", wantText: "Permission denied", denied: true},
 		{name: "no evaluator means ask", handler: session.ApprovalAllow,
-			wantSteps: "hook:PreToolUse handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+			wantSteps: "hook:PreToolUse hook:PermissionRequest handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
 		{name: "unknown decision is ask", decision: "maybe",
-			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Permission denied", denied: true},
+			wantSteps: "evaluate:Bash hook:PreToolUse hook:PermissionRequest", wantText: "Permission denied", denied: true},
 		{name: "hook exit 2 blocks", decision: session.BehaviorAllow, pre: &session.HookOutcome{Blocked: true, Reason: "no rm"},
 			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Blocked by hook: no rm", denied: true},
 		{name: "hook permissionDecision deny blocks", decision: session.BehaviorAllow,
@@ -82,13 +82,13 @@ func TestPermissionEnforcer_Pipeline(t *testing.T) {
 		// Claude Code: a hook allow skips the prompt, but ask rules still apply.
 		{name: "hook allow does not lift an ask rule", decision: session.BehaviorAsk, binding: true, handler: session.ApprovalDeny,
 			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAllow},
-			wantSteps: "evaluate:Bash hook:PreToolUse handler", wantText: "Permission denied for Bash: denied by user", denied: true},
+			wantSteps: "evaluate:Bash hook:PreToolUse hook:PermissionRequest handler", wantText: "Permission denied for Bash: denied by user", denied: true},
 		{name: "hook allow under an ask rule still asks, approved", decision: session.BehaviorAsk, binding: true, handler: session.ApprovalAllow,
 			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAllow},
-			wantSteps: "evaluate:Bash hook:PreToolUse handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+			wantSteps: "evaluate:Bash hook:PreToolUse hook:PermissionRequest handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
 		{name: "hook allow under an ask rule without handler is deny", decision: session.BehaviorAsk, binding: true,
 			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAllow},
-			wantSteps: "evaluate:Bash hook:PreToolUse", wantText: "Permission denied for Bash: approval required", wantIn: "rule says ask", denied: true},
+			wantSteps: "evaluate:Bash hook:PreToolUse hook:PermissionRequest", wantText: "Permission denied for Bash: approval required", wantIn: "rule says ask", denied: true},
 		{name: "binding on an allow changes nothing", decision: session.BehaviorAllow, binding: true,
 			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAllow},
 			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
@@ -117,7 +117,7 @@ func TestPermissionEnforcer_Pipeline(t *testing.T) {
 			wantIn: "PostToolUseFailure hook feedback: see the CI log"},
 		{name: "hook ask forces the question", decision: session.BehaviorAllow, handler: session.ApprovalAllow,
 			pre:       &session.HookOutcome{PermissionDecision: session.BehaviorAsk},
-			wantSteps: "evaluate:Bash hook:PreToolUse handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
+			wantSteps: "evaluate:Bash hook:PreToolUse hook:PermissionRequest handler tool:Bash hook:PostToolUse", wantOK: true, wantText: "ran Bash"},
 		{name: "tool failure fires PostToolUseFailure", decision: session.BehaviorAllow, toolFails: true,
 			wantSteps: "evaluate:Bash hook:PreToolUse tool:Bash hook:PostToolUseFailure", wantText: "exit status 1"},
 		{name: "tool panic is a failure result", decision: session.BehaviorAllow, toolPanic: true,
@@ -171,6 +171,89 @@ func TestPermissionEnforcer_Pipeline(t *testing.T) {
 			}
 			if d := e.Denials(); (len(d) == 1) != tc.denied {
 				t.Fatalf("denials %+v (denied=%v)", d, tc.denied)
+			}
+		})
+	}
+}
+
+// PermissionRequest hooks answer where the user would be asked (Claude Code), headless too.
+func TestPermissionEnforcer_PermissionRequestHooks(t *testing.T) {
+	tests := []struct {
+		name     string
+		decision session.Behavior // the evaluator's answer for every input
+		denyRm   bool             // the evaluator denies inputs containing "rm"
+		askRule  bool             // the evaluator's ask for inputs containing "push" is binding
+		handler  session.Approval
+		hook     session.HookOutcome
+		want     string // the command that ran, or ""
+		wantText string
+		steps    string
+		stopped  bool
+	}{
+		{name: "allow answers a headless ask", decision: session.BehaviorAsk, hook: session.HookOutcome{PermissionDecision: session.BehaviorAllow},
+			want: "ls", steps: "hook:PreToolUse hook:PermissionRequest tool:Bash hook:PostToolUse"},
+		{name: "allow skips the handler", decision: session.BehaviorAsk, handler: session.ApprovalDeny,
+			hook: session.HookOutcome{PermissionDecision: session.BehaviorAllow}, want: "ls",
+			steps: "hook:PreToolUse hook:PermissionRequest tool:Bash hook:PostToolUse"},
+		{name: "deny with the hook's message", decision: session.BehaviorAsk, handler: session.ApprovalAllow,
+			hook:     session.HookOutcome{PermissionDecision: session.BehaviorDeny, Reason: "not on Fridays"},
+			wantText: "Permission denied for Bash: denied by PermissionRequest hook: not on Fridays", steps: "hook:PreToolUse hook:PermissionRequest"},
+		{name: "deny with interrupt stops the agent", decision: session.BehaviorAsk,
+			hook:     session.HookOutcome{PermissionDecision: session.BehaviorDeny, Interrupt: true},
+			wantText: "Permission denied for Bash: denied by PermissionRequest hook: Permission denied by hook", steps: "hook:PreToolUse hook:PermissionRequest", stopped: true},
+		{name: "updatedInput runs the new input", decision: session.BehaviorAsk,
+			hook: session.HookOutcome{PermissionDecision: session.BehaviorAllow, UpdatedInput: json.RawMessage(`{"command":"ls -la"}`)},
+			want: "ls -la", steps: "hook:PreToolUse hook:PermissionRequest tool:Bash hook:PostToolUse"},
+		{name: "updatedInput is checked against deny rules", decision: session.BehaviorAsk, denyRm: true,
+			hook:     session.HookOutcome{PermissionDecision: session.BehaviorAllow, UpdatedInput: json.RawMessage(`{"command":"rm -rf /"}`)},
+			wantText: "Permission denied for Bash: rule says deny", steps: "hook:PreToolUse hook:PermissionRequest"},
+		{name: "updatedInput under an ask rule still asks, about the new input", decision: session.BehaviorAsk, askRule: true, handler: session.ApprovalAllow,
+			hook: session.HookOutcome{PermissionDecision: session.BehaviorAllow, UpdatedInput: json.RawMessage(`{"command":"git push"}`)},
+			want: "git push", steps: "hook:PreToolUse hook:PermissionRequest handler tool:Bash hook:PostToolUse"},
+		{name: "no decision goes to the handler", decision: session.BehaviorAsk, handler: session.ApprovalAllow,
+			want: "ls", steps: "hook:PreToolUse hook:PermissionRequest handler tool:Bash hook:PostToolUse"},
+		{name: "not fired when nothing is asked", decision: session.BehaviorAllow,
+			hook: session.HookOutcome{PermissionDecision: session.BehaviorDeny}, want: "ls", steps: "hook:PreToolUse tool:Bash hook:PostToolUse"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := &trace{}
+			var ran string
+			tool := &funcTool{name: "Bash", tr: tr, fn: func(_ context.Context, in json.RawMessage) llm.ToolResult {
+				var a struct{ Command string }
+				_ = json.Unmarshal(in, &a)
+				ran = a.Command
+				return llm.ToolSuccess("ok")
+			}}
+			var seen session.HookInput
+			hooks := (&fakeHooks{tr: tr}).on(session.HookPermissionRequest, func(in session.HookInput) session.HookOutcome {
+				seen = in
+				return tc.hook
+			})
+			ev := &fakeEvaluator{fn: func(r session.PermissionRequest, _ session.PermissionMode) session.PermissionDecision {
+				switch {
+				case tc.denyRm && strings.Contains(string(r.Input), "rm"):
+					return session.PermissionDecision{Behavior: session.BehaviorDeny, Reason: "rule says deny"}
+				case tc.askRule && strings.Contains(string(r.Input), "push"):
+					return session.PermissionDecision{Behavior: session.BehaviorAsk, Reason: "ask rule", Binding: true}
+				}
+				return session.PermissionDecision{Behavior: tc.decision, Reason: "mode asks", SessionRule: "Bash(ls:*)"}
+			}}
+			stopped := false
+			cfg := session.EnforcerConfig{Hooks: hooks, Evaluator: ev, Cwd: "/w", Interrupt: func() { stopped = true }}
+			if tc.handler != "" {
+				cfg.Handler = answer(tc.handler, tr)
+			}
+			res := execute(session.NewPermissionEnforcer(cfg).Wrap([]llm.Tool{tool})[0], "toolu_1", `{"command":"ls"}`)
+			if got := strings.Join(tr.get(), " "); got != tc.steps {
+				t.Fatalf("steps %q, want %q", got, tc.steps)
+			}
+			if ran != tc.want || (tc.wantText != "" && !strings.HasPrefix(res.ModelContent(), tc.wantText)) || stopped != tc.stopped {
+				t.Fatalf("ran %q, result %q, stopped %v", ran, res.ModelContent(), stopped)
+			}
+			if strings.Contains(tc.steps, "PermissionRequest") && (seen.ToolName != "Bash" || seen.ToolUseID != "toolu_1" ||
+				string(seen.ToolInput) != `{"command":"ls"}` || seen.PermissionSuggestion != "Bash(ls:*)") {
+				t.Fatalf("hook input %+v", seen)
 			}
 		})
 	}

@@ -31,7 +31,8 @@ turns:
 		t.Fatalf("error log %+v", logged)
 	}
 	fails := hooks.of(session.HookStopFailure)
-	if len(fails) != 1 || !strings.Contains(fails[0].Error, "slow down") || len(hooks.of(session.HookStop)) != 0 {
+	if len(fails) != 1 || fails[0].Error != "rate_limit" || !strings.Contains(fails[0].Reason, "slow down") ||
+		!strings.Contains(fails[0].ErrorDetails, "slow down") || !strings.HasPrefix(fails[0].LastAssistantMessage, "Let me check") || len(hooks.of(session.HookStop)) != 0 {
 		t.Fatalf("StopFailure %+v, Stop %d", fails, len(hooks.of(session.HookStop)))
 	}
 	if got := roles(s.Messages()); got != "system,user,assistant" {

@@ -12,6 +12,7 @@ const (
 	HookPreToolUse         HookEvent = "PreToolUse"
 	HookPostToolUse        HookEvent = "PostToolUse"
 	HookPostToolUseFailure HookEvent = "PostToolUseFailure"
+	HookPermissionRequest  HookEvent = "PermissionRequest"
 	HookUserPromptSubmit   HookEvent = "UserPromptSubmit"
 	HookStop               HookEvent = "Stop"
 	HookStopFailure        HookEvent = "StopFailure"
@@ -49,6 +50,12 @@ type HookInput struct {
 	// failure caused by an abort.
 	Error       string `json:"error,omitempty"`
 	IsInterrupt bool   `json:"is_interrupt,omitempty"`
+	// ErrorDetails is StopFailure's error message (Error is then its type, as Claude
+	// Code's: rate_limit, overloaded, authentication_failed …).
+	ErrorDetails string `json:"error_details,omitempty"`
+
+	// PermissionRequest: the session rule "allow for the session" would add, if any.
+	PermissionSuggestion string `json:"-"`
 
 	// UserPromptSubmit.
 	Prompt string `json:"prompt,omitempty"`
@@ -77,7 +84,9 @@ type HookOutcome struct {
 	// Reason is the blocking hook's stderr or JSON reason.
 	Reason string
 	// PermissionDecision is PreToolUse's hookSpecificOutput.permissionDecision
-	// (allow, ask or deny; deny > ask > allow across hooks); empty when no hook gave one.
+	// (allow, ask or deny; deny > ask > allow across hooks), or PermissionRequest's
+	// decision.behavior (allow or deny; Reason is then its message, UpdatedInput its
+	// updatedInput); empty when no hook gave one.
 	PermissionDecision Behavior
 	// UpdatedInput replaces the tool's arguments (PreToolUse) when non-empty.
 	UpdatedInput json.RawMessage
@@ -86,6 +95,12 @@ type HookOutcome struct {
 	AdditionalContext string
 	// SystemMessage is a message for the user, not the model.
 	SystemMessage string
+	// Interrupt (PermissionRequest deny) stops the agent as well as the call.
+	Interrupt bool
+	// StopRun (PreToolUse, PostToolUse, PostToolUseFailure: "continue": false) ends the
+	// run once this batch's results are recorded, without another model call; it is the
+	// reason shown to the user (Claude Code's stopReason).
+	StopRun string
 }
 
 // hookBase fills the common hook fields of one session.

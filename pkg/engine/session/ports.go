@@ -39,6 +39,10 @@ type PermissionRequest struct {
 	// were approved. The evaluator treats them as allow rules of their own layer: they
 	// lift the mode's ask, never a deny, an ask rule or a protected path.
 	SessionAllow []string
+	// PromptAllow are allow rules granted for the running prompt only (a skill's
+	// allowed-tools); like SessionAllow they never lift a deny, an ask rule or a safety
+	// check.
+	PromptAllow []string
 }
 
 // PermissionDecision is an evaluator's answer. Reason names the rule or mode that decided.

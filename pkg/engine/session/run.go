@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -30,6 +31,7 @@ func (s *Session) Run(ctx context.Context, input string) (string, error) {
 		return "", err
 	}
 	defer release()
+	defer s.enforcer.ClearPromptRules() // AllowForPrompt's grants end with the Run
 	return s.run(runCtx, input)
 }
 
@@ -94,12 +96,17 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 			return res.Response, withSave(abortError(ctx), s.endRun(ctx))
 		}
 		if res.Err != nil {
-			return res.Response, withSave(s.failed(ctx, res.Err), s.endRun(ctx))
+			return res.Response, withSave(s.failed(ctx, res.Err, lastAssistantText(history)), s.endRun(ctx))
 		}
 		s.log(sessionlog.EventAssistant, sessionlog.NewAssistantData(res.Response, history, described))
 		described = len(history)
-		stop := s.hooks.run(ctx, HookInput{HookEventName: HookStop, StopHookActive: boolPtr(stopActive),
-			Response: res.Response, LastAssistantMessage: res.Response})
+		// A hook said "continue": false (StopHookStopped): the run ends here, and the Stop
+		// hooks, which could send the agent on, do not run.
+		var stop HookOutcome
+		if res.StopReason != agent.StopHookStopped {
+			stop = s.hooks.run(ctx, HookInput{HookEventName: HookStop, StopHookActive: boolPtr(stopActive),
+				Response: res.Response, LastAssistantMessage: res.Response})
+		}
 		if ctx.Err() != nil {
 			return res.Response, withSave(abortError(ctx), s.endRun(ctx))
 		}
@@ -146,10 +153,41 @@ func accumulate(total, next agent.Result) agent.Result {
 }
 
 // failed handles a provider failure: log it, fire StopFailure, return the error.
-func (s *Session) failed(ctx context.Context, err error) error {
+func (s *Session) failed(ctx context.Context, err error, partial string) error {
 	s.log(sessionlog.EventError, sessionlog.NewErrorData("run", err))
-	s.hooks.run(context.WithoutCancel(ctx), HookInput{HookEventName: HookStopFailure, Error: err.Error(), Reason: err.Error()})
+	s.hooks.run(context.WithoutCancel(ctx), HookInput{HookEventName: HookStopFailure, Error: stopFailureType(err),
+		ErrorDetails: err.Error(), Reason: err.Error(), LastAssistantMessage: partial})
 	return fmt.Errorf("session: run failed: %w", err)
+}
+
+// lastAssistantText is the text of the history's last message when the assistant wrote
+// it (what streamed before a failure), else "".
+func lastAssistantText(history []llm.Message) string {
+	if n := len(history); n > 0 && history[n-1].Role == llm.RoleAssistant {
+		return history[n-1].Text()
+	}
+	return ""
+}
+
+// stopFailureType is StopFailure's `error`: Claude Code's name for the kind of API
+// error that ended the turn (its matcher values).
+func stopFailureType(err error) string {
+	e := llm.FromUnknown(err)
+	switch {
+	case e.StatusCode == 529 || strings.Contains(strings.ToLower(e.Error()), "overloaded"):
+		return "overloaded"
+	case e.Code == llm.CodeAuthentication:
+		return "authentication_failed"
+	case e.Code == llm.CodeRateLimit || e.StatusCode == 429:
+		return "rate_limit"
+	case e.Code == llm.CodeModelNotAvailable:
+		return "model_not_found"
+	case e.Code == llm.CodeValidation || e.StatusCode == 400:
+		return "invalid_request"
+	case e.StatusCode >= 500:
+		return "server_error"
+	}
+	return "unknown"
 }
 
 // shouldAutoCompact checks the threshold against the current history (which Inject or

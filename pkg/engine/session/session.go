@@ -128,6 +128,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		Evaluator: cfg.Evaluator, Handler: cfg.PermissionHandler, Hooks: cfg.Hooks, Mode: s.PermissionMode,
 		SessionID: s.id, TranscriptPath: cfg.TranscriptPath, Cwd: cfg.Cwd,
 		MaxResultChars: cfg.MaxToolResultChars, OutputDir: cfg.ToolOutputDir, Report: s.reportTool,
+		Interrupt: s.Abort,
 	})
 	s.tools = s.enforcer.Wrap(cfg.Tools)
 	for _, t := range s.tools {
@@ -337,6 +338,11 @@ func (s *Session) LastResult() agent.Result {
 
 // SessionRules returns the rules approved with "allow for the session", in order.
 func (s *Session) SessionRules() []string { return s.enforcer.SessionRules() }
+
+// AllowForPrompt grants allow rules to the tool calls of the current (or, between runs,
+// the next) Run, its subagents included, until that Run ends: a skill's allowed-tools.
+// Deny rules, ask rules and safety checks still win.
+func (s *Session) AllowForPrompt(rules []string) { s.enforcer.AllowForPrompt(rules...) }
 
 // ClearSessionRules forgets the session approvals.
 func (s *Session) ClearSessionRules() { s.enforcer.ClearSessionRules() }

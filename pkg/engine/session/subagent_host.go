@@ -19,6 +19,9 @@ type SubagentHostConfig struct {
 	// OnToolExecution observes the subagent's tool calls; the session's
 	// Callbacks.OnToolExecution never sees them (they are not the session's calls).
 	OnToolExecution func(ToolExecutionEvent)
+	// NoHooks runs the subagent's tool calls without the session's hooks: an agent hook's
+	// own subagent, whose calls must not start the hook that started it again.
+	NoHooks bool
 }
 
 // SubagentHost is the engine side of a subagent job of a live session (a
@@ -45,7 +48,7 @@ func (s *Session) SubagentHost(cfg SubagentHostConfig) *SubagentHost {
 		handler = cfg.WrapHandler(handler)
 	}
 	return &SubagentHost{s: s, enforcer: s.enforcer.Derive(DeriveConfig{
-		Cwd: cfg.Cwd, Handler: handler, Report: cfg.OnToolExecution,
+		Cwd: cfg.Cwd, Handler: handler, Report: cfg.OnToolExecution, NoHooks: cfg.NoHooks,
 	})}
 }
 

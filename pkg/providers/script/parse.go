@@ -168,9 +168,9 @@ func compileCondition(c *compiled, w *Condition) error {
 		return errors.New("when: give at least one condition")
 	}
 	switch llm.Purpose(w.Purpose) {
-	case "", llm.PurposeFinalSummary, llm.PurposeCompaction, "chat":
+	case "", llm.PurposeFinalSummary, llm.PurposeCompaction, llm.PurposeHook, "chat":
 	default:
-		return fmt.Errorf("when.purpose %q is not one of chat, final_summary, compaction", w.Purpose)
+		return fmt.Errorf("when.purpose %q is not one of chat, final_summary, compaction, hook", w.Purpose)
 	}
 	if w.LastUserMatches != "" {
 		re, err := regexp.Compile(w.LastUserMatches)

@@ -71,13 +71,18 @@ var PermissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissi
 // TrustLevels are Robota's legacy defaultTrustLevel values.
 var TrustLevels = []string{"safe", "moderate", "full"}
 
-// HookEvents are the hook event names known to the engine (Claude Code's, plus
-// PostCompact). Another name is a warning, not an error: newer Claude Code files may
-// carry events this engine does not fire.
+// HookEvents are the hook event names the engine fires (hook.Events), then Claude Code's
+// events it does not fire (hook.ClaudeCodeOnlyEvents): the assembly warns that hooks of
+// those never run. Another name is an unknown key here and a configuration error when
+// the session is assembled.
 var HookEvents = []string{
-	"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification",
-	"UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact",
-	"SessionStart", "SessionEnd",
+	"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit",
+	"Stop", "StopFailure", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd",
+	"PreCompact", "PostCompact", "Notification", "WorktreeCreate", "WorktreeRemove",
+
+	"PostToolBatch", "UserPromptExpansion", "PermissionDenied", "Setup", "TeammateIdle",
+	"TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange",
+	"InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay",
 }
 
 // HookTypes are the hook executor types.
@@ -129,19 +134,21 @@ var hookGroupSchema = newHookGroupSchema()
 
 func newHookGroupSchema() *node {
 	def := object(map[string]*node{
-		"type":           enum(HookTypes...),
-		"command":        str(),
-		"url":            str(),
-		"headers":        mapOf(str()),
-		"allowedEnvVars": arrayOf(str()),
-		"prompt":         str(),
-		"model":          str(),
-		"agent":          str(),
-		"maxTurns":       positiveNumber("turns"),
-		"timeout":        positiveNumber("seconds"),
-		"statusMessage":  str(),
-		"once":           boolean(),
-		"async":          boolean(),
+		"type":            enum(HookTypes...),
+		"command":         str(),
+		"url":             str(),
+		"headers":         mapOf(str()),
+		"allowedEnvVars":  arrayOf(str()),
+		"prompt":          str(),
+		"model":           str(),
+		"agent":           str(),
+		"maxTurns":        positiveNumber("turns"),
+		"timeout":         positiveNumber("seconds"),
+		"continueOnBlock": boolean(),
+		"if":              ruleString(),
+		"statusMessage":   str(),
+		"once":            boolean(),
+		"async":           boolean(),
 	})
 	def.check = func(v any) string {
 		m := v.(map[string]any)
@@ -149,7 +156,7 @@ func newHookGroupSchema() *node {
 		if t == "" {
 			return `missing "type"`
 		}
-		need := map[string]string{"command": "command", "http": "url", "prompt": "prompt", "agent": "agent"}[t]
+		need := map[string]string{"command": "command", "http": "url", "prompt": "prompt", "agent": "prompt"}[t]
 		if s, _ := m[need].(string); strings.TrimSpace(s) == "" {
 			return fmt.Sprintf("hook of type %q needs a non-empty %q", t, need)
 		}

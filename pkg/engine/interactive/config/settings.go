@@ -201,9 +201,13 @@ type HookSpec struct {
 	Agent          string            `json:"agent,omitempty"`
 	MaxTurns       int               `json:"maxTurns,omitempty"`
 	Timeout        float64           `json:"timeout,omitempty"`
-	StatusMessage  string            `json:"statusMessage,omitempty"`
-	Once           bool              `json:"once,omitempty"`
-	Async          bool              `json:"async,omitempty"`
+	// If is a permission rule the tool call must match for the hook to run.
+	If string `json:"if,omitempty"`
+	// ContinueOnBlock: a prompt hook's "not ok" blocks without ending the turn.
+	ContinueOnBlock bool   `json:"continueOnBlock,omitempty"`
+	StatusMessage   string `json:"statusMessage,omitempty"`
+	Once            bool   `json:"once,omitempty"`
+	Async           bool   `json:"async,omitempty"`
 }
 
 // JSON renders the hooks as Claude Code's settings `hooks` value:

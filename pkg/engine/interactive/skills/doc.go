@@ -62,5 +62,7 @@
 //     tool), user-invocable: false only from the user's menu (Catalog.UserVisible).
 //   - The Skill tool (NewTool) takes `skill` and `args`, refuses unknown and
 //     disable-model-invocation skills, and returns the expanded text; a context: fork
-//     skill runs through the Fork function the composition root supplies.
+//     skill runs through the Fork function the composition root supplies. Activate is
+//     called before the skill runs, so the caller can grant its allowed-tools for the
+//     rest of the prompt (Claude Code: they are allowed without asking, not a limit).
 package skills

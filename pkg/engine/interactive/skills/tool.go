@@ -23,6 +23,9 @@ type ToolConfig struct {
 	// else general-purpose, tools limited to AllowedTools) and returns its answer. nil:
 	// a fork skill is returned like an inline one.
 	Fork func(ctx context.Context, s Skill, text string) (string, error)
+	// Activate is called when a skill is invoked, before it runs (and before a fork
+	// starts): the caller grants its AllowedTools for the rest of the prompt. nil: none.
+	Activate func(s Skill)
 }
 
 type skillTool struct{ cfg ToolConfig }
@@ -30,8 +33,8 @@ type skillTool struct{ cfg ToolConfig }
 // NewTool returns the model-facing Skill tool: parameters `skill` (the name, a leading
 // "/" allowed) and `args`. It refuses unknown skills and disable-model-invocation ones,
 // and returns the expanded skill text (Expand) for the model to follow, or a fork's
-// answer. Metadata carries skill, kind, allowedTools, model and context for the caller
-// that applies them while the skill runs.
+// answer. Activate lets the caller apply allowedTools while the skill runs; Metadata
+// carries skill, kind, allowedTools, model and context.
 func NewTool(cfg ToolConfig) llm.Tool { return skillTool{cfg: cfg} }
 
 const toolDescription = `Execute a skill: a set of instructions, and sometimes scripts and reference files, for a kind of task.
@@ -82,6 +85,9 @@ func (t skillTool) Execute(ctx context.Context, raw json.RawMessage) llm.ToolRes
 		sid = t.cfg.SessionID()
 	}
 	text := Expand(s, in.Args, ExpandOptions{SessionID: sid})
+	if t.cfg.Activate != nil {
+		t.cfg.Activate(s)
+	}
 	meta := map[string]any{"skill": s.Name, "kind": string(s.Kind)}
 	if s.AllowedTools != nil {
 		meta["allowedTools"] = s.AllowedTools
