@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -104,7 +105,46 @@ func runSDKLayer(bin, examples string, first int) (int, error) {
 		return 0, fmt.Errorf("rewind did not restore the project (CHANGELOG.md: %v; wordstats.go restored: %v)", err, bytes.Equal(now, original))
 	}
 	say("CHANGELOG.md is gone and wordstats.go is byte-for-byte the original again")
-	return first + 3, nil
+
+	step(first+3, "A plugin from a local marketplace, enabled in the settings; project memory with its secret policy")
+	mkt := filepath.Join(examples, "sdk-layer", "marketplace")
+	settings, _ := json.Marshal(map[string]any{
+		"enabledPlugins":         map[string]bool{"wordtools@demo-tools": true},
+		"extraKnownMarketplaces": map[string]any{"demo-tools": map[string]any{"source": map[string]string{"source": "directory", "path": mkt}}},
+	})
+	if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), settings, 0o644); err != nil {
+		return 0, err
+	}
+	say(".claude/settings.json: %s", settings)
+	say("robota -p \"/wordtools:count wordstats.go\" --output-format stream-json")
+	if out, err = robota("-p", "/wordtools:count wordstats.go", "--output-format", "stream-json"); err != nil {
+		return 0, err
+	}
+	if _, err = render(strings.NewReader(out)); err != nil {
+		return 0, err
+	}
+	hookLog, err := os.ReadFile(filepath.Join(dir, "wordtools-hook.log"))
+	if err != nil {
+		return 0, fmt.Errorf("the plugin's hook did not run: %w", err)
+	}
+	say("the plugin's UserPromptSubmit hook wrote: %q", strings.TrimSpace(string(hookLog)))
+	for _, args := range [][]string{
+		{"/memory add project tests Run go test ./... in the package directory"},
+		{"/memory add reference deploy The deploy key is sk-ant-api03-" + strings.Repeat("DEMOnotARealKey0", 5)},
+		{"/memory list"},
+	} {
+		shown := args[0]
+		if len(shown) > 60 {
+			shown = shown[:60] + "…"
+		}
+		say("robota -p %q", shown)
+		out, err := robota("-p", args[0])
+		if err != nil && !strings.Contains(out, "Not saved") {
+			return 0, err
+		}
+		sayLines(out)
+	}
+	return first + 4, nil
 }
 
 // firstUserText is the text of the first user message in a session journal, read with
