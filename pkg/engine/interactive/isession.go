@@ -267,6 +267,13 @@ func (s *InteractiveSession) Subscribe() *Subscription {
 	return s.perms.subscribeLive(s.hub)
 }
 
+// SubscribeWithout is Subscribe for a reader that never takes events of the given
+// types (a transport that does not carry them): they are not queued for it and do not
+// wake it.
+func (s *InteractiveSession) SubscribeWithout(types ...EventType) *Subscription {
+	return s.perms.subscribeLive(s.hub, types...)
+}
+
 // SubscribeAfter returns a subscription that first replays the kept events with a
 // sequence number above seq, then continues live, with none missed or repeated in
 // between. It fails with ErrReplayUnavailable when some of those events are no longer

@@ -3,6 +3,7 @@ package interactive
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -96,14 +97,14 @@ func (h *hub) subscribe(replay bool, after uint64) (*Subscription, error) {
 
 // subscribeSeeded registers a live subscriber whose queue starts with seed (events
 // already published, still relevant: the waiting permission requests).
-func (h *hub) subscribeSeeded(seed []Event) (*Subscription, error) {
+func (h *hub) subscribeSeeded(seed []Event, skip []EventType) (*Subscription, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.subscribeLocked(false, 0, seed)
+	return h.subscribeLocked(false, 0, seed, skip...)
 }
 
-func (h *hub) subscribeLocked(replay bool, after uint64, seed []Event) (*Subscription, error) {
-	s := &Subscription{hub: h, limits: h.limits, wake: make(chan struct{}, 1), delivered: after}
+func (h *hub) subscribeLocked(replay bool, after uint64, seed []Event, skip ...EventType) (*Subscription, error) {
+	s := &Subscription{hub: h, limits: h.limits, wake: make(chan struct{}, 1), delivered: after, skip: skip}
 	if replay {
 		if after > h.seq {
 			return nil, fmt.Errorf("%w: sequence %d is ahead of the session's latest event %d", ErrReplayUnavailable, after, h.seq)
@@ -152,6 +153,9 @@ type Subscription struct {
 	hub    *hub
 	limits DeliveryLimits
 	wake   chan struct{} // one pending wake-up
+	// skip lists the event types the reader never takes: they are not queued and do not
+	// wake it (fixed at creation).
+	skip []EventType
 
 	mu        sync.Mutex
 	queue     []queued
@@ -212,9 +216,23 @@ func (s *Subscription) NextBatch(ctx context.Context, into []Event) ([]Event, er
 	return s.take(ctx, into, 0)
 }
 
+// NextBatchWithin is NextBatch that waits at most d: it returns into unchanged (and no
+// error) when nothing came in time. A transport uses it to let something it holds back
+// wait for company, but not for long.
+func (s *Subscription) NextBatchWithin(ctx context.Context, d time.Duration, into []Event) ([]Event, error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	return s.takeUntil(ctx, into, 0, t.C)
+}
+
 // take appends up to limit queued events (all of them when limit is 0) to into,
 // waiting until there is at least one.
 func (s *Subscription) take(ctx context.Context, into []Event, limit int) ([]Event, error) {
+	return s.takeUntil(ctx, into, limit, nil)
+}
+
+// takeUntil is take that also gives up, taking nothing, when timeout fires.
+func (s *Subscription) takeUntil(ctx context.Context, into []Event, limit int, timeout <-chan time.Time) ([]Event, error) {
 	for {
 		s.mu.Lock()
 		if len(s.queue) > 0 && (s.err == nil || s.drain) {
@@ -243,6 +261,8 @@ func (s *Subscription) take(ctx context.Context, into []Event, limit int) ([]Eve
 		case <-s.wake:
 		case <-ctx.Done():
 			return into, ctx.Err()
+		case <-timeout:
+			return into, nil
 		}
 	}
 }
@@ -271,6 +291,9 @@ func (s *Subscription) Close() {
 
 // offer queues e; false means the subscription is (now) ended.
 func (s *Subscription) offer(e Event) bool {
+	if slices.Contains(s.skip, e.Type) {
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {

@@ -27,6 +27,14 @@
 //     as soon as it takes what its transport already holds, or when keepalive finds
 //     its connection dead. Until then one goroutine and one flow-control window
 //     (64 KiB by default) stay allocated for it, nothing more.
+//   - Submit sends a prompt's events in as few messages as their timing allows: the
+//     events taken at one wake-up travel in one SubmitResponse (under MaxEventTextBytes
+//     of encoding, so every message stays under gRPC's default receive limit), the
+//     acceptance waits up to holdBack (10 ms) for the first events, a context_update
+//     for the event after it, and one followed by the end event is left out (the end
+//     event's result carries the same state). A quick turn is two messages, where it
+//     was five: each message costs both ends a write, a read and a wake-up. Watch
+//     sends every event, one per message.
 //   - Message sizes are bounded explicitly (MaxRecvMessageBytes,
 //     MaxSendMessageBytes; ServerOptions); GetHistory pages stay under the bound.
 package server
