@@ -31,10 +31,12 @@
 //     events taken at one wake-up travel in one SubmitResponse (under MaxEventTextBytes
 //     of encoding, so every message stays under gRPC's default receive limit), the
 //     acceptance waits up to holdBack (10 ms) for the first events, a context_update
-//     for the event after it, and one followed by the end event is left out (the end
-//     event's result carries the same state). A quick turn is two messages, where it
-//     was five: each message costs both ends a write, a read and a wake-up. Watch
-//     sends every event, one per message.
+//     for the event after it (up to twice holdBack: it does not wake the stream, see
+//     interactive.SubscribeOptions), and one followed by the end event is left out (the
+//     end event's result carries the same state). Message events, never sent, do not
+//     wake it either. A quick turn is one or two messages, where it was five: each
+//     message and wake-up costs both ends CPU that the session's own work then lacks.
+//     Watch sends every event, one per message.
 //   - Message sizes are bounded explicitly (MaxRecvMessageBytes,
 //     MaxSendMessageBytes; ServerOptions); GetHistory pages stay under the bound.
 package server

@@ -29,8 +29,10 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 	if err != nil {
 		return err
 	}
-	// Message events are never sent (GetHistory has them): they need not wake this stream.
-	sub := l.SubscribeWithout(interactive.EventMessage)
+	// Message events are never sent (GetHistory has them); a context update waits for
+	// the event after it: neither wakes this stream.
+	sub := l.SubscribeWith(interactive.SubscribeOptions{Skip: []interactive.EventType{interactive.EventMessage},
+		Lazy: []interactive.EventType{interactive.EventContextUpdate}, LazyDelay: holdBack})
 	defer sub.Close()
 	acc, err := l.Submit(req.GetPrompt())
 	if errors.Is(err, interactive.ErrEmptyPrompt) {
