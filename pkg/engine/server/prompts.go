@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 )
@@ -83,6 +84,7 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 					until = time.Now().Add(holdBack)
 				}
 				held = &ev // a later update replaces it: the latest state is what counts
+				out.ctx = ev.Context
 				continue
 			}
 			if held != nil && !isEnd(ev) {
@@ -116,6 +118,9 @@ type submitBatch struct {
 	stream robotav1.EngineService_SubmitServer
 	msg    *robotav1.SubmitResponse
 	size   int // bytes of the events gathered
+	// ctx is the prompt's latest context update: the state its end event carries (the
+	// session's history does not change after it), without estimating it again.
+	ctx *contextwin.WindowState
 }
 
 // pending reports whether something waits to be sent.
@@ -130,7 +135,11 @@ func (b *submitBatch) hasEvents() bool { return b.msg != nil && len(b.msg.Events
 // would pass MaxEventTextBytes is sent first, so that every message stays under
 // gRPC's default receive limit.
 func (b *submitBatch) add(l *manager.Live, ev interactive.Event) error {
-	pe := eventToProto(l.ID(), ev, l.Session().ContextState)
+	state := l.Session().ContextState
+	if b.ctx != nil {
+		state = func() contextwin.WindowState { return *b.ctx }
+	}
+	pe := eventToProto(l.ID(), ev, state)
 	if pe == nil {
 		return nil
 	}
