@@ -1,8 +1,19 @@
 // Command robota-worker runs subagent jobs and background processes for robota and
 // robota-engine, which launch it through go-plugin over gRPC. Started by hand it says
-// so and exits 1.
+// so and exits 1. `robota-worker git-clone [--ref REF] URL DIR` clones a plugin
+// marketplace or plugin for them (go-git is linked here only).
 package main
 
-import "github.com/robota-sdk/robota-go/pkg/runner/worker"
+import (
+	"os"
 
-func main() { worker.Serve() }
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/plugins/gitclone"
+	"github.com/robota-sdk/robota-go/pkg/runner/worker"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == gitclone.Command {
+		os.Exit(gitclone.Main(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	worker.Serve()
+}

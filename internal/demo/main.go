@@ -40,7 +40,11 @@ func run(bin, examples string) error {
 	if next, err = runSubagents(bin, examples, next); err != nil {
 		return err
 	}
-	fmt.Println("\n\033[1mPart 3 — the engine daemon, a session in it driven from another language, and its worker processes\033[0m")
+	fmt.Println("\n\033[1mPart 3 — the SDK layer: a custom command, a skill, edit checkpoints and /rewind\033[0m")
+	if next, err = runSDKLayer(bin, examples, next); err != nil {
+		return err
+	}
+	fmt.Println("\n\033[1mPart 4 — the engine daemon, a session in it driven from another language, and its worker processes\033[0m")
 	if err := runEngine(bin, examples, next); err != nil {
 		return err
 	}
@@ -52,7 +56,9 @@ in another language (examples/engine-clients) driving a session in the engine ov
 gRPC, approving a permission request, with a second client watching; subagents (the
 Agent tool) in robota-worker processes of their own, in parallel and in a git worktree,
 a background process read and stopped with TaskOutput/TaskStop, and a worker crash
-reported while the session goes on; go-plugin workers supervised and replaced.
+reported while the session goes on; a custom command and a skill from .claude/, and
+/rewind restoring the files a resumed session's model edited; go-plugin workers
+supervised and replaced.
 Not yet: the TUI.
 `)
 	return nil

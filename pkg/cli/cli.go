@@ -51,6 +51,7 @@ type Options struct {
 	// Settings is --settings: a settings file or a JSON object.
 	Settings             string
 	AddDirs              []string
+	PluginDirs           []string
 	MCPConfig            []string
 	StrictMCPConfig      bool
 	FallbackModel        string
@@ -82,6 +83,7 @@ Usage:
   robota -p [flags] PROMPT    the same (the prompt may follow the flags, as with claude -p)
   CMD | robota -p [PROMPT]    piped stdin is the prompt, or is appended to it
   robota providers            list the provider types and how to configure them
+  robota plugin COMMAND       marketplaces and plugins (robota plugin --help)
   robota --version            (or -v)
 
 Claude Code's flags are accepted with its meaning; the README lists what each does here.
@@ -104,7 +106,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.Var((*ruleList)(&o.AllowedTools), "allowedTools", "permission rules to allow (repeatable; comma/space separated)")
 	fs.Var((*ruleList)(&o.DisallowedTools), "disallowedTools", "permission rules to deny (repeatable; comma/space separated)")
 	fs.IntVar(&o.MaxTurns, "max-turns", 0, "maximum model rounds per prompt (0 = no limit)")
-	fs.StringVar(&o.Resume, "resume", "", "resume the session with this id")
+	fs.StringVar(&o.Resume, "resume", "", "resume the session with this id or name (/rename)")
 	fs.BoolVar(&o.Continue, "continue", false, "continue the most recent session in this directory")
 	fs.BoolVar(&o.ForkSession, "fork-session", false, "with --resume/--continue: continue in a new session id")
 	fs.StringVar(&o.Cwd, "cwd", "", "working directory (default: the current directory)")
@@ -179,6 +181,8 @@ func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "providers":
 			return listProviders(stdout)
+		case "plugin", "plugins":
+			return runPlugin(args[1:], stdout, stderr)
 		}
 	}
 	o, err := ParseFlags(args, stderr)

@@ -43,6 +43,12 @@
 //   - MCP servers (.mcp.json, --mcp-config, --strict-mcp-config; pkg/tools/mcp): system/init
 //     lists each as {"name", "status": "connected"|"failed"}; a failed one is also named
 //     on stderr with its error, with or without --verbose, and the run goes on.
+//   - Plugins (settings enabledPlugins, --plugin-dir; interactive/plugins): system/init
+//     lists those that loaded as {"name", "path"}; one that did not is named on stderr
+//     with the reason, with or without --verbose, and the run goes on. `robota plugin`
+//     (plugin.go) manages marketplaces (add a directory, a git URL cloned with go-git, or
+//     owner/repo), installs into ~/.robota/plugins or .robota/plugins, and writes
+//     enabledPlugins into the --scope's settings file (user, project, local).
 //
 // `--input-format stream-json --output-format stream-json` (with or without -p;
 // streamjson_input.go, control.go) is Claude Code's transport for the Agent SDKs: stdin

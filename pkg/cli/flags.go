@@ -35,6 +35,7 @@ func claudeFlags(fs *flag.FlagSet, o *Options) {
 	fs.Var(&splitList{vals: &o.SettingSources}, "setting-sources", "settings files read: comma-separated user, project, local (\"\" none)")
 	fs.StringVar(&o.Settings, "settings", "", "settings file or JSON object, read above the settings files")
 	fs.Var((*repeated)(&o.AddDirs), "add-dir", "additional directory the tools may use (repeatable)")
+	fs.Var((*repeated)(&o.PluginDirs), "plugin-dir", "load the plugin in this directory for this session only (repeatable)")
 	fs.Var((*repeated)(&o.MCPConfig), "mcp-config", "MCP servers from a JSON file or string (repeatable)")
 	fs.BoolVar(&o.StrictMCPConfig, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
 	fs.StringVar(&o.FallbackModel, "fallback-model", "", "model to fall back to when the model is overloaded")
@@ -74,7 +75,7 @@ var canonical = map[string]string{"print": "p", "c": "continue", "r": "resume", 
 // engineUnsupported are flags robota --engine cannot carry to the engine yet.
 var engineUnsupported = []string{"system-prompt", "tools", "session-id", "setting-sources", "settings", "add-dir",
 	"no-session-persistence", "fallback-model", "json-schema", "max-thinking-tokens",
-	"betas", "mcp-config", "strict-mcp-config"}
+	"betas", "mcp-config", "strict-mcp-config", "plugin-dir"}
 
 // sessionIDPattern is a UUID, as Claude Code requires of --session-id.
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

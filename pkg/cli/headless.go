@@ -97,7 +97,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	out.Init(output.Init{
 		SessionID: sess.ID(), Cwd: cwd, Model: a.Provider.Model, Tools: a.Tools,
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
-		MCPServers: initMCPServers(a),
+		MCPServers: initMCPServers(a), Plugins: initPlugins(a),
 	})
 
 	// Signals stay caught until the session is saved: a second Ctrl-C cannot cut the save.
@@ -174,8 +174,8 @@ func signalExit(sig os.Signal) int {
 }
 
 // printWarnings shows the assembly's warnings under --verbose; an MCP server that failed
-// to start is shown always, with its error: the user configured it and the session goes
-// on without it.
+// to start and a plugin that failed to load are shown always, with the error: the user
+// configured them and the session goes on without them.
 func printWarnings(stderr io.Writer, a *interactive.Assembled, verbose bool) {
 	if verbose {
 		for _, w := range a.Warnings {
@@ -188,6 +188,22 @@ func printWarnings(stderr io.Writer, a *interactive.Assembled, verbose bool) {
 			fmt.Fprintf(stderr, "robota: warning: %s\n", s.Warning())
 		}
 	}
+	for _, p := range a.Plugins {
+		if p.Status == "failed" {
+			fmt.Fprintf(stderr, "robota: warning: plugin %s not loaded: %s\n", p.ID, p.Error)
+		}
+	}
+}
+
+// initPlugins is system/init's plugins: those that loaded.
+func initPlugins(a *interactive.Assembled) []output.Plugin {
+	var out []output.Plugin
+	for _, p := range a.Plugins {
+		if p.Status == "loaded" {
+			out = append(out, output.Plugin{Name: p.Name, Path: p.Path})
+		}
+	}
+	return out
 }
 
 // initMCPServers is system/init's mcp_servers.
@@ -253,7 +269,8 @@ func sessionOptions(o Options, cwd string, workers *pool.Pool) interactive.Optio
 		Allow: o.AllowedTools, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns,
 		AppendSystemPrompt: o.AppendSystemPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
 		SystemPrompt: systemPrompt(o), BuiltinTools: o.Tools, AddDirs: o.AddDirs, SettingSources: o.SettingSources,
-		Settings: o.Settings, SessionID: o.SessionID, NoPersistence: o.NoSessionPersistence,
+		PluginDirs: o.PluginDirs,
+		Settings:   o.Settings, SessionID: o.SessionID, NoPersistence: o.NoSessionPersistence,
 		FallbackModel: o.FallbackModel, MaxThinkingTokens: o.MaxThinkingTokens, Betas: o.Betas,
 		MCPConfigs: o.MCPConfig, StrictMCPConfig: o.StrictMCPConfig,
 		Runner: workers,

@@ -321,7 +321,7 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 	sess := s.Session()
 	r.out.Init(output.Init{SessionID: sess.ID(), Cwd: r.cwd, Model: a.Provider.Model, Tools: a.Tools,
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
-		MCPServers: initMCPServers(a)})
+		MCPServers: initMCPServers(a), Plugins: initPlugins(a)})
 	return s, exitOK
 }
 

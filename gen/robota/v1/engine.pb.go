@@ -119,7 +119,10 @@ type SessionInfo struct {
 	Tools []string `protobuf:"bytes,13,rep,name=tools,proto3" json:"tools,omitempty"`
 	// Where the provider's credential came from (an environment variable's name, a
 	// settings file), "none" without one; empty for a stored session.
-	ApiKeySource  string `protobuf:"bytes,14,opt,name=api_key_source,json=apiKeySource,proto3" json:"api_key_source,omitempty"`
+	ApiKeySource string `protobuf:"bytes,14,opt,name=api_key_source,json=apiKeySource,proto3" json:"api_key_source,omitempty"`
+	// The session's name, set with /rename (ExecuteCommand "rename"); empty when it has
+	// none. CreateSessionRequest.resume_session_id accepts it in place of the id.
+	Name          string `protobuf:"bytes,15,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -252,6 +255,13 @@ func (x *SessionInfo) GetApiKeySource() string {
 	return ""
 }
 
+func (x *SessionInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // CreateSessionRequest configures a new session.
 type CreateSessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -273,7 +283,8 @@ type CreateSessionRequest struct {
 	AppendSystemPrompt string `protobuf:"bytes,7,opt,name=append_system_prompt,json=appendSystemPrompt,proto3" json:"append_system_prompt,omitempty"`
 	// Maximum model rounds per prompt; 0 means the default.
 	MaxTurns int32 `protobuf:"varint,8,opt,name=max_turns,json=maxTurns,proto3" json:"max_turns,omitempty"`
-	// Resume the stored session with this id (its history and settings).
+	// Resume the stored session with this id (its history and settings), or the one
+	// session whose name (SessionInfo.name) is exactly this.
 	ResumeSessionId string `protobuf:"bytes,9,opt,name=resume_session_id,json=resumeSessionId,proto3" json:"resume_session_id,omitempty"`
 	// With resume_session_id: copy the history into a new session id instead of continuing it.
 	ForkSession bool `protobuf:"varint,10,opt,name=fork_session,json=forkSession,proto3" json:"fork_session,omitempty"`
@@ -2658,7 +2669,7 @@ var File_robota_v1_engine_proto protoreflect.FileDescriptor
 
 const file_robota_v1_engine_proto_rawDesc = "" +
 	"\n" +
-	"\x16robota/v1/engine.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\x8d\x04\n" +
+	"\x16robota/v1/engine.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\xa1\x04\n" +
 	"\vSessionInfo\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -2677,7 +2688,8 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x04live\x18\v \x01(\bR\x04live\x12<\n" +
 	"\rcontext_state\x18\f \x01(\v2\x17.robota.v1.ContextStateR\fcontextState\x12\x14\n" +
 	"\x05tools\x18\r \x03(\tR\x05tools\x12$\n" +
-	"\x0eapi_key_source\x18\x0e \x01(\tR\fapiKeySource\"\xdf\x03\n" +
+	"\x0eapi_key_source\x18\x0e \x01(\tR\fapiKeySource\x12\x12\n" +
+	"\x04name\x18\x0f \x01(\tR\x04name\"\xdf\x03\n" +
 	"\x14CreateSessionRequest\x12\x10\n" +
 	"\x03cwd\x18\x01 \x01(\tR\x03cwd\x12\x1a\n" +
 	"\bprovider\x18\x02 \x01(\tR\bprovider\x12\x14\n" +

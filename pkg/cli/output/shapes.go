@@ -15,6 +15,13 @@ type InitMessage struct {
 	APIKeySource   string      `json:"apiKeySource"`
 	MCPServers     []MCPServer `json:"mcp_servers"`
 	SlashCommands  []string    `json:"slash_commands"`
+	Plugins        []Plugin    `json:"plugins,omitempty"`
+}
+
+// Plugin is one entry of system/init plugins: a plugin that loaded and its directory.
+type Plugin struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
 }
 
 // MCPServer is one entry of system/init mcp_servers: a server and "connected" or

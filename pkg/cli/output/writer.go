@@ -38,6 +38,7 @@ type Init struct {
 	APIKeySource   string
 	SlashCommands  []string
 	MCPServers     []MCPServer
+	Plugins        []Plugin
 }
 
 // Result describes how a run ended.
@@ -101,6 +102,7 @@ func (w *Writer) Init(in Init) {
 		Type: "system", Subtype: "init", SessionID: in.SessionID, UUID: w.newID(), Cwd: in.Cwd,
 		Model: in.Model, Tools: nonNil(in.Tools), PermissionMode: in.PermissionMode,
 		APIKeySource: orDefault(in.APIKeySource, "none"), MCPServers: nonNilServers(in.MCPServers), SlashCommands: nonNil(in.SlashCommands),
+		Plugins: in.Plugins,
 	})
 }
 

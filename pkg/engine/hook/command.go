@@ -44,7 +44,7 @@ func (c *CommandExecutor) Execute(ctx context.Context, h Definition, input []byt
 	name := safeCommand(h.Command)
 	cmd := exec.CommandContext(ctx, shell, "-c", h.Command)
 	cmd.Dir = c.ProjectDir
-	cmd.Env = append(append(os.Environ(), c.Env...),
+	cmd.Env = append(append(append(os.Environ(), c.Env...), h.Env...),
 		"CLAUDE_PROJECT_DIR="+c.ProjectDir, "ROBOTA_PROJECT_DIR="+c.ProjectDir)
 	cmd.Stdin = bytes.NewReader(input)
 	// Pipes of our own, not exec's copying: Wait then returns when the shell exits, so

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -40,6 +41,9 @@ type Definition struct {
 	StatusMessage string `json:"statusMessage,omitempty"`
 	// Raw is the definition as written, for executors that need more fields.
 	Raw json.RawMessage `json:"-"`
+	// Env is added to a command hook's environment (a plugin's CLAUDE_PLUGIN_ROOT). The
+	// composition root sets it; it is never read from a settings file.
+	Env []string `json:"-"`
 }
 
 // UnmarshalJSON keeps the raw definition alongside the known fields.
@@ -65,7 +69,7 @@ func (d Definition) timeout() time.Duration {
 // identity is what makes two hooks the same hook: Claude Code runs identical
 // hooks once even when several groups select them.
 func (d Definition) identity() string {
-	return d.Type + "\x00" + d.Command + "\x00" + d.URL + "\x00" + d.Prompt + "\x00" + d.Agent + "\x00" + string(d.Raw)
+	return d.Type + "\x00" + d.Command + "\x00" + d.URL + "\x00" + d.Prompt + "\x00" + d.Agent + "\x00" + string(d.Raw) + "\x00" + strings.Join(d.Env, "\x00")
 }
 
 // ParseSettings reads the "hooks" object of a settings file (absent: empty config).

@@ -205,7 +205,7 @@ func (a *Assembled) agentSpawner(_ *config.Settings, opts Options, choice Provid
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	catalog, problems := agentdef.Load(agentdef.Dirs(opts.Cwd, home))
+	catalog, problems := agentdef.Load(append(agentdef.Dirs(opts.Cwd, home), a.pluginAgentDirs()...))
 	for _, p := range problems {
 		a.Warnings = append(a.Warnings, "agent definition skipped: "+p.Error())
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/contextload"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/plugins"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/skills"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
@@ -136,6 +137,9 @@ type Options struct {
 	// Agents are agent types added by the embedder (the Agent SDK's initialize agents);
 	// they win over the files' and the built-in types of the same name.
 	Agents []agentdef.Definition
+	// PluginDirs are plugin directories loaded for this session only (--plugin-dir),
+	// besides the plugins the settings enable.
+	PluginDirs []string
 }
 
 // Assembled is a ready session and what was decided while building it.
@@ -158,6 +162,9 @@ type Assembled struct {
 	// StoreWarnings are problems the session store recovered from (a torn last round
 	// dropped after a crash); front ends show them always.
 	StoreWarnings []string
+	// Plugins are the session's plugins and how each loaded, by id; a failed one is
+	// also a warning naming it.
+	Plugins []PluginStatus
 
 	logger    *sessionlog.FileLogger
 	store     *store.FileStore
@@ -168,11 +175,18 @@ type Assembled struct {
 	agentCatalog *agentdef.Catalog
 	// skills are the session's skills and custom commands.
 	skills *skills.Catalog
+	// memory is the project memory and the session's memory audit trail.
+	memory *memoryState
+	// plugins are the plugins that loaded.
+	plugins []*plugins.Plugin
 }
 
 // decorateRecord adds what the assembly owns to the session's record: the snapshots of
-// its background tasks.
+// its background tasks and the memory audit trail.
 func (a *Assembled) decorateRecord(rec *store.Record) {
+	if a.memory != nil {
+		a.memory.decorate(rec)
+	}
 	if a.tasks != nil {
 		rec.BackgroundTasks = a.tasks.recordTasks(rec.BackgroundTasks)
 	}
@@ -244,6 +258,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	for _, w := range settings.Warnings {
 		a.Warnings = append(a.Warnings, w.String())
 	}
+	a.loadPlugins(ctx, settings, opts)
 
 	choice, err := providerChoice(settings, opts)
 	if err != nil {
@@ -269,7 +284,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := buildHooks(settings, opts)
+	hooks, err := buildHooks(settings, opts, a.pluginHooks())
 	if err != nil {
 		return nil, err
 	}
@@ -324,6 +339,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
+	mcpServers = a.withPluginServers(mcpServers)
 
 	projectCtx, err := contextload.Load(contextload.Options{Cwd: opts.Cwd, Home: opts.Home})
 	if err != nil {
@@ -384,6 +400,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 	}
 	sessionID = id
+	a.memory = newMemoryState(opts.Cwd, resume, opts.Now, opts.NewID)
 	var sessionStore store.Store = st
 	var sessionLog session.Logger // stays nil (no log) without persistence
 	if opts.NoPersistence {
@@ -400,6 +417,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			return nil, fmt.Errorf("session log: %w", err)
 		}
 		a.logger, sessionLog, a.LogPath = logger, logger, logger.Path()
+		a.memory.log = logger.Log
 		if a.RecordPath, err = st.Path(id); err != nil {
 			logger.Close()
 			return nil, err
@@ -550,13 +568,17 @@ func searchExclude(ev *permission.Evaluator, cwd string) func(tool, absPath stri
 
 // buildHooks returns nil when no hook is configured, so sessions skip the work. A hook
 // that cannot be read is a configuration error naming its file and key: running without it
-// would silently drop a guard the user relies on.
-func buildHooks(settings *config.Settings, opts Options) (session.HookRunner, error) {
+// would silently drop a guard the user relies on. Plugin hooks (already checked by the
+// plugin loader) run after the settings' ones; disableAllHooks turns them off too.
+func buildHooks(settings *config.Settings, opts Options, pluginHooks hook.Config) (session.HookRunner, error) {
+	if settings.DisableAllHooks || pluginHooks == nil {
+		pluginHooks = hook.Config{}
+	}
 	if settings.DisableAllHooks || len(settings.Hooks) == 0 {
-		if len(opts.Hooks) == 0 {
+		if len(opts.Hooks) == 0 && len(pluginHooks) == 0 {
 			return nil, nil
 		}
-		return newHookAdapter(hook.Config{}, settings, opts), nil
+		return newHookAdapter(pluginHooks, settings, opts), nil
 	}
 	var errs []error
 	for _, event := range slices.Sorted(maps.Keys(settings.Hooks)) {
@@ -583,7 +605,7 @@ func buildHooks(settings *config.Settings, opts Options) (session.HookRunner, er
 	if err != nil { // every group parsed on its own above
 		return nil, invalid("hooks: %w", err)
 	}
-	return newHookAdapter(cfg, settings, opts), nil
+	return newHookAdapter(hook.Merge(cfg, pluginHooks), settings, opts), nil
 }
 
 // newHookAdapter runs cfg plus opts.Hooks. Hooks see the settings `env` too: command
@@ -619,9 +641,16 @@ var ErrCorruptSession = errors.New("session record is corrupt")
 func findResume(ctx context.Context, st *store.FileStore, opts Options) (*store.Record, error) {
 	switch {
 	case opts.Resume != "":
-		rec, err := loadRecord(ctx, st, opts.Resume)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("--resume %s: no such session in %s", opts.Resume, st.Dir())
+		id, err := ResolveSession(ctx, st, opts.Resume)
+		var rec *store.Record
+		if err == nil {
+			rec, err = loadRecord(ctx, st, id)
+		}
+		if errors.Is(err, ErrUnknownSession) || errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("--resume %s: %w; sessions are in %s", opts.Resume, err, st.Dir())
+		}
+		if errors.Is(err, ErrAmbiguousSession) {
+			return nil, fmt.Errorf("--resume %s: %w", opts.Resume, err)
 		}
 		if ce := (*store.CorruptError)(nil); errors.As(err, &ce) {
 			return nil, fmt.Errorf("--resume %s: %w: %s cannot be read (%w); move it out of %s, or resume another session",

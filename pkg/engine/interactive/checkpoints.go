@@ -198,9 +198,11 @@ func (c *checkpointStore) checkpoints() ([]Checkpoint, error) {
 
 // restore rolls the files back to their state when checkpoint id began: the checkpoints
 // from the newest down to id are undone in reverse order (so the oldest pre-image of a
-// file wins), files that did not exist are removed, and those checkpoints are deleted
-// (their changes are undone; the next prompt starts a new one). It returns the
-// checkpoint and the files restored and removed.
+// file wins) and files that did not exist are removed. The checkpoints after id are
+// deleted: their pre-images describe states that no longer lead anywhere. Checkpoint id
+// itself is kept, since the files are now as it began, so a later `/rewind id` can still
+// cut the conversation back to it (and restoring it again changes nothing). It returns
+// the checkpoint and the files restored and removed.
 func (c *checkpointStore) restore(id string) (cp Checkpoint, restored, removed []string, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -246,10 +248,10 @@ func (c *checkpointStore) restore(id string) (cp Checkpoint, restored, removed [
 		restored = append(restored, p)
 	}
 	cp = *c.list[i]
-	for _, x := range c.list[i:] {
+	for _, x := range c.list[i+1:] {
 		_ = os.RemoveAll(filepath.Join(c.dir, x.ID))
 	}
-	c.list = c.list[:i]
+	c.list = c.list[:i+1]
 	return cp, restored, removed, nil
 }
 

@@ -38,6 +38,15 @@
 //     tools (yet). "sdk" servers connect through MCPSDKTransport.
 //   - Tool output cut to fit a tool result is saved whole in .robota/tool-output (see
 //     ToolOutputDir), which a Read in any permission mode may open.
+//   - Plugins (package plugins): the settings' enabledPlugins (marketplaces from
+//     extraKnownMarketplaces, ~/.robota/plugins and Claude Code's ~/.claude/plugins) and
+//     Options.PluginDirs load before anything else is built. Their skills and commands
+//     join the catalog below the project's and user's (/plugin:name, and the bare /name
+//     while nothing else has it), their agents the Agent tool's types (plugin:name),
+//     their hooks run after the settings' hooks (disableAllHooks covers them), their MCP
+//     servers start with the others (plugin:<plugin>:<server>). A plugin that cannot load
+//     is a warning naming it, the file and the problem, and "failed" in Plugins; the
+//     session goes on. Plugin loading never fails the assembly.
 //
 // # InteractiveSession
 //
@@ -96,8 +105,25 @@
 //     permissions, memory, rewind, resume, rename, reset, background, agent) and the
 //     sources added with AddCommandSource; ListCommands filters by prefix. clear,
 //     compact, reset, model and rewind (code, conversation) refuse while a prompt runs
-//     (Success false); memory answers "not available yet" with Success false until its
-//     store exists.
+//     (Success false).
+//   - Project memory (package memory; spec: Project Memory): /memory list | show [topic] |
+//     add <user|feedback|project|reference> <topic> <text> | pending (alias review) |
+//     approve ID | reject ID | used. Memory is written and retrieved only by the command,
+//     never as a side effect of a turn. add applies memory.Evaluate: a text that looks
+//     like a secret is refused (Success false, the reason names what it looks like, the
+//     text is written nowhere and not repeated); one the policy cannot be sure of (an
+//     e-mail address, a long random-looking string) is queued in
+//     .robota/memory/pending for a person to approve or reject; anything else is appended
+//     to its topic file and the MEMORY.md index (deduplicated). Every add, approval,
+//     rejection and show is an event of the record's memoryEvents (and a memory_event of
+//     the session log); show records the topic in usedMemoryReferences. Both are bounded
+//     (the last 200 events, 50 references), saved at once (SaveHeader) and restored on
+//     resume, where /memory used reports them. The startup index is in the system prompt
+//     under Project Memory (contextload).
+//   - Session names: /rename saves the name at once; a resumed session keeps it, a fork
+//     starts unnamed. Options.Resume (--resume) takes an id or a name: ResolveSession
+//     resumes the one session of that name, and lists the ids when several have it
+//     (ErrAmbiguousSession) or the names there are when none has (ErrUnknownSession).
 //   - Edit checkpoints (New, with persistence): each prompt starts a checkpoint (the prompt
 //     id, its text head, the conversation length), listed even when nothing was edited.
 //     Before the first Write, Edit or MultiEdit of a file within a prompt, the file's

@@ -74,19 +74,14 @@ func (s *InteractiveSession) builtins() []commands.Command {
 		{Name: "cost", Description: "Show the token usage of this session", Run: s.cmdCost},
 		{Name: "context", Description: "Show the context window state", Run: s.cmdContext},
 		{Name: "permissions", Description: "Show the permission rules", Run: s.cmdPermissions},
-		{Name: "memory", Description: "Project memory", Run: notYet("memory", "§5 memory store")},
+		{Name: "memory", Description: "List, show, add and review project memory; report the memory used in this session",
+			ArgumentHint: "list | show [topic] | add <type> <topic> <text> | pending | approve ID | reject ID | used", Subcommands: memorySubcommands, Run: s.cmdMemory},
 		{Name: "rewind", Description: "Restore files edited since a prompt (Write and Edit; not Bash)", ArgumentHint: "list | code ID | [conversation] ID", Subcommands: []string{"list", "code", "conversation"}, Run: s.cmdRewind},
 		{Name: "resume", Description: "List stored sessions to resume", Run: s.cmdResume},
 		{Name: "rename", Description: "Name this session", ArgumentHint: "NAME", Run: s.cmdRename},
 		{Name: "reset", Description: "New conversation and clear the session's permission rules", Run: s.cmdReset},
 		{Name: "background", Description: "List background tasks", Run: s.cmdBackground},
 		{Name: "agent", Description: "List agent definitions and running subagents", Run: s.cmdAgent},
-	}
-}
-
-func notYet(name, work string) commands.Handler {
-	return func(context.Context, string) commands.Result {
-		return fail("/"+name+" is not available yet", map[string]any{"available": false, "reason": "not implemented yet: " + work})
 	}
 }
 

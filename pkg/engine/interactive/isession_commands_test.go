@@ -56,7 +56,7 @@ func TestBuiltinCommands(t *testing.T) {
 		{name: "model", success: true, msg: "Model: other-model", data: map[string]any{"model": "other-model"}},
 		{name: "permissions", success: true, msg: "Mode plan", data: map[string]any{"mode": "plan"}},
 		{name: "language", success: true, msg: "No response language"},
-		{name: "memory", success: false, msg: "not available yet", data: map[string]any{"available": false}},
+		{name: "memory", success: true, msg: "0 memory topic(s), 0 pending candidate(s).", data: map[string]any{"pending": 0}},
 		{name: "rewind", args: "list", success: true, msg: "1 checkpoint(s), newest first. Files changed by Bash are not tracked."},
 		{name: "rename", success: false, msg: "Usage: /rename NAME"},
 		{name: "rename", args: "my work", success: true, msg: "renamed to my work", check: func(t *testing.T) {

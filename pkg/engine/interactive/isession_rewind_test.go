@@ -130,8 +130,10 @@ func TestRewindCodeAfterResume(t *testing.T) {
 		!strings.Contains(res.Message, "Bash are not tracked") {
 		t.Errorf("rewind result %+v", res)
 	}
-	if after, _ := r.EditCheckpoints(); len(after) != 0 {
-		t.Errorf("checkpoints left after rewinding to the first: %+v", after)
+	// The checkpoint rewound to stays (the conversation can still be cut back to it);
+	// the later one is gone.
+	if after, _ := r.EditCheckpoints(); len(after) != 1 || after[0].ID != first {
+		t.Errorf("checkpoints after rewinding to the first: %+v, want only %s", after, first)
 	}
 	if res, _ := r.ExecuteCommand(ctx, "rewind", "code "+second); res.Success || !strings.Contains(res.Message, "No checkpoint") {
 		t.Errorf("rewind to a removed checkpoint = %+v", res)
@@ -155,8 +157,8 @@ func TestRewindCodeToLaterCheckpoint(t *testing.T) {
 		t.Errorf("b.txt still exists: %v", err)
 	}
 	list, _ := s.EditCheckpoints()
-	if len(list) != 1 || list[0].ID != first {
-		t.Errorf("checkpoints after rewind %+v, want only %s", list, first)
+	if len(list) != 2 || list[0].ID != second || list[1].ID != first {
+		t.Errorf("checkpoints after rewind %+v, want %s and %s", list, second, first)
 	}
 }
 

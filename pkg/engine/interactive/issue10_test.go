@@ -271,7 +271,7 @@ func TestAssembleRefusesRobotaSymlinkOutsideTheProject(t *testing.T) {
 // Saved tool output stays out of git: new projects get tool-output/ in .robota/.gitignore,
 // and a file an earlier version wrote (and nobody edited) is brought up to date.
 func TestToolOutputIsGitignored(t *testing.T) {
-	for _, previous := range []string{previousRuntimeGitignore, toolOutputRuntimeGitignore} {
+	for _, previous := range []string{previousRuntimeGitignore, toolOutputRuntimeGitignore, checkpointsRuntimeGitignore} {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, ".robota", ".gitignore"), previous)
 		if err := ensureRuntimeGitignore(dir); err != nil {
@@ -279,7 +279,7 @@ func TestToolOutputIsGitignored(t *testing.T) {
 		}
 		got, _ := os.ReadFile(filepath.Join(dir, ".robota", ".gitignore"))
 		if string(got) != runtimeGitignore || !strings.Contains(runtimeGitignore, "\ntool-output/\n") ||
-			!strings.Contains(runtimeGitignore, "\ncheckpoints/\n") {
+			!strings.Contains(runtimeGitignore, "\ncheckpoints/\n") || !strings.Contains(runtimeGitignore, "\nmemory/pending/\n") {
 			t.Fatalf(".gitignore = %q", got)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/skills"
@@ -20,7 +21,7 @@ func (a *Assembled) loadSkills(opts Options, sessionID func() string, spawner *a
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	cat, problems := skills.Load(skills.Dirs(opts.Cwd, home))
+	cat, problems := skills.Load(append(skills.Dirs(opts.Cwd, home), a.pluginSkillDirs()...))
 	for _, p := range problems {
 		a.Warnings = append(a.Warnings, "skill: "+p.Error())
 	}
@@ -62,8 +63,14 @@ func (c skillCommands) Name() string { return "skill" }
 func (c skillCommands) Commands() []commands.Command {
 	var out []commands.Command
 	for _, sk := range c.cat.UserVisible() {
-		out = append(out, commands.Command{Name: sk.Name, Description: sk.Description, ArgumentHint: sk.ArgumentHint,
-			Source: "skill", Run: func(_ context.Context, args string) commands.Result {
+		// A plugin's command answers to /plugin:name, and to /name while no other
+		// command has that name (commands.Registry.Lookup).
+		name, plugin, source := sk.Name, "", "skill"
+		if sk.Plugin != "" {
+			name, plugin, source = strings.TrimPrefix(sk.Name, sk.Plugin+":"), sk.Plugin, "plugin"
+		}
+		out = append(out, commands.Command{Name: name, Plugin: plugin, Description: sk.Description, ArgumentHint: sk.ArgumentHint,
+			Source: source, Run: func(_ context.Context, args string) commands.Result {
 				text := skills.Expand(sk, args, skills.ExpandOptions{SessionID: c.sessionID()})
 				return commands.Result{Message: "/" + sk.Name + " expanded for the model", Success: true,
 					Data: map[string]any{commands.PromptKey: text, "skill": sk.Name}}

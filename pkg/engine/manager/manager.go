@@ -44,8 +44,8 @@ type CreateOptions struct {
 	Allow, Deny                                  []string
 	AppendSystemPrompt                           string
 	MaxTurns                                     int
-	// Resume names a stored (or live) session; Continue takes the newest of Cwd; Fork
-	// copies either under a new id.
+	// Resume names a stored (or live) session by id, or a stored one by its name
+	// (/rename); Continue takes the newest of Cwd; Fork copies either under a new id.
 	Resume         string
 	Continue, Fork bool
 }
@@ -75,9 +75,11 @@ func (l *Live) Submit(prompt string) (interactive.Submitted, error) {
 // Info describes a live or stored session.
 type Info struct {
 	ID, Cwd, Provider, Model, PermissionMode, Title string
-	CreatedAt, UpdatedAt                            time.Time
-	MessageCount                                    int
-	Running, Live                                   bool
+	// Name is the session's name (/rename), "" when it has none.
+	Name                 string
+	CreatedAt, UpdatedAt time.Time
+	MessageCount         int
+	Running, Live        bool
 	// Context is the window usage of a live session (nil for a stored one).
 	Context *contextwin.WindowState
 	// Tools and APIKeySource are a live session's tool names and credential source
@@ -121,6 +123,18 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 			return nil, err
 		}
 		o.Resume, o.Continue = id, false
+	}
+	if o.Resume != "" {
+		m.mu.Lock()
+		live := m.live[o.Resume] != nil
+		m.mu.Unlock()
+		if !live {
+			id, err := resolveStored(ctx, o.Cwd, o.Resume)
+			if err != nil {
+				return nil, err
+			}
+			o.Resume = id
+		}
 	}
 	// One load per session id: a second resume of an id being loaded waits for the first
 	// (two copies would both write the record and the log).
@@ -331,7 +345,7 @@ func cleanOrEmpty(p string) string {
 func (m *Manager) liveInfo(l *Live) Info {
 	s := l.Session()
 	st := s.ContextState()
-	in := Info{ID: l.ID(), Cwd: l.Cwd, PermissionMode: string(s.PermissionMode()),
+	in := Info{ID: l.ID(), Cwd: l.Cwd, Name: s.Name(), PermissionMode: string(s.PermissionMode()),
 		Running: l.IsRunning(), Live: true, Context: &st}
 	if a := l.Assembled(); a != nil {
 		in.Provider, in.Model = a.Provider.Type, a.Provider.Model

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
@@ -30,7 +31,7 @@ func storedInfos(ctx context.Context, cwd string) ([]Info, error) {
 	out := make([]Info, 0, len(listing.Sessions))
 	for _, r := range listing.Sessions {
 		// r.Messages counts the system prompt, which a session always holds first.
-		in := Info{ID: r.ID, Cwd: r.Cwd, Title: r.Name, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		in := Info{ID: r.ID, Cwd: r.Cwd, Name: r.Name, Title: r.Name, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 			MessageCount: max(0, r.Messages-1)}
 		if in.Cwd == "" {
 			in.Cwd = cwd
@@ -50,6 +51,24 @@ func latestStored(ctx context.Context, cwd string) (string, error) {
 		return "", err
 	}
 	return latest.ID, nil
+}
+
+// resolveStored turns a Resume that names a session (/rename) into its id; an id, a
+// live session's or a stored one's, is returned as it is.
+func resolveStored(ctx context.Context, cwd, ref string) (string, error) {
+	if _, err := os.Stat(store.ProjectDir(cwd)); errors.Is(err, os.ErrNotExist) {
+		return ref, nil // storedExists reports it
+	}
+	id, err := interactive.ResolveSession(ctx, projectStore(cwd), ref)
+	switch {
+	case errors.Is(err, interactive.ErrUnknownSession):
+		return "", fmt.Errorf("%w: %q is not stored in %s: %w", ErrNotFound, ref, store.ProjectDir(cwd), err)
+	case errors.Is(err, interactive.ErrAmbiguousSession):
+		return "", &FieldError{Field: "Resume", Err: err}
+	case err != nil:
+		return ref, nil // storedExists reports it, as before
+	}
+	return id, nil
 }
 
 // storedExists checks that the session id is stored in cwd's project.

@@ -20,3 +20,14 @@ func (s *Session) SetName(ctx context.Context, name string) error {
 	s.mu.Unlock()
 	return s.save(ctx, true)
 }
+
+// SaveHeader saves the record's header (DecorateRecord's fields included) when a store is
+// configured, for a front end that changed what DecorateRecord adds (the memory audit
+// trail). While a prompt runs it saves nothing: a save then could cut a round in half,
+// and the save at the end of the run carries the header.
+func (s *Session) SaveHeader(ctx context.Context) error {
+	if s.IsRunning() {
+		return nil
+	}
+	return s.save(ctx, true)
+}

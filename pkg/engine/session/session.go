@@ -101,6 +101,12 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		if s.id == r.ID && !r.CreatedAt.IsZero() {
 			s.createdAt = r.CreatedAt
 		}
+		// A resumed session keeps its name (/rename). A fork starts unnamed, so that a
+		// name keeps naming one session for --resume NAME: the store's copy has none,
+		// and a record continued under another id is not this one.
+		if s.id == r.ID && s.cfg.Name == "" {
+			s.cfg.Name = r.Name
+		}
 		if s.systemMessage == "" {
 			s.systemMessage = r.SystemPrompt
 		}

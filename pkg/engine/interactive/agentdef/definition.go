@@ -9,6 +9,7 @@ const (
 	SourceBuiltIn Source = "built-in"
 	SourceProject Source = "project"
 	SourceUser    Source = "user"
+	SourcePlugin  Source = "plugin"
 )
 
 // Definition is one agent type: a built-in or a Markdown file with Claude Code

@@ -17,6 +17,12 @@
 //
 // When cwd is home the directories are scanned once, as the project's.
 //
+// A plugin's directories (Dir.Namespace, appended after Dirs by the plugin loader) name
+// their agents "<plugin>:<subdirs>:<name>", as Claude Code does; such a file without a
+// description gets "Agent from <plugin> plugin", its permissionMode is ignored, and
+// with Dir.Confine a file whose real path lies outside the plugin is skipped. A Dir may
+// also be one .md file.
+//
 // # Frontmatter
 //
 // A file is `---`, a YAML mapping, `---`, then the body, which (trimmed) is the system

@@ -16,8 +16,17 @@ const MaxFileSize = 1 << 20
 
 // Dir is one directory scanned for agent files.
 type Dir struct {
+	// Path is a directory, or one agent file (a plugin manifest may name files).
 	Path   string
 	Source Source
+	// Namespace qualifies every name found here as "<Namespace>:<subdirs>:<name>" (a
+	// plugin's name, as Claude Code names plugin agents); a definition without a
+	// description gets "Agent from <Namespace> plugin", and permissionMode is ignored
+	// (Claude Code does not let a plugin's agent choose its own permissions).
+	Namespace string
+	// Confine, when set, skips (with a Problem) every file whose real path, symbolic
+	// links followed, lies outside it: a plugin's files stay inside the plugin.
+	Confine string
 }
 
 // Dirs returns the scan directories, highest priority first (agent-sdk,
@@ -120,17 +129,32 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 			problems = append(problems, Problem{Path: dir.Path, Skipped: true, Err: err})
 		}
 		for _, path := range files {
+			if err := confined(dir.Confine, path); err != nil {
+				problems = append(problems, Problem{Path: path, Skipped: true, Err: err})
+				continue
+			}
 			data, err := readBounded(path)
 			if err != nil {
 				problems = append(problems, Problem{Path: path, Skipped: true, Err: err})
 				continue
 			}
-			def, ok, ps := Parse(path, data)
+			var def Definition
+			var ok bool
+			var ps []Problem
+			if dir.Namespace == "" {
+				def, ok, ps = Parse(path, data)
+			} else {
+				def, ok, ps = parse(path, data, "Agent from "+dir.Namespace+" plugin")
+			}
 			problems = append(problems, ps...)
 			if !ok {
 				continue
 			}
 			def.Source = dir.Source
+			if dir.Namespace != "" {
+				def.Name = qualify(dir.Namespace, dir.Path, path, def.Name)
+				def.PermissionMode = ""
+			}
 			if prev, dup := byName[def.Name]; dup {
 				if sameDir(prev.Path, path, dir.Path) {
 					problems = append(problems, Problem{Path: path, Skipped: true,
@@ -150,6 +174,31 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 	return NewCatalog(defs), problems
 }
 
+// confined checks that path, symbolic links followed, lies inside root ("" allows all).
+func confined(root, path string) error {
+	if root == "" {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("links to %s, outside %s", real, root)
+	}
+	return nil
+}
+
+// qualify names a plugin's agent: namespace, the subdirectories of the file below root,
+// then name, joined with ":".
+func qualify(namespace, root, path, name string) string {
+	parts := []string{namespace}
+	if rel, err := filepath.Rel(root, filepath.Dir(path)); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		parts = append(parts, strings.Split(filepath.ToSlash(rel), "/")...)
+	}
+	return strings.Join(append(parts, name), ":")
+}
+
 // sameDir reports whether a and b both lie below root (the same scan directory).
 func sameDir(a, b, root string) bool {
 	in := func(p string) bool { r, err := filepath.Rel(root, p); return err == nil && !strings.HasPrefix(r, "..") }
@@ -161,6 +210,9 @@ func agentFiles(dir string) ([]string, error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, err
+	}
+	if st, err := os.Stat(root); err == nil && st.Mode().IsRegular() {
+		return []string{dir}, nil
 	}
 	var out []string
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -38,6 +38,12 @@ var Colors = []string{"red", "blue", "green", "yellow", "purple", "orange", "pin
 // frontmatter has none (the file name without .md). ok is false when the file is
 // skipped; problems then holds the reason (Skipped set) besides any field warnings.
 func Parse(path string, data []byte) (def Definition, ok bool, problems []Problem) {
+	return parse(path, data, "")
+}
+
+// parse is Parse giving a definition without a description defaultDescription ("":
+// the file is skipped, ErrMissingDescription).
+func parse(path string, data []byte, defaultDescription string) (def Definition, ok bool, problems []Problem) {
 	skip := func(err error) (Definition, bool, []Problem) {
 		return Definition{}, false, append(problems, Problem{Path: path, Skipped: true, Err: err})
 	}
@@ -63,6 +69,9 @@ func Parse(path string, data []byte) (def Definition, ok bool, problems []Proble
 	}
 	// Claude Code writes multi-line descriptions with a literal \n on one line.
 	def.Description = strings.TrimSpace(strings.ReplaceAll(fields.scalar("description"), `\n`, "\n"))
+	if def.Description == "" {
+		def.Description = defaultDescription
+	}
 	if def.Description == "" {
 		return skip(ErrMissingDescription)
 	}

@@ -20,6 +20,11 @@
 //     and reported in Context.Diagnostics, never an error and never an endless loop.
 //     Imports outside code spans and fenced blocks only.
 //   - Project memory is capped to its first 200 lines and 25 KB (spec, Project Memory).
+//   - Task files (spec, Task Context Helpers): DiscoverTasks, SelectTasks and
+//     FormatTaskContext build the neutral Active Task Context; UpdateTaskFileStatus sets a
+//     task's status (frontmatter `status:` key or `**Status**` line, as ParseTask reads
+//     it) and appends a dated Progress entry, touching no other line, through an os.Root
+//     at .agents/tasks and an atomic rename.
 //   - The system prompt holds only file contents and neutral metadata (working directory,
 //     platform, date from an injectable clock, git, model, project type, language): no
 //     behaviour text is hard-coded here.

@@ -84,7 +84,24 @@ var (
 // ParseTask reads a task file's title (first `#` heading), `**Status**`, `**Branch**`
 // and `**Scope**` metadata, the first paragraph under an Objective heading, and the
 // unchecked items of its completion section (or of the whole file when it has none).
+// A YAML frontmatter's status, title, branch, scope and objective keys win over the
+// Markdown's; a frontmatter that is not valid YAML is skipped.
 func ParseTask(content string) Task {
+	front, body := taskFrontmatter(content)
+	t := parseTaskBody(body)
+	for key, dst := range map[string]*string{"title": &t.Title, "branch": &t.Branch, "scope": &t.Scope, "objective": &t.Objective} {
+		if v := oneLineValue(front[key]); v != "" {
+			*dst = v
+		}
+	}
+	if v := oneLineValue(front["status"]); v != "" {
+		t.Status = NormalizeStatus(v)
+	}
+	return t
+}
+
+// parseTaskBody reads the Markdown part of a task file (ParseTask).
+func parseTaskBody(content string) Task {
 	var t Task
 	var section string
 	var objective []string

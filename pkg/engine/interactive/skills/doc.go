@@ -26,7 +26,9 @@
 // order wins, the other is reported (ErrDuplicate). When cwd is home the directories are
 // scanned once, as the project's. PluginDirs gives a plugin's skills and commands
 // directories, appended after Dirs (lowest priority); every name found there is
-// plugin-qualified, "<plugin>:<name>".
+// plugin-qualified, "<plugin>:<name>", and Skill.Plugin names the plugin. A plugin Dir
+// may also be one command file (Dir.Name names it) or one skill's directory; with
+// Dir.Confine a file whose real path lies outside the plugin is skipped with a Problem.
 //
 // # Frontmatter
 //
@@ -50,7 +52,8 @@
 //   - Parse never panics on any input (FuzzSkillFrontmatter).
 //   - Expand: $ARGUMENTS is the argument string; $ARGUMENTS[N] and the shorthand $N are
 //     the N-th shell-split word counted from 0 (Claude Code's current rule: $0 is the
-//     first); ${CLAUDE_SKILL_DIR} and ${CLAUDE_SESSION_ID} are replaced; with no
+//     first); ${CLAUDE_SKILL_DIR}, ${CLAUDE_SESSION_ID} and, in a plugin's skill,
+//     ${CLAUDE_PLUGIN_ROOT} are replaced; with no
 //     placeholder, "ARGUMENTS: <args>" is appended; a skill's text starts with
 //     "Base directory for this skill: <dir>" so supporting files can be read. Substituted
 //     text is not expanded again.

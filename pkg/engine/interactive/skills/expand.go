@@ -12,12 +12,13 @@ type ExpandOptions struct {
 	SessionID string
 }
 
-var placeholder = regexp.MustCompile(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS\b|\$(\d+)\b|\$\{CLAUDE_SKILL_DIR\}|\$\{CLAUDE_SESSION_ID\}`)
+var placeholder = regexp.MustCompile(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS\b|\$(\d+)\b|\$\{CLAUDE_SKILL_DIR\}|\$\{CLAUDE_SESSION_ID\}|\$\{CLAUDE_PLUGIN_ROOT\}`)
 
 // Expand renders a skill for one invocation, as Claude Code does: $ARGUMENTS is the
 // whole argument string, $ARGUMENTS[N] and its shorthand $N the N-th argument counted
 // from 0 ($0 is the first, $1 the second; missing ones are empty), ${CLAUDE_SKILL_DIR}
-// the skill's directory and ${CLAUDE_SESSION_ID} the session. Arguments are split like a
+// the skill's directory, ${CLAUDE_PLUGIN_ROOT} a plugin's directory (left as written in
+// a skill of no plugin) and ${CLAUDE_SESSION_ID} the session. Arguments are split like a
 // shell's words (quotes group). When the body has no argument placeholder and args is
 // not empty, "ARGUMENTS: <args>" is appended so they are not lost. A skill (not a
 // command) starts with "Base directory for this skill: <Dir>" so the model can Read the
@@ -33,6 +34,11 @@ func Expand(s Skill, args string, opts ExpandOptions) string {
 			return s.Dir
 		case m == "${CLAUDE_SESSION_ID}":
 			return opts.SessionID
+		case m == "${CLAUDE_PLUGIN_ROOT}":
+			if s.PluginRoot == "" {
+				return m
+			}
+			return s.PluginRoot
 		case m == "$ARGUMENTS":
 			used = true
 			return args

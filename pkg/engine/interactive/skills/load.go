@@ -26,6 +26,13 @@ type Dir struct {
 	// Namespace qualifies every name found here as "<Namespace>:<name>" (a plugin's
 	// name, so its commands are plugin-qualified); "" leaves names as they are.
 	Namespace string
+	// Name names the command when Path is one command file (a plugin manifest's
+	// commands object); "" names it after the file.
+	Name string
+	// Confine, when set, skips (with a Problem) every file whose real path, symbolic
+	// links followed, lies outside it: a plugin's files stay inside the plugin. With a
+	// Namespace it is the plugin's root, which ${CLAUDE_PLUGIN_ROOT} expands to.
+	Confine string
 }
 
 // PluginDirs returns the skills and commands directories of a plugin rooted at root
@@ -143,15 +150,19 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 		seenDirs[root] = true
 		var files []candidate
 		if dir.Kind == KindCommand {
-			files, err = commandFiles(dir.Path)
+			files, err = commandFiles(dir.Path, dir.Name)
 		} else {
-			files, err = skillFiles(dir.Path)
+			files, err = skillFiles(dir.Path, dir.Namespace != "")
 		}
 		if err != nil {
 			problems = append(problems, Problem{Path: dir.Path, Skipped: true, Err: fmt.Errorf("%w: %w", ErrUnreadable, err)})
 		}
 		dirNames := map[string]string{}
 		for _, f := range files {
+			if err := confined(dir.Confine, f.path); err != nil {
+				problems = append(problems, Problem{Path: f.path, Skipped: true, Err: err})
+				continue
+			}
 			data, err := readBounded(f.path)
 			if err != nil {
 				problems = append(problems, Problem{Path: f.path, Skipped: true, Err: fmt.Errorf("%w: %w", ErrUnreadable, err)})
@@ -164,7 +175,7 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 			}
 			s.Kind, s.Source, s.Dir = dir.Kind, dir.Source, filepath.Dir(f.path)
 			if dir.Namespace != "" {
-				s.Name = dir.Namespace + ":" + s.Name
+				s.Name, s.Plugin, s.PluginRoot = dir.Namespace+":"+s.Name, dir.Namespace, dir.Confine
 			}
 			if prev, dup := dirNames[s.Name]; dup {
 				problems = append(problems, Problem{Path: f.path, Skipped: true,
@@ -184,9 +195,28 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 
 type candidate struct{ path, name string }
 
+// confined checks that path, symbolic links followed, lies inside root ("" allows all).
+func confined(root, path string) error {
+	if root == "" {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnreadable, err)
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%w: links to %s, outside %s", ErrUnreadable, real, root)
+	}
+	return nil
+}
+
 // skillFiles lists <dir>/<name>/SKILL.md for each subdirectory (symlinks followed), in
-// name order; a subdirectory without SKILL.md is not a skill.
-func skillFiles(dir string) ([]candidate, error) {
+// name order; a subdirectory without SKILL.md is not a skill. A plugin's dir holding
+// SKILL.md itself is that one skill (its manifest may name a skill's directory).
+func skillFiles(dir string, plugin bool) ([]candidate, error) {
+	if p, ok := findSkillFile(dir); ok && plugin {
+		return []candidate{{path: p, name: filepath.Base(dir)}}, nil
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -221,10 +251,17 @@ func findSkillFile(dir string) (string, bool) {
 
 // commandFiles lists the *.md files below dir in path order, named by their path
 // relative to dir with "/" written ":" (frontend/component.md is frontend:component).
-func commandFiles(dir string) ([]candidate, error) {
+// A dir that is one file is that command, named name or after the file.
+func commandFiles(dir, name string) ([]candidate, error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, err
+	}
+	if st, err := os.Stat(root); err == nil && st.Mode().IsRegular() {
+		if name == "" {
+			name = strings.TrimSuffix(filepath.Base(dir), filepath.Ext(dir))
+		}
+		return []candidate{{path: dir, name: name}}, nil
 	}
 	var out []candidate
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -62,6 +62,11 @@ type Skill struct {
 	Path   string `json:"path"`
 	Kind   Kind   `json:"kind"`
 	Source Source `json:"source"`
+	// Plugin is the plugin that contributed the skill ("" for the user's and project's
+	// own); Name then starts with "<Plugin>:".
+	Plugin string `json:"plugin,omitempty"`
+	// PluginRoot is that plugin's directory, for ${CLAUDE_PLUGIN_ROOT} in the body.
+	PluginRoot string `json:"pluginRoot,omitempty"`
 }
 
 // ModelInvocable reports whether the model may see and invoke the skill.

@@ -200,7 +200,7 @@ func forkBytes(parent []byte, parentID, newID string, now time.Time) ([]byte, er
 	}
 	var rec Record
 	h.apply(&rec)
-	rec.ID, rec.Parent, rec.CreatedAt = newID, parentID, now
+	rec.ID, rec.Parent, rec.CreatedAt, rec.Name = newID, parentID, now, ""
 	e := newEncoder()
 	b, _, _, err := e.batch(&Delta{ID: newID, Header: &rec, Base: st.n, EventBase: st.e}, st, true, hp, end, now)
 	if err != nil {

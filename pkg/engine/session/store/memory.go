@@ -214,7 +214,7 @@ func (m *MemoryStore) Fork(ctx context.Context, id, newID string) (Record, error
 		if err != nil {
 			return Record{}, err
 		}
-		rec.ID, rec.Parent, rec.CreatedAt = newID, id, time.Time{}
+		rec.ID, rec.Parent, rec.CreatedAt, rec.Name = newID, id, time.Time{}, ""
 		b, _, _, err := m.enc.batch(wholeRecord(&rec), tail{}, false, nil, 0, now)
 		if err != nil {
 			return Record{}, err

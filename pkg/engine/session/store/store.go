@@ -29,7 +29,8 @@ type Store interface {
 	// backend failures only.
 	List(ctx context.Context) (Listing, error)
 	// Fork copies the session id under newID (for --fork-session) without re-encoding
-	// its history, records id as the copy's Parent, and returns the copy. It returns
+	// its history, records id as the copy's Parent, leaves the copy unnamed (a name
+	// names one session, for --resume NAME), and returns the copy. It returns
 	// ErrNotFound when id does not exist and ErrExists when newID is taken.
 	Fork(ctx context.Context, id, newID string) (Record, error)
 	// Delete removes the record with that ID; deleting an unknown ID is not an error.
@@ -169,4 +170,20 @@ func sortInfos(infos []Info) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
+}
+
+// Named lists the readable sessions whose name is exactly name, in List's order (newest
+// first). Names are what /rename set; they are not unique.
+func Named(ctx context.Context, s Store, name string) ([]Info, error) {
+	listing, err := s.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, in := range listing.Sessions {
+		if name != "" && in.Name == name {
+			out = append(out, in)
+		}
+	}
+	return out, nil
 }

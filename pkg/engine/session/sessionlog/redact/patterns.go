@@ -11,6 +11,7 @@ import (
 // grows with counted repetitions such as {20,}. Each rule only runs when its literal
 // marker occurs in the text.
 type tokenRule struct {
+	kind      string // what a match is, for Detect
 	marker    string // literal that every match contains
 	re        *regexp.Regexp
 	prefixLen int  // length of the fixed prefix of a match
@@ -20,14 +21,14 @@ type tokenRule struct {
 
 var tokenRules = []tokenRule{
 	// Anthropic keys are distinctive enough to need no boundary: "xsk-ant-…" is still a key.
-	{marker: "sk-ant-", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]+`), prefixLen: 7, minTail: 8},
+	{kind: "an Anthropic API key", marker: "sk-ant-", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]+`), prefixLen: 7, minTail: 8},
 	// OpenAI-style keys (sk-…, sk-proj-…); the digit requirement spares words such as
 	// "sk-learn-compatible-estimators".
-	{marker: "sk-", re: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]+`), prefixLen: 3, minTail: 20, digit: true},
-	{marker: "gh", re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]+`), prefixLen: 4, minTail: 20},
-	{marker: "github_pat_", re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]+`), prefixLen: 11, minTail: 20},
-	{marker: "xox", re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]+`), prefixLen: 5, minTail: 10},
-	{marker: "AIza", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]+`), prefixLen: 4, minTail: 30},
+	{kind: "an OpenAI-style API key", marker: "sk-", re: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]+`), prefixLen: 3, minTail: 20, digit: true},
+	{kind: "a GitHub token", marker: "gh", re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]+`), prefixLen: 4, minTail: 20},
+	{kind: "a GitHub token", marker: "github_pat_", re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]+`), prefixLen: 11, minTail: 20},
+	{kind: "a Slack token", marker: "xox", re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]+`), prefixLen: 5, minTail: 10},
+	{kind: "a Google API key", marker: "AIza", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]+`), prefixLen: 4, minTail: 30},
 }
 
 // bearerPattern matches an HTTP bearer credential; group 2 is the token (at least 8

@@ -383,7 +383,11 @@ func testFork(t *testing.T, e *env) {
 	loaded := mustLoad(t, e.s, "forked")
 	equalRecords(t, loaded, fork)
 	want := before
-	want.ID, want.Parent, want.CreatedAt, want.UpdatedAt = "forked", "orig", fork.CreatedAt, fork.UpdatedAt
+	// The copy is unnamed: a name (/rename) names one session, for --resume NAME.
+	if before.Name == "" || fork.Name != "" {
+		t.Errorf("parent name %q, fork name %q: want a named parent and an unnamed fork", before.Name, fork.Name)
+	}
+	want.ID, want.Parent, want.CreatedAt, want.UpdatedAt, want.Name = "forked", "orig", fork.CreatedAt, fork.UpdatedAt, ""
 	equalRecords(t, loaded, want)
 	// The fork holds the parent's journal as it was: its history is copied, not re-encoded.
 	if raw := e.h.Raw(t, e.s, "forked"); !bytes.HasPrefix(raw, rawBefore) {

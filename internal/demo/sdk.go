@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+)
+
+// runSDKLayer shows the SDK layer on a scratch copy of examples/demo with the
+// .claude/ files of examples/sdk-layer: a custom command the user runs, a skill the
+// model loads with the Skill tool, and /rewind taking the model's edits back after a
+// resume. It returns the next step number.
+func runSDKLayer(bin, examples string, first int) (int, error) {
+	tmp, err := os.MkdirTemp("", "robota-demo-sdk-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, "wordstats")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(examples, "demo"))); err != nil {
+		return 0, fmt.Errorf("copy examples/demo: %w", err)
+	}
+	if err := os.CopyFS(filepath.Join(dir, ".claude"), os.DirFS(filepath.Join(examples, "sdk-layer", ".claude"))); err != nil {
+		return 0, fmt.Errorf("copy examples/sdk-layer/.claude: %w", err)
+	}
+	script, err := renderScript(filepath.Join(examples, "demo-sdk.script.yaml"), tmp, dir)
+	if err != nil {
+		return 0, err
+	}
+	robota := func(args ...string) (string, error) {
+		cmd := exec.Command(filepath.Join(bin, "robota"), append(args, "--provider", "script", "--script", script)...)
+		cmd.Dir = dir
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return stdout.String(), fmt.Errorf("robota %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+		}
+		return stdout.String(), nil
+	}
+	original, err := os.ReadFile(filepath.Join(dir, "wordstats.go"))
+	if err != nil {
+		return 0, err
+	}
+
+	step(first, "A custom command from .claude/commands: the user's /review expands into the model's prompt")
+	say("robota -p \"/review wordstats.go\" --output-format stream-json   (.claude/commands/review.md: \"Review $ARGUMENTS: …\")")
+	out, err := robota("-p", "/review wordstats.go", "--output-format", "stream-json")
+	if err != nil {
+		return 0, err
+	}
+	id, err := render(strings.NewReader(out))
+	if err != nil {
+		return 0, err
+	}
+	prompt, err := firstUserText(filepath.Join(dir, ".robota", "sessions", id+".jsonl"), id)
+	if err != nil {
+		return 0, err
+	}
+	say("the prompt the model got (from the session journal): %q", prompt)
+
+	step(first+1, "A skill from .claude/skills: the model sees it listed and loads it with the Skill tool")
+	say("robota -p \"Fix CountWords and release 1.1\" --permission-mode acceptEdits --output-format stream-json")
+	if out, err = robota("-p", "Fix CountWords and release 1.1", "--permission-mode", "acceptEdits", "--output-format", "stream-json"); err != nil {
+		return 0, err
+	}
+	if id, err = render(strings.NewReader(out)); err != nil {
+		return 0, err
+	}
+	changelog, err := os.ReadFile(filepath.Join(dir, "CHANGELOG.md"))
+	if err != nil {
+		return 0, fmt.Errorf("the skill's CHANGELOG.md was not written: %w", err)
+	}
+	say("CHANGELOG.md now begins %q; wordstats.go uses strings.Fields", firstLine(string(changelog)))
+
+	step(first+2, "Edit checkpoints: a later run resumes the session and /rewind takes the edits back")
+	say("robota -p \"/rewind list\" --resume %s", id)
+	if out, err = robota("-p", "/rewind list", "--resume", id); err != nil {
+		return 0, err
+	}
+	sayLines(out)
+	m := regexp.MustCompile(`(?m)^(\S+)  .*"Fix CountWords and release 1\.1"`).FindStringSubmatch(out)
+	if m == nil {
+		return 0, errors.New("/rewind list does not list the release prompt's checkpoint")
+	}
+	say("robota -p \"/rewind code %s\" --resume %s", m[1], id)
+	if out, err = robota("-p", "/rewind code "+m[1], "--resume", id); err != nil {
+		return 0, err
+	}
+	sayLines(out)
+	now, err := os.ReadFile(filepath.Join(dir, "wordstats.go"))
+	if err != nil {
+		return 0, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "CHANGELOG.md")); !errors.Is(err, os.ErrNotExist) || !bytes.Equal(now, original) {
+		return 0, fmt.Errorf("rewind did not restore the project (CHANGELOG.md: %v; wordstats.go restored: %v)", err, bytes.Equal(now, original))
+	}
+	say("CHANGELOG.md is gone and wordstats.go is byte-for-byte the original again")
+	return first + 3, nil
+}
+
+// firstUserText is the text of the first user message in a session journal, read with
+// the store's own reader.
+func firstUserText(journal, id string) (string, error) {
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		return "", err
+	}
+	ms := store.NewMemoryStore(store.Options{})
+	ms.SetJournal(id, data)
+	rec, err := ms.Load(context.Background(), id)
+	if err != nil {
+		return "", err
+	}
+	for _, m := range rec.Messages {
+		if m.Role == llm.RoleUser {
+			return m.Text(), nil
+		}
+	}
+	return "", fmt.Errorf("no user message in %s", journal)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func sayLines(out string) {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		say("  %s", line)
+	}
+}

@@ -1,0 +1,23 @@
+// Package memory is the project memory store (spec: agent-sdk "Project Memory"): the
+// index .robota/memory/MEMORY.md, the topic files .robota/memory/topics/<topic>.md, the
+// review queue .robota/memory/pending/<id>.json, and the policy that decides whether a
+// text may be stored.
+//
+// It owns the file layout, the entry format, deduplication, topic name validation and the
+// sensitive-data policy. It does not run commands, keep the session's audit trail or build
+// the system prompt: the interactive package's /memory command composes Store, Pending
+// and Evaluate, records Events and References in the session record, and contextload
+// injects the (capped) index at startup.
+//
+// Guarantees:
+//   - Every file the store reads or writes is opened through an os.Root at the project
+//     root: a topic name, a pending id or a symlink cannot reach outside .robota/memory.
+//     Topic names are validated (ValidTopic) before any path is built from them.
+//   - Writes append a line (O_APPEND) to a topic file and to the index: a stored entry is
+//     never rewritten, and a hand-edited file keeps its text.
+//   - Append deduplicates: an entry whose normalised text (case, spacing and trailing
+//     punctuation ignored) is already in the topic is reported Deduplicated, not written.
+//   - A text Evaluate refuses (API keys, tokens, passwords, private keys, payment cards,
+//     national identity numbers) is never written anywhere by this package; the verdict
+//     names what it looks like and never repeats the text.
+package memory
