@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -59,26 +60,24 @@ func submitAnswering(ctx context.Context, t *testing.T, c robotav1.EngineService
 			}
 			t.Fatalf("submit %q: %v", prompt, err)
 		}
-		ev := resp.GetEvent()
-		if ev == nil {
-			continue
-		}
-		last = ev
-		switch {
-		case ev.GetPermissionRequest() != nil:
-			kinds = append(kinds, "permission_request:"+ev.GetPermissionRequest().GetToolName())
-			if _, err := c.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: id,
-				RequestId: ev.GetPermissionRequest().GetRequestId(), Answer: answer}); err != nil {
-				t.Fatalf("RespondPermission: %v", err)
+		for _, ev := range resp.GetEvents() {
+			last = ev
+			switch {
+			case ev.GetPermissionRequest() != nil:
+				kinds = append(kinds, "permission_request:"+ev.GetPermissionRequest().GetToolName())
+				if _, err := c.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: id,
+					RequestId: ev.GetPermissionRequest().GetRequestId(), Answer: answer}); err != nil {
+					t.Fatalf("RespondPermission: %v", err)
+				}
+			case ev.GetToolEnd() != nil:
+				kinds = append(kinds, "tool_end:"+ev.GetToolEnd().GetTool().GetOutcome().String())
+			case ev.GetComplete() != nil:
+				kinds = append(kinds, "complete")
+			case ev.GetError() != nil:
+				kinds = append(kinds, "error:"+ev.GetError().GetMessage())
+			case ev.GetInterrupted() != nil:
+				kinds = append(kinds, "interrupted")
 			}
-		case ev.GetToolEnd() != nil:
-			kinds = append(kinds, "tool_end:"+ev.GetToolEnd().GetTool().GetOutcome().String())
-		case ev.GetComplete() != nil:
-			kinds = append(kinds, "complete")
-		case ev.GetError() != nil:
-			kinds = append(kinds, "error:"+ev.GetError().GetMessage())
-		case ev.GetInterrupted() != nil:
-			kinds = append(kinds, "interrupted")
 		}
 	}
 }
@@ -186,7 +185,7 @@ turns:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp.GetEvent().GetTextDelta() != nil {
+		if slices.ContainsFunc(resp.GetEvents(), func(ev *robotav1.SessionEvent) bool { return ev.GetTextDelta() != nil }) {
 			break
 		}
 	}
@@ -198,7 +197,7 @@ turns:
 		if err != nil {
 			t.Fatalf("stream ended with %v before interrupted", err)
 		}
-		if resp.GetEvent().GetInterrupted() != nil {
+		if slices.ContainsFunc(resp.GetEvents(), func(ev *robotav1.SessionEvent) bool { return ev.GetInterrupted() != nil }) {
 			break
 		}
 	}

@@ -174,16 +174,14 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 		if err != nil {
 			t.Fatalf("submit: %v", err)
 		}
-		ev := resp.GetEvent()
-		if ev == nil {
-			continue
-		}
-		last = ev
-		if pr := ev.GetPermissionRequest(); pr != nil {
-			asks = append(asks, pr)
-			if _, err := c.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: id,
-				RequestId: pr.GetRequestId(), Answer: robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW}); err != nil {
-				t.Fatalf("RespondPermission: %v", err)
+		for _, ev := range resp.GetEvents() {
+			last = ev
+			if pr := ev.GetPermissionRequest(); pr != nil {
+				asks = append(asks, pr)
+				if _, err := c.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: id,
+					RequestId: pr.GetRequestId(), Answer: robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW}); err != nil {
+					t.Fatalf("RespondPermission: %v", err)
+				}
 			}
 		}
 	}
@@ -318,18 +316,16 @@ func submitTools(ctx context.Context, t *testing.T, c robotav1.EngineServiceClie
 			t.Errorf("submit %q: %v", prompt, err)
 			return ends, last
 		}
-		ev := resp.GetEvent()
-		if ev == nil {
-			continue
-		}
-		last = ev
-		if te := ev.GetToolEnd(); te != nil {
-			ends[te.GetTool().GetToolCallId()] = te.GetTool()
-		}
-		if pr := ev.GetPermissionRequest(); pr != nil {
-			t.Errorf("unexpected permission request %v", pr)
-			_, _ = c.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: id,
-				RequestId: pr.GetRequestId(), Answer: robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY})
+		for _, ev := range resp.GetEvents() {
+			last = ev
+			if te := ev.GetToolEnd(); te != nil {
+				ends[te.GetTool().GetToolCallId()] = te.GetTool()
+			}
+			if pr := ev.GetPermissionRequest(); pr != nil {
+				t.Errorf("unexpected permission request %v", pr)
+				_, _ = c.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: id,
+					RequestId: pr.GetRequestId(), Answer: robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY})
+			}
 		}
 	}
 }

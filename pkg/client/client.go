@@ -158,19 +158,23 @@ func (c *Client) Submit(ctx context.Context, sessionID, prompt string) (*Prompt,
 	}
 	acc := first.GetAccepted()
 	if acc == nil {
-		return nil, fmt.Errorf("%w: submit to session %s: the first message is not SubmitAccepted", ErrProtocol, sessionID)
+		return nil, fmt.Errorf("%w: submit to session %s: the first message carries no SubmitAccepted", ErrProtocol, sessionID)
 	}
 	p := &Prompt{ID: acc.GetPromptId(), Queued: acc.GetQueued()}
+	// A message carries the events that were ready together (the first one may carry
+	// the prompt's first events with the acceptance); they are handed out one by one.
+	pending := first.GetEvents()
 	p.recv = func() (*robotav1.SessionEvent, error) {
-		for {
+		for len(pending) == 0 {
 			m, err := stream.Recv()
 			if err != nil {
 				return nil, err
 			}
-			if e := m.GetEvent(); e != nil {
-				return e, nil
-			}
+			pending = m.GetEvents()
 		}
+		e := pending[0]
+		pending[0], pending = nil, pending[1:]
+		return e, nil
 	}
 	return p, nil
 }

@@ -7,7 +7,7 @@
 // absolute directory the session works in. The script provider stands in for the
 // model, so this runs offline: its script asks to Write PROJECT_DIR/hello.txt.
 //
-// What it shows: CreateSession, Submit (a stream of events until the prompt ends),
+// What it shows: CreateSession, Submit (a stream of event batches until the prompt ends),
 // a permission_request answered with RespondPermission(ALLOW), and a second client
 // on its own connection that joins with Watch(after_sequence) and sees the same
 // events. The stubs come from proto/robota/v1/*.proto at run time (no generated
@@ -120,29 +120,31 @@ async function main() {
   let watcherSaw = () => {};
   const stream = client.Submit({ session_id: id, prompt: 'write hello.txt' });
   await new Promise((resolve, reject) => {
+    // The first message carries the acceptance; each message carries the events
+    // that were ready together, in order.
     stream.on('data', async (resp) => {
-      if (resp.response === 'accepted') {
+      if (resp.accepted) {
         console.log(`submit  accepted prompt ${resp.accepted.prompt_id} (queued: ${resp.accepted.queued})`);
-        return;
       }
-      const ev = resp.event;
-      show('submit', ev);
-      if (ev.event === 'tool_end') toolEnd = ev.tool_end.tool.outcome;
-      if (ev.event === 'complete') completed = true;
-      if (ev.event !== 'permission_request') return;
-      // The session waits for an answer. Let the second client join first, replaying
-      // from just before the request, so it sees the question and everything after.
-      const req = ev.permission_request;
-      const joined = new Promise((r) => { watcherSaw = (w) => { if (w.event === 'permission_request') r(); }; });
-      watcher = watch(Service, address, id, ev.sequence - 1, (w) => watcherSaw(w));
-      watcher.catch(reject);
-      await joined;
-      try {
-        await unary(client, 'RespondPermission', { session_id: id, request_id: req.request_id, answer: 'PERMISSION_ANSWER_ALLOW' });
-        approved = true;
-        console.log(`client  RespondPermission(${req.request_id}, ALLOW) -> ok`);
-      } catch (err) {
-        reject(err);
+      for (const ev of resp.events) {
+        show('submit', ev);
+        if (ev.event === 'tool_end') toolEnd = ev.tool_end.tool.outcome;
+        if (ev.event === 'complete') completed = true;
+        if (ev.event !== 'permission_request') continue;
+        // The session waits for an answer. Let the second client join first, replaying
+        // from just before the request, so it sees the question and everything after.
+        const req = ev.permission_request;
+        const joined = new Promise((r) => { watcherSaw = (w) => { if (w.event === 'permission_request') r(); }; });
+        watcher = watch(Service, address, id, ev.sequence - 1, (w) => watcherSaw(w));
+        watcher.catch(reject);
+        await joined;
+        try {
+          await unary(client, 'RespondPermission', { session_id: id, request_id: req.request_id, answer: 'PERMISSION_ANSWER_ALLOW' });
+          approved = true;
+          console.log(`client  RespondPermission(${req.request_id}, ALLOW) -> ok`);
+        } catch (err) {
+          reject(err);
+        }
       }
     });
     stream.on('error', reject);

@@ -7,7 +7,7 @@ SOCKET is the engine's unix socket, PROJECT_DIR an absolute directory the sessio
 works in. The script provider stands in for the model, so this runs offline: its
 script asks to Write PROJECT_DIR/hello.txt.
 
-What it shows: CreateSession, Submit (a stream of events until the prompt ends), a
+What it shows: CreateSession, Submit (a stream of event batches until the prompt ends), a
 permission_request answered with RespondPermission(ALLOW), and a second client on its
 own connection that joins with Watch(after_sequence) and sees the same events.
 
@@ -145,28 +145,29 @@ def run(pb, pb_grpc, address, project):
     say("client  CreateSession -> %s in %s (provider %s)" % (sid, project, created.session.provider))
 
     approved, tool_end, completed, watcher = False, "", False, None
+    # The first message carries the acceptance; each message carries the events that
+    # were ready together, in order.
     for resp in stub.Submit(pb.SubmitRequest(session_id=sid, prompt="write hello.txt"), timeout=TIMEOUT):
-        if resp.WhichOneof("response") == "accepted":
+        if resp.HasField("accepted"):
             say("submit  accepted prompt %s (queued: %s)" % (resp.accepted.prompt_id, str(resp.accepted.queued).lower()))
-            continue
-        ev = resp.event
-        show("submit", ev)
-        kind = ev.WhichOneof("event")
-        if kind == "tool_end":
-            tool_end = outcome_name(ev.tool_end.tool.outcome)
-        elif kind == "complete":
-            completed = True
-        elif kind == "permission_request":
-            # The session waits for an answer. Let the second client join first, replaying
-            # from just before the request, so it sees the question and everything after.
-            watcher = Watcher(pb, pb_grpc, address, sid, ev.sequence - 1)
-            watcher.start()
-            watcher.saw_request.wait(TIMEOUT)
-            req = ev.permission_request
-            stub.RespondPermission(pb.RespondPermissionRequest(
-                session_id=sid, request_id=req.request_id, answer=EVENTS.PERMISSION_ANSWER_ALLOW), timeout=TIMEOUT)
-            approved = True
-            say("client  RespondPermission(%s, ALLOW) -> ok" % req.request_id)
+        for ev in resp.events:
+            show("submit", ev)
+            kind = ev.WhichOneof("event")
+            if kind == "tool_end":
+                tool_end = outcome_name(ev.tool_end.tool.outcome)
+            elif kind == "complete":
+                completed = True
+            elif kind == "permission_request":
+                # The session waits for an answer. Let the second client join first, replaying
+                # from just before the request, so it sees the question and everything after.
+                watcher = Watcher(pb, pb_grpc, address, sid, ev.sequence - 1)
+                watcher.start()
+                watcher.saw_request.wait(TIMEOUT)
+                req = ev.permission_request
+                stub.RespondPermission(pb.RespondPermissionRequest(
+                    session_id=sid, request_id=req.request_id, answer=EVENTS.PERMISSION_ANSWER_ALLOW), timeout=TIMEOUT)
+                approved = True
+                say("client  RespondPermission(%s, ALLOW) -> ok" % req.request_id)
     if watcher:
         watcher.join(TIMEOUT)
         if watcher.error is not None:

@@ -807,16 +807,17 @@ func (x *SubmitRequest) GetPrompt() string {
 	return ""
 }
 
-// SubmitResponse is the acceptance of the prompt, then one event of it per message.
+// SubmitResponse carries the prompt's acceptance (in the first message only) and
+// the prompt's events that were ready together, in order. A turn's events arrive in
+// a few messages rather than one each: every message costs both ends a write, a
+// read and a wake-up.
 type SubmitResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// What the message carries.
-	//
-	// Types that are valid to be assigned to Response:
-	//
-	//	*SubmitResponse_Event
-	//	*SubmitResponse_Accepted
-	Response      isSubmitResponse_Response `protobuf_oneof:"response"`
+	// Set in the first message only: the prompt was accepted.
+	Accepted *SubmitAccepted `protobuf:"bytes,2,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	// Events of the submitted prompt, in sequence order (none in a queued prompt's
+	// first message). The last message's last event is the prompt's end event.
+	Events        []*SessionEvent `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -851,48 +852,19 @@ func (*SubmitResponse) Descriptor() ([]byte, []int) {
 	return file_robota_v1_engine_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *SubmitResponse) GetResponse() isSubmitResponse_Response {
-	if x != nil {
-		return x.Response
-	}
-	return nil
-}
-
-func (x *SubmitResponse) GetEvent() *SessionEvent {
-	if x != nil {
-		if x, ok := x.Response.(*SubmitResponse_Event); ok {
-			return x.Event
-		}
-	}
-	return nil
-}
-
 func (x *SubmitResponse) GetAccepted() *SubmitAccepted {
 	if x != nil {
-		if x, ok := x.Response.(*SubmitResponse_Accepted); ok {
-			return x.Accepted
-		}
+		return x.Accepted
 	}
 	return nil
 }
 
-type isSubmitResponse_Response interface {
-	isSubmitResponse_Response()
+func (x *SubmitResponse) GetEvents() []*SessionEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
 }
-
-type SubmitResponse_Event struct {
-	// An event of the submitted prompt.
-	Event *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3,oneof"`
-}
-
-type SubmitResponse_Accepted struct {
-	// The first message: the prompt was accepted.
-	Accepted *SubmitAccepted `protobuf:"bytes,2,opt,name=accepted,proto3,oneof"`
-}
-
-func (*SubmitResponse_Event) isSubmitResponse_Response() {}
-
-func (*SubmitResponse_Accepted) isSubmitResponse_Response() {}
 
 // SubmitAccepted says a prompt was accepted.
 type SubmitAccepted struct {
@@ -2755,12 +2727,10 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\rSubmitRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
-	"\x06prompt\x18\x02 \x01(\tR\x06promptJ\x04\b\x03\x10\x04R\rdisplay_input\"\x86\x01\n" +
-	"\x0eSubmitResponse\x12/\n" +
-	"\x05event\x18\x01 \x01(\v2\x17.robota.v1.SessionEventH\x00R\x05event\x127\n" +
-	"\baccepted\x18\x02 \x01(\v2\x19.robota.v1.SubmitAcceptedH\x00R\bacceptedB\n" +
-	"\n" +
-	"\bresponse\"E\n" +
+	"\x06prompt\x18\x02 \x01(\tR\x06promptJ\x04\b\x03\x10\x04R\rdisplay_input\"\x85\x01\n" +
+	"\x0eSubmitResponse\x125\n" +
+	"\baccepted\x18\x02 \x01(\v2\x19.robota.v1.SubmitAcceptedR\baccepted\x12/\n" +
+	"\x06events\x18\x03 \x03(\v2\x17.robota.v1.SessionEventR\x06eventsJ\x04\b\x01\x10\x02R\x05event\"E\n" +
 	"\x0eSubmitAccepted\x12\x1b\n" +
 	"\tprompt_id\x18\x01 \x01(\tR\bpromptId\x12\x16\n" +
 	"\x06queued\x18\x02 \x01(\bR\x06queued\"T\n" +
@@ -2988,8 +2958,8 @@ var file_robota_v1_engine_proto_depIdxs = []int32{
 	1,  // 5: robota.v1.CreateSessionResponse.session:type_name -> robota.v1.SessionInfo
 	1,  // 6: robota.v1.ListSessionsResponse.sessions:type_name -> robota.v1.SessionInfo
 	1,  // 7: robota.v1.GetSessionResponse.session:type_name -> robota.v1.SessionInfo
-	48, // 8: robota.v1.SubmitResponse.event:type_name -> robota.v1.SessionEvent
-	12, // 9: robota.v1.SubmitResponse.accepted:type_name -> robota.v1.SubmitAccepted
+	12, // 8: robota.v1.SubmitResponse.accepted:type_name -> robota.v1.SubmitAccepted
+	48, // 9: robota.v1.SubmitResponse.events:type_name -> robota.v1.SessionEvent
 	48, // 10: robota.v1.WatchResponse.event:type_name -> robota.v1.SessionEvent
 	49, // 11: robota.v1.RespondPermissionRequest.answer:type_name -> robota.v1.PermissionAnswer
 	50, // 12: robota.v1.ExecuteCommandResponse.data:type_name -> google.protobuf.Struct
@@ -3057,10 +3027,6 @@ func file_robota_v1_engine_proto_init() {
 	}
 	file_robota_v1_events_proto_init()
 	file_robota_v1_types_proto_init()
-	file_robota_v1_engine_proto_msgTypes[10].OneofWrappers = []any{
-		(*SubmitResponse_Event)(nil),
-		(*SubmitResponse_Accepted)(nil),
-	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

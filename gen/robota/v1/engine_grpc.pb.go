@@ -63,8 +63,13 @@ type EngineServiceClient interface {
 	// DeleteSession removes a session's stored record and logs; a running session is aborted first.
 	DeleteSession(ctx context.Context, in *DeleteSessionRequest, opts ...grpc.CallOption) (*DeleteSessionResponse, error)
 	// Submit sends a prompt and streams the events of that prompt until it ends
-	// (complete, error or interrupted). The first message is SubmitAccepted (the
-	// prompt id, and whether it was queued). If a prompt is running, this one is
+	// (complete, error or interrupted). The first message carries SubmitAccepted (the
+	// prompt id, and whether it was queued), with the prompt's first events when they
+	// come within a few milliseconds (a queued prompt's acceptance comes at once, alone).
+	// Each message carries the events that were ready together, in order. On this
+	// stream a context_update travels with the event after it, and one followed by the
+	// end event is left out: the end event's result carries the same state (Watch
+	// delivers every context_update). If a prompt is running, this one is
 	// queued (a queue of one); a second queued prompt is refused with
 	// RESOURCE_EXHAUSTED. The prompt belongs to the session, not to the stream: a
 	// client that leaves does not stop it. A client that does not read its events
@@ -368,8 +373,13 @@ type EngineServiceServer interface {
 	// DeleteSession removes a session's stored record and logs; a running session is aborted first.
 	DeleteSession(context.Context, *DeleteSessionRequest) (*DeleteSessionResponse, error)
 	// Submit sends a prompt and streams the events of that prompt until it ends
-	// (complete, error or interrupted). The first message is SubmitAccepted (the
-	// prompt id, and whether it was queued). If a prompt is running, this one is
+	// (complete, error or interrupted). The first message carries SubmitAccepted (the
+	// prompt id, and whether it was queued), with the prompt's first events when they
+	// come within a few milliseconds (a queued prompt's acceptance comes at once, alone).
+	// Each message carries the events that were ready together, in order. On this
+	// stream a context_update travels with the event after it, and one followed by the
+	// end event is left out: the end event's result carries the same state (Watch
+	// delivers every context_update). If a prompt is running, this one is
 	// queued (a queue of one); a second queued prompt is refused with
 	// RESOURCE_EXHAUSTED. The prompt belongs to the session, not to the stream: a
 	// client that leaves does not stop it. A client that does not read its events

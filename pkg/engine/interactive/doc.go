@@ -89,7 +89,10 @@
 //     is delivered as published, never merged or dropped. A subscriber past its bound is
 //     disconnected (ErrSubscriberTooSlow, naming the last Seq it took) while the session
 //     and the other subscribers go on. Next takes one event; NextBatch takes everything
-//     queued at once, in the same order (a transport sends it per wake-up).
+//     queued at once, in the same order (a transport sends it per wake-up);
+//     NextBatchWithin waits at most a given time. SubscribeWith(SubscribeOptions) is for
+//     a transport: Skip types are never queued for it, Lazy ones are queued without
+//     waking it and taken with the next event, or LazyDelay after they came.
 //   - SubscribeAfter(seq) replays the kept events after seq (a bounded buffer, by count
 //     and bytes) and continues live, with nothing missed or repeated in between; when
 //     some of those events are no longer kept it fails with ErrReplayUnavailable instead

@@ -269,7 +269,13 @@ func (s *InteractiveSession) ID() string { return s.sess.ID() }
 // Subscribe returns a subscription to the events published from now on, starting with
 // the permission requests that are waiting for an answer.
 func (s *InteractiveSession) Subscribe() *Subscription {
-	return s.perms.subscribeLive(s.hub)
+	return s.perms.subscribeLive(s.hub, SubscribeOptions{})
+}
+
+// SubscribeWith is Subscribe for a reader that forwards events over a transport: o
+// says which events it never takes and which may wait for the next one.
+func (s *InteractiveSession) SubscribeWith(o SubscribeOptions) *Subscription {
+	return s.perms.subscribeLive(s.hub, o)
 }
 
 // SubscribeAfter returns a subscription that first replays the kept events with a

@@ -11,6 +11,16 @@ import (
 
 func fixedHub(limits DeliveryLimits) *hub { return newHub(fixedNow, limits) }
 
+// wakePending reports whether a wake-up waits to be taken (and takes it).
+func (s *Subscription) wakePending() bool {
+	select {
+	case <-s.wake:
+		return true
+	default:
+		return false
+	}
+}
+
 // drain takes every queued event without waiting.
 func drain(t *testing.T, sub *Subscription) ([]Event, error) {
 	t.Helper()
@@ -346,5 +356,82 @@ func TestNextBatchTakesTheQueue(t *testing.T) {
 	}
 	if _, err = sub.NextBatch(context.Background(), got[:0]); !errors.Is(err, ErrSessionClosed) {
 		t.Fatalf("after the last batch: %v, want ErrSessionClosed", err)
+	}
+}
+
+// A subscription without a type never queues it (nor is woken by it); NextBatchWithin
+// gives up, taking nothing, when nothing comes in time, and takes what is queued.
+func TestSubscribeWithoutAndNextBatchWithin(t *testing.T) {
+	h := fixedHub(DeliveryLimits{})
+	sub, err := h.subscribeSeeded([]Event{{Type: EventMessage, PromptID: "p", Seq: 1}}, SubscribeOptions{Skip: []EventType{EventMessage}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got, err := sub.NextBatchWithin(context.Background(), 20*time.Millisecond, nil)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("nothing queued: %q, %v", types(got), err)
+	}
+	if waited := time.Since(start); waited < 20*time.Millisecond {
+		t.Fatalf("gave up after %v, before the 20ms", waited)
+	}
+	h.publish(Event{Type: EventMessage, PromptID: "p"})
+	h.publish(Event{Type: EventTextDelta, PromptID: "p", Text: "a"})
+	h.publish(Event{Type: EventMessage, PromptID: "p"})
+	h.publish(Event{Type: EventContextUpdate, PromptID: "p"})
+	if got, err = sub.NextBatchWithin(context.Background(), time.Hour, got[:0]); err != nil || types(got) != "text_delta(a) context_update" {
+		t.Fatalf("batch %q, %v; want the delta and the update, no message", types(got), err)
+	}
+	sub.wakePending() // the update's wake-up, left by a batch taken without waiting
+	h.publish(Event{Type: EventMessage, PromptID: "p"})
+	if sub.wakePending() {
+		t.Fatal("a skipped event woke the subscriber")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err = sub.NextBatchWithin(ctx, time.Hour, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled wait: %v", err)
+	}
+}
+
+// A lazy event is queued without waking the reader: it comes with the next event, or
+// on its own after the lazy delay.
+func TestLazyEventsWaitForCompany(t *testing.T) {
+	h := fixedHub(DeliveryLimits{})
+	sub, err := h.subscribeSeeded(nil, SubscribeOptions{Lazy: []EventType{EventContextUpdate}, LazyDelay: 30 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.publish(Event{Type: EventContextUpdate, PromptID: "p"})
+	if sub.wakePending() {
+		t.Fatal("a lazy event woke the reader")
+	}
+	h.publish(Event{Type: EventTextDelta, PromptID: "p", Text: "a"})
+	got, err := sub.NextBatch(context.Background(), nil)
+	if err != nil || types(got) != "context_update text_delta(a)" {
+		t.Fatalf("batch %q, %v; want the update with the delta", types(got), err)
+	}
+	sub.wakePending()
+	// A reader that waits is woken for lazy events only once their delay has passed.
+	type batch struct {
+		evs []Event
+		err error
+		at  time.Time
+	}
+	taken := make(chan batch)
+	go func() {
+		evs, err := sub.NextBatch(context.Background(), nil)
+		taken <- batch{evs, err, time.Now()}
+	}()
+	time.Sleep(50 * time.Millisecond) // the reader waits
+	start := time.Now()
+	h.publish(Event{Type: EventContextUpdate, PromptID: "p"})
+	h.publish(Event{Type: EventContextUpdate, PromptID: "p"}) // merged, still lazy
+	b := <-taken
+	if b.err != nil || types(b.evs) != "context_update" || b.evs[0].Seq != 4 {
+		t.Fatalf("batch %q, %v; want the latest update alone", types(b.evs), b.err)
+	}
+	if waited := b.at.Sub(start); waited < 30*time.Millisecond {
+		t.Fatalf("the lazy update came after %v, before its delay", waited)
 	}
 }

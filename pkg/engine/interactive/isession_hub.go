@@ -3,6 +3,7 @@ package interactive
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -96,14 +97,30 @@ func (h *hub) subscribe(replay bool, after uint64) (*Subscription, error) {
 
 // subscribeSeeded registers a live subscriber whose queue starts with seed (events
 // already published, still relevant: the waiting permission requests).
-func (h *hub) subscribeSeeded(seed []Event) (*Subscription, error) {
+func (h *hub) subscribeSeeded(seed []Event, o SubscribeOptions) (*Subscription, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.subscribeLocked(false, 0, seed)
+	return h.subscribeLocked(false, 0, seed, o)
 }
 
-func (h *hub) subscribeLocked(replay bool, after uint64, seed []Event) (*Subscription, error) {
+// SubscribeOptions shape a subscription for a reader that forwards events over a
+// transport, where every wake-up and message costs.
+type SubscribeOptions struct {
+	// Skip lists event types the reader never takes: they are not queued for it and do
+	// not wake it.
+	Skip []EventType
+	// Lazy lists event types that need not reach the reader at once: they are queued
+	// without waking it, and taken with the next event, or LazyDelay after they came
+	// when none follows.
+	Lazy      []EventType
+	LazyDelay time.Duration
+}
+
+func (h *hub) subscribeLocked(replay bool, after uint64, seed []Event, o ...SubscribeOptions) (*Subscription, error) {
 	s := &Subscription{hub: h, limits: h.limits, wake: make(chan struct{}, 1), delivered: after}
+	if len(o) > 0 {
+		s.skip, s.lazy, s.lazyDelay = o[0].Skip, o[0].Lazy, o[0].LazyDelay
+	}
 	if replay {
 		if after > h.seq {
 			return nil, fmt.Errorf("%w: sequence %d is ahead of the session's latest event %d", ErrReplayUnavailable, after, h.seq)
@@ -152,6 +169,12 @@ type Subscription struct {
 	hub    *hub
 	limits DeliveryLimits
 	wake   chan struct{} // one pending wake-up
+	// skip lists the event types the reader never takes: they are not queued and do not
+	// wake it; lazy those it takes with the next event, or after lazyDelay: they are
+	// queued without waking it (both fixed at creation).
+	skip, lazy []EventType
+	lazyDelay  time.Duration
+	lazyDue    *time.Timer // wakes the reader for a lazy event no other event followed (mu held)
 
 	mu        sync.Mutex
 	queue     []queued
@@ -212,10 +235,24 @@ func (s *Subscription) NextBatch(ctx context.Context, into []Event) ([]Event, er
 	return s.take(ctx, into, 0)
 }
 
+// NextBatchWithin is NextBatch that waits at most d: it returns into unchanged (and no
+// error) when nothing came in time. A transport uses it to let something it holds back
+// wait for company, but not for long.
+func (s *Subscription) NextBatchWithin(ctx context.Context, d time.Duration, into []Event) ([]Event, error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	return s.takeUntil(ctx, into, 0, t.C)
+}
+
 // take appends up to limit queued events (all of them when limit is 0) to into,
 // waiting until there is at least one.
 func (s *Subscription) take(ctx context.Context, into []Event, limit int) ([]Event, error) {
-	for {
+	return s.takeUntil(ctx, into, limit, nil)
+}
+
+// takeUntil is take that also gives up, taking nothing, when timeout fires.
+func (s *Subscription) takeUntil(ctx context.Context, into []Event, limit int, timeout <-chan time.Time) ([]Event, error) {
+	for timedOut := false; ; {
 		s.mu.Lock()
 		if len(s.queue) > 0 && (s.err == nil || s.drain) {
 			n := len(s.queue)
@@ -225,6 +262,10 @@ func (s *Subscription) take(ctx context.Context, into []Event, limit int) ([]Eve
 			for i := range n {
 				into = append(into, s.deliver(&s.queue[i]))
 				s.queue[i] = queued{}
+			}
+			if n == len(s.queue) && s.lazyDue != nil { // the lazy events went: no wake-up is due
+				s.lazyDue.Stop()
+				s.lazyDue = nil
 			}
 			if n == len(s.queue) && cap(s.queue) <= 64 {
 				s.queue = s.queue[:0] // a small queue is reused; a burst's is let go
@@ -239,10 +280,15 @@ func (s *Subscription) take(ctx context.Context, into []Event, limit int) ([]Eve
 		if err != nil {
 			return into, err
 		}
+		if timedOut {
+			return into, nil
+		}
 		select {
 		case <-s.wake:
 		case <-ctx.Done():
 			return into, ctx.Err()
+		case <-timeout:
+			timedOut = true // take what was queued without a wake-up (lazy events), if any
 		}
 	}
 }
@@ -271,6 +317,9 @@ func (s *Subscription) Close() {
 
 // offer queues e; false means the subscription is (now) ended.
 func (s *Subscription) offer(e Event) bool {
+	if slices.Contains(s.skip, e.Type) {
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -286,7 +335,7 @@ func (s *Subscription) offer(e Event) bool {
 			last.buf.add(e.Task.Text)
 			last.ev.Seq, last.ev.Time = e.Seq, e.Time
 			s.bytes += len(e.Task.Text)
-			return s.checkBounds()
+			return s.admit(e)
 		}
 	}
 	if n := len(s.queue); n > 0 && e.Type.mergeable() {
@@ -305,17 +354,44 @@ func (s *Subscription) offer(e Event) bool {
 				last.ev.Seq, last.ev.Time = e.Seq, e.Time
 				s.bytes += len(e.Text)
 			}
-			return s.checkBounds()
+			return s.admit(e)
 		}
 	}
 	s.queue = append(s.queue, queued{ev: e})
 	s.bytes += eventSize(e)
+	return s.admit(e)
+}
+
+// admit wakes the reader for the event just queued, or arms its lazy wake-up (mu held);
+// false means the queue passed its bound and the subscription ended.
+func (s *Subscription) admit(e Event) bool {
+	if len(s.lazy) > 0 && slices.Contains(s.lazy, e.Type) && s.withinBounds() {
+		if s.lazyDue == nil {
+			s.lazyDue = time.AfterFunc(s.lazyDelay, s.wakeLazy)
+		}
+		return true
+	}
 	return s.checkBounds()
+}
+
+// wakeLazy wakes the reader for the lazy events still queued (lazyDue's timer).
+func (s *Subscription) wakeLazy() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lazyDue = nil
+	if len(s.queue) > 0 {
+		s.signal()
+	}
+}
+
+// withinBounds reports whether the queue is within its bounds (mu held).
+func (s *Subscription) withinBounds() bool {
+	return len(s.queue) <= s.limits.SubscriberEvents && s.bytes <= s.limits.SubscriberBytes
 }
 
 // checkBounds disconnects a subscriber whose queue is over its bound (mu held).
 func (s *Subscription) checkBounds() bool {
-	if len(s.queue) <= s.limits.SubscriberEvents && s.bytes <= s.limits.SubscriberBytes {
+	if s.withinBounds() {
 		s.signal()
 		return true
 	}
@@ -333,6 +409,10 @@ func (s *Subscription) end(err error, drain bool) {
 func (s *Subscription) endLocked(err error, drain bool) {
 	if s.err != nil {
 		return
+	}
+	if s.lazyDue != nil {
+		s.lazyDue.Stop()
+		s.lazyDue = nil
 	}
 	s.err, s.drain = err, drain
 	if !drain {

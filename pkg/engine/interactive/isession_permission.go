@@ -176,7 +176,7 @@ func (b *permissionBroker) remember(id, outcome string) {
 // permission requests still waiting for an answer (their events as published, oldest
 // first): a client that arrives while the session waits can answer. Holding the broker's
 // lock keeps a request from being published or resolved in between.
-func (b *permissionBroker) subscribeLive(h *hub) *Subscription {
+func (b *permissionBroker) subscribeLive(h *hub, o SubscribeOptions) *Subscription {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	seed := make([]Event, 0, len(b.pending))
@@ -184,6 +184,6 @@ func (b *permissionBroker) subscribeLive(h *hub) *Subscription {
 		seed = append(seed, w.event)
 	}
 	slices.SortFunc(seed, func(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) })
-	sub, _ := h.subscribeSeeded(seed)
+	sub, _ := h.subscribeSeeded(seed, o)
 	return sub
 }

@@ -27,6 +27,16 @@
 //     as soon as it takes what its transport already holds, or when keepalive finds
 //     its connection dead. Until then one goroutine and one flow-control window
 //     (64 KiB by default) stay allocated for it, nothing more.
+//   - Submit sends a prompt's events in as few messages as their timing allows: the
+//     events taken at one wake-up travel in one SubmitResponse (under MaxEventTextBytes
+//     of encoding, so every message stays under gRPC's default receive limit), the
+//     acceptance waits up to holdBack (10 ms) for the first events, a context_update
+//     for the event after it (up to twice holdBack: it does not wake the stream, see
+//     interactive.SubscribeOptions), and one followed by the end event is left out (the
+//     end event's result carries the same state). Message events, never sent, do not
+//     wake it either. A quick turn is one or two messages, where it was five: each
+//     message and wake-up costs both ends CPU that the session's own work then lacks.
+//     Watch sends every event, one per message.
 //   - Message sizes are bounded explicitly (MaxRecvMessageBytes,
 //     MaxSendMessageBytes; ServerOptions); GetHistory pages stay under the bound.
 package server

@@ -113,6 +113,7 @@ func (e *engine) create(dir string, mod func(*robotav1.CreateSessionRequest)) *r
 type submitted struct {
 	accepted *robotav1.SubmitAccepted
 	events   []*robotav1.SessionEvent
+	messages int // SubmitResponse messages received
 	err      error
 }
 
@@ -154,11 +155,29 @@ func drainSubmit(stream robotav1.EngineService_SubmitClient, onEvent func(*robot
 		}
 		if a := resp.GetAccepted(); a != nil {
 			out.accepted = a
-			continue
 		}
-		out.events = append(out.events, resp.GetEvent())
-		if onEvent != nil {
-			onEvent(resp.GetEvent())
+		out.messages++
+		for _, ev := range resp.GetEvents() {
+			out.events = append(out.events, ev)
+			if onEvent != nil {
+				onEvent(ev)
+			}
+		}
+	}
+}
+
+// recvUntil reads a Submit stream until one of its events matches, and returns it.
+func recvUntil(t *testing.T, s robotav1.EngineService_SubmitClient, match func(*robotav1.SessionEvent) bool) *robotav1.SessionEvent {
+	t.Helper()
+	for {
+		resp, err := s.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range resp.GetEvents() {
+			if match(ev) {
+				return ev
+			}
 		}
 	}
 }

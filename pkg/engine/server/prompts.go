@@ -3,8 +3,12 @@ package server
 import (
 	"context"
 	"errors"
+	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 )
@@ -14,13 +18,22 @@ import (
 // Submit subscribes before submitting, so no event of the prompt is missed, then
 // streams the prompt's events until its end event. The client leaving ends the
 // stream, not the prompt.
+//
+// A turn's events go out in as few messages as their timing allows (every message
+// costs a write, a read and a wake-up at each end): the events taken at one wake-up
+// travel together, the acceptance waits up to holdBack for the first events, and a
+// context update waits up to holdBack for the event after it (an end event carries the
+// same state, so one right before it is left out).
 func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineService_SubmitServer) error {
 	ctx := stream.Context()
 	l, err := s.live(ctx, req.GetSessionId())
 	if err != nil {
 		return err
 	}
-	sub := l.Subscribe()
+	// Message events are never sent (GetHistory has them); a context update waits for
+	// the event after it: neither wakes this stream.
+	sub := l.SubscribeWith(interactive.SubscribeOptions{Skip: []interactive.EventType{interactive.EventMessage},
+		Lazy: []interactive.EventType{interactive.EventContextUpdate}, LazyDelay: holdBack})
 	defer sub.Close()
 	acc, err := l.Submit(req.GetPrompt())
 	if errors.Is(err, interactive.ErrEmptyPrompt) {
@@ -29,33 +42,135 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 	if err != nil {
 		return toStatus(err)
 	}
-	if err := stream.Send(&robotav1.SubmitResponse{Response: &robotav1.SubmitResponse_Accepted{
-		Accepted: &robotav1.SubmitAccepted{PromptId: acc.PromptID, Queued: acc.Queued}}}); err != nil {
-		return err
+	out := submitBatch{stream: stream, msg: &robotav1.SubmitResponse{
+		Accepted: &robotav1.SubmitAccepted{PromptId: acc.PromptID, Queued: acc.Queued}}}
+	if acc.Queued { // its first event comes when the running prompt ends: say so now
+		if err := out.flush(); err != nil {
+			return err
+		}
 	}
-	send := func(pe *robotav1.SessionEvent) error {
-		return stream.Send(&robotav1.SubmitResponse{Response: &robotav1.SubmitResponse_Event{Event: pe}})
-	}
+	var held *interactive.Event // a context update waiting for the event after it
 	var batch []interactive.Event
+	// What is held (the acceptance, a context update) goes out by this time at the latest.
+	until := time.Now().Add(holdBack)
 	for {
-		// Everything queued is taken at once and sent back to back: one wake-up per
-		// batch, and the transport writes the batch's frames together.
-		if batch, err = sub.NextBatch(ctx, batch[:0]); err != nil {
+		// Everything queued is taken at once; what is held waits a little for company.
+		if out.pending() || held != nil {
+			batch, err = sub.NextBatchWithin(ctx, time.Until(until), batch[:0])
+		} else {
+			batch, err = sub.NextBatch(ctx, batch[:0])
+		}
+		if err != nil {
 			return toStatus(err)
+		}
+		if len(batch) == 0 { // nothing came in time: what was held goes alone
+			if held != nil {
+				if err := out.add(l, *held); err != nil {
+					return err
+				}
+				held = nil
+			}
+			if err := out.flush(); err != nil {
+				return err
+			}
+			continue
 		}
 		for _, ev := range batch {
 			if ev.PromptID != acc.PromptID {
 				continue
 			}
-			if err := sendEvent(l, ev, send); err != nil {
+			if ev.Type == interactive.EventContextUpdate {
+				if held == nil && !out.pending() {
+					until = time.Now().Add(holdBack)
+				}
+				held = &ev // a later update replaces it: the latest state is what counts
+				out.ctx = ev.Context
+				continue
+			}
+			if held != nil && !isEnd(ev) {
+				if err := out.add(l, *held); err != nil {
+					return err
+				}
+			}
+			held = nil
+			if err := out.add(l, ev); err != nil {
 				return err
 			}
 			if isEnd(ev) {
-				return nil
+				return out.flush()
 			}
 		}
 		clear(batch) // the events' texts are not kept until the next batch
+		if out.hasEvents() {
+			if err := out.flush(); err != nil {
+				return err
+			}
+		}
 	}
+}
+
+// holdBack bounds how long Submit keeps the acceptance or a context update to send it
+// with the event after it.
+const holdBack = 10 * time.Millisecond
+
+// submitBatch gathers the events of one SubmitResponse.
+type submitBatch struct {
+	stream robotav1.EngineService_SubmitServer
+	msg    *robotav1.SubmitResponse
+	size   int // bytes of the events gathered
+	// ctx is the prompt's latest context update: the state its end event carries (the
+	// session's history does not change after it), without estimating it again.
+	ctx *contextwin.WindowState
+}
+
+// pending reports whether something waits to be sent.
+func (b *submitBatch) pending() bool {
+	return b.msg != nil && (b.msg.Accepted != nil || len(b.msg.Events) > 0)
+}
+
+// hasEvents reports whether events wait to be sent.
+func (b *submitBatch) hasEvents() bool { return b.msg != nil && len(b.msg.Events) > 0 }
+
+// add converts ev and gathers it (a long delta as several events); a message that
+// would pass MaxEventTextBytes is sent first, so that every message stays under
+// gRPC's default receive limit.
+func (b *submitBatch) add(l *manager.Live, ev interactive.Event) error {
+	state := l.Session().ContextState
+	if b.ctx != nil {
+		state = func() contextwin.WindowState { return *b.ctx }
+	}
+	pe := eventToProto(l.ID(), ev, state)
+	if pe == nil {
+		return nil
+	}
+	parts := []*robotav1.SessionEvent{pe}
+	if longText(pe) {
+		parts = splitText(pe)
+	}
+	for _, p := range parts {
+		n := proto.Size(p)
+		if b.size > 0 && b.size+n > MaxEventTextBytes {
+			if err := b.flush(); err != nil {
+				return err
+			}
+		}
+		if b.msg == nil {
+			b.msg = &robotav1.SubmitResponse{}
+		}
+		b.msg.Events = append(b.msg.Events, p)
+		b.size += n
+	}
+	return nil
+}
+
+// flush sends what was gathered, if anything.
+func (b *submitBatch) flush() error {
+	if !b.pending() {
+		return nil
+	}
+	err := b.stream.Send(b.msg)
+	b.msg, b.size = nil, 0
+	return err
 }
 
 // Watch streams every event of the session until the client leaves or the session

@@ -132,14 +132,9 @@ turns:
 	if err != nil {
 		t.Fatal(err)
 	}
-	var reqID string
-	for reqID == "" { // the first prompt now waits for an answer
-		resp, err := first.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		reqID = resp.GetEvent().GetPermissionRequest().GetRequestId()
-	}
+	// The first prompt now waits for an answer.
+	reqID := recvUntil(t, first, func(ev *robotav1.SessionEvent) bool { return ev.GetPermissionRequest() != nil }).
+		GetPermissionRequest().GetRequestId()
 	second, err := e.client.Submit(ctx, &robotav1.SubmitRequest{SessionId: id, Prompt: "second"})
 	if err != nil {
 		t.Fatal(err)
@@ -183,15 +178,8 @@ turns:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for { // running once its text streams
-		resp, err := running.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.GetEvent().GetTextDelta() != nil {
-			break
-		}
-	}
+	// Running once its text streams.
+	recvUntil(t, running, func(ev *robotav1.SessionEvent) bool { return ev.GetTextDelta() != nil })
 	queued, err := e.client.Submit(ctx, &robotav1.SubmitRequest{SessionId: id, Prompt: "later"})
 	if err != nil {
 		t.Fatal(err)
@@ -388,16 +376,7 @@ turns:
 	if err != nil {
 		t.Fatal(err)
 	}
-	var req *robotav1.SessionEvent
-	for req == nil {
-		resp, err := a.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.GetEvent().GetPermissionRequest() != nil {
-			req = resp.GetEvent()
-		}
-	}
+	req := recvUntil(t, a, func(ev *robotav1.SessionEvent) bool { return ev.GetPermissionRequest() != nil })
 	leave()
 	if _, err := a.Recv(); status.Code(err) != codes.Canceled {
 		t.Fatalf("the leaving client's stream ended with %v", err)

@@ -124,7 +124,11 @@
 //     moved out, so identifiers (executionId, round, toolCallId, role) stay on the line.
 //     (An event whose data's JSON is at most half the threshold is not measured: only
 //     redaction, by what Placeholder adds to each value it hides, could take one of its
-//     values past the threshold.)
+//     values past the threshold.) A message content of one long text part stays on the
+//     line as an array whose part's text is the PayloadRef of the (redacted) text: the
+//     file the call's coalesced text deltas went to, so a long answer is encoded, hashed
+//     and stored once. Lines written before this hold the whole array's PayloadRef;
+//     Hydrate reads both.
 //   - A line is written with a single write(2) on an O_APPEND descriptor, so a crash leaves
 //     at worst one partial last line; readers skip it and reopening the log truncates it,
 //     so earlier and later lines always parse.

@@ -3,6 +3,7 @@ package sessionlog
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -18,48 +19,48 @@ import (
 
 // liftMessages returns data with the content of its text-only messages whose text is
 // longer than the inline threshold left out (the messages are copied, data's are not
-// changed), and the function that puts the content's payload reference in its place in
-// data's JSON tree (l.mu held).
+// changed), and the function that puts the content's stored form in its place in data's
+// JSON tree (l.mu held).
 func (l *FileLogger) liftMessages(data any) (any, func(tree any), error) {
 	ev, ok := data.(agent.Event)
 	if !ok || l.threshold < 0 {
 		return data, nil, nil
 	}
-	var msgRef, respRef *PayloadRef
+	var msgContent, respContent any
 	if ev.Message != nil {
-		ref, err := l.contentPayload(ev.Message.Content)
+		c, err := l.contentPayload(ev.Message.Content)
 		if err != nil {
 			return data, nil, err
 		}
-		if ref != nil {
+		if c != nil {
 			m := *ev.Message
 			m.Content = nil
-			ev.Message, msgRef = &m, ref
+			ev.Message, msgContent = &m, c
 		}
 	}
 	if ev.Response != nil {
-		ref, err := l.contentPayload(ev.Response.Response.Message.Content)
+		c, err := l.contentPayload(ev.Response.Response.Message.Content)
 		if err != nil {
 			return data, nil, err
 		}
-		if ref != nil {
+		if c != nil {
 			r := *ev.Response
 			r.Response.Message.Content = nil
-			ev.Response, respRef = &r, ref
+			ev.Response, respContent = &r, c
 		}
 	}
-	if msgRef == nil && respRef == nil {
+	if msgContent == nil && respContent == nil {
 		return data, nil, nil
 	}
 	return ev, func(tree any) {
 		m, _ := tree.(map[string]any)
-		if msg, ok := m["message"].(map[string]any); ok && msgRef != nil {
-			msg["content"] = *msgRef
+		if msg, ok := m["message"].(map[string]any); ok && msgContent != nil {
+			msg["content"] = msgContent
 		}
-		if r, ok := m["response"].(map[string]any); ok && respRef != nil {
+		if r, ok := m["response"].(map[string]any); ok && respContent != nil {
 			if r, ok := r["response"].(map[string]any); ok {
 				if msg, ok := r["message"].(map[string]any); ok {
-					msg["content"] = *respRef
+					msg["content"] = respContent
 				}
 			}
 		}
@@ -67,10 +68,14 @@ func (l *FileLogger) liftMessages(data any) (any, func(tree any), error) {
 }
 
 // contentPayload stores a text-only content array whose text is longer than the inline
-// threshold as externalize would (the redacted array's JSON tree, encoded as lines are)
-// and returns its reference; nil for any other content. The last one is remembered, so
-// the response and the history's copy of an answer cost one (l.mu held).
-func (l *FileLogger) contentPayload(parts []llm.Part) (*PayloadRef, error) {
+// threshold and returns what the line holds in its place; nil for any other content
+// (l.mu held). A single text part stays an array on the line, its text a reference to
+// the text's payload: the file the call's text deltas went to, found without encoding
+// or hashing the answer again (the text is redacted as they were). Several parts are
+// stored as externalize would store the array (the redacted array's JSON tree, encoded
+// as lines are), and the last such array is remembered, so the response and the
+// history's copy of an answer cost one.
+func (l *FileLogger) contentPayload(parts []llm.Part) (any, error) {
 	n := 0
 	for _, p := range parts {
 		if p.Type != llm.PartText || p.Text == "" || p.Signature != "" || p.ToolCall != nil || p.ToolResult != nil {
@@ -81,9 +86,16 @@ func (l *FileLogger) contentPayload(parts []llm.Part) (*PayloadRef, error) {
 	if n <= l.threshold {
 		return nil, nil
 	}
+	if len(parts) == 1 {
+		ref, err := l.textPayload(parts[0].Text)
+		if err != nil {
+			return nil, err
+		}
+		return liftedContent{map[string]any{"type": string(llm.PartText), "text": ref}}, nil
+	}
 	c := l.lastLifted
-	if len(parts) == 1 && c.ref.SHA256 != "" && len(c.text) == len(parts[0].Text) && c.text == parts[0].Text && l.payloadExists(c.ref) {
-		return &c.ref, nil
+	if c.ref.SHA256 != "" && sameTexts(c.parts, parts) && l.payloadExists(c.ref) {
+		return c.ref, nil
 	}
 	arr := make([]any, len(parts)) // the tree a text part decodes to, redacted
 	for i, p := range parts {
@@ -97,10 +109,18 @@ func (l *FileLogger) contentPayload(parts []llm.Part) (*PayloadRef, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(parts) == 1 {
-		l.lastLifted.text, l.lastLifted.ref = parts[0].Text, ref
-	}
-	return &ref, nil
+	l.lastLifted.parts, l.lastLifted.ref = slices.Clone(parts), ref
+	return ref, nil
+}
+
+// liftedContent is a content array whose text is a payload reference: it stays on the
+// line as it is (externalize moves a []any, not this, and a reference inside a payload
+// file would not be hydrated), and redaction has nothing left to do in it.
+type liftedContent []any
+
+// sameTexts reports whether a and b are text parts with the same texts.
+func sameTexts(a, b []llm.Part) bool {
+	return slices.EqualFunc(a, b, func(x, y llm.Part) bool { return len(x.Text) == len(y.Text) && x.Text == y.Text })
 }
 
 // textPayload redacts a delta line's long text and stores it as externalize would, and

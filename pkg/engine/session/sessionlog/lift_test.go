@@ -12,10 +12,26 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 )
 
+// contentFile is the payload file a line's long message content is in: the array's
+// (several parts), or its one text part's.
+func contentFile(raw json.RawMessage) string {
+	var ref sessionlog.PayloadRef
+	if json.Unmarshal(raw, &ref) == nil && ref.RelativePath != "" {
+		return ref.RelativePath
+	}
+	var parts []struct {
+		Text sessionlog.PayloadRef `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil && len(parts) == 1 {
+		return parts[0].Text.RelativePath
+	}
+	return ""
+}
+
 // TestLongAnswerLinesAreUnchanged: a long answer's lines (coalesced deltas, response,
 // history) refer to payload files as when their data is encoded whole: read back they
 // carry the same data as the message logged in a form the logger does not know (a
-// generic tree), redacted, and the response and the history share one file.
+// generic tree), redacted, and the deltas, the response and the history share one file.
 func TestLongAnswerLinesAreUnchanged(t *testing.T) {
 	const key = "sk-ant-api03-Zq8xYtW3vKp2LmN7rS4uJ9hG5fD1sA6e"
 	plain := strings.Repeat("a long answer ", 10) + strings.Repeat("and more text ", 10)
@@ -50,22 +66,28 @@ func TestLongAnswerLinesAreUnchanged(t *testing.T) {
 	for _, e := range c.Entries {
 		var m struct {
 			Message *struct {
-				Content sessionlog.PayloadRef `json:"content"`
+				Content json.RawMessage `json:"content"`
 			} `json:"message"`
 			Response *struct {
 				Response struct {
 					Message struct {
-						Content sessionlog.PayloadRef `json:"content"`
+						Content json.RawMessage `json:"content"`
 					} `json:"message"`
 				} `json:"response"`
 			} `json:"response"`
+			Delta json.RawMessage `json:"delta"`
 		}
 		_ = json.Unmarshal(e.Data, &m)
 		if m.Message != nil && contents[e.Event] == "" {
-			contents[e.Event] = m.Message.Content.RelativePath
+			contents[e.Event] = contentFile(m.Message.Content)
 		}
 		if m.Response != nil {
-			contents[e.Event] = m.Response.Response.Message.Content.RelativePath
+			contents[e.Event] = contentFile(m.Response.Response.Message.Content)
+		}
+		if e.Event == sessionlog.EventTextDelta {
+			var ref sessionlog.PayloadRef
+			_ = json.Unmarshal(m.Delta, &ref)
+			contents[e.Event] = ref.RelativePath
 		}
 		data, err := sessionlog.Hydrate(e.Data, "s1", sessionlog.DirPayloads(dir))
 		if err != nil {
@@ -78,8 +100,9 @@ func TestLongAnswerLinesAreUnchanged(t *testing.T) {
 			}
 		}
 	}
-	if r := contents["provider_response_raw"]; r == "" || r != contents["history_mutation"] {
-		t.Errorf("response and history content in payload files %q and %q, want one", r, contents["history_mutation"])
+	if r := contents["provider_response_raw"]; r == "" || r != contents["history_mutation"] || r != contents[sessionlog.EventTextDelta] {
+		t.Errorf("deltas, response and history content in payload files %q, %q and %q, want one",
+			contents[sessionlog.EventTextDelta], r, contents["history_mutation"])
 	}
 	var lifted, whole map[string]any
 	_ = json.Unmarshal(hydrated[len(hydrated)-2], &lifted)

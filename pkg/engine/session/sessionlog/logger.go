@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
@@ -86,11 +87,15 @@ type FileLogger struct {
 	// shown is the last answer written, which later lines refer to (see refs.go).
 	shown shown
 	// lastPayload is the last (redacted) string moved to a payload file, and its
-	// reference; lastLifted the (unredacted) text of the last content array lifted out
-	// of a message (see lift.go).
-	lastPayload, lastLifted struct {
+	// reference; lastLifted the (unredacted) parts of the last content array of several
+	// parts lifted out of a message (see lift.go).
+	lastPayload struct {
 		text string
 		ref  PayloadRef
+	}
+	lastLifted struct {
+		parts []llm.Part
+		ref   PayloadRef
 	}
 	// lastRedacted is the last long text redacted and its redaction: a round's answer
 	// is judged at the end of its stream, then stored from its text deltas, its raw
