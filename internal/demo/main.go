@@ -56,9 +56,10 @@ in another language (examples/engine-clients) driving a session in the engine ov
 gRPC, approving a permission request, with a second client watching; subagents (the
 Agent tool) in robota-worker processes of their own, in parallel and in a git worktree,
 a background process read and stopped with TaskOutput/TaskStop, and a worker crash
-reported while the session goes on; a custom command and a skill from .claude/, and
-/rewind restoring the files a resumed session's model edited; go-plugin workers
-supervised and replaced.
+reported while the session goes on; a custom command and a skill from .claude/,
+/rewind restoring the files a resumed session's model edited, a plugin from a local
+marketplace (its command and its hook), project memory refusing a secret; go-plugin
+workers supervised and replaced.
 Not yet: the TUI.
 `)
 	return nil
