@@ -133,7 +133,7 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 				problems = append(problems, Problem{Path: path, Skipped: true, Err: err})
 				continue
 			}
-			data, err := readBounded(path)
+			data, err := ReadFileBounded(path)
 			if err != nil {
 				problems = append(problems, Problem{Path: path, Skipped: true, Err: err})
 				continue
@@ -233,7 +233,10 @@ func agentFiles(dir string) ([]string, error) {
 	return out, err
 }
 
-func readBounded(path string) ([]byte, error) {
+// ReadFileBounded reads a definition-like file (an agent, skill, command or plugin
+// manifest) of at most MaxFileSize bytes: such files come from other people's
+// repositories, so a huge one is a problem to report, not memory to spend.
+func ReadFileBounded(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 	"github.com/robota-sdk/robota-go/pkg/tools/mcp"
 )
 
@@ -53,7 +54,7 @@ func (l *loader) hooks() {
 }
 
 func (l *loader) addHooksFile(path string) {
-	data, err := readBounded(path)
+	data, err := agentdef.ReadFileBounded(path)
 	if err != nil {
 		l.problem(path, fmt.Errorf("%w: %w", ErrComponent, err))
 		return
@@ -114,7 +115,7 @@ func (l *loader) mcpServers() {
 		}
 	}
 	addFile := func(path string) {
-		data, err := readBounded(path)
+		data, err := agentdef.ReadFileBounded(path)
 		if err != nil {
 			l.problem(path, fmt.Errorf("%w: %w", ErrComponent, err))
 			return

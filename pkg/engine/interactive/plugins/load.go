@@ -95,7 +95,7 @@ func load(in loadInput) (*Plugin, []Problem) {
 // readManifest reads plugin.json; without one, a marketplace entry stands for it (as
 // in Claude Code), else the directory's name names the plugin.
 func readManifest(root string, entry *Entry) (Manifest, error) {
-	data, err := readBounded(filepath.Join(root, filepath.FromSlash(ManifestPath)))
+	data, err := agentdef.ReadFileBounded(filepath.Join(root, filepath.FromSlash(ManifestPath)))
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && entry != nil:
 		return Manifest{Name: entry.Name, Version: entry.Version, Description: entry.Description,

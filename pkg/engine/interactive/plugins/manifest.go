@@ -8,13 +8,15 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 )
 
 // ManifestPath is where a plugin's manifest lies, relative to its root.
 const ManifestPath = ".claude-plugin/plugin.json"
 
 // MaxFileSize bounds what is read of a manifest or component file.
-const MaxFileSize = 1 << 20
+const MaxFileSize = agentdef.MaxFileSize
 
 // namePattern is what a plugin or marketplace name may be (Claude Code's plugin id
 // rule, name@marketplace): it becomes a command prefix and a directory name, so it can

@@ -3,7 +3,6 @@ package plugins
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,21 +64,4 @@ func realDir(dir string) (string, error) {
 		return "", fmt.Errorf("%s is not a directory", abs)
 	}
 	return real, nil
-}
-
-// readBounded reads a file of at most MaxFileSize bytes.
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("larger than %d bytes", MaxFileSize)
-	}
-	return data, nil
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 )
 
 // DeclaredMarketplace is an extraKnownMarketplaces entry of the settings: its source and
@@ -256,7 +258,7 @@ func (r *resolver) marketplace(ctx context.Context, name string) *openMarket {
 
 // ReadMarketplace reads <root>/.claude-plugin/marketplace.json.
 func ReadMarketplace(root string) (Marketplace, []error, error) {
-	data, err := readBounded(filepath.Join(root, filepath.FromSlash(MarketplacePath)))
+	data, err := agentdef.ReadFileBounded(filepath.Join(root, filepath.FromSlash(MarketplacePath)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Marketplace{}, nil, fmt.Errorf("%w: no %s in %s", ErrNotFound, MarketplacePath, root)
 	}

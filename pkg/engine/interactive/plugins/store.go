@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 )
 
 // The files of a plugin directory (~/.robota/plugins for the user, .robota/plugins for a
@@ -199,7 +201,7 @@ func safeSegment(v string) string {
 
 func (s Store) readJSON(name string, v any) error {
 	path := filepath.Join(s.Dir, name)
-	data, err := readBounded(path)
+	data, err := agentdef.ReadFileBounded(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -3,16 +3,17 @@ package skills
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 )
 
 // MaxFileSize bounds what is read of one file; a larger file is skipped.
-const MaxFileSize = 1 << 20
+const MaxFileSize = agentdef.MaxFileSize
 
 // SkillFile is the file that makes a directory a skill.
 const SkillFile = "SKILL.md"
@@ -163,7 +164,7 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 				problems = append(problems, Problem{Path: f.path, Skipped: true, Err: err})
 				continue
 			}
-			data, err := readBounded(f.path)
+			data, err := agentdef.ReadFileBounded(f.path)
 			if err != nil {
 				problems = append(problems, Problem{Path: f.path, Skipped: true, Err: fmt.Errorf("%w: %w", ErrUnreadable, err)})
 				continue
@@ -281,20 +282,4 @@ func commandFiles(dir, name string) ([]candidate, error) {
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, err
-}
-
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("larger than %d bytes", MaxFileSize)
-	}
-	return data, nil
 }
