@@ -21,15 +21,11 @@ import (
 // model loads with the Skill tool, and /rewind taking the model's edits back after a
 // resume. It returns the next step number.
 func runSDKLayer(bin, examples string, first int) (int, error) {
-	tmp, err := os.MkdirTemp("", "robota-demo-sdk-")
+	tmp, dir, err := scratchProject(examples, "robota-demo-sdk-")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, "wordstats")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join(examples, "demo"))); err != nil {
-		return 0, fmt.Errorf("copy examples/demo: %w", err)
-	}
 	if err := os.CopyFS(filepath.Join(dir, ".claude"), os.DirFS(filepath.Join(examples, "sdk-layer", ".claude"))); err != nil {
 		return 0, fmt.Errorf("copy examples/sdk-layer/.claude: %w", err)
 	}

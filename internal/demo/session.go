@@ -17,15 +17,11 @@ import (
 // model fix its bug with real tools, then resumes the session. It returns the
 // next step number.
 func runSession(bin, examples string) (int, error) {
-	tmp, err := os.MkdirTemp("", "robota-demo-project-")
+	tmp, dir, err := scratchProject(examples, "robota-demo-project-")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, "wordstats")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join(examples, "demo"))); err != nil {
-		return 0, fmt.Errorf("copy examples/demo: %w", err)
-	}
 	scriptPath, err := renderScript(filepath.Join(examples, "demo.script.yaml"), tmp, dir)
 	if err != nil {
 		return 0, err
@@ -95,6 +91,20 @@ func runSession(bin, examples string) (int, error) {
 		bytes.Count(journal, []byte(`{"k":"c"`)), bytes.Count(journal, []byte("\n")))
 	say("the journal is what --resume/--continue load (a kill -9 loses at most the round in flight); secrets are redacted in both")
 	return 6, nil
+}
+
+// scratchProject copies examples/demo to a new temporary directory tmp (the caller
+// removes it) as tmp/wordstats, the project directory dir.
+func scratchProject(examples, prefix string) (tmp, dir string, err error) {
+	if tmp, err = os.MkdirTemp("", prefix); err != nil {
+		return "", "", err
+	}
+	dir = filepath.Join(tmp, "wordstats")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(examples, "demo"))); err != nil {
+		os.RemoveAll(tmp)
+		return "", "", fmt.Errorf("copy examples/demo: %w", err)
+	}
+	return tmp, dir, nil
 }
 
 func renderScript(src, tmp, dir string) (string, error) {

@@ -15,15 +15,11 @@ import (
 // worktree), starts, reads and stops a background process, and survives a worker that
 // dies mid-job. It returns the next step number.
 func runSubagents(bin, examples string, first int) (int, error) {
-	tmp, err := os.MkdirTemp("", "robota-demo-agents-")
+	tmp, dir, err := scratchProject(examples, "robota-demo-agents-")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, "wordstats")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join(examples, "demo"))); err != nil {
-		return 0, fmt.Errorf("copy examples/demo: %w", err)
-	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"},
 		{"-c", "user.name=demo", "-c", "user.email=demo@example.com", "commit", "-q", "-m", "wordstats"}} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
