@@ -419,7 +419,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			}
 		}
 	} else {
-		logger, err := sessionlog.Open(sessionlog.ProjectDir(opts.Cwd), id, sessionlog.Options{Now: opts.Now})
+		logger, err := sessionlog.Open(sessionlog.ProjectDir(opts.Cwd), id, sessionlog.Options{Now: opts.Now, Background: true})
 		if err != nil {
 			return nil, fmt.Errorf("session log: %w", err)
 		}
@@ -482,6 +482,16 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 // is a read inside the working directory, allowed in every permission mode (and kept out
 // of git by .robota/.gitignore).
 func ToolOutputDir(cwd string) string { return filepath.Join(cwd, ".robota", "tool-output") }
+
+// SyncLog waits until every event logged so far is in the session log (the log is
+// written in the background, off the turn's path) and flushes it to stable storage. A
+// reader of a live session's log calls it first; nil without a log.
+func (a *Assembled) SyncLog() error {
+	if a.logger == nil {
+		return nil
+	}
+	return a.logger.Sync()
+}
 
 // Close shuts the session down (persisting it and firing SessionEnd) and closes its log.
 func (a *Assembled) Close(ctx context.Context, reason string) error {

@@ -156,6 +156,9 @@ turns:
 	if end == nil || end.Result != "success" || !strings.Contains(end.ToolResultData, "hello-from-bash") || !strings.Contains(end.Message, "PreToolUse prompt hook error") || !strings.Contains(end.Message, "not a verdict") {
 		t.Fatalf("tool end %+v", end)
 	}
+	if err := s.Assembled().SyncLog(); err != nil {
+		t.Fatal(err)
+	}
 	log, err := os.ReadFile(s.Assembled().LogPath)
 	if err != nil || !strings.Contains(string(log), "hook PreToolUse") || !strings.Contains(string(log), "not a verdict") {
 		t.Fatalf("session log does not record the hook error (%v)", err)

@@ -132,6 +132,21 @@
 //   - A line is written with a single write(2) on an O_APPEND descriptor, so a crash leaves
 //     at worst one partial last line; readers skip it and reopening the log truncates it,
 //     so earlier and later lines always parse.
+//   - Options.Background (what a session assembled by pkg/engine/interactive uses) takes
+//     the log off the session's path: Log stamps the event, copies what the caller could
+//     still change (own.go: messages, maps, byte slices, pointed-to data; any other
+//     type as its JSON) and queues it; one writer goroutine per log writes the queue in
+//     order, so the file is line for line what a synchronous logger writes, redacted
+//     the same way. The queue holds at most QueueLength events; a caller that finds it
+//     full waits (nothing is dropped). Append, Sync and Close wait for what was queued
+//     before them, so a reader of a live log calls Sync first, and Close (a session's
+//     close, robota -p's exit, the engine's SIGTERM shutdown) returns once everything
+//     is written. A writer's failure goes to Options.OnError, as a synchronous Log's
+//     does. A crash loses, besides the held streaming events above, the events queued
+//     and not yet written: at most QueueLength events, in practice the last
+//     milliseconds of the session (the writer keeps up with a stream; a turn's
+//     end-of-call work is what it does after the turn has answered). The session's
+//     journal (package store), not the log, is what is durable at every round.
 //   - Logging never panics and never fails the session: Log reports failures to
 //     Options.OnError, Append returns them. SilentLogger is the null object. Both satisfy
 //     the session runtime's logger port (Log(event string, data any)) directly.

@@ -18,8 +18,9 @@ import (
 )
 
 // Logger records session events; it has the shape of the session runtime's logger port.
-// Implementations are safe for concurrent use, serialize data before returning and never
-// fail their caller: logging must never break a session.
+// Implementations are safe for concurrent use, take what they keep of data before
+// returning (its JSON, or a copy the caller cannot change) and never fail their caller:
+// logging must never break a session.
 type Logger interface {
 	Log(event string, data any)
 }
@@ -55,6 +56,12 @@ type Options struct {
 	// CoalesceInterval overrides DefaultCoalesceInterval when > 0: held streaming pieces
 	// are written (up to the settled cut) once the oldest is this old.
 	CoalesceInterval time.Duration
+	// Background hands every event to a writer goroutine of the logger (see writer.go):
+	// Log returns once the event is stamped, copied and queued, and the redaction,
+	// encoding, hashing and writing happen off the caller's path, in order. Append, Sync
+	// and Close wait for the events queued before them. OnError is then called from the
+	// writer goroutine and must not log to the same logger.
+	Background bool
 }
 
 // FileLogger appends one session's events to {dir}/{sessionID}.jsonl. It assumes it is the
@@ -67,6 +74,9 @@ type FileLogger struct {
 	threshold int
 	onError   func(event string, err error)
 	interval  time.Duration
+	// bg is the background writer (Options.Background); nil: events are written by
+	// the goroutine that logs them.
+	bg *writer
 
 	mu sync.Mutex
 	// due writes held pieces once the oldest is l.interval old when no later piece
@@ -150,6 +160,9 @@ func Open(dir, sessionID string, opts Options) (*FileLogger, error) {
 	l.hist = recoverHistory(f, l.size, DirPayloads(dir))
 	l.opened = l.size
 	l.f = f
+	if opts.Background {
+		l.bg = startWriter(l)
+	}
 	return l, nil
 }
 
@@ -165,7 +178,13 @@ func (l *FileLogger) SessionID() string { return l.sessionID }
 // Log appends one event like Append and reports a failure to Options.OnError instead of
 // returning it.
 func (l *FileLogger) Log(event string, data any) {
-	if err := l.Append(event, data); err != nil && l.onError != nil {
+	if l.bg != nil {
+		if err := l.enqueue(event, data, nil); err != nil && l.onError != nil {
+			l.onError(event, err)
+		}
+		return
+	}
+	if err := l.append(event, data, time.Time{}); err != nil && l.onError != nil {
 		l.onError(event, err)
 	}
 }
@@ -176,12 +195,26 @@ func (l *FileLogger) Log(event string, data any) {
 // provider_stream_raw_delta, stream_event payloads) and the server_tool events logged
 // among them may be held back and written later (see the package doc); the entry's
 // timestamp is still taken now, its sequence when it is written. A failure to write a held event later goes to Options.OnError.
+// With Options.Background it waits for the events queued before it and its own.
 func (l *FileLogger) Append(event string, data any) error {
+	if l.bg != nil {
+		reply := make(chan error, 1)
+		if err := l.enqueue(event, data, reply); err != nil {
+			return err
+		}
+		return <-reply
+	}
+	return l.append(event, data, time.Time{})
+}
+
+// append is Append in the goroutine that writes; stamp is the entry's timestamp, or zero
+// for now.
+func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	if !validEvent(event) {
 		return fmt.Errorf("%w: %q", ErrInvalidEvent, event)
 	}
 	if held, ok := typedDelta(event, data); ok {
-		return l.appendHeld(held)
+		return l.appendHeld(held, stamp)
 	}
 	var base *PayloadBase
 	var mark *nativeMark
@@ -248,7 +281,9 @@ func (l *FileLogger) Append(event string, data any) error {
 		l.mu.Unlock()
 		return ErrClosed
 	}
-	stamp := l.now().UTC()
+	if stamp.IsZero() {
+		stamp = l.now().UTC()
+	}
 	var heldErrs []heldFailure
 	switch {
 	case streaming && held.kind == heldInCall && len(l.held.queue) == 0:
@@ -280,13 +315,16 @@ func (l *FileLogger) Append(event string, data any) error {
 
 // appendHeld holds a text delta given as typed data: its data is encoded only with the
 // line it goes out in.
-func (l *FileLogger) appendHeld(held heldEvent) error {
+func (l *FileLogger) appendHeld(held heldEvent, stamp time.Time) error {
 	l.mu.Lock()
 	if l.f == nil {
 		l.mu.Unlock()
 		return ErrClosed
 	}
-	held.stamp = l.now().UTC()
+	if stamp.IsZero() {
+		stamp = l.now().UTC()
+	}
+	held.stamp = stamp
 	heldErrs := l.hold(held)
 	l.mu.Unlock()
 	l.reportHeld(heldErrs)
@@ -343,8 +381,16 @@ func (l *FileLogger) reportHeld(failures []heldFailure) {
 	}
 }
 
-// Sync writes the held streaming events and flushes the log file to stable storage.
+// Sync writes the held streaming events and flushes the log file to stable storage
+// (with Options.Background, after the events queued before it are written).
 func (l *FileLogger) Sync() error {
+	if l.bg != nil {
+		return l.barrier(l.syncNow)
+	}
+	return l.syncNow()
+}
+
+func (l *FileLogger) syncNow() error {
 	l.mu.Lock()
 	if l.f == nil {
 		l.mu.Unlock()
@@ -358,8 +404,12 @@ func (l *FileLogger) Sync() error {
 }
 
 // Close writes the held streaming events, syncs and closes the log; later Logs return
-// ErrClosed. Closing twice is a no-op.
+// ErrClosed. Closing twice is a no-op. With Options.Background it first waits for the
+// writer to write every event queued before it.
 func (l *FileLogger) Close() error {
+	if l.bg != nil {
+		l.bg.stop()
+	}
 	l.mu.Lock()
 	if l.f == nil {
 		l.mu.Unlock()

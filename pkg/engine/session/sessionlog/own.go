@@ -1,0 +1,214 @@
+package sessionlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+)
+
+// own returns data in a form its caller can no longer change: a logger in Background
+// mode writes it after Log returned, while the caller goes on with (and may change) the
+// maps, slices and pointed-to values it logged. The types the session and the agent log
+// are copied as far as they hold mutable parts (strings are immutable and shared); any
+// other value is snapshotted as its JSON. The copy keeps each value's type, so the
+// logger's typed paths (deltas, references, history) see what they would have seen.
+func own(data any) (any, error) {
+	switch d := data.(type) {
+	case nil, string, bool, int, int64, float64, json.Number,
+		TextDeltaData, PreRunData, SessionShutdownData, ErrorData, ContextCompactData:
+		return data, nil
+	case *TextDeltaData:
+		if d == nil {
+			return nil, nil
+		}
+		return *d, nil
+	case agent.Event:
+		return ownEvent(d), nil
+	case HistoryMutationData:
+		return ownMutation(d), nil
+	case AssistantData:
+		d.HistoryStructure = slices.Clone(d.HistoryStructure)
+		for i := range d.HistoryStructure {
+			s := &d.HistoryStructure[i]
+			s.ToolCallNames = slices.Clone(s.ToolCallNames)
+			s.Metadata = ownMap(s.Metadata)
+		}
+		return d, nil
+	case ServerToolData:
+		d.Input = bytes.Clone(d.Input)
+		return d, nil
+	case SessionInitData:
+		d.ToolSchemas = ownSchemas(d.ToolSchemas)
+		return d, nil
+	case json.RawMessage:
+		return bytes.Clone(d), nil
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(raw), nil
+}
+
+func ownEvent(ev agent.Event) agent.Event {
+	if ev.Request != nil {
+		r := *ev.Request // the unexported count of omitted messages is copied with it
+		r.Messages = ownMessages(r.Messages)
+		r.Tools = ownSchemas(r.Tools)
+		if r.Base != nil {
+			b := *r.Base
+			r.Base = &b
+		}
+		ev.Request = &r
+	}
+	if ev.RawPayload != nil {
+		p := *ev.RawPayload
+		p.Payload = bytes.Clone(p.Payload)
+		p.Metadata = ownMap(p.Metadata)
+		ev.RawPayload = &p
+	}
+	if ev.Delta != nil {
+		d := *ev.Delta
+		ev.Delta = &d
+	}
+	if ev.Response != nil {
+		r := *ev.Response
+		r.Response.Message = ownMessage(r.Response.Message)
+		ev.Response = &r
+	}
+	if ev.Batch != nil {
+		b := *ev.Batch
+		b.Tools = slices.Clone(b.Tools)
+		ev.Batch = &b
+	}
+	if ev.Tool != nil {
+		t := *ev.Tool
+		t.Parameters = bytes.Clone(t.Parameters)
+		t.OwnerPath = slices.Clone(t.OwnerPath)
+		if t.Result != nil {
+			res := *t.Result
+			res.Metadata = ownMap(res.Metadata)
+			t.Result = &res
+		}
+		ev.Tool = &t
+	}
+	if ev.Mutation != nil {
+		m := *ev.Mutation
+		ev.Mutation = &m
+	}
+	if ev.Message != nil {
+		m := ownMessage(*ev.Message)
+		ev.Message = &m
+	}
+	return ev
+}
+
+func ownMutation(d HistoryMutationData) HistoryMutationData {
+	if d.Message != nil {
+		m := ownMessage(*d.Message)
+		d.Message = &m
+	}
+	d.Messages = ownMessages(d.Messages)
+	if d.Continues != nil {
+		c := *d.Continues
+		d.Continues = &c
+	}
+	d.Replaced = slices.Clone(d.Replaced)
+	for i := range d.Replaced {
+		d.Replaced[i].Message = ownMessage(d.Replaced[i].Message)
+	}
+	if d.Length != nil {
+		n := *d.Length
+		d.Length = &n
+	}
+	d.changed = slices.Clone(d.changed)
+	return d
+}
+
+func ownMessages(msgs []llm.Message) []llm.Message {
+	if msgs == nil {
+		return nil
+	}
+	out := make([]llm.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = ownMessage(m)
+	}
+	return out
+}
+
+func ownMessage(m llm.Message) llm.Message {
+	m.Content = slices.Clone(m.Content)
+	for i := range m.Content {
+		p := &m.Content[i]
+		if p.ToolCall != nil {
+			c := *p.ToolCall
+			c.Input = bytes.Clone(c.Input)
+			p.ToolCall = &c
+		}
+		if p.ToolResult != nil {
+			r := *p.ToolResult
+			p.ToolResult = &r
+		}
+	}
+	if m.Usage != nil {
+		u := *m.Usage
+		m.Usage = &u
+	}
+	m.Metadata = ownMap(m.Metadata)
+	return m
+}
+
+func ownSchemas(s []llm.ToolSchema) []llm.ToolSchema {
+	if s == nil {
+		return nil
+	}
+	s = slices.Clone(s)
+	for i := range s {
+		s[i].InputSchema = bytes.Clone(s[i].InputSchema)
+	}
+	return s
+}
+
+// ownMap copies a metadata map deeply: JSON containers are copied, scalars kept, and any
+// other value (a struct, a typed map) is snapshotted as its JSON, which is what the log
+// writes of it.
+func ownMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := maps.Clone(m)
+	for k, v := range out {
+		out[k] = ownValue(v)
+	}
+	return out
+}
+
+func ownValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		return ownMap(t)
+	case []any:
+		out := slices.Clone(t)
+		for i, c := range out {
+			out[i] = ownValue(c)
+		}
+		return out
+	case []string:
+		return slices.Clone(t)
+	case json.RawMessage:
+		return bytes.Clone(t)
+	case []byte:
+		return bytes.Clone(t)
+	case nil, string, bool, float64, float32, int, int64, int32, uint, uint64, uint32, json.Number:
+		return v
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v // the line's encoding reports it
+	}
+	return json.RawMessage(raw)
+}
