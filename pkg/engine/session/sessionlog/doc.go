@@ -137,7 +137,9 @@
 //     still change (own.go: messages, maps, byte slices, pointed-to data; any other
 //     type as its JSON) and queues it; one writer goroutine per log writes the queue in
 //     order, so the file is line for line what a synchronous logger writes, redacted
-//     the same way. The queue holds at most QueueLength events; a caller that finds it
+//     the same way. The goroutine runs only while events wait (started by the first,
+//     ended when the queue is empty), so an idle session's log holds neither a
+//     goroutine nor a queue. The queue holds at most QueueLength events; a caller that finds it
 //     full waits (nothing is dropped). Append, Sync and Close wait for what was queued
 //     before them, so a reader of a live log calls Sync first, and Close (a session's
 //     close, robota -p's exit, the engine's SIGTERM shutdown) returns once everything

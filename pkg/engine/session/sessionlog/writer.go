@@ -12,16 +12,23 @@ import (
 const QueueLength = 1024
 
 // writer is a Background logger's queue and the goroutine that empties it. One goroutine
-// writes, in queue order, so lines keep the order in which Log was called; the state the
-// logger keeps about what it wrote (references, history, native bodies, held pieces) is
-// read and changed as it was by synchronous callers, under l.mu.
+// writes at a time, in queue order, so lines keep the order in which Log was called; the
+// state the logger keeps about what it wrote (references, history, native bodies, held
+// pieces) is read and changed as it was by synchronous callers, under l.mu.
+//
+// An idle logger costs nothing but the struct: the goroutine runs only while there are
+// events to write (it is started by the put that finds the queue empty and ends when it
+// has emptied it), and the queue is a slice that grows with what waits. An engine keeps
+// many idle sessions, each with its log (issue 11: at most 50 KB per idle session).
 type writer struct {
-	// mu serializes enqueueing, so stamps follow queue order, and guards closed. The
-	// writer goroutine never takes it.
-	mu     sync.Mutex
-	closed bool
-	q      chan job
-	done   chan struct{}
+	l *FileLogger
+	// mu guards everything below; it serializes enqueueing, so stamps follow queue
+	// order. room is signalled when the queue shrinks or the goroutine ends.
+	mu      sync.Mutex
+	room    sync.Cond
+	closed  bool
+	running bool
+	q       []job
 }
 
 // job is one queued event, or a barrier (fn) run by the writer in its turn.
@@ -34,14 +41,28 @@ type job struct {
 }
 
 func startWriter(l *FileLogger) *writer {
-	w := &writer{q: make(chan job, QueueLength), done: make(chan struct{})}
-	go l.drain(w)
+	w := &writer{l: l}
+	w.room.L = &w.mu
 	return w
 }
 
-func (l *FileLogger) drain(w *writer) {
-	defer close(w.done)
-	for j := range w.q {
+// drain writes the queued jobs until the queue is empty, then ends.
+func (w *writer) drain() {
+	l := w.l
+	for {
+		w.mu.Lock()
+		if len(w.q) == 0 {
+			w.q, w.running = nil, false // the backing array goes with the burst
+			w.room.Broadcast()
+			w.mu.Unlock()
+			return
+		}
+		j := w.q[0]
+		w.q[0] = job{}
+		w.q = w.q[1:]
+		w.room.Broadcast()
+		w.mu.Unlock()
+
 		var err error
 		if j.fn != nil {
 			err = j.fn()
@@ -81,23 +102,29 @@ func (l *FileLogger) barrier(fn func() error) error {
 func (w *writer) put(j job, now func() time.Time) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for !w.closed && len(w.q) >= QueueLength {
+		w.room.Wait() // the queue is full: wait for room, never drop
+	}
 	if w.closed {
 		return ErrClosed
 	}
 	if now != nil {
 		j.stamp = now().UTC()
 	}
-	w.q <- j // waits while the queue is full
+	w.q = append(w.q, j)
+	if !w.running {
+		w.running = true
+		go w.drain()
+	}
 	return nil
 }
 
-// stop closes the queue and waits until the writer has written everything in it.
+// stop refuses further events and waits until the writer has written everything queued.
 func (w *writer) stop() {
 	w.mu.Lock()
-	if !w.closed {
-		w.closed = true
-		close(w.q)
+	w.closed = true
+	for w.running {
+		w.room.Wait()
 	}
 	w.mu.Unlock()
-	<-w.done
 }

@@ -72,7 +72,10 @@ func TestBackgroundQueueIsBoundedAndLossless(t *testing.T) {
 		t.Fatal("Log returned with more events queued than QueueLength")
 	case <-time.After(100 * time.Millisecond):
 	}
-	if q := len(l.bg.q); q != QueueLength {
+	l.bg.mu.Lock()
+	q := len(l.bg.q)
+	l.bg.mu.Unlock()
+	if q != QueueLength {
 		t.Errorf("queue holds %d, want %d", q, QueueLength)
 	}
 	l.mu.Unlock()
@@ -132,5 +135,50 @@ func TestBackgroundReportsWriteErrors(t *testing.T) {
 	}
 	if err := l.Append(EventPreRun, nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("Append after Close = %v, want ErrClosed", err)
+	}
+}
+
+// An idle logger holds no goroutine and no queue: the writer starts with the first event
+// and ends when it has written what was queued (an engine keeps many idle sessions).
+func TestBackgroundWriterIsIdleBetweenBursts(t *testing.T) {
+	l := backgroundLogger(t, Options{})
+	idle := func() bool {
+		l.bg.mu.Lock()
+		defer l.bg.mu.Unlock()
+		return !l.bg.running && l.bg.q == nil
+	}
+	if !idle() {
+		t.Fatal("a new logger has a running writer or a queue")
+	}
+	for round := range 3 {
+		for i := range 100 {
+			l.Log(EventPreRun, PreRunData{Input: "p", HistoryLength: round*100 + i})
+		}
+		if err := l.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for !idle() {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the writer is still running with nothing queued", round)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadLogFile(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Entries) != 300 {
+		t.Fatalf("%d entries, want 300", len(c.Entries))
+	}
+	for i, e := range c.Entries {
+		var d PreRunData
+		if err := json.Unmarshal(e.Data, &d); err != nil || d.HistoryLength != i {
+			t.Fatalf("entry %d out of order: %+v (%v)", i, d, err)
+		}
 	}
 }
