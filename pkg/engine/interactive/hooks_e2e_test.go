@@ -79,18 +79,7 @@ turns:
     text: "Understood, I will not delete it."
 `)}
 			s := newTestSession(t, p, Options{Cwd: dir})
-			sub := s.Subscribe()
-			defer sub.Close()
-			sent, err := s.Submit("clean up")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var end *ToolState
-			for _, ev := range until(t, sub, ends(sent.PromptID)) {
-				if ev.Type == EventToolEnd {
-					end = ev.Tool
-				}
-			}
+			end := lastToolEnd(t, s, "clean up")
 			if got := readFile(t, victim); got != "keep me\n" {
 				t.Fatalf("victim.txt is %q: the blocked command ran", got)
 			}
@@ -141,18 +130,7 @@ turns:
     text: "Sure, that looks fine to me."
   - text: "done"
 `), Options{Cwd: dir})
-	sub := s.Subscribe()
-	defer sub.Close()
-	sent, err := s.Submit("say hello")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var end *ToolState
-	for _, ev := range until(t, sub, ends(sent.PromptID)) {
-		if ev.Type == EventToolEnd {
-			end = ev.Tool
-		}
-	}
+	end := lastToolEnd(t, s, "say hello")
 	if end == nil || end.Result != "success" || !strings.Contains(end.ToolResultData, "hello-from-bash") || !strings.Contains(end.Message, "PreToolUse prompt hook error") || !strings.Contains(end.Message, "not a verdict") {
 		t.Fatalf("tool end %+v", end)
 	}
@@ -519,4 +497,23 @@ func TestHookIfMustBeARule(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "hooks.PreToolUse") || !strings.Contains(err.Error(), ".claude/settings.json") || !strings.Contains(err.Error(), "if:") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// lastToolEnd submits prompt, waits for it to end and returns its last tool_end's state
+// (nil when no tool ended).
+func lastToolEnd(t *testing.T, s *InteractiveSession, prompt string) *ToolState {
+	t.Helper()
+	sub := s.Subscribe()
+	defer sub.Close()
+	sent, err := s.Submit(prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end *ToolState
+	for _, ev := range until(t, sub, ends(sent.PromptID)) {
+		if ev.Type == EventToolEnd {
+			end = ev.Tool
+		}
+	}
+	return end
 }
