@@ -1,6 +1,8 @@
 package server
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,11 +11,15 @@ import (
 
 // A quick turn arrives in two messages: the acceptance with the first context update
 // and the text, then the end event, which carries the context state the trailing
-// context_update would have repeated.
+// context_update would have repeated. What goes together depends on timing (the save
+// between the text and the end, or a late first text, may outlast the hold-back on a
+// loaded machine), so every turn must be well formed and one of several must be ideal.
 func TestSubmitSendsATurnInFewMessages(t *testing.T) {
 	e := startEngine(t, "", nil)
 	id := e.create(project(t, "turns:\n  - text: \"ok\"\n    usage: {inputTokens: 10, outputTokens: 1}\n    repeat: true\n"), nil).GetSessionId()
-	for range 3 {
+	want := []string{"context_update", "text_delta", "complete"}
+	var shapes []string
+	for range 8 {
 		r := e.submit(id, "hi")
 		if r.err != nil {
 			t.Fatal(r.err)
@@ -22,14 +28,13 @@ func TestSubmitSendsATurnInFewMessages(t *testing.T) {
 			t.Fatalf("accepted %v", r.accepted)
 		}
 		got := kinds(r.events)
-		want := []string{"context_update", "text_delta", "complete"}
-		if len(got) != len(want) {
-			t.Fatalf("events %v, want %v", got, want)
+		// The update after the text is left out only when the end follows in time.
+		trimmed := got
+		if len(got) == 4 && got[2] == "context_update" {
+			trimmed = []string{got[0], got[1], got[3]}
 		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("events %v, want %v", got, want)
-			}
+		if !slices.Equal(trimmed, want) {
+			t.Fatalf("events %v, want %v", got, want)
 		}
 		for _, ev := range r.events {
 			if ev.GetPromptId() != r.accepted.GetPromptId() {
@@ -39,12 +44,16 @@ func TestSubmitSendsATurnInFewMessages(t *testing.T) {
 		if st := r.last().GetComplete().GetResult().GetContextState(); st.GetUsedTokens() != 11 {
 			t.Fatalf("complete carries context state %v, want the 11 tokens used", st)
 		}
-		// The save between the text and the end may outlast the hold-back on a loaded
-		// machine; the acceptance and the first update never go alone.
-		if r.messages > 3 {
-			t.Fatalf("the turn took %d messages", r.messages)
+		// One message per event at most, and never one for the acceptance alone.
+		if r.messages > len(got) {
+			t.Fatalf("the turn took %d messages for %d events", r.messages, len(got))
 		}
+		if slices.Equal(got, want) && r.messages <= 2 {
+			return
+		}
+		shapes = append(shapes, fmt.Sprintf("%v in %d messages", got, r.messages))
 	}
+	t.Fatalf("no turn came as %v in two messages: %v", want, shapes)
 }
 
 // What is held back waits for company only briefly: before a slow model's first text,
