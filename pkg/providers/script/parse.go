@@ -220,11 +220,17 @@ func splitChunks(text string, size int) []string {
 	}
 	var chunks []string
 	if size > 0 {
-		r := []rune(text)
-		for i := 0; i < len(r); i += size {
-			chunks = append(chunks, string(r[i:min(i+size, len(r))]))
+		// Chunks of size runes, sliced from text: a long scripted answer is not copied
+		// (as runes and back) for every session that loads it.
+		start, runes := 0, 0
+		for i := range text {
+			if runes == size {
+				chunks = append(chunks, text[start:i])
+				start, runes = i, 0
+			}
+			runes++
 		}
-		return chunks
+		return append(chunks, text[start:])
 	}
 	start := 0
 	inSpace := false
