@@ -137,16 +137,19 @@
 //     still change (own.go: messages, maps, byte slices, pointed-to data; any other
 //     type as its JSON) and queues it; one writer goroutine per log writes the queue in
 //     order, so the file is line for line what a synchronous logger writes, redacted
-//     the same way. The goroutine runs only while events wait (started by the first,
-//     ended when the queue is empty), so an idle session's log holds neither a
-//     goroutine nor a queue. The queue holds at most QueueLength events; a caller that finds it
+//     the same way. The goroutine runs only while events wait, so an idle session's log
+//     holds neither a goroutine nor a queue: it starts DefaultWriteDelay (2 ms,
+//     Options.WriteDelay) after a burst's first event, at once when a quarter of the
+//     queue is taken or a caller waits for the result, and ends when the queue is
+//     empty. The delay writes a burst in one run and a quick turn's log after the turn
+//     has answered, not beside it. The queue holds at most QueueLength events; a caller that finds it
 //     full waits (nothing is dropped). Append, Sync and Close wait for what was queued
 //     before them, so a reader of a live log calls Sync first, and Close (a session's
 //     close, robota -p's exit, the engine's SIGTERM shutdown) returns once everything
 //     is written. A writer's failure goes to Options.OnError, as a synchronous Log's
 //     does. A crash loses, besides the held streaming events above, the events queued
 //     and not yet written: at most QueueLength events, in practice the last
-//     milliseconds of the session (the writer keeps up with a stream; a turn's
+//     milliseconds of the session (WriteDelay plus the writer's work) (the writer keeps up with a stream; a turn's
 //     end-of-call work is what it does after the turn has answered). The session's
 //     journal (package store), not the log, is what is durable at every round.
 //   - Logging never panics and never fails the session: Log reports failures to

@@ -62,6 +62,9 @@ type Options struct {
 	// and Close wait for the events queued before them. OnError is then called from the
 	// writer goroutine and must not log to the same logger.
 	Background bool
+	// WriteDelay overrides DefaultWriteDelay for a Background logger when > 0; < 0
+	// starts its writer with the first event of a burst.
+	WriteDelay time.Duration
 }
 
 // FileLogger appends one session's events to {dir}/{sessionID}.jsonl. It assumes it is the
@@ -161,7 +164,7 @@ func Open(dir, sessionID string, opts Options) (*FileLogger, error) {
 	l.opened = l.size
 	l.f = f
 	if opts.Background {
-		l.bg = startWriter(l)
+		l.bg = startWriter(l, opts.WriteDelay)
 	}
 	return l, nil
 }

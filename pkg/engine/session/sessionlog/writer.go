@@ -11,6 +11,18 @@ import (
 // and the memory they take is bounded.
 const QueueLength = 1024
 
+// DefaultWriteDelay is how long a Background logger lets a burst of events wait before
+// its writer starts on them (Options.WriteDelay), unless batchLength are queued or a
+// caller waits for the result (Append, Sync, Close) first. A burst is written in one
+// run, and a quick turn's log is written after the turn has answered: Go schedules
+// goroutines without priorities, so waiting is how the log keeps off the turn's path
+// (a writer run beside the turn took CPU that its gRPC delivery lacked on two cores).
+const DefaultWriteDelay = 2 * time.Millisecond
+
+// batchLength queued events start the writer at once: a long stream is written while
+// it runs, and its producer rarely finds the queue full.
+const batchLength = QueueLength / 4
+
 // writer is a Background logger's queue and the goroutine that empties it. One goroutine
 // writes at a time, in queue order, so lines keep the order in which Log was called; the
 // state the logger keeps about what it wrote (references, history, native bodies, held
@@ -29,6 +41,10 @@ type writer struct {
 	closed  bool
 	running bool
 	q       []job
+	delay   time.Duration // < 0: the writer starts with the first event
+	// timer starts the writer delay after a burst's first event; armed while it is set.
+	timer *time.Timer
+	armed bool
 }
 
 // job is one queued event, or a barrier (fn) run by the writer in its turn.
@@ -40,10 +56,34 @@ type job struct {
 	reply chan error // Append and barriers wait for their result here
 }
 
-func startWriter(l *FileLogger) *writer {
-	w := &writer{l: l}
+func startWriter(l *FileLogger, delay time.Duration) *writer {
+	w := &writer{l: l, delay: delay}
+	if delay == 0 {
+		w.delay = DefaultWriteDelay
+	}
 	w.room.L = &w.mu
 	return w
+}
+
+// start runs the writer goroutine (w.mu held).
+func (w *writer) start() {
+	if w.running || len(w.q) == 0 {
+		return
+	}
+	if w.armed {
+		w.timer.Stop()
+		w.armed = false
+	}
+	w.running = true
+	go w.drain()
+}
+
+// fire is the timer's: the burst has waited long enough.
+func (w *writer) fire() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.armed = false
+	w.start()
 }
 
 // drain writes the queued jobs until the queue is empty, then ends.
@@ -112,9 +152,17 @@ func (w *writer) put(j job, now func() time.Time) error {
 		j.stamp = now().UTC()
 	}
 	w.q = append(w.q, j)
-	if !w.running {
-		w.running = true
-		go w.drain()
+	switch {
+	case w.running:
+	case j.reply != nil || w.delay < 0 || len(w.q) >= batchLength:
+		w.start()
+	case !w.armed:
+		w.armed = true
+		if w.timer == nil {
+			w.timer = time.AfterFunc(w.delay, w.fire)
+		} else {
+			w.timer.Reset(w.delay)
+		}
 	}
 	return nil
 }
@@ -123,6 +171,7 @@ func (w *writer) put(j job, now func() time.Time) error {
 func (w *writer) stop() {
 	w.mu.Lock()
 	w.closed = true
+	w.start() // what waits for the timer is written now
 	for w.running {
 		w.room.Wait()
 	}

@@ -182,3 +182,56 @@ func TestBackgroundWriterIsIdleBetweenBursts(t *testing.T) {
 		}
 	}
 }
+
+// A burst waits WriteDelay before the writer starts on it, unless a caller waits for
+// the result (Sync, Append, Close) or batchLength events are queued.
+func TestBackgroundWriterWaitsForTheBurst(t *testing.T) {
+	lines := func(l *FileLogger) int {
+		b, err := os.ReadFile(l.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(b), "\n")
+	}
+	l := backgroundLogger(t, Options{WriteDelay: time.Hour})
+	for i := range 10 {
+		l.Log(EventPreRun, PreRunData{Input: "p", HistoryLength: i})
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := lines(l); n != 0 {
+		t.Fatalf("%d lines written before the delay", n)
+	}
+	if err := l.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if n := lines(l); n != 10 {
+		t.Fatalf("Sync left %d lines, want 10", n)
+	}
+	for i := range batchLength {
+		l.Log(EventPreRun, PreRunData{Input: "p", HistoryLength: i})
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for lines(l) < 10+batchLength {
+		if time.Now().After(deadline) {
+			t.Fatalf("a full batch was not written: %d lines", lines(l))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	l.Log(EventPreRun, PreRunData{Input: "last"})
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := lines(l); n != 11+batchLength {
+		t.Fatalf("Close left %d lines, want %d", n, 11+batchLength)
+	}
+
+	short := backgroundLogger(t, Options{WriteDelay: 5 * time.Millisecond})
+	short.Log(EventPreRun, PreRunData{Input: "p"})
+	deadline = time.Now().Add(5 * time.Second)
+	for lines(short) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the burst was not written after the delay")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
