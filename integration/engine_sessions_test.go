@@ -270,9 +270,9 @@ func TestEngineStalledWatcherIsCutOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Both watches are registered once a later RPC on their connections has returned.
-	for _, cl := range []robotav1.EngineServiceClient{stalledClient, c} {
-		if _, err := cl.GetSession(ctx, &robotav1.GetSessionRequest{SessionId: id}); err != nil {
+	// A watch has subscribed once its response headers came.
+	for _, w := range []robotav1.EngineService_WatchClient{stalled, watcher} {
+		if _, err := w.Header(); err != nil {
 			t.Fatal(err)
 		}
 	}

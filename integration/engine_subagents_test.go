@@ -36,8 +36,8 @@ func watchTasks(ctx context.Context, t *testing.T, c robotav1.EngineServiceClien
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The watch is registered once a later RPC on the same connection has returned.
-	if _, err := c.GetSession(ctx, &robotav1.GetSessionRequest{SessionId: id}); err != nil {
+	// The watch has subscribed once its response headers came.
+	if _, err := stream.Header(); err != nil {
 		t.Fatal(err)
 	}
 	w := &taskWatch{states: map[string][]robotav1.BackgroundTaskStatus{}, progress: map[string][]string{}, text: map[string]string{}, done: make(chan struct{})}

@@ -206,10 +206,15 @@ type Watch struct {
 }
 
 // Watch streams a session's events after the sequence number after (0: new events
-// only) until ctx ends or the session closes (then io.EOF).
+// only) until ctx ends or the session closes (then io.EOF). It returns once the engine
+// has subscribed (its response headers came), so every event published after it
+// returns is delivered; a refusal (an unknown session, say) comes from Next.
 func (c *Client) Watch(ctx context.Context, sessionID string, after uint64) (*Watch, error) {
 	stream, err := c.rpc.Watch(ctx, &robotav1.WatchRequest{SessionId: sessionID, AfterSequence: after})
 	if err != nil {
+		return nil, rpcErr("watch session "+sessionID, err)
+	}
+	if _, err := stream.Header(); err != nil {
 		return nil, rpcErr("watch session "+sessionID, err)
 	}
 	return &Watch{stream: stream}, nil

@@ -79,7 +79,9 @@ type EngineServiceClient interface {
 	// client leaves or the session closes (then the stream ends OK). Errors:
 	// OUT_OF_RANGE when the events after after_sequence are no longer kept,
 	// RESOURCE_EXHAUSTED when the client did not read its events in time (watch
-	// again after the last sequence it received).
+	// again after the last sequence it received). The response headers are sent
+	// once the engine has subscribed: a client that waits for them misses no event
+	// published afterwards.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
 	// RespondPermission answers a permission_request event. Errors: NOT_FOUND for an
 	// unknown request id, FAILED_PRECONDITION for a request already answered, timed
@@ -389,7 +391,9 @@ type EngineServiceServer interface {
 	// client leaves or the session closes (then the stream ends OK). Errors:
 	// OUT_OF_RANGE when the events after after_sequence are no longer kept,
 	// RESOURCE_EXHAUSTED when the client did not read its events in time (watch
-	// again after the last sequence it received).
+	// again after the last sequence it received). The response headers are sent
+	// once the engine has subscribed: a client that waits for them misses no event
+	// published afterwards.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
 	// RespondPermission answers a permission_request event. Errors: NOT_FOUND for an
 	// unknown request id, FAILED_PRECONDITION for a request already answered, timed

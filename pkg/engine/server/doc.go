@@ -36,7 +36,8 @@
 //     end event's result carries the same state). Message events, never sent, do not
 //     wake it either. A quick turn is one or two messages, where it was five: each
 //     message and wake-up costs both ends CPU that the session's own work then lacks.
-//     Watch sends every event, one per message.
+//     Watch sends every event, one per message, after response headers sent once it
+//     has subscribed (a client that waits for them misses nothing published later).
 //   - Message sizes are bounded explicitly (MaxRecvMessageBytes,
 //     MaxSendMessageBytes; ServerOptions); GetHistory pages stay under the bound.
 package server

@@ -190,6 +190,11 @@ func (s *Server) Watch(req *robotav1.WatchRequest, stream robotav1.EngineService
 		sub = l.Subscribe()
 	}
 	defer sub.Close()
+	// The response headers go out once the subscription exists: a client that waits
+	// for them (Header) misses no event published after that, even before the first.
+	if err := stream.SendHeader(nil); err != nil {
+		return err
+	}
 	return s.pump(ctx, l, sub, func(e *robotav1.SessionEvent) error {
 		return stream.Send(&robotav1.WatchResponse{Event: e})
 	})
