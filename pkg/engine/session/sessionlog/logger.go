@@ -346,12 +346,14 @@ func (l *FileLogger) write(event string, tree any, stamp time.Time, size int) er
 			return fmt.Errorf("session log: %s payload: %w", event, err)
 		}
 	}
-	line, err := encodeJSON(lineEntry{SchemaVersion: SchemaVersion, Sequence: l.seq + 1, Timestamp: stamp,
-		SessionID: l.sessionID, Event: event, Data: tree})
+	buf := getEncodeBuffer()
+	defer putEncodeBuffer(buf)
+	line, err := appendLine(*buf, l.seq+1, stamp, l.sessionID, event, tree)
 	if err != nil {
 		return fmt.Errorf("session log: encode %s: %w", event, err)
 	}
 	line = append(line, '\n')
+	*buf = line
 	if _, err := l.f.Write(line); err != nil {
 		// Never leave a torn line for the next one to be glued to.
 		_ = l.f.Truncate(l.size)
@@ -360,17 +362,6 @@ func (l *FileLogger) write(event string, tree any, stamp time.Time, size int) er
 	l.seq++
 	l.size += int64(len(line))
 	return nil
-}
-
-// lineEntry is Entry as it is written: the data tree is encoded with the line, in one
-// pass (as json.RawMessage it would be encoded first and then compacted again).
-type lineEntry struct {
-	SchemaVersion int       `json:"schemaVersion"`
-	Sequence      int64     `json:"sequence"`
-	Timestamp     time.Time `json:"timestamp"`
-	SessionID     string    `json:"sessionId"`
-	Event         EventType `json:"event"`
-	Data          any       `json:"data,omitempty"`
 }
 
 // reportHeld tells Options.OnError about held events that could not be written (outside
@@ -445,6 +436,9 @@ func toSizedTree(data any) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if tree, ok := decodeTree(raw); ok {
+		return tree, len(raw), nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var tree any
@@ -452,29 +446,34 @@ func toSizedTree(data any) (any, int, error) {
 	return tree, len(raw), err
 }
 
-// encodeJSON encodes v without HTML escaping and without a trailing newline.
+// encodeJSON encodes a tree without HTML escaping and without a trailing newline, as
+// encoding/json's Encoder does (see appendTree).
 // It encodes into a reused buffer and returns a copy of exactly the encoding's size: a
 // fresh buffer would grow by doubling from nothing for every line and payload.
 func encodeJSON(v any) ([]byte, error) {
-	buf := encodeBuffers.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledEncodeBuffer {
-			buf.Reset()
-			encodeBuffers.Put(buf)
-		}
-	}()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	buf := getEncodeBuffer()
+	defer putEncodeBuffer(buf)
+	b, err := appendTree(*buf, v)
+	if err != nil {
 		return nil, err
 	}
-	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+	*buf = b
+	return bytes.Clone(b), nil
 }
 
 // maxPooledEncodeBuffer bounds what encodeBuffers keep: a rare huge encoding is not held.
 const maxPooledEncodeBuffer = 4 << 20
 
-var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+func getEncodeBuffer() *[]byte { return encodeBuffers.Get().(*[]byte) }
+
+func putEncodeBuffer(b *[]byte) {
+	if cap(*b) <= maxPooledEncodeBuffer {
+		*b = (*b)[:0]
+		encodeBuffers.Put(b)
+	}
+}
 
 // recoverTail truncates a partial last line (one without its '\n') and returns the size of
 // the complete lines and the sequence of the last entry.
