@@ -256,7 +256,23 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		}
 		return fmt.Errorf("session log: %s payload: %w", event, err)
 	}
-	tree, size, err := toSizedTree(data)
+	raw, err := marshalData(data)
+	var tree any
+	var line *[]byte // data's redacted JSON, when it is written without a tree
+	if err == nil && base == nil && fix == nil && lift == nil && raw != nil && string(raw) != "null" && !mayStream(event, data) &&
+		(l.threshold < 0 || len(raw) <= l.threshold/2) {
+		line = getEncodeBuffer()
+		defer putEncodeBuffer(line)
+		var ok bool
+		if *line, ok = appendRedacted((*line)[:0], raw); !ok {
+			*line = (*line)[:0]
+			line = nil
+		}
+	}
+	if err == nil && line == nil {
+		tree, err = treeOf(raw)
+	}
+	size := len(raw)
 	if err != nil {
 		if op != nil { // nothing is written: the log's history is no longer known
 			l.mu.Lock()
@@ -265,18 +281,22 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		}
 		return fmt.Errorf("session log: encode %s: %w", event, err)
 	}
-	if base != nil {
-		setPayloadBase(tree, base)
-	}
-	if fix != nil {
-		fix(tree)
-	}
-	if lift != nil {
-		lift(tree)
-	}
-	held, streaming := classify(event, tree)
-	if !streaming || held.kind != heldTextDelta && held.kind != heldRawDelta {
-		tree = redact.Value(tree) // a delta is redacted in the line it goes out in
+	var held heldEvent
+	var streaming bool
+	if line == nil {
+		if base != nil {
+			setPayloadBase(tree, base)
+		}
+		if fix != nil {
+			fix(tree)
+		}
+		if lift != nil {
+			lift(tree)
+		}
+		held, streaming = classify(event, tree)
+		if !streaming || held.kind != heldTextDelta && held.kind != heldRawDelta {
+			tree = redact.Value(tree) // a delta is redacted in the line it goes out in
+		}
 	}
 
 	l.mu.Lock()
@@ -296,7 +316,11 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		heldErrs = l.hold(held)
 	default:
 		heldErrs = l.flushHeld()
-		err = l.write(event, tree, stamp, size)
+		if line != nil {
+			err = l.writeLine(event, *line, stamp)
+		} else {
+			err = l.write(event, tree, stamp, size)
+		}
 		if err == nil {
 			l.remember(event, logged, l.seq)
 		}
@@ -352,8 +376,29 @@ func (l *FileLogger) write(event string, tree any, stamp time.Time, size int) er
 	if err != nil {
 		return fmt.Errorf("session log: encode %s: %w", event, err)
 	}
-	line = append(line, '\n')
 	*buf = line
+	return l.writeOut(event, line)
+}
+
+// writeLine writes one entry whose data is given as its line form (appendRedacted's; l.mu
+// held).
+func (l *FileLogger) writeLine(event string, data []byte, stamp time.Time) error {
+	buf := getEncodeBuffer()
+	defer putEncodeBuffer(buf)
+	line, err := appendHeader(*buf, l.seq+1, stamp, l.sessionID, event)
+	if err != nil {
+		return fmt.Errorf("session log: encode %s: %w", event, err)
+	}
+	line = append(line, `,"data":`...)
+	line = append(line, data...)
+	line = append(line, '}')
+	*buf = line
+	return l.writeOut(event, line)
+}
+
+// writeOut appends the '\n' to an entry's encoding and writes it (l.mu held).
+func (l *FileLogger) writeOut(event string, line []byte) error {
+	line = append(line, '\n')
 	if _, err := l.f.Write(line); err != nil {
 		// Never leave a torn line for the next one to be glued to.
 		_ = l.f.Truncate(l.size)
@@ -429,21 +474,48 @@ func toTree(data any) (any, error) {
 
 // toSizedTree is toTree that also tells the size of data's JSON.
 func toSizedTree(data any) (any, int, error) {
-	if data == nil {
-		return nil, 0, nil
-	}
-	raw, err := json.Marshal(data)
+	raw, err := marshalData(data)
 	if err != nil {
 		return nil, 0, err
 	}
+	tree, err := treeOf(raw)
+	return tree, len(raw), err
+}
+
+// marshalData is data's JSON; nil for nil data.
+func marshalData(data any) ([]byte, error) {
+	if data == nil {
+		return nil, nil
+	}
+	return json.Marshal(data)
+}
+
+// treeOf decodes data's JSON into its tree (nil for none).
+func treeOf(raw []byte) (any, error) {
+	if raw == nil {
+		return nil, nil
+	}
 	if tree, ok := decodeTree(raw); ok {
-		return tree, len(raw), nil
+		return tree, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var tree any
-	err = dec.Decode(&tree)
-	return tree, len(raw), err
+	err := dec.Decode(&tree)
+	return tree, err
+}
+
+// mayStream reports whether classify could take event's data for a streaming event: its
+// tree is then needed.
+func mayStream(event string, data any) bool {
+	switch event {
+	case EventTextDelta, EventProviderStreamRawDelta, EventServerTool:
+		return true
+	case EventProviderNativeRawPayload:
+		ev, ok := data.(agent.Event)
+		return !ok || ev.RawPayload != nil && ev.RawPayload.PayloadKind == llm.PayloadStreamEvent
+	}
+	return false
 }
 
 // encodeJSON encodes a tree without HTML escaping and without a trailing newline, as

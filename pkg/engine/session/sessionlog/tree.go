@@ -181,6 +181,15 @@ func (d *treeDecoder) array(depth int) (any, bool) {
 // str decodes the string at d.i: a part of d.s when it holds no escape and is valid
 // UTF-8, else unquoted as encoding/json unquotes (invalid UTF-8 becomes U+FFFD).
 func (d *treeDecoder) str() (any, bool) {
+	s, ok := d.text()
+	if !ok {
+		return nil, false
+	}
+	return s, true
+}
+
+// text is str as a string.
+func (d *treeDecoder) text() (string, bool) {
 	start := d.i + 1
 	plain := true
 	i := start
@@ -190,7 +199,7 @@ func (d *treeDecoder) str() (any, bool) {
 			break
 		}
 		if c < ' ' {
-			return nil, false
+			return "", false
 		}
 		if c == '\\' {
 			plain = false
@@ -200,15 +209,14 @@ func (d *treeDecoder) str() (any, bool) {
 		}
 	}
 	if i >= len(d.s) {
-		return nil, false
+		return "", false
 	}
 	d.i = i + 1
 	body := d.s[start:i]
 	if plain || strings.IndexByte(body, '\\') < 0 && utf8.ValidString(body) {
 		return body, true
 	}
-	s, ok := unquoteBody(body)
-	return s, ok
+	return unquoteBody(body)
 }
 
 // unquoteBody is encoding/json's unquote of a string literal's body.
@@ -487,22 +495,14 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// appendLine appends a log line's entry (lineEntry's JSON) with data's tree.
+// appendLine appends a log line's entry with data's tree: {schemaVersion, sequence,
+// timestamp, sessionId, event, data}, data left out when nil, as encoding/json encodes
+// Entry.
 func appendLine(dst []byte, seq int64, stamp time.Time, sessionID, event string, data any) ([]byte, error) {
-	dst = append(dst, `{"schemaVersion":`...)
-	dst = strconv.AppendInt(dst, SchemaVersion, 10)
-	dst = append(dst, `,"sequence":`...)
-	dst = strconv.AppendInt(dst, seq, 10)
-	dst = append(dst, `,"timestamp":`...)
-	ts, err := stamp.MarshalJSON()
+	dst, err := appendHeader(dst, seq, stamp, sessionID, event)
 	if err != nil {
 		return nil, err
 	}
-	dst = append(dst, ts...)
-	dst = append(dst, `,"sessionId":`...)
-	dst = appendString(dst, sessionID)
-	dst = append(dst, `,"event":`...)
-	dst = appendString(dst, event)
 	if data != nil {
 		dst = append(dst, `,"data":`...)
 		if dst, err = appendTree(dst, data); err != nil {
@@ -510,4 +510,22 @@ func appendLine(dst []byte, seq int64, stamp time.Time, sessionID, event string,
 		}
 	}
 	return append(dst, '}'), nil
+}
+
+// appendHeader appends a line's entry up to its data member (without it).
+func appendHeader(dst []byte, seq int64, stamp time.Time, sessionID, event string) ([]byte, error) {
+	dst = append(dst, `{"schemaVersion":`...)
+	dst = strconv.AppendInt(dst, SchemaVersion, 10)
+	dst = append(dst, `,"sequence":`...)
+	dst = strconv.AppendInt(dst, seq, 10)
+	dst = append(dst, `,"timestamp":"`...)
+	dst, err := stamp.AppendText(dst) // MarshalJSON's text, quoted below
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, '"')
+	dst = append(dst, `,"sessionId":`...)
+	dst = appendString(dst, sessionID)
+	dst = append(dst, `,"event":`...)
+	return appendString(dst, event), nil
 }

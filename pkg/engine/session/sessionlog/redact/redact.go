@@ -99,6 +99,13 @@ func String(s string) string {
 	return out
 }
 
+// Name redacts an object member's name as Value does: by pattern only, never parsed as
+// JSON.
+func Name(key string) string {
+	out, _ := str(key, maxEmbeddedDepth)
+	return out
+}
+
 // JSON redacts a JSON document. When nothing needs redacting it returns raw itself, so the
 // document keeps its layout and member order; otherwise it returns the redacted document
 // re-encoded (members sorted). It returns an error only when raw is not valid JSON.
