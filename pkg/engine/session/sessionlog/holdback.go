@@ -178,7 +178,8 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	if len(h.queue) == cap(h.queue) {
 		// Doubling: a long answer holds thousands of pieces, and append's growth of a
 		// long slice (1.25×) would copy the queue many times over.
-		q := make([]heldEvent, len(h.queue), max(64, 2*cap(h.queue)))
+		// A short answer holds a few pieces: the queue starts small.
+		q := make([]heldEvent, len(h.queue), max(4, 2*cap(h.queue)))
 		copy(q, h.queue)
 		h.queue = q
 	}

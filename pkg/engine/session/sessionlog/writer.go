@@ -151,6 +151,9 @@ func (w *writer) put(j job, now func() time.Time) error {
 	if now != nil {
 		j.stamp = now().UTC()
 	}
+	if w.q == nil {
+		w.q = make([]job, 0, 16) // a turn's events, without growing from one
+	}
 	w.q = append(w.q, j)
 	switch {
 	case w.running:
