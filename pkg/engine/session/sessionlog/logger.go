@@ -482,10 +482,28 @@ func toSizedTree(data any) (any, int, error) {
 	return tree, len(raw), err
 }
 
-// marshalData is data's JSON; nil for nil data.
+// marshalData is data's JSON (nil for nil data), as json.Marshal gives it but for member
+// order. A provider request is encoded by its own MarshalJSON beside the rest of its
+// event: json.Marshal would check and compact what MarshalJSON returns once more, and a
+// request carries the turn's new messages (a long answer, a file read).
 func marshalData(data any) ([]byte, error) {
-	if data == nil {
+	switch d := data.(type) {
+	case nil:
 		return nil, nil
+	case agent.Event:
+		if d.Request != nil {
+			req, err := d.Request.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			return withRequest(d, req)
+		}
+	case historyRequestEvent:
+		w, err := json.Marshal(d.wire)
+		if err != nil {
+			return nil, err
+		}
+		return withRequest(d.ev, w)
 	}
 	return json.Marshal(data)
 }
@@ -497,6 +515,9 @@ func treeOf(raw []byte) (any, error) {
 	}
 	if tree, ok := decodeTree(raw); ok {
 		return tree, nil
+	}
+	if !json.Valid(raw) { // text marshalData took from a MarshalJSON without checking it
+		return nil, errors.New("invalid JSON")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

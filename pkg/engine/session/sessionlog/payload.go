@@ -178,10 +178,13 @@ func (l *FileLogger) externalize(v any) (any, error) {
 		}
 		return t, nil
 	case []any:
-		b, err := encodeJSON(t)
+		buf := getEncodeBuffer()
+		defer putEncodeBuffer(buf)
+		b, err := appendTree(*buf, t)
 		if err != nil {
 			return nil, err
 		}
+		*buf = b
 		if len(b) <= l.threshold {
 			return t, nil
 		}

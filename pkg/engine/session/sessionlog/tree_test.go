@@ -163,3 +163,39 @@ func FuzzTreeCodec(f *testing.F) {
 		}
 	})
 }
+
+// TestMarshalDataIsJSONMarshal: the requests marshalData encodes apart make the tree
+// json.Marshal's text makes.
+func TestMarshalDataIsJSONMarshal(t *testing.T) {
+	msg := llm.Message{ID: "m", Role: llm.RoleUser, Content: []llm.Part{llm.TextPart("<b> & \u2028")}}
+	req := &agent.ProviderRequestData{Provider: "p", Model: "x", Messages: []llm.Message{msg, msg},
+		Tools: []llm.ToolSchema{{Name: "Read", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		Base: &agent.RequestBase{ExecutionID: "e0", Round: 1, Messages: 1, Tools: true}}
+	plain := *req
+	plain.Base = nil
+	for _, data := range []any{
+		agent.Event{Type: agent.EventProviderRequest, ExecutionID: "e", Round: 2, Request: req},
+		agent.Event{Type: agent.EventProviderRequest, Request: &plain},
+		agent.Event{Type: agent.EventProviderRequest},
+		historyRequestEvent{ev: agent.Event{Type: agent.EventProviderRequest, ExecutionID: "e", Request: &plain},
+			wire: historyRequestWire{Provider: "p", Base: historyBase{History: true, Messages: 1}, MessageCount: 2,
+				NewMessages: []llm.Message{msg}, Tools: []llm.ToolSchema{}}},
+	} {
+		want, err := json.Marshal(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := marshalData(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantTree, _ := stdTree(want)
+		gotTree, err := stdTree(got)
+		if err != nil {
+			t.Fatalf("marshalData(%T) is not JSON: %v: %s", data, err, got)
+		}
+		if !reflect.DeepEqual(gotTree, wantTree) {
+			t.Fatalf("marshalData = %s\njson.Marshal %s", got, want)
+		}
+	}
+}
