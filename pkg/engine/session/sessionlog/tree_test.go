@@ -170,7 +170,7 @@ func TestMarshalDataIsJSONMarshal(t *testing.T) {
 	msg := llm.Message{ID: "m", Role: llm.RoleUser, Content: []llm.Part{llm.TextPart("<b> & \u2028")}}
 	req := &agent.ProviderRequestData{Provider: "p", Model: "x", Messages: []llm.Message{msg, msg},
 		Tools: []llm.ToolSchema{{Name: "Read", InputSchema: json.RawMessage(`{"type":"object"}`)}},
-		Base: &agent.RequestBase{ExecutionID: "e0", Round: 1, Messages: 1, Tools: true}}
+		Base:  &agent.RequestBase{ExecutionID: "e0", Round: 1, Messages: 1, Tools: true}}
 	plain := *req
 	plain.Base = nil
 	for _, data := range []any{
