@@ -443,11 +443,19 @@ func appendOther(dst []byte, v any) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString is encoding/json's string encoding without HTML escaping.
+// appendString is encoding/json's string encoding without HTML escaping. Runs of bytes
+// that need no escape (printable ASCII but '"' and '\\') are passed over eight at a time:
+// a streamed answer is one long such run.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i+8 <= len(s) && plain8(s, i) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= ' ' && b != '"' && b != '\\' {
 				i++
@@ -493,6 +501,18 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// plain8 reports whether s[i:i+8] holds only bytes appendString copies as they are
+// (it may say false for some that are: the caller then looks at them one by one).
+func plain8(s string, i int) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs } // a zero byte (exact for "none")
+	return x&highs == 0 && // ASCII
+		(x-0x20*ones)&^x&highs == 0 && // no byte below 0x20
+		zero(x^('"'*ones)) == 0 && zero(x^('\\'*ones)) == 0
 }
 
 // appendLine appends a log line's entry with data's tree: {schemaVersion, sequence,

@@ -199,3 +199,23 @@ func TestMarshalDataIsJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendStringEveryByteEverywhere: every byte value, at every offset of the
+// eight-byte runs appendString passes over, is encoded as encoding/json encodes it.
+func TestAppendStringEveryByteEverywhere(t *testing.T) {
+	const pad = "abcdefghijklmnopqrstuvwxyz"
+	for b := 0; b < 256; b++ {
+		for pos := 0; pos <= 17; pos++ {
+			for _, tail := range []string{"", "\u2028", "é"} {
+				s := pad[:pos] + string([]byte{byte(b)}) + pad[pos:] + tail
+				want, err := stdEncode(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := appendString(nil, s); !bytes.Equal(got, want) {
+					t.Fatalf("appendString(%q) = %s, encoding/json %s", s, got, want)
+				}
+			}
+		}
+	}
+}
