@@ -510,7 +510,7 @@ func plain8(s string, i int) bool {
 	x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs } // a zero byte (exact for "none")
-	return x&highs == 0 && // ASCII
+	return x&highs == 0 &&                                           // ASCII
 		(x-0x20*ones)&^x&highs == 0 && // no byte below 0x20
 		zero(x^('"'*ones)) == 0 && zero(x^('\\'*ones)) == 0
 }
