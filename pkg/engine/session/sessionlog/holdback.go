@@ -41,7 +41,7 @@ const (
 // provider_native_raw_payload stream event ({"withheld": WithheldNote}).
 const WithheldNote = "streamed text contained a secret; see the committed message"
 
-type heldKind int
+type heldKind uint8
 
 const (
 	heldTextDelta heldKind = iota + 1 // text_delta
@@ -56,11 +56,13 @@ type heldEvent struct {
 	// tree is the event's data: redacted for native and server_tool events; for the
 	// deltas it is unredacted (nil when src holds the typed data), as the line a delta
 	// goes out in is built, and redacted, when it is written.
-	tree   any
-	src    any
-	stamp  time.Time
-	exec   string
-	kind   heldKind
+	tree  any
+	src   any
+	stamp time.Time
+	exec  string
+	kind  heldKind
+	// unread: the event's text is not yet in its streams (see holdback.read).
+	unread bool
 	text   string   // deltas: the piece as received
 	leaves []string // native: "path\x00text" for each string in the payload
 	end    int      // deltas: offset just past this piece in its stream
@@ -73,7 +75,12 @@ type heldEvent struct {
 type streamKey struct{ exec, name string }
 
 type holdback struct {
-	queue   []heldEvent
+	queue []heldEvent
+	// read is how many of the queue's first events have their text in their streams:
+	// a piece's text is added to its stream when the stream is read (a release, the
+	// call's end), not as it arrives, so a stream's buffer is sized for what arrived
+	// in between instead of doubling piece by piece.
+	read    int
 	bytes   int
 	streams map[streamKey]*stream
 	tainted map[string]bool // executions whose remaining streamed text is withheld
@@ -163,15 +170,11 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 		h.streams, h.tainted = map[streamKey]*stream{}, map[string]bool{}
 	}
 	if !h.tainted[ev.exec] && ev.kind != heldInCall {
-		if ev.kind == heldNative {
-			for _, lf := range ev.leaves {
-				path, text, _ := strings.Cut(lf, "\x00")
-				h.stream(streamKey{ev.exec, "payload" + path}).add(text)
-			}
-		} else {
+		ev.unread = true
+		if ev.kind != heldNative {
 			b := h.stream(streamKey{ev.exec, ev.event})
-			b.add(ev.text)
-			ev.end = b.n
+			b.want += len(ev.text)
+			ev.end = b.want
 			h.fresh += len(ev.text)
 		}
 	}
@@ -195,6 +198,7 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 		errs = l.releaseSettled()
 	}
 	if h.bytes > maxHeldBytes || len(h.queue) > maxHeldEvents {
+		h.readAll()
 		// No settled cut frees the queue: a split key cannot be ruled out, so the rest
 		// of these calls' streamed text is withheld.
 		for _, q := range h.queue {
@@ -263,11 +267,36 @@ func (h *holdback) stream(k streamKey) *stream {
 	return b
 }
 
+// readAll adds the text of the queued events not yet read to their streams, in queue
+// order (so two streams sharing a buffer see their pieces in the order they came). The
+// streams are read only after it: nothing taints an execution or drops a stream between
+// an event's hold and its read.
+func (h *holdback) readAll() {
+	for i := h.read; i < len(h.queue); i++ {
+		ev := &h.queue[i]
+		if !ev.unread {
+			continue
+		}
+		ev.unread = false
+		if ev.kind == heldNative {
+			for _, lf := range ev.leaves {
+				path, text, _ := strings.Cut(lf, "\x00")
+				h.stream(streamKey{ev.exec, "payload" + path}).add(text)
+			}
+			continue
+		}
+		h.stream(streamKey{ev.exec, ev.event}).add(ev.text)
+	}
+	h.read = len(h.queue)
+}
+
 // stream is the text streamed so far at one streamKey: buf's first n bytes. Two
-// streams may share buf while one's text is a prefix of the other's.
+// streams may share buf while one's text is a prefix of the other's. want is n with
+// the pieces held and not yet read.
 type stream struct {
-	buf *strings.Builder
-	n   int
+	buf  *strings.Builder
+	n    int
+	want int
 }
 
 func (s *stream) String() string { return s.buf.String()[:s.n] }
@@ -281,13 +310,15 @@ func (s *stream) add(p string) {
 	}
 	if s.n != s.buf.Len() {
 		own := &strings.Builder{}
+		own.Grow(max(s.want, s.n+len(p)))
 		own.WriteString(s.String())
 		s.buf = own
 	}
 	if s.buf.Cap()-s.buf.Len() < len(p) {
-		// Grow doubles: append's growth of a long buffer (1.25×) copies a long answer
-		// several times over as it streams.
-		s.buf.Grow(len(p))
+		// Room for the pieces still to be read too; Grow at least doubles: append's
+		// growth of a long buffer (1.25×) copies a long answer several times over as
+		// it streams.
+		s.buf.Grow(max(len(p), s.want-s.n))
 	}
 	s.buf.WriteString(p)
 	s.n += len(p)
@@ -306,6 +337,7 @@ func (h *holdback) taint(exec string) {
 // releaseSettled writes the longest queue prefix whose texts are settled and clean.
 func (l *FileLogger) releaseSettled() []heldFailure {
 	h := &l.held
+	h.readAll()
 	h.checked += h.fresh
 	h.fresh = 0
 	cuts := map[streamKey]int{}
@@ -351,6 +383,7 @@ func (l *FileLogger) releaseSettled() []heldFailure {
 // afresh.
 func (l *FileLogger) flushHeld() []heldFailure {
 	h := &l.held
+	h.readAll()
 	var judged judgements
 	for k, b := range h.streams {
 		if judged.secret(l, b.String()) {
@@ -477,6 +510,7 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 	rest := copy(h.queue, h.queue[n:])
 	clear(h.queue[rest:])
 	h.queue = h.queue[:rest]
+	h.read = max(h.read-n, 0)
 	return errs
 }
 
