@@ -51,22 +51,39 @@ const (
 )
 
 // heldEvent is a streaming event waiting to be written.
+//
+// A long answer holds thousands of them, so it is kept small: its event name follows
+// from its kind, and data is its tree or, when typed is set, the typed data of a delta.
 type heldEvent struct {
-	event string
-	// tree is the event's data: redacted for native and server_tool events; for the
-	// deltas it is unredacted (nil when src holds the typed data), as the line a delta
+	// data is the event's tree: redacted for native and server_tool events; for the
+	// deltas it is unredacted, or the typed data given (typed), as the line a delta
 	// goes out in is built, and redacted, when it is written.
-	tree  any
-	src   any
+	data  any
 	stamp time.Time
 	exec  string
 	kind  heldKind
+	typed bool
 	// unread: the event's text is not yet in its streams (see holdback.read).
 	unread bool
-	text   string   // deltas: the piece as received
-	leaves []string // native: "path\x00text" for each string in the payload
-	end    int      // deltas: offset just past this piece in its stream
+	text   string    // deltas: the piece as received
+	leaves *[]string // native: "path\x00text" for each string in the payload
+	end    int       // deltas: offset just past this piece in its stream
 	size   int
+}
+
+// event is the name of ev's event.
+func (ev *heldEvent) event() string {
+	switch ev.kind {
+	case heldTextDelta:
+		return EventTextDelta
+	case heldRawDelta:
+		return EventProviderStreamRawDelta
+	case heldNative:
+		return EventProviderNativeRawPayload
+	case heldInCall:
+		return EventServerTool
+	}
+	return ""
 }
 
 // streamKey names one text being streamed: a delta kind, or one JSON path of the native
@@ -98,7 +115,7 @@ func typedDelta(event string, data any) (heldEvent, bool) {
 	case EventTextDelta:
 		switch d := data.(type) {
 		case TextDeltaData:
-			return heldEvent{event: event, exec: d.ExecutionID, kind: heldTextDelta, text: d.Delta, src: data,
+			return heldEvent{exec: d.ExecutionID, kind: heldTextDelta, text: d.Delta, data: data, typed: true,
 				size: len(d.Delta) + approxDeltaOverhead}, true
 		case *TextDeltaData:
 			if d != nil { // a copy: the caller may reuse what it points to
@@ -107,7 +124,7 @@ func typedDelta(event string, data any) (heldEvent, bool) {
 		}
 	case EventProviderStreamRawDelta:
 		if ev, ok := data.(agent.Event); ok && ev.Delta != nil {
-			return heldEvent{event: event, exec: ev.ExecutionID, kind: heldRawDelta, text: ev.Delta.Delta, src: data,
+			return heldEvent{exec: ev.ExecutionID, kind: heldRawDelta, text: ev.Delta.Delta, data: data, typed: true,
 				size: len(ev.Delta.Delta) + approxDeltaOverhead}, true
 		}
 	}
@@ -118,7 +135,7 @@ func typedDelta(event string, data any) (heldEvent, bool) {
 func classify(event string, tree any) (heldEvent, bool) {
 	m, _ := tree.(map[string]any)
 	exec, _ := m["executionId"].(string)
-	ev := heldEvent{event: event, exec: exec}
+	ev := heldEvent{exec: exec}
 	switch event {
 	case EventTextDelta:
 		s, ok := m["delta"].(string)
@@ -140,7 +157,8 @@ func classify(event string, tree any) (heldEvent, bool) {
 		if p["payloadKind"] != string(llm.PayloadStreamEvent) {
 			return ev, false
 		}
-		ev.kind, ev.leaves = heldNative, stringLeaves(p["payload"], "", nil)
+		leaves := stringLeaves(p["payload"], "", nil)
+		ev.kind, ev.leaves = heldNative, &leaves
 		return ev, true
 	}
 	return ev, false
@@ -172,7 +190,7 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	if !h.tainted[ev.exec] && ev.kind != heldInCall {
 		ev.unread = true
 		if ev.kind != heldNative {
-			b := h.stream(streamKey{ev.exec, ev.event})
+			b := h.stream(streamKey{ev.exec, ev.event()})
 			b.want += len(ev.text)
 			ev.end = b.want
 			h.fresh += len(ev.text)
@@ -279,13 +297,13 @@ func (h *holdback) readAll() {
 		}
 		ev.unread = false
 		if ev.kind == heldNative {
-			for _, lf := range ev.leaves {
+			for _, lf := range *ev.leaves {
 				path, text, _ := strings.Cut(lf, "\x00")
 				h.stream(streamKey{ev.exec, "payload" + path}).add(text)
 			}
 			continue
 		}
-		h.stream(streamKey{ev.exec, ev.event}).add(ev.text)
+		h.stream(streamKey{ev.exec, ev.event()}).add(ev.text)
 	}
 	h.read = len(h.queue)
 }
@@ -370,7 +388,7 @@ func (l *FileLogger) releaseSettled() []heldFailure {
 		if ev.kind == heldNative || ev.kind == heldInCall {
 			continue
 		}
-		if cut, ok := cuts[streamKey{ev.exec, ev.event}]; !ok || ev.end > cut {
+		if cut, ok := cuts[streamKey{ev.exec, ev.event()}]; !ok || ev.end > cut {
 			break
 		}
 		n = i + 1
@@ -455,7 +473,7 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 	for i := range h.queue[:n] {
 		ev := &h.queue[i]
 		if ev.kind == heldTextDelta || ev.kind == heldRawDelta {
-			k := streamKey{ev.exec, ev.event}
+			k := streamKey{ev.exec, ev.event()}
 			if d := open[k]; d != nil {
 				d.last = ev
 				d.pieces++
@@ -496,10 +514,10 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 			tree, err = d.tree(withheld)
 		}
 		if err == nil {
-			err = l.write(ev.event, tree, ev.stamp, -1)
+			err = l.write(ev.event(), tree, ev.stamp, -1)
 		}
 		if err != nil {
-			errs = append(errs, heldFailure{ev.event, err})
+			errs = append(errs, heldFailure{ev.event(), err})
 		}
 	}
 	for _, ev := range h.queue[:n] {
@@ -527,7 +545,7 @@ type deltaLine struct {
 // a part of that text, not a copy.
 func (h *holdback) joined(d *deltaLine) string {
 	start := d.first.end - len(d.first.text)
-	if b := h.streams[streamKey{d.first.exec, d.first.event}]; b != nil && start >= 0 && d.last.end <= b.n {
+	if b := h.streams[streamKey{d.first.exec, d.first.event()}]; b != nil && start >= 0 && d.last.end <= b.n {
 		return b.String()[start:d.last.end]
 	}
 	return "" // not reached: a stream is dropped only when its execution is withheld
@@ -542,13 +560,13 @@ func (d *deltaLine) tree(withheld bool) (any, error) {
 		if withheld {
 			return withhold(*ev), nil
 		}
-		return ev.tree, nil
+		return ev.data, nil
 	}
-	tree := ev.tree
-	if tree == nil {
+	tree := ev.data
+	if ev.typed {
 		var err error
-		if tree, err = toTree(ev.src); err != nil {
-			return nil, fmt.Errorf("session log: encode %s: %w", ev.event, err)
+		if tree, err = toTree(ev.data); err != nil {
+			return nil, fmt.Errorf("session log: encode %s: %w", ev.event(), err)
 		}
 	}
 	m, _ := tree.(map[string]any)
@@ -556,7 +574,7 @@ func (d *deltaLine) tree(withheld bool) (any, error) {
 		m, _ = m["delta"].(map[string]any)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("session log: %s without a delta", ev.event)
+		return nil, fmt.Errorf("session log: %s without a delta", ev.event())
 	}
 	m["delta"] = d.text
 	if d.ref != nil {
@@ -590,7 +608,7 @@ type heldFailure struct {
 // ev's own redacted copy, so it is changed in place. (Deltas are withheld as their line
 // is built.)
 func withhold(ev heldEvent) any {
-	m, _ := ev.tree.(map[string]any)
+	m, _ := ev.data.(map[string]any)
 	if ev.kind == heldNative {
 		if p, ok := m["rawPayload"].(map[string]any); ok {
 			p["payload"] = map[string]any{"withheld": WithheldNote}

@@ -312,7 +312,7 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	case streaming && held.kind == heldInCall && len(l.held.queue) == 0:
 		err = l.write(event, tree, stamp, size) // nothing held precedes it: no need to wait
 	case streaming:
-		held.tree, held.stamp, held.size = tree, stamp, size
+		held.data, held.stamp, held.size = tree, stamp, size
 		heldErrs = l.hold(held)
 	default:
 		heldErrs = l.flushHeld()
