@@ -63,7 +63,6 @@ const (
 	gateA                           // AIza
 	gateSpace                       // a bearer token follows its scheme after \s
 	gatePair                        // ':' or '=' of a "key": value or KEY=value pair
-	gateAll        gate = 1<<iota - 1
 )
 
 var gateOf = [256]gate{'-': gateDash, '_': gateUnderscore, 'A': gateA,
@@ -74,12 +73,22 @@ var gateOf = [256]gate{'-': gateDash, '_': gateUnderscore, 'A': gateA,
 // a long text run on vectorized code and are cheaper than the loop.
 const maxGatedLength = 512
 
-// gates returns the gates of s's bytes (all of them for a long s). Redaction only
+// gates returns the gates of s's bytes. A long s is searched for each byte (on
+// vectorized code) but whitespace, which a long text holds anyway. Redaction only
 // inserts Placeholder, which holds no gate byte but 'A', and no "AIza" can form across
 // its ends ('[' and ']'), so the gates of a text hold for its redacted forms too.
 func gates(s string) gate {
 	if len(s) > maxGatedLength {
-		return gateAll
+		g := gateSpace
+		for _, c := range [...]struct {
+			b byte
+			g gate
+		}{{'-', gateDash}, {'_', gateUnderscore}, {'A', gateA}, {':', gatePair}, {'=', gatePair}} {
+			if g&c.g == 0 && strings.IndexByte(s, c.b) >= 0 {
+				g |= c.g
+			}
+		}
+		return g
 	}
 	var g gate
 	for i := 0; i < len(s); i++ {
@@ -106,7 +115,7 @@ func redactPatterns(s string) string {
 			return m[0], m[1], len(tail) >= r.minTail && (!r.digit || hasDigit(tail))
 		})
 	}
-	if g&gateSpace != 0 && (strings.Contains(s, "earer") || strings.Contains(s, "EARER")) {
+	if g&gateSpace != 0 && hasBearerWord(s) {
 		s = replaceMatches(s, bearerPattern, func(m []int) (int, int, bool) {
 			return m[2], m[3], m[3]-m[2] >= minBearerToken
 		})
@@ -141,9 +150,20 @@ func replaceMatches(s string, re *regexp.Regexp, pick func(m []int) (start, end 
 
 type span struct{ start, end int }
 
+// hasBearerWord reports whether s holds one of the words bearerPattern starts with (a
+// search for each runs on its first letter, which is rarer than "earer"'s).
+func hasBearerWord(s string) bool {
+	return strings.Contains(s, "Bearer") || strings.Contains(s, "bearer") || strings.Contains(s, "BEARER")
+}
+
+// hasPairSign reports whether s holds ':' or '=' (strings.ContainsAny, on vectorized code).
+func hasPairSign(s string) bool {
+	return strings.IndexByte(s, ':') >= 0 || strings.IndexByte(s, '=') >= 0
+}
+
 // redactPairs replaces the values of secret-named "key": value and KEY=value pairs.
 func redactPairs(s string) string {
-	if !strings.ContainsAny(s, ":=") || !containsSecretWord(s) {
+	if !hasPairSign(s) || !containsSecretWord(s) {
 		return s
 	}
 	var spans []span

@@ -51,7 +51,11 @@ var patternSamples = []string{
 }
 
 func TestGatedPatternsRedactAsBefore(t *testing.T) {
+	var long []string
 	for _, s := range patternSamples {
+		long = append(long, strings.Repeat("y", maxGatedLength)+s, s+strings.Repeat(" The quick brown fox.", 30))
+	}
+	for _, s := range append(long, patternSamples...) {
 		if got, want := redactPatterns(s), refRedactPatterns(s); got != want {
 			t.Errorf("redactPatterns(%q) = %q, before %q", s, got, want)
 		}
@@ -66,8 +70,11 @@ func FuzzGatedPatterns(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := redactPatterns(s), refRedactPatterns(s); got != want {
-			t.Fatalf("redactPatterns(%q) = %q, before %q", s, got, want)
+		// Long texts are gated otherwise than short ones.
+		for _, long := range []string{s, strings.Repeat("y", maxGatedLength) + s, s + strings.Repeat(" filler", 80)} {
+			if got, want := redactPatterns(long), refRedactPatterns(long); got != want {
+				t.Fatalf("redactPatterns(%q) = %q, before %q", long, got, want)
+			}
 		}
 		if got, want := containsSecretWord(s), refContainsSecretWord(s); got != want {
 			t.Fatalf("containsSecretWord(%q) = %v, before %v", s, got, want)
