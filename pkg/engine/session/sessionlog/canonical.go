@@ -173,7 +173,8 @@ func (c *canon) object(dst []byte, depth int, schemaProps bool) []byte {
 		if i+1 < len(members) && members[i+1].key == m.key {
 			continue
 		}
-		if redact.Name(m.key) != m.key {
+		secret, renamed := redact.Member(m.key)
+		if renamed {
 			c.fail()
 			return dst
 		}
@@ -184,7 +185,7 @@ func (c *canon) object(dst []byte, depth int, schemaProps bool) []byte {
 		dst = appendString(dst, m.key)
 		dst = append(dst, ':')
 		childIsObject := c.s[m.start] == '{'
-		if !(schemaProps && childIsObject) && redact.IsSecretKey(m.key) && c.hidesSomething(m) {
+		if !(schemaProps && childIsObject) && secret && c.hidesSomething(m) {
 			dst = appendString(dst, redact.Placeholder)
 			continue
 		}
