@@ -1,10 +1,12 @@
 package sessionlog
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -563,7 +565,9 @@ func (d *deltaLine) tree(withheld bool) (any, error) {
 		return ev.data, nil
 	}
 	tree := ev.data
-	if ev.typed {
+	if d, ok := ev.data.(TextDeltaData); ok && ev.typed && utf8.ValidString(d.Delta) && utf8.ValidString(d.ExecutionID) {
+		tree = textDeltaTree(d)
+	} else if ev.typed {
 		var err error
 		if tree, err = toTree(ev.data); err != nil {
 			return nil, fmt.Errorf("session log: encode %s: %w", ev.event(), err)
@@ -596,6 +600,20 @@ func (d *deltaLine) tree(withheld bool) (any, error) {
 		m["delta"] = *d.ref
 	}
 	return tree, nil
+}
+
+// textDeltaTree is toTree(d), built without encoding d, for d whose strings are valid
+// UTF-8 (json.Marshal replaces what is not).
+func textDeltaTree(d TextDeltaData) map[string]any {
+	m := make(map[string]any, 3)
+	m["delta"] = d.Delta
+	if d.ExecutionID != "" {
+		m["executionId"] = d.ExecutionID
+	}
+	if d.Pieces != 0 {
+		m["pieces"] = json.Number(strconv.Itoa(d.Pieces))
+	}
+	return m
 }
 
 // heldFailure is a failure to write an event Append had already accepted.

@@ -219,3 +219,15 @@ func TestAppendStringEveryByteEverywhere(t *testing.T) {
 		}
 	}
 }
+
+func TestTextDeltaTreeIsToTree(t *testing.T) {
+	for _, d := range []TextDeltaData{{}, {Delta: "a<b>\u2028é"}, {Delta: "x", ExecutionID: "e"}, {Delta: "x", Pieces: 3}, {Pieces: -1}} {
+		want, err := toTree(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := textDeltaTree(d); !reflect.DeepEqual(any(got), want) {
+			t.Fatalf("textDeltaTree(%+v) = %#v, toTree %#v", d, got, want)
+		}
+	}
+}
