@@ -19,8 +19,9 @@ import (
 
 // Logger records session events; it has the shape of the session runtime's logger port.
 // Implementations are safe for concurrent use, take what they keep of data before
-// returning (its JSON, or a copy the caller cannot change) and never fail their caller:
-// logging must never break a session.
+// returning (its JSON, or a copy the caller cannot change; the FileLogger keeps an
+// agent.Event that carries only a streamed piece's agent.DeltaData as given, see own)
+// and never fail their caller: logging must never break a session.
 type Logger interface {
 	Log(event string, data any)
 }
