@@ -45,7 +45,11 @@ type writer struct {
 	// as a slice consumed from its front does.
 	q       []job
 	head, n int
-	delay   time.Duration // < 0: the writer starts with the first event
+	// peak is the most jobs queued at once in this burst, last that of the last burst:
+	// the next burst's ring starts at it, so a stream written in many bursts does not
+	// grow a ring from 16 in each.
+	peak, last int
+	delay      time.Duration // < 0: the writer starts with the first event
 	// timer starts the writer delay after a burst's first event; armed while it is set.
 	timer *time.Timer
 	armed bool
@@ -96,6 +100,7 @@ func (w *writer) drain() {
 	for {
 		w.mu.Lock()
 		if w.n == 0 {
+			w.last, w.peak = w.peak, 0
 			w.q, w.head, w.running = nil, 0, false // the backing array goes with the burst
 			w.room.Broadcast()
 			w.mu.Unlock()
@@ -175,7 +180,11 @@ func (w *writer) put(j job, now func() time.Time) error {
 // push queues j at the ring's end, doubling the ring when it is full (w.mu held).
 func (w *writer) push(j job) {
 	if w.n == len(w.q) {
-		q := make([]job, max(16, 2*len(w.q))) // 16: a short turn's events
+		size := max(16, 2*len(w.q)) // 16: a short turn's events
+		if w.q == nil {
+			size = max(16, w.last)
+		}
+		q := make([]job, size)
 		for i := range w.n {
 			q[i] = w.q[(w.head+i)%len(w.q)]
 		}
@@ -183,6 +192,7 @@ func (w *writer) push(j job) {
 	}
 	w.q[(w.head+w.n)%len(w.q)] = j
 	w.n++
+	w.peak = max(w.peak, w.n)
 }
 
 // stop refuses further events and waits until the writer has written everything queued.
