@@ -103,6 +103,8 @@ type holdback struct {
 	bytes   int
 	streams map[streamKey]*stream
 	tainted map[string]bool // executions whose remaining streamed text is withheld
+	// recent are the streams last found (see stream); dropped with them.
+	recent [2]recentStream
 	// Release attempts redo redaction from the start of the text, so they are spaced
 	// geometrically: fresh delta bytes since the last attempt, checked bytes at it.
 	fresh, checked int
@@ -189,7 +191,7 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	if h.streams == nil {
 		h.streams, h.tainted = map[streamKey]*stream{}, map[string]bool{}
 	}
-	if !h.tainted[ev.exec] && ev.kind != heldInCall {
+	if !(len(h.tainted) > 0 && h.tainted[ev.exec]) && ev.kind != heldInCall {
 		ev.unread = true
 		if ev.kind != heldNative {
 			b := h.stream(streamKey{ev.exec, ev.event()})
@@ -273,6 +275,13 @@ func (l *FileLogger) writeDue() {
 }
 
 func (h *holdback) stream(k streamKey) *stream {
+	// A call's pieces alternate between its raw and text deltas: the two streams last
+	// found are looked at before the map.
+	for _, r := range h.recent {
+		if r.s != nil && r.k == k {
+			return r.s
+		}
+	}
 	b := h.streams[k]
 	if b == nil {
 		b = &stream{buf: &strings.Builder{}}
@@ -284,7 +293,14 @@ func (h *holdback) stream(k streamKey) *stream {
 		}
 		h.streams[k] = b
 	}
+	h.recent[1], h.recent[0] = h.recent[0], recentStream{k, b}
 	return b
+}
+
+// recentStream is a stream found by holdback.stream.
+type recentStream struct {
+	k streamKey
+	s *stream
 }
 
 // readAll adds the text of the queued events not yet read to their streams, in queue
@@ -347,6 +363,7 @@ func (s *stream) add(p string) {
 // taint withholds the rest of exec's streamed text and drops its texts.
 func (h *holdback) taint(exec string) {
 	h.tainted[exec] = true
+	h.recent = [2]recentStream{} // its streams are dropped
 	for k := range h.streams {
 		if k.exec == exec {
 			delete(h.streams, k)
