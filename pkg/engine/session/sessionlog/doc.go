@@ -69,6 +69,15 @@
 //     keeps the first piece's place, timestamp and identifiers; a server_tool event
 //     ends the line before it. Native stream events stay one a line.
 //
+// How a line is made: data is encoded by encoding/json (json.Marshal; a provider
+// request by its own MarshalJSON), and the line is written from that text with its
+// objects' members sorted by name (the form of every line so far). An event none of
+// whose parts is referred to, lifted, held back or moved to a payload file (most of a
+// turn's) goes from that text to its redacted line in one pass (canonical.go); the
+// others are decoded into a JSON tree, rearranged, redacted and encoded (tree.go).
+// Both give byte for byte what encoding/json's decoder, redact.Value and encoder give;
+// tests and fuzz targets compare them.
+//
 // Replay reads these forms: ReplaySessionLogEntries returns each request's exact message
 // list and tools (ReplayRecord.Requests; requests share the memory of their common
 // prefix), and fails with ErrReplay when a request's base is not earlier in the log or its
@@ -135,7 +144,8 @@
 //   - Options.Background (what a session assembled by pkg/engine/interactive uses) takes
 //     the log off the session's path: Log stamps the event, copies what the caller could
 //     still change (own.go: messages, maps, byte slices, pointed-to data; any other
-//     type as its JSON) and queues it; one writer goroutine per log writes the queue in
+//     type as its JSON; not a streamed piece's agent.DeltaData, which the agent makes
+//     per piece and never changes) and queues it; one writer goroutine per log writes the queue in
 //     order, so the file is line for line what a synchronous logger writes, redacted
 //     the same way. The goroutine runs only while events wait, so an idle session's log
 //     holds neither a goroutine nor a queue: it starts DefaultWriteDelay (2 ms,

@@ -210,13 +210,18 @@ type historyRequestEvent struct {
 
 // MarshalJSON encodes the event as agent.Event does, with the request replaced.
 func (h historyRequestEvent) MarshalJSON() ([]byte, error) {
-	ev := h.ev
-	ev.Request = nil
-	b, err := json.Marshal(ev)
+	w, err := json.Marshal(h.wire)
 	if err != nil {
 		return nil, err
 	}
-	w, err := json.Marshal(h.wire)
+	return withRequest(h.ev, w)
+}
+
+// withRequest is ev's JSON with request as data.request: json.Marshal(ev) gives the same
+// members (in another order) when request is ev.Request's JSON.
+func withRequest(ev agent.Event, request []byte) ([]byte, error) {
+	ev.Request = nil
+	b, err := json.Marshal(ev)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +229,7 @@ func (h historyRequestEvent) MarshalJSON() ([]byte, error) {
 	if len(b) > 1 {
 		b = append(b, ',')
 	}
-	b = append(append(append(b, `"request":`...), w...), '}')
+	b = append(append(append(b, `"request":`...), request...), '}')
 	return b, nil
 }
 

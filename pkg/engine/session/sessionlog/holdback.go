@@ -1,10 +1,12 @@
 package sessionlog
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -41,7 +43,7 @@ const (
 // provider_native_raw_payload stream event ({"withheld": WithheldNote}).
 const WithheldNote = "streamed text contained a secret; see the committed message"
 
-type heldKind int
+type heldKind uint8
 
 const (
 	heldTextDelta heldKind = iota + 1 // text_delta
@@ -51,20 +53,39 @@ const (
 )
 
 // heldEvent is a streaming event waiting to be written.
+//
+// A long answer holds thousands of them, so it is kept small: its event name follows
+// from its kind, and data is its tree or, when typed is set, the typed data of a delta.
 type heldEvent struct {
-	event string
-	// tree is the event's data: redacted for native and server_tool events; for the
-	// deltas it is unredacted (nil when src holds the typed data), as the line a delta
+	// data is the event's tree: redacted for native and server_tool events; for the
+	// deltas it is unredacted, or the typed data given (typed), as the line a delta
 	// goes out in is built, and redacted, when it is written.
-	tree   any
-	src    any
-	stamp  time.Time
-	exec   string
-	kind   heldKind
-	text   string   // deltas: the piece as received
-	leaves []string // native: "path\x00text" for each string in the payload
-	end    int      // deltas: offset just past this piece in its stream
+	data  any
+	stamp time.Time
+	exec  string
+	kind  heldKind
+	typed bool
+	// unread: the event's text is not yet in its streams (see holdback.read).
+	unread bool
+	text   string    // deltas: the piece as received
+	leaves *[]string // native: "path\x00text" for each string in the payload
+	end    int       // deltas: offset just past this piece in its stream
 	size   int
+}
+
+// event is the name of ev's event.
+func (ev *heldEvent) event() string {
+	switch ev.kind {
+	case heldTextDelta:
+		return EventTextDelta
+	case heldRawDelta:
+		return EventProviderStreamRawDelta
+	case heldNative:
+		return EventProviderNativeRawPayload
+	case heldInCall:
+		return EventServerTool
+	}
+	return ""
 }
 
 // streamKey names one text being streamed: a delta kind, or one JSON path of the native
@@ -73,10 +94,17 @@ type heldEvent struct {
 type streamKey struct{ exec, name string }
 
 type holdback struct {
-	queue   []heldEvent
+	queue []heldEvent
+	// read is how many of the queue's first events have their text in their streams:
+	// a piece's text is added to its stream when the stream is read (a release, the
+	// call's end), not as it arrives, so a stream's buffer is sized for what arrived
+	// in between instead of doubling piece by piece.
+	read    int
 	bytes   int
 	streams map[streamKey]*stream
 	tainted map[string]bool // executions whose remaining streamed text is withheld
+	// recent are the streams last found (see stream); dropped with them.
+	recent [2]recentStream
 	// Release attempts redo redaction from the start of the text, so they are spaced
 	// geometrically: fresh delta bytes since the last attempt, checked bytes at it.
 	fresh, checked int
@@ -91,7 +119,7 @@ func typedDelta(event string, data any) (heldEvent, bool) {
 	case EventTextDelta:
 		switch d := data.(type) {
 		case TextDeltaData:
-			return heldEvent{event: event, exec: d.ExecutionID, kind: heldTextDelta, text: d.Delta, src: data,
+			return heldEvent{exec: d.ExecutionID, kind: heldTextDelta, text: d.Delta, data: data, typed: true,
 				size: len(d.Delta) + approxDeltaOverhead}, true
 		case *TextDeltaData:
 			if d != nil { // a copy: the caller may reuse what it points to
@@ -100,7 +128,7 @@ func typedDelta(event string, data any) (heldEvent, bool) {
 		}
 	case EventProviderStreamRawDelta:
 		if ev, ok := data.(agent.Event); ok && ev.Delta != nil {
-			return heldEvent{event: event, exec: ev.ExecutionID, kind: heldRawDelta, text: ev.Delta.Delta, src: data,
+			return heldEvent{exec: ev.ExecutionID, kind: heldRawDelta, text: ev.Delta.Delta, data: data, typed: true,
 				size: len(ev.Delta.Delta) + approxDeltaOverhead}, true
 		}
 	}
@@ -111,7 +139,7 @@ func typedDelta(event string, data any) (heldEvent, bool) {
 func classify(event string, tree any) (heldEvent, bool) {
 	m, _ := tree.(map[string]any)
 	exec, _ := m["executionId"].(string)
-	ev := heldEvent{event: event, exec: exec}
+	ev := heldEvent{exec: exec}
 	switch event {
 	case EventTextDelta:
 		s, ok := m["delta"].(string)
@@ -133,7 +161,8 @@ func classify(event string, tree any) (heldEvent, bool) {
 		if p["payloadKind"] != string(llm.PayloadStreamEvent) {
 			return ev, false
 		}
-		ev.kind, ev.leaves = heldNative, stringLeaves(p["payload"], "", nil)
+		leaves := stringLeaves(p["payload"], "", nil)
+		ev.kind, ev.leaves = heldNative, &leaves
 		return ev, true
 	}
 	return ev, false
@@ -162,23 +191,20 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 	if h.streams == nil {
 		h.streams, h.tainted = map[streamKey]*stream{}, map[string]bool{}
 	}
-	if !h.tainted[ev.exec] && ev.kind != heldInCall {
-		if ev.kind == heldNative {
-			for _, lf := range ev.leaves {
-				path, text, _ := strings.Cut(lf, "\x00")
-				h.stream(streamKey{ev.exec, "payload" + path}).add(text)
-			}
-		} else {
-			b := h.stream(streamKey{ev.exec, ev.event})
-			b.add(ev.text)
-			ev.end = b.n
+	if !(len(h.tainted) > 0 && h.tainted[ev.exec]) && ev.kind != heldInCall {
+		ev.unread = true
+		if ev.kind != heldNative {
+			b := h.stream(streamKey{ev.exec, ev.event()})
+			b.want += len(ev.text)
+			ev.end = b.want
 			h.fresh += len(ev.text)
 		}
 	}
 	if len(h.queue) == cap(h.queue) {
 		// Doubling: a long answer holds thousands of pieces, and append's growth of a
 		// long slice (1.25×) would copy the queue many times over.
-		q := make([]heldEvent, len(h.queue), max(64, 2*cap(h.queue)))
+		// A short answer holds a few pieces: the queue starts small.
+		q := make([]heldEvent, len(h.queue), max(4, 2*cap(h.queue)))
 		copy(q, h.queue)
 		h.queue = q
 	}
@@ -194,6 +220,7 @@ func (l *FileLogger) hold(ev heldEvent) []heldFailure {
 		errs = l.releaseSettled()
 	}
 	if h.bytes > maxHeldBytes || len(h.queue) > maxHeldEvents {
+		h.readAll()
 		// No settled cut frees the queue: a split key cannot be ruled out, so the rest
 		// of these calls' streamed text is withheld.
 		for _, q := range h.queue {
@@ -248,6 +275,13 @@ func (l *FileLogger) writeDue() {
 }
 
 func (h *holdback) stream(k streamKey) *stream {
+	// A call's pieces alternate between its raw and text deltas: the two streams last
+	// found are looked at before the map.
+	for _, r := range h.recent {
+		if r.s != nil && r.k == k {
+			return r.s
+		}
+	}
 	b := h.streams[k]
 	if b == nil {
 		b = &stream{buf: &strings.Builder{}}
@@ -259,14 +293,46 @@ func (h *holdback) stream(k streamKey) *stream {
 		}
 		h.streams[k] = b
 	}
+	h.recent[1], h.recent[0] = h.recent[0], recentStream{k, b}
 	return b
 }
 
+// recentStream is a stream found by holdback.stream.
+type recentStream struct {
+	k streamKey
+	s *stream
+}
+
+// readAll adds the text of the queued events not yet read to their streams, in queue
+// order (so two streams sharing a buffer see their pieces in the order they came). The
+// streams are read only after it: nothing taints an execution or drops a stream between
+// an event's hold and its read.
+func (h *holdback) readAll() {
+	for i := h.read; i < len(h.queue); i++ {
+		ev := &h.queue[i]
+		if !ev.unread {
+			continue
+		}
+		ev.unread = false
+		if ev.kind == heldNative {
+			for _, lf := range *ev.leaves {
+				path, text, _ := strings.Cut(lf, "\x00")
+				h.stream(streamKey{ev.exec, "payload" + path}).add(text)
+			}
+			continue
+		}
+		h.stream(streamKey{ev.exec, ev.event()}).add(ev.text)
+	}
+	h.read = len(h.queue)
+}
+
 // stream is the text streamed so far at one streamKey: buf's first n bytes. Two
-// streams may share buf while one's text is a prefix of the other's.
+// streams may share buf while one's text is a prefix of the other's. want is n with
+// the pieces held and not yet read.
 type stream struct {
-	buf *strings.Builder
-	n   int
+	buf  *strings.Builder
+	n    int
+	want int
 }
 
 func (s *stream) String() string { return s.buf.String()[:s.n] }
@@ -280,13 +346,15 @@ func (s *stream) add(p string) {
 	}
 	if s.n != s.buf.Len() {
 		own := &strings.Builder{}
+		own.Grow(max(s.want, s.n+len(p)))
 		own.WriteString(s.String())
 		s.buf = own
 	}
 	if s.buf.Cap()-s.buf.Len() < len(p) {
-		// Grow doubles: append's growth of a long buffer (1.25×) copies a long answer
-		// several times over as it streams.
-		s.buf.Grow(len(p))
+		// Room for the pieces still to be read too; Grow at least doubles: append's
+		// growth of a long buffer (1.25×) copies a long answer several times over as
+		// it streams.
+		s.buf.Grow(max(len(p), s.want-s.n))
 	}
 	s.buf.WriteString(p)
 	s.n += len(p)
@@ -295,6 +363,7 @@ func (s *stream) add(p string) {
 // taint withholds the rest of exec's streamed text and drops its texts.
 func (h *holdback) taint(exec string) {
 	h.tainted[exec] = true
+	h.recent = [2]recentStream{} // its streams are dropped
 	for k := range h.streams {
 		if k.exec == exec {
 			delete(h.streams, k)
@@ -305,6 +374,7 @@ func (h *holdback) taint(exec string) {
 // releaseSettled writes the longest queue prefix whose texts are settled and clean.
 func (l *FileLogger) releaseSettled() []heldFailure {
 	h := &l.held
+	h.readAll()
 	h.checked += h.fresh
 	h.fresh = 0
 	cuts := map[streamKey]int{}
@@ -337,7 +407,7 @@ func (l *FileLogger) releaseSettled() []heldFailure {
 		if ev.kind == heldNative || ev.kind == heldInCall {
 			continue
 		}
-		if cut, ok := cuts[streamKey{ev.exec, ev.event}]; !ok || ev.end > cut {
+		if cut, ok := cuts[streamKey{ev.exec, ev.event()}]; !ok || ev.end > cut {
 			break
 		}
 		n = i + 1
@@ -350,6 +420,7 @@ func (l *FileLogger) releaseSettled() []heldFailure {
 // afresh.
 func (l *FileLogger) flushHeld() []heldFailure {
 	h := &l.held
+	h.readAll()
 	var judged judgements
 	for k, b := range h.streams {
 		if judged.secret(l, b.String()) {
@@ -421,7 +492,7 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 	for i := range h.queue[:n] {
 		ev := &h.queue[i]
 		if ev.kind == heldTextDelta || ev.kind == heldRawDelta {
-			k := streamKey{ev.exec, ev.event}
+			k := streamKey{ev.exec, ev.event()}
 			if d := open[k]; d != nil {
 				d.last = ev
 				d.pieces++
@@ -462,10 +533,10 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 			tree, err = d.tree(withheld)
 		}
 		if err == nil {
-			err = l.write(ev.event, tree, ev.stamp, -1)
+			err = l.write(ev.event(), tree, ev.stamp, -1)
 		}
 		if err != nil {
-			errs = append(errs, heldFailure{ev.event, err})
+			errs = append(errs, heldFailure{ev.event(), err})
 		}
 	}
 	for _, ev := range h.queue[:n] {
@@ -476,6 +547,7 @@ func (l *FileLogger) writeHeld(n int) []heldFailure {
 	rest := copy(h.queue, h.queue[n:])
 	clear(h.queue[rest:])
 	h.queue = h.queue[:rest]
+	h.read = max(h.read-n, 0)
 	return errs
 }
 
@@ -492,7 +564,7 @@ type deltaLine struct {
 // a part of that text, not a copy.
 func (h *holdback) joined(d *deltaLine) string {
 	start := d.first.end - len(d.first.text)
-	if b := h.streams[streamKey{d.first.exec, d.first.event}]; b != nil && start >= 0 && d.last.end <= b.n {
+	if b := h.streams[streamKey{d.first.exec, d.first.event()}]; b != nil && start >= 0 && d.last.end <= b.n {
 		return b.String()[start:d.last.end]
 	}
 	return "" // not reached: a stream is dropped only when its execution is withheld
@@ -507,13 +579,15 @@ func (d *deltaLine) tree(withheld bool) (any, error) {
 		if withheld {
 			return withhold(*ev), nil
 		}
-		return ev.tree, nil
+		return ev.data, nil
 	}
-	tree := ev.tree
-	if tree == nil {
+	tree := ev.data
+	if d, ok := ev.data.(TextDeltaData); ok && ev.typed && utf8.ValidString(d.Delta) && utf8.ValidString(d.ExecutionID) {
+		tree = textDeltaTree(d)
+	} else if ev.typed {
 		var err error
-		if tree, err = toTree(ev.src); err != nil {
-			return nil, fmt.Errorf("session log: encode %s: %w", ev.event, err)
+		if tree, err = toTree(ev.data); err != nil {
+			return nil, fmt.Errorf("session log: encode %s: %w", ev.event(), err)
 		}
 	}
 	m, _ := tree.(map[string]any)
@@ -521,7 +595,7 @@ func (d *deltaLine) tree(withheld bool) (any, error) {
 		m, _ = m["delta"].(map[string]any)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("session log: %s without a delta", ev.event)
+		return nil, fmt.Errorf("session log: %s without a delta", ev.event())
 	}
 	m["delta"] = d.text
 	if d.ref != nil {
@@ -545,6 +619,20 @@ func (d *deltaLine) tree(withheld bool) (any, error) {
 	return tree, nil
 }
 
+// textDeltaTree is toTree(d), built without encoding d, for d whose strings are valid
+// UTF-8 (json.Marshal replaces what is not).
+func textDeltaTree(d TextDeltaData) map[string]any {
+	m := make(map[string]any, 3)
+	m["delta"] = d.Delta
+	if d.ExecutionID != "" {
+		m["executionId"] = d.ExecutionID
+	}
+	if d.Pieces != 0 {
+		m["pieces"] = json.Number(strconv.Itoa(d.Pieces))
+	}
+	return m
+}
+
 // heldFailure is a failure to write an event Append had already accepted.
 type heldFailure struct {
 	event string
@@ -555,7 +643,7 @@ type heldFailure struct {
 // ev's own redacted copy, so it is changed in place. (Deltas are withheld as their line
 // is built.)
 func withhold(ev heldEvent) any {
-	m, _ := ev.tree.(map[string]any)
+	m, _ := ev.data.(map[string]any)
 	if ev.kind == heldNative {
 		if p, ok := m["rawPayload"].(map[string]any); ok {
 			p["payload"] = map[string]any{"withheld": WithheldNote}

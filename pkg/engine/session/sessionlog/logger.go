@@ -19,8 +19,9 @@ import (
 
 // Logger records session events; it has the shape of the session runtime's logger port.
 // Implementations are safe for concurrent use, take what they keep of data before
-// returning (its JSON, or a copy the caller cannot change) and never fail their caller:
-// logging must never break a session.
+// returning (its JSON, or a copy the caller cannot change; the FileLogger keeps an
+// agent.Event that carries only a streamed piece's agent.DeltaData as given, see own)
+// and never fail their caller: logging must never break a session.
 type Logger interface {
 	Log(event string, data any)
 }
@@ -256,7 +257,23 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		}
 		return fmt.Errorf("session log: %s payload: %w", event, err)
 	}
-	tree, size, err := toSizedTree(data)
+	raw, err := marshalData(data)
+	var tree any
+	var line *[]byte // data's redacted JSON, when it is written without a tree
+	if err == nil && base == nil && fix == nil && lift == nil && raw != nil && string(raw) != "null" && !mayStream(event, data) &&
+		(l.threshold < 0 || len(raw) <= l.threshold/2) {
+		line = getEncodeBuffer()
+		defer putEncodeBuffer(line)
+		var ok bool
+		if *line, ok = appendRedacted((*line)[:0], raw); !ok {
+			*line = (*line)[:0]
+			line = nil
+		}
+	}
+	if err == nil && line == nil {
+		tree, err = treeOf(raw)
+	}
+	size := len(raw)
 	if err != nil {
 		if op != nil { // nothing is written: the log's history is no longer known
 			l.mu.Lock()
@@ -265,18 +282,22 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		}
 		return fmt.Errorf("session log: encode %s: %w", event, err)
 	}
-	if base != nil {
-		setPayloadBase(tree, base)
-	}
-	if fix != nil {
-		fix(tree)
-	}
-	if lift != nil {
-		lift(tree)
-	}
-	held, streaming := classify(event, tree)
-	if !streaming || held.kind != heldTextDelta && held.kind != heldRawDelta {
-		tree = redact.Value(tree) // a delta is redacted in the line it goes out in
+	var held heldEvent
+	var streaming bool
+	if line == nil {
+		if base != nil {
+			setPayloadBase(tree, base)
+		}
+		if fix != nil {
+			fix(tree)
+		}
+		if lift != nil {
+			lift(tree)
+		}
+		held, streaming = classify(event, tree)
+		if !streaming || held.kind != heldTextDelta && held.kind != heldRawDelta {
+			tree = redact.Value(tree) // a delta is redacted in the line it goes out in
+		}
 	}
 
 	l.mu.Lock()
@@ -292,11 +313,15 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	case streaming && held.kind == heldInCall && len(l.held.queue) == 0:
 		err = l.write(event, tree, stamp, size) // nothing held precedes it: no need to wait
 	case streaming:
-		held.tree, held.stamp, held.size = tree, stamp, size
+		held.data, held.stamp, held.size = tree, stamp, size
 		heldErrs = l.hold(held)
 	default:
 		heldErrs = l.flushHeld()
-		err = l.write(event, tree, stamp, size)
+		if line != nil {
+			err = l.writeLine(event, *line, stamp)
+		} else {
+			err = l.write(event, tree, stamp, size)
+		}
 		if err == nil {
 			l.remember(event, logged, l.seq)
 		}
@@ -346,11 +371,34 @@ func (l *FileLogger) write(event string, tree any, stamp time.Time, size int) er
 			return fmt.Errorf("session log: %s payload: %w", event, err)
 		}
 	}
-	line, err := encodeJSON(lineEntry{SchemaVersion: SchemaVersion, Sequence: l.seq + 1, Timestamp: stamp,
-		SessionID: l.sessionID, Event: event, Data: tree})
+	buf := getEncodeBuffer()
+	defer putEncodeBuffer(buf)
+	line, err := appendLine(*buf, l.seq+1, stamp, l.sessionID, event, tree)
 	if err != nil {
 		return fmt.Errorf("session log: encode %s: %w", event, err)
 	}
+	*buf = line
+	return l.writeOut(event, line)
+}
+
+// writeLine writes one entry whose data is given as its line form (appendRedacted's; l.mu
+// held).
+func (l *FileLogger) writeLine(event string, data []byte, stamp time.Time) error {
+	buf := getEncodeBuffer()
+	defer putEncodeBuffer(buf)
+	line, err := appendHeader(*buf, l.seq+1, stamp, l.sessionID, event)
+	if err != nil {
+		return fmt.Errorf("session log: encode %s: %w", event, err)
+	}
+	line = append(line, `,"data":`...)
+	line = append(line, data...)
+	line = append(line, '}')
+	*buf = line
+	return l.writeOut(event, line)
+}
+
+// writeOut appends the '\n' to an entry's encoding and writes it (l.mu held).
+func (l *FileLogger) writeOut(event string, line []byte) error {
 	line = append(line, '\n')
 	if _, err := l.f.Write(line); err != nil {
 		// Never leave a torn line for the next one to be glued to.
@@ -360,17 +408,6 @@ func (l *FileLogger) write(event string, tree any, stamp time.Time, size int) er
 	l.seq++
 	l.size += int64(len(line))
 	return nil
-}
-
-// lineEntry is Entry as it is written: the data tree is encoded with the line, in one
-// pass (as json.RawMessage it would be encoded first and then compacted again).
-type lineEntry struct {
-	SchemaVersion int       `json:"schemaVersion"`
-	Sequence      int64     `json:"sequence"`
-	Timestamp     time.Time `json:"timestamp"`
-	SessionID     string    `json:"sessionId"`
-	Event         EventType `json:"event"`
-	Data          any       `json:"data,omitempty"`
 }
 
 // reportHeld tells Options.OnError about held events that could not be written (outside
@@ -438,43 +475,99 @@ func toTree(data any) (any, error) {
 
 // toSizedTree is toTree that also tells the size of data's JSON.
 func toSizedTree(data any) (any, int, error) {
-	if data == nil {
-		return nil, 0, nil
-	}
-	raw, err := json.Marshal(data)
+	raw, err := marshalData(data)
 	if err != nil {
 		return nil, 0, err
+	}
+	tree, err := treeOf(raw)
+	return tree, len(raw), err
+}
+
+// marshalData is data's JSON (nil for nil data), as json.Marshal gives it but for member
+// order. A provider request is encoded by its own MarshalJSON beside the rest of its
+// event: json.Marshal would check and compact what MarshalJSON returns once more, and a
+// request carries the turn's new messages (a long answer, a file read).
+func marshalData(data any) ([]byte, error) {
+	switch d := data.(type) {
+	case nil:
+		return nil, nil
+	case agent.Event:
+		if d.Request != nil {
+			req, err := d.Request.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			return withRequest(d, req)
+		}
+	case historyRequestEvent:
+		w, err := json.Marshal(d.wire)
+		if err != nil {
+			return nil, err
+		}
+		return withRequest(d.ev, w)
+	}
+	return json.Marshal(data)
+}
+
+// treeOf decodes data's JSON into its tree (nil for none).
+func treeOf(raw []byte) (any, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	if tree, ok := decodeTree(raw); ok {
+		return tree, nil
+	}
+	if !json.Valid(raw) { // text marshalData took from a MarshalJSON without checking it
+		return nil, errors.New("invalid JSON")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var tree any
-	err = dec.Decode(&tree)
-	return tree, len(raw), err
+	err := dec.Decode(&tree)
+	return tree, err
 }
 
-// encodeJSON encodes v without HTML escaping and without a trailing newline.
+// mayStream reports whether classify could take event's data for a streaming event: its
+// tree is then needed.
+func mayStream(event string, data any) bool {
+	switch event {
+	case EventTextDelta, EventProviderStreamRawDelta, EventServerTool:
+		return true
+	case EventProviderNativeRawPayload:
+		ev, ok := data.(agent.Event)
+		return !ok || ev.RawPayload != nil && ev.RawPayload.PayloadKind == llm.PayloadStreamEvent
+	}
+	return false
+}
+
+// encodeJSON encodes a tree without HTML escaping and without a trailing newline, as
+// encoding/json's Encoder does (see appendTree).
 // It encodes into a reused buffer and returns a copy of exactly the encoding's size: a
 // fresh buffer would grow by doubling from nothing for every line and payload.
 func encodeJSON(v any) ([]byte, error) {
-	buf := encodeBuffers.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledEncodeBuffer {
-			buf.Reset()
-			encodeBuffers.Put(buf)
-		}
-	}()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	buf := getEncodeBuffer()
+	defer putEncodeBuffer(buf)
+	b, err := appendTree(*buf, v)
+	if err != nil {
 		return nil, err
 	}
-	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+	*buf = b
+	return bytes.Clone(b), nil
 }
 
 // maxPooledEncodeBuffer bounds what encodeBuffers keep: a rare huge encoding is not held.
 const maxPooledEncodeBuffer = 4 << 20
 
-var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+func getEncodeBuffer() *[]byte { return encodeBuffers.Get().(*[]byte) }
+
+func putEncodeBuffer(b *[]byte) {
+	if cap(*b) <= maxPooledEncodeBuffer {
+		*b = (*b)[:0]
+		encodeBuffers.Put(b)
+	}
+}
 
 // recoverTail truncates a partial last line (one without its '\n') and returns the size of
 // the complete lines and the sequence of the last entry.

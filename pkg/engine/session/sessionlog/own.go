@@ -16,6 +16,9 @@ import (
 // are copied as far as they hold mutable parts (strings are immutable and shared); any
 // other value is snapshotted as its JSON. The copy keeps each value's type, so the
 // logger's typed paths (deltas, references, history) see what they would have seen.
+// Not copied: strings and values without references, and an agent.Event that carries
+// only a Delta (a streamed piece: agent.DeltaData is made per piece by the agent's
+// emitter and never changed; nothing else in the module writes one).
 func own(data any) (any, error) {
 	switch d := data.(type) {
 	case nil, string, bool, int, int64, float64, json.Number,
@@ -27,6 +30,14 @@ func own(data any) (any, error) {
 		}
 		return *d, nil
 	case agent.Event:
+		if d.Delta != nil && d.Request == nil && d.RawPayload == nil && d.Response == nil && d.Batch == nil &&
+			d.Tool == nil && d.Mutation == nil && d.Message == nil {
+			// A streamed piece (provider_stream_raw_delta): the agent makes a DeltaData
+			// for each piece, of values only, and no one changes it after emitting it, so
+			// the event is kept as given. Copying it cost two allocations a piece, the
+			// most of a streamed answer's.
+			return data, nil
+		}
 		return ownEvent(d), nil
 	case HistoryMutationData:
 		return ownMutation(d), nil

@@ -178,10 +178,13 @@ func (l *FileLogger) externalize(v any) (any, error) {
 		}
 		return t, nil
 	case []any:
-		b, err := encodeJSON(t)
+		buf := getEncodeBuffer()
+		defer putEncodeBuffer(buf)
+		b, err := appendTree(*buf, t)
 		if err != nil {
 			return nil, err
 		}
+		*buf = b
 		if len(b) <= l.threshold {
 			return t, nil
 		}
@@ -203,10 +206,10 @@ func (l *FileLogger) externalizeString(s string) (PayloadRef, error) {
 	if c := l.lastPayload; c.ref.SHA256 != "" && len(c.text) == len(s) && c.text == s && l.payloadExists(c.ref) {
 		return c.ref, nil
 	}
-	b, err := encodeJSON(s)
-	if err != nil {
-		return PayloadRef{}, err
-	}
+	buf := getEncodeBuffer()
+	defer putEncodeBuffer(buf)
+	b := appendString(*buf, s) // a string's JSON, as encodeJSON writes it
+	*buf = b
 	ref, err := l.writePayload(b)
 	if err == nil {
 		l.lastPayload.text, l.lastPayload.ref = s, ref

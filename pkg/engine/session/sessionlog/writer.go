@@ -40,8 +40,16 @@ type writer struct {
 	room    sync.Cond
 	closed  bool
 	running bool
+	// q holds the queued jobs in a ring: n of them from head on. A stream's pieces pass
+	// through at the rate they are written, and a ring takes them without reallocating
+	// as a slice consumed from its front does.
 	q       []job
-	delay   time.Duration // < 0: the writer starts with the first event
+	head, n int
+	// peak is the most jobs queued at once in this burst, last that of the last burst:
+	// the next burst's ring starts at it, so a stream written in many bursts does not
+	// grow a ring from 16 in each.
+	peak, last int
+	delay      time.Duration // < 0: the writer starts with the first event
 	// timer starts the writer delay after a burst's first event; armed while it is set.
 	timer *time.Timer
 	armed bool
@@ -67,7 +75,7 @@ func startWriter(l *FileLogger, delay time.Duration) *writer {
 
 // start runs the writer goroutine (w.mu held).
 func (w *writer) start() {
-	if w.running || len(w.q) == 0 {
+	if w.running || w.n == 0 {
 		return
 	}
 	if w.armed {
@@ -91,15 +99,17 @@ func (w *writer) drain() {
 	l := w.l
 	for {
 		w.mu.Lock()
-		if len(w.q) == 0 {
-			w.q, w.running = nil, false // the backing array goes with the burst
+		if w.n == 0 {
+			w.last, w.peak = w.peak, 0
+			w.q, w.head, w.running = nil, 0, false // the backing array goes with the burst
 			w.room.Broadcast()
 			w.mu.Unlock()
 			return
 		}
-		j := w.q[0]
-		w.q[0] = job{}
-		w.q = w.q[1:]
+		j := w.q[w.head]
+		w.q[w.head] = job{}
+		w.head = (w.head + 1) % len(w.q)
+		w.n--
 		w.room.Broadcast()
 		w.mu.Unlock()
 
@@ -142,7 +152,7 @@ func (l *FileLogger) barrier(fn func() error) error {
 func (w *writer) put(j job, now func() time.Time) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for !w.closed && len(w.q) >= QueueLength {
+	for !w.closed && w.n >= QueueLength {
 		w.room.Wait() // the queue is full: wait for room, never drop
 	}
 	if w.closed {
@@ -151,10 +161,10 @@ func (w *writer) put(j job, now func() time.Time) error {
 	if now != nil {
 		j.stamp = now().UTC()
 	}
-	w.q = append(w.q, j)
+	w.push(j)
 	switch {
 	case w.running:
-	case j.reply != nil || w.delay < 0 || len(w.q) >= batchLength:
+	case j.reply != nil || w.delay < 0 || w.n >= batchLength:
 		w.start()
 	case !w.armed:
 		w.armed = true
@@ -165,6 +175,24 @@ func (w *writer) put(j job, now func() time.Time) error {
 		}
 	}
 	return nil
+}
+
+// push queues j at the ring's end, doubling the ring when it is full (w.mu held).
+func (w *writer) push(j job) {
+	if w.n == len(w.q) {
+		size := max(16, 2*len(w.q)) // 16: a short turn's events
+		if w.q == nil {
+			size = max(16, w.last)
+		}
+		q := make([]job, size)
+		for i := range w.n {
+			q[i] = w.q[(w.head+i)%len(w.q)]
+		}
+		w.q, w.head = q, 0
+	}
+	w.q[(w.head+w.n)%len(w.q)] = j
+	w.n++
+	w.peak = max(w.peak, w.n)
 }
 
 // stop refuses further events and waits until the writer has written everything queued.

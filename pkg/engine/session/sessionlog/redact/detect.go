@@ -21,7 +21,7 @@ func Detect(s string) (kind string, found bool) {
 			}
 		}
 	}
-	if strings.Contains(s, "earer") || strings.Contains(s, "EARER") {
+	if hasBearerWord(s) {
 		for _, m := range bearerPattern.FindAllStringSubmatchIndex(s, -1) {
 			if m[3]-m[2] >= minBearerToken {
 				return "a bearer token", true
@@ -37,7 +37,7 @@ func Detect(s string) (kind string, found bool) {
 // secretPair finds the first secret-named "key": value or KEY=value pair of s whose value
 // hides something, and returns its key.
 func secretPair(s string) (string, bool) {
-	if !strings.ContainsAny(s, ":=") || !containsSecretWord(s) {
+	if !hasPairSign(s) || !containsSecretWord(s) {
 		return "", false
 	}
 	for _, m := range jsonKeyPattern.FindAllStringSubmatchIndex(s, -1) {

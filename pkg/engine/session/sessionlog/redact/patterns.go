@@ -17,18 +17,19 @@ type tokenRule struct {
 	prefixLen int  // length of the fixed prefix of a match
 	minTail   int  // minimum length after the prefix
 	digit     bool // the tail must contain a digit
+	gate      gate // a byte every match contains (see gates)
 }
 
 var tokenRules = []tokenRule{
 	// Anthropic keys are distinctive enough to need no boundary: "xsk-ant-…" is still a key.
-	{kind: "an Anthropic API key", marker: "sk-ant-", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]+`), prefixLen: 7, minTail: 8},
+	{kind: "an Anthropic API key", marker: "sk-ant-", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]+`), prefixLen: 7, minTail: 8, gate: gateDash},
 	// OpenAI-style keys (sk-…, sk-proj-…); the digit requirement spares words such as
 	// "sk-learn-compatible-estimators".
-	{kind: "an OpenAI-style API key", marker: "sk-", re: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]+`), prefixLen: 3, minTail: 20, digit: true},
-	{kind: "a GitHub token", marker: "gh", re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]+`), prefixLen: 4, minTail: 20},
-	{kind: "a GitHub token", marker: "github_pat_", re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]+`), prefixLen: 11, minTail: 20},
-	{kind: "a Slack token", marker: "xox", re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]+`), prefixLen: 5, minTail: 10},
-	{kind: "a Google API key", marker: "AIza", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]+`), prefixLen: 4, minTail: 30},
+	{kind: "an OpenAI-style API key", marker: "sk-", re: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]+`), prefixLen: 3, minTail: 20, digit: true, gate: gateDash},
+	{kind: "a GitHub token", marker: "gh", re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]+`), prefixLen: 4, minTail: 20, gate: gateUnderscore},
+	{kind: "a GitHub token", marker: "github_pat_", re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]+`), prefixLen: 11, minTail: 20, gate: gateUnderscore},
+	{kind: "a Slack token", marker: "xox", re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]+`), prefixLen: 5, minTail: 10, gate: gateDash},
+	{kind: "a Google API key", marker: "AIza", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]+`), prefixLen: 4, minTail: 30, gate: gateA},
 }
 
 // bearerPattern matches an HTTP bearer credential; group 2 is the token (at least 8
@@ -50,13 +51,63 @@ var jsonKeyPattern = regexp.MustCompile(`\\*"([A-Za-z0-9_.\-]+)\\*"\s*:\s*`)
 // Groups: 1 key, 2 value.
 var assignPattern = regexp.MustCompile(`\b([A-Za-z0-9_.\-]+)=([^\s&;,'"]+)`)
 
+// gate is a set of bytes found in a text, each of which some pattern needs: a pattern
+// whose byte is absent cannot match. Most strings of a log line (identifiers, member
+// names, roles, short words) hold none of them and are passed over in one look at
+// their bytes instead of a search per pattern.
+type gate uint8
+
+const (
+	gateDash       gate = 1 << iota // sk-ant-, sk-, xox…-
+	gateUnderscore                  // gh…_, github_pat_
+	gateA                           // AIza
+	gateSpace                       // a bearer token follows its scheme after \s
+	gatePair                        // ':' or '=' of a "key": value or KEY=value pair
+)
+
+var gateOf = [256]gate{'-': gateDash, '_': gateUnderscore, 'A': gateA,
+	' ': gateSpace, '\t': gateSpace, '\n': gateSpace, '\f': gateSpace, '\r': gateSpace,
+	':': gatePair, '=': gatePair}
+
+// maxGatedLength bounds the texts whose bytes are looked at one by one: the searches of
+// a long text run on vectorized code and are cheaper than the loop.
+const maxGatedLength = 512
+
+// gates returns the gates of s's bytes. A long s is searched for each byte (on
+// vectorized code) but whitespace, which a long text holds anyway. Redaction only
+// inserts Placeholder, which holds no gate byte but 'A', and no "AIza" can form across
+// its ends ('[' and ']'), so the gates of a text hold for its redacted forms too.
+func gates(s string) gate {
+	if len(s) > maxGatedLength {
+		g := gateSpace
+		for _, c := range [...]struct {
+			b byte
+			g gate
+		}{{'-', gateDash}, {'_', gateUnderscore}, {'A', gateA}, {':', gatePair}, {'=', gatePair}} {
+			if g&c.g == 0 && strings.IndexByte(s, c.b) >= 0 {
+				g |= c.g
+			}
+		}
+		return g
+	}
+	var g gate
+	for i := 0; i < len(s); i++ {
+		g |= gateOf[s[i]]
+	}
+	return g
+}
+
 // redactPatterns replaces the secrets pattern matching finds in s.
 func redactPatterns(s string) string {
 	if s == "" {
 		return s
 	}
+	g := gates(s)
+	if g == 0 {
+		return s
+	}
 	for _, r := range tokenRules {
-		if !strings.Contains(s, r.marker) {
+		if g&r.gate == 0 || !strings.Contains(s, r.marker) {
 			continue
 		}
 		s = replaceMatches(s, r.re, func(m []int) (int, int, bool) {
@@ -64,10 +115,13 @@ func redactPatterns(s string) string {
 			return m[0], m[1], len(tail) >= r.minTail && (!r.digit || hasDigit(tail))
 		})
 	}
-	if strings.Contains(s, "earer") || strings.Contains(s, "EARER") {
+	if g&gateSpace != 0 && hasBearerWord(s) {
 		s = replaceMatches(s, bearerPattern, func(m []int) (int, int, bool) {
 			return m[2], m[3], m[3]-m[2] >= minBearerToken
 		})
+	}
+	if g&gatePair == 0 {
+		return s
 	}
 	return redactPairs(s)
 }
@@ -96,9 +150,20 @@ func replaceMatches(s string, re *regexp.Regexp, pick func(m []int) (start, end 
 
 type span struct{ start, end int }
 
+// hasBearerWord reports whether s holds one of the words bearerPattern starts with (a
+// search for each runs on its first letter, which is rarer than "earer"'s).
+func hasBearerWord(s string) bool {
+	return strings.Contains(s, "Bearer") || strings.Contains(s, "bearer") || strings.Contains(s, "BEARER")
+}
+
+// hasPairSign reports whether s holds ':' or '=' (strings.ContainsAny, on vectorized code).
+func hasPairSign(s string) bool {
+	return strings.IndexByte(s, ':') >= 0 || strings.IndexByte(s, '=') >= 0
+}
+
 // redactPairs replaces the values of secret-named "key": value and KEY=value pairs.
 func redactPairs(s string) string {
-	if !strings.ContainsAny(s, ":=") || !containsSecretWord(s) {
+	if !hasPairSign(s) || !containsSecretWord(s) {
 		return s
 	}
 	var spans []span
@@ -204,33 +269,45 @@ func containsSecretWord(s string) bool {
 		}
 		return false
 	}
-	for _, w := range secretWords {
-		if containsFoldASCII(s, w) {
-			return true
+	// One pass: each word is tried where its first letter is.
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		for _, w := range secretWordsAt[c] {
+			if hasPrefixFoldASCII(s[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// containsFoldASCII reports whether ASCII s contains the lower-case ASCII word w, ignoring
-// case (strings.ToLower without its copy of s).
-func containsFoldASCII(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		j := 0
-		for ; j < len(w); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != w[j] {
-				break
-			}
+// secretWordsAt lists secretWords by their first letter.
+var secretWordsAt = func() (at [256][]string) {
+	for _, w := range secretWords {
+		at[w[0]] = append(at[w[0]], w)
+	}
+	return at
+}()
+
+// hasPrefixFoldASCII reports whether ASCII s starts with the lower-case ASCII word w,
+// ignoring case.
+func hasPrefixFoldASCII(s, w string) bool {
+	if len(s) < len(w) {
+		return false
+	}
+	for j := 0; j < len(w); j++ {
+		c := s[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
 		}
-		if j == len(w) {
-			return true
+		if c != w[j] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func hasDigit(s string) bool {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Placeholder replaces every redacted value and key text.
@@ -98,6 +100,50 @@ func String(s string) string {
 	out, _ := str(s, 0)
 	return out
 }
+
+// Name redacts an object member's name as Value does: by pattern only, never parsed as
+// JSON.
+func Name(key string) string {
+	out, _ := str(key, maxEmbeddedDepth)
+	return out
+}
+
+// Member tells how Value treats an object member named key: whether the name holds a
+// secret (IsSecretKey) and whether redaction changes the name (Name(key) != key). The
+// names of a log's lines are few and repeat on every line, so the answers for short
+// names are remembered (up to maxRememberedNames of them).
+func Member(key string) (secret, renamed bool) {
+	if len(key) > 64 {
+		return IsSecretKey(key), Name(key) != key
+	}
+	if v, ok := rememberedNames.Load(key); ok {
+		m := v.(uint8)
+		return m&1 != 0, m&2 != 0
+	}
+	secret, renamed = IsSecretKey(key), Name(key) != key
+	if rememberedCount.Load() < maxRememberedNames {
+		var m uint8
+		if secret {
+			m |= 1
+		}
+		if renamed {
+			m |= 2
+		}
+		if _, loaded := rememberedNames.LoadOrStore(strings.Clone(key), m); !loaded {
+			rememberedCount.Add(1)
+		}
+	}
+	return secret, renamed
+}
+
+// maxRememberedNames bounds what Member remembers: names of arbitrary documents (a
+// tool's input) must not grow it without end.
+const maxRememberedNames = 4096
+
+var (
+	rememberedNames sync.Map // name -> uint8: 1 secret, 2 renamed
+	rememberedCount atomic.Int64
+)
 
 // JSON redacts a JSON document. When nothing needs redacting it returns raw itself, so the
 // document keeps its layout and member order; otherwise it returns the redacted document

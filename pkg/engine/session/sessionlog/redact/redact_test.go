@@ -193,3 +193,15 @@ func TestValueCopiesOnlyWhatChanges(t *testing.T) {
 		t.Error("a tree without secrets was copied")
 	}
 }
+
+func TestMemberIsIsSecretKeyAndName(t *testing.T) {
+	for _, k := range []string{"apiKey", "executionId", "sk-ant-api03-abcdefghijklmnop", "GITHUB_TOKEN", "", "properties",
+		"k\u212aey", strings.Repeat("token", 20), "password"} {
+		for range 2 { // the second time from what Member remembers
+			secret, renamed := redact.Member(k)
+			if secret != redact.IsSecretKey(k) || renamed != (redact.Name(k) != k) {
+				t.Fatalf("Member(%q) = %v, %v; IsSecretKey %v, Name %q", k, secret, renamed, redact.IsSecretKey(k), redact.Name(k))
+			}
+		}
+	}
+}
