@@ -1,0 +1,99 @@
+package interactive
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// benchDir is a project directory under /dev/shm when it exists (as the server's
+// benchmarks use), so the fsync of every saved turn does not drown the turn's CPU.
+func benchDir(b *testing.B) string {
+	b.Helper()
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if d, err := os.MkdirTemp("/dev/shm", "robota-bench"); err == nil {
+			b.Cleanup(func() { os.RemoveAll(d) })
+			return d
+		}
+	}
+	return b.TempDir()
+}
+
+// BenchmarkTurn runs one prompt of a zero-delay script session in process, from Submit
+// to its end event: what a turn costs outside the provider. The session log is drained
+// with the timer stopped (its writer works after the turn), and the session is replaced
+// every 20 turns so the history stays bounded, as in the server's turn benchmark.
+func BenchmarkTurn(b *testing.B) {
+	for _, bc := range []struct {
+		name, turn string
+	}{
+		{"short", "text: \"ok\""},
+		{"answer512KB", fmt.Sprintf("text: %q\n    chunkSize: 256", strings.Repeat("y", 512<<10))},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			dir := benchDir(b)
+			scriptPath := filepath.Join(dir, "turn.yaml")
+			yaml := "turns:\n  - " + bc.turn + "\n    usage: {inputTokens: 10, outputTokens: 1}\n    repeat: true\n"
+			if err := os.WriteFile(scriptPath, []byte(yaml), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			home := b.TempDir()
+			var s *InteractiveSession
+			fresh := func() {
+				if s != nil {
+					_ = s.Close(context.Background(), "other")
+				}
+				var err error
+				s, err = New(context.Background(), Options{Cwd: dir, Home: home, Env: envOf(nil), Provider: "script", Script: scriptPath})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			fresh()
+			defer func() { _ = s.Close(context.Background(), "other") }()
+			benchPrompt(b, s, "warm")
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if i > 0 && i%20 == 0 {
+					b.StopTimer()
+					fresh()
+					b.StartTimer()
+				}
+				benchPrompt(b, s, "hi")
+				b.StopTimer()
+				if err := s.Assembled().SyncLog(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+func benchPrompt(b *testing.B, s *InteractiveSession, prompt string) {
+	sub := s.Subscribe()
+	defer sub.Close()
+	sent, err := s.Submit(prompt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		ev, err := sub.Next(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if ev.PromptID != sent.PromptID {
+			continue
+		}
+		switch ev.Type {
+		case EventComplete:
+			return
+		case EventError, EventInterrupted:
+			b.Fatalf("prompt ended with %s: %+v", ev.Type, ev.Result)
+		}
+	}
+}
