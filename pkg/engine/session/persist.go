@@ -66,9 +66,9 @@ func (s *Session) save(ctx context.Context, withHeader bool) error {
 	defer p.mu.Unlock()
 	s.mu.Lock()
 	a, gen := s.agent, s.gen
-	events := append([]anchoredEvent(nil), s.events...)
+	events := s.eventsView()
 	s.mu.Unlock()
-	msgs := a.History()
+	msgs := a.HistoryView()
 	reset := p.gen != gen
 	d, err := s.delta(p, msgs, events, reset, withHeader || !p.started)
 	if err == nil {
@@ -130,7 +130,7 @@ func (s *Session) Record() store.Record {
 	a := s.currentAgent()
 	rec.Messages = nonNil(a.History())
 	s.mu.Lock()
-	events := append([]anchoredEvent(nil), s.events...)
+	events := s.eventsView()
 	s.mu.Unlock()
 	for _, e := range events {
 		if entry, err := json.Marshal(e.entry); err == nil {

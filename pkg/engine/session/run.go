@@ -63,7 +63,7 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 	prompt := joinNonEmpty(input, extra)
 
 	a := s.currentAgent()
-	before := a.History()
+	before := a.HistoryView()
 	caps := llm.ProviderCapabilities(s.cfg.Provider)
 	s.log(sessionlog.EventPreRun, sessionlog.PreRunData{
 		Provider: s.cfg.Provider.Name(), Input: prompt, HistoryLength: len(before),
@@ -90,7 +90,7 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		// Subagents the run started (the Agent tool) spent usage on its behalf.
 		s.lastResult.Usage = total.Usage.Add(s.runSubagentUsage)
 		s.mu.Unlock()
-		history := a.History()
+		history := a.HistoryView()
 		s.refresh(history)
 		if res.Interrupted || ctx.Err() != nil {
 			return res.Response, withSave(abortError(ctx), s.endRun(ctx))
@@ -196,7 +196,7 @@ func (s *Session) shouldAutoCompact() bool {
 	if _, on := s.tracker.Threshold().Effective(); !on {
 		return false
 	}
-	s.tracker.UpdateFromHistory(s.currentAgent().History(), 0)
+	s.tracker.UpdateFromHistory(s.currentAgent().HistoryView(), 0)
 	return s.tracker.ShouldAutoCompact()
 }
 
