@@ -17,6 +17,9 @@ import (
 // nothing). The index lists every checkpoint of the session; a checkpoint that captured
 // files also has its directory with manifest.json, which holds the files.
 //
+// The index stays open for appending while the session lives (closed by close, and
+// before a rewrite replaces the file), so a prompt's line costs one write.
+//
 // Crash safety: an append is one write of a whole line; a line cut short by a crash is
 // skipped when the index is read, and the next append starts on a new line. A rewind
 // rewrites the index whole (temp file and rename). Sessions whose checkpoints predate
@@ -36,9 +39,9 @@ type indexEntry struct {
 
 // indexState is what the store knows of its index file.
 type indexState struct {
-	exists bool // the file exists (it then lists every checkpoint)
-	torn   bool // its last line lacks its newline: the next append starts a new one
-	dirOK  bool // the session's checkpoint directory exists
+	exists bool     // the file exists (it then lists every checkpoint)
+	torn   bool     // its last line lacks its newline: the next append starts a new one
+	f      *os.File // open for appending, nil until the first append
 }
 
 func (c *checkpointStore) indexPath() string { return filepath.Join(c.dir, checkpointIndex) }
@@ -53,7 +56,7 @@ func (c *checkpointStore) readIndex() ([]*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading checkpoints %s: %w", c.indexPath(), err)
 	}
-	c.index.exists, c.index.dirOK = true, true
+	c.index.exists = true
 	c.index.torn = len(data) > 0 && data[len(data)-1] != '\n'
 	var out []*Checkpoint
 	for line := range bytes.SplitSeq(data, []byte{'\n'}) {
@@ -87,29 +90,35 @@ func (c *checkpointStore) record(cp *Checkpoint) error {
 	return nil
 }
 
-// appendIndex appends line to the index with one write, making the directory on the
-// first append (or when it was removed since).
+// appendIndex appends line to the index with one write, opening it (and making the
+// directory) on the first append.
 func (c *checkpointStore) appendIndex(line []byte) error {
-	if !c.index.dirOK {
-		if err := os.MkdirAll(c.dir, 0o700); err != nil {
+	if c.index.f == nil {
+		f, err := os.OpenFile(c.indexPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := os.MkdirAll(c.dir, 0o700); err != nil {
+				return err
+			}
+			f, err = os.OpenFile(c.indexPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		}
+		if err != nil {
 			return err
 		}
-		c.index.dirOK = true
+		c.index.f = f
 	}
-	f, err := os.OpenFile(c.indexPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if errors.Is(err, fs.ErrNotExist) {
-		c.index.dirOK = false
-		if err := os.MkdirAll(c.dir, 0o700); err != nil {
-			return err
-		}
-		c.index.dirOK = true
-		f, err = os.OpenFile(c.indexPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	}
-	if err != nil {
+	if _, err := c.index.f.Write(line); err != nil {
+		c.closeIndex() // reopened by the next append
 		return err
 	}
-	_, err = f.Write(line)
-	return errors.Join(err, f.Close())
+	return nil
+}
+
+// closeIndex closes the index file if it is open (mu held).
+func (c *checkpointStore) closeIndex() {
+	if c.index.f != nil {
+		_ = c.index.f.Close()
+		c.index.f = nil
+	}
 }
 
 // rewriteIndex replaces the index with the checkpoints kept (mu held).
@@ -130,6 +139,7 @@ func (c *checkpointStore) writeIndex(list []*Checkpoint) error {
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return fmt.Errorf("writing checkpoints %s: %w", c.indexPath(), err)
 	}
+	c.closeIndex() // it would append to the file the rename replaces
 	tmp := c.indexPath() + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return fmt.Errorf("writing checkpoints %s: %w", c.indexPath(), err)
@@ -137,7 +147,7 @@ func (c *checkpointStore) writeIndex(list []*Checkpoint) error {
 	if err := os.Rename(tmp, c.indexPath()); err != nil {
 		return fmt.Errorf("writing checkpoints %s: %w", c.indexPath(), err)
 	}
-	c.index = indexState{exists: true, dirOK: true}
+	c.index = indexState{exists: true}
 	return nil
 }
 

@@ -64,25 +64,29 @@ func TestEditlessCheckpointsAfterResume(t *testing.T) {
 	if ids := checkpointIDs(t, r); !slices.Equal(ids, []string{third, second, first}) {
 		t.Fatalf("checkpoints after resume %v, want %v", ids, []string{third, second, first})
 	}
+	fourth := submitAndWait(t, r, "four") // the index is open for appending from here
 	res, err := r.ExecuteCommand(context.Background(), "rewind", second)
 	if err != nil || !res.Success || res.Data["messages"] != kept {
 		t.Fatalf("/rewind %s = %+v, %v", second, res, err)
+	}
+	// The rewind rewrote the index: the next prompt's line must land in the new file.
+	again := submitAndWait(t, r, "again")
+	if ids := checkpointIDs(t, r); !slices.Equal(ids, []string{again, second, first}) || slices.Contains(ids, fourth) {
+		t.Fatalf("checkpoints after rewinding and a new prompt %v, want %v", ids, []string{again, second, first})
 	}
 	if err := r.Close(context.Background(), "other"); err != nil {
 		t.Fatal(err)
 	}
 	r2 := resumeSession(t, dir, s.ID(), "r2")
-	if ids := checkpointIDs(t, r2); !slices.Equal(ids, []string{second, first}) {
-		t.Fatalf("checkpoints after rewind and resume %v, want %v", ids, []string{second, first})
+	list, err := r2.EditCheckpoints()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := len(r2.Session().Messages()); got != kept {
-		t.Errorf("resumed conversation has %d messages, want %d", got, kept)
+	if len(list) != 3 || list[0].ID != again || list[1].ID != second || list[2].ID != first || list[0].Seq != list[1].Seq+1 {
+		t.Fatalf("checkpoints after rewind and resume %+v, want %v", list, []string{again, second, first})
 	}
-	// A new prompt continues the sequence after the kept checkpoint.
-	next := submitAndWait(t, r2, "four")
-	list, _ := r2.EditCheckpoints()
-	if len(list) != 3 || list[0].ID != next || list[0].Seq != list[1].Seq+1 {
-		t.Errorf("checkpoints after a new prompt %+v", list)
+	if got := len(r2.Session().Messages()); got != list[0].Messages+2 || list[0].Messages != kept {
+		t.Errorf("resumed conversation has %d messages; the last prompt began at %d, want %d", got, list[0].Messages, kept)
 	}
 }
 

@@ -149,6 +149,13 @@ func (c *checkpointStore) begin(id, prompt string, messages int) error {
 	return nil
 }
 
+// close closes the index file; a later prompt would open it again.
+func (c *checkpointStore) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closeIndex()
+}
+
 // end closes the running prompt's checkpoint.
 func (c *checkpointStore) end() {
 	c.mu.Lock()
