@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 )
@@ -70,7 +71,7 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		NativeWebTools: sessionlog.NativeWebState{WebSearch: caps.NativeWebTools.WebSearch, WebFetch: caps.NativeWebTools.WebFetch},
 	})
 	pending := llm.Message{Role: llm.RoleUser, State: llm.StateComplete, Content: []llm.Part{llm.TextPart(prompt)}}
-	s.refresh(append(before, pending))
+	s.report(s.tracker.UpdateWithNext(before, pending))
 
 	stopActive := false
 	var total agent.Result
@@ -202,7 +203,11 @@ func (s *Session) shouldAutoCompact() bool {
 
 // refresh updates the tracker from msgs and reports the new state.
 func (s *Session) refresh(msgs []llm.Message) {
-	state := s.tracker.UpdateFromHistory(msgs, 0)
+	s.report(s.tracker.UpdateFromHistory(msgs, 0))
+}
+
+// report tells OnContextUpdate the context state.
+func (s *Session) report(state contextwin.WindowState) {
 	if cb := s.cfg.Callbacks.OnContextUpdate; cb != nil {
 		s.cbMu.Lock()
 		cb(state)
