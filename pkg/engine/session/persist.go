@@ -127,6 +127,7 @@ func (s *Session) delta(p *persisted, msgs []llm.Message, events []anchoredEvent
 // its timeline events.
 func (s *Session) Record() store.Record {
 	rec := s.header()
+	rec.ToolSchemas = s.ToolSchemas() // the caller's own copy
 	a := s.currentAgent()
 	rec.Messages = nonNil(a.History())
 	s.mu.Lock()
@@ -142,10 +143,11 @@ func (s *Session) Record() store.Record {
 
 // header builds the record's header fields. The session fills the fields it owns; the
 // others come through unchanged from the resumed record, then DecorateRecord adds its own.
+// ToolSchemas is the session's own slice (set once, at New), for the store to read.
 func (s *Session) header() store.Record {
 	rec := store.Record{
 		ID: s.id, Cwd: s.cfg.Cwd, Name: s.Name(), CreatedAt: s.createdAt, UpdatedAt: s.cfg.Now(),
-		SystemPrompt: s.systemMessage, ToolSchemas: s.ToolSchemas(),
+		SystemPrompt: s.systemMessage, ToolSchemas: s.schemas[:len(s.schemas):len(s.schemas)],
 	}
 	copyOpaqueFields(&rec, s.resumed)
 	if s.resumed != nil && s.resumed.ID != s.id {
