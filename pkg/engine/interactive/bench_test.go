@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/providers/script"
 )
 
 // benchDir is a project directory under /dev/shm when it exists (as the server's
@@ -27,19 +28,22 @@ func benchDir(b *testing.B) string {
 // BenchmarkTurn runs one prompt of a zero-delay script session in process, from Submit
 // to its end event: what a turn costs outside the provider. The session log is drained
 // with the timer stopped (its writer works after the turn), and the session is replaced
-// every 20 turns so the history stays bounded, as in the server's turn benchmark.
+// every few turns so the history stays bounded: every 20 as in the server's turn
+// benchmark, every 2 for 512 KB answers, whose third turn would start with an automatic
+// compaction.
 func BenchmarkTurn(b *testing.B) {
 	for _, bc := range []struct {
 		name, turn string
+		every      int
 	}{
-		{"short", "text: \"ok\""},
-		{"answer512KB", fmt.Sprintf("text: %q\n    chunkSize: 256", strings.Repeat("y", 512<<10))},
+		{"short", "text: \"ok\"", 20},
+		{"answer512KB", fmt.Sprintf("text: %q\n    chunkSize: 256", strings.Repeat("y", 512<<10)), 2},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			dir := benchDir(b)
-			scriptPath := filepath.Join(dir, "turn.yaml")
 			yaml := "turns:\n  - " + bc.turn + "\n    usage: {inputTokens: 10, outputTokens: 1}\n    repeat: true\n"
-			if err := os.WriteFile(scriptPath, []byte(yaml), 0o600); err != nil {
+			provider, err := script.New([]byte(yaml), "turn.yaml") // parsed once: sessions share it
+			if err != nil {
 				b.Fatal(err)
 			}
 			home := b.TempDir()
@@ -49,7 +53,7 @@ func BenchmarkTurn(b *testing.B) {
 					_ = s.Close(context.Background(), "other")
 				}
 				var err error
-				s, err = New(context.Background(), Options{Cwd: dir, Home: home, Env: envOf(nil), Provider: "script", Script: scriptPath})
+				s, err = New(context.Background(), Options{Cwd: dir, Home: home, Env: envOf(nil), LLM: provider})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -61,7 +65,7 @@ func BenchmarkTurn(b *testing.B) {
 			var cpu time.Duration // process CPU (user + system) of the timed parts
 			b.ResetTimer()
 			for i := range b.N {
-				if i > 0 && i%20 == 0 {
+				if i > 0 && i%bc.every == 0 {
 					b.StopTimer()
 					fresh()
 					b.StartTimer()
