@@ -185,6 +185,9 @@ func (a *Agent) Store() *ConversationStore { return a.store }
 // History returns a copy of the committed conversation.
 func (a *Agent) History() []llm.Message { return a.store.History() }
 
+// HistoryView is History without the copy: read-only (see ConversationStore.View).
+func (a *Agent) HistoryView() []llm.Message { return a.store.View() }
+
 // ConversationID identifies the conversation in replay events.
 func (a *Agent) ConversationID() string { return a.cfg.ConversationID }
 

@@ -8,7 +8,10 @@
 //
 // Guarantees:
 //   - History is append-only; every provider call ends in exactly one committed assistant
-//     message (interrupted when the run's context was cancelled mid-stream).
+//     message (interrupted when the run's context was cancelled mid-stream). Committed
+//     messages never change, so readers on the hot path (the session's saves, context
+//     estimates, a round's provider request) share the store's array through a read-only
+//     View instead of copying the history; History still returns a copy.
 //   - Provider tool-call IDs are kept verbatim and may repeat across rounds.
 //   - An unknown tool is never executed; a batch keeps one result per request in request
 //     order whatever the concurrency.

@@ -103,7 +103,7 @@ func (r *run) loop(ctx context.Context) {
 func (r *run) interrupted() {
 	r.result.Interrupted = true
 	r.result.StopReason = StopInterrupted
-	h := r.a.store.History()
+	h := r.a.store.View()
 	for i := len(h) - 1; i >= 0; i-- {
 		if h[i].Role == llm.RoleAssistant {
 			r.result.Response = h[i].Text()
@@ -119,10 +119,15 @@ func (r *run) interrupted() {
 func (r *run) request(tools []llm.ToolSchema, purpose llm.Purpose, extra []llm.Message) llm.ChatRequest {
 	hist := r.a.store.MessagesForAPI()
 	r.stable = len(r.a.system) + len(hist)
-	msgs := make([]llm.Message, 0, len(hist)+len(extra)+1)
-	msgs = append(msgs, r.a.system...)
-	msgs = append(msgs, hist...)
-	msgs = append(msgs, extra...)
+	// The usual round sends the history as it is (its system message first): no copy,
+	// the request only reads it (see ConversationStore.View).
+	msgs := hist
+	if len(r.a.system) > 0 || len(extra) > 0 {
+		msgs = make([]llm.Message, 0, len(r.a.system)+len(hist)+len(extra))
+		msgs = append(msgs, r.a.system...)
+		msgs = append(msgs, hist...)
+		msgs = append(msgs, extra...)
+	}
 	return llm.ChatRequest{
 		Model:       r.a.cfg.Model,
 		Messages:    msgs,

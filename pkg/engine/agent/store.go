@@ -153,6 +153,16 @@ func (s *ConversationStore) History() []llm.Message {
 	return append([]llm.Message(nil), s.history...)
 }
 
+// View returns the committed messages without copying them, for readers on the hot
+// path (saves, context estimates). It shares the store's array, which is append-only:
+// the messages in it never change, appends to the store do not show in it, and its
+// capacity ends at its length, so appending to it copies. It must not be written to.
+func (s *ConversationStore) View() []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.history[:len(s.history):len(s.history)]
+}
+
 // Len returns the number of committed messages.
 func (s *ConversationStore) Len() int {
 	s.mu.Lock()
@@ -165,9 +175,9 @@ func (s *ConversationStore) Len() int {
 func (s *ConversationStore) MessagesForAPI() []llm.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// MessagesForAPI copies the slice; committed messages are never mutated, so sharing
-	// their content with the copy is safe.
-	return llm.MessagesForAPI(s.history)
+	// The result may be the history itself (see View): committed messages are never
+	// mutated, and the slice's capacity ends at its length.
+	return llm.MessagesForAPI(s.history[:len(s.history):len(s.history)])
 }
 
 // serializedChars returns the serialized size of history.

@@ -46,6 +46,49 @@ func TestConversationStoreStreamingState(t *testing.T) {
 	_ = h
 }
 
+// View shares the store's array without letting either side see the other's appends:
+// the store's later messages stay out of a view taken before, and appending to a view
+// never writes into the store's spare capacity. Run with -race: views are read while
+// the store appends.
+func TestConversationStoreView(t *testing.T) {
+	f := llm.Factory{NewID: ids(), Now: fixedClock}
+	s := agent.NewConversationStore(f, []llm.Message{f.User("one")})
+	for range 4 { // grow the array so it has spare capacity
+		s.Append(f.User("more"))
+	}
+	v := s.View()
+	if len(v) != 5 || v[0].Text() != "one" {
+		t.Fatalf("view %d messages, first %q", len(v), v[0].Text())
+	}
+	w := append(v, f.User("appended to the view"))
+	s.Append(f.User("six"))
+	if h := s.History(); len(h) != 6 || h[5].Text() != "six" {
+		t.Fatalf("store after appending to a view: %d messages, last %q", len(h), h[len(h)-1].Text())
+	}
+	if w[5].Text() != "appended to the view" {
+		t.Fatalf("the view's append shares the store's array: it now reads %q", w[5].Text())
+	}
+	if len(v) != 5 {
+		t.Fatalf("the view grew to %d", len(v))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			s.Append(f.User("concurrent"))
+		}
+	}()
+	for range 100 {
+		for _, m := range s.View() {
+			_ = m.Text()
+		}
+	}
+	<-done
+	if s.Len() != 106 {
+		t.Fatalf("store has %d messages, want 106", s.Len())
+	}
+}
+
 func TestRunRejectsConcurrentRuns(t *testing.T) {
 	p := scriptProvider(t, "turns:\n  - {text: a, hang: true}\n")
 	a := newAgent(t, agent.Config{Provider: p})

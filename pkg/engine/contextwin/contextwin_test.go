@@ -83,6 +83,11 @@ func TestEstimateContextTokensFromMessages_MaxRule(t *testing.T) {
 			if got.Tokens != want || got.Source != tc.wantSource || got.TerminalUsage != tc.terminal {
 				t.Fatalf("estimate = %+v, want tokens %d source %s terminal %v", got, want, tc.wantSource, tc.terminal)
 			}
+			// The history without its last message, plus that message, estimates the same.
+			n := len(tc.msgs)
+			if with := EstimateWithNext(tc.msgs[:n-1:n-1], tc.msgs[n-1], tc.floor); with != got {
+				t.Fatalf("EstimateWithNext = %+v, want %+v", with, got)
+			}
 		})
 	}
 }

@@ -37,16 +37,37 @@ type Estimate struct {
 // EstimateContextTokens returns the effective context estimate of msgs (see package doc).
 // floor is an optional caller lower bound (e.g. the current round's provider usage).
 func EstimateContextTokens(msgs []llm.Message, floor int) Estimate {
+	return estimate(msgs, nil, floor)
+}
+
+// EstimateWithNext is EstimateContextTokens(append(msgs, next), floor) without building
+// that slice: the estimate of a history about to get one more message.
+func EstimateWithNext(msgs []llm.Message, next llm.Message, floor int) Estimate {
+	return estimate(msgs, &next, floor)
+}
+
+// estimate estimates msgs followed by next (when not nil).
+func estimate(msgs []llm.Message, next *llm.Message, floor int) Estimate {
+	n := len(msgs)
+	if next != nil {
+		n++
+	}
+	at := func(i int) *llm.Message {
+		if i == len(msgs) {
+			return next
+		}
+		return &msgs[i]
+	}
 	e := Estimate{FloorTokens: max(floor, 0)}
 	latest := -1
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if u, ok := ReadTokenUsage(msgs[i]); ok {
+	for i := n - 1; i >= 0; i-- {
+		if u, ok := ReadTokenUsage(*at(i)); ok {
 			e.ProviderTokens = u.InputTokens + u.OutputTokens
 			latest = i
 			break
 		}
 	}
-	if latest >= 0 && latest == len(msgs)-1 {
+	if latest >= 0 && latest == n-1 {
 		e.TerminalUsage = true
 		e.Tokens, e.Source = e.ProviderTokens, SourceProvider
 		if e.FloorTokens > e.Tokens {
@@ -54,7 +75,11 @@ func EstimateContextTokens(msgs []llm.Message, floor int) Estimate {
 		}
 		return e
 	}
-	e.SerializedTokens = EstimateSerializedTokens(msgs)
+	chars := 0
+	for i := range n {
+		chars += SerializedChars(at(i))
+	}
+	e.SerializedTokens = int(math.Ceil(float64(chars) / CharsPerToken))
 	e.Tokens, e.Source = e.SerializedTokens, SourceSerialized
 	if e.ProviderTokens > e.Tokens {
 		e.Tokens, e.Source = e.ProviderTokens, SourceProvider

@@ -16,10 +16,13 @@ import (
 )
 
 // Edit checkpoints (spec: agent-sdk "Edit Checkpointing"). Every prompt of a session
-// with a project directory starts one; before the first Write or Edit of a file within
-// that prompt the file's prior content (or its absence) is copied under
-// .robota/checkpoints/{sessionId}/{checkpointId}/ (manifest.json plus files/N), so a
-// resumed session can still restore it. Bash changes are not seen.
+// with a project directory starts one, recorded as one line appended to
+// .robota/checkpoints/{sessionId}/checkpoints.jsonl (see checkpoint_index.go): a prompt
+// costs one small append, and one that edits nothing is still listed after a resume.
+// Before the first Write or Edit of a file within that prompt the file's prior content
+// (or its absence) is copied under .robota/checkpoints/{sessionId}/{checkpointId}/
+// (manifest.json plus files/N), so a resumed session can still restore it. Bash changes
+// are not seen.
 
 const (
 	checkpointManifest = "manifest.json"
@@ -64,13 +67,16 @@ type checkpointStore struct {
 	loaded bool
 	list   []*Checkpoint // by Seq
 	cur    *Checkpoint   // the running prompt's
+	index  indexState
 }
 
 func newCheckpointStore(cwd, sessionID string, now func() time.Time) *checkpointStore {
 	return &checkpointStore{dir: filepath.Join(cwd, ".robota", "checkpoints", sessionID), now: now}
 }
 
-// loadLocked reads the checkpoints a previous run of the session left (once).
+// loadLocked reads the checkpoints a previous run of the session left (once): the
+// index's entries, each with the files of its manifest when it has one. A session whose
+// checkpoints predate the index has only manifests; they are all loaded.
 func (c *checkpointStore) loadLocked() error {
 	if c.loaded {
 		return nil
@@ -79,6 +85,11 @@ func (c *checkpointStore) loadLocked() error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("reading checkpoints %s: %w", c.dir, err)
 	}
+	indexed, err := c.readIndex()
+	if err != nil {
+		return err
+	}
+	manifests := map[string]*Checkpoint{}
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -91,15 +102,30 @@ func (c *checkpointStore) loadLocked() error {
 		if json.Unmarshal(b, &cp) != nil || cp.ID != e.Name() {
 			continue
 		}
-		c.list = append(c.list, &cp)
+		manifests[cp.ID] = &cp
 	}
-	slices.SortFunc(c.list, func(a, b *Checkpoint) int { return a.Seq - b.Seq })
+	if c.index.exists {
+		// The index is authoritative: a manifest it does not list belongs to a checkpoint
+		// a rewind dropped (its directory not yet removed when the process died).
+		for _, cp := range indexed {
+			if m := manifests[cp.ID]; m != nil && m.Seq == cp.Seq {
+				cp = m
+			}
+			c.list = append(c.list, cp)
+		}
+	} else {
+		for _, cp := range manifests {
+			c.list = append(c.list, cp)
+		}
+	}
+	slices.SortStableFunc(c.list, func(a, b *Checkpoint) int { return a.Seq - b.Seq })
 	c.loaded = true
 	return nil
 }
 
-// begin starts the checkpoint of prompt id (its manifest written at once, so a prompt
-// that edits nothing is listed too).
+// begin starts the checkpoint of prompt id. It is recorded in the index at once (so a
+// prompt that edits nothing is listed too); its directory and manifest are made by the
+// first capture.
 func (c *checkpointStore) begin(id, prompt string, messages int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -115,15 +141,19 @@ func (c *checkpointStore) begin(id, prompt string, messages int) error {
 	}
 	// Redacted as every file robota writes is: a key pasted into the prompt stays out.
 	cp := &Checkpoint{ID: id, Seq: seq, Prompt: head(redact.String(prompt)), Messages: messages, CreatedAt: c.now(), Files: []CheckpointFile{}}
-	if err := os.MkdirAll(filepath.Join(c.dir, id, checkpointFilesDir), 0o700); err != nil {
-		return fmt.Errorf("creating checkpoint %s: %w", id, err)
-	}
-	if err := c.writeManifest(cp); err != nil {
+	if err := c.record(cp); err != nil {
 		return err
 	}
 	c.list = append(c.list, cp)
 	c.cur = cp
 	return nil
+}
+
+// close closes the index file; a later prompt would open it again.
+func (c *checkpointStore) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closeIndex()
 }
 
 // end closes the running prompt's checkpoint.
@@ -156,6 +186,9 @@ func (c *checkpointStore) capture(path string) error {
 			return fmt.Errorf("checkpoint of %s: %w", path, err)
 		}
 		f.Existed, f.Mode, f.Blob = true, st.Mode().Perm(), strconv.Itoa(len(cp.Files))
+		if err := os.MkdirAll(filepath.Join(c.dir, cp.ID, checkpointFilesDir), 0o700); err != nil {
+			return fmt.Errorf("checkpoint of %s: %w", path, err)
+		}
 		if err := os.WriteFile(filepath.Join(c.dir, cp.ID, checkpointFilesDir, f.Blob), data, 0o600); err != nil {
 			return fmt.Errorf("checkpoint of %s: %w", path, err)
 		}
@@ -167,6 +200,9 @@ func (c *checkpointStore) capture(path string) error {
 func (c *checkpointStore) writeManifest(cp *Checkpoint) error {
 	b, err := json.MarshalIndent(cp, "", "  ")
 	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", cp.ID, err)
+	}
+	if err := os.MkdirAll(filepath.Join(c.dir, cp.ID), 0o700); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cp.ID, err)
 	}
 	p := filepath.Join(c.dir, cp.ID, checkpointManifest)
@@ -248,10 +284,17 @@ func (c *checkpointStore) restore(id string) (cp Checkpoint, restored, removed [
 		restored = append(restored, p)
 	}
 	cp = *c.list[i]
-	for _, x := range c.list[i+1:] {
+	dropped := c.list[i+1:]
+	c.list = c.list[:i+1]
+	// The index is rewritten first: once it no longer lists the dropped checkpoints,
+	// their directories are garbage, ignored if the process dies before they go.
+	err = c.rewriteIndex()
+	for _, x := range dropped {
 		_ = os.RemoveAll(filepath.Join(c.dir, x.ID))
 	}
-	c.list = c.list[:i+1]
+	if err != nil {
+		return cp, restored, removed, err
+	}
 	return cp, restored, removed, nil
 }
 

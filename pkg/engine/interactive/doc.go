@@ -144,14 +144,17 @@
 //     resumes the one session of that name, and lists the ids when several have it
 //     (ErrAmbiguousSession) or the names there are when none has (ErrUnknownSession).
 //   - Edit checkpoints (New, with persistence): each prompt starts a checkpoint (the prompt
-//     id, its text head, the conversation length), listed even when nothing was edited.
-//     Before the first Write, Edit or MultiEdit of a file within a prompt, the file's
-//     content (or its absence) is kept in .robota/checkpoints/{sessionId}/{promptId}/
-//     (manifest.json, files/), so a resumed session rewinds too. /rewind list shows them
-//     newest first with their files; /rewind code ID puts every file changed since that
-//     prompt began back as it was then (created files removed) and drops that checkpoint
-//     and the later ones; /rewind ID (or conversation ID) also truncates the conversation
-//     to before that prompt (refused when a compaction or clear left fewer messages).
+//     id, its text head, the conversation length), listed even when nothing was edited:
+//     one line appended to .robota/checkpoints/{sessionId}/checkpoints.jsonl (a line cut
+//     short by a crash is skipped). Before the first Write, Edit or MultiEdit of a file
+//     within a prompt, the file's content (or its absence) is kept in
+//     .robota/checkpoints/{sessionId}/{promptId}/ (manifest.json, files/), so a resumed
+//     session rewinds too; checkpoints written before the index (manifests only) still
+//     load. /rewind list shows them newest first with their files; /rewind code ID puts
+//     every file changed since that prompt began back as it was then (created files
+//     removed) and drops the later checkpoints; /rewind ID (or conversation ID) also
+//     truncates the conversation to before that prompt (refused when a compaction or
+//     clear left fewer messages).
 //     Files changed by Bash are not tracked, and the command says so. Sessions from
 //     NewFromConfig have no checkpoints.
 package interactive

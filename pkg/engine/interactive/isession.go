@@ -420,6 +420,9 @@ func (s *InteractiveSession) Close(ctx context.Context, reason string) error {
 		case <-ctx.Done():
 		}
 	}
+	if s.checkpoints != nil {
+		s.checkpoints.close()
+	}
 	var err error
 	if s.assembled != nil {
 		err = s.assembled.Close(ctx, reason)

@@ -190,7 +190,7 @@ func (s *InteractiveSession) cmdCost(_ context.Context, _ string) commands.Resul
 
 func (s *InteractiveSession) cmdContext(_ context.Context, _ string) commands.Result {
 	st := s.sess.ContextState()
-	n := len(s.sess.Messages())
+	n := s.sess.HistoryLen()
 	return ok(fmt.Sprintf("Context: %d / %d tokens (%.1f%%), %d messages.", st.UsedTokens, st.MaxTokens, st.UsedPercentage, n),
 		map[string]any{"usedTokens": st.UsedTokens, "maxTokens": st.MaxTokens, "usedPercentage": st.UsedPercentage,
 			"messages": n})

@@ -29,7 +29,7 @@ func (s *InteractiveSession) beginCheckpoint(p *pendingPrompt) {
 	if s.checkpoints == nil {
 		return
 	}
-	if err := s.checkpoints.begin(p.id, p.text, len(s.sess.Messages())); err != nil {
+	if err := s.checkpoints.begin(p.id, p.text, s.sess.HistoryLen()); err != nil {
 		s.addEntry(EntryCheckpointWarning, map[string]string{"error": err.Error()})
 	}
 }
@@ -127,7 +127,7 @@ func (s *InteractiveSession) rewind(id string, conversation bool) commands.Resul
 		i := slices.IndexFunc(list, func(c Checkpoint) bool { return c.ID == id })
 		// A compaction or clear since then left fewer messages than the checkpoint saw:
 		// the conversation of that point is gone, so nothing is changed.
-		if n := len(s.sess.Messages()); i >= 0 && list[i].Messages > n {
+		if n := s.sess.HistoryLen(); i >= 0 && list[i].Messages > n {
 			return fail(fmt.Sprintf("The conversation was compacted or cleared since checkpoint %s; use /rewind code %s to restore the files only.", id, id),
 				map[string]any{"reason": "conversation_replaced"})
 		}

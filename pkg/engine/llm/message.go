@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -224,8 +225,13 @@ func NewID() string {
 }
 
 // MessagesForAPI prepares history for a provider call: interrupted assistant messages get
-// InterruptedSuffix appended to their text. The input is not modified.
+// InterruptedSuffix appended to their text. The input is not modified. Without an
+// interrupted message there is nothing to change, and the result is history itself
+// (capacity cut to its length, so appending to it copies): treat it as read-only.
 func MessagesForAPI(history []Message) []Message {
+	if !slices.ContainsFunc(history, func(m Message) bool { return m.Role == RoleAssistant && m.State == StateInterrupted }) {
+		return history[:len(history):len(history)]
+	}
 	out := make([]Message, len(history))
 	copy(out, history)
 	for i, m := range out {

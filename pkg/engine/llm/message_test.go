@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 )
@@ -95,8 +96,54 @@ func TestGetMessagesForAPIInterruptedSuffix(t *testing.T) {
 
 func TestSplitSystem(t *testing.T) {
 	f := fixedFactory()
-	sys, rest := SplitSystem([]Message{f.System("a"), f.User("u"), f.System("b")})
-	if sys != "a\n\nb" || len(rest) != 1 || rest[0].Role != RoleUser {
-		t.Fatalf("sys %q rest %v", sys, rest)
+	tests := []struct {
+		name       string
+		msgs       []Message
+		sys        string
+		rest       []string // texts
+		sharesTail bool     // rest is msgs' own tail, not a copy
+	}{
+		{"system between", []Message{f.System("a"), f.User("u"), f.System("b")}, "a\n\nb", []string{"u"}, false},
+		{"systems first", []Message{f.System("a"), f.System("b"), f.User("u"), f.Assistant([]Part{TextPart("x")}, StateComplete)}, "a\n\nb", []string{"u", "x"}, true},
+		{"no system", []Message{f.User("u")}, "", []string{"u"}, true},
+		{"only system", []Message{f.System("a")}, "a", nil, false},
+		{"empty system first", []Message{f.System(""), f.System("b"), f.User("u")}, "b", []string{"u"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sys, rest := SplitSystem(tt.msgs)
+			var texts []string
+			for _, m := range rest {
+				texts = append(texts, m.Text())
+			}
+			if sys != tt.sys || !slices.Equal(texts, tt.rest) {
+				t.Fatalf("SplitSystem = %q, %q; want %q, %q", sys, texts, tt.sys, tt.rest)
+			}
+			if tt.sharesTail && &rest[len(rest)-1] != &tt.msgs[len(tt.msgs)-1] {
+				t.Error("rest is a copy of msgs' tail")
+			}
+			// Appending to rest never writes into msgs.
+			before := slices.Clone(tt.msgs)
+			_ = append(rest, f.User("appended"))
+			if !slices.EqualFunc(before, tt.msgs, func(a, b Message) bool { return a.Text() == b.Text() }) {
+				t.Error("appending to rest changed msgs")
+			}
+		})
+	}
+}
+
+// Without an interrupted message there is nothing to annotate: the history is returned
+// as it is (no copy), and appending to it does not write into the caller's array.
+func TestMessagesForAPIWithoutInterruptedShares(t *testing.T) {
+	f := fixedFactory()
+	history := make([]Message, 2, 4)
+	history[0], history[1] = f.User("q"), f.Assistant([]Part{TextPart("a")}, StateComplete)
+	got := MessagesForAPI(history)
+	if len(got) != 2 || &got[0] != &history[0] {
+		t.Fatalf("MessagesForAPI copied an unchanged history")
+	}
+	got = append(got, f.User("next"))
+	if spare := history[:3]; spare[2].Role != "" {
+		t.Errorf("appending to the result wrote into the input's spare capacity: %+v", spare[2])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Provider is one model backend. Chat performs one streaming model call.
@@ -34,7 +35,8 @@ const (
 )
 
 // ChatRequest is everything a provider needs for one call. System messages travel inside
-// Messages (role system); providers that need them apart use SplitSystem.
+// Messages (role system); providers that need them apart use SplitSystem. Messages and
+// Tools are read-only for the provider: they may share the caller's conversation.
 type ChatRequest struct {
 	Model          string                `json:"model"`
 	Messages       []Message             `json:"messages"`
@@ -187,8 +189,23 @@ func CheckNativeWebTools(provider string, caps Capabilities, req *NativeWebToolR
 	return check(req.WebFetch, caps.NativeWebTools.WebFetch, "web fetch")
 }
 
-// SplitSystem joins the text of the system messages and returns the other messages.
+// SplitSystem joins the text of the system messages and returns the other messages. When
+// the system messages all come first (the usual history), rest is the tail of msgs
+// (capacity cut to its length, so appending to it copies): treat it as read-only.
 func SplitSystem(msgs []Message) (system string, rest []Message) {
+	k := 0
+	for k < len(msgs) && msgs[k].Role == RoleSystem {
+		k++
+	}
+	if !slices.ContainsFunc(msgs[k:], func(m Message) bool { return m.Role == RoleSystem }) {
+		for _, m := range msgs[:k] {
+			if system != "" {
+				system += "\n\n"
+			}
+			system += m.Text()
+		}
+		return system, msgs[k:len(msgs):len(msgs)]
+	}
 	rest = make([]Message, 0, len(msgs))
 	for _, m := range msgs {
 		if m.Role != RoleSystem {

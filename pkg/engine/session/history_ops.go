@@ -12,14 +12,24 @@ import (
 // Messages returns the provider messages (chat history), the system message first.
 func (s *Session) Messages() []llm.Message { return s.currentAgent().History() }
 
+// HistoryLen is len(Messages()) without the copy.
+func (s *Session) HistoryLen() int { return s.currentAgent().Store().Len() }
+
 // FullHistory returns the timeline: chat entries interleaved with event entries.
 func (s *Session) FullHistory() []HistoryEntry {
 	a := s.currentAgent()
-	msgs := a.History()
+	msgs := a.HistoryView()
 	s.mu.Lock()
-	events := append([]anchoredEvent(nil), s.events...)
+	events := s.eventsView()
 	s.mu.Unlock()
 	return mergeTimeline(msgs, events)
+}
+
+// eventsView returns the timeline events without copying them (mu held). s.events is
+// only ever appended to or replaced whole, so the entries in the view never change, and
+// its capacity ends at its length. It must not be written to.
+func (s *Session) eventsView() []anchoredEvent {
+	return s.events[:len(s.events):len(s.events)]
 }
 
 // AddHistoryEntry appends an entry. Event entries may be added at any time; a chat entry

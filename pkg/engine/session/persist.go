@@ -66,9 +66,9 @@ func (s *Session) save(ctx context.Context, withHeader bool) error {
 	defer p.mu.Unlock()
 	s.mu.Lock()
 	a, gen := s.agent, s.gen
-	events := append([]anchoredEvent(nil), s.events...)
+	events := s.eventsView()
 	s.mu.Unlock()
-	msgs := a.History()
+	msgs := a.HistoryView()
 	reset := p.gen != gen
 	d, err := s.delta(p, msgs, events, reset, withHeader || !p.started)
 	if err == nil {
@@ -127,10 +127,11 @@ func (s *Session) delta(p *persisted, msgs []llm.Message, events []anchoredEvent
 // its timeline events.
 func (s *Session) Record() store.Record {
 	rec := s.header()
+	rec.ToolSchemas = s.ToolSchemas() // the caller's own copy
 	a := s.currentAgent()
 	rec.Messages = nonNil(a.History())
 	s.mu.Lock()
-	events := append([]anchoredEvent(nil), s.events...)
+	events := s.eventsView()
 	s.mu.Unlock()
 	for _, e := range events {
 		if entry, err := json.Marshal(e.entry); err == nil {
@@ -142,10 +143,11 @@ func (s *Session) Record() store.Record {
 
 // header builds the record's header fields. The session fills the fields it owns; the
 // others come through unchanged from the resumed record, then DecorateRecord adds its own.
+// ToolSchemas is the session's own slice (set once, at New), for the store to read.
 func (s *Session) header() store.Record {
 	rec := store.Record{
 		ID: s.id, Cwd: s.cfg.Cwd, Name: s.Name(), CreatedAt: s.createdAt, UpdatedAt: s.cfg.Now(),
-		SystemPrompt: s.systemMessage, ToolSchemas: s.ToolSchemas(),
+		SystemPrompt: s.systemMessage, ToolSchemas: s.schemas[:len(s.schemas):len(s.schemas)],
 	}
 	copyOpaqueFields(&rec, s.resumed)
 	if s.resumed != nil && s.resumed.ID != s.id {

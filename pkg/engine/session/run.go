@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 )
@@ -63,14 +64,14 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 	prompt := joinNonEmpty(input, extra)
 
 	a := s.currentAgent()
-	before := a.History()
+	before := a.HistoryView()
 	caps := llm.ProviderCapabilities(s.cfg.Provider)
 	s.log(sessionlog.EventPreRun, sessionlog.PreRunData{
 		Provider: s.cfg.Provider.Name(), Input: prompt, HistoryLength: len(before),
 		NativeWebTools: sessionlog.NativeWebState{WebSearch: caps.NativeWebTools.WebSearch, WebFetch: caps.NativeWebTools.WebFetch},
 	})
 	pending := llm.Message{Role: llm.RoleUser, State: llm.StateComplete, Content: []llm.Part{llm.TextPart(prompt)}}
-	s.refresh(append(before, pending))
+	s.report(s.tracker.UpdateWithNext(before, pending))
 
 	stopActive := false
 	var total agent.Result
@@ -90,7 +91,7 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		// Subagents the run started (the Agent tool) spent usage on its behalf.
 		s.lastResult.Usage = total.Usage.Add(s.runSubagentUsage)
 		s.mu.Unlock()
-		history := a.History()
+		history := a.HistoryView()
 		s.refresh(history)
 		if res.Interrupted || ctx.Err() != nil {
 			return res.Response, withSave(abortError(ctx), s.endRun(ctx))
@@ -196,13 +197,17 @@ func (s *Session) shouldAutoCompact() bool {
 	if _, on := s.tracker.Threshold().Effective(); !on {
 		return false
 	}
-	s.tracker.UpdateFromHistory(s.currentAgent().History(), 0)
+	s.tracker.UpdateFromHistory(s.currentAgent().HistoryView(), 0)
 	return s.tracker.ShouldAutoCompact()
 }
 
 // refresh updates the tracker from msgs and reports the new state.
 func (s *Session) refresh(msgs []llm.Message) {
-	state := s.tracker.UpdateFromHistory(msgs, 0)
+	s.report(s.tracker.UpdateFromHistory(msgs, 0))
+}
+
+// report tells OnContextUpdate the context state.
+func (s *Session) report(state contextwin.WindowState) {
 	if cb := s.cfg.Callbacks.OnContextUpdate; cb != nil {
 		s.cbMu.Lock()
 		cb(state)

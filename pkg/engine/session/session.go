@@ -304,7 +304,7 @@ func (s *Session) SetAutoCompactThreshold(t AutoCompactThreshold) error {
 
 // ContextState returns the effective context usage of the current history.
 func (s *Session) ContextState() contextwin.WindowState {
-	est := contextwin.EstimateContextTokens(s.currentAgent().History(), 0)
+	est := contextwin.EstimateContextTokens(s.currentAgent().HistoryView(), 0)
 	return contextwin.State(est.Tokens, s.window)
 }
 

@@ -28,12 +28,21 @@ func NewContextWindowTracker(maxTokens int, threshold AutoCompactThreshold) *Con
 // UpdateFromHistory recomputes the state from msgs (provider usage on the last message is
 // exact; otherwise max of serialized estimate, latest usage and floor) and returns it.
 func (t *ContextWindowTracker) UpdateFromHistory(msgs []llm.Message, floor int) contextwin.WindowState {
-	est := contextwin.EstimateContextTokens(msgs, floor)
+	return t.set(contextwin.EstimateContextTokens(msgs, floor))
+}
+
+func (t *ContextWindowTracker) set(est contextwin.Estimate) contextwin.WindowState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.estimate = est
 	t.state = contextwin.State(est.Tokens, t.maxTokens)
 	return t.state
+}
+
+// UpdateWithNext is UpdateFromHistory(append(msgs, next), 0) without building that
+// slice: the state of a history about to get next (a prompt being sent).
+func (t *ContextWindowTracker) UpdateWithNext(msgs []llm.Message, next llm.Message) contextwin.WindowState {
+	return t.set(contextwin.EstimateWithNext(msgs, next, 0))
 }
 
 // State returns the latest state.

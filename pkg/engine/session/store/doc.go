@@ -46,7 +46,9 @@
 // could disagree with the journal after a crash between the two. A header line is written
 // only when it differs from the one in force, and the commit line points at the one in
 // force, so a listing reads the last commit (a read of the file's tail) and one header line
-// without decoding any message.
+// without decoding any message. A session sends its header with every save; the journal's
+// encoder keeps a copy of the last header it encoded with its payload, so an unchanged
+// header costs a comparison, not an encoding and a secret scan of the tool schemas.
 //
 // Reading: Load reads the file once and decodes it in one pass: the header in force from
 // the commit's offset, then the lines after the last reset line (from the commit's other

@@ -182,19 +182,28 @@ func (s *FileStore) open(j *fileJournal, d *Delta, path string) (created bool, e
 	return false, nil
 }
 
-// create writes a new journal holding d, atomically (temp file, fsync, rename).
+// create writes a new journal holding d, atomically (temp file, fsync, rename), and
+// keeps it open for the next append (which then need not read the tail back).
 func (s *FileStore) create(j *fileJournal, d *Delta, path string) error {
 	if d.Reset {
 		d2 := *d
 		d2.Reset = false
 		d = &d2
 	}
-	b, _, _, err := j.enc.batch(d, tail{}, false, nil, 0, s.opts.now())
+	b, st, header, err := j.enc.batch(d, tail{}, false, nil, 0, s.opts.now())
 	if err != nil {
 		return err
 	}
 	defer j.enc.trim()
-	return s.writeNew(path, b)
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("session store: cannot write %s: %w", path, err)
+	}
+	f, err := createFileAtomic(path, b, 0o600)
+	if err != nil {
+		return fmt.Errorf("session store: cannot write %s: %w", path, err)
+	}
+	j.f, j.st, j.header = f, st, header
+	return nil
 }
 
 // writeNew writes a complete journal atomically.

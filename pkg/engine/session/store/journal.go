@@ -82,6 +82,12 @@ type encoder struct {
 	scratch bytes.Buffer
 	enc     *json.Encoder // writes to scratch
 	direct  *json.Encoder // writes to buf
+	// lastHeader is the header the encoder encoded last (a deep copy) and
+	// lastHeaderPayload its payload: a session sends its header with every save and it
+	// seldom changes, while encoding and scanning it (the tool schemas alone are
+	// kilobytes) cost more than the rest of a turn's save.
+	lastHeader        header
+	lastHeaderPayload []byte
 }
 
 func newEncoder() *encoder {
@@ -131,6 +137,20 @@ func (e *encoder) payload(v any) ([]byte, error) {
 		return nil, err
 	}
 	return redactPayload(bytes.TrimSuffix(e.scratch.Bytes(), []byte{'\n'}))
+}
+
+// headerPayload is payload(h), taken from the last call when h equals its header. The
+// result is never changed afterwards (a new header gets a new slice).
+func (e *encoder) headerPayload(h *header) ([]byte, error) {
+	if e.lastHeaderPayload != nil && h.equal(&e.lastHeader) {
+		return e.lastHeaderPayload, nil
+	}
+	p, err := e.payload(h)
+	if err != nil {
+		return nil, err
+	}
+	e.lastHeader, e.lastHeaderPayload = h.clone(), bytes.Clone(p)
+	return e.lastHeaderPayload, nil
 }
 
 // rawPayload compacts raw JSON onto one line (validating it) and redacts it.
@@ -187,12 +207,12 @@ func (e *encoder) batch(d *Delta, st tail, exists bool, storedHeader []byte, bas
 		}
 		d.Header.ID = d.ID
 		h := headerOf(d.Header)
-		p, err := e.payload(&h)
+		p, err := e.headerPayload(&h)
 		if err != nil {
 			return nil, st, nil, fmt.Errorf("encode header: %w", err)
 		}
 		if !bytes.Equal(p, storedHeader) {
-			header = bytes.Clone(p)
+			header = p
 			st.headerOff = base + int64(e.buf.Len())
 			e.buf.Write(prefixHeader)
 			e.buf.Write(p)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -86,6 +88,65 @@ func headerOf(r *Record) header {
 		MemoryEvents: r.MemoryEvents, UsedMemoryReferences: r.UsedMemoryReferences,
 		ContextReferences: r.ContextReferences, SandboxSnapshotID: r.SandboxSnapshotID, Extra: r.Extra,
 	}
+}
+
+// equal reports whether h and o encode alike: every field equal, CreatedAt as the same
+// instant in the same location (time.Time ==, stricter than the encoding needs).
+func (h *header) equal(o *header) bool {
+	return h.ID == o.ID && h.Cwd == o.Cwd && h.Name == o.Name && h.Parent == o.Parent && h.CreatedAt == o.CreatedAt &&
+		h.SystemPrompt == o.SystemPrompt && h.SandboxSnapshotID == o.SandboxSnapshotID &&
+		slices.EqualFunc(h.ToolSchemas, o.ToolSchemas, func(a, b llm.ToolSchema) bool {
+			return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) &&
+				(a.InputSchema == nil) == (b.InputSchema == nil)
+		}) &&
+		rawsEqual(h.BackgroundTasks, o.BackgroundTasks) && rawsEqual(h.BackgroundTaskEvents, o.BackgroundTaskEvents) &&
+		rawsEqual(h.BackgroundJobGroups, o.BackgroundJobGroups) && rawsEqual(h.BackgroundJobGroupEvents, o.BackgroundJobGroupEvents) &&
+		rawsEqual(h.MemoryEvents, o.MemoryEvents) && rawsEqual(h.UsedMemoryReferences, o.UsedMemoryReferences) &&
+		rawsEqual(h.ContextReferences, o.ContextReferences) &&
+		(h.Extra == nil) == (o.Extra == nil) && maps.EqualFunc(h.Extra, o.Extra, rawEqual)
+}
+
+// clone copies h deeply (strings are shared: they cannot change).
+func (h *header) clone() header {
+	c := *h
+	if h.ToolSchemas != nil {
+		c.ToolSchemas = make([]llm.ToolSchema, len(h.ToolSchemas))
+		for i, t := range h.ToolSchemas {
+			t.InputSchema = bytes.Clone(t.InputSchema)
+			c.ToolSchemas[i] = t
+		}
+	}
+	for _, f := range []*[]json.RawMessage{&c.BackgroundTasks, &c.BackgroundTaskEvents, &c.BackgroundJobGroups,
+		&c.BackgroundJobGroupEvents, &c.MemoryEvents, &c.UsedMemoryReferences, &c.ContextReferences} {
+		*f = cloneRaws(*f)
+	}
+	if h.Extra != nil {
+		c.Extra = make(map[string]json.RawMessage, len(h.Extra))
+		for k, v := range h.Extra {
+			c.Extra[k] = bytes.Clone(v)
+		}
+	}
+	return c
+}
+
+// rawEqual compares two JSON values as the encoder writes them: bytes, and nil (null)
+// apart from empty.
+func rawEqual(a, b json.RawMessage) bool { return bytes.Equal(a, b) && (a == nil) == (b == nil) }
+
+// rawsEqual is slices.EqualFunc(rawEqual) that also tells nil (omitted) from empty.
+func rawsEqual(a, b []json.RawMessage) bool {
+	return (a == nil) == (b == nil) && slices.EqualFunc(a, b, rawEqual)
+}
+
+func cloneRaws(s []json.RawMessage) []json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	out := make([]json.RawMessage, len(s))
+	for i, r := range s {
+		out[i] = bytes.Clone(r)
+	}
+	return out
 }
 
 // apply sets r's header fields from h; messages, events and UpdatedAt are kept.

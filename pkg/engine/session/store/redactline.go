@@ -38,27 +38,44 @@ var secretKeyEnds = []string{
 //     ends.
 //
 // Apart from \u escapes, JSON encoding writes every letter of a string as itself, so a
-// name redact would see in a decoded string is visible here too. It is one pass over b
-// (text with non-ASCII letters takes a second, lower-cased one: Unicode folds some of them
-// to ASCII, e.g. the Kelvin sign to 'k').
+// name redact would see in a decoded string is visible here too. It is one pass over b.
+// Redact lower-cases names with strings.ToLower, which turns two non-ASCII letters into
+// ASCII ones (lowersToASCII); only text holding one of them takes a second pass, over a
+// lower-cased copy. Other non-ASCII text needs none: lower-casing leaves its ASCII bytes,
+// which are all the name check looks at, as they are (up to case, which it ignores).
 func mayHoldSecret(b []byte) bool {
-	found, nonASCII := scanSecret(b, true, true)
-	if found || !nonASCII {
+	found, folds := scanSecret(b, true, true)
+	if found || !folds {
 		return found
 	}
 	found, _ = scanSecret(bytes.ToLower(b), false, true)
 	return found
 }
 
+// lowersToASCII are the runes above ASCII whose lower case (unicode.ToLower, as
+// strings.ToLower uses) is ASCII: LATIN CAPITAL LETTER I WITH DOT ABOVE ('i') and KELVIN
+// SIGN ('k'). TestLowersToASCIIIsComplete checks the list against every rune.
+var lowersToASCII = []string{"\u0130", "\u212a"}
+
+// lowersToASCIIAt reports whether one of lowersToASCII starts at b[i].
+func lowersToASCIIAt(b []byte, i int) bool {
+	for _, r := range lowersToASCII {
+		if b[i] == r[0] && bytes.HasPrefix(b[i:], []byte(r)) {
+			return true
+		}
+	}
+	return false
+}
+
 // scanTrigger marks the bytes scanSecret stops at: the rare byte of each token marker,
-// the bytes a secret name ends before, and non-ASCII bytes. Every other byte costs one
-// table lookup.
+// the bytes a secret name ends before, and the first bytes of lowersToASCII. Every other
+// byte costs one table lookup.
 var scanTrigger = func() (t [256]bool) {
 	for _, c := range []byte("-_xIbB\\\"=") {
 		t[c] = true
 	}
-	for c := 0x80; c < 0x100; c++ {
-		t[c] = true
+	for _, r := range lowersToASCII {
+		t[r[0]] = true
 	}
 	return t
 }()
@@ -86,53 +103,54 @@ var mayEndName = func() (t [256]bool) {
 }()
 
 // scanSecret looks for token markers (in b as it is) and for secret names ending before a
-// quote, a backslash, '=' or the end (in b normalized, looking back from there).
-func scanSecret(b []byte, markers, names bool) (found, nonASCII bool) {
+// quote, a backslash, '=' or the end (in b normalized, looking back from there). folds
+// reports a rune of lowersToASCII in b.
+func scanSecret(b []byte, markers, names bool) (found, folds bool) {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if !scanTrigger[c] {
 			continue
 		}
 		if c >= 0x80 {
-			nonASCII = true
+			folds = folds || lowersToASCIIAt(b, i)
 			continue
 		}
 		if markers {
 			switch c {
 			case '-': // sk-
 				if i >= 2 && b[i-2] == 's' && b[i-1] == 'k' {
-					return true, nonASCII
+					return true, folds
 				}
 			case '_': // gh[pousr]_, github_pat_
 				if i >= 3 && b[i-3] == 'g' && b[i-2] == 'h' && bytes.IndexByte([]byte("pousr"), b[i-1]) >= 0 {
-					return true, nonASCII
+					return true, folds
 				}
 				if i >= 10 && string(b[i-10:i]) == "github_pat" {
-					return true, nonASCII
+					return true, folds
 				}
 			case 'x': // xox
 				if i+2 < len(b) && b[i+1] == 'o' && b[i+2] == 'x' {
-					return true, nonASCII
+					return true, folds
 				}
 			case 'I': // AIza
 				if i >= 1 && i+2 < len(b) && b[i-1] == 'A' && b[i+1] == 'z' && b[i+2] == 'a' {
-					return true, nonASCII
+					return true, folds
 				}
 			case 'b', 'B': // Bearer, bearer, BEARER (redact's marker: earer, EARER)
 				if i+5 < len(b) && (string(b[i+1:i+6]) == "earer" || string(b[i+1:i+6]) == "EARER") {
-					return true, nonASCII
+					return true, folds
 				}
 			case '\\': // \u
 				if i+1 < len(b) && b[i+1] == 'u' {
-					return true, nonASCII
+					return true, folds
 				}
 			}
 		}
 		if names && (c == '"' || c == '\\' || c == '=') && mayEndNameAt(b, i) && secretNameEndsAt(b, i) {
-			return true, nonASCII
+			return true, folds
 		}
 	}
-	return names && secretNameEndsAt(b, len(b)), nonASCII
+	return names && secretNameEndsAt(b, len(b)), folds
 }
 
 // mayEndNameAt is a quick look at the two bytes before i: false when they cannot be the

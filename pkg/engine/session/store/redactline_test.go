@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 )
@@ -21,6 +23,7 @@ var fragments = []string{
 	"AIzaSyA1234567890abcdefghijklmnopqrstu", "Bearer abcdefgh12345", "bearer", "BEARER xyz12345678",
 	"=", ":", "\"", "\\", "\\\"", " ", "-", "_", ".", "\n", "\t", "{", "}", "[", "]", ",", "<", ">", "&",
 	"value", "hunter2", "12345", "null", "true", "key", "monkey", "name", "the", "é", "日本",
+	"Ä", "tökén", "\u017f", "Ω", "\u212b", "AP\u0130", "\ufffd", "\xff", "\xe2\x84", "\xc4",
 	`{"password":"p4ss"}`, `{\"token\":\"abc\"}`, `KEY=abc`, `DB_PASSWORD=x1`, `?api_key=abc&x=1`,
 }
 
@@ -101,4 +104,49 @@ func TestMayHoldSecretSkipsOrdinaryContent(t *testing.T) {
 			t.Errorf("mayHoldSecret(%s) = false", s)
 		}
 	}
+}
+
+// TestLowersToASCIIIsComplete: the runes whose lower case is ASCII are exactly
+// lowersToASCII, so text without them needs no lower-cased second pass.
+func TestLowersToASCIIIsComplete(t *testing.T) {
+	var got []string
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if lower := strings.ToLower(string(r)); strings.IndexFunc(lower, func(c rune) bool { return c < 0x80 }) >= 0 {
+			got = append(got, string(r))
+		}
+	}
+	if !slices.Equal(got, lowersToASCII) {
+		t.Fatalf("runes lower-cased to ASCII: %q, lowersToASCII: %q", got, lowersToASCII)
+	}
+}
+
+// FuzzMayHoldSecret: for any text put in a JSON value (as a string, as a member name, as
+// JSON embedded in a string), a value the scan lets through is one redact.JSON leaves
+// unchanged.
+func FuzzMayHoldSecret(f *testing.F) {
+	for _, s := range fragments {
+		f.Add(s, "x")
+	}
+	f.Add("AP\u0130_KEY", "v")
+	f.Add("to\u212aen", "v")
+	f.Add("tökén=1", "ÄPI_KEY")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, v := range []any{
+			map[string]any{a: b},
+			map[string]any{"text": a + "=" + b},
+			map[string]any{"input": string(encodeNoEscape(t, map[string]any{a: b}))},
+		} {
+			line := encodeNoEscape(t, v)
+			if mayHoldSecret(line) {
+				continue
+			}
+			out, err := redact.JSON(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(out, line) {
+				t.Fatalf("the scan skipped a value redact changes:\n in %s\nout %s", line, out)
+			}
+		}
+	})
 }
