@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -34,6 +35,10 @@ func ServerOptions() []grpc.ServerOption {
 		grpc.MaxSendMsgSize(MaxSendMessageBytes),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 20 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		// Streams are served by a few long-lived goroutines whose stacks have grown
+		// already (grpc-go starts a goroutine per stream when they are all busy, as a
+		// long Watch keeps one): a new goroutine per RPC grew its stack anew each time.
+		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 	}
 }
 
