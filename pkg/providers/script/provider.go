@@ -45,7 +45,7 @@ func Load(path string, opts ...Option) (*Provider, error) {
 
 // New returns a provider replaying the script in data; source names it in errors.
 func New(data []byte, source string, opts ...Option) (*Provider, error) {
-	s, lists, err := parse(data, source)
+	s, lists, err := parseCached(data, source)
 	if err != nil {
 		return nil, err
 	}
