@@ -145,7 +145,10 @@
 //     the log off the session's path: Log stamps the event, copies what the caller could
 //     still change (own.go: messages, maps, byte slices, pointed-to data; any other
 //     type as its JSON; not a streamed piece's agent.DeltaData, which the agent makes
-//     per piece and never changes) and queues it; one writer goroutine per log writes the queue in
+//     per piece and never changes; of a provider request that extends the last one in
+//     the same append-only history array, only the new messages, the rest sharing the
+//     copies already made, so a round's cost does not grow with the history) and
+//     queues it; one writer goroutine per log writes the queue in
 //     order, so the file is line for line what a synchronous logger writes, redacted
 //     the same way. The goroutine runs only while events wait, so an idle session's log
 //     holds neither a goroutine nor a queue: it starts DefaultWriteDelay (2 ms,

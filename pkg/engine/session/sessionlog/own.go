@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"sync"
+	"unsafe"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -19,7 +21,7 @@ import (
 // Not copied: strings and values without references, and an agent.Event that carries
 // only a Delta (a streamed piece: agent.DeltaData is made per piece by the agent's
 // emitter and never changed; nothing else in the module writes one).
-func own(data any) (any, error) {
+func own(data any, memo *ownMemo) (any, error) {
 	switch d := data.(type) {
 	case nil, string, bool, int, int64, float64, json.Number,
 		TextDeltaData, PreRunData, SessionShutdownData, ErrorData, ContextCompactData:
@@ -38,7 +40,7 @@ func own(data any) (any, error) {
 			// most of a streamed answer's.
 			return data, nil
 		}
-		return ownEvent(d), nil
+		return memo.event(d), nil
 	case HistoryMutationData:
 		return ownMutation(d), nil
 	case AssistantData:
@@ -65,11 +67,13 @@ func own(data any) (any, error) {
 	return json.RawMessage(raw), nil
 }
 
-func ownEvent(ev agent.Event) agent.Event {
+func ownEvent(ev agent.Event) agent.Event { return (*ownMemo)(nil).event(ev) }
+
+// event is ownEvent sharing what m copied of the last request (m may be nil).
+func (m *ownMemo) event(ev agent.Event) agent.Event {
 	if ev.Request != nil {
 		r := *ev.Request // the unexported count of omitted messages is copied with it
-		r.Messages = ownMessages(r.Messages)
-		r.Tools = ownSchemas(r.Tools)
+		r.Messages, r.Tools = m.request(r.Messages, r.Tools)
 		if r.Base != nil {
 			b := *r.Base
 			r.Base = &b
@@ -222,4 +226,42 @@ func ownValue(v any) any {
 		return v // the line's encoding reports it
 	}
 	return json.RawMessage(raw)
+}
+
+// ownMemo lets own share what it copied of one provider request with the next. A
+// request's messages are the session's history as it stands (agent.ConversationStore.
+// View: an append-only array whose committed messages never change) and its tools the
+// agent's schemas, fixed once built. So when a request's messages lie in the same array
+// as the last one's and reach at least as far, the messages the last one had are the
+// same messages, and only the new ones are copied; the same schemas are not copied
+// again. Without it every round copied the whole history and every tool schema: the
+// most of what logging a turn allocated, and growing with the session.
+type ownMemo struct {
+	mu                   sync.Mutex
+	msgsSrc, msgsOwned   []llm.Message
+	toolsSrc, toolsOwned []llm.ToolSchema
+}
+
+// request returns the owned forms of a request's messages and tools.
+func (m *ownMemo) request(msgs []llm.Message, tools []llm.ToolSchema) ([]llm.Message, []llm.ToolSchema) {
+	if m == nil {
+		return ownMessages(msgs), ownSchemas(tools)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ownedMsgs []llm.Message
+	if n := len(m.msgsSrc); n > 0 && n <= len(msgs) && unsafe.SliceData(msgs) == unsafe.SliceData(m.msgsSrc) {
+		ownedMsgs = make([]llm.Message, len(msgs))
+		copy(ownedMsgs, m.msgsOwned) // the copies already made, shared: no one changes them
+		for i := n; i < len(msgs); i++ {
+			ownedMsgs[i] = ownMessage(msgs[i])
+		}
+	} else {
+		ownedMsgs = ownMessages(msgs)
+	}
+	m.msgsSrc, m.msgsOwned = msgs, ownedMsgs
+	if len(tools) == 0 || len(tools) != len(m.toolsSrc) || unsafe.SliceData(tools) != unsafe.SliceData(m.toolsSrc) {
+		m.toolsSrc, m.toolsOwned = tools, ownSchemas(tools)
+	}
+	return ownedMsgs, m.toolsOwned
 }

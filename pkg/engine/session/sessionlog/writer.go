@@ -34,6 +34,8 @@ const batchLength = QueueLength / 4
 // many idle sessions, each with its log (issue 11: at most 50 KB per idle session).
 type writer struct {
 	l *FileLogger
+	// memo is what own copied of the last provider request, shared with the next.
+	memo ownMemo
 	// mu guards everything below; it serializes enqueueing, so stamps follow queue
 	// order. room is signalled when the queue shrinks or the goroutine ends.
 	mu      sync.Mutex
@@ -133,7 +135,7 @@ func (l *FileLogger) enqueue(event string, data any, reply chan error) error {
 	if !validEvent(event) {
 		return fmt.Errorf("%w: %q", ErrInvalidEvent, event)
 	}
-	owned, err := own(data)
+	owned, err := own(data, &l.bg.memo)
 	if err != nil {
 		return fmt.Errorf("session log: encode %s: %w", event, err)
 	}
