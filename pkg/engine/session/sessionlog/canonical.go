@@ -49,6 +49,24 @@ func (c *canon) space() {
 
 func (c *canon) fail() { c.ok = false; c.i = len(c.s) }
 
+// more takes what follows a member or an element: a ',' (true: another follows) or
+// the container's closing byte (false); anything else fails (false, c.ok unset).
+func (c *canon) more(closing byte) bool {
+	c.space()
+	switch {
+	case c.i >= len(c.s):
+		c.fail()
+	case c.s[c.i] == ',':
+		c.i++
+		return true
+	case c.s[c.i] == closing:
+		c.i++
+	default:
+		c.fail()
+	}
+	return false
+}
+
 // value appends the redacted form of the value at c.i. schemaProps is redact.Value's:
 // the members of a JSON Schema "properties" object name parameters, not secrets.
 func (c *canon) value(dst []byte, depth int, schemaProps bool) []byte {
@@ -145,20 +163,9 @@ func (c *canon) object(dst []byte, depth int, schemaProps bool) []byte {
 		start := c.i
 		c.skip(depth)
 		members = append(members, member{k, start, c.i})
-		c.space()
-		if c.i >= len(c.s) {
-			c.fail()
+		if !c.more('}') {
 			break
 		}
-		if c.s[c.i] == '}' {
-			c.i++
-			break
-		}
-		if c.s[c.i] != ',' {
-			c.fail()
-			break
-		}
-		c.i++
 	}
 	if !c.ok {
 		return dst
@@ -223,21 +230,13 @@ func (c *canon) array(dst []byte, depth int) []byte {
 	for c.ok {
 		c.space()
 		dst = c.value(dst, depth, false)
-		c.space()
-		if c.i >= len(c.s) {
-			c.fail()
-			break
-		}
-		if c.s[c.i] == ']' {
-			c.i++
-			return append(dst, ']')
-		}
-		if c.s[c.i] != ',' {
-			c.fail()
+		if !c.more(']') {
+			if c.ok {
+				return append(dst, ']')
+			}
 			break
 		}
 		dst = append(dst, ',')
-		c.i++
 	}
 	return dst
 }
@@ -274,20 +273,9 @@ func (c *canon) skip(depth int) {
 			c.i++
 			c.space()
 			c.skip(depth + 1)
-			c.space()
-			if c.i >= len(c.s) {
-				c.fail()
+			if !c.more('}') {
 				return
 			}
-			if c.s[c.i] == '}' {
-				c.i++
-				return
-			}
-			if c.s[c.i] != ',' {
-				c.fail()
-				return
-			}
-			c.i++
 		}
 	case b == '[':
 		c.i++
@@ -299,20 +287,9 @@ func (c *canon) skip(depth int) {
 		for c.ok {
 			c.space()
 			c.skip(depth + 1)
-			c.space()
-			if c.i >= len(c.s) {
-				c.fail()
+			if !c.more(']') {
 				return
 			}
-			if c.s[c.i] == ']' {
-				c.i++
-				return
-			}
-			if c.s[c.i] != ',' {
-				c.fail()
-				return
-			}
-			c.i++
 		}
 	case b == '"':
 		if _, ok := c.str(); !ok {
