@@ -251,10 +251,12 @@ func (m *ownMemo) request(msgs []llm.Message, tools []llm.ToolSchema) ([]llm.Mes
 	defer m.mu.Unlock()
 	var ownedMsgs []llm.Message
 	if n := len(m.msgsSrc); n > 0 && n <= len(msgs) && unsafe.SliceData(msgs) == unsafe.SliceData(m.msgsSrc) {
-		ownedMsgs = make([]llm.Message, len(msgs))
-		copy(ownedMsgs, m.msgsOwned) // the copies already made, shared: no one changes them
+		// The copies already made are shared (no one changes them), and the new ones are
+		// appended after them: the last request's owned slice, and every one before it,
+		// ends where it ended, so what is written past it is never seen through it.
+		ownedMsgs = m.msgsOwned
 		for i := n; i < len(msgs); i++ {
-			ownedMsgs[i] = ownMessage(msgs[i])
+			ownedMsgs = append(ownedMsgs, ownMessage(msgs[i]))
 		}
 	} else {
 		ownedMsgs = ownMessages(msgs)
