@@ -52,7 +52,10 @@ type Definition struct {
 	// match for the hook to run. The runner asks WithFilter; without one it is ignored.
 	If string `json:"if,omitempty"`
 	// Async hooks run in the background; their outcome is logged, never applied.
-	Async         bool   `json:"async,omitempty"`
+	Async bool `json:"async,omitempty"`
+	// Once (Claude Code's `once`): the hook runs the first time it matches in a session
+	// (a Runner's life) and is removed after that run.
+	Once          bool   `json:"once,omitempty"`
 	StatusMessage string `json:"statusMessage,omitempty"`
 	// Raw is the definition as written, for executors that need more fields.
 	Raw json.RawMessage `json:"-"`

@@ -41,7 +41,10 @@
 //     matcher selecting `Task`, the subagent tool's older name, also selects `Agent`
 //     calls, and the reverse), SessionStart source, SessionEnd reason, Notification notification_type,
 //     Subagent* agent_type, *Compact trigger, StopFailure error; UserPromptSubmit, Stop
-//     and the worktree events ignore matchers. Identical hooks run once.
+//     and the worktree events ignore matchers. Identical hooks run once. A hook with
+//     `once: true` runs the first time it matches in the Runner's life (a session) and
+//     is then removed; two events matching it at the same time run it once.
+//     `statusMessage` is accepted and not shown (robota has no spinner yet).
 //   - Every matching hook runs in parallel under its own timeout (`timeout` seconds,
 //     default 60, 30 for prompt hooks). A command hook runs as `/bin/sh -c` in the project directory with
 //     the JSON on stdin and CLAUDE_PROJECT_DIR and ROBOTA_PROJECT_DIR set, in its own

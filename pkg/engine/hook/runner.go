@@ -17,6 +17,10 @@ type Runner struct {
 	log       *zap.Logger
 	now       func() time.Time
 	filter    func(h Definition, in Input) bool
+
+	// spent holds the identities of the `once` hooks that have run.
+	spentMu sync.Mutex
+	spent   map[string]bool
 }
 
 type compiledGroup struct {
@@ -87,7 +91,7 @@ func (r *Runner) Matching(in Input) []Definition {
 			if h.If != "" && in.ToolName != "" && r.filter != nil && !r.filter(h, in) {
 				continue
 			}
-			if id := h.identity(); !seen[id] {
+			if id := h.identity(); !seen[id] && !(h.Once && r.isSpent(id)) {
 				seen[id] = true
 				out = append(out, h)
 			}
@@ -100,7 +104,7 @@ func (r *Runner) Matching(in Input) []Definition {
 // their outcomes into one Result. It returns when all of them have finished or been
 // killed; async hooks are started and not waited for.
 func (r *Runner) Run(ctx context.Context, in Input) Result {
-	hooks := r.Matching(in)
+	hooks := r.claimOnce(r.Matching(in))
 	res := Result{Event: in.Event, Continue: true}
 	if len(hooks) == 0 {
 		return res
@@ -155,4 +159,32 @@ func (r *Runner) runOne(ctx context.Context, h Definition, stdin []byte) Run {
 		r.log.Warn("hook failed", zap.String("hook", describe(h)), zap.Error(run.Err))
 	}
 	return run
+}
+
+func (r *Runner) isSpent(id string) bool {
+	r.spentMu.Lock()
+	defer r.spentMu.Unlock()
+	return r.spent[id]
+}
+
+// claimOnce drops the `once` hooks another Run has claimed since Matching and claims
+// the rest: of two events that match one at once, only one runs it.
+func (r *Runner) claimOnce(hooks []Definition) []Definition {
+	r.spentMu.Lock()
+	defer r.spentMu.Unlock()
+	out := hooks[:0]
+	for _, h := range hooks {
+		if h.Once {
+			id := h.identity()
+			if r.spent[id] {
+				continue
+			}
+			if r.spent == nil {
+				r.spent = map[string]bool{}
+			}
+			r.spent[id] = true
+		}
+		out = append(out, h)
+	}
+	return out
 }
