@@ -33,10 +33,7 @@ func TestAgentSDKDrivesRobota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(p.Scripts, "agentsdk.yaml")
-	if err := os.WriteFile(script, []byte(strings.ReplaceAll(string(tmpl), "{{DIR}}", p.Dir)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := p.writeScript(t, "agentsdk.yaml", strings.ReplaceAll(string(tmpl), "{{DIR}}", p.Dir))
 	cmd := exec.CommandContext(ctx, node, "scenarios.mjs", filepath.Join(binDir, "robota"), script, p.Dir)
 	cmd.Dir = work
 	cmd.Env = p.env()

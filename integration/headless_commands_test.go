@@ -1,8 +1,6 @@
 package integration
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,16 +12,13 @@ import (
 // says so and exits 1.
 func TestHeadlessSlashCommands(t *testing.T) {
 	p := newProject(t)
-	script := filepath.Join(p.Scripts, "cmds.yaml")
-	if err := os.WriteFile(script, []byte(`
+	script := p.writeScript(t, "cmds.yaml", `
 turns:
   - when: {compaction: true}
     text: "[Context Summary] the user said hello"
     repeat: true
   - text: "hello back, a long answer to compact"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	base := []string{"--provider", "script", "--script", script}
 
 	r1 := resultObject(t, p.mustRun(t, append([]string{"-p", "hello", "--output-format", "json"}, base...)...).Stdout)
@@ -72,10 +67,7 @@ turns:
 // the in-process run prints, with the same exit status.
 func TestEngineClientSlashCommandsEqualInProcess(t *testing.T) {
 	p, addr := engineProject(t)
-	script := filepath.Join(p.Scripts, "cmds.yaml")
-	if err := os.WriteFile(script, []byte("turns:\n  - text: hi\n    repeat: true\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := p.writeScript(t, "cmds.yaml", "turns:\n  - text: hi\n    repeat: true\n")
 	for _, prompt := range []string{"/mode plan", "/frobnicate", "/compact", "/memory list"} {
 		args := []string{"-p", prompt, "--provider", "script", "--script", script, "--output-format", "json"}
 		local, remote := p.run(t, args...), p.run(t, append(args, "--engine", addr)...)

@@ -83,6 +83,17 @@ func (p *project) script(t *testing.T, name string, data map[string]any) string 
 	return path
 }
 
+// writeScript writes a script given inline into the scripts directory and returns its
+// path.
+func (p *project) writeScript(t *testing.T, name, yaml string) string {
+	t.Helper()
+	path := filepath.Join(p.Scripts, name)
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // env is the environment of every run: the test's, with a private HOME and no
 // provider keys (runs must be offline and must not pick a real provider).
 func (p *project) env() []string {

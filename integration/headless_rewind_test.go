@@ -18,8 +18,7 @@ func TestHeadlessRewindThreeFilesAfterResume(t *testing.T) {
 	a := p.writeFile(t, "a.txt", "alpha one\n")
 	b := p.writeFile(t, "b.txt", "beta one\n")
 	c := filepath.Join(p.Dir, "c.txt")
-	script := filepath.Join(p.Scripts, "rewind.yaml")
-	if err := os.WriteFile(script, []byte(`
+	script := p.writeScript(t, "rewind.yaml", `
 turns:
   - when: {lastUserContains: "say hello"}
     text: "hello"
@@ -33,9 +32,7 @@ turns:
       - name: Write
         input: {file_path: "`+c+`", content: "gamma\n"}
   - text: "Done: three files changed."
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	base := []string{"--provider", "script", "--script", script, "--output-format", "json"}
 
 	id := resultObject(t, p.mustRun(t, append([]string{"-p", "say hello"}, base...)...).Stdout)["session_id"].(string)

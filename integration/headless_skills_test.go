@@ -22,8 +22,7 @@ agent: general-purpose
 Research $ARGUMENTS and report what you found in one line.
 `)
 	comm := filepath.Join(p.Scripts, "fork.comm")
-	script := filepath.Join(p.Scripts, "fork.yaml")
-	if err := os.WriteFile(script, []byte(`
+	script := p.writeScript(t, "fork.yaml", `
 turns:
   - when: {systemContains: "research: Research a topic in a subagent"}
     toolCalls: [{id: toolu_skill, name: Skill, input: {skill: research, args: "go generics"}}]
@@ -34,9 +33,7 @@ agents:
     - when: {lastUserContains: "Research go generics and report what you found in one line."}
       toolCalls: [{id: toolu_comm, name: Bash, input: {command: "cat /proc/$PPID/comm > `+comm+`"}}]
     - text: "the fork found three generics notes"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	out := p.mustRun(t, "-p", "research generics", "--provider", "script", "--script", script,
 		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose").Stdout
 	if r := lastResult(t, out); r["subtype"] != "success" || r["result"] != "The research subagent reported back." {

@@ -21,8 +21,7 @@ func TestHeadlessPromptHookBlocksTool(t *testing.T) {
 	victim := p.writeFile(t, "victim.txt", "keep me\n")
 	p.writeFile(t, filepath.Join(".claude", "settings.json"), `{"permissions": {"allow": ["Bash"]},
  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "Block any rm command: $ARGUMENTS", "timeout": 20}]}]}}`)
-	script := filepath.Join(p.Scripts, "prompt_hook.yaml")
-	if err := os.WriteFile(script, []byte(`
+	script := p.writeScript(t, "prompt_hook.yaml", `
 turns:
   - when: {lastUserContains: "clean up"}
     toolCalls: [{id: toolu_rm, name: Bash, input: {command: "rm victim.txt"}}]
@@ -30,9 +29,7 @@ turns:
     text: '{"ok": false, "reason": "no rm in this repository"}'
   - when: {lastUserContains: "go on", lastToolResultContains: "no rm in this repository"}
     text: "I left victim.txt alone."
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	run := func(args ...string) string {
 		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 		defer cancel()
@@ -70,8 +67,7 @@ func TestHeadlessAgentStopHook(t *testing.T) {
 	p := newProject(t)
 	p.writeFile(t, "main.go", "package main // TODO: remove\n")
 	p.writeFile(t, filepath.Join(".claude", "settings.json"), `{"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "Check that no TODO is left: $ARGUMENTS", "maxTurns": 4}]}]}}`)
-	script := filepath.Join(p.Scripts, "agent_hook.yaml")
-	if err := os.WriteFile(script, []byte(`
+	script := p.writeScript(t, "agent_hook.yaml", `
 turns:
   - text: "Finished."
   - when: {lastUserContains: "a TODO is left"}
@@ -82,9 +78,7 @@ agents:
     - when: {lastToolResultContains: "main.go"}
       text: "{\"ok\": false, \"reason\": \"a TODO is left in main.go\"}"
     - text: '{"ok": true}'
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := p.command(ctx, "-p", "finish", "--provider", "script", "--script", script, "--output-format", "json")

@@ -62,8 +62,7 @@ func TestPluginFromLocalMarketplace(t *testing.T) {
 	mkt := filepath.Join(p.Scripts, "mkt")
 	writeTree(t, mkt, pluginMarketplace())
 	enablePlugins(t, p, map[string]any{"source": "directory", "path": mkt})
-	script := filepath.Join(p.Scripts, "plugin.yaml")
-	if err := os.WriteFile(script, []byte(`
+	script := p.writeScript(t, "plugin.yaml", `
 turns:
   - when: {lastUserContains: "Say hello to world from the plugin."}
     text: "greeted from the plugin command"
@@ -76,9 +75,7 @@ agents:
   "myplugin:helper":
     - when: {systemContains: "You are the plugin helper."}
       text: "helper done"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	base := []string{"--provider", "script", "--script", script}
 	root, _ := filepath.EvalSymlinks(filepath.Join(mkt, "plugins", "myplugin"))
 
@@ -132,15 +129,12 @@ func TestPluginFromGitMarketplace(t *testing.T) {
 	writeTree(t, repo, pluginMarketplace())
 	gitInit(t, repo)
 	enablePlugins(t, p, map[string]any{"source": "git", "url": "file://" + repo})
-	script := filepath.Join(p.Scripts, "plugin.yaml")
-	if err := os.WriteFile(script, []byte(`
+	script := p.writeScript(t, "plugin.yaml", `
 turns:
   - when: {lastUserContains: "Say hello to git from the plugin."}
     text: "greeted through git"
     repeat: true
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	for i := 0; i < 2; i++ {
 		res := p.run(t, "-p", "/myplugin:hello git", "--provider", "script", "--script", script)
 		if res.Code != 0 || strings.TrimSpace(res.Stdout) != "greeted through git" {
@@ -169,15 +163,12 @@ func TestPluginCommands(t *testing.T) {
 	p := newProject(t)
 	mkt := filepath.Join(p.Scripts, "mkt")
 	writeTree(t, mkt, pluginMarketplace())
-	script := filepath.Join(p.Scripts, "plugin.yaml")
-	if err := os.WriteFile(script, []byte(`
+	script := p.writeScript(t, "plugin.yaml", `
 turns:
   - when: {lastUserContains: "Say hello to cli from the plugin."}
     text: "greeted after install"
     repeat: true
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	ask := []string{"-p", "/myplugin:hello cli", "--provider", "script", "--script", script}
 
 	out := p.mustRun(t, "plugin", "marketplace", "add", mkt).Stdout
@@ -243,17 +234,14 @@ func TestPluginMCPServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	enablePlugins(t, p, map[string]any{"source": "directory", "path": mkt})
-	script := filepath.Join(p.Scripts, "plugin-mcp.yaml")
-	if err := os.WriteFile(script, []byte(`
+	script := p.writeScript(t, "plugin-mcp.yaml", `
 turns:
   - toolCalls:
       - {id: toolu_echo, name: mcp__plugin_myplugin_srv__echo, input: {text: "from the plugin"}}
   - when: {lastToolResultContains: "echo: from the plugin"}
     text: "the plugin server echoed"
   - text: "no echo"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	res := p.mustRun(t, "-p", "use it", "--provider", "script", "--script", script, "--output-format", "stream-json", "--verbose",
 		"--allowedTools", "mcp__plugin_myplugin_srv__echo")
 	var init, result map[string]any

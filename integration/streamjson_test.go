@@ -83,8 +83,7 @@ func (s *streamProc) answer(req map[string]any, response any) {
 // the same session; a third interrupted; closing stdin ends the process (exit 0).
 func TestStreamJSONInputOverTheBinary(t *testing.T) {
 	p := newProject(t)
-	script := filepath.Join(p.Scripts, "stream.yaml")
-	if err := os.WriteFile(script, []byte(`
+	script := p.writeScript(t, "stream.yaml", `
 turns:
   - when: {lastUserContains: "make"}
     toolCalls: [{id: call_bash, name: Bash, input: {command: "touch made-by-bash.txt"}}]
@@ -94,9 +93,7 @@ turns:
   - when: {lastUserContains: "forever"}
     text: "this takes a while"
     hang: true
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*runTimeout)
 	defer cancel()
 	cmd := p.command(ctx, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
@@ -212,10 +209,7 @@ func (l *lockedBuffer) String() string {
 // SIGINT during a stream-json turn aborts it, saves the session and exits 130, as -p does.
 func TestStreamJSONInputSIGINT(t *testing.T) {
 	p := newProject(t)
-	script := filepath.Join(p.Scripts, "hang.yaml")
-	if err := os.WriteFile(script, []byte("turns:\n  - text: \"working\"\n    hang: true\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := p.writeScript(t, "hang.yaml", "turns:\n  - text: \"working\"\n    hang: true\n")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := p.command(ctx, "--input-format", "stream-json", "--output-format", "stream-json", "--include-partial-messages",
