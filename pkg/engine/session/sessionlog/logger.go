@@ -257,7 +257,12 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		}
 		return fmt.Errorf("session log: %s payload: %w", event, err)
 	}
-	raw, err := marshalData(data)
+	rawBuf := getEncodeBuffer()
+	defer putEncodeBuffer(rawBuf)
+	raw, err := appendData((*rawBuf)[:0], data)
+	if cap(raw) > cap(*rawBuf) {
+		*rawBuf = raw[:0]
+	}
 	var tree any
 	var line *[]byte // data's redacted JSON, when it is written without a tree
 	if err == nil && base == nil && fix == nil && lift == nil && raw != nil && string(raw) != "null" && !mayStream(event, data) &&
@@ -487,7 +492,41 @@ func toSizedTree(data any) (any, int, error) {
 // order. A provider request is encoded by its own MarshalJSON beside the rest of its
 // event: json.Marshal would check and compact what MarshalJSON returns once more, and a
 // request carries the turn's new messages (a long answer, a file read).
-func marshalData(data any) ([]byte, error) {
+func marshalData(data any) ([]byte, error) { return appendData(nil, data) }
+
+// appendData appends marshalData's text to dst: an agent.Event (and a request rebased on
+// the history) by the hand-written encoder (encode.go), anything else, and an event
+// that encoder does not take, by marshalDataReflect. nil data appends nothing and
+// returns nil.
+func appendData(dst []byte, data any) ([]byte, error) {
+	switch d := data.(type) {
+	case nil:
+		return nil, nil
+	case agent.Event:
+		if b, ok := appendEventJSON(dst, d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case historyRequestEvent:
+		if b, ok := appendHistoryRequestJSON(dst, d); ok && !reflectEncoding {
+			return b, nil
+		}
+	}
+	raw, err := marshalDataReflect(data)
+	if err != nil || raw == nil {
+		return raw, err
+	}
+	if len(dst) == 0 {
+		return raw, nil
+	}
+	return append(dst, raw...), nil
+}
+
+// reflectEncoding, set by tests only, makes appendData take marshalDataReflect's answer
+// always: the encoding every line had before encode.go, to compare lines with.
+var reflectEncoding bool
+
+// marshalDataReflect is marshalData by reflection (json.Marshal).
+func marshalDataReflect(data any) ([]byte, error) {
 	switch d := data.(type) {
 	case nil:
 		return nil, nil
