@@ -39,6 +39,13 @@ func appendHistoryRequestJSON(dst []byte, h historyRequestEvent) ([]byte, bool) 
 	return e.b, e.ok
 }
 
+// appendMessageJSON appends json.Marshal(*m)'s text.
+func appendMessageJSON(dst []byte, m *llm.Message) ([]byte, bool) {
+	e := jsonAppender{b: dst, ok: true}
+	e.message(m)
+	return e.b, e.ok
+}
+
 type jsonAppender struct {
 	b  []byte
 	ok bool

@@ -268,6 +268,8 @@ func checkEncoding(t *testing.T, data any) {
 		got, ok = appendEventJSON([]byte("prefix"), d)
 	case historyRequestEvent:
 		got, ok = appendHistoryRequestJSON([]byte("prefix"), d)
+	case llm.Message:
+		got, ok = appendMessageJSON([]byte("prefix"), &d)
 	}
 	if wantErr != nil {
 		if ok {
@@ -321,6 +323,7 @@ func FuzzEventEncoding(f *testing.F) {
 		g := &gen{b: in}
 		ev := g.event()
 		checkEncoding(t, ev)
+		checkEncoding(t, g.message())
 		if ev.Request != nil {
 			checkEncoding(t, historyRequestEvent{ev: ev, wire: historyRequestWire{Provider: g.str(), Model: g.str(),
 				Purpose: llm.Purpose(g.str()), Base: historyBase{History: g.n(2) == 1, Messages: g.n(4),

@@ -480,11 +480,16 @@ func toTree(data any) (any, error) {
 
 // toSizedTree is toTree that also tells the size of data's JSON.
 func toSizedTree(data any) (any, int, error) {
-	raw, err := marshalData(data)
+	buf := getEncodeBuffer()
+	defer putEncodeBuffer(buf)
+	raw, err := appendData((*buf)[:0], data)
 	if err != nil {
 		return nil, 0, err
 	}
-	tree, err := treeOf(raw)
+	if cap(raw) > cap(*buf) {
+		*buf = raw[:0]
+	}
+	tree, err := treeOf(raw) // the tree's strings are its own, not raw's
 	return tree, len(raw), err
 }
 
@@ -508,6 +513,10 @@ func appendData(dst []byte, data any) ([]byte, error) {
 		}
 	case historyRequestEvent:
 		if b, ok := appendHistoryRequestJSON(dst, d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case llm.Message:
+		if b, ok := appendMessageJSON(dst, &d); ok && !reflectEncoding {
 			return b, nil
 		}
 	}
