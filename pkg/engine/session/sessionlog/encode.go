@@ -32,6 +32,15 @@ func appendEventJSON(dst []byte, ev agent.Event) ([]byte, bool) {
 	return e.b, e.ok
 }
 
+// appendReferredJSON appends r's event with its reference, members in another order
+// than the tree refer's fix makes (the line sorts them), sizes alike but for the
+// message taken out.
+func appendReferredJSON(dst []byte, r *referredEvent) ([]byte, bool) {
+	e := jsonAppender{b: dst, ok: true, responseRef: r.responseRef, messageRef: r.messageRef}
+	e.event(r.ev, func(e *jsonAppender) { e.request(r.ev.Request) }, r.ev.Request != nil)
+	return e.b, e.ok
+}
+
 // appendHistoryRequestJSON appends what historyRequestEvent.MarshalJSON gives.
 func appendHistoryRequestJSON(dst []byte, h historyRequestEvent) ([]byte, bool) {
 	e := jsonAppender{b: dst, ok: true}
@@ -49,6 +58,8 @@ func appendMessageJSON(dst []byte, m *llm.Message) ([]byte, bool) {
 type jsonAppender struct {
 	b  []byte
 	ok bool
+	// responseRef and messageRef, when not 0, are a referredEvent's.
+	responseRef, messageRef int64
 }
 
 func (e *jsonAppender) key(first bool, name string) {
@@ -157,9 +168,15 @@ func (e *jsonAppender) event(ev agent.Event, request func(*jsonAppender), hasReq
 	}
 	if r := ev.Response; r != nil {
 		e.key(false, "response")
-		e.b = append(e.b, `{"response":{"message":`...)
-		e.message(&r.Response.Message)
-		e.key(false, "stopReason")
+		if e.responseRef != 0 {
+			e.b = append(e.b, `{"messageRef":{"sequence":`...)
+			e.int(e.responseRef)
+			e.b = append(e.b, `},"response":{"stopReason":`...)
+		} else {
+			e.b = append(e.b, `{"response":{"message":`...)
+			e.message(&r.Response.Message)
+			e.key(false, "stopReason")
+		}
 		e.str(string(r.Response.StopReason))
 		e.b = append(e.b, '}')
 		if r.ResponseKind != "" {
@@ -210,6 +227,12 @@ func (e *jsonAppender) event(ev agent.Event, request func(*jsonAppender), hasReq
 	if m := ev.Message; m != nil {
 		e.key(false, "message")
 		e.message(m)
+	}
+	if e.messageRef != 0 {
+		e.key(false, "messageRef")
+		e.b = append(e.b, `{"sequence":`...)
+		e.int(e.messageRef)
+		e.b = append(e.b, '}')
 	}
 	if hasRequest {
 		e.key(false, "request")

@@ -356,6 +356,26 @@ func FuzzEncodedLines(f *testing.F) {
 				ev.Message, ev.Mutation = &m, &agent.MutationData{Kind: "append", Index: g.n(4)}
 			}
 			evs = append(evs, logged{lineEvents[g.n(len(lineEvents))], ev})
+			if g.n(2) == 1 { // a round's answer, logged again as its later lines do (refs.go)
+				m := g.message()
+				if g.n(2) == 1 {
+					m.Content = []llm.Part{llm.TextPart(g.str())}
+				}
+				raw := agent.Event{Type: agent.EventProviderResponseRaw, ExecutionID: ev.ExecutionID, Round: ev.Round,
+					Response: &agent.ResponseData{Response: llm.ChatResponse{Message: m, StopReason: "end"}, ToolCallsCount: g.n(2)}}
+				norm := raw
+				norm.Type, norm.Timestamp = agent.EventProviderResponseNormalized, g.time()
+				if g.n(3) == 0 {
+					n := g.message()
+					norm.Message = &n
+				}
+				hist := agent.Event{Type: agent.EventHistoryMutation, ExecutionID: ev.ExecutionID, Round: ev.Round,
+					Message: &m, Mutation: &agent.MutationData{Kind: "append", Index: g.n(4)}}
+				commit := hist
+				commit.Type, commit.Mutation, commit.Tool = agent.EventAssistantMessageCommitted, nil, ev.Tool
+				evs = append(evs, logged{EventProviderResponseRaw, raw}, logged{EventProviderResponseNormalized, norm},
+					logged{EventHistoryMutation, hist}, logged{EventAssistantMessageCommitted, commit})
+			}
 		}
 		files := func(reflect bool) map[string][]byte {
 			reflectEncoding = reflect

@@ -229,11 +229,12 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	}
 	logged := data // as given, for remember
 	var fix func(tree any)
+	var referred referredEvent
 	var op *histOp
 	switch event {
 	case EventProviderResponseNormalized, EventAssistantMessageCommitted, EventAssistant:
 		l.mu.Lock()
-		data, fix = l.refer(event, data)
+		data, fix, referred = l.refer(event, data)
 		l.mu.Unlock()
 	case EventHistoryMutation:
 		l.mu.Lock()
@@ -249,6 +250,11 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	l.mu.Lock()
 	data, lift, err := l.liftMessages(data)
 	l.mu.Unlock()
+	if ev, ok := data.(agent.Event); ok && fix != nil && lift == nil && !reflectEncoding {
+		// the encoder writes the reference: no tree to edit
+		referred.ev, referred.fix, fix = ev, fix, nil
+		data = referred
+	}
 	if err != nil {
 		if op != nil {
 			l.mu.Lock()
@@ -515,6 +521,21 @@ func appendData(dst []byte, data any) ([]byte, error) {
 		if b, ok := appendHistoryRequestJSON(dst, d); ok && !reflectEncoding {
 			return b, nil
 		}
+	case referredEvent:
+		if b, ok := appendReferredJSON(dst, &d); ok {
+			return b, nil
+		}
+		// What the encoder refuses, json.Marshal refuses: the error is the event's.
+		raw, err := marshalDataReflect(d.ev)
+		if err != nil {
+			return nil, err
+		}
+		tree, err := treeOf(raw)
+		if err != nil {
+			return nil, err
+		}
+		d.fix(tree)
+		return appendTree(dst, tree)
 	case llm.Message:
 		if b, ok := appendMessageJSON(dst, &d); ok && !reflectEncoding {
 			return b, nil

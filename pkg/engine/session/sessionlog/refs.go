@@ -51,14 +51,16 @@ func (l *FileLogger) remember(event string, data any, seq int64) {
 // refer returns data with a message the log already holds taken out, and the function
 // that puts the reference in its place in data's JSON tree (nil when data is kept whole;
 // l.mu held).
-func (l *FileLogger) refer(event string, data any) (any, func(tree any)) {
+//
+// For an agent.Event, ref also says where the reference goes (referredEvent).
+func (l *FileLogger) refer(event string, data any) (_ any, fix func(tree any), ref referredEvent) {
 	switch d := data.(type) {
 	case agent.Event:
 		switch {
 		case event == EventProviderResponseNormalized && d.Response != nil:
 			r := l.shown.response
 			if r.msg == nil || r.exec != d.ExecutionID || r.round != d.Round || !reflect.DeepEqual(*r.msg, d.Response.Response.Message) {
-				return data, nil
+				return data, nil, ref
 			}
 			resp := *d.Response
 			resp.Response.Message = llm.Message{}
@@ -71,23 +73,23 @@ func (l *FileLogger) refer(event string, data any) (any, func(tree any)) {
 					}
 					rm["messageRef"] = map[string]any{"sequence": r.seq}
 				}
-			}
+			}, referredEvent{responseRef: r.seq}
 		case event == EventAssistantMessageCommitted && d.Message != nil:
 			h := l.shown.history
 			if h.msg == nil || h.exec != d.ExecutionID || !reflect.DeepEqual(*h.msg, *d.Message) {
-				return data, nil
+				return data, nil, ref
 			}
 			d.Message = nil
 			return d, func(tree any) {
 				if m, ok := tree.(map[string]any); ok {
 					m["messageRef"] = map[string]any{"sequence": h.seq}
 				}
-			}
+			}, referredEvent{messageRef: h.seq}
 		}
 	case AssistantData:
 		h := l.shown.history
 		if h.msg == nil || h.msg.Role != llm.RoleAssistant || d.Content == "" || d.Content != h.msg.Text() {
-			return data, nil
+			return data, nil, ref
 		}
 		d.Content = ""
 		return d, func(tree any) {
@@ -95,7 +97,18 @@ func (l *FileLogger) refer(event string, data any) (any, func(tree any)) {
 				delete(m, "content")
 				m["contentRef"] = map[string]any{"sequence": h.seq}
 			}
-		}
+		}, ref
 	}
-	return data, nil
+	return data, nil, ref
+}
+
+// referredEvent is an agent.Event refer took a message out of, with the reference in
+// its place: response.messageRef (responseRef) or messageRef (messageRef), a line's
+// sequence (0 for none). The encoder writes it as such (encode.go), so the line is made
+// without the JSON tree the fix function edits; fix is kept for an event the encoder
+// does not take.
+type referredEvent struct {
+	ev                      agent.Event
+	responseRef, messageRef int64
+	fix                     func(tree any)
 }
