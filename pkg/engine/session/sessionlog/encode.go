@@ -36,6 +36,9 @@ func appendEventJSON(dst []byte, ev agent.Event) ([]byte, bool) {
 // than the tree refer's fix makes (the line sorts them), sizes alike but for the
 // message taken out.
 func appendReferredJSON(dst []byte, r *referredEvent) ([]byte, bool) {
+	if r.assistant != nil {
+		return appendAssistantJSON(dst, r.assistant, r.contentRef)
+	}
 	e := jsonAppender{b: dst, ok: true, responseRef: r.responseRef, messageRef: r.messageRef}
 	e.event(r.ev, func(e *jsonAppender) { e.request(r.ev.Request) }, r.ev.Request != nil)
 	return e.b, e.ok
@@ -52,6 +55,73 @@ func appendHistoryRequestJSON(dst []byte, h historyRequestEvent) ([]byte, bool) 
 func appendMessageJSON(dst []byte, m *llm.Message) ([]byte, bool) {
 	e := jsonAppender{b: dst, ok: true}
 	e.message(m)
+	return e.b, e.ok
+}
+
+// appendPreRunJSON appends json.Marshal(*d)'s text.
+func appendPreRunJSON(dst []byte, d *PreRunData) ([]byte, bool) {
+	e := jsonAppender{b: dst, ok: true}
+	e.b = append(e.b, `{"provider":`...)
+	e.str(d.Provider)
+	e.b = append(e.b, `,"nativeWebTools":{"webSearch":{"supported":`...)
+	e.bool(d.NativeWebTools.WebSearch.Supported)
+	e.b = append(e.b, `,"enabled":`...)
+	e.bool(d.NativeWebTools.WebSearch.Enabled)
+	e.b = append(e.b, `},"webFetch":{"supported":`...)
+	e.bool(d.NativeWebTools.WebFetch.Supported)
+	e.b = append(e.b, `,"enabled":`...)
+	e.bool(d.NativeWebTools.WebFetch.Enabled)
+	e.b = append(e.b, `}},"input":`...)
+	e.str(d.Input)
+	e.key(false, "historyLength")
+	e.int(int64(d.HistoryLength))
+	e.b = append(e.b, '}')
+	return e.b, e.ok
+}
+
+// appendAssistantJSON appends json.Marshal(*d)'s text or, with contentRef (not 0), that of
+// d with content replaced by contentRef {sequence} (refer's).
+func appendAssistantJSON(dst []byte, d *AssistantData, contentRef int64) ([]byte, bool) {
+	e := jsonAppender{b: dst, ok: true}
+	if contentRef != 0 {
+		e.b = append(e.b, `{"contentRef":{"sequence":`...)
+		e.int(contentRef)
+		e.b = append(e.b, '}')
+	} else {
+		e.b = append(e.b, `{"content":`...)
+		e.str(d.Content)
+	}
+	e.key(false, "historyLength")
+	e.int(int64(d.HistoryLength))
+	e.key(false, "historyFrom")
+	e.int(int64(d.HistoryFrom))
+	e.key(false, "historyStructure")
+	if d.HistoryStructure == nil {
+		e.b = append(e.b, "null"...)
+	} else {
+		e.b = append(e.b, '[')
+		for i := range d.HistoryStructure {
+			m := &d.HistoryStructure[i]
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.b = append(e.b, `{"role":`...)
+			e.str(string(m.Role))
+			e.key(false, "contentLength")
+			e.int(int64(m.ContentLength))
+			e.key(false, "hasToolCalls")
+			e.bool(m.HasToolCalls)
+			e.key(false, "toolCallNames")
+			e.strings(m.ToolCallNames)
+			if len(m.Metadata) > 0 {
+				e.key(false, "metadata")
+				e.anyMap(m.Metadata)
+			}
+			e.b = append(e.b, '}')
+		}
+		e.b = append(e.b, ']')
+	}
+	e.b = append(e.b, '}')
 	return e.b, e.ok
 }
 
@@ -198,18 +268,7 @@ func (e *jsonAppender) event(ev agent.Event, request func(*jsonAppender), hasReq
 		e.key(false, "requestCount")
 		e.int(int64(b.RequestCount))
 		e.key(false, "tools")
-		if b.Tools == nil {
-			e.b = append(e.b, "null"...)
-		} else {
-			e.b = append(e.b, '[')
-			for i, t := range b.Tools {
-				if i > 0 {
-					e.b = append(e.b, ',')
-				}
-				e.str(t)
-			}
-			e.b = append(e.b, ']')
-		}
+		e.strings(b.Tools)
 		e.b = append(e.b, '}')
 	}
 	if t := ev.Tool; t != nil {
@@ -239,6 +298,21 @@ func (e *jsonAppender) event(ev agent.Event, request func(*jsonAppender), hasReq
 		request(e)
 	}
 	e.b = append(e.b, '}')
+}
+
+func (e *jsonAppender) strings(ss []string) {
+	if ss == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.b = append(e.b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.str(s)
+	}
+	e.b = append(e.b, ']')
 }
 
 func (e *jsonAppender) rawPayload(p *llm.RawPayloadEvent) {

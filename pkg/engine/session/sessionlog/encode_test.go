@@ -208,6 +208,29 @@ func (g *gen) request() *agent.ProviderRequestData {
 	return r
 }
 
+func (g *gen) preRun() PreRunData {
+	return PreRunData{Provider: g.str(), Input: g.str(), HistoryLength: g.n(256) - 1,
+		NativeWebTools: NativeWebState{WebSearch: llm.NativeToolSupport{Supported: g.n(2) == 1, Enabled: g.n(2) == 1},
+			WebFetch: llm.NativeToolSupport{Supported: g.n(2) == 1, Enabled: g.n(2) == 1}}}
+}
+
+// assistant is the assistant data of history, described from a fuzzed index, with
+// content text (the last message's text, for refs.go, or any).
+func (g *gen) assistant(history []llm.Message, text string) AssistantData {
+	d := NewAssistantData(text, history, g.n(4)-1)
+	switch g.n(4) {
+	case 0:
+		d.HistoryStructure = nil
+	case 1:
+		for i := range d.HistoryStructure {
+			if g.n(2) == 1 {
+				d.HistoryStructure[i].ToolCallNames = nil
+			}
+		}
+	}
+	return d
+}
+
 func (g *gen) event() agent.Event {
 	ev := agent.Event{Type: agent.EventType(g.str()), ExecutionID: g.str(), ConversationID: g.str(),
 		Round: g.n(256) - 3, Sequence: int64(g.n(256)) << 33, Timestamp: g.time()}
@@ -270,6 +293,12 @@ func checkEncoding(t *testing.T, data any) {
 		got, ok = appendHistoryRequestJSON([]byte("prefix"), d)
 	case llm.Message:
 		got, ok = appendMessageJSON([]byte("prefix"), &d)
+	case PreRunData:
+		got, ok = appendPreRunJSON([]byte("prefix"), &d)
+	case AssistantData:
+		got, ok = appendAssistantJSON([]byte("prefix"), &d, 0)
+	default:
+		t.Fatalf("no encoder for %T", data)
 	}
 	if wantErr != nil {
 		if ok {
@@ -324,6 +353,8 @@ func FuzzEventEncoding(f *testing.F) {
 		ev := g.event()
 		checkEncoding(t, ev)
 		checkEncoding(t, g.message())
+		checkEncoding(t, g.preRun())
+		checkEncoding(t, g.assistant(g.messages(), g.str()))
 		if ev.Request != nil {
 			checkEncoding(t, historyRequestEvent{ev: ev, wire: historyRequestWire{Provider: g.str(), Model: g.str(),
 				Purpose: llm.Purpose(g.str()), Base: historyBase{History: g.n(2) == 1, Messages: g.n(4),
@@ -346,7 +377,7 @@ func FuzzEncodedLines(f *testing.F) {
 		threshold := []int{-1, 0, 300, 4096}[g.n(4)]
 		type logged struct {
 			event string
-			data  agent.Event
+			data  any
 		}
 		var evs []logged
 		for range g.n(6) + 1 {
@@ -356,10 +387,13 @@ func FuzzEncodedLines(f *testing.F) {
 				ev.Message, ev.Mutation = &m, &agent.MutationData{Kind: "append", Index: g.n(4)}
 			}
 			evs = append(evs, logged{lineEvents[g.n(len(lineEvents))], ev})
-			if g.n(2) == 1 { // a round's answer, logged again as its later lines do (refs.go)
+			if g.n(2) == 0 { // a round's answer, logged again as its later lines do (refs.go)
 				m := g.message()
-				if g.n(2) == 1 {
+				if g.n(4) > 0 {
 					m.Content = []llm.Part{llm.TextPart(g.str())}
+				}
+				if g.n(4) > 0 {
+					m.Role = llm.RoleAssistant
 				}
 				raw := agent.Event{Type: agent.EventProviderResponseRaw, ExecutionID: ev.ExecutionID, Round: ev.Round,
 					Response: &agent.ResponseData{Response: llm.ChatResponse{Message: m, StopReason: "end"}, ToolCallsCount: g.n(2)}}
@@ -373,8 +407,16 @@ func FuzzEncodedLines(f *testing.F) {
 					Message: &m, Mutation: &agent.MutationData{Kind: "append", Index: g.n(4)}}
 				commit := hist
 				commit.Type, commit.Mutation, commit.Tool = agent.EventAssistantMessageCommitted, nil, ev.Tool
+				text := m.Text()
+				if g.n(4) == 0 {
+					text = g.str()
+				}
 				evs = append(evs, logged{EventProviderResponseRaw, raw}, logged{EventProviderResponseNormalized, norm},
-					logged{EventHistoryMutation, hist}, logged{EventAssistantMessageCommitted, commit})
+					logged{EventHistoryMutation, hist}, logged{EventAssistantMessageCommitted, commit},
+					logged{EventAssistant, g.assistant(append(g.messages(), m), text)})
+			}
+			if g.n(4) == 0 {
+				evs = append(evs, logged{EventPreRun, g.preRun()})
 			}
 		}
 		files := func(reflect bool) map[string][]byte {

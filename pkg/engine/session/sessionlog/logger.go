@@ -250,10 +250,15 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	l.mu.Lock()
 	data, lift, err := l.liftMessages(data)
 	l.mu.Unlock()
-	if ev, ok := data.(agent.Event); ok && fix != nil && lift == nil && !reflectEncoding {
-		// the encoder writes the reference: no tree to edit
-		referred.ev, referred.fix, fix = ev, fix, nil
-		data = referred
+	if fix != nil && lift == nil && !reflectEncoding { // the encoder writes the reference: no tree to edit
+		switch d := data.(type) {
+		case agent.Event:
+			referred.ev, referred.fix, fix = d, fix, nil
+			data = referred
+		case AssistantData:
+			referred.assistant, referred.fix, fix = &d, fix, nil
+			data = referred
+		}
 	}
 	if err != nil {
 		if op != nil {
@@ -526,7 +531,11 @@ func appendData(dst []byte, data any) ([]byte, error) {
 			return b, nil
 		}
 		// What the encoder refuses, json.Marshal refuses: the error is the event's.
-		raw, err := marshalDataReflect(d.ev)
+		var v any = d.ev
+		if d.assistant != nil {
+			v = *d.assistant
+		}
+		raw, err := marshalDataReflect(v)
 		if err != nil {
 			return nil, err
 		}
@@ -538,6 +547,14 @@ func appendData(dst []byte, data any) ([]byte, error) {
 		return appendTree(dst, tree)
 	case llm.Message:
 		if b, ok := appendMessageJSON(dst, &d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case PreRunData:
+		if b, ok := appendPreRunJSON(dst, &d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case AssistantData:
+		if b, ok := appendAssistantJSON(dst, &d, 0); ok && !reflectEncoding {
 			return b, nil
 		}
 	}

@@ -97,18 +97,20 @@ func (l *FileLogger) refer(event string, data any) (_ any, fix func(tree any), r
 				delete(m, "content")
 				m["contentRef"] = map[string]any{"sequence": h.seq}
 			}
-		}, ref
+		}, referredEvent{contentRef: h.seq}
 	}
 	return data, nil, ref
 }
 
 // referredEvent is an agent.Event refer took a message out of, with the reference in
 // its place: response.messageRef (responseRef) or messageRef (messageRef), a line's
-// sequence (0 for none). The encoder writes it as such (encode.go), so the line is made
-// without the JSON tree the fix function edits; fix is kept for an event the encoder
-// does not take.
+// sequence (0 for none); or the AssistantData (assistant) whose content refer took out,
+// contentRef in its place. The encoder writes it as such (encode.go), so the line is
+// made without the JSON tree the fix function edits; fix is kept for an event the
+// encoder does not take.
 type referredEvent struct {
-	ev                      agent.Event
-	responseRef, messageRef int64
-	fix                     func(tree any)
+	ev                                  agent.Event
+	assistant                           *AssistantData
+	responseRef, messageRef, contentRef int64
+	fix                                 func(tree any)
 }
