@@ -227,14 +227,13 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		data, base, mark = l.nativeDelta(ev)
 		l.mu.Unlock()
 	}
-	logged := data // as given, for remember
-	var fix func(tree any)
-	var referred referredEvent
+	logged := data             // as given, for remember
+	var referred referredEvent // fix: the tree needs referred.apply
 	var op *histOp
 	switch event {
 	case EventProviderResponseNormalized, EventAssistantMessageCommitted, EventAssistant:
 		l.mu.Lock()
-		data, fix, referred = l.refer(event, data)
+		data, referred = l.refer(event, data)
 		l.mu.Unlock()
 	case EventHistoryMutation:
 		l.mu.Lock()
@@ -250,13 +249,14 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	l.mu.Lock()
 	data, lift, err := l.liftMessages(data)
 	l.mu.Unlock()
-	if fix != nil && lift == nil && !reflectEncoding { // the encoder writes the reference: no tree to edit
+	fix := referred.any()
+	if fix && lift == nil && !reflectEncoding { // the encoder writes the reference: no tree to edit
 		switch d := data.(type) {
 		case agent.Event:
-			referred.ev, referred.fix, fix = d, fix, nil
+			referred.ev, fix = d, false
 			data = referred
 		case AssistantData:
-			referred.assistant, referred.fix, fix = &d, fix, nil
+			referred.assistant, fix = &d, false
 			data = referred
 		}
 	}
@@ -276,7 +276,7 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	}
 	var tree any
 	var line *[]byte // data's redacted JSON, when it is written without a tree
-	if err == nil && base == nil && fix == nil && lift == nil && raw != nil && string(raw) != "null" && !mayStream(event, data) &&
+	if err == nil && base == nil && !fix && lift == nil && raw != nil && string(raw) != "null" && !mayStream(event, data) &&
 		(l.threshold < 0 || len(raw) <= l.threshold/2) {
 		line = getEncodeBuffer()
 		defer putEncodeBuffer(line)
@@ -304,8 +304,8 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		if base != nil {
 			setPayloadBase(tree, base)
 		}
-		if fix != nil {
-			fix(tree)
+		if fix {
+			referred.apply(tree)
 		}
 		if lift != nil {
 			lift(tree)
@@ -543,7 +543,7 @@ func appendData(dst []byte, data any) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.fix(tree)
+		d.apply(tree)
 		return appendTree(dst, tree)
 	case llm.Message:
 		if b, ok := appendMessageJSON(dst, &d); ok && !reflectEncoding {

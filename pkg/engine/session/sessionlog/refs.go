@@ -48,69 +48,77 @@ func (l *FileLogger) remember(event string, data any, seq int64) {
 	}
 }
 
-// refer returns data with a message the log already holds taken out, and the function
-// that puts the reference in its place in data's JSON tree (nil when data is kept whole;
-// l.mu held).
-//
-// For an agent.Event, ref also says where the reference goes (referredEvent).
-func (l *FileLogger) refer(event string, data any) (_ any, fix func(tree any), ref referredEvent) {
+// refer returns data with a message the log already holds taken out, and the reference
+// to put in its place (ref.any() false when data is kept whole; l.mu held). The encoder
+// writes ref itself when data is handed on as ref (ev or assistant set); else
+// ref.apply puts it in data's JSON tree.
+func (l *FileLogger) refer(event string, data any) (_ any, ref referredEvent) {
 	switch d := data.(type) {
 	case agent.Event:
 		switch {
 		case event == EventProviderResponseNormalized && d.Response != nil:
 			r := l.shown.response
 			if r.msg == nil || r.exec != d.ExecutionID || r.round != d.Round || !reflect.DeepEqual(*r.msg, d.Response.Response.Message) {
-				return data, nil, ref
+				return data, ref
 			}
 			resp := *d.Response
 			resp.Response.Message = llm.Message{}
 			d.Response = &resp
-			return d, func(tree any) {
-				m, _ := tree.(map[string]any)
-				if rm, ok := m["response"].(map[string]any); ok {
-					if inner, ok := rm["response"].(map[string]any); ok {
-						delete(inner, "message")
-					}
-					rm["messageRef"] = map[string]any{"sequence": r.seq}
-				}
-			}, referredEvent{responseRef: r.seq}
+			return d, referredEvent{responseRef: r.seq}
 		case event == EventAssistantMessageCommitted && d.Message != nil:
 			h := l.shown.history
 			if h.msg == nil || h.exec != d.ExecutionID || !reflect.DeepEqual(*h.msg, *d.Message) {
-				return data, nil, ref
+				return data, ref
 			}
 			d.Message = nil
-			return d, func(tree any) {
-				if m, ok := tree.(map[string]any); ok {
-					m["messageRef"] = map[string]any{"sequence": h.seq}
-				}
-			}, referredEvent{messageRef: h.seq}
+			return d, referredEvent{messageRef: h.seq}
 		}
 	case AssistantData:
 		h := l.shown.history
 		if h.msg == nil || h.msg.Role != llm.RoleAssistant || d.Content == "" || d.Content != h.msg.Text() {
-			return data, nil, ref
+			return data, ref
 		}
 		d.Content = ""
-		return d, func(tree any) {
-			if m, ok := tree.(map[string]any); ok {
-				delete(m, "content")
-				m["contentRef"] = map[string]any{"sequence": h.seq}
-			}
-		}, referredEvent{contentRef: h.seq}
+		return d, referredEvent{contentRef: h.seq}
 	}
-	return data, nil, ref
+	return data, ref
 }
 
-// referredEvent is an agent.Event refer took a message out of, with the reference in
-// its place: response.messageRef (responseRef) or messageRef (messageRef), a line's
-// sequence (0 for none); or the AssistantData (assistant) whose content refer took out,
-// contentRef in its place. The encoder writes it as such (encode.go), so the line is
-// made without the JSON tree the fix function edits; fix is kept for an event the
-// encoder does not take.
+// referredEvent is a reference refer puts in place of what it took out of an event: the
+// response's message (responseRef: response.messageRef), the message (messageRef:
+// messageRef) or an assistant's content (contentRef: contentRef), each a line's
+// sequence (0 for none). Handed on with the agent.Event (ev) or the AssistantData
+// (assistant) it was taken from, it is written by the encoder (encode.go), the line
+// made without the JSON tree apply edits.
 type referredEvent struct {
 	ev                                  agent.Event
 	assistant                           *AssistantData
 	responseRef, messageRef, contentRef int64
-	fix                                 func(tree any)
+}
+
+// any reports whether r holds a reference.
+func (r *referredEvent) any() bool {
+	return r.responseRef != 0 || r.messageRef != 0 || r.contentRef != 0
+}
+
+// apply puts r's reference in place in the data's JSON tree.
+func (r *referredEvent) apply(tree any) {
+	m, ok := tree.(map[string]any)
+	if !ok {
+		return
+	}
+	switch {
+	case r.responseRef != 0:
+		if rm, ok := m["response"].(map[string]any); ok {
+			if inner, ok := rm["response"].(map[string]any); ok {
+				delete(inner, "message")
+			}
+			rm["messageRef"] = map[string]any{"sequence": r.responseRef}
+		}
+	case r.messageRef != 0:
+		m["messageRef"] = map[string]any{"sequence": r.messageRef}
+	case r.contentRef != 0:
+		delete(m, "content")
+		m["contentRef"] = map[string]any{"sequence": r.contentRef}
+	}
 }
