@@ -3,6 +3,7 @@ package sessionlog
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 )
@@ -17,8 +18,12 @@ import (
 // it: encodeJSON(redact.Value(tree)) of raw's tree. ok is false when raw holds anything
 // it does not take (see decodeTree) or a member name that redaction changes (the tree's
 // rename is then left to redact.Value); dst is then to be dropped.
+//
+// raw is read in place, not copied (it is most of a line): nothing appendRedacted makes
+// keeps a string of it (redact.Member keeps a copy of a name it remembers), and raw must
+// not share memory with dst.
 func appendRedacted(dst []byte, raw []byte) (out []byte, ok bool) {
-	c := canon{s: string(raw), ok: true}
+	c := canon{s: unsafe.String(unsafe.SliceData(raw), len(raw)), ok: true}
 	c.space()
 	dst = c.value(dst, 0, false)
 	c.space()

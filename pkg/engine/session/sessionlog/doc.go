@@ -69,14 +69,20 @@
 //     keeps the first piece's place, timestamp and identifiers; a server_tool event
 //     ends the line before it. Native stream events stay one a line.
 //
-// How a line is made: data is encoded by encoding/json (json.Marshal; a provider
-// request by its own MarshalJSON), and the line is written from that text with its
-// objects' members sorted by name (the form of every line so far). An event none of
-// whose parts is referred to, lifted, held back or moved to a payload file (most of a
-// turn's) goes from that text to its redacted line in one pass (canonical.go); the
-// others are decoded into a JSON tree, rearranged, redacted and encoded (tree.go).
-// Both give byte for byte what encoding/json's decoder, redact.Value and encoder give;
-// tests and fuzz targets compare them.
+// How a line is made: data is encoded to JSON text, and the line is written from that
+// text with its objects' members sorted by name (the form of every line so far).
+// agent.Event values (a provider request in its delta form), llm.Message, PreRunData and
+// AssistantData are encoded by a hand-written appender into a reused buffer, byte for
+// byte what json.Marshal gives (encode.go; the text's length decides what is measured
+// for payload files, so it is json.Marshal's, HTML escaping included); any other data,
+// and a value json.Marshal would refuse, by encoding/json. An event whose answer is
+// referred to (refs.go) is encoded with the reference in its place. An event none of
+// whose parts is lifted, held back or moved to a payload file (most of a turn's) goes
+// from that text to its redacted line in one pass (canonical.go); the others are
+// decoded into a JSON tree, rearranged, redacted and encoded (tree.go). Both give byte
+// for byte what encoding/json's decoder, redact.Value and encoder give; tests and fuzz
+// targets compare them, and the lines the appender's text makes with those
+// json.Marshal's makes (encode_test.go).
 //
 // Replay reads these forms: ReplaySessionLogEntries returns each request's exact message
 // list and tools (ReplayRecord.Requests; requests share the memory of their common

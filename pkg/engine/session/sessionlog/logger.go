@@ -227,13 +227,13 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		data, base, mark = l.nativeDelta(ev)
 		l.mu.Unlock()
 	}
-	logged := data // as given, for remember
-	var fix func(tree any)
+	logged := data             // as given, for remember
+	var referred referredEvent // fix: the tree needs referred.apply
 	var op *histOp
 	switch event {
 	case EventProviderResponseNormalized, EventAssistantMessageCommitted, EventAssistant:
 		l.mu.Lock()
-		data, fix = l.refer(event, data)
+		data, referred = l.refer(event, data)
 		l.mu.Unlock()
 	case EventHistoryMutation:
 		l.mu.Lock()
@@ -249,6 +249,17 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	l.mu.Lock()
 	data, lift, err := l.liftMessages(data)
 	l.mu.Unlock()
+	fix := referred.any()
+	if fix && lift == nil && !reflectEncoding { // the encoder writes the reference: no tree to edit
+		switch d := data.(type) {
+		case agent.Event:
+			referred.ev, fix = d, false
+			data = referred
+		case AssistantData:
+			referred.assistant, fix = &d, false
+			data = referred
+		}
+	}
 	if err != nil {
 		if op != nil {
 			l.mu.Lock()
@@ -257,10 +268,15 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		}
 		return fmt.Errorf("session log: %s payload: %w", event, err)
 	}
-	raw, err := marshalData(data)
+	rawBuf := getEncodeBuffer()
+	defer putEncodeBuffer(rawBuf)
+	raw, err := appendData((*rawBuf)[:0], data)
+	if cap(raw) > cap(*rawBuf) {
+		*rawBuf = raw[:0]
+	}
 	var tree any
 	var line *[]byte // data's redacted JSON, when it is written without a tree
-	if err == nil && base == nil && fix == nil && lift == nil && raw != nil && string(raw) != "null" && !mayStream(event, data) &&
+	if err == nil && base == nil && !fix && lift == nil && raw != nil && string(raw) != "null" && !mayStream(event, data) &&
 		(l.threshold < 0 || len(raw) <= l.threshold/2) {
 		line = getEncodeBuffer()
 		defer putEncodeBuffer(line)
@@ -288,8 +304,8 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		if base != nil {
 			setPayloadBase(tree, base)
 		}
-		if fix != nil {
-			fix(tree)
+		if fix {
+			referred.apply(tree)
 		}
 		if lift != nil {
 			lift(tree)
@@ -475,11 +491,16 @@ func toTree(data any) (any, error) {
 
 // toSizedTree is toTree that also tells the size of data's JSON.
 func toSizedTree(data any) (any, int, error) {
-	raw, err := marshalData(data)
+	buf := getEncodeBuffer()
+	defer putEncodeBuffer(buf)
+	raw, err := appendData((*buf)[:0], data)
 	if err != nil {
 		return nil, 0, err
 	}
-	tree, err := treeOf(raw)
+	if cap(raw) > cap(*buf) {
+		*buf = raw[:0]
+	}
+	tree, err := treeOf(raw) // the tree's strings are its own, not raw's
 	return tree, len(raw), err
 }
 
@@ -487,7 +508,72 @@ func toSizedTree(data any) (any, int, error) {
 // order. A provider request is encoded by its own MarshalJSON beside the rest of its
 // event: json.Marshal would check and compact what MarshalJSON returns once more, and a
 // request carries the turn's new messages (a long answer, a file read).
-func marshalData(data any) ([]byte, error) {
+func marshalData(data any) ([]byte, error) { return appendData(nil, data) }
+
+// appendData appends marshalData's text to dst: an agent.Event (and a request rebased on
+// the history) by the hand-written encoder (encode.go), anything else, and an event
+// that encoder does not take, by marshalDataReflect. nil data appends nothing and
+// returns nil.
+func appendData(dst []byte, data any) ([]byte, error) {
+	switch d := data.(type) {
+	case nil:
+		return nil, nil
+	case agent.Event:
+		if b, ok := appendEventJSON(dst, d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case historyRequestEvent:
+		if b, ok := appendHistoryRequestJSON(dst, d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case referredEvent:
+		if b, ok := appendReferredJSON(dst, &d); ok {
+			return b, nil
+		}
+		// What the encoder refuses, json.Marshal refuses: the error is the event's.
+		var v any = d.ev
+		if d.assistant != nil {
+			v = *d.assistant
+		}
+		raw, err := marshalDataReflect(v)
+		if err != nil {
+			return nil, err
+		}
+		tree, err := treeOf(raw)
+		if err != nil {
+			return nil, err
+		}
+		d.apply(tree)
+		return appendTree(dst, tree)
+	case llm.Message:
+		if b, ok := appendMessageJSON(dst, &d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case PreRunData:
+		if b, ok := appendPreRunJSON(dst, &d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case AssistantData:
+		if b, ok := appendAssistantJSON(dst, &d, 0); ok && !reflectEncoding {
+			return b, nil
+		}
+	}
+	raw, err := marshalDataReflect(data)
+	if err != nil || raw == nil {
+		return raw, err
+	}
+	if len(dst) == 0 {
+		return raw, nil
+	}
+	return append(dst, raw...), nil
+}
+
+// reflectEncoding, set by tests only, makes appendData take marshalDataReflect's answer
+// always: the encoding every line had before encode.go, to compare lines with.
+var reflectEncoding bool
+
+// marshalDataReflect is marshalData by reflection (json.Marshal).
+func marshalDataReflect(data any) ([]byte, error) {
 	switch d := data.(type) {
 	case nil:
 		return nil, nil

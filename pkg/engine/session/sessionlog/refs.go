@@ -48,54 +48,77 @@ func (l *FileLogger) remember(event string, data any, seq int64) {
 	}
 }
 
-// refer returns data with a message the log already holds taken out, and the function
-// that puts the reference in its place in data's JSON tree (nil when data is kept whole;
-// l.mu held).
-func (l *FileLogger) refer(event string, data any) (any, func(tree any)) {
+// refer returns data with a message the log already holds taken out, and the reference
+// to put in its place (ref.any() false when data is kept whole; l.mu held). The encoder
+// writes ref itself when data is handed on as ref (ev or assistant set); else
+// ref.apply puts it in data's JSON tree.
+func (l *FileLogger) refer(event string, data any) (_ any, ref referredEvent) {
 	switch d := data.(type) {
 	case agent.Event:
 		switch {
 		case event == EventProviderResponseNormalized && d.Response != nil:
 			r := l.shown.response
 			if r.msg == nil || r.exec != d.ExecutionID || r.round != d.Round || !reflect.DeepEqual(*r.msg, d.Response.Response.Message) {
-				return data, nil
+				return data, ref
 			}
 			resp := *d.Response
 			resp.Response.Message = llm.Message{}
 			d.Response = &resp
-			return d, func(tree any) {
-				m, _ := tree.(map[string]any)
-				if rm, ok := m["response"].(map[string]any); ok {
-					if inner, ok := rm["response"].(map[string]any); ok {
-						delete(inner, "message")
-					}
-					rm["messageRef"] = map[string]any{"sequence": r.seq}
-				}
-			}
+			return d, referredEvent{responseRef: r.seq}
 		case event == EventAssistantMessageCommitted && d.Message != nil:
 			h := l.shown.history
 			if h.msg == nil || h.exec != d.ExecutionID || !reflect.DeepEqual(*h.msg, *d.Message) {
-				return data, nil
+				return data, ref
 			}
 			d.Message = nil
-			return d, func(tree any) {
-				if m, ok := tree.(map[string]any); ok {
-					m["messageRef"] = map[string]any{"sequence": h.seq}
-				}
-			}
+			return d, referredEvent{messageRef: h.seq}
 		}
 	case AssistantData:
 		h := l.shown.history
 		if h.msg == nil || h.msg.Role != llm.RoleAssistant || d.Content == "" || d.Content != h.msg.Text() {
-			return data, nil
+			return data, ref
 		}
 		d.Content = ""
-		return d, func(tree any) {
-			if m, ok := tree.(map[string]any); ok {
-				delete(m, "content")
-				m["contentRef"] = map[string]any{"sequence": h.seq}
-			}
-		}
+		return d, referredEvent{contentRef: h.seq}
 	}
-	return data, nil
+	return data, ref
+}
+
+// referredEvent is a reference refer puts in place of what it took out of an event: the
+// response's message (responseRef: response.messageRef), the message (messageRef:
+// messageRef) or an assistant's content (contentRef: contentRef), each a line's
+// sequence (0 for none). Handed on with the agent.Event (ev) or the AssistantData
+// (assistant) it was taken from, it is written by the encoder (encode.go), the line
+// made without the JSON tree apply edits.
+type referredEvent struct {
+	ev                                  agent.Event
+	assistant                           *AssistantData
+	responseRef, messageRef, contentRef int64
+}
+
+// any reports whether r holds a reference.
+func (r *referredEvent) any() bool {
+	return r.responseRef != 0 || r.messageRef != 0 || r.contentRef != 0
+}
+
+// apply puts r's reference in place in the data's JSON tree.
+func (r *referredEvent) apply(tree any) {
+	m, ok := tree.(map[string]any)
+	if !ok {
+		return
+	}
+	switch {
+	case r.responseRef != 0:
+		if rm, ok := m["response"].(map[string]any); ok {
+			if inner, ok := rm["response"].(map[string]any); ok {
+				delete(inner, "message")
+			}
+			rm["messageRef"] = map[string]any{"sequence": r.responseRef}
+		}
+	case r.messageRef != 0:
+		m["messageRef"] = map[string]any{"sequence": r.messageRef}
+	case r.contentRef != 0:
+		delete(m, "content")
+		m["contentRef"] = map[string]any{"sequence": r.contentRef}
+	}
 }
