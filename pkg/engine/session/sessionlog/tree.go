@@ -443,21 +443,28 @@ func appendOther(dst []byte, v any) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString is encoding/json's string encoding without HTML escaping. Runs of bytes
-// that need no escape (printable ASCII but '"' and '\\') are passed over eight at a time:
-// a streamed answer is one long such run.
-func appendString(dst []byte, s string) []byte {
+// appendString is encoding/json's string encoding without HTML escaping (what
+// encodeJSON writes).
+func appendString(dst []byte, s string) []byte { return appendEscaped(dst, s, false) }
+
+// appendHTMLString is encoding/json's string encoding with HTML escaping (json.Marshal's).
+func appendHTMLString(dst []byte, s string) []byte { return appendEscaped(dst, s, true) }
+
+// appendEscaped is encoding/json's string encoding, with or without its HTML escaping of
+// '<', '>' and '&'. Without it, runs of bytes that need no escape (printable ASCII but
+// '"' and '\\') are passed over eight at a time: a streamed answer is one long such run.
+func appendEscaped(dst []byte, s string, html bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && plain8(s, i) {
+		for !html && i+8 <= len(s) && plain8(s, i) {
 			i += 8
 		}
 		if i >= len(s) {
 			break
 		}
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= ' ' && b != '"' && b != '\\' {
+			if b >= ' ' && b != '"' && b != '\\' && (!html || b != '<' && b != '>' && b != '&') {
 				i++
 				continue
 			}
