@@ -22,6 +22,8 @@ import (
 
 const (
 	killRounds = 50
+	// maxReads bounds the large Reads a resumed session collects (see the loop).
+	maxReads = 15
 	// killSeedEnv replays a failing run: ROBOTA_KILL_SEED=<seed printed by the test>.
 	killSeedEnv = "ROBOTA_KILL_SEED"
 )
@@ -70,8 +72,34 @@ func TestHeadlessKill9LeavesLoadableSessionAndLog(t *testing.T) {
 	checkSessions(t, p, saved, "before the kills")
 
 	killed, finished, resumed, savesSeen, tornTails, proven := 0, 0, 0, 0, 0, 0
+	resumedIDs := []string{id}
 	for round := range killRounds {
 		args := append([]string{"-p", fmt.Sprintf("round %d", round)}, base...)
+		// Every run that gets past its Read adds the large file to the resumed session,
+		// and after about 29 of them a resume would start with an automatic compaction,
+		// which replaces the history the final check expects kept. So once the session
+		// holds maxReads of them, the next new session is resumed instead.
+		if n := bigReads(p.record(t, id)); n >= maxReads {
+			before := p.sessionIDs(t)
+			exited, err := runAndKill(p, args, killDelay(rng, fullRun))
+			if err != nil {
+				t.Fatalf("round %d (a new session to resume): %v", round, err)
+			}
+			if exited {
+				finished++
+			} else {
+				killed++
+			}
+			if next := newSessionID(before, p.sessionIDs(t)); next != "" {
+				id = next
+				resumedIDs = append(resumedIDs, id)
+			}
+			if checkSessions(t, p, saved, fmt.Sprintf("round %d (new session)", round)) {
+				savesSeen++
+			}
+			tornTails += logs.check(t, p, fmt.Sprintf("round %d (new session)", round))
+			continue
+		}
 		if rng.IntN(3) > 0 {
 			args = append(args, "--resume", id)
 			resumed++
@@ -95,9 +123,9 @@ func TestHeadlessKill9LeavesLoadableSessionAndLog(t *testing.T) {
 			proven += wantCompletedRounds(t, p, sid, fmt.Sprintf("round %d (kill after %v)", round, delay))
 		}
 	}
-	t.Logf("%d rounds: %d killed mid-run, %d finished first; %d resumed %s; %d rounds saved a record; %d torn log tails seen; "+
+	t.Logf("%d rounds: %d killed mid-run, %d finished first; %d resumed %v; %d rounds saved a record; %d torn log tails seen; "+
 		"%d completed tool rounds proven by the logs, all stored",
-		killRounds, killed, finished, resumed, id, savesSeen, tornTails, proven)
+		killRounds, killed, finished, resumed, resumedIDs, savesSeen, tornTails, proven)
 	if killed < killRounds/5 {
 		t.Fatalf("only %d of %d runs were killed before they finished: the test did not exercise kills", killed, killRounds)
 	}
@@ -377,4 +405,26 @@ func sessionIDOf(t *testing.T, stdout string) string {
 		t.Fatalf("system/init has no session_id:\n%s", stdout)
 	}
 	return id
+}
+
+// bigReads counts the results of the large file's Read in a stored session.
+func bigReads(rec storedRecord) int {
+	n := 0
+	for _, m := range rec.Messages {
+		if m.Role == "tool" && strings.Contains(m.text(), "line 299") {
+			n++
+		}
+	}
+	return n
+}
+
+// newSessionID is the one id in after that is not in before ("" when the run stored
+// no session).
+func newSessionID(before, after []string) string {
+	for _, id := range after {
+		if !slices.Contains(before, id) {
+			return id
+		}
+	}
+	return ""
 }
