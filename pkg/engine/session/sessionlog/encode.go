@@ -95,31 +95,21 @@ func appendAssistantJSON(dst []byte, d *AssistantData, contentRef int64) ([]byte
 	e.key(false, "historyFrom")
 	e.int(int64(d.HistoryFrom))
 	e.key(false, "historyStructure")
-	if d.HistoryStructure == nil {
-		e.b = append(e.b, "null"...)
-	} else {
-		e.b = append(e.b, '[')
-		for i := range d.HistoryStructure {
-			m := &d.HistoryStructure[i]
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.b = append(e.b, `{"role":`...)
-			e.str(string(m.Role))
-			e.key(false, "contentLength")
-			e.int(int64(m.ContentLength))
-			e.key(false, "hasToolCalls")
-			e.bool(m.HasToolCalls)
-			e.key(false, "toolCallNames")
-			e.strings(m.ToolCallNames)
-			if len(m.Metadata) > 0 {
-				e.key(false, "metadata")
-				e.anyMap(m.Metadata)
-			}
-			e.b = append(e.b, '}')
+	array(&e, d.HistoryStructure, func(m *MessageStructure) {
+		e.b = append(e.b, `{"role":`...)
+		e.str(string(m.Role))
+		e.key(false, "contentLength")
+		e.int(int64(m.ContentLength))
+		e.key(false, "hasToolCalls")
+		e.bool(m.HasToolCalls)
+		e.key(false, "toolCallNames")
+		e.strings(m.ToolCallNames)
+		if len(m.Metadata) > 0 {
+			e.key(false, "metadata")
+			e.anyMap(m.Metadata)
 		}
-		e.b = append(e.b, ']')
-	}
+		e.b = append(e.b, '}')
+	})
 	e.b = append(e.b, '}')
 	return e.b, e.ok
 }
@@ -299,17 +289,20 @@ func (e *jsonAppender) event(ev agent.Event, request func(*jsonAppender), hasReq
 	e.b = append(e.b, '}')
 }
 
-func (e *jsonAppender) strings(ss []string) {
-	if ss == nil {
+func (e *jsonAppender) strings(ss []string) { array(e, ss, func(s *string) { e.str(*s) }) }
+
+// array appends xs as encoding/json does a slice (null when nil), each element by each.
+func array[T any](e *jsonAppender, xs []T, each func(*T)) {
+	if xs == nil {
 		e.b = append(e.b, "null"...)
 		return
 	}
 	e.b = append(e.b, '[')
-	for i, s := range ss {
+	for i := range xs {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		e.str(s)
+		each(&xs[i])
 	}
 	e.b = append(e.b, ']')
 }
@@ -385,20 +378,7 @@ func (e *jsonAppender) tool(t *agent.ToolEventData) {
 	e.b = append(e.b, '}')
 }
 
-func (e *jsonAppender) messages(ms []llm.Message) {
-	if ms == nil {
-		e.b = append(e.b, "null"...)
-		return
-	}
-	e.b = append(e.b, '[')
-	for i := range ms {
-		if i > 0 {
-			e.b = append(e.b, ',')
-		}
-		e.message(&ms[i])
-	}
-	e.b = append(e.b, ']')
-}
+func (e *jsonAppender) messages(ms []llm.Message) { array(e, ms, e.message) }
 
 func (e *jsonAppender) message(m *llm.Message) {
 	e.b = append(e.b, `{"id":`...)
@@ -408,18 +388,7 @@ func (e *jsonAppender) message(m *llm.Message) {
 	e.key(false, "state")
 	e.str(string(m.State))
 	e.key(false, "content")
-	if m.Content == nil {
-		e.b = append(e.b, "null"...)
-	} else {
-		e.b = append(e.b, '[')
-		for i := range m.Content {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.part(&m.Content[i])
-		}
-		e.b = append(e.b, ']')
-	}
+	array(e, m.Content, e.part)
 	if u := m.Usage; u != nil {
 		e.key(false, "usage")
 		e.b = append(e.b, `{"inputTokens":`...)
@@ -490,24 +459,15 @@ func (e *jsonAppender) part(p *llm.Part) {
 }
 
 func (e *jsonAppender) tools(ts []llm.ToolSchema) {
-	if ts == nil {
-		e.b = append(e.b, "null"...)
-		return
-	}
-	e.b = append(e.b, '[')
-	for i := range ts {
-		if i > 0 {
-			e.b = append(e.b, ',')
-		}
+	array(e, ts, func(t *llm.ToolSchema) {
 		e.b = append(e.b, `{"name":`...)
-		e.str(ts[i].Name)
+		e.str(t.Name)
 		e.key(false, "description")
-		e.str(ts[i].Description)
+		e.str(t.Description)
 		e.key(false, "inputSchema")
-		e.raw(ts[i].InputSchema)
+		e.raw(t.InputSchema)
 		e.b = append(e.b, '}')
-	}
-	e.b = append(e.b, ']')
+	})
 }
 
 // request appends agent.ProviderRequestData.MarshalJSON's text.
@@ -635,18 +595,7 @@ func (e *jsonAppender) any(v any) {
 	case map[string]any:
 		e.anyMap(v)
 	case []any:
-		if v == nil {
-			e.b = append(e.b, "null"...)
-			return
-		}
-		e.b = append(e.b, '[')
-		for i, x := range v {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.any(x)
-		}
-		e.b = append(e.b, ']')
+		array(e, v, func(x *any) { e.any(*x) })
 	default:
 		b, err := json.Marshal(v)
 		if err != nil {
