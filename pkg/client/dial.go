@@ -99,6 +99,10 @@ func Dial(target string, opts DialOptions) (*Client, error) {
 	dopts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(creds),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMessageBytes), grpc.MaxCallSendMsgSize(maxSendMessageBytes)),
+		// A fixed receive window (the largest message) instead of grpc-go's BDP
+		// estimate: no bandwidth probe (a PING and its answer) follows every response.
+		grpc.WithInitialWindowSize(maxRecvMessageBytes),
+		grpc.WithInitialConnWindowSize(maxRecvMessageBytes),
 	}, opts.Extra...)
 	conn, err := grpc.NewClient(grpcTarget, dopts...)
 	if err != nil {

@@ -39,5 +39,7 @@
 //     Watch sends every event, one per message, after response headers sent once it
 //     has subscribed (a client that waits for them misses nothing published later).
 //   - Message sizes are bounded explicitly (MaxRecvMessageBytes,
-//     MaxSendMessageBytes; ServerOptions); GetHistory pages stay under the bound.
+//     MaxSendMessageBytes; ServerOptions); GetHistory pages stay under the bound. The
+//     receive window is fixed (InitialWindowBytes): no bandwidth-probe PING follows a
+//     request's data, which for a Submit went out alone while its prompt ran.
 package server

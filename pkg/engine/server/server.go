@@ -22,6 +22,9 @@ import (
 const (
 	MaxRecvMessageBytes = 8 << 20
 	MaxSendMessageBytes = 16 << 20
+	// InitialWindowBytes is the server's fixed HTTP/2 receive window, per stream and
+	// per connection.
+	InitialWindowBytes = MaxRecvMessageBytes
 )
 
 // ServerOptions are the grpc.Server options EngineService expects: explicit message
@@ -39,6 +42,14 @@ func ServerOptions() []grpc.ServerOption {
 		// already (grpc-go starts a goroutine per stream when they are all busy, as a
 		// long Watch keeps one): a new goroutine per RPC grew its stack anew each time.
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
+		// A fixed receive window, as large as the largest request, instead of grpc-go's
+		// BDP estimate: that sends a PING for the first data of every RPC, which for a
+		// Submit goes out alone while the prompt runs (a unary answer carries it along),
+		// so each turn cost two more writes, two more reads and four more goroutine
+		// wake-ups, competing with the session for the CPU. Requests are small; a
+		// bandwidth probe buys nothing here.
+		grpc.InitialWindowSize(InitialWindowBytes),
+		grpc.InitialConnWindowSize(InitialWindowBytes),
 	}
 }
 
