@@ -92,7 +92,8 @@
 //     queued at once, in the same order (a transport sends it per wake-up);
 //     NextBatchWithin waits at most a given time. SubscribeWith(SubscribeOptions) is for
 //     a transport: Skip types are never queued for it, Lazy ones are queued without
-//     waking it and taken with the next event, or LazyDelay after they came.
+//     waking it and taken with the next event, or LazyDelay after they came (no timer
+//     of their own while the reader waits in NextBatchWithin with a limit no later).
 //   - SubscribeAfter(seq) replays the kept events after seq (a bounded buffer, by count
 //     and bytes) and continues live, with nothing missed or repeated in between; when
 //     some of those events are no longer kept it fails with ErrReplayUnavailable instead

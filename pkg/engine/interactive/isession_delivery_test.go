@@ -437,3 +437,62 @@ func TestLazyEventsWaitForCompany(t *testing.T) {
 		t.Fatalf("the lazy update came after %v, before its delay", waited)
 	}
 }
+
+// A lazy event that comes while the reader waits with a limit no later than the lazy
+// delay needs no timer of its own: the reader's limit brings it. With a later limit
+// the lazy delay still applies.
+func TestLazyEventRidesTheReadersLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		limit, lazyDelay time.Duration
+		wantTimer        bool
+		wantAfter        time.Duration
+	}{
+		{"the reader's limit comes first", 40 * time.Millisecond, time.Hour, false, 40 * time.Millisecond},
+		{"the lazy delay comes first", time.Hour, 30 * time.Millisecond, true, 30 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := fixedHub(DeliveryLimits{})
+			sub, err := h.subscribeSeeded(nil, SubscribeOptions{Lazy: []EventType{EventContextUpdate}, LazyDelay: tc.lazyDelay})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type batch struct {
+				evs []Event
+				err error
+				at  time.Time
+			}
+			taken := make(chan batch, 1)
+			start := time.Now()
+			go func() {
+				evs, err := sub.NextBatchWithin(context.Background(), tc.limit, nil)
+				taken <- batch{evs, err, time.Now()}
+			}()
+			waiting := func() bool { sub.mu.Lock(); defer sub.mu.Unlock(); return !sub.waitUntil.IsZero() }
+			for !waiting() {
+				time.Sleep(time.Millisecond)
+			}
+			h.publish(Event{Type: EventContextUpdate, PromptID: "p"})
+			sub.mu.Lock()
+			armed := sub.lazyDue != nil
+			sub.mu.Unlock()
+			if armed != tc.wantTimer {
+				t.Fatalf("lazy timer armed: %v, want %v", armed, tc.wantTimer)
+			}
+			select {
+			case b := <-taken:
+				if b.err != nil || types(b.evs) != "context_update" {
+					t.Fatalf("batch %q, %v; want the update", types(b.evs), b.err)
+				}
+				if waited := b.at.Sub(start); waited < tc.wantAfter {
+					t.Fatalf("the update came after %v, before %v", waited, tc.wantAfter)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the lazy update never reached the waiting reader")
+			}
+			if waiting() {
+				t.Fatal("the reader still counts as waiting after it took its batch")
+			}
+		})
+	}
+}

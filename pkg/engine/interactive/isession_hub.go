@@ -175,6 +175,10 @@ type Subscription struct {
 	skip, lazy []EventType
 	lazyDelay  time.Duration
 	lazyDue    *time.Timer // wakes the reader for a lazy event no other event followed (mu held)
+	// waitUntil is when the blocked reader wakes by itself (NextBatchWithin), zero while
+	// it is not blocked or waits without a limit (mu held): a lazy event that comes while
+	// it waits no longer than the lazy delay needs no timer of its own.
+	waitUntil time.Time
 
 	mu        sync.Mutex
 	queue     []queued
@@ -239,9 +243,26 @@ func (s *Subscription) NextBatch(ctx context.Context, into []Event) ([]Event, er
 // error) when nothing came in time. A transport uses it to let something it holds back
 // wait for company, but not for long.
 func (s *Subscription) NextBatchWithin(ctx context.Context, d time.Duration, into []Event) ([]Event, error) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	return s.takeUntil(ctx, into, 0, t.C)
+	t := withinTimer(d)
+	defer releaseWithin(t)
+	return s.takeUntilDeadline(ctx, into, 0, t.C, time.Now().Add(d))
+}
+
+// withinTimers keeps NextBatchWithin's timers: a transport's reader waits with one for
+// nearly every batch of every prompt.
+var withinTimers sync.Pool
+
+func withinTimer(d time.Duration) *time.Timer {
+	if t, ok := withinTimers.Get().(*time.Timer); ok {
+		t.Reset(d) // stopped when put back; since Go 1.23 no stale tick survives Stop
+		return t
+	}
+	return time.NewTimer(d)
+}
+
+func releaseWithin(t *time.Timer) {
+	t.Stop()
+	withinTimers.Put(t)
 }
 
 // take appends up to limit queued events (all of them when limit is 0) to into,
@@ -252,6 +273,12 @@ func (s *Subscription) take(ctx context.Context, into []Event, limit int) ([]Eve
 
 // takeUntil is take that also gives up, taking nothing, when timeout fires.
 func (s *Subscription) takeUntil(ctx context.Context, into []Event, limit int, timeout <-chan time.Time) ([]Event, error) {
+	return s.takeUntilDeadline(ctx, into, limit, timeout, time.Time{})
+}
+
+// takeUntilDeadline is takeUntil whose timeout fires at deadline (zero: unknown or
+// none), which lazy events coming meanwhile may rely on instead of a timer.
+func (s *Subscription) takeUntilDeadline(ctx context.Context, into []Event, limit int, timeout <-chan time.Time, deadline time.Time) ([]Event, error) {
 	for timedOut := false; ; {
 		s.mu.Lock()
 		if len(s.queue) > 0 && (s.err == nil || s.drain) {
@@ -276,6 +303,9 @@ func (s *Subscription) takeUntil(ctx context.Context, into []Event, limit int, t
 			return into, nil
 		}
 		err := s.err
+		if err == nil && !timedOut {
+			s.waitUntil = deadline
+		}
 		s.mu.Unlock()
 		if err != nil {
 			return into, err
@@ -286,11 +316,22 @@ func (s *Subscription) takeUntil(ctx context.Context, into []Event, limit int, t
 		select {
 		case <-s.wake:
 		case <-ctx.Done():
+			s.stopWaiting()
 			return into, ctx.Err()
 		case <-timeout:
 			timedOut = true // take what was queued without a wake-up (lazy events), if any
 		}
+		s.stopWaiting()
 	}
+}
+
+// stopWaiting records that the reader no longer waits (see waitUntil). A lazy event
+// that relied on its deadline is taken by this reader's next look at the queue, which
+// follows at once; a later wait without a deadline returns it without blocking.
+func (s *Subscription) stopWaiting() {
+	s.mu.Lock()
+	s.waitUntil = time.Time{}
+	s.mu.Unlock()
 }
 
 // deliver builds q's event as it is taken (mu held): merged text is joined here.
@@ -366,12 +407,18 @@ func (s *Subscription) offer(e Event) bool {
 // false means the queue passed its bound and the subscription ended.
 func (s *Subscription) admit(e Event) bool {
 	if len(s.lazy) > 0 && slices.Contains(s.lazy, e.Type) && s.withinBounds() {
-		if s.lazyDue == nil {
+		if s.lazyDue == nil && !s.wakesBy(s.lazyDelay) {
 			s.lazyDue = time.AfterFunc(s.lazyDelay, s.wakeLazy)
 		}
 		return true
 	}
 	return s.checkBounds()
+}
+
+// wakesBy reports whether the reader waits and wakes by itself within d from now
+// (mu held).
+func (s *Subscription) wakesBy(d time.Duration) bool {
+	return !s.waitUntil.IsZero() && !s.waitUntil.After(time.Now().Add(d))
 }
 
 // wakeLazy wakes the reader for the lazy events still queued (lazyDue's timer).
