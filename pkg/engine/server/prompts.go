@@ -32,8 +32,7 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 	}
 	// Message events are never sent (GetHistory has them); a context update waits for
 	// the event after it: neither wakes this stream.
-	sub := l.SubscribeWith(interactive.SubscribeOptions{Skip: []interactive.EventType{interactive.EventMessage},
-		Lazy: []interactive.EventType{interactive.EventContextUpdate}, LazyDelay: holdBack})
+	sub := l.SubscribeWith(submitSubscription)
 	defer sub.Close()
 	acc, err := l.Submit(req.GetPrompt())
 	if errors.Is(err, interactive.ErrEmptyPrompt) {
@@ -49,13 +48,15 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 			return err
 		}
 	}
-	var held *interactive.Event // a context update waiting for the event after it
-	var batch []interactive.Event
+	var held interactive.Event // a context update waiting for the event after it (holding)
+	holding := false
+	var taken [8]interactive.Event // a quick turn's events, without a heap allocation
+	batch := taken[:0]
 	// What is held (the acceptance, a context update) goes out by this time at the latest.
 	until := time.Now().Add(holdBack)
 	for {
 		// Everything queued is taken at once; what is held waits a little for company.
-		if out.pending() || held != nil {
+		if out.pending() || holding {
 			batch, err = sub.NextBatchWithin(ctx, time.Until(until), batch[:0])
 		} else {
 			batch, err = sub.NextBatch(ctx, batch[:0])
@@ -64,11 +65,11 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 			return toStatus(err)
 		}
 		if len(batch) == 0 { // nothing came in time: what was held goes alone
-			if held != nil {
-				if err := out.add(l, *held); err != nil {
+			if holding {
+				if err := out.add(l, held); err != nil {
 					return err
 				}
-				held = nil
+				holding = false
 			}
 			if err := out.flush(); err != nil {
 				return err
@@ -80,19 +81,19 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 				continue
 			}
 			if ev.Type == interactive.EventContextUpdate {
-				if held == nil && !out.pending() {
+				if !holding && !out.pending() {
 					until = time.Now().Add(holdBack)
 				}
-				held = &ev // a later update replaces it: the latest state is what counts
+				held, holding = ev, true // a later update replaces it: the latest state is what counts
 				out.ctx = ev.Context
 				continue
 			}
-			if held != nil && !isEnd(ev) {
-				if err := out.add(l, *held); err != nil {
+			if holding && !isEnd(ev) {
+				if err := out.add(l, held); err != nil {
 					return err
 				}
 			}
-			held = nil
+			holding = false
 			if err := out.add(l, ev); err != nil {
 				return err
 			}
@@ -108,6 +109,11 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 		}
 	}
 }
+
+// submitSubscription is how Submit takes a prompt's events (fixed: a subscription
+// keeps its lists).
+var submitSubscription = interactive.SubscribeOptions{Skip: []interactive.EventType{interactive.EventMessage},
+	Lazy: []interactive.EventType{interactive.EventContextUpdate}, LazyDelay: holdBack}
 
 // holdBack bounds how long Submit keeps the acceptance or a context update to send it
 // with the event after it.
@@ -135,11 +141,7 @@ func (b *submitBatch) hasEvents() bool { return b.msg != nil && len(b.msg.Events
 // would pass MaxEventTextBytes is sent first, so that every message stays under
 // gRPC's default receive limit.
 func (b *submitBatch) add(l *manager.Live, ev interactive.Event) error {
-	state := l.Session().ContextState
-	if b.ctx != nil {
-		state = func() contextwin.WindowState { return *b.ctx }
-	}
-	pe := eventToProto(l.ID(), ev, state)
+	pe := eventToProto(l.ID(), ev, b.contextState(l))
 	if pe == nil {
 		return nil
 	}
@@ -161,6 +163,15 @@ func (b *submitBatch) add(l *manager.Live, ev interactive.Event) error {
 		b.size += n
 	}
 	return nil
+}
+
+// contextState is what an end event reports as the prompt's context: its latest
+// context update, or the session's state when none came.
+func (b *submitBatch) contextState(l *manager.Live) func() contextwin.WindowState {
+	if b.ctx == nil {
+		return l.Session().ContextState
+	}
+	return func() contextwin.WindowState { return *b.ctx }
 }
 
 // flush sends what was gathered, if anything.
