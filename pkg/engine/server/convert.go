@@ -132,20 +132,83 @@ func toolToProto(t *interactive.ToolState) *robotav1.ToolState {
 }
 
 func resultToProto(r *interactive.Result, ctx *contextwin.WindowState) *robotav1.ExecutionResult {
-	out := &robotav1.ExecutionResult{Response: r.Response, Usage: usageToProto(r.Usage), Rounds: int32(r.Rounds),
-		StopReason: string(r.StopReason), Reason: r.Reason}
+	var usage robotav1.Usage
+	var state robotav1.ContextState
+	return fillResult(&robotav1.ExecutionResult{}, &usage, &state, r, ctx)
+}
+
+// fillResult maps r into out, with usage and state as out's Usage and ContextState (the
+// caller allocates them, possibly together).
+func fillResult(out *robotav1.ExecutionResult, usage *robotav1.Usage, state *robotav1.ContextState, r *interactive.Result, ctx *contextwin.WindowState) *robotav1.ExecutionResult {
+	u := r.Usage
+	usage.InputTokens, usage.OutputTokens = int64(u.InputTokens), int64(u.OutputTokens)
+	usage.CacheCreationInputTokens, usage.CacheReadInputTokens = int64(u.CacheCreationInputTokens), int64(u.CacheReadInputTokens)
+	out.Response, out.Usage, out.Rounds = r.Response, usage, int32(r.Rounds)
+	out.StopReason, out.Reason = string(r.StopReason), r.Reason
 	if len(out.Response) > MaxEventTextBytes {
 		out.Response, out.ResponseTruncated = cutUTF8(out.Response, MaxEventTextBytes), true
 	}
 	if ctx != nil {
-		out.ContextState = contextToProto(*ctx)
+		state.MaxTokens, state.UsedTokens = int64(ctx.MaxTokens), int64(ctx.UsedTokens)
+		state.UsedPercentage, state.RemainingPercentage = ctx.UsedPercentage, ctx.RemainingPercentage
+		out.ContextState = state
 	}
 	return out
+}
+
+// The events every prompt sends (its text and its end) are each made in one
+// allocation, with their timestamp and payload, where they took four and seven: a
+// quick turn's conversion is a good part of what Submit adds to it.
+type textDeltaMessage struct {
+	ev    robotav1.SessionEvent
+	ts    timestamppb.Timestamp
+	oneof robotav1.SessionEvent_TextDelta
+	delta robotav1.TextDeltaEvent
+}
+
+type completeMessage struct {
+	ev     robotav1.SessionEvent
+	ts     timestamppb.Timestamp
+	oneof  robotav1.SessionEvent_Complete
+	done   robotav1.CompleteEvent
+	result robotav1.ExecutionResult
+	usage  robotav1.Usage
+	state  robotav1.ContextState
+}
+
+func newEventHeader(ev *robotav1.SessionEvent, ts *timestamppb.Timestamp, sessionID string, e interactive.Event) {
+	ts.Seconds, ts.Nanos = e.Time.Unix(), int32(e.Time.Nanosecond())
+	ev.SessionId, ev.Sequence, ev.Timestamp, ev.PromptId = sessionID, e.Seq, ts, e.PromptID
+}
+
+func textDeltaToProto(sessionID string, e interactive.Event) *robotav1.SessionEvent {
+	m := &textDeltaMessage{}
+	newEventHeader(&m.ev, &m.ts, sessionID, e)
+	m.delta.Text = e.Text
+	m.oneof.TextDelta = &m.delta
+	m.ev.Event = &m.oneof
+	return &m.ev
+}
+
+func completeToProto(sessionID string, e interactive.Event, ctxState func() contextwin.WindowState) *robotav1.SessionEvent {
+	m := &completeMessage{}
+	newEventHeader(&m.ev, &m.ts, sessionID, e)
+	st := ctxState()
+	m.done.Result = fillResult(&m.result, &m.usage, &m.state, e.Result, &st)
+	m.oneof.Complete = &m.done
+	m.ev.Event = &m.oneof
+	return &m.ev
 }
 
 // eventToProto maps one InteractiveSession event. ctxState is the session's context
 // usage, added to the result of a prompt's end event.
 func eventToProto(sessionID string, e interactive.Event, ctxState func() contextwin.WindowState) *robotav1.SessionEvent {
+	switch {
+	case e.Type == interactive.EventTextDelta:
+		return textDeltaToProto(sessionID, e)
+	case e.Type == interactive.EventComplete && e.Result != nil:
+		return completeToProto(sessionID, e, ctxState)
+	}
 	out := &robotav1.SessionEvent{SessionId: sessionID, Sequence: e.Seq, Timestamp: timestamppb.New(e.Time), PromptId: e.PromptID}
 	if !complete(e) {
 		return nil

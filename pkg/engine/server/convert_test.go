@@ -5,9 +5,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
@@ -91,5 +96,45 @@ func TestLongTextIsSplitAndCut(t *testing.T) {
 	}
 	if r := resultToProto(&interactive.Result{Response: "ok"}, nil); r.GetResponseTruncated() || r.GetResponse() != "ok" {
 		t.Fatalf("short response %v", r)
+	}
+}
+
+// The one-allocation text and end events are the messages the general mapping makes.
+func TestQuickEventsMatchTheGeneralMapping(t *testing.T) {
+	at := time.Date(2026, 11, 28, 6, 30, 1, 123456789, time.UTC)
+	state := contextwin.WindowState{MaxTokens: 200000, UsedTokens: 11, UsedPercentage: 0.0055, RemainingPercentage: 99.9945}
+	long := strings.Repeat("é", MaxEventTextBytes) // cut on a rune boundary
+	for _, tc := range []struct {
+		name string
+		ev   interactive.Event
+		want *robotav1.SessionEvent
+	}{
+		{"text delta", interactive.Event{Seq: 6, Type: interactive.EventTextDelta, Time: at, PromptID: "p1", Text: "ok"},
+			&robotav1.SessionEvent{SessionId: "s", Sequence: 6, Timestamp: timestamppb.New(at), PromptId: "p1",
+				Event: &robotav1.SessionEvent_TextDelta{TextDelta: &robotav1.TextDeltaEvent{Text: "ok"}}}},
+		{"complete", interactive.Event{Seq: 7, Type: interactive.EventComplete, Time: at, PromptID: "p1",
+			Result: &interactive.Result{Response: "ok", StopReason: "end_turn", Rounds: 2, Reason: "r",
+				Usage: llm.Usage{InputTokens: 10, OutputTokens: 1, CacheCreationInputTokens: 3, CacheReadInputTokens: 4}}},
+			&robotav1.SessionEvent{SessionId: "s", Sequence: 7, Timestamp: timestamppb.New(at), PromptId: "p1",
+				Event: &robotav1.SessionEvent_Complete{Complete: &robotav1.CompleteEvent{Result: &robotav1.ExecutionResult{
+					Response: "ok", StopReason: "end_turn", Rounds: 2, Reason: "r",
+					Usage:        &robotav1.Usage{InputTokens: 10, OutputTokens: 1, CacheCreationInputTokens: 3, CacheReadInputTokens: 4},
+					ContextState: &robotav1.ContextState{MaxTokens: 200000, UsedTokens: 11, UsedPercentage: 0.0055, RemainingPercentage: 99.9945}}}}}},
+		{"complete, long answer", interactive.Event{Seq: 8, Type: interactive.EventComplete, Time: at, PromptID: "p1",
+			Result: &interactive.Result{Response: long}},
+			&robotav1.SessionEvent{SessionId: "s", Sequence: 8, Timestamp: timestamppb.New(at), PromptId: "p1",
+				Event: &robotav1.SessionEvent_Complete{Complete: &robotav1.CompleteEvent{Result: &robotav1.ExecutionResult{
+					Response: cutUTF8(long, MaxEventTextBytes), ResponseTruncated: true, Usage: &robotav1.Usage{},
+					ContextState: &robotav1.ContextState{MaxTokens: 200000, UsedTokens: 11, UsedPercentage: 0.0055, RemainingPercentage: 99.9945}}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := eventToProto("s", tc.ev, func() contextwin.WindowState { return state })
+			if !proto.Equal(got, tc.want) {
+				t.Fatalf("got %v\nwant %v", got, tc.want)
+			}
+			if r := got.GetComplete().GetResult(); r != nil && !proto.Equal(r, resultToProto(tc.ev.Result, &state)) {
+				t.Fatalf("the end event's result differs from resultToProto's: %v", r)
+			}
+		})
 	}
 }

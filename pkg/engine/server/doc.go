@@ -32,9 +32,10 @@
 //     of encoding, so every message stays under gRPC's default receive limit), the
 //     acceptance waits up to holdBack (10 ms) for the first events, a context_update
 //     for the event after it (up to twice holdBack: it does not wake the stream, see
-//     interactive.SubscribeOptions), and one followed by the end event is left out (the
-//     end event's result carries the same state). Message events, never sent, do not
-//     wake it either. A quick turn is one or two messages, where it was five: each
+//     interactive.SubscribeOptions). A message carries only its latest context_update,
+//     where it came, and none when it ends with the end event (whose result carries the
+//     same state): a quick turn is [text_delta, complete]. Message events, never sent, do not
+//     wake it either. A quick turn is one message, where it was five: each
 //     message and wake-up costs both ends CPU that the session's own work then lacks.
 //     Watch sends every event, one per message, after response headers sent once it
 //     has subscribed (a client that waits for them misses nothing published later).

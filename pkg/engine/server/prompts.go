@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -41,22 +42,20 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 	if err != nil {
 		return toStatus(err)
 	}
-	out := submitBatch{stream: stream, msg: &robotav1.SubmitResponse{
+	out := submitBatch{stream: stream, live: l, msg: &robotav1.SubmitResponse{
 		Accepted: &robotav1.SubmitAccepted{PromptId: acc.PromptID, Queued: acc.Queued}}}
 	if acc.Queued { // its first event comes when the running prompt ends: say so now
 		if err := out.flush(); err != nil {
 			return err
 		}
 	}
-	var held interactive.Event // a context update waiting for the event after it (holding)
-	holding := false
 	var taken [8]interactive.Event // a quick turn's events, without a heap allocation
 	batch := taken[:0]
 	// What is held (the acceptance, a context update) goes out by this time at the latest.
 	until := time.Now().Add(holdBack)
 	for {
 		// Everything queued is taken at once; what is held waits a little for company.
-		if out.pending() || holding {
+		if out.pending() || out.holding {
 			batch, err = sub.NextBatchWithin(ctx, time.Until(until), batch[:0])
 		} else {
 			batch, err = sub.NextBatch(ctx, batch[:0])
@@ -64,13 +63,7 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 		if err != nil {
 			return toStatus(err)
 		}
-		if len(batch) == 0 { // nothing came in time: what was held goes alone
-			if holding {
-				if err := out.add(l, held); err != nil {
-					return err
-				}
-				holding = false
-			}
+		if len(batch) == 0 { // nothing came in time: what is held goes alone
 			if err := out.flush(); err != nil {
 				return err
 			}
@@ -81,20 +74,16 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 				continue
 			}
 			if ev.Type == interactive.EventContextUpdate {
-				if !holding && !out.pending() {
+				if !out.holding && !out.pending() {
 					until = time.Now().Add(holdBack)
 				}
-				held, holding = ev, true // a later update replaces it: the latest state is what counts
-				out.ctx = ev.Context
+				out.hold(ev)
 				continue
 			}
-			if holding && !isEnd(ev) {
-				if err := out.add(l, held); err != nil {
-					return err
-				}
+			if isEnd(ev) {
+				out.dropHeld() // the end event's result carries the same state
 			}
-			holding = false
-			if err := out.add(l, ev); err != nil {
+			if err := out.add(ev); err != nil {
 				return err
 			}
 			if isEnd(ev) {
@@ -122,11 +111,19 @@ const holdBack = 10 * time.Millisecond
 // submitBatch gathers the events of one SubmitResponse.
 type submitBatch struct {
 	stream robotav1.EngineService_SubmitServer
+	live   *manager.Live
 	msg    *robotav1.SubmitResponse
 	size   int // bytes of the events gathered
 	// ctx is the prompt's latest context update: the state its end event carries (the
 	// session's history does not change after it), without estimating it again.
 	ctx *contextwin.WindowState
+	// held is the message's latest context update, kept out of it until it is sent
+	// (holding): it belongs before the events gathered after heldAt, and is left out
+	// when the message ends with the prompt's end event, whose result carries the same
+	// state.
+	held    interactive.Event
+	heldAt  int
+	holding bool
 }
 
 // pending reports whether something waits to be sent.
@@ -137,11 +134,43 @@ func (b *submitBatch) pending() bool {
 // hasEvents reports whether events wait to be sent.
 func (b *submitBatch) hasEvents() bool { return b.msg != nil && len(b.msg.Events) > 0 }
 
+// hold keeps the context update ev in place of the one held: one message carries only
+// its latest context state (its events arrive together: an earlier state would be
+// replaced before anyone could see it).
+func (b *submitBatch) hold(ev interactive.Event) {
+	b.held, b.heldAt, b.holding = ev, b.gathered(), true
+	b.ctx = ev.Context
+}
+
+// dropHeld leaves the held context update out.
+func (b *submitBatch) dropHeld() { b.holding = false }
+
+func (b *submitBatch) gathered() int {
+	if b.msg == nil {
+		return 0
+	}
+	return len(b.msg.Events)
+}
+
+// placeHeld puts the held context update where it came, among the gathered events.
+func (b *submitBatch) placeHeld() {
+	b.holding = false
+	pe := eventToProto(b.live.ID(), b.held, nil)
+	if pe == nil {
+		return
+	}
+	if b.msg == nil {
+		b.msg = &robotav1.SubmitResponse{}
+	}
+	b.msg.Events = slices.Insert(b.msg.Events, b.heldAt, pe)
+	b.size += proto.Size(pe)
+}
+
 // add converts ev and gathers it (a long delta as several events); a message that
 // would pass MaxEventTextBytes is sent first, so that every message stays under
 // gRPC's default receive limit.
-func (b *submitBatch) add(l *manager.Live, ev interactive.Event) error {
-	pe := eventToProto(l.ID(), ev, b.contextState(l))
+func (b *submitBatch) add(ev interactive.Event) error {
+	pe := eventToProto(b.live.ID(), ev, b.contextState())
 	if pe == nil {
 		return nil
 	}
@@ -167,15 +196,18 @@ func (b *submitBatch) add(l *manager.Live, ev interactive.Event) error {
 
 // contextState is what an end event reports as the prompt's context: its latest
 // context update, or the session's state when none came.
-func (b *submitBatch) contextState(l *manager.Live) func() contextwin.WindowState {
+func (b *submitBatch) contextState() func() contextwin.WindowState {
 	if b.ctx == nil {
-		return l.Session().ContextState
+		return b.live.Session().ContextState
 	}
 	return func() contextwin.WindowState { return *b.ctx }
 }
 
-// flush sends what was gathered, if anything.
+// flush sends what was gathered, the held context update in its place, if anything.
 func (b *submitBatch) flush() error {
+	if b.holding {
+		b.placeHeld()
+	}
 	if !b.pending() {
 		return nil
 	}
