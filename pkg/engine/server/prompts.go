@@ -23,8 +23,9 @@ import (
 // A turn's events go out in as few messages as their timing allows (every message
 // costs a write, a read and a wake-up at each end): the events taken at one wake-up
 // travel together, the acceptance waits up to holdBack for the first events, and a
-// context update waits up to holdBack for the event after it (an end event carries the
-// same state, so one right before it is left out).
+// context update waits up to holdBack for the event after it. A message carries only
+// its latest context update, and none when it ends with the end event (which carries
+// the same state).
 func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineService_SubmitServer) error {
 	ctx := stream.Context()
 	l, err := s.live(ctx, req.GetSessionId())
@@ -45,7 +46,7 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 	out := submitBatch{stream: stream, live: l, msg: &robotav1.SubmitResponse{
 		Accepted: &robotav1.SubmitAccepted{PromptId: acc.PromptID, Queued: acc.Queued}}}
 	if acc.Queued { // its first event comes when the running prompt ends: say so now
-		if err := out.flush(); err != nil {
+		if err := out.flush(false); err != nil {
 			return err
 		}
 	}
@@ -64,7 +65,7 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 			return toStatus(err)
 		}
 		if len(batch) == 0 { // nothing came in time: what is held goes alone
-			if err := out.flush(); err != nil {
+			if err := out.flush(false); err != nil {
 				return err
 			}
 			continue
@@ -87,12 +88,12 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 				return err
 			}
 			if isEnd(ev) {
-				return out.flush()
+				return out.flush(false)
 			}
 		}
 		clear(batch) // the events' texts are not kept until the next batch
-		if out.hasEvents() {
-			if err := out.flush(); err != nil {
+		if out.hasEvents() { // a context update after them waits for company
+			if err := out.flush(true); err != nil {
 				return err
 			}
 		}
@@ -181,7 +182,7 @@ func (b *submitBatch) add(ev interactive.Event) error {
 	for _, p := range parts {
 		n := proto.Size(p)
 		if b.size > 0 && b.size+n > MaxEventTextBytes {
-			if err := b.flush(); err != nil {
+			if err := b.flush(true); err != nil {
 				return err
 			}
 		}
@@ -203,16 +204,18 @@ func (b *submitBatch) contextState() func() contextwin.WindowState {
 	return func() contextwin.WindowState { return *b.ctx }
 }
 
-// flush sends what was gathered, the held context update in its place, if anything.
-func (b *submitBatch) flush() error {
-	if b.holding {
+// flush sends what was gathered, if anything, with the held context update in its
+// place. With keepLast, an update that came after every gathered event stays held, to
+// wait for the event after it (or be left out before the end event).
+func (b *submitBatch) flush(keepLast bool) error {
+	if b.holding && (!keepLast || b.heldAt < b.gathered()) {
 		b.placeHeld()
 	}
 	if !b.pending() {
 		return nil
 	}
 	err := b.stream.Send(b.msg)
-	b.msg, b.size = nil, 0
+	b.msg, b.size, b.heldAt = nil, 0, 0
 	return err
 }
 

@@ -147,7 +147,7 @@ func TestSubmitBatchPlacesTheLatestContextUpdate(t *testing.T) {
 			if err := b.add(tool); err != nil {
 				return err
 			}
-			return b.flush()
+			return b.flush(false)
 		}, []string{"accepted text_delta context_update(2) tool_start"}},
 		{"the end event leaves the update out and carries its state", func(b *submitBatch) error {
 			b.hold(update(3))
@@ -158,18 +158,45 @@ func TestSubmitBatchPlacesTheLatestContextUpdate(t *testing.T) {
 			if err := b.add(done); err != nil {
 				return err
 			}
-			return b.flush()
+			return b.flush(false)
 		}, []string{"accepted text_delta complete"}},
 		{"an update alone goes with the acceptance when time is up", func(b *submitBatch) error {
 			b.hold(update(4))
-			if err := b.flush(); err != nil {
+			if err := b.flush(false); err != nil {
 				return err
 			}
 			if err := b.add(text); err != nil {
 				return err
 			}
-			return b.flush()
+			return b.flush(false)
 		}, []string{"accepted context_update(4)", "text_delta"}},
+		{"an update after a batch's events waits for the next, and the end leaves it out", func(b *submitBatch) error {
+			if err := b.add(text); err != nil {
+				return err
+			}
+			b.hold(update(3))
+			if err := b.flush(true); err != nil { // the end of a batch
+				return err
+			}
+			b.dropHeld()
+			if err := b.add(done); err != nil {
+				return err
+			}
+			return b.flush(false)
+		}, []string{"accepted text_delta", "complete"}},
+		{"an update after a batch's events goes with the next event", func(b *submitBatch) error {
+			if err := b.add(text); err != nil {
+				return err
+			}
+			b.hold(update(5))
+			if err := b.flush(true); err != nil {
+				return err
+			}
+			if err := b.add(tool); err != nil {
+				return err
+			}
+			return b.flush(true)
+		}, []string{"accepted text_delta", "context_update(5) tool_start"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sent := &sentMessages{}
