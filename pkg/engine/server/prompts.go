@@ -91,7 +91,7 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 				return out.flush(false)
 			}
 		}
-		clear(batch) // the events' texts are not kept until the next batch
+		clear(batch)         // the events' texts are not kept until the next batch
 		if out.hasEvents() { // a context update after them waits for company
 			if err := out.flush(true); err != nil {
 				return err
