@@ -91,8 +91,9 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 				return out.flush(false)
 			}
 		}
-		clear(batch)         // the events' texts are not kept until the next batch
-		if out.hasEvents() { // a context update after them waits for company
+		clear(batch) // the events' texts are not kept until the next batch
+		// What was gathered goes now; a context update after it waits for company.
+		if out.hasEvents() {
 			if err := out.flush(true); err != nil {
 				return err
 			}
