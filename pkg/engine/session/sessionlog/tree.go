@@ -219,6 +219,13 @@ func (d *treeDecoder) text() (string, bool) {
 	return unquoteBody(body)
 }
 
+// JSON's one-letter escapes, both ways: unescaped[letter] is the byte "\\letter" stands
+// for, escapeLetter[byte] the letter encoding/json writes for it (0: none).
+var (
+	unescaped    = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+	escapeLetter = [256]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+)
+
 // unquoteBody is encoding/json's unquote of a string literal's body.
 func unquoteBody(s string) (string, bool) {
 	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
@@ -229,28 +236,11 @@ func unquoteBody(s string) (string, bool) {
 			if r >= len(s) {
 				return "", false
 			}
-			switch s[r] {
-			default:
-				return "", false
-			case '"', '\\', '/':
-				b = append(b, s[r])
+			switch e := s[r]; {
+			case unescaped[e] != 0:
+				b = append(b, unescaped[e])
 				r++
-			case 'b':
-				b = append(b, '\b')
-				r++
-			case 'f':
-				b = append(b, '\f')
-				r++
-			case 'n':
-				b = append(b, '\n')
-				r++
-			case 'r':
-				b = append(b, '\r')
-				r++
-			case 't':
-				b = append(b, '\t')
-				r++
-			case 'u':
+			case e == 'u':
 				r--
 				rr := getu4(s[r:])
 				if rr < 0 {
@@ -267,6 +257,8 @@ func unquoteBody(s string) (string, bool) {
 					rr = unicode.ReplacementChar
 				}
 				b = utf8.AppendRune(b, rr)
+			default:
+				return "", false
 			}
 		case c == '"', c < ' ':
 			return "", false
@@ -469,20 +461,9 @@ func appendEscaped(dst []byte, s string, html bool) []byte {
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
+			if l := escapeLetter[b]; l != 0 {
+				dst = append(dst, '\\', l)
+			} else {
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
 			}
 			i++
