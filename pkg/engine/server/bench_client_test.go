@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -56,48 +55,27 @@ func serveBenchCalls(socks string, in io.Reader, out io.Writer) error {
 		return err
 	}
 	defer rawConn.Close()
-	engine, health, raw := robotav1.NewEngineServiceClient(conn), healthpb.NewHealthClient(conn), robotav1.NewEngineServiceClient(rawConn)
+	calls := grpcCalls{engine: robotav1.NewEngineServiceClient(conn), health: healthpb.NewHealthClient(conn), raw: robotav1.NewEngineServiceClient(rawConn)}
 	lines, w := bufio.NewScanner(in), bufio.NewWriter(out)
 	for lines.Scan() {
 		call := strings.Fields(lines.Text())
-		if len(call) == 0 {
-			continue
-		}
-		msgs := 0
-		t0 := time.Now()
+		var d time.Duration
+		var msgs int
+		var err error
 		switch {
-		case call[0] == "turn" && len(call) == 2:
-			stream, err := engine.Submit(context.Background(), &robotav1.SubmitRequest{SessionId: call[1], Prompt: "hi"})
-			for err == nil {
-				var resp *robotav1.SubmitResponse
-				if resp, err = stream.Recv(); err == nil {
-					msgs++
-					for _, ev := range resp.GetEvents() {
-						if ev.GetError() != nil {
-							return fmt.Errorf("prompt failed: %s", ev.GetError().GetMessage())
-						}
-					}
-				}
-			}
-			if !errors.Is(err, io.EOF) {
-				return fmt.Errorf("turn: %w", err)
-			}
-		case call[0] == "unary":
-			if _, err := health.Check(context.Background(), &healthpb.HealthCheckRequest{}); err != nil {
-				return fmt.Errorf("unary: %w", err)
-			}
-		case call[0] == "raw":
-			stream, err := raw.Watch(context.Background(), &robotav1.WatchRequest{SessionId: "raw"})
-			for err == nil {
-				_, err = stream.Recv()
-			}
-			if !errors.Is(err, io.EOF) {
-				return fmt.Errorf("raw stream: %w", err)
-			}
+		case len(call) == 2 && call[0] == "turn":
+			d, msgs, err = calls.turn(call[1])
+		case len(call) == 1 && call[0] == "unary":
+			d, err = calls.unary()
+		case len(call) == 1 && call[0] == "raw":
+			d, err = calls.rawStream()
 		default:
-			return fmt.Errorf("unknown call %q", lines.Text())
+			err = errors.New("unknown call")
 		}
-		fmt.Fprintf(w, "%d %d\n", time.Since(t0).Nanoseconds(), msgs)
+		if err != nil {
+			return fmt.Errorf("%q: %w", lines.Text(), err)
+		}
+		fmt.Fprintf(w, "%d %d\n", d.Nanoseconds(), msgs)
 		if err := w.Flush(); err != nil {
 			return err
 		}

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -130,17 +132,27 @@ func runRemote(b *testing.B, c robotav1.EngineServiceClient, id, prompt string, 
 
 // runRemoteCounted is runRemote that also counts the stream's messages.
 func runRemoteCounted(b *testing.B, c robotav1.EngineServiceClient, id, prompt string, onEvent func(*robotav1.SessionEvent)) (n, msgs int) {
-	stream, err := c.Submit(context.Background(), &robotav1.SubmitRequest{SessionId: id, Prompt: prompt})
+	n, msgs, err := submitAndRead(c, id, prompt, onEvent)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return n, msgs
+}
+
+// submitAndRead submits prompt and reads its stream to the end; it returns the text
+// bytes and the stream's messages, and fails on an error event.
+func submitAndRead(c robotav1.EngineServiceClient, id, prompt string, onEvent func(*robotav1.SessionEvent)) (n, msgs int, err error) {
+	stream, err := c.Submit(context.Background(), &robotav1.SubmitRequest{SessionId: id, Prompt: prompt})
+	if err != nil {
+		return 0, 0, err
+	}
 	for {
 		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return n, msgs, nil
+		}
 		if err != nil {
-			if err.Error() == "EOF" {
-				return n, msgs
-			}
-			b.Fatal(err)
+			return n, msgs, err
 		}
 		msgs++
 		for _, ev := range resp.GetEvents() {
@@ -149,7 +161,7 @@ func runRemoteCounted(b *testing.B, c robotav1.EngineServiceClient, id, prompt s
 				onEvent(ev)
 			}
 			if ev.GetError() != nil {
-				b.Fatalf("prompt failed: %s", ev.GetError().GetMessage())
+				return n, msgs, fmt.Errorf("prompt failed: %s", ev.GetError().GetMessage())
 			}
 		}
 	}
@@ -185,7 +197,7 @@ func runLocal(b *testing.B, l *manager.Live, prompt string) {
 func BenchmarkTurnOverheadGRPC(b *testing.B) {
 	e := startBenchEngine(b, nil, nil)
 	raw := startBenchEngine(b, nil, &rawStream{count: 5, size: 8})
-	benchTurnOverhead(b, e, &inProcessClient{b: b, engine: e.client, health: e.health, raw: raw.client})
+	benchTurnOverhead(b, e, &inProcessClient{b: b, calls: grpcCalls{engine: e.client, health: e.health, raw: raw.client}})
 }
 
 // BenchmarkTurnOverheadGRPCClientProcess is BenchmarkTurnOverheadGRPC with the gRPC
@@ -281,35 +293,62 @@ func benchTurnOverhead(b *testing.B, e *benchEngine, client turnClient) {
 
 // inProcessClient makes the calls from this process.
 type inProcessClient struct {
-	b           *testing.B
+	b     *testing.B
+	calls grpcCalls
+}
+
+func (c *inProcessClient) turn(id string) (time.Duration, int) {
+	d, m, err := c.calls.turn(id)
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	return d, m
+}
+
+func (c *inProcessClient) unary() time.Duration {
+	d, err := c.calls.unary()
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	return d
+}
+
+func (c *inProcessClient) rawStream() time.Duration {
+	d, err := c.calls.rawStream()
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	return d
+}
+
+// grpcCalls are the turn benchmark's timed calls, wherever the client runs.
+type grpcCalls struct {
 	engine, raw robotav1.EngineServiceClient
 	health      healthpb.HealthClient
 }
 
-func (c *inProcessClient) turn(id string) (time.Duration, int) {
+func (c grpcCalls) turn(id string) (time.Duration, int, error) {
 	t0 := time.Now()
-	_, m := runRemoteCounted(c.b, c.engine, id, "hi", nil)
-	return time.Since(t0), m
+	_, m, err := submitAndRead(c.engine, id, "hi", nil)
+	return time.Since(t0), m, err
 }
 
-func (c *inProcessClient) unary() time.Duration {
+func (c grpcCalls) unary() (time.Duration, error) {
 	t0 := time.Now()
-	if _, err := c.health.Check(context.Background(), &healthpb.HealthCheckRequest{}); err != nil {
-		c.b.Fatal(err)
-	}
-	return time.Since(t0)
+	_, err := c.health.Check(context.Background(), &healthpb.HealthCheckRequest{})
+	return time.Since(t0), err
 }
 
-func (c *inProcessClient) rawStream() time.Duration {
+func (c grpcCalls) rawStream() (time.Duration, error) {
 	t0 := time.Now()
 	w, err := c.raw.Watch(context.Background(), &robotav1.WatchRequest{SessionId: "raw"})
-	if err != nil {
-		c.b.Fatal(err)
-	}
 	for err == nil {
 		_, err = w.Recv()
 	}
-	return time.Since(t0)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return time.Since(t0), err
 }
 
 // drainLog waits until the live session id's log has written what its turns queued.
