@@ -78,13 +78,23 @@ func infoToProto(in manager.Info) *robotav1.SessionInfo {
 }
 
 func contextToProto(st contextwin.WindowState) *robotav1.ContextState {
-	return &robotav1.ContextState{MaxTokens: int64(st.MaxTokens), UsedTokens: int64(st.UsedTokens),
-		UsedPercentage: st.UsedPercentage, RemainingPercentage: st.RemainingPercentage}
+	return fillContext(&robotav1.ContextState{}, st)
+}
+
+func fillContext(out *robotav1.ContextState, st contextwin.WindowState) *robotav1.ContextState {
+	out.MaxTokens, out.UsedTokens = int64(st.MaxTokens), int64(st.UsedTokens)
+	out.UsedPercentage, out.RemainingPercentage = st.UsedPercentage, st.RemainingPercentage
+	return out
 }
 
 func usageToProto(u llm.Usage) *robotav1.Usage {
-	return &robotav1.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
-		CacheCreationInputTokens: int64(u.CacheCreationInputTokens), CacheReadInputTokens: int64(u.CacheReadInputTokens)}
+	return fillUsage(&robotav1.Usage{}, u)
+}
+
+func fillUsage(out *robotav1.Usage, u llm.Usage) *robotav1.Usage {
+	out.InputTokens, out.OutputTokens = int64(u.InputTokens), int64(u.OutputTokens)
+	out.CacheCreationInputTokens, out.CacheReadInputTokens = int64(u.CacheCreationInputTokens), int64(u.CacheReadInputTokens)
+	return out
 }
 
 // toolToProto maps InteractiveSession's ToolState (the spec's IToolState).
@@ -140,18 +150,13 @@ func resultToProto(r *interactive.Result, ctx *contextwin.WindowState) *robotav1
 // fillResult maps r into out, with usage and state as out's Usage and ContextState (the
 // caller allocates them, possibly together).
 func fillResult(out *robotav1.ExecutionResult, usage *robotav1.Usage, state *robotav1.ContextState, r *interactive.Result, ctx *contextwin.WindowState) *robotav1.ExecutionResult {
-	u := r.Usage
-	usage.InputTokens, usage.OutputTokens = int64(u.InputTokens), int64(u.OutputTokens)
-	usage.CacheCreationInputTokens, usage.CacheReadInputTokens = int64(u.CacheCreationInputTokens), int64(u.CacheReadInputTokens)
-	out.Response, out.Usage, out.Rounds = r.Response, usage, int32(r.Rounds)
+	out.Response, out.Usage, out.Rounds = r.Response, fillUsage(usage, r.Usage), int32(r.Rounds)
 	out.StopReason, out.Reason = string(r.StopReason), r.Reason
 	if len(out.Response) > MaxEventTextBytes {
 		out.Response, out.ResponseTruncated = cutUTF8(out.Response, MaxEventTextBytes), true
 	}
 	if ctx != nil {
-		state.MaxTokens, state.UsedTokens = int64(ctx.MaxTokens), int64(ctx.UsedTokens)
-		state.UsedPercentage, state.RemainingPercentage = ctx.UsedPercentage, ctx.RemainingPercentage
-		out.ContextState = state
+		out.ContextState = fillContext(state, *ctx)
 	}
 	return out
 }
