@@ -268,16 +268,12 @@ func releaseWithin(t *time.Timer) {
 // take appends up to limit queued events (all of them when limit is 0) to into,
 // waiting until there is at least one.
 func (s *Subscription) take(ctx context.Context, into []Event, limit int) ([]Event, error) {
-	return s.takeUntil(ctx, into, limit, nil)
+	return s.takeUntilDeadline(ctx, into, limit, nil, time.Time{})
 }
 
-// takeUntil is take that also gives up, taking nothing, when timeout fires.
-func (s *Subscription) takeUntil(ctx context.Context, into []Event, limit int, timeout <-chan time.Time) ([]Event, error) {
-	return s.takeUntilDeadline(ctx, into, limit, timeout, time.Time{})
-}
-
-// takeUntilDeadline is takeUntil whose timeout fires at deadline (zero: unknown or
-// none), which lazy events coming meanwhile may rely on instead of a timer.
+// takeUntilDeadline is take that also gives up, taking nothing, when timeout fires, at
+// deadline (both none for a wait without limit): lazy events coming meanwhile may rely
+// on it instead of a timer of their own.
 func (s *Subscription) takeUntilDeadline(ctx context.Context, into []Event, limit int, timeout <-chan time.Time, deadline time.Time) ([]Event, error) {
 	for timedOut := false; ; {
 		s.mu.Lock()
