@@ -66,7 +66,7 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 			t.Known = false
 		}
 		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
-		d := e.evalPath("Write", ClassModify, forms, isDir, known, ctx)
+		d := e.evalPathAs("Write", ClassModify, forms, isDir, known, ctx, true)
 		parts = append(parts, Part{Subject: "write to " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode})
 	}
 	for _, t := range cmd.Reads {
@@ -74,7 +74,7 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 			t.Known = false
 		}
 		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
-		d := e.evalPath("Read", ClassRead, forms, isDir, known, ctx)
+		d := e.evalPathAs("Read", ClassRead, forms, isDir, known, ctx, true)
 		parts = append(parts, Part{Subject: "read of " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode})
 	}
 	return combine(parts)

@@ -49,7 +49,10 @@
 // For a Bash line, the files its commands read and write (their operands, as the
 // command table knows them) go through steps 1, 3 and 4 as reads (Read rules) and
 // writes (Edit and Write rules): a matching deny rule denies the line, an ask rule
-// or a protected path asks. They are never approved by a Read or Edit allow rule or
+// or a protected path asks. Only rules with a specifier (`Edit(./src/**)`,
+// `Read(.env)`) take part: a tool-wide `Read`, `Write` or `Edit` rule names the tool,
+// as in Claude Code (`--disallowedTools Read,Write,Edit` removes those tools; a Bash
+// command that writes a file is then decided by the Bash rules and the mode). They are never approved by a Read or Edit allow rule or
 // by the mode: the command itself is decided by the Bash rules.
 //
 // Reads are only auto-allowed inside the working directories (the project root and

@@ -53,6 +53,9 @@ func New(cfg Config) *Evaluator {
 		}
 	}
 	for _, r := range append(append([]*Rule(nil), e.deny...), e.ask...) {
+		if r.broken == nil && r.spec.kind == specNone {
+			continue // a tool-wide rule governs the tool, not commands' paths (gates.operand)
+		}
 		e.hasReadRules = e.hasReadRules || appliesTo(r, "Read")
 		e.hasWriteRules = e.hasWriteRules || appliesTo(r, "Write")
 	}
@@ -169,13 +172,19 @@ type gates struct {
 	afterDeny func() *Decision // a hard limit of the mode (plan never modifies)
 	afterAsk  func() *Decision // a soft limit (protected paths)
 	mode      func() Decision  // the mode's own answer
+	// operand marks a path a Bash command reads or writes: only rules with a
+	// specifier (`Edit(./src/**)`, `Read(.env)`) apply to it. A tool-wide rule
+	// (`Write`, `Read`) names the tool, as in Claude Code: `--disallowedTools
+	// Read,Write,Edit` removes those tools, it does not deny every command that
+	// reads or writes a file.
+	operand bool
 }
 
 // pipeline runs the evaluation order for one subject: deny → ask → allow → mode.
 func (e *Evaluator) pipeline(tool string, m func(*Rule) match, g gates) Decision {
 	var maybe *Rule
 	for _, r := range e.deny {
-		if !appliesTo(r, tool) {
+		if !g.governs(r, tool) {
 			continue
 		}
 		res := ruleMatch(r, m)
@@ -199,7 +208,7 @@ func (e *Evaluator) pipeline(tool string, m func(*Rule) match, g gates) Decision
 		return Decision{Behavior: Ask, Reason: why, Rule: maybe}
 	}
 	for _, r := range e.ask {
-		if !appliesTo(r, tool) {
+		if !g.governs(r, tool) {
 			continue
 		}
 		if res := ruleMatch(r, m); res.any || res.unknown {
@@ -220,6 +229,13 @@ func (e *Evaluator) pipeline(tool string, m func(*Rule) match, g gates) Decision
 		}
 	}
 	return g.mode()
+}
+
+// governs reports whether a deny or ask rule speaks for this subject: a rule of the
+// tool, and for a command's operand only a rule with a specifier (a broken rule still
+// counts: what it meant cannot be known).
+func (g gates) governs(r *Rule, tool string) bool {
+	return appliesTo(r, tool) && !(g.operand && r.broken == nil && r.spec.kind == specNone)
 }
 
 func ruleMatch(r *Rule, m func(*Rule) match) match {

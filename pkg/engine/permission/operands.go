@@ -348,7 +348,7 @@ func (e *Evaluator) placedStop(tool string, w word, ops []operand, known bool, c
 		return match{}
 	}
 	kind := stopRule
-	g := gates{mode: func() Decision { return Decision{Behavior: Allow} }}
+	g := gates{mode: func() Decision { return Decision{Behavior: Allow} }, operand: true}
 	if tool == "Write" {
 		g.afterAsk = func() *Decision {
 			if e.cfg.Mode == ModeBypassPermissions {
@@ -389,7 +389,7 @@ func (e *Evaluator) placedStop(tool string, w word, ops []operand, known bool, c
 func (e *Evaluator) denyAskOnly(tool string, m func(*Rule) match, g gates) (d Decision, definite bool) {
 	var maybe *Rule
 	for _, r := range e.deny {
-		if !appliesTo(r, tool) {
+		if !g.governs(r, tool) {
 			continue
 		}
 		res := ruleMatch(r, m)
@@ -404,7 +404,7 @@ func (e *Evaluator) denyAskOnly(tool string, m func(*Rule) match, g gates) (d De
 		return Decision{Behavior: Ask, Reason: "the path cannot be checked against " + maybe.describe(), Rule: maybe}, false
 	}
 	for _, r := range e.ask {
-		if !appliesTo(r, tool) {
+		if !g.governs(r, tool) {
 			continue
 		}
 		if res := ruleMatch(r, m); res.any || res.unknown {

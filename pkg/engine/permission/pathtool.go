@@ -71,6 +71,11 @@ func globRoot(base string, in toolInput, cwd string) (string, bool) {
 // evalPath decides a read or a modification of one path. known=false means the path
 // could not be determined, which no allow rule and no mode can approve.
 func (e *Evaluator) evalPath(tool string, class Class, forms []string, isDir, known bool, ctx pathContext) Decision {
+	return e.evalPathAs(tool, class, forms, isDir, known, ctx, false)
+}
+
+// evalPathAs is evalPath; operand says the path is a Bash command's (gates.operand).
+func (e *Evaluator) evalPathAs(tool string, class Class, forms []string, isDir, known bool, ctx pathContext, operand bool) Decision {
 	m := func(r *Rule) match {
 		if r.spec.kind != specPath {
 			return matchUnknown
@@ -92,7 +97,7 @@ func (e *Evaluator) evalPath(tool string, class Class, forms []string, isDir, kn
 		}
 		return res
 	}
-	g := gates{mode: func() Decision { return e.pathMode(class, forms, known, ctx) }}
+	g := gates{mode: func() Decision { return e.pathMode(class, forms, known, ctx) }, operand: operand}
 	if class == ClassModify {
 		g.afterDeny = func() *Decision {
 			if e.cfg.Mode != ModePlan {
