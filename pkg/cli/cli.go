@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/client"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 )
 
 // Options are robota's parsed flags (DESIGN.md §Contracts).
@@ -70,15 +72,26 @@ type Options struct {
 	IncludePartialMessages bool
 	ReplayUserMessages     bool
 	PermissionPromptTool   string
+	// Name is -n/--name, the session's display name.
+	Name string
+	// AgentsJSON is --agents; Agents are its agent types.
+	AgentsJSON string
+	Agents     []agentdef.Definition
+	// Thinking is --thinking: enabled, adaptive or disabled.
+	Thinking                                 string
+	systemPromptFile, appendSystemPromptFile string
 	// NoEffect names the given flags robota accepts but cannot honour yet, with why;
 	// printed on stderr under --verbose.
 	NoEffect []string
+	// Warnings are printed on stderr whatever --verbose says: what the user gave was
+	// accepted but partly ignored (extra arguments, an unknown --effort).
+	Warnings []string
 }
 
 const usageHead = `robota — a coding agent in your terminal, backed by the robota engine.
 
 Usage:
-  robota [flags]              interactive session (coming with the TUI)
+  robota [flags] [PROMPT]     interactive session (coming with the TUI)
   robota -p PROMPT [flags]    headless run: print the answer and exit (--print is -p)
   robota -p [flags] PROMPT    the same (the prompt may follow the flags, as with claude -p)
   CMD | robota -p [PROMPT]    piped stdin is the prompt, or is appended to it
@@ -117,6 +130,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.BoolVar(&o.ShowVersion, "version", false, "print the version and exit")
 	engineFlags(fs, &o)
 	claudeFlags(fs, &o)
+	accepted := registerAccepted(fs, &o)
 	positional, err := parseInterspersed(fs, withOptionalValues(fs, args))
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(out, usageHead)
@@ -140,12 +154,14 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 		// Running a new session instead would lose the one the user meant to continue.
 		return Options{}, errors.New("--resume needs a session id (use --continue for the latest session)")
 	}
-	switch {
-	case len(positional) == 0:
-	case o.Print && o.Prompt == "" && len(positional) == 1:
-		o.Prompt = positional[0]
-	default:
-		return Options{}, fmt.Errorf("unexpected arguments %q (quote the prompt: robota -p \"...\")", positional)
+	// Claude Code takes the first argument as the prompt and ignores the rest; an empty
+	// one (an adapter's trailing '') is no prompt: stdin or stream-json input gives it.
+	positional = slices.DeleteFunc(positional, func(a string) bool { return a == "" })
+	if len(positional) > 0 && o.Prompt == "" {
+		o.Prompt, positional = positional[0], positional[1:]
+	}
+	if len(positional) > 0 {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("ignoring extra arguments %q: the prompt is %q (quote a prompt of several words: robota -p \"...\")", positional, o.Prompt))
 	}
 	if err := checkEngineFlags(o); err != nil {
 		return Options{}, err
@@ -159,6 +175,9 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 		return Options{}, fmt.Errorf("--output-format %q: want text, json or stream-json", o.OutputFormat)
 	}
 	if err := finishClaudeFlags(&o, set); err != nil {
+		return Options{}, err
+	}
+	if err := finishAccepted(&o, accepted, set); err != nil {
 		return Options{}, err
 	}
 	if err := checkInputFlags(o); err != nil {
@@ -197,6 +216,9 @@ func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
+	for _, w := range o.Warnings {
+		fmt.Fprintf(stderr, "robota: warning: %s\n", w)
+	}
 	if o.Verbose {
 		for _, n := range o.NoEffect {
 			fmt.Fprintf(stderr, "robota: %s\n", n)
@@ -233,6 +255,16 @@ func withOptionalValues(fs *flag.FlagSet, args []string) []string {
 				out[i] += "="
 			} else {
 				i++ // the value
+			}
+		case variadicFlags[name]:
+			if !hasValue {
+				i++ // the first value, whatever it looks like
+			}
+			// The values after it, up to the next option, are the flag's too: spelled
+			// as the flag repeated.
+			for i+1 < len(out) && out[i+1] != "--" && !isOptionLike(out[i+1]) {
+				i++
+				out[i] = "--" + name + "=" + out[i]
 			}
 		case !isBoolFlag(fs.Lookup(name)):
 			i++ // the flag's value

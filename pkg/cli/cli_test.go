@@ -74,10 +74,12 @@ func TestMainExitStatuses(t *testing.T) {
 		{args: []string{"-v"}, wantCode: 0, wantStdout: " (robota)\n"},
 		{args: []string{"--help"}, wantCode: 0, wantStderr: "robota -p PROMPT"},
 		{args: []string{"--output-format", "xml"}, wantCode: 2, wantStderr: `--output-format "xml"`},
-		{args: []string{"stray"}, wantCode: 2, wantStderr: "unexpected arguments"},
+		// A prompt without -p is the interactive session's first prompt.
+		{args: []string{"stray"}, wantCode: 1, wantStderr: "interactive terminal UI is not available"},
 		{args: []string{}, wantCode: 1, wantStderr: "interactive terminal UI is not available in this build yet"},
-		{args: []string{"-p", "a", "b"}, wantCode: 2, wantStderr: "unexpected arguments"},
-		{args: []string{"-p", "--output-format", "json", "a", "b"}, wantCode: 2, wantStderr: "unexpected arguments"},
+		// Claude Code takes the first argument as the prompt; robota says what it ignored.
+		{args: []string{"-p", "a", "b"}, wantCode: 2, wantStderr: `ignoring extra arguments ["b"]: the prompt is "a"`},
+		{args: []string{"-p", "--output-format", "json", "a", "b"}, wantCode: 2, wantStderr: `ignoring extra arguments ["b"]`},
 		{args: []string{"--fork-session", "-p", "hi"}, wantCode: 2, wantStderr: "--fork-session needs --resume ID or --continue"},
 		// Issue 10 §6: an empty --resume is a usage error, not a new session.
 		{args: []string{"-p", "hi", "--resume", ""}, wantCode: 2, wantStderr: "--resume needs a session id"},

@@ -57,7 +57,8 @@ func claudeFlags(fs *flag.FlagSet, o *Options) {
 // optionalValue are the flags whose value may be left out, as Claude Code's [value]:
 // -p/--print (the prompt then follows the flags or comes from stdin), -r/--resume and
 // -d/--debug.
-var optionalValue = map[string]bool{"p": true, "print": true, "r": true, "resume": true, "d": true, "debug": true}
+var optionalValue = map[string]bool{"p": true, "print": true, "r": true, "resume": true, "d": true, "debug": true,
+	"from-pr": true, "prompt-suggestions": true, "remote-control": true, "tmux": true, "worktree": true, "w": true}
 
 // noEffect says why a Claude Code flag changes nothing in robota (yet); such a flag is
 // named once on stderr under --verbose.
@@ -70,12 +71,13 @@ var noEffect = map[string]string{
 
 // canonical maps an alias to the flag it stands for.
 var canonical = map[string]string{"print": "p", "c": "continue", "r": "resume", "v": "version",
-	"allowed-tools": "allowedTools", "disallowed-tools": "disallowedTools", "d": "debug"}
+	"allowed-tools": "allowedTools", "disallowed-tools": "disallowedTools", "d": "debug",
+	"n": "name", "w": "worktree", "bg": "background", "plugin-dir-no-mcp": "plugin-dir"}
 
 // engineUnsupported are flags robota --engine cannot carry to the engine yet.
 var engineUnsupported = []string{"system-prompt", "tools", "session-id", "setting-sources", "settings", "add-dir",
 	"no-session-persistence", "fallback-model", "json-schema", "max-thinking-tokens",
-	"betas", "mcp-config", "strict-mcp-config", "plugin-dir"}
+	"betas", "mcp-config", "strict-mcp-config", "plugin-dir", "agents", "name", "thinking"}
 
 // sessionIDPattern is a UUID, as Claude Code requires of --session-id.
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

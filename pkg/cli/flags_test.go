@@ -3,7 +3,10 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"flag"
+	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,6 +159,132 @@ func TestVersionLine(t *testing.T) {
 		version.Version = v
 		if got := versionLine(); got != want {
 			t.Errorf("version %q: versionLine() = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// Issue 24 §1: every argument list the published clients pass parses, as Claude Code
+// 2.1.197 takes it. The lists are the ones their code builds (Agent SDK 0.2.44 and
+// 0.3.263 with every option set, extraArgs included; the ACP adapter's trailing ''; the
+// community SDK's --print last; the MCP wrapper's -p PROMPT).
+func TestPublishedClientArgumentLists(t *testing.T) {
+	dir := t.TempDir()
+	prompt := dir + "/prompt.md"
+	if err := os.WriteFile(prompt, []byte("be brief\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sdk := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json"}
+	tests := []struct {
+		name  string
+		args  []string
+		check func(o Options) bool
+	}{
+		{"acp adapter trailing empty argument", append(slices.Clone(sdk), "--include-partial-messages",
+			"--disallowedTools", "AskUserQuestion,Read,Write,Edit", "--replay-user-messages", ""),
+			func(o Options) bool {
+				return o.Prompt == "" && o.ReplayUserMessages && o.IncludePartialMessages &&
+					reflect.DeepEqual(o.DisallowedTools, []string{"AskUserQuestion", "Read", "Write", "Edit"})
+			}},
+		{"empty -p value", []string{"-p", "", "--input-format", "stream-json", "--output-format", "stream-json"},
+			func(o Options) bool { return o.Print && o.Prompt == "" }},
+		{"agent sdk 0.2", append(slices.Clone(sdk), "--max-thinking-tokens", "1024", "--effort", "high", "--max-turns", "3",
+			"--max-budget-usd", "2", "--model", "sonnet", "--agent", "reviewer", "--betas", "a,b", "--json-schema", `{"type":"object"}`,
+			"--debug-file", dir+"/dbg", "--debug-to-stderr", "--permission-prompt-tool", "stdio", "--continue",
+			"--allowedTools", "Read,Grep", "--disallowedTools", "Bash", "--tools", "Read,Grep,Bash", "--mcp-config", `{"mcpServers":{}}`,
+			"--setting-sources", "user,project", "--strict-mcp-config", "--permission-mode", "acceptEdits",
+			"--allow-dangerously-skip-permissions", "--fallback-model", "haiku", "--include-partial-messages", "--add-dir", dir,
+			"--plugin-dir", dir, "--fork-session", "--session-id", "0b8ad1a2-6c1e-4f4e-9d59-6d7e1b2c3d4e",
+			"--no-session-persistence", "--settings", `{"sandbox":{"enabled":false}}`),
+			func(o Options) bool { return o.Continue && o.MaxTurns == 3 && o.Model == "sonnet" && len(o.NoEffect) > 0 }},
+		{"agent sdk 0.3", append(slices.Clone(sdk), "--thinking", "adaptive", "--thinking-display", "summarized",
+			"--task-budget", "1000", "--permission-prompts", "x", "--resume=abc", "--channels", "plugin:a@b",
+			"--setting-sources=", "--include-hook-events", "--session-mirror", "--await-initialize",
+			"--plugin-dir-no-mcp", dir, "--resume-session-at=msg_1", "--resume-drops-turn=true",
+			"--session-id=0b8ad1a2-6c1e-4f4e-9d59-6d7e1b2c3d4e", "--fork-session", "--managed-settings", `{}`,
+			"--agents", `{"r":{"description":"reviews","prompt":"review it"}}`, "--name", "nightly"),
+			func(o Options) bool {
+				return o.Resume == "abc" && o.Name == "nightly" && len(o.Agents) == 1 && o.Agents[0].Name == "r" &&
+					reflect.DeepEqual(o.PluginDirs, []string{dir})
+			}},
+		{"community sdk, --print last", []string{"--output-format", "stream-json", "--verbose", "--model", "sonnet",
+			"--allowedTools", "Read", "--add-dir", "/a /b", "--print"},
+			func(o Options) bool { return o.Print && o.Prompt == "" && reflect.DeepEqual(o.AddDirs, []string{"/a /b"}) }},
+		{"mcp wrapper", []string{"--dangerously-skip-permissions", "-p", "do it"},
+			func(o Options) bool { return o.Print && o.Prompt == "do it" && o.PermissionMode == "bypassPermissions" }},
+		{"variadic values", []string{"-p", "hi", "--add-dir", "/a", "/b", "--mcp-config", "one.json", "two.json", "--verbose"},
+			func(o Options) bool {
+				return o.Prompt == "hi" && reflect.DeepEqual(o.AddDirs, []string{"/a", "/b"}) &&
+					reflect.DeepEqual(o.MCPConfig, []string{"one.json", "two.json"}) && o.Verbose
+			}},
+		{"variadic tools then empty", []string{"-p", "hi", "--tools", ""}, func(o Options) bool { return o.Tools != nil && len(o.Tools) == 0 }},
+		{"system prompt files", []string{"-p", "hi", "--system-prompt-file", prompt, "--append-system-prompt-file", prompt},
+			func(o Options) bool {
+				return o.SystemPromptSet && o.SystemPrompt == "be brief" && o.AppendSystemPrompt == "be brief"
+			}},
+		{"thinking disabled wins", []string{"-p", "hi", "--max-thinking-tokens", "500", "--thinking", "disabled"},
+			func(o Options) bool { return o.MaxThinkingTokens == 0 }},
+		{"auto mode asks as default", []string{"-p", "hi", "--permission-mode", "auto"},
+			func(o Options) bool { return o.PermissionMode == "default" && len(o.NoEffect) == 1 }},
+		{"unknown effort is a warning", []string{"-p", "hi", "--effort", "huge"},
+			func(o Options) bool { return len(o.Warnings) == 1 && strings.Contains(o.Warnings[0], `"huge"`) }},
+		{"optional values", []string{"-p", "hi", "--worktree", "--tmux=classic", "--from-pr", "--remote-control", "-n", "x"},
+			func(o Options) bool { return o.Prompt == "hi" && o.Name == "x" }},
+		{"interactive prompt", []string{"fix the bug"}, func(o Options) bool { return !o.Print && o.Prompt == "fix the bug" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := ParseFlags(tt.args, &bytes.Buffer{})
+			if err != nil {
+				t.Fatalf("%q: %v", tt.args, err)
+			}
+			if !tt.check(o) {
+				t.Fatalf("unexpected options: %+v", o)
+			}
+		})
+	}
+}
+
+// What Claude Code refuses, robota refuses with a message naming the flag.
+func TestAcceptedFlagErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-p", "hi", "--thinking", "x"}, `--thinking "x": want one of enabled, adaptive, disabled`},
+		{[]string{"-p", "hi", "--thinking-display", "x"}, `--thinking-display "x"`},
+		{[]string{"-p", "hi", "--resume-session-at", "m"}, "--resume-session-at requires --resume"},
+		{[]string{"-p", "hi", "--system-prompt-file", "/nonexistent/p.md"}, "--system-prompt-file: open /nonexistent/p.md"},
+		{[]string{"-p", "hi", "--system-prompt", "a", "--system-prompt-file", "/etc/hostname"}, "cannot be used together"},
+		{[]string{"-p", "hi", "--agents", "[1]"}, "--agents: not a JSON object"},
+		{[]string{"-p", "hi", "--agents", `{"a":{"description":"d"}}`}, `agent "a" needs a description and a prompt`},
+		{[]string{"-p", "hi", "--engine", "unix:///tmp/x.sock", "--name", "x"}, "--name is not supported with --engine"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			_, err := ParseFlags(tt.args, &bytes.Buffer{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// robota --help lists every flag a published client passes, each with its effect or
+// "accepted, no effect" and why.
+func TestHelpListsAcceptedFlags(t *testing.T) {
+	var out bytes.Buffer
+	if _, err := ParseFlags([]string{"--help"}, &out); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("--help: %v", err)
+	}
+	help := out.String()
+	for _, f := range acceptedFlags {
+		if !strings.Contains(help, "-"+f.name) || !strings.Contains(help, f.why) {
+			t.Errorf("--help does not list -%s with why it has no effect", f.name)
+		}
+	}
+	for _, name := range []string{"name", "agents", "system-prompt-file", "append-system-prompt-file", "thinking",
+		"plugin-dir-no-mcp", "replay-user-messages", "include-partial-messages"} {
+		if !strings.Contains(help, "-"+name+" ") && !strings.Contains(help, "-"+name+"\n") {
+			t.Errorf("--help does not list -%s", name)
 		}
 	}
 }

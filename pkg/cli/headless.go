@@ -273,6 +273,7 @@ func sessionOptions(o Options, cwd string, workers *pool.Pool) interactive.Optio
 		Settings:   o.Settings, SessionID: o.SessionID, NoPersistence: o.NoSessionPersistence,
 		FallbackModel: o.FallbackModel, MaxThinkingTokens: o.MaxThinkingTokens, Betas: o.Betas,
 		MCPConfigs: o.MCPConfig, StrictMCPConfig: o.StrictMCPConfig,
+		Name: o.Name, Agents: o.Agents,
 		Runner: workers,
 	}
 }

@@ -88,6 +88,15 @@ func sdkAgents(agents map[string]sdkAgent) []agentdef.Definition {
 	return out
 }
 
+// mergeAgents returns base with over added, an agent of over replacing base's of the
+// same name.
+func mergeAgents(base, over []agentdef.Definition) []agentdef.Definition {
+	out := slices.DeleteFunc(slices.Clone(base), func(d agentdef.Definition) bool {
+		return slices.ContainsFunc(over, func(o agentdef.Definition) bool { return o.Name == d.Name })
+	})
+	return append(out, over...)
+}
+
 // inbound is a user message or an initialize request, in the order read: the turns and
 // the session's creation are done one after the other by the run's loop.
 type inbound struct {
@@ -299,7 +308,8 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 			// then; --system-prompt wins over initialize's.
 			opts.SystemPrompt = &text
 		}
-		opts.Agents = sdkAgents(init.Agents)
+		// initialize's agents join --agents'; on a name given twice initialize's wins.
+		opts.Agents = mergeAgents(opts.Agents, sdkAgents(init.Agents))
 		for _, name := range init.SDKMCPServers { // also when --mcp-config does not name them
 			cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{name: map[string]string{"type": "sdk"}}})
 			opts.MCPConfigs = append(opts.MCPConfigs, string(cfg))

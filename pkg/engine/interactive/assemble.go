@@ -83,6 +83,9 @@ type Options struct {
 	// not exist yet. With Fork it is the fork's id; with Resume or Continue alone it is an
 	// ErrInvalidConfiguration.
 	SessionID string
+	// Name is the session's display name (-n/--name), as /rename sets it: a new session
+	// gets it, a resumed one is renamed.
+	Name string
 
 	// Resume names a stored session to continue; Continue picks the newest of Cwd;
 	// Fork continues either under a new session id, leaving the original untouched.

@@ -128,6 +128,12 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		a.tasks.pump(s.hub.publish, s.promptID)
 		a.subagents.observe(s.hub.publish, s.promptID)
 	}
+	if name := strings.TrimSpace(opts.Name); name != "" {
+		if err := a.Session.SetName(ctx, name); err != nil {
+			_ = s.Close(context.WithoutCancel(ctx), "other")
+			return nil, fmt.Errorf("naming the session %q: %w", name, err)
+		}
+	}
 	return s, nil
 }
 
