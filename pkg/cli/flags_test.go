@@ -165,7 +165,7 @@ func TestVersionLine(t *testing.T) {
 
 // Issue 24 §1: every argument list the published clients pass parses, as Claude Code
 // 2.1.197 takes it. The lists are the ones their code builds (Agent SDK 0.2.44 and
-// 0.3.263 with every option set, extraArgs included; the ACP adapter's trailing ''; the
+// 0.3.263 with every option set, extraArgs included; the ACP adapter's trailing ”; the
 // community SDK's --print last; the MCP wrapper's -p PROMPT).
 func TestPublishedClientArgumentLists(t *testing.T) {
 	dir := t.TempDir()
@@ -195,7 +195,9 @@ func TestPublishedClientArgumentLists(t *testing.T) {
 			"--allow-dangerously-skip-permissions", "--fallback-model", "haiku", "--include-partial-messages", "--add-dir", dir,
 			"--plugin-dir", dir, "--fork-session", "--session-id", "0b8ad1a2-6c1e-4f4e-9d59-6d7e1b2c3d4e",
 			"--no-session-persistence", "--settings", `{"sandbox":{"enabled":false}}`),
-			func(o Options) bool { return o.Continue && o.MaxTurns == 3 && o.Model == "sonnet" && len(o.NoEffect) > 0 }},
+			func(o Options) bool {
+				return o.Continue && o.MaxTurns == 3 && o.Model == "sonnet" && len(o.NoEffect) > 0
+			}},
 		{"agent sdk 0.3", append(slices.Clone(sdk), "--thinking", "adaptive", "--thinking-display", "summarized",
 			"--task-budget", "1000", "--permission-prompts", "x", "--resume=abc", "--channels", "plugin:a@b",
 			"--setting-sources=", "--include-hook-events", "--session-mirror", "--await-initialize",
@@ -208,7 +210,9 @@ func TestPublishedClientArgumentLists(t *testing.T) {
 			}},
 		{"community sdk, --print last", []string{"--output-format", "stream-json", "--verbose", "--model", "sonnet",
 			"--allowedTools", "Read", "--add-dir", "/a /b", "--print"},
-			func(o Options) bool { return o.Print && o.Prompt == "" && reflect.DeepEqual(o.AddDirs, []string{"/a /b"}) }},
+			func(o Options) bool {
+				return o.Print && o.Prompt == "" && reflect.DeepEqual(o.AddDirs, []string{"/a /b"})
+			}},
 		{"mcp wrapper", []string{"--dangerously-skip-permissions", "-p", "do it"},
 			func(o Options) bool { return o.Print && o.Prompt == "do it" && o.PermissionMode == "bypassPermissions" }},
 		{"variadic values", []string{"-p", "hi", "--add-dir", "/a", "/b", "--mcp-config", "one.json", "two.json", "--verbose"},
