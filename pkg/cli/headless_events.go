@@ -16,12 +16,18 @@ import (
 // the run's output, which the session keeps anyway.
 var headlessDelivery = interactive.DeliveryLimits{SubscriberEvents: math.MaxInt32, SubscriberBytes: math.MaxInt}
 
+// stdoutDelivery: what robota prints is the stream itself, so every delta the provider
+// streamed is printed as it came (one stream_event each under --include-partial-messages,
+// as Claude Code prints them); merging deltas is for gRPC clients that fall behind
+// (DESIGN.md decision 6), never for stdout.
+var stdoutDelivery = interactive.SubscribeOptions{Exact: true}
+
 // runPrompt submits prompt to s and prints the session's events until the prompt ends,
 // returning its result. A signal from sigs, or the end of ctx, aborts the prompt, which
 // still ends (interrupted, its partial answer kept and saved); sig is that signal.
 func runPrompt(ctx context.Context, s *interactive.InteractiveSession, prompt string, sigs <-chan os.Signal,
 	p eventPrinter) (end *interactive.Result, sig os.Signal, err error) {
-	sub := s.Subscribe() // before Submit: no event of the prompt is missed
+	sub := s.SubscribeWith(stdoutDelivery) // before Submit: no event of the prompt is missed
 	defer sub.Close()
 	sent, err := s.Submit(prompt)
 	if err != nil {

@@ -416,7 +416,7 @@ func (r *streamRun) turn(s *interactive.InteractiveSession, message json.RawMess
 // deltas as stream events (--include-partial-messages), and permission requests sent to
 // the client (--permission-prompt-tool stdio).
 func (r *streamRun) follow(s *interactive.InteractiveSession, prompt string) (*interactive.Result, error) {
-	sub := s.Subscribe() // before Submit: no event of the prompt is missed
+	sub := s.SubscribeWith(stdoutDelivery) // before Submit: no event of the prompt is missed
 	defer sub.Close()
 	sent, err := s.Submit(prompt)
 	if err != nil {

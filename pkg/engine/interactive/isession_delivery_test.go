@@ -133,6 +133,30 @@ func TestSubscriberDelivery(t *testing.T) {
 	}
 }
 
+// An Exact subscriber (stdout's front ends) gets every delta as it was published, even
+// when it reads late; context updates still keep only the newest.
+func TestExactSubscriberKeepsEveryDelta(t *testing.T) {
+	h := fixedHub(DeliveryLimits{})
+	h.mu.Lock()
+	sub, err := h.subscribeLocked(false, 0, nil, SubscribeOptions{Exact: true})
+	h.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []Event{
+		{Type: EventTextDelta, PromptID: "p", Text: "a"}, {Type: EventTextDelta, PromptID: "p", Text: "b"},
+		{Type: EventThinkingDelta, PromptID: "p", Text: "t"}, {Type: EventThinkingDelta, PromptID: "p", Text: "u"},
+		{Type: EventContextUpdate, PromptID: "p"}, {Type: EventContextUpdate, PromptID: "p"},
+		{Type: EventTextDelta, PromptID: "p", Text: "c"},
+	} {
+		h.publish(e)
+	}
+	got, err := drain(t, sub)
+	if want := "text_delta(a) text_delta(b) thinking_delta(t) thinking_delta(u) context_update text_delta(c)"; err != nil || types(got) != want {
+		t.Fatalf("got %q (%v), want %q", types(got), err, want)
+	}
+}
+
 // A late subscriber replays the kept events after a sequence number, then continues
 // live; a sequence whose successors are gone, or one ahead of the session, is refused.
 func TestSubscribeAfterReplay(t *testing.T) {

@@ -114,12 +114,17 @@ type SubscribeOptions struct {
 	// when none follows.
 	Lazy      []EventType
 	LazyDelay time.Duration
+	// Exact keeps every text and thinking delta as the provider streamed it: none is
+	// merged into an undelivered one. For a front end whose output is the stream itself
+	// (stream-json's --include-partial-messages: one stream_event per provider event);
+	// its queue still has the subscriber bounds.
+	Exact bool
 }
 
 func (h *hub) subscribeLocked(replay bool, after uint64, seed []Event, o ...SubscribeOptions) (*Subscription, error) {
 	s := &Subscription{hub: h, limits: h.limits, wake: make(chan struct{}, 1), delivered: after}
 	if len(o) > 0 {
-		s.skip, s.lazy, s.lazyDelay = o[0].Skip, o[0].Lazy, o[0].LazyDelay
+		s.skip, s.lazy, s.lazyDelay, s.exact = o[0].Skip, o[0].Lazy, o[0].LazyDelay, o[0].Exact
 	}
 	if replay {
 		if after > h.seq {
@@ -174,6 +179,7 @@ type Subscription struct {
 	// queued without waking it (both fixed at creation).
 	skip, lazy []EventType
 	lazyDelay  time.Duration
+	exact      bool // deltas are never merged (SubscribeOptions.Exact)
 	lazyDue    *time.Timer // wakes the reader for a lazy event no other event followed (mu held)
 	// waitUntil is when the blocked reader wakes by itself (NextBatchWithin), zero while
 	// it is not blocked or waits without a limit (mu held): a lazy event that comes while
@@ -375,7 +381,7 @@ func (s *Subscription) offer(e Event) bool {
 			return s.admit(e)
 		}
 	}
-	if n := len(s.queue); n > 0 && e.Type.mergeable() {
+	if n := len(s.queue); n > 0 && e.Type.mergeable() && !(s.exact && e.Type != EventContextUpdate) {
 		last := &s.queue[n-1]
 		if last.ev.Type == e.Type && last.ev.PromptID == e.PromptID {
 			if e.Type == EventContextUpdate {
