@@ -179,7 +179,7 @@ type Subscription struct {
 	// queued without waking it (both fixed at creation).
 	skip, lazy []EventType
 	lazyDelay  time.Duration
-	exact      bool // deltas are never merged (SubscribeOptions.Exact)
+	exact      bool        // deltas are never merged (SubscribeOptions.Exact)
 	lazyDue    *time.Timer // wakes the reader for a lazy event no other event followed (mu held)
 	// waitUntil is when the blocked reader wakes by itself (NextBatchWithin), zero while
 	// it is not blocked or waits without a limit (mu held): a lazy event that comes while
