@@ -134,6 +134,7 @@ func TestPartialStreamEvents(t *testing.T) {
 	var got []string
 	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
 		var m struct {
+			Type  string `json:"type"`
 			Event struct {
 				Type  string `json:"type"`
 				Index *int   `json:"index"`
@@ -146,24 +147,29 @@ func TestPartialStreamEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := m.Event.Type
+		if m.Type == "assistant" {
+			s = "assistant"
+		}
 		if m.Event.Index != nil {
 			s += fmt.Sprintf("#%d", *m.Event.Index)
 		}
 		got = append(got, s)
 	}
+	// Each block's assistant line comes before its content_block_stop, as Claude Code
+	// writes them; a block closed before the message was committed gets it first.
 	want := "message_start content_block_start#0 content_block_delta#0 content_block_stop#0 content_block_start#1 " +
-		"content_block_delta#1 content_block_delta#1 content_block_stop#1 content_block_start#2 content_block_delta#2 " +
-		"content_block_stop#2 message_delta message_stop"
+		"content_block_delta#1 content_block_delta#1 assistant content_block_stop#1 content_block_start#2 content_block_delta#2 " +
+		"assistant content_block_stop#2 message_delta message_stop"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("events\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
 	if !strings.Contains(buf.String(), `"partial_json":"{\"file_path\":\"/x\"}"`) || !strings.Contains(buf.String(), `"stop_reason":"tool_use"`) {
 		t.Fatalf("tool_use block or stop reason missing: %s", buf.String())
 	}
-	// A message with neither deltas nor tool calls adds nothing.
+	// A message with neither deltas nor tool calls adds its assistant line only.
 	buf.Reset()
 	p.message(llm.Message{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("x")}})
-	if buf.Len() != 0 {
-		t.Fatalf("unexpected events: %s", buf.String())
+	if out := strings.TrimSpace(buf.String()); strings.Count(out, "\n") != 0 || !strings.HasPrefix(out, `{"type":"assistant"`) {
+		t.Fatalf("unexpected lines: %s", buf.String())
 	}
 }

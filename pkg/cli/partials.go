@@ -23,7 +23,11 @@ type partialStream struct {
 	index     int    // index of the open block (or of the next one when kind is "")
 	kind      string // "text", "thinking" or "" (no block open)
 	messageID string
+	messages  int // messages ended so far in this turn
 }
+
+// roundSeparator is the text delta the agent loop streams between two rounds' answers.
+const roundSeparator = "\n\n"
 
 func (p *partialStream) emit(ev map[string]any) { p.out.StreamEvent(ev, "") }
 
@@ -38,8 +42,13 @@ func (p *partialStream) start() {
 	}})
 }
 
-// delta adds a chunk of text or thinking, opening the block it belongs to.
+// delta adds a chunk of text or thinking, opening the block it belongs to. The agent
+// loop's separator between rounds (a "\n\n" text delta before a later round's request)
+// is not the provider's: it is left out, so each message streams what its provider sent.
 func (p *partialStream) delta(kind, text string) {
+	if !p.open && p.messages > 0 && kind == "text" && text == roundSeparator {
+		return
+	}
 	p.start()
 	if p.kind != kind {
 		p.closeBlock()
@@ -66,7 +75,10 @@ func (p *partialStream) closeBlock() {
 	p.kind = ""
 }
 
-// message ends the stream of the committed assistant message m.
+// message ends the stream of the committed assistant message m and writes m's assistant
+// lines, one per content block, each before its block's content_block_stop as Claude
+// Code orders them (a block closed before m was committed, a thinking block followed by
+// text, gets its line first).
 func (p *partialStream) message(m llm.Message) {
 	var calls []*llm.ToolCall
 	for _, part := range m.Content {
@@ -74,12 +86,22 @@ func (p *partialStream) message(m llm.Message) {
 			calls = append(calls, part.ToolCall)
 		}
 	}
+	lines, next := output.AssistantBlocks(m), 0
+	line := func(upTo int) { // writes the lines of blocks before upTo
+		for ; next < min(upTo, lines); next++ {
+			p.out.AssistantBlock(m, next)
+		}
+	}
+	p.messages++
 	if !p.open && len(calls) == 0 {
+		line(lines)
 		return
 	}
 	p.start()
+	streamed := lines - len(calls) // the tool_use blocks come last
+	line(streamed)                 // the blocks streamed so far, the open one included
 	p.closeBlock()
-	for _, c := range calls {
+	for i, c := range calls {
 		input := string(c.Input)
 		if input == "" {
 			input = "{}"
@@ -88,9 +110,11 @@ func (p *partialStream) message(m llm.Message) {
 			"content_block": map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": json.RawMessage(`{}`)}})
 		p.emit(map[string]any{"type": "content_block_delta", "index": p.index,
 			"delta": map[string]any{"type": "input_json_delta", "partial_json": input}})
+		line(streamed + i + 1)
 		p.emit(map[string]any{"type": "content_block_stop", "index": p.index})
 		p.index++
 	}
+	line(lines)
 	stop := "end_turn"
 	if len(calls) > 0 {
 		stop = "tool_use"

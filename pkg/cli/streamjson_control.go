@@ -139,7 +139,9 @@ func (r *streamRun) control(id string, raw json.RawMessage) {
 		if s != nil {
 			s.Session().SetPermissionMode(session.PermissionMode(req.Mode))
 		}
-		r.ctl.respond(id, struct{}{})
+		// Claude Code answers with the mode and reports it in a system/status line.
+		r.ctl.respond(id, map[string]string{"mode": req.Mode})
+		r.out.PermissionModeStatus(req.Mode)
 	case "set_model":
 		r.setModel(id, req.Model)
 	case "mcp_message":

@@ -328,11 +328,17 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 	if stopped { // a signal came while the session was being made
 		s.Abort()
 	}
-	sess := s.Session()
-	r.out.Init(output.Init{SessionID: sess.ID(), Cwd: r.cwd, Model: a.Provider.Model, Tools: a.Tools,
+	r.out.SetSessionID(s.Session().ID())
+	return s, exitOK
+}
+
+// writeInit writes system/init as a turn starts, as Claude Code does for every user
+// message it reads, with the session's model and mode at that moment.
+func (r *streamRun) writeInit(s *interactive.InteractiveSession) {
+	a, sess := s.Assembled(), s.Session()
+	r.out.Init(output.Init{SessionID: sess.ID(), Cwd: r.cwd, Model: sess.Model(), Tools: a.Tools,
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
 		MCPServers: initMCPServers(a), Plugins: initPlugins(a)})
-	return s, exitOK
 }
 
 // initSystemPrompt reads initialize's systemPrompt: a string or an array of strings
@@ -384,6 +390,7 @@ func promptText(message json.RawMessage) (string, error) {
 // turn runs one user message and writes its result line.
 func (r *streamRun) turn(s *interactive.InteractiveSession, message json.RawMessage) {
 	start := time.Now()
+	r.writeInit(s)
 	if r.o.ReplayUserMessages {
 		r.out.ReplayUser(message)
 	}
@@ -442,7 +449,8 @@ func (r *streamRun) follow(s *interactive.InteractiveSession, prompt string) (*i
 			}
 		case interactive.EventMessage:
 			if r.o.IncludePartialMessages && ev.ParentToolUseID == "" && ev.Message.Role == llm.RoleAssistant {
-				partial.message(*ev.Message)
+				partial.message(*ev.Message) // writes the assistant lines among the stream events
+				continue
 			}
 		case interactive.EventPermissionRequest:
 			go r.askClient(ctx, s, *ev.Permission)

@@ -52,8 +52,13 @@ type APIMessage struct {
 	Role       string         `json:"role"`
 	Model      string         `json:"model,omitempty"`
 	Content    []ContentBlock `json:"content"`
-	StopReason *string        `json:"stop_reason,omitempty"`
-	Usage      *Usage         `json:"usage,omitempty"`
+	// StopReason, StopSequence and ContextManagement are null on assistant lines, as
+	// Claude Code writes them (a line is sent as its block completes, before the stop
+	// reason is known); user lines have none.
+	StopReason        json.RawMessage `json:"stop_reason,omitempty"`
+	StopSequence      json.RawMessage `json:"stop_sequence,omitempty"`
+	Usage             *Usage          `json:"usage,omitempty"`
+	ContextManagement json.RawMessage `json:"context_management,omitempty"`
 }
 
 // ConversationMessage is {"type":"assistant"|"user", "message":{…}}.
@@ -117,7 +122,10 @@ type ResultMessage struct {
 	PermissionDenials []PermissionDenial `json:"permission_denials"`
 	Errors            []string           `json:"errors,omitempty"`
 	StructuredOutput  json.RawMessage    `json:"structured_output,omitempty"`
-	UUID              string             `json:"uuid"`
+	// APIErrorStatus is the HTTP status of a failed provider call in Claude Code; robota
+	// reports provider errors in errors, so it is always null.
+	APIErrorStatus json.RawMessage `json:"api_error_status"`
+	UUID           string          `json:"uuid"`
 	// StopReason is the model's last stop reason (Anthropic's words), null when the run
 	// did not end on its own.
 	StopReason *string `json:"stop_reason"`

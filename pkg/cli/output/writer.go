@@ -90,6 +90,25 @@ func (w *Writer) line(v any) {
 	_, w.err = w.w.Write(append(b, '\n'))
 }
 
+// PermissionModeStatus emits system/status with the session's new permission mode
+// (stream-json only), as Claude Code does after set_permission_mode.
+func (w *Writer) PermissionModeStatus(mode string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.format != FormatStreamJSON {
+		return
+	}
+	w.line(map[string]any{"type": "system", "subtype": "status", "status": nil, "permissionMode": mode,
+		"uuid": w.newID(), "session_id": w.sessionID})
+}
+
+// SetSessionID sets the session id the lines carry, before any system/init.
+func (w *Writer) SetSessionID(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sessionID = id
+}
+
 // Init emits system/init (stream-json only) and remembers the session id.
 func (w *Writer) Init(in Init) {
 	w.mu.Lock()
@@ -126,7 +145,12 @@ func (w *Writer) SubagentMessage(m llm.Message, parentToolUseID string) {
 	}
 	switch m.Role {
 	case llm.RoleAssistant:
-		w.line(ConversationMessage{Type: "assistant", Message: assistantMessage(m), ParentToolUseID: parent, SessionID: w.sessionID, UUID: w.newID()})
+		// One line per content block, each with the message's id, as Claude Code writes
+		// them (it sends each block as it completes).
+		am := assistantMessage(m)
+		for i := range max(1, len(am.Content)) {
+			w.line(ConversationMessage{Type: "assistant", Message: am.block(i), ParentToolUseID: parent, SessionID: w.sessionID, UUID: w.newID()})
+		}
 	case llm.RoleTool:
 		r, ok := m.ToolResult()
 		if !ok {
@@ -137,6 +161,30 @@ func (w *Writer) SubagentMessage(m llm.Message, parentToolUseID string) {
 			Type: "tool_result", ToolUseID: r.ToolCallID, Content: &content, IsError: &isErr,
 		}}}, ParentToolUseID: parent, SessionID: w.sessionID, UUID: w.newID()})
 	}
+}
+
+// AssistantBlock emits the line of one content block of a committed top-level assistant
+// message (stream-json only), for a front end that interleaves them with the message's
+// stream events (--include-partial-messages) as Claude Code does: a block's line comes
+// before its content_block_stop. AssistantBlocks counts the lines the message has.
+func (w *Writer) AssistantBlock(m llm.Message, i int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.format != FormatStreamJSON {
+		return
+	}
+	w.line(ConversationMessage{Type: "assistant", Message: assistantMessage(m).block(i), SessionID: w.sessionID, UUID: w.newID()})
+}
+
+// AssistantBlocks is the number of assistant lines m is written as.
+func AssistantBlocks(m llm.Message) int { return max(1, len(assistantMessage(m).Content)) }
+
+// block is the message with only its i-th content block (all of it when it has none).
+func (m APIMessage) block(i int) APIMessage {
+	if i < len(m.Content) {
+		m.Content = m.Content[i : i+1]
+	}
+	return m
 }
 
 // CompactBoundary emits system/compact_boundary (stream-json only).
@@ -168,7 +216,7 @@ func (w *Writer) Result(r Result) error {
 	w.line(ResultMessage{
 		Type: "result", Subtype: r.Subtype, IsError: r.IsError, DurationMS: r.DurationMS, DurationAPIMS: r.DurationAPIMS,
 		NumTurns: r.NumTurns, Result: r.Text, SessionID: w.sessionID, Usage: claudeUsage(r.Usage),
-		PermissionDenials: denials, Errors: r.Errors, StructuredOutput: r.StructuredOutput, UUID: w.newID(),
+		PermissionDenials: denials, Errors: r.Errors, StructuredOutput: r.StructuredOutput, APIErrorStatus: jsonNull, UUID: w.newID(),
 		StopReason: stringOrNil(r.StopReason), ModelUsage: modelUsage(r),
 	})
 	return w.err
@@ -232,7 +280,8 @@ func stringOrNil(s string) *string {
 }
 
 func assistantMessage(m llm.Message) APIMessage {
-	out := APIMessage{ID: m.ID, Type: "message", Role: "assistant", Content: []ContentBlock{}}
+	out := APIMessage{ID: m.ID, Type: "message", Role: "assistant", Content: []ContentBlock{},
+		StopReason: jsonNull, StopSequence: jsonNull, ContextManagement: jsonNull}
 	if model, ok := m.Metadata["model"].(string); ok {
 		out.Model = model
 	}
@@ -259,6 +308,8 @@ func assistantMessage(m llm.Message) APIMessage {
 	}
 	return out
 }
+
+var jsonNull = json.RawMessage("null")
 
 // claudeUsage converts to Claude's convention, where input_tokens excludes
 // the cached part that llm.Usage.InputTokens includes.

@@ -93,7 +93,8 @@ func TestStreamJSONShapes(t *testing.T) {
 			t.Errorf("%s line lacks session_id", k)
 		}
 	}
-	want := []string{"system/init", "assistant", "user", "user", "system/compact_boundary", "assistant", "result"}
+	// One assistant line per content block (thinking, text, two tool calls), as Claude Code.
+	want := []string{"system/init", "assistant", "assistant", "assistant", "assistant", "user", "user", "system/compact_boundary", "assistant", "result"}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Fatalf("line kinds = %v, want %v", kinds, want)
 	}
@@ -111,9 +112,12 @@ func TestStreamJSONShapes(t *testing.T) {
 	if usage["input_tokens"] != float64(200) || usage["cache_read_input_tokens"] != float64(100) {
 		t.Fatalf("usage = %v: input_tokens must exclude cached input", usage)
 	}
-	content := lines[1]["message"].(map[string]any)["content"].([]any)
-	if len(content) != 4 || content[2].(map[string]any)["type"] != "tool_use" {
-		t.Fatalf("assistant content = %v", content)
+	for i, want := range []string{"thinking", "text", "tool_use", "tool_use"} {
+		msg := lines[1+i]["message"].(map[string]any)
+		content := msg["content"].([]any)
+		if len(content) != 1 || content[0].(map[string]any)["type"] != want || msg["id"] != "m-1" {
+			t.Fatalf("assistant line %d: id %v content %v, want one %s block of m-1", i, msg["id"], content, want)
+		}
 	}
 }
 
