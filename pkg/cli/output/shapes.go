@@ -47,11 +47,11 @@ type ContentBlock struct {
 
 // APIMessage is the "message" field of assistant and user lines.
 type APIMessage struct {
-	ID         string         `json:"id,omitempty"`
-	Type       string         `json:"type,omitempty"`
-	Role       string         `json:"role"`
-	Model      string         `json:"model,omitempty"`
-	Content    []ContentBlock `json:"content"`
+	ID      string         `json:"id,omitempty"`
+	Type    string         `json:"type,omitempty"`
+	Role    string         `json:"role"`
+	Model   string         `json:"model,omitempty"`
+	Content []ContentBlock `json:"content"`
 	// StopReason, StopSequence and ContextManagement are null on assistant lines, as
 	// Claude Code writes them (a line is sent as its block completes, before the stop
 	// reason is known); user lines have none.
