@@ -43,6 +43,7 @@ func TestHeadlessStreamJSONShapes(t *testing.T) {
 	toolUses := map[string]map[string]any{} // id → tool_use block
 	var answered []string
 	assistants := 0
+	messageIDs := map[any]bool{} // an assistant message is a line per content block, one id
 	for i, line := range lines[1 : len(lines)-1] {
 		v.at(fmt.Sprintf("line %d", i+2)).want(line, "session_id", sessionID)
 		if _, ok := line["parent_tool_use_id"]; !ok || line["parent_tool_use_id"] != nil {
@@ -51,7 +52,13 @@ func TestHeadlessStreamJSONShapes(t *testing.T) {
 		msg := v.obj(line, "message")
 		switch line["type"] {
 		case "assistant":
-			assistants++
+			if !messageIDs[msg["id"]] {
+				messageIDs[msg["id"]] = true
+				assistants++
+			}
+			if n := len(v.blocks(msg)); n != 1 {
+				t.Fatalf("line %d: an assistant line with %d content blocks, want one (Claude Code's shape)", i+2, n)
+			}
 			v.want(msg, "role", "assistant")
 			for _, b := range v.blocks(msg) {
 				switch b["type"] {
