@@ -5,6 +5,7 @@
 package main
 
 import (
+	"github.com/robota-sdk/robota-go/pkg/sandbox"
 	"os"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/plugins/gitclone"
@@ -12,6 +13,7 @@ import (
 )
 
 func main() {
+	sandbox.RunIfSandbox() // a sandboxed command's first process (pkg/sandbox)
 	if len(os.Args) > 1 && os.Args[1] == gitclone.Command {
 		os.Exit(gitclone.Main(os.Args[2:], os.Stdout, os.Stderr))
 	}

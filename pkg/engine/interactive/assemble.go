@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -159,6 +160,10 @@ type Assembled struct {
 	ResumedFrom string
 	// Warnings are non-fatal findings (unknown settings keys, project context diagnostics).
 	Warnings []string
+	// Sandbox says how Bash commands run: "on" (in the command sandbox), "off" (settings
+	// sandbox.enabled false) or "unavailable" (the kernel cannot make it; Warnings says
+	// why).
+	Sandbox string
 	// MCPServers are the session's MCP servers and how each started, in name order; a
 	// failed one is also a warning. Their tools are in Tools.
 	MCPServers []MCPServer
@@ -287,9 +292,27 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	for _, d := range settings.Permissions.AdditionalDirectories {
 		dirs = append(dirs, d.Path)
 	}
-	evaluator, err := buildEvaluator(settings, opts.Cwd, dirs, opts.Home)
+	sandboxSet, sandboxWarning, err := sandboxSettingsOf(settings)
 	if err != nil {
 		return nil, err
+	}
+	evaluator, err := buildEvaluator(settings, opts.Cwd, dirs, opts.Home, sandboxSet == nil)
+	if err != nil {
+		return nil, err
+	}
+	var isolate func(string, []string, string, []string, string) (*exec.Cmd, error)
+	if sandboxSet != nil {
+		home := opts.Home
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		sb := newCommandSandbox(*sandboxSet, evaluator, settings.PermissionMode(), sandboxRoots(opts.Cwd, dirs), home)
+		isolate, a.Sandbox = sb.isolate, "on"
+	} else if sandboxWarning != "" {
+		a.Warnings = append(a.Warnings, sandboxWarning)
+		a.Sandbox = "unavailable"
+	} else {
+		a.Sandbox = "off"
 	}
 	hookRT := &hookRuntime{choice: choice}
 	hooks, hookWarnings, err := buildHooks(settings, opts, hookRT, a.pluginHooks())
@@ -313,7 +336,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			logsDir: sessionlog.ProjectDir(opts.Cwd), newID: opts.NewID}
 	}
 	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: background,
-		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env)})
+		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env), Isolate: isolate})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
@@ -541,7 +564,7 @@ func loadSettings(opts Options) (*config.Settings, error) {
 	})
 }
 
-func buildEvaluator(settings *config.Settings, cwd string, dirs []string, home string) (*permission.Evaluator, error) {
+func buildEvaluator(settings *config.Settings, cwd string, dirs []string, home string, noSandbox bool) (*permission.Evaluator, error) {
 	var layers []permission.Layer
 	for _, l := range settings.Permissions.ByLayer() {
 		layers = append(layers, permission.Layer{
@@ -562,7 +585,8 @@ func buildEvaluator(settings *config.Settings, cwd string, dirs []string, home s
 	if err != nil {
 		return nil, invalid("permission mode: %w", err)
 	}
-	return permission.New(permission.Config{Mode: mode, Rules: rules, ProjectRoot: cwd, AdditionalDirs: dirs, Home: home}), nil
+	return permission.New(permission.Config{Mode: mode, Rules: rules, ProjectRoot: cwd, AdditionalDirs: dirs, Home: home,
+		NoSandbox: noSandbox}), nil
 }
 
 // searchExclude is the search tools' path filter. A call is checked at the path it names;

@@ -55,6 +55,11 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 			}
 		}
 		parts = append(parts, p)
+		switch {
+		case e.cfg.NoSandbox && (sub.opaque || sub.Unknown) && e.fileDenyRules():
+			parts = append(parts, Part{Subject: sub.Text, Behavior: Ask,
+				Reason: "no sandbox is available, and what this command reads and writes cannot be checked against the file deny rules"})
+		}
 		parts = append(parts, e.operandParts(sub, ld, ctx)...)
 	}
 	if len(cmd.Subs) == 0 {

@@ -19,6 +19,10 @@ type Config struct {
 	AdditionalDirs []string
 	// Home anchors `~/` specifiers; empty means os.UserHomeDir.
 	Home string
+	// NoSandbox says commands run without the operating system's sandbox (sandbox.go):
+	// while a file deny rule is in force, a command whose file access the table cannot
+	// fully know then asks.
+	NoSandbox bool
 }
 
 // Evaluator decides tool calls. It is immutable and safe for concurrent use.

@@ -20,6 +20,10 @@ type SubCommand struct {
 
 	// computedName: the program's name is only known at run time ($CMD args).
 	computedName bool
+	// opaque: what the command reads and writes is not known from its words (a program
+	// not in the command table, an interpreter running code, git printing history or
+	// writing its work tree from it). Only a sandbox can hold a file rule against it.
+	opaque bool
 
 	allow []ctok   // allow rules must match this definitely
 	deny  [][]ctok // deny and ask rules are tried against each of these
@@ -366,6 +370,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	ef := effectsOf(words)
 	sub.reads, sub.writes, sub.danger, sub.readOnly, sub.recursive = ef.reads, ef.writes, ef.danger, ef.readOnly, ef.recursive
 	sub.skipsHidden, sub.followsLinks, sub.includes = ef.skipsHidden, ef.followsLinks, ef.includes
+	sub.opaque = opaqueProgram(words, ef)
 	if ef.unknown && words[0].static {
 		sub.names = words[1:]
 	}

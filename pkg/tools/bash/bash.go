@@ -70,6 +70,11 @@ type Config struct {
 	Background BackgroundRunner
 	// MaxOutputChars overrides the 30,000-character output limit (tests).
 	MaxOutputChars int
+	// Isolate, when set, makes the process a command runs as: the composition root runs
+	// commands in the session's sandbox through it (pkg/sandbox). It returns nil to run
+	// the command as usual. The command it returns must be in a process group of its own,
+	// so a timeout kills everything it started.
+	Isolate func(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error)
 	// OutputDir is where the whole output of a truncated command is saved (created on
 	// first use), so the model can Read what was cut; it must be a directory the Read
 	// tool may read. Empty: output is not saved and the truncation note says so.
@@ -217,12 +222,21 @@ func (b *Bash) exec(ctx context.Context, command string, spill func() (*os.File,
 		return nil, nil, err
 	}
 	defer pr.Close()
-	cmd := exec.Command(b.cfg.Shell, "-c", command)
-	cmd.Dir = b.cfg.Cwd
-	cmd.Env = b.cfg.Env
+	var cmd *exec.Cmd
+	if b.cfg.Isolate != nil {
+		if cmd, err = b.cfg.Isolate(b.cfg.Shell, []string{b.cfg.Shell, "-c", command}, b.cfg.Cwd, b.cfg.Env, command); err != nil {
+			pw.Close()
+			return nil, nil, err
+		}
+	}
+	if cmd == nil {
+		cmd = exec.Command(b.cfg.Shell, "-c", command)
+		cmd.Dir = b.cfg.Cwd
+		cmd.Env = b.cfg.Env
+		cmd.SysProcAttr = shellAttrs()
+	}
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	cmd.SysProcAttr = shellAttrs()
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return nil, nil, err

@@ -3,6 +3,7 @@ package builtin
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
@@ -34,6 +35,9 @@ type Config struct {
 	Fetch web.FetchConfig
 	// NoRipgrep forces Grep's pure-Go backend even when rg is on PATH.
 	NoRipgrep bool
+	// Isolate runs Bash commands in the session's sandbox (bash.Config.Isolate); nil runs
+	// them as they are.
+	Isolate func(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error)
 	// Exclude, when set, reports whether a search tool ("Grep" or "Glob") must leave the
 	// file or directory at absPath out: such files are never read, matched, counted or
 	// listed (see search.Exclude). It lets deny rules reach every file a search walks over;
@@ -53,7 +57,8 @@ func New(cfg Config) ([]llm.Tool, *workspace.Workspace, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	bashTool, err := bash.New(bash.Config{Cwd: ws.Cwd(), Env: cfg.Env, Background: cfg.Background, OutputDir: cfg.ToolOutputDir})
+	bashTool, err := bash.New(bash.Config{Cwd: ws.Cwd(), Env: cfg.Env, Background: cfg.Background, OutputDir: cfg.ToolOutputDir,
+		Isolate: cfg.Isolate})
 	if err != nil {
 		return nil, nil, fmt.Errorf("building Bash: %w", err)
 	}

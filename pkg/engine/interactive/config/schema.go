@@ -202,6 +202,19 @@ var settingsSchema = object(map[string]*node{
 	"disableAllHooks":       boolean(),
 	"env":                   mapOf(str()),
 	"enabledPlugins":        mapOf(boolean()),
+	// Claude Code's sandbox settings (the command sandbox, pkg/sandbox): enabled false
+	// turns it off, excludedCommands run outside it; the network keys are accepted, and
+	// robota's sandbox does not restrict the network.
+	"sandbox": object(map[string]*node{
+		"enabled":                   boolean(),
+		"excludedCommands":          arrayOf(str()),
+		"failIfUnavailable":         boolean(),
+		"autoAllowBashIfSandboxed":  anyJSON(),
+		"allowUnsandboxedCommands":  anyJSON(),
+		"enableWeakerNestedSandbox": anyJSON(),
+		"ignoreViolations":          anyJSON(),
+		"network":                   anyJSON(),
+	}),
 	// Claude Code keys this engine accepts and passes through without interpreting, so a
 	// user's existing .claude/settings.json loads without warnings.
 	"extraKnownMarketplaces":     anyJSON(),

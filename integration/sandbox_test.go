@@ -1,0 +1,182 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 27's attack table, run for real through robota -p: with Bash allowed and
+// Read(./secret.txt) and Edit(./.git/**) denied, commands of every class the permission
+// checker cannot see into (interpreters running inline code, commands built at run time,
+// git reading files itself, extractors and copies into .git) run in the command sandbox:
+// the secret's marker never reaches a tool result and no git hook lands, while commands
+// that touch nothing denied (a build, git status, go test) work with their output as
+// outside. The same table with the sandbox off (settings sandbox.enabled false, the path
+// an unavailable kernel takes too) shows the fallback: each such command is asked about,
+// so robota -p denies it and lists it in permission_denials.
+func TestSandboxAttackTable(t *testing.T) {
+	for _, tool := range []string{"git", "go", "python3", "perl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the attack table needs %s on PATH", tool)
+		}
+	}
+	const marker = "MARK-5c1d-secret"
+	attacks := []string{
+		`python3 -c 'print(open("secret.txt").read())'`,
+		`perl -e 'open F, "secret.txt"; print <F>'`,
+		`echo Y2F0IHNlY3JldC50eHQ= | base64 -d | sh`,
+		`bash -c "$(echo cat secret.txt)"`,
+		`X=secret; eval "c""at $X.txt"`,
+		`git grep --no-index MARK .`,
+		`git diff --no-index /dev/null secret.txt; true`,
+		`sh -c 'cat secr*'`,
+		`git init -q --template=tpl .; ls .git/hooks`,
+		`python3 -c 'open(".git/hooks/pre-commit","w").write("#!/bin/sh\necho pwned\n")'`,
+		`sh -c 'cp -r tpl/hooks/. .git/hooks/'`,
+		`X=.git/hooks/post-checkout; sh -c "echo x > $X"`,
+	}
+	if _, err := exec.LookPath("node"); err == nil {
+		attacks = append(attacks, `node -e 'console.log(require("fs").readFileSync("secret.txt","utf8"))'`)
+	}
+	benign := map[string]string{ // command → what its output must contain
+		"git status --short":           "",
+		"go test ./...":                "ok",
+		"go build ./... && echo built": "built",
+		"cat notes.txt":                "hello notes",
+	}
+
+	for _, sandboxed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sandboxed=%v", sandboxed), func(t *testing.T) {
+			p := newProject(t)
+			p.writeFile(t, "secret.txt", marker+"\n")
+			p.writeFile(t, "notes.txt", "hello notes\n")
+			p.writeFile(t, ".gitignore", "secret.txt\n")
+			p.writeFile(t, "go.mod", "module example.com/m\n\ngo 1.22\n")
+			p.writeFile(t, "m.go", "package m\n\nfunc Two() int { return 2 }\n")
+			p.writeFile(t, "m_test.go", "package m\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif Two() != 2 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n")
+			p.writeFile(t, "tpl/hooks/pre-commit", "#!/bin/sh\necho pwned\n")
+			p.writeFile(t, "tpl/hooks/post-checkout", "#!/bin/sh\necho pwned\n")
+			for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"}} {
+				if out, err := exec.Command("git", append([]string{"-C", p.Dir}, args...)...).CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			gitConfig, _ := os.ReadFile(filepath.Join(p.Dir, ".git/config"))
+			wantStatus, _ := exec.Command("git", "-C", p.Dir, "status", "--short").Output()
+			benign["git status --short"] = string(wantStatus)
+			settings := map[string]any{"permissions": map[string]any{"allow": []string{"Bash"},
+				"deny": []string{"Read(./secret.txt)", "Edit(./.git/**)"}}}
+			if !sandboxed {
+				settings["sandbox"] = map[string]any{"enabled": false}
+			}
+			b, _ := json.Marshal(settings)
+			p.writeFile(t, ".claude/settings.json", string(b))
+
+			var calls []string
+			var cmds []string
+			for _, c := range attacks {
+				cmds = append(cmds, c)
+			}
+			for c := range benign {
+				cmds = append(cmds, c)
+			}
+			for i, c := range cmds {
+				in, _ := json.Marshal(map[string]string{"command": c})
+				calls = append(calls, fmt.Sprintf("      - {id: call_%d, name: Bash, input: %s}", i, in))
+			}
+			script := p.writeScript(t, "attack.yaml", "turns:\n  - toolCalls:\n"+strings.Join(calls, "\n")+"\n  - text: done\n")
+			// go test and go build compile: allow them more than one run's usual time.
+			ctx, cancel := context.WithTimeout(context.Background(), 4*runTimeout)
+			defer cancel()
+			cmd := p.command(ctx, "-p", "go", "--provider", "script", "--script", script, "--output-format", "stream-json", "--verbose")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("robota: %v\nstderr:\n%s", err, stderr.String())
+			}
+			res := runResult{Stdout: stdout.String(), Stderr: stderr.String()}
+			results, denied := sandboxToolResults(t, res.Stdout)
+			for i, c := range cmds {
+				id := fmt.Sprintf("call_%d", i)
+				out, ran := results[id]
+				if strings.Contains(out, marker) {
+					t.Errorf("%q showed the secret:\n%s", c, out)
+				}
+				want, isBenign := benign[c]
+				switch {
+				case isBenign && !sandboxed && strings.HasPrefix(c, "go "):
+					// The fallback asks about programs whose file access it cannot know.
+					if !denied[id] {
+						t.Errorf("without the sandbox, %q was not asked about (output %q)", c, out)
+					}
+				case isBenign && (!ran || denied[id] || !strings.Contains(out, want)):
+					t.Errorf("%q (touches nothing denied): denied %v, output %q, want it to contain %q", c, denied[id], out, want)
+				case sandboxed && strings.HasPrefix(c, "python3 -c 'print") && (!ran || denied[id]):
+					// The checker cannot see into it: it ran, and the sandbox held.
+					t.Errorf("with the sandbox, %q was denied instead of running: %q", c, out)
+				case !isBenign && !sandboxed && !denied[id]:
+					t.Errorf("without the sandbox, %q was not asked about (output %q)", c, out)
+				}
+			}
+			for _, hook := range []string{"pre-commit", "post-checkout"} {
+				if _, err := os.Stat(filepath.Join(p.Dir, ".git/hooks", hook)); err == nil {
+					t.Errorf("a %s hook landed in .git/hooks", hook)
+				}
+			}
+			if now, _ := os.ReadFile(filepath.Join(p.Dir, ".git/config")); string(now) != string(gitConfig) {
+				t.Errorf(".git/config changed:\n%s", now)
+			}
+			if t.Failed() {
+				t.Logf("stderr:\n%s", res.Stderr)
+			}
+		})
+	}
+}
+
+// sandboxToolResults maps each tool_use id of a stream-json run to its tool_result text, and
+// lists the ids of permission_denials.
+func sandboxToolResults(t *testing.T, stdout string) (map[string]string, map[string]bool) {
+	t.Helper()
+	results, denied := map[string]string{}, map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var m struct {
+			Type    string `json:"type"`
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+			PermissionDenials []struct {
+				ToolUseID string `json:"tool_use_id"`
+			} `json:"permission_denials"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		switch m.Type {
+		case "user":
+			var blocks []struct {
+				ToolUseID string          `json:"tool_use_id"`
+				Content   json.RawMessage `json:"content"`
+			}
+			_ = json.Unmarshal(m.Message.Content, &blocks)
+			for _, b := range blocks {
+				var text string
+				if json.Unmarshal(b.Content, &text) != nil {
+					text = string(b.Content)
+				}
+				results[b.ToolUseID] = text
+			}
+		case "result":
+			for _, d := range m.PermissionDenials {
+				denied[d.ToolUseID] = true
+			}
+		}
+	}
+	return results, denied
+}

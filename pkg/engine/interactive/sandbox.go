@@ -1,0 +1,178 @@
+package interactive
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
+	"github.com/robota-sdk/robota-go/pkg/engine/permission"
+	"github.com/robota-sdk/robota-go/pkg/sandbox"
+)
+
+// The command sandbox (pkg/sandbox) is on by default: every Bash command of the session
+// runs where the operating system hides the Read-denied paths and makes the Edit-denied
+// and protected ones read-only. Claude Code's `sandbox` settings keep their meaning:
+// `enabled: false` turns it off, `excludedCommands` run outside it. Where the kernel
+// cannot make it, the session says so once and the permission checker asks about the
+// commands it cannot fully explain while a file deny rule is in force.
+
+// sandboxSettings is Claude Code's `sandbox` settings object, as robota reads it.
+type sandboxSettings struct {
+	Enabled           *bool    `json:"enabled"`
+	ExcludedCommands  []string `json:"excludedCommands"`
+	FailIfUnavailable bool     `json:"failIfUnavailable"`
+}
+
+// anyEntry is the name of a directory entry that stands for every entry.
+const anyEntry = ".robota-sandbox-any-entry"
+
+// maxSandboxWalk bounds the entries looked at to find the denied paths of a project.
+const maxSandboxWalk = 200_000
+
+// protectedInProject are made read-only below each working directory: what a command
+// could use to run code later (git hooks and config, robota's and Claude Code's
+// settings, skills and agents, editor tasks), as the checker protects them.
+var protectedInProject = []string{".git/hooks", ".git/config", ".git/info", ".claude", ".robota/settings.json",
+	".robota/settings.local.json", ".robota/skills", ".robota/agents", ".robota/commands", ".agents", ".vscode",
+	".idea", ".gitmodules", ".mcp.json", ".claude.json", ".bashrc", ".zshrc", ".profile"}
+
+// protectedInHome are the shell and git start-up files of the home directory.
+var protectedInHome = []string{".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile",
+	".zshenv", ".zlogin", ".gitconfig", ".ripgreprc", ".claude", ".robota/settings.json", ".ssh/authorized_keys"}
+
+// commandSandbox decides, per command, whether and how it runs sandboxed.
+type commandSandbox struct {
+	ev        *permission.Evaluator
+	roots     []string
+	home      string
+	protect   bool // protected paths are read-only (every mode but bypassPermissions)
+	excluded  []string
+	once      sync.Once
+	policy    sandbox.Policy
+	policyErr error
+}
+
+// sandboxSettingsOf reads the settings and the kernel: the settings when the sandbox is
+// on, nil when it is off or cannot be made, and then a warning to show once when it
+// cannot.
+func sandboxSettingsOf(settings *config.Settings) (*sandboxSettings, string, error) {
+	var set sandboxSettings
+	if raw, ok := settings.Extra["sandbox"]; ok {
+		if err := json.Unmarshal(raw, &set); err != nil {
+			return nil, "", invalid("settings sandbox: %v", err)
+		}
+	}
+	if set.Enabled != nil && !*set.Enabled {
+		return nil, "", nil
+	}
+	if ok, why := sandbox.Available(); !ok {
+		if set.FailIfUnavailable {
+			return nil, "", invalid("settings sandbox.failIfUnavailable: the command sandbox cannot be made here (%s)", why)
+		}
+		return nil, fmt.Sprintf("the command sandbox is not available here (%s): while a file deny rule is in force, "+
+			"commands whose file access the permission checker cannot fully know will ask", why), nil
+	}
+	return &set, "", nil
+}
+
+func newCommandSandbox(set sandboxSettings, ev *permission.Evaluator, mode string, roots []string, home string) *commandSandbox {
+	return &commandSandbox{ev: ev, roots: roots, home: home, protect: mode != string(permission.ModeBypassPermissions),
+		excluded: set.ExcludedCommands}
+}
+
+// isolate is the Bash tool's Config.Isolate.
+func (c *commandSandbox) isolate(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error) {
+	if c.isExcluded(command) {
+		return nil, nil
+	}
+	c.once.Do(func() { c.policy = c.build() })
+	if c.policy.Empty() {
+		return nil, nil
+	}
+	return c.policy.Command(shell, argv, dir, env)
+}
+
+// isExcluded: sandbox.excludedCommands lists commands (`docker`, `npm run`) or prefixes
+// (`docker:*`, `docker *`) that run outside the sandbox.
+func (c *commandSandbox) isExcluded(command string) bool {
+	command = strings.TrimSpace(command)
+	for _, e := range c.excluded {
+		e = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(e, ":*"), " *"))
+		if e != "" && (command == e || strings.HasPrefix(command, e+" ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// build finds the paths the policy covers: the denied entries of the working
+// directories (a denied directory is covered whole), the protected ones, and the
+// protected files of the home directory.
+func (c *commandSandbox) build() sandbox.Policy {
+	var p sandbox.Policy
+	seen := 0
+	for _, root := range c.roots {
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if seen++; seen > maxSandboxWalk {
+				return filepath.SkipAll
+			}
+			// A rule that denies a directory's every entry (`secrets/**`) covers the
+			// directory: a child with a name no one uses stands for every entry.
+			covers := func(tool string) bool {
+				return c.ev.SandboxDenies(tool, path) || d.IsDir() && c.ev.SandboxDenies(tool, filepath.Join(path, anyEntry))
+			}
+			switch {
+			case covers("Read"):
+				p.Hide = append(p.Hide, path)
+			case covers("Edit"):
+				p.ReadOnly = append(p.ReadOnly, path)
+			default:
+				if d.IsDir() && d.Name() == ".git" && path != root {
+					return filepath.SkipDir // its contents are git's; the protected parts are below
+				}
+				return nil
+			}
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		})
+		if c.protect {
+			for _, rel := range protectedInProject {
+				p.ReadOnly = append(p.ReadOnly, filepath.Join(root, rel))
+			}
+		}
+	}
+	if c.protect && filepath.IsAbs(c.home) {
+		for _, rel := range protectedInHome {
+			p.ReadOnly = append(p.ReadOnly, filepath.Join(c.home, rel))
+		}
+	}
+	return p.Abs()
+}
+
+// sandboxRoots are the directories whose denied entries the sandbox looks for.
+func sandboxRoots(cwd string, dirs []string) []string {
+	var out []string
+	for _, d := range append([]string{cwd}, dirs...) {
+		if d == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Policy is what the sandbox enforces on a command. Paths are absolute.
+type Policy struct {
+	// Hide are paths whose contents the command must not see: a file reads as empty, a
+	// directory as empty and unwritable.
+	Hide []string `json:"hide,omitempty"`
+	// ReadOnly are paths the command must not change (nor anything below them).
+	ReadOnly []string `json:"readOnly,omitempty"`
+}
+
+// Empty reports whether the policy restricts nothing.
+func (p Policy) Empty() bool { return len(p.Hide) == 0 && len(p.ReadOnly) == 0 }
+
+// helperArg is the first argument of the executable re-run as a sandbox's first
+// process; the policy travels in policyEnv.
+const (
+	helperArg = "__robota-sandbox__"
+	policyEnv = "ROBOTA_SANDBOX_POLICY"
+)
+
+// ErrUnavailable is returned by Command when the kernel cannot make the sandbox.
+var ErrUnavailable = errors.New("sandbox: user namespaces are not available")
+
+// Command returns a command that runs shell with args inside the sandbox of p, in dir,
+// with env. The caller sets its I/O and starts it like any exec.Cmd; Setpgid and a
+// parent-death signal are set, so killing the group kills the sandbox.
+func (p Policy) Command(shell string, args []string, dir string, env []string) (*exec.Cmd, error) {
+	if ok, why := Available(); !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, why)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	spec, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	cmd := exec.Command(self, append([]string{helperArg, shell}, args...)...)
+	cmd.Dir = dir
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return len(kv) > len(policyEnv) && kv[:len(policyEnv)+1] == policyEnv+"="
+	}), policyEnv+"="+string(spec))
+	cmd.SysProcAttr = namespaceAttrs()
+	return cmd, nil
+}
+
+var (
+	// hosted is set by RunIfSandbox: this executable can be re-run as a sandbox.
+	hosted    atomic.Bool
+	probeOnce sync.Once
+	probeOK   bool
+	probeWhy  string
+)
+
+// Available reports whether sandboxes can be made here, and why not; it probes once.
+func Available() (bool, string) {
+	probeOnce.Do(func() { probeOK, probeWhy = probe() })
+	return probeOK, probeWhy
+}
+
+// Abs cleans the policy's paths, keeps those that exist, and drops a path below
+// another of the same list (the outer one covers it).
+func (p Policy) Abs() Policy {
+	return Policy{Hide: existingRoots(p.Hide), ReadOnly: existingRoots(p.ReadOnly)}
+}
+
+func existingRoots(paths []string) []string {
+	var out []string
+	for _, q := range paths {
+		if !filepath.IsAbs(q) {
+			continue
+		}
+		q = filepath.Clean(q)
+		if _, err := os.Lstat(q); err != nil {
+			continue
+		}
+		out = append(out, q)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	return slices.DeleteFunc(out, func(q string) bool {
+		for _, o := range out {
+			if o != q && within(q, o) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && !filepath.IsAbs(rel) && rel != ".." && !(len(rel) > 2 && rel[:3] == "../")
+}

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package sandbox
+
+import "syscall"
+
+func namespaceAttrs() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+func probe() (bool, string) { return false, "the sandbox needs Linux namespaces" }
+
+// RunIfSandbox returns at once: there are no sandboxes on this system.
+func RunIfSandbox() {}

@@ -1,0 +1,138 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	RunIfSandbox()
+	os.Exit(m.Run())
+}
+
+// sandboxProject is a project with a marked secret and a .git directory.
+func sandboxProject(t *testing.T) (dir string, p Policy) {
+	t.Helper()
+	dir = t.TempDir()
+	for name, body := range map[string]string{"secret.txt": "MARK-7f3a\n", "notes.txt": "hello\n",
+		".git/config": "[core]\n", "private/key.pem": "MARK-7f3a\n"} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, Policy{Hide: []string{filepath.Join(dir, "secret.txt"), filepath.Join(dir, "private")},
+		ReadOnly: []string{filepath.Join(dir, ".git")}}.Abs()
+}
+
+func runIn(t *testing.T, p Policy, dir, script string) (string, error) {
+	t.Helper()
+	cmd, err := p.Command("/bin/bash", []string{"bash", "-c", script}, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	return out.String(), err
+}
+
+// Each way around the policy, run for real: the marker never shows, .git is never
+// written, and what touches nothing denied works as outside.
+func TestSandboxHoldsAgainstCommands(t *testing.T) {
+	if ok, why := Available(); !ok {
+		t.Skipf("no sandbox on this kernel: %s (the permission checker's fallback is tested in pkg/engine/permission)", why)
+	}
+	dir, p := sandboxProject(t)
+	for _, script := range []string{
+		"cat secret.txt",
+		"cat private/key.pem; ls private",
+		"python3 -c 'print(open(\"secret.txt\").read())' 2>&1 || true",
+		"perl -e 'open F, \"secret.txt\"; print <F>' 2>&1 || true",
+		"echo Y2F0IHNlY3JldC50eHQ= | base64 -d | sh",
+		"eval \"$(printf 'c%st secret.txt' a)\"",
+		"umount secret.txt 2>&1; cat secret.txt",
+		"mkdir -p /tmp/rb$$ && mount --bind " + dir + " /tmp/rb$$ 2>&1; cat /tmp/rb$$/secret.txt 2>&1 || true",
+		"unshare -Urm sh -c 'umount " + dir + "/secret.txt 2>&1; cat " + dir + "/secret.txt' 2>&1 || true",
+		"for p in /proc/[0-9]*; do cat $p/root" + dir + "/secret.txt 2>/dev/null; done; true",
+		"cp secret.txt /tmp/copy$$ && cat /tmp/copy$$",
+		"ln secret.txt hard$$ 2>&1; cat hard$$ 2>&1 || true",
+	} {
+		out, _ := runIn(t, p, dir, script)
+		if strings.Contains(out, "MARK-7f3a") {
+			t.Errorf("%q showed the secret:\n%s", script, out)
+		}
+	}
+	for _, script := range []string{
+		"echo hook > .git/hooks-pre-commit",
+		"printf x >> .git/config",
+		"python3 -c 'open(\".git/config\",\"a\").write(\"x\")'",
+		"mount -o remount,rw " + dir + "/.git 2>&1; echo x >> .git/config",
+		"unshare -Urm sh -c 'mount -o remount,rw,bind " + dir + "/.git; echo x >> " + dir + "/.git/config'",
+	} {
+		runIn(t, p, dir, script)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git/config")); string(b) != "[core]\n" {
+		t.Errorf(".git/config was changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git/hooks-pre-commit")); err == nil {
+		t.Error("a file was created in .git")
+	}
+	// What touches nothing denied works, with its output unchanged.
+	out, err := runIn(t, p, dir, "cat notes.txt && echo made > made.txt && cat made.txt && ls -a | sort")
+	if err != nil || out != "hello\nmade\n.\n..\n.git\nmade.txt\nnotes.txt\nprivate\nsecret.txt\n" {
+		t.Errorf("plain commands: %v\n%q", err, out)
+	}
+	// The exit status comes through.
+	if _, err := runIn(t, p, dir, "exit 3"); err == nil || err.(*exec.ExitError).ExitCode() != 3 {
+		t.Errorf("exit 3: %v", err)
+	}
+	// A process left behind ends with the command.
+	runIn(t, p, dir, "(sleep 30; echo late > late.txt) & echo started")
+	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
+		t.Error("a background process outlived the command")
+	}
+}
+
+func TestPolicyAbs(t *testing.T) {
+	dir, _ := sandboxProject(t)
+	p := Policy{Hide: []string{dir + "/private", dir + "/private/key.pem", dir + "/missing", "relative"}}.Abs()
+	if len(p.Hide) != 1 || p.Hide[0] != dir+"/private" {
+		t.Fatalf("Abs: %v", p.Hide)
+	}
+}
+
+// The sandbox's cost per command, beside the same command run directly.
+func BenchmarkSandboxedTrue(b *testing.B) {
+	if ok, why := Available(); !ok {
+		b.Skip(why)
+	}
+	dir := b.TempDir()
+	p := Policy{ReadOnly: []string{dir}}
+	b.Run("bare", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command("/bin/bash", "-c", "true")
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sandboxed", func(b *testing.B) {
+		for b.Loop() {
+			cmd, err := p.Command("/bin/bash", []string{"bash", "-c", "true"}, dir, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
