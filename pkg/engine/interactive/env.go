@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 )
 
 // settingsEnv is the settings `env` object as NAME=value entries, sorted by name; nil
@@ -21,16 +22,25 @@ func settingsEnv(env map[string]string) []string {
 }
 
 // toolEnv is the environment of tool processes (Bash, background commands): the engine's
-// own with the settings `env` values over it (Claude Code applies them to its process, so
-// they win over an inherited variable of the same name). nil (the engine's own) when the
-// settings set none.
+// own without the provider credentials, with the settings `env` values over it (Claude
+// Code applies them to its process, so they win over an inherited variable of the same
+// name). Claude Code passes its whole environment through; robota keeps provider keys
+// out of every command, so `env` cannot show them to the model: a user who wants a key
+// in commands names it in the settings `env`.
 func toolEnv(env map[string]string) []string {
-	extra := settingsEnv(env)
-	if extra == nil {
-		return nil
-	}
+	out := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return providerCredential(name)
+	})
 	// exec keeps the last value of a repeated name, so appending overrides.
-	return append(os.Environ(), extra...)
+	return append(out, settingsEnv(env)...)
+}
+
+// providerCredential reports whether an inherited variable holds a model provider's
+// credential (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_AUTH_TOKEN ...).
+func providerCredential(name string) bool {
+	upper := strings.ToUpper(name)
+	return strings.HasSuffix(upper, "_API_KEY") || upper == "ANTHROPIC_AUTH_TOKEN" || upper == "OPENAI_ADMIN_KEY"
 }
 
 // lookupWithSettings resolves a variable from the settings `env` first, then the
