@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
@@ -57,10 +59,23 @@ func (r *streamRun) askClient(ctx context.Context, s *interactive.InteractiveSes
 // the other control requests and the responses to ours are handled at once, so an
 // interrupt or a permission answer reaches a turn that is running.
 func (r *streamRun) read(stdin io.Reader) {
-	sc := bufio.NewScanner(stdin)
-	sc.Buffer(make([]byte, 0, 64<<10), maxInputLine)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	br := bufio.NewReaderSize(stdin, 64<<10)
+	for {
+		raw, tooLong, err := readInputLine(br, maxInputLine)
+		if err != nil && len(raw) == 0 && !tooLong {
+			if err != io.EOF {
+				fmt.Fprintf(r.stderr, "robota: read stdin: %v\n", err)
+			}
+			break
+		}
+		if tooLong {
+			// Never parsed, never held whole: the line is read past and reported.
+			msg := fmt.Sprintf("stream-json input: a line of more than %d MiB (the line limit) was skipped", maxInputLine>>20)
+			fmt.Fprintf(r.stderr, "robota: %s\n", msg)
+			r.refuseInput(msg)
+			continue
+		}
+		line := strings.TrimSpace(string(raw))
 		if line == "" {
 			continue
 		}
@@ -85,14 +100,42 @@ func (r *streamRun) read(stdin io.Reader) {
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		fmt.Fprintf(r.stderr, "robota: read stdin: %v\n", err)
-	}
 	r.ctl.close()
 	r.mu.Lock()
 	r.inEOF = true
 	r.mu.Unlock()
 	r.notify()
+}
+
+// readInputLine reads one line (without its newline) of at most max bytes. A longer
+// line is read to its end and dropped (tooLong), so memory stays bounded by max.
+func readInputLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil:
+			return line, tooLong, err
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), tooLong, nil
+	}
+}
+
+// refuseInput answers an input line robota could not take with an error result line,
+// and makes the run's exit status non-zero: a client never sees exit 0 and no output.
+func (r *streamRun) refuseInput(msg string) {
+	r.mu.Lock()
+	r.inputRefused = true
+	r.mu.Unlock()
+	_ = r.out.Result(output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true, Errors: []string{msg}})
 }
 
 // permissionModes are the modes set_permission_mode accepts.

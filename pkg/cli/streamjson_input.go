@@ -22,8 +22,9 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/runner/pool"
 )
 
-// maxInputLine bounds one stream-json input line (a user message with pasted files).
-const maxInputLine = 64 << 20
+// maxInputLine bounds one stream-json input line (a user message with pasted files or
+// images): a longer line is skipped unparsed, with an error result and a non-zero exit.
+const maxInputLine = 16 << 20
 
 // checkInputFlags validates --input-format and the flags that only make sense with it.
 func checkInputFlags(o Options) error {
@@ -121,6 +122,9 @@ type streamRun struct {
 	queue   []inbound
 	wake    chan struct{}
 	inEOF   bool
+	// inputRefused: an input line was refused (over the line limit); the exit status
+	// is then non-zero.
+	inputRefused bool
 	stopped bool
 }
 
@@ -234,6 +238,12 @@ func (r *streamRun) loop(ctx context.Context, workers *pool.Pool) int {
 	for {
 		in, ok := r.next()
 		if !ok {
+			r.mu.Lock()
+			refused := r.inputRefused
+			r.mu.Unlock()
+			if refused {
+				return exitFailed
+			}
 			return exitOK
 		}
 		if in.init != nil {

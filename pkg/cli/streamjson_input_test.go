@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -561,4 +562,33 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A line over the input limit is never parsed whole: it is read past, answered with an
+// error result and a warning, the session goes on with the next line, and the exit status
+// says a line was refused.
+func TestStreamJSONLineOverLimit(t *testing.T) {
+	c, _ := startStream(t, `
+turns:
+  - text: after the big line
+`)
+	big := `{"type":"user","message":{"role":"user","content":"` + strings.Repeat("x", maxInputLine+1024) + `"}}` + "\n"
+	go func() { _, _ = io.WriteString(c.stdin, big) }()
+	first := c.until("the refusal", isType("result"))
+	res := first[len(first)-1]
+	if res["is_error"] != true || !strings.Contains(fmt.Sprint(res["errors"]), "line limit") {
+		t.Fatalf("refusal result %v", res)
+	}
+	c.user("hi")
+	lines := c.until("the turn's result", isType("result"))
+	if r := lines[len(lines)-1]; r["result"] != "after the big line" {
+		t.Fatalf("the next line's turn: %v", r)
+	}
+	c.stdin.Close()
+	if code := <-c.done; code == 0 {
+		t.Fatalf("exit 0 after a refused line; stderr %q", c.stderr.String())
+	}
+	if !strings.Contains(c.stderr.String(), "line limit") {
+		t.Fatalf("stderr %q does not name the limit", c.stderr.String())
+	}
 }
