@@ -117,15 +117,15 @@ type streamRun struct {
 	stderr io.Writer
 	newID  func() string
 
-	mu      sync.Mutex
-	sess    *interactive.InteractiveSession
-	queue   []inbound
-	wake    chan struct{}
-	inEOF   bool
+	mu    sync.Mutex
+	sess  *interactive.InteractiveSession
+	queue []inbound
+	wake  chan struct{}
+	inEOF bool
 	// inputRefused: an input line was refused (over the line limit); the exit status
 	// is then non-zero.
 	inputRefused bool
-	stopped bool
+	stopped      bool
 }
 
 // runStreamJSON runs Claude Code's stream-json input mode (the Agent SDKs' transport):
