@@ -108,7 +108,8 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	res, isCommand := slashResult(ctx, s, cwd, &prompt, out)
 	if !isCommand {
 		var end *interactive.Result
-		end, sig, err = runPrompt(ctx, s, prompt, sigs, eventPrinter{out: out, verbose: o.Verbose, stderr: stderr})
+		end, sig, err = runPrompt(ctx, s, prompt, sigs, eventPrinter{out: out, verbose: o.Verbose, stderr: stderr,
+			partial: newPartialStream(o, out, a.Provider.Model, llm.NewID)})
 		res = output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true}
 		if err != nil { // the prompt was refused, or its events could not be followed
 			res.Errors = []string{err.Error()}

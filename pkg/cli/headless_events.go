@@ -9,6 +9,7 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
 // headlessDelivery never cuts off the run's one subscriber, its own output: stdout may be
@@ -78,9 +79,26 @@ type eventPrinter struct {
 	out     *output.Writer
 	verbose bool
 	stderr  io.Writer
+	// partial renders --include-partial-messages (nil without it): the deltas of the
+	// session's own answer as stream events, and its assistant lines among them.
+	partial *partialStream
 }
 
 func (p eventPrinter) print(ev interactive.Event) {
+	if p.partial != nil {
+		switch {
+		case (ev.Type == interactive.EventTextDelta || ev.Type == interactive.EventThinkingDelta) && ev.ParentToolUseID == "":
+			kind := "text"
+			if ev.Type == interactive.EventThinkingDelta {
+				kind = "thinking"
+			}
+			p.partial.delta(kind, ev.Text)
+			return
+		case ev.Type == interactive.EventMessage && ev.ParentToolUseID == "" && ev.Message.Role == llm.RoleAssistant:
+			p.partial.message(*ev.Message) // writes the assistant lines among the stream events
+			return
+		}
+	}
 	switch ev.Type {
 	case interactive.EventMessage:
 		p.out.SubagentMessage(*ev.Message, ev.ParentToolUseID)

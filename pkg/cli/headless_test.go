@@ -235,3 +235,46 @@ func TestHeadlessUnsavedSessionIsAnError(t *testing.T) {
 		t.Fatalf("exit %d, result %s; want exit 1 and is_error naming %s (stderr %q)", code, out.String(), want, errb.String())
 	}
 }
+
+// --include-partial-messages works with the prompt given to -p too (not only with
+// stream-json input): one content_block_delta per streamed chunk, and the assistant line
+// before its content_block_stop.
+func TestHeadlessPartialMessages(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	dir := t.TempDir()
+	scriptPath := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(scriptPath, []byte("turns:\n  - chunks: [\"one \", \"two \", \"three\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := mainWith([]string{"-p", "hi", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
+		"--provider", "script", "--script", scriptPath, "--cwd", dir}, pipe(t, ""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var kinds []string
+	deltas := 0
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			Type  string `json:"type"`
+			Event struct {
+				Type string `json:"type"`
+			} `json:"event"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		k := m.Type
+		if k == "stream_event" {
+			k = m.Event.Type
+			if k == "content_block_delta" {
+				deltas++
+			}
+		}
+		kinds = append(kinds, k)
+	}
+	want := "system message_start content_block_start content_block_delta content_block_delta content_block_delta assistant content_block_stop message_delta message_stop result"
+	if got := strings.Join(kinds, " "); got != want || deltas != 3 {
+		t.Fatalf("lines %q, want %q", got, want)
+	}
+}

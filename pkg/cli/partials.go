@@ -29,6 +29,15 @@ type partialStream struct {
 // roundSeparator is the text delta the agent loop streams between two rounds' answers.
 const roundSeparator = "\n\n"
 
+// newPartialStream is the partial stream of a stream-json run with
+// --include-partial-messages, nil otherwise.
+func newPartialStream(o Options, out *output.Writer, model string, newID func() string) *partialStream {
+	if !o.IncludePartialMessages || o.OutputFormat != "stream-json" {
+		return nil
+	}
+	return &partialStream{out: out, model: model, newID: newID}
+}
+
 func (p *partialStream) emit(ev map[string]any) { p.out.StreamEvent(ev, "") }
 
 func (p *partialStream) start() {

@@ -441,31 +441,19 @@ func (r *streamRun) follow(s *interactive.InteractiveSession, prompt string) (*i
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // questions still out when the turn ends are cancelled on the wire
-	p := eventPrinter{out: r.out, verbose: r.o.Verbose, stderr: r.stderr}
-	partial := &partialStream{out: r.out, model: s.Session().Model(), newID: r.newID}
+	p := eventPrinter{out: r.out, verbose: r.o.Verbose, stderr: r.stderr,
+		partial: newPartialStream(r.o, r.out, s.Session().Model(), r.newID)}
 	for {
 		ev, err := sub.Next(context.Background())
 		if err != nil {
 			return nil, fmt.Errorf("follow the session's events: %w", err)
 		}
-		switch ev.Type {
-		case interactive.EventTextDelta, interactive.EventThinkingDelta:
-			if r.o.IncludePartialMessages && ev.PromptID == sent.PromptID {
-				kind := "text"
-				if ev.Type == interactive.EventThinkingDelta {
-					kind = "thinking"
-				}
-				partial.delta(kind, ev.Text)
-			}
-		case interactive.EventMessage:
-			if r.o.IncludePartialMessages && ev.ParentToolUseID == "" && ev.Message.Role == llm.RoleAssistant {
-				partial.message(*ev.Message) // writes the assistant lines among the stream events
-				continue
-			}
-		case interactive.EventPermissionRequest:
+		if ev.Type == interactive.EventPermissionRequest {
 			go r.askClient(ctx, s, *ev.Permission)
 		}
-		p.print(ev)
+		if ev.PromptID == sent.PromptID || ev.Type != interactive.EventTextDelta && ev.Type != interactive.EventThinkingDelta {
+			p.print(ev)
+		}
 		switch ev.Type {
 		case interactive.EventComplete, interactive.EventError, interactive.EventInterrupted:
 			if ev.PromptID == sent.PromptID {
