@@ -72,6 +72,12 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 		}
 		forms, isDir, known := targetForms(t, cmd.ChangesDir, ctx)
 		d := e.evalPathAs("Write", ClassModify, forms, isDir, known, ctx, true)
+		if r := e.toolWideBashAllow(); r != nil && d.Behavior == Ask && d.ByMode && known && e.inside(forms, ctx) {
+			// Bash allowed as a whole runs its redirections inside the working
+			// directories, as Claude Code does; deny and ask rules and protected paths
+			// still stop them, and the mode still decides writes elsewhere.
+			d = Decision{Behavior: Allow, Reason: "allowed by " + r.describe(), Rule: r}
+		}
 		parts = append(parts, Part{Subject: "write to " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode})
 	}
 	for _, t := range cmd.Reads {
@@ -83,6 +89,16 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 		parts = append(parts, Part{Subject: "read of " + t.Text, Behavior: d.Behavior, Reason: d.Reason, Rule: d.Rule, ByMode: d.ByMode})
 	}
 	return combine(parts)
+}
+
+// toolWideBashAllow returns the allow rule `Bash` (or `Bash(*)`), if any.
+func (e *Evaluator) toolWideBashAllow() *Rule {
+	for _, r := range e.allow {
+		if appliesTo(r, "Bash") && r.broken == nil && r.spec.kind == specNone {
+			return r
+		}
+	}
+	return nil
 }
 
 // subMatcher relates a rule to one sub-command: an allow rule must match the stripped

@@ -23,8 +23,14 @@ func TestToolWideRulesDoNotGovernCommandOperands(t *testing.T) {
 	}{
 		{"redirect write, tool-wide Write deny", ModeDefault, []Layer{deny("Read"), deny("Write"), deny("Edit")},
 			func(t *testing.T) Request { return bashReq(t, "echo x > ran.txt") }, Ask},
+		// Bash allowed as a whole runs a redirection inside the project, as Claude Code
+		// does (--allowedTools Bash); outside it the mode still asks.
 		{"redirect write, allowed Bash", ModeDefault, []Layer{deny("Read"), deny("Write"), deny("Edit"), allow("Bash")},
-			func(t *testing.T) Request { return bashReq(t, "echo x > ran.txt") }, Ask},
+			func(t *testing.T) Request { return bashReq(t, "echo x > ran.txt") }, Allow},
+		{"redirect write outside, allowed Bash", ModeDefault, []Layer{allow("Bash")},
+			func(t *testing.T) Request { return bashReq(t, "echo x > "+e.outside+"/x.txt") }, Ask},
+		{"redirect write into a denied path, allowed Bash", ModeDefault, []Layer{allow("Bash"), deny("Edit(./src/**)")},
+			func(t *testing.T) Request { return bashReq(t, "echo x > src/a.go") }, Deny},
 		{"cp, tool-wide Edit deny, bypass", ModeBypassPermissions, []Layer{deny("Edit")},
 			func(t *testing.T) Request { return bashReq(t, "cp a.txt b.txt") }, Allow},
 		{"cat, tool-wide Read deny", ModeDefault, []Layer{deny("Read"), allow("Bash(cat *)")},
