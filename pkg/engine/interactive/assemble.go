@@ -368,7 +368,8 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	for _, t := range tools {
 		a.Tools = append(a.Tools, t.Schema().Name)
 	}
-	mcpServers, err := loadMCP(opts, settings.Env)
+	mcpServers, mcpWarnings, err := loadMCP(opts, settings)
+	a.Warnings = append(a.Warnings, mcpWarnings...)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,15 @@ package interactive
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/tools/mcp"
 	"github.com/robota-sdk/robota-go/pkg/version"
@@ -32,12 +36,32 @@ func (s MCPServer) Warning() string {
 // StrictMCPConfig) and Options.MCPConfigs. A list that cannot be read is a configuration
 // error naming the file: a session silently without a server the user configured would
 // be worse than none.
-func loadMCP(opts Options, settingsEnv map[string]string) ([]mcp.Server, error) {
-	servers, err := mcp.LoadConfigs(opts.Cwd, opts.MCPConfigs, opts.StrictMCPConfig, lookupWithSettings(settingsEnv))
+//
+// The settings' consent keys decide which of the project's .mcp.json servers start, as
+// in Claude Code's print mode (trust is implied there, measured against 2.1.197): every
+// server but those `disabledMcpjsonServers` names. `enableAllProjectMcpServers` and
+// `enabledMcpjsonServers` answer the approval an interactive front end asks for; a run
+// that asks nobody does not wait for it. A disabled server is named in Warnings.
+func loadMCP(opts Options, settings *config.Settings) ([]mcp.Server, []string, error) {
+	servers, err := mcp.LoadConfigs(opts.Cwd, opts.MCPConfigs, opts.StrictMCPConfig, lookupWithSettings(settings.Env))
 	if err != nil {
-		return nil, invalid("%w", err)
+		return nil, nil, invalid("%w", err)
 	}
-	return servers, nil
+	var disabled []string
+	if raw, ok := settings.Extra["disabledMcpjsonServers"]; ok {
+		if err := json.Unmarshal(raw, &disabled); err != nil {
+			return nil, nil, invalid("settings disabledMcpjsonServers: want a list of server names: %v", err)
+		}
+	}
+	var warnings []string
+	servers = slices.DeleteFunc(servers, func(s mcp.Server) bool {
+		if filepath.Base(s.Source) != mcp.ProjectFile || !slices.Contains(disabled, s.Name) {
+			return false
+		}
+		warnings = append(warnings, fmt.Sprintf("MCP server %q of %s is not started: disabledMcpjsonServers names it", s.Name, mcp.ProjectFile))
+		return true
+	})
+	return servers, warnings, nil
 }
 
 // mcpStartTimeout is Options.MCPStartTimeout, else Claude Code's MCP_TIMEOUT (ms), else

@@ -140,3 +140,27 @@ func TestBadMCPConfigIsAConfigurationError(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A project's .mcp.json server that the settings' disabledMcpjsonServers names is never
+// started (Claude Code 2.1.197 in print mode starts the others); the warning says why.
+func TestDisabledMcpjsonServersAreNotStarted(t *testing.T) {
+	dir, home := project(t, mcpScript, `, "disabledMcpjsonServers": ["off"]`)
+	marker := filepath.Join(dir, "started")
+	writeFile(t, filepath.Join(dir, ".mcp.json"), `{"mcpServers": {"off": {"command": "/bin/sh", "args": ["-c", "touch `+marker+`; sleep 5"]}}}`)
+	transport, _ := mcpTestServer(t)
+	a, err := Assemble(context.Background(), Options{Cwd: dir, Home: home, Env: envOf(nil), Now: fixedNow, NewID: ids(),
+		MCPConfigs: []string{`{"mcpServers": {"test": {"type": "sdk"}}}`}, MCPSDKTransport: transport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background(), "other")
+	if len(a.MCPServers) != 1 || a.MCPServers[0].Name != "test" {
+		t.Errorf("MCPServers = %+v, want only the server not disabled", a.MCPServers)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the disabled server's command ran")
+	}
+	if !strings.Contains(strings.Join(a.Warnings, "\n"), `MCP server "off" of .mcp.json is not started`) {
+		t.Errorf("warnings %q do not say the server was disabled", a.Warnings)
+	}
+}
