@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -197,16 +198,22 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 		p := s.guard(shape.Provider.profile(s.originOf("provider")), "provider")
 		s.LegacyProvider = &p
 	}
+	var noEffect []Issue
 	for k, v := range m.tree {
 		if !modelledKeys[k] {
 			s.Extra[k], _ = json.Marshal(v)
+		}
+		if why, ok := NoEffectKeys[k]; ok {
+			noEffect = append(noEffect, Issue{Severity: SeverityWarning, File: s.originOf(k).Display, Path: k,
+				Message: "accepted, has no effect in robota: " + why})
 		}
 	}
 
 	if bad := s.checkProviders(); len(bad) > 0 {
 		return nil, &ValidationError{Issues: append(append([]Issue(nil), fileIssues...), bad...)}
 	}
-	s.Warnings = append(append([]Issue(nil), fileIssues...), s.activeEnvWarnings()...)
+	slices.SortFunc(noEffect, func(a, b Issue) int { return strings.Compare(a.Path, b.Path) })
+	s.Warnings = append(append(append([]Issue(nil), fileIssues...), noEffect...), s.activeEnvWarnings()...)
 	return s, nil
 }
 
@@ -221,6 +228,35 @@ func (s *Settings) guard(p ProviderProfile, path string) ProviderProfile {
 func (s *Settings) originOf(path string) Source {
 	src, _ := s.Origin(path)
 	return src
+}
+
+// HonouredExtraKeys are the top-level keys without a typed field that robota acts on
+// (read from Settings.Extra by the package that owns them).
+var HonouredExtraKeys = map[string]string{
+	"enabledPlugins":         "plugins enabled for the session (interactive/plugins)",
+	"extraKnownMarketplaces": "marketplaces plugins are installed from (interactive/plugins)",
+	"sandbox":                "the command sandbox: enabled, excludedCommands, failIfUnavailable (interactive, pkg/sandbox)",
+	"disabledMcpjsonServers": "project .mcp.json servers that are not started (interactive)",
+}
+
+// NoEffectKeys are Claude Code keys robota accepts without acting on them, with why;
+// each one a file sets is a warning naming the file and the key.
+var NoEffectKeys = map[string]string{
+	"apiKeyHelper":               "provider keys come from providers profiles ($ENV:NAME) or the environment",
+	"awsAuthRefresh":             "robota has no Bedrock provider",
+	"awsCredentialExport":        "robota has no Bedrock provider",
+	"cleanupPeriodDays":          "robota does not delete old sessions",
+	"companyAnnouncements":       "robota shows no announcements",
+	"enableAllProjectMcpServers": "a run that asks nobody starts every .mcp.json server not in disabledMcpjsonServers, as Claude Code's print mode",
+	"enabledMcpjsonServers":      "a run that asks nobody starts every .mcp.json server not in disabledMcpjsonServers, as Claude Code's print mode",
+	"forceLoginMethod":           "robota has no login",
+	"forceLoginOrgUUID":          "robota has no login",
+	"includeCoAuthoredBy":        "robota writes no commit messages of its own",
+	"otelHeadersHelper":          "robota exports no OpenTelemetry data",
+	"outputStyle":                "robota has one output style",
+	"statusLine":                 "robota's headless runs have no status line",
+	"alwaysThinkingEnabled":      "use --max-thinking-tokens or a provider profile's thinking budget",
+	"spinnerTipsEnabled":         "robota's headless runs show no spinner",
 }
 
 // modelledKeys are the top-level keys Settings has typed fields for.

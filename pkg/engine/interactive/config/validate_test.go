@@ -77,6 +77,8 @@ func TestUnknownKeysAreWarningsNamingTheFile(t *testing.T) {
 		"warning .claude/settings.json: languag: unknown key",
 		"warning .claude/settings.json: permissions.alow: unknown key",
 		"warning .claude/settings.json: providers.w.api_key: unknown key",
+		"warning .claude/settings.json: includeCoAuthoredBy: accepted, has no effect in robota: " + NoEffectKeys["includeCoAuthoredBy"],
+		"warning .claude/settings.json: statusLine: accepted, has no effect in robota: " + NoEffectKeys["statusLine"],
 	}
 	if got := issueStrings(s.Warnings); !reflect.DeepEqual(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)
@@ -198,4 +200,43 @@ func TestKeysDifferingInCaseAreUnknown(t *testing.T) {
 	if n := len(s.Warnings); n != 6 {
 		t.Errorf("warnings = %q, want 6 unknown keys", issueStrings(s.Warnings))
 	}
+}
+
+// Every top-level key the settings schema accepts is honoured (a typed field, or read
+// from Extra by its owner) or warned about as having no effect: none is silently ignored.
+func TestEverySettingsKeyIsHonouredOrWarned(t *testing.T) {
+	for key := range settingsSchema.fields {
+		_, noEffect := NoEffectKeys[key]
+		_, honoured := HonouredExtraKeys[key]
+		n := 0
+		for _, b := range []bool{modelledKeys[key], honoured, noEffect} {
+			if b {
+				n++
+			}
+		}
+		if n > 1 {
+			t.Errorf("settings key %q: modelled %v, honoured %v, no effect %v: want exactly one", key, modelledKeys[key], honoured, noEffect)
+		}
+		if n == 0 {
+			t.Errorf("settings key %q is accepted and neither honoured nor warned about", key)
+		}
+	}
+	for key := range NoEffectKeys {
+		if _, ok := settingsSchema.fields[key]; !ok {
+			t.Errorf("NoEffectKeys names %q, which the schema does not accept", key)
+		}
+	}
+}
+
+// A no-effect key a file sets is a warning naming the file and the key.
+func TestNoEffectKeyIsAWarning(t *testing.T) {
+	f := newFixture(t)
+	f.write(t, ".claude/settings.json", `{"cleanupPeriodDays": 30}`)
+	s := f.load(t)
+	for _, w := range s.Warnings {
+		if w.Path == "cleanupPeriodDays" && strings.Contains(w.File, ".claude/settings.json") && strings.Contains(w.Message, "no effect") {
+			return
+		}
+	}
+	t.Fatalf("warnings %+v do not name cleanupPeriodDays", s.Warnings)
 }
