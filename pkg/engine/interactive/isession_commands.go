@@ -212,9 +212,14 @@ func (s *InteractiveSession) cmdPermissions(_ context.Context, _ string) command
 	}
 	sessionRules := s.sess.SessionRules()
 	mode := string(s.sess.PermissionMode())
-	msg := fmt.Sprintf("Mode %s; allow %d, ask %d, deny %d rules; %d session rule(s).", mode, len(allow), len(ask), len(deny), len(sessionRules))
+	sandboxState := ""
+	if s.assembled != nil {
+		sandboxState = s.assembled.Sandbox
+	}
+	msg := fmt.Sprintf("Mode %s; allow %d, ask %d, deny %d rules; %d session rule(s). Command sandbox: %s.",
+		mode, len(allow), len(ask), len(deny), len(sessionRules), sandboxState)
 	return ok(msg, map[string]any{"mode": mode, "allow": nonNilStrings(allow), "ask": nonNilStrings(ask),
-		"deny": nonNilStrings(deny), "sessionRules": nonNilStrings(sessionRules)})
+		"deny": nonNilStrings(deny), "sessionRules": nonNilStrings(sessionRules), "sandbox": sandboxState})
 }
 
 func nonNilStrings(v []string) []string {
