@@ -136,3 +136,47 @@ func BenchmarkSandboxedTrue(b *testing.B) {
 		}
 	})
 }
+
+// The same for a go build of a small module (a command doing real work): the sandbox's
+// cost is the same one process start, beside a build's own time.
+func BenchmarkSandboxedGoBuild(b *testing.B) {
+	if ok, why := Available(); !ok {
+		b.Skip(why)
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		b.Skip("no go on PATH")
+	}
+	dir := b.TempDir()
+	for name, body := range map[string]string{"go.mod": "module example.com/b\n\ngo 1.22\n",
+		"main.go": "package main\n\nfunc main() { println(\"hi\") }\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	p := Policy{ReadOnly: []string{filepath.Join(dir, ".git")}}
+	script := goBin + " build -o /dev/null ."
+	b.Run("bare", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command("/bin/bash", "-c", script)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
+	b.Run("sandboxed", func(b *testing.B) {
+		for b.Loop() {
+			cmd, err := p.Command("/bin/bash", []string{"bash", "-c", script}, dir, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
+}
