@@ -196,9 +196,10 @@ func TestEngineClientResumeContinueFork(t *testing.T) {
 	if r, sid := result(second); r != "Earlier the notes said MARKER-ONE; now MARKER-TWO." || sid != id {
 		t.Fatalf("resumed run answered %q in session %s, want the history of %s", r, sid, id)
 	}
-	// Only this run's messages: init, assistant, tool result, assistant, result.
-	if len(second) != 5 {
-		t.Fatalf("resumed run printed %d lines, want 5 (none of the earlier run's):\n%v", len(second), second)
+	// Only this run's messages: init, assistant (a text line and a tool_use line, one per
+	// content block), tool result, assistant, result.
+	if len(second) != 6 {
+		t.Fatalf("resumed run printed %d lines, want 6 (none of the earlier run's):\n%v", len(second), second)
 	}
 	if r, sid := result(runLines("-p", "third question", "--continue")); r != "I still remember MARKER-TWO." || sid != id {
 		t.Fatalf("--continue answered %q in session %s, want session %s", r, sid, id)
