@@ -39,7 +39,8 @@ const maxSandboxWalk = 200_000
 // could use to run code later (git hooks and config, robota's and Claude Code's
 // settings, skills and agents, editor tasks), as the checker protects them.
 var protectedInProject = []string{".git/hooks", ".git/config", ".git/info", ".claude", ".robota/settings.json",
-	".robota/settings.local.json", ".robota/skills", ".robota/agents", ".robota/commands", ".agents", ".vscode",
+	".robota/settings.local.json", ".robota/skills", ".robota/agents", ".robota/commands", ".agents/skills",
+	".agents/agents", ".agents/commands", ".vscode",
 	".idea", ".gitmodules", ".mcp.json", ".claude.json", ".bashrc", ".zshrc", ".profile"}
 
 // protectedInHome are the shell and git start-up files of the home directory.

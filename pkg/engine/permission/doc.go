@@ -28,7 +28,7 @@
 //  4. Protected paths: writing to a protected path asks, whatever the allow rules,
 //     except in bypassPermissions. Protected are, below a working directory (or
 //     anywhere in a path outside them), the directories .git, .claude, .robota,
-//     .vscode and .idea, and, wherever they are, the files .gitconfig, .gitmodules,
+//     .vscode, .idea, .agents/skills, .agents/agents and .agents/commands, and, wherever they are, the files .gitconfig, .gitmodules,
 //     .bashrc, .bash_profile, .bash_login, .zshrc, .zprofile, .zshenv, .zlogin,
 //     .profile, .ripgreprc, .mcp.json and .claude.json.
 //

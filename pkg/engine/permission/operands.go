@@ -471,4 +471,4 @@ func anyProtected(forms []string) bool {
 	return false
 }
 
-const protectedList = ".git, .claude, .robota, .vscode, .idea, shell and git configuration"
+const protectedList = ".git, .claude, .robota, .agents/skills, .agents/agents, .vscode, .idea, shell and git configuration"

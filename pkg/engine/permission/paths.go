@@ -340,6 +340,11 @@ func within(abs, dir string) bool {
 // protects .git, .claude, .vscode and .idea; .robota is ours.
 var protectedSegments = map[string]bool{".git": true, ".claude": true, ".robota": true, ".vscode": true, ".idea": true}
 
+// protectedBelowAgents are the directories of .agents robota loads definitions from
+// (skills with allowed-tools, agents, commands): a model that writes one there grants
+// itself tools in every later session. .agents/tasks stays writable.
+var protectedBelowAgents = map[string]bool{"skills": true, "agents": true, "commands": true}
+
 // protectedFiles are files that run code or configure tools wherever they are: shell
 // start-up files, git configuration, MCP server lists. Claude Code 2.1's list, plus
 // .claude.json and the other start-up files of bash and zsh.
@@ -360,6 +365,9 @@ func isProtected(abs string) bool {
 		seg, _, _ = strings.Cut(strings.ToLower(seg), ":")
 		seg = strings.TrimRight(seg, ". ")
 		if protectedSegments[seg] || shortName.MatchString(seg) || i == len(segs)-1 && protectedFiles[seg] {
+			return true
+		}
+		if seg == ".agents" && i+1 < len(segs) && protectedBelowAgents[strings.ToLower(segs[i+1])] {
 			return true
 		}
 	}

@@ -65,3 +65,21 @@ func TestToolWideRulesDoNotGovernCommandOperands(t *testing.T) {
 		})
 	}
 }
+
+// Every directory robota loads definitions from is protected like .claude: a model in
+// acceptEdits cannot write itself a skill that grants it tools in later sessions.
+func TestDefinitionDirectoriesAreProtected(t *testing.T) {
+	e := newEnv(t)
+	ev := e.evaluator(t, ModeAcceptEdits)
+	for _, rel := range []string{".agents/skills/x/SKILL.md", ".agents/agents/a.md", ".agents/commands/c.md",
+		".robota/skills/x/SKILL.md", ".claude/skills/x/SKILL.md", ".claude/agents/a.md"} {
+		req := Request{Tool: "Write", Input: input(t, "file_path", e.project+"/"+rel, "content", "x"), Cwd: e.project}
+		if d := ev.Evaluate(req); d.Behavior != Ask {
+			t.Errorf("acceptEdits Write %s: %s (%s), want ask", rel, d.Behavior, d.Reason)
+		}
+	}
+	req := Request{Tool: "Write", Input: input(t, "file_path", e.project+"/.agents/tasks/t.md", "content", "x"), Cwd: e.project}
+	if d := ev.Evaluate(req); d.Behavior != Allow {
+		t.Errorf("acceptEdits Write .agents/tasks/t.md: %s (%s), want allow", d.Behavior, d.Reason)
+	}
+}
