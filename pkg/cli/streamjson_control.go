@@ -38,11 +38,18 @@ func (r *streamRun) askClient(ctx context.Context, s *interactive.InteractiveSes
 	}
 	switch a.Behavior {
 	case "allow":
-		var updated json.RawMessage
-		if len(a.UpdatedInput) > 0 && a.UpdatedInput[0] == '{' {
-			updated = a.UpdatedInput
+		updated := bytes.TrimSpace(a.UpdatedInput)
+		if len(updated) == 0 || string(updated) == "null" {
+			updated = nil // no change: the input as asked about
+		} else if updated[0] != '{' {
+			// Running the original input would not be what the client allowed.
+			msg := fmt.Sprintf("the client allowed %s with an updatedInput that is not a JSON object (%.40s): the call is not run",
+				pr.ToolName, updated)
+			fmt.Fprintf(r.stderr, "robota: can_use_tool: %s\n", msg)
+			_ = s.RespondPermission(pr.RequestID, session.ApprovalDeny, msg)
+			return
 		}
-		_ = s.RespondPermissionInput(pr.RequestID, session.ApprovalAllow, "", updated)
+		_ = s.RespondPermissionInput(pr.RequestID, session.ApprovalAllow, "", json.RawMessage(updated))
 	default:
 		msg := a.Message
 		if a.Behavior != "deny" {

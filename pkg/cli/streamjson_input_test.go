@@ -592,3 +592,33 @@ turns:
 		t.Fatalf("stderr %q does not name the limit", c.stderr.String())
 	}
 }
+
+// An allow whose updatedInput is not a JSON object is never a run of the original input:
+// the call is refused with the reason, which the client sees in the tool result.
+func TestStreamJSONCanUseToolAllowWithBadUpdatedInput(t *testing.T) {
+	for _, bad := range []any{"touch other.txt", []any{1}, 42} {
+		c, dir := startStream(t, `
+turns:
+  - toolCalls: [{name: Bash, input: {command: "touch asked.txt"}}]
+  - text: "done"
+`, "--permission-prompt-tool", "stdio")
+		c.user("make a file")
+		lines := c.until("can_use_tool", func(m map[string]any) bool {
+			return m["type"] == "control_request" && field(m, "request", "subtype") == "can_use_tool"
+		})
+		c.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success",
+			"request_id": lines[len(lines)-1]["request_id"], "response": map[string]any{"behavior": "allow", "updatedInput": bad}}})
+		lines = c.until("result", isType("result"))
+		said := false
+		for _, m := range lines {
+			said = said || m["type"] == "user" && strings.Contains(mustJSON(t, m), "not a JSON object")
+		}
+		if !said {
+			t.Errorf("updatedInput %v: no tool result says why the call did not run", bad)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "asked.txt")); err == nil {
+			t.Errorf("updatedInput %v: the original command ran", bad)
+		}
+		c.finish()
+	}
+}
