@@ -53,6 +53,16 @@ var (
 		return regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`)
 	})
 	opaqueRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/_=-]{32,}`) })
+	// urlPasswordRe is a URL carrying user:password@ (a database or registry URL).
+	urlPasswordRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:([^/\s@]+)@`)
+	})
+	// liveTokenRe are the common service tokens by their prefixes.
+	liveTokenRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{30,}|` +
+			`pypi-[A-Za-z0-9_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{30,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|` +
+			`shp(?:at|ss|ca|pa)_[A-Fa-f0-9]{32}|dop_v1_[a-f0-9]{64}|xapp-[0-9]-[A-Za-z0-9-]{20,})`)
+	})
 )
 
 // Evaluate applies the sensitive-data policy to a memory text: obvious secrets, tokens,
@@ -83,6 +93,12 @@ func refusedKind(text string) (string, bool) {
 	}
 	if kind, ok := redact.Detect(text); ok {
 		return kind, true
+	}
+	if m := urlPasswordRe().FindStringSubmatch(text); m != nil && credentialValue(m[1]) {
+		return "a URL with a password", true
+	}
+	if liveTokenRe().MatchString(text) {
+		return "a service access token", true
 	}
 	if awsKeyRe().MatchString(text) {
 		return "an AWS access key", true

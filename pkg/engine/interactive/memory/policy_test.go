@@ -12,6 +12,13 @@ func TestEvaluate(t *testing.T) {
 		kind   string
 	}{
 		{"build with make; tests with go test ./...", Save, ""},
+		{"staging db is postgres://app:hunter2secret@db.internal:5432/app", Refuse, "a URL with a password"},
+		{"registry at https://deploy:Zx81kLq0@npm.example.com/", Refuse, "a URL with a password"},
+		{"use https://user:$PASSWORD@host/ in CI", Save, ""},
+		{"stripe key sk_live_51Hq8xLKa92mdPq0Zr7TTtv1x", Refuse, "a service access token"},
+		{"restricted rk_test_4eC39HqLyjWDarjtT1zdp7dc", Refuse, "a service access token"},
+		{"publish with npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b", Refuse, "a service access token"},
+		{"gitlab glpat-xY12AbCdEfGhIjKlMnOp", Refuse, "a service access token"},
 		{"the API key is in the vault, read it from $ANTHROPIC_API_KEY", Save, ""},
 		{"the password is stored in 1Password", Save, ""},
 		{"pinned to commit 3f786850e387550fdab836ed7e6dc881de23001b", Save, ""},
