@@ -229,7 +229,7 @@ func TestAdaptersThroughTheEnforcer(t *testing.T) {
 				Hooks:     hookAdapter{r: hook.NewRunner(tc.hooks, dir)},
 				Handler: func(_ context.Context, req session.ApprovalRequest) session.PermissionAnswer {
 					asked, why = true, req.Reason
-					return session.PermissionAnswer{Approval: session.ApprovalDeny}
+					return session.PermissionAnswer{Approval: session.ApprovalDeny, Reason: session.DeniedByUser} // the test user says no
 				},
 				Cwd: dir,
 			})

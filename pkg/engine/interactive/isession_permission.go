@@ -142,7 +142,8 @@ func (b *permissionBroker) respond(id string, approval session.Approval, message
 		Resolution: &PermissionResolution{RequestID: id, Approval: approval, Outcome: "answered"}})
 	a := session.PermissionAnswer{Approval: approval}
 	if approval == session.ApprovalDeny {
-		a.Message = message
+		// A client of the session answered: a person, or a program acting for one.
+		a.Reason, a.Message = session.DeniedByUser, message
 	} else {
 		a.UpdatedInput = updatedInput
 	}

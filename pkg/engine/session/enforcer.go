@@ -391,7 +391,15 @@ func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest
 			}
 			return true, "", withInput(a.UpdatedInput)
 		}
-		reason := firstNonEmpty(a.Reason, "denied by user")
+		// Only an answer from a user says so; a handler's denial without a reason names
+		// no one (nobody was asked: a subagent's handler, a handler that failed).
+		reason := a.Reason
+		switch {
+		case reason == "" && a.Message != "":
+			reason = DeniedByUser // a message for the model is a person's
+		case reason == "":
+			reason = "denied: the permission handler did not approve the call"
+		}
 		if a.Message != "" {
 			reason += ": " + a.Message
 		}

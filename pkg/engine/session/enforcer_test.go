@@ -387,12 +387,14 @@ func TestPermissionEnforcer_DenyAnswerReachesModel(t *testing.T) {
 		answer session.PermissionAnswer
 		want   string
 	}{
-		{"plain", session.PermissionAnswer{Approval: session.ApprovalDeny}, "Permission denied for Bash: denied by user"},
+		{"a user's", session.PermissionAnswer{Approval: session.ApprovalDeny, Reason: session.DeniedByUser}, "Permission denied for Bash: denied by user"},
+		// A denial that names no one never claims a user answered.
+		{"plain", session.PermissionAnswer{Approval: session.ApprovalDeny}, "Permission denied for Bash: denied: the permission handler did not approve the call"},
 		{"message", session.PermissionAnswer{Approval: session.ApprovalDeny, Message: "use make test instead"},
 			"Permission denied for Bash: denied by user: use make test instead"},
 		{"reason", session.PermissionAnswer{Approval: session.ApprovalDeny, Reason: "no answer within 1s"},
 			"Permission denied for Bash: no answer within 1s"},
-		{"unknown approval denies", session.PermissionAnswer{Approval: "maybe"}, "Permission denied for Bash: denied by user"},
+		{"unknown approval denies", session.PermissionAnswer{Approval: "maybe"}, "Permission denied for Bash: denied: the permission handler did not approve the call"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tool := &funcTool{name: "Bash"}

@@ -82,11 +82,15 @@ const (
 	ApprovalAllowSession Approval = "allow-session" // add ApprovalRequest.SessionRule for the rest of the session
 )
 
+// DeniedByUser is the reason of a denial a user answered.
+const DeniedByUser = "denied by user"
+
 // PermissionAnswer is a permission handler's whole answer.
 type PermissionAnswer struct {
 	Approval Approval
-	// Reason replaces "denied by user" in a denial's tool result (e.g. "no answer within
-	// 5m0s"); Message is what the user adds for the model. Both are for denials only.
+	// Reason says who or what denied, in the denial's tool result (DeniedByUser when a
+	// user answered, "no answer within 5m0s" ...; without one the result names no one);
+	// Message is what the user adds for the model. Both are for denials only.
 	Reason, Message string
 	// UpdatedInput, on an allow, replaces the call's input (a JSON object; the SDK's
 	// canUseTool updatedInput). The rewritten call is evaluated again: a deny rule wins.
