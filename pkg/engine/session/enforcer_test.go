@@ -22,9 +22,13 @@ func decide(b session.Behavior, binding bool) func(session.PermissionRequest, se
 	}
 }
 
+// answer is a handler standing for a user who answers a.
 func answer(a session.Approval, tr *trace) session.PermissionHandler {
 	return func(context.Context, session.ApprovalRequest) session.PermissionAnswer {
 		tr.add("handler")
+		if a == session.ApprovalDeny {
+			return session.PermissionAnswer{Approval: a, Reason: session.DeniedByUser}
+		}
 		return session.PermissionAnswer{Approval: a}
 	}
 }
