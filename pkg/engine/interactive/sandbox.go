@@ -118,7 +118,11 @@ func (c *commandSandbox) isExcluded(command string) bool {
 func (c *commandSandbox) build() sandbox.Policy {
 	var p sandbox.Policy
 	seen := 0
+	walk := c.ev.HasFileDenyRules() // without one, only the protected paths are covered
 	for _, root := range c.roots {
+		if !walk {
+			break
+		}
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
@@ -147,6 +151,8 @@ func (c *commandSandbox) build() sandbox.Policy {
 			}
 			return nil
 		})
+	}
+	for _, root := range c.roots {
 		if c.protect {
 			for _, rel := range protectedInProject {
 				p.ReadOnly = append(p.ReadOnly, filepath.Join(root, rel))
