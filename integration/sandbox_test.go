@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Issue 27's attack table, run for real through robota -p: with Bash allowed and
@@ -179,4 +182,65 @@ func sandboxToolResults(t *testing.T, stdout string) (map[string]string, map[str
 		}
 	}
 	return results, denied
+}
+
+// A sandboxed Bash command and everything it started die with robota, on kill -9 too:
+// the command's first process gets the parent-death signal, and its PID namespace ends
+// with it (issue 31).
+func TestBashCommandDiesWithRobota(t *testing.T) {
+	p := newProject(t)
+	p.writeFile(t, ".claude/settings.json", `{"permissions": {"defaultMode": "bypassPermissions"}}`)
+	script := p.writeScript(t, "kill.yaml", `turns:
+  - toolCalls:
+      - {id: c1, name: Bash, input: {command: "(sleep 40; echo late > late.txt) & echo started > started.txt; sleep 40"}}
+  - text: done
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "go", "--provider", "script", "--script", script)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := filepath.Join(p.Dir, "started.txt")
+	for i := 0; ; i++ {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if i > 400 {
+			_ = cmd.Process.Kill()
+			t.Fatal("the command never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	var left []string
+	for i := 0; i < 100; i++ {
+		left = processesIn(p.Dir)
+		if len(left) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, pid := range left { // do not leave them behind for the next test
+		if n, err := strconv.Atoi(pid); err == nil {
+			_ = syscall.Kill(n, syscall.SIGKILL)
+		}
+	}
+	t.Fatalf("processes still running in the project after robota was killed: %v", left)
+}
+
+// processesIn lists the PIDs whose working directory is dir.
+func processesIn(dir string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
