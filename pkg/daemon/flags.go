@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerproc"
 )
@@ -33,6 +34,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.DurationVar(&o.WorkerCheckInterval, "worker-check-interval", time.Second, "how often workers are health-checked")
 	fs.DurationVar(&o.ShutdownGrace, "shutdown-grace", 10*time.Second, "how long in-flight RPCs may finish on shutdown")
 	fs.StringVar(&o.Sessions.StateDir, "state-dir", "", "where the engine remembers the projects it served, so a restarted engine lists their sessions (default ~/.robota/engine)")
+	fs.IntVar(&o.Sessions.MaxLive, "max-sessions", manager.DefaultMaxLive, "live sessions at most; CreateSession past it fails with RESOURCE_EXHAUSTED")
 	fs.BoolVar(&o.Dev, "dev", false, "human-readable console logs instead of JSON")
 	fs.BoolVar(&o.ShowVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {

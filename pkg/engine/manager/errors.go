@@ -12,6 +12,8 @@ var (
 	ErrNotLive = errors.New("the session is not live")
 	// ErrShuttingDown: the engine is stopping and takes no new sessions.
 	ErrShuttingDown = errors.New("the engine is shutting down")
+	// ErrTooManySessions: the live-session limit (Config.MaxLive) is reached.
+	ErrTooManySessions = errors.New("too many live sessions")
 )
 
 // FieldError is bad input in one option of CreateOptions. Field is the Go name of

@@ -36,7 +36,14 @@ type Config struct {
 	Runner tasks.Runner
 	// Now stamps the sessions' times; nil means time.Now.
 	Now func() time.Time
+	// MaxLive bounds the live sessions (each holds files, a log and perhaps MCP server
+	// processes): past it Create fails with ErrTooManySessions before descriptors run out
+	// for everyone. 0 means DefaultMaxLive.
+	MaxLive int
 }
+
+// DefaultMaxLive is the live-session limit when Config.MaxLive is 0.
+const DefaultMaxLive = 256
 
 // CreateOptions are a new session's options (the proto's CreateSessionRequest in Go).
 type CreateOptions struct {
@@ -95,6 +102,7 @@ type Manager struct {
 	mu       sync.Mutex
 	live     map[string]*Live
 	loading  map[string]chan struct{} // ids being resumed; closed when done
+	opening  int                      // sessions being created or loaded: slots of MaxLive
 	projects *projects
 	closed   bool
 }
@@ -171,7 +179,18 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 		}
 		m.mu.Lock()
 	}
+	// A slot for the new live session, held while it loads.
+	if max := m.maxLive(); len(m.live)+m.opening >= max {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d sessions are live (the engine's limit, --max-sessions); close one first", ErrTooManySessions, max)
+	}
+	m.opening++
 	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.opening--
+		m.mu.Unlock()
+	}()
 	if o.Resume != "" {
 		if err := storedExists(ctx, o.Cwd, o.Resume); err != nil {
 			return nil, err
@@ -203,6 +222,13 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 		return l, nil // the session runs; only the listing after a restart would miss it
 	}
 	return l, nil
+}
+
+func (m *Manager) maxLive() int {
+	if m.cfg.MaxLive > 0 {
+		return m.cfg.MaxLive
+	}
+	return DefaultMaxLive
 }
 
 // validate checks what Assemble would reject with a less precise message.

@@ -137,3 +137,37 @@ func TestCreateOptionErrorsNameTheOption(t *testing.T) {
 		t.Errorf("Delete unknown: %v", err)
 	}
 }
+
+// Past the live-session limit Create fails with ErrTooManySessions, before any session is
+// loaded; a live session is still returned on resume, and closing one frees a slot.
+func TestLiveSessionLimit(t *testing.T) {
+	ctx := context.Background()
+	dir := scriptProject(t)
+	m, err := New(Config{Home: t.TempDir(), Env: noEnv, StateDir: t.TempDir(), MaxLive: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Shutdown(ctx)
+	a, err := m.Create(ctx, CreateOptions{Cwd: dir, Script: "s.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Create(ctx, CreateOptions{Cwd: dir, Script: "s.yaml"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Create(ctx, CreateOptions{Cwd: dir, Script: "s.yaml"}); !errors.Is(err, ErrTooManySessions) {
+		t.Fatalf("third session: %v, want ErrTooManySessions", err)
+	}
+	if l, err := m.Create(ctx, CreateOptions{Cwd: dir, Script: "s.yaml", Resume: a.ID()}); err != nil || l != a {
+		t.Fatalf("resuming a live session at the limit: %v", err)
+	}
+	if err := m.Close(ctx, a.ID(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Create(ctx, CreateOptions{Cwd: dir, Script: "s.yaml"}); err != nil {
+		t.Fatalf("after a close: %v", err)
+	}
+	if m.LiveCount() != 2 {
+		t.Fatalf("%d live, want 2", m.LiveCount())
+	}
+}

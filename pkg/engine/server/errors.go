@@ -32,6 +32,7 @@ var codeOf = []struct {
 	{commands.ErrUnknownCommand, codes.NotFound},
 	{manager.ErrNotLive, codes.FailedPrecondition},
 	{manager.ErrShuttingDown, codes.Unavailable},
+	{manager.ErrTooManySessions, codes.ResourceExhausted},
 	{interactive.ErrQueueFull, codes.ResourceExhausted},
 	{interactive.ErrSubscriberTooSlow, codes.ResourceExhausted},
 	{interactive.ErrPermissionAnswered, codes.FailedPrecondition},
