@@ -190,9 +190,19 @@ func (w *Worker) terminal(job runnerapi.Job, j *processJob, timedOut bool) runne
 	return runnerapi.Event{Kind: runnerapi.EventCompleted, Output: tail}
 }
 
+// commandShell is the shell of background commands: bash from PATH, as the Bash tool
+// runs foreground commands (a model writes one command for both: `[[ ]]`, arrays), else
+// /bin/sh.
+func commandShell() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}
+
 func (w *Worker) launch(job runnerapi.Job) (*processJob, error) {
 	p := job.Process
-	cmd := exec.Command("/bin/sh", "-c", p.Command)
+	cmd := exec.Command(commandShell(), "-c", p.Command)
 	cmd.Dir = p.Cwd
 	cmd.Env = processEnv(os.Environ())
 	for k, v := range p.Env {

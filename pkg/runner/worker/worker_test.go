@@ -55,6 +55,9 @@ func TestProcessJobOutcomes(t *testing.T) {
 			wantKind: runnerapi.EventCompleted, wantOut: "x\n"},
 		{name: "non-zero exit", job: runnerapi.ProcessJob{Command: "echo bad; exit 7"},
 			wantKind: runnerapi.EventFailed, wantOut: "bad\n", wantExit: 7, wantCat: "process"},
+		// The shell is bash, as for foreground commands (on a machine that has it).
+		{name: "bash syntax", job: runnerapi.ProcessJob{Command: `x=(a b); [[ ${#x[@]} == 2 ]] && echo bash`},
+			wantKind: runnerapi.EventCompleted, wantOut: "bash\n"},
 		{name: "timeout", job: runnerapi.ProcessJob{Command: "echo start; sleep 30", Timeout: 300 * time.Millisecond},
 			wantKind: runnerapi.EventFailed, wantOut: "start\n", wantExit: -1, wantCat: "timeout"},
 	}
