@@ -3,6 +3,7 @@ package plugins
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -32,9 +33,23 @@ type Cloner interface {
 // WorkerCloner clones by running `robota-worker git-clone` (package gitclone, go-git), so
 // go-git is linked into the worker only. Path is the worker binary; "" finds it beside
 // the running executable, then on PATH.
-type WorkerCloner struct{ Path string }
+// Timeout bounds one clone (0: DefaultCloneTimeout). The URL reaches the worker on its
+// stdin, never in its argv: a token in it would show in every process listing.
+type WorkerCloner struct {
+	Path    string
+	Timeout time.Duration
+}
+
+// DefaultCloneTimeout bounds a marketplace or plugin clone.
+const DefaultCloneTimeout = 2 * time.Minute
 
 func (w WorkerCloner) Clone(ctx context.Context, url, ref, dir string) (string, error) {
+	timeout := w.Timeout
+	if timeout <= 0 {
+		timeout = DefaultCloneTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	bin := w.Path
 	if bin == "" {
 		var err error
@@ -46,7 +61,8 @@ func (w WorkerCloner) Clone(ctx context.Context, url, ref, dir string) (string, 
 	if ref != "" {
 		args = append(args, "--ref", ref)
 	}
-	cmd := exec.CommandContext(ctx, bin, append(args, "--", url, dir)...)
+	cmd := exec.CommandContext(ctx, bin, append(args, "--", "-", dir)...)
+	cmd.Stdin = strings.NewReader(url + "\n")
 	// SIGTERM first: the worker cancels the clone and removes what it wrote.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 5 * time.Second
@@ -57,7 +73,9 @@ func (w WorkerCloner) Clone(ctx context.Context, url, ref, dir string) (string, 
 		if msg == "" {
 			msg = err.Error()
 		}
-		if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			msg += fmt.Sprintf(" (the clone took longer than %s)", timeout)
+		} else if ctx.Err() != nil {
 			msg += " (" + ctx.Err().Error() + ")"
 		}
 		return "", fmt.Errorf("%s", msg)

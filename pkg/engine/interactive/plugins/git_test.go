@@ -124,14 +124,24 @@ func TestWorkerCloner(t *testing.T) {
 	dir := t.TempDir()
 	args := filepath.Join(dir, "args")
 	fake := filepath.Join(dir, "robota-worker")
-	write(t, fake, "#!/bin/sh\necho \"$@\" > "+args+"\ncase \"$*\" in *fail*) echo 'git clone x: boom' >&2; exit 1;; esac\necho 0123456789abcdef0123456789abcdef01234567\n")
+	stdin := filepath.Join(dir, "stdin")
+	write(t, fake, "#!/bin/sh\necho \"$@\" > "+args+"\ncat > "+stdin+"\ncase \"$*\" in *fail*) echo 'git clone x: boom' >&2; exit 1;; esac\n"+
+		"case \"$*\" in *slow*) exec sleep 5;; esac\necho 0123456789abcdef0123456789abcdef01234567\n")
 	if err := os.Chmod(fake, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	commit, err := WorkerCloner{Path: fake}.Clone(context.Background(), "https://h/r.git", "v1", "/tmp/target")
+	// The URL (a token in it) goes on stdin, never in argv.
+	commit, err := WorkerCloner{Path: fake}.Clone(context.Background(), "https://user:tok@h/r.git", "v1", "/tmp/target")
 	got, _ := os.ReadFile(args)
-	if err != nil || commit != "0123456789abcdef0123456789abcdef01234567" || strings.TrimSpace(string(got)) != "git-clone --ref v1 -- https://h/r.git /tmp/target" {
-		t.Fatalf("commit %q err %v args %q", commit, err, got)
+	in, _ := os.ReadFile(stdin)
+	if err != nil || commit != "0123456789abcdef0123456789abcdef01234567" || strings.TrimSpace(string(got)) != "git-clone --ref v1 -- - /tmp/target" ||
+		string(in) != "https://user:tok@h/r.git\n" {
+		t.Fatalf("commit %q err %v args %q stdin %q", commit, err, got, in)
+	}
+	// A clone has a time limit.
+	if _, err := (WorkerCloner{Path: fake, Timeout: 200 * time.Millisecond}).Clone(context.Background(), "u", "", "/tmp/slow"); err == nil ||
+		!strings.Contains(err.Error(), "took longer than 200ms") {
+		t.Fatalf("slow clone: err = %v", err)
 	}
 	if _, err := (WorkerCloner{Path: fake}).Clone(context.Background(), "u", "", "/tmp/fail"); err == nil || err.Error() != "git clone x: boom" {
 		t.Fatalf("err = %v", err)

@@ -11,6 +11,7 @@
 package gitclone
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -88,7 +89,8 @@ func RedactURL(u string) string {
 	return u
 }
 
-// Command is the worker subcommand's name: robota-worker git-clone [--ref REF] URL DIR.
+// Command is the worker subcommand's name: robota-worker git-clone [--ref REF] URL DIR,
+// URL "-" reading the URL from stdin.
 const Command = "git-clone"
 
 // Main runs the subcommand: it prints the commit on stdout, or the error on stderr and
@@ -102,9 +104,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "usage: robota-worker %s [--ref REF] URL DIR\n", Command)
 		return 2
 	}
+	url := fs.Arg(0)
+	if url == "-" {
+		// The URL comes on stdin (robota passes it so: never in argv, where a token in it
+		// would show in every process listing).
+		line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+		if url = strings.TrimSpace(line); url == "" {
+			fmt.Fprintf(stderr, "robota-worker %s: no URL on stdin (%v)\n", Command, err)
+			return 2
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	commit, err := Clone(ctx, fs.Arg(0), *ref, fs.Arg(1))
+	commit, err := Clone(ctx, url, *ref, fs.Arg(1))
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
