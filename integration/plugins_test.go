@@ -40,15 +40,22 @@ func pluginMarketplace() map[string]string {
 	}
 }
 
-// enablePlugins writes the project's .claude/settings.json enabling myplugin (and a
-// plugin the marketplace does not have) from the marketplace source given.
+// enablePlugins writes the user's ~/.claude/settings.json enabling myplugin (and a
+// plugin the marketplace does not have) from the marketplace source given. (A project's
+// own settings never run a plugin by themselves: TestProjectSettingsAloneRunNoPlugin.)
 func enablePlugins(t *testing.T, p *project, source map[string]any) {
 	t.Helper()
 	settings, _ := json.Marshal(map[string]any{
 		"enabledPlugins":         map[string]bool{"myplugin@local-mkt": true, "ghost@local-mkt": true},
 		"extraKnownMarketplaces": map[string]any{"local-mkt": map[string]any{"source": source}},
 	})
-	p.writeFile(t, ".claude/settings.json", string(settings))
+	path := filepath.Join(p.Home, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, settings, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Issue 14 §3: a plugin from a local marketplace, enabled in the settings, contributes a

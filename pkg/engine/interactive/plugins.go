@@ -112,7 +112,20 @@ func pluginOptions(settings *config.Settings, cwd, home string) (plugins.Options
 			declared[name] = plugins.DeclaredMarketplace{Source: src, Base: from.Root, Origin: from.Display}
 		}
 	}
-	return plugins.Options{Cwd: cwd, Home: home, Enabled: enabled, Declared: declared, Lookup: lookupWithSettings(settings.Env)}, warnings
+	projectEnabled := map[string]string{}
+	for id, on := range enabled {
+		if src, ok := settings.Origin(fmt.Sprintf("enabledPlugins[%q]", id)); on && ok && projectFile(src) {
+			projectEnabled[id] = src.Display
+		}
+	}
+	return plugins.Options{Cwd: cwd, Home: home, Enabled: enabled, Declared: declared, ProjectEnabled: projectEnabled,
+		Lookup: lookupWithSettings(settings.Env)}, warnings
+}
+
+// projectFile reports a settings file of the project (committed or local): what a cloned
+// repository can bring.
+func projectFile(src config.Source) bool {
+	return src.Name == "projectSettings" || src.Name == "localSettings"
 }
 
 // origin names the settings file a key came from.

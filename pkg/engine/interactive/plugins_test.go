@@ -10,15 +10,16 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 )
 
-// pluginProject writes a project whose settings enable kit@mkt from a marketplace in
-// vendor/mkt (a path relative to the project, where the settings file is), plus a
-// project command named like one of the plugin's.
-func pluginProject(t *testing.T, extraSettings string) string {
+// pluginProject writes a project with a marketplace in vendor/mkt, plus a project
+// command named like one of the plugin's, and returns it with the settings of the
+// user's that enable kit@mkt from that marketplace (given as --settings: a project's own
+// settings never run a plugin by themselves, TestProjectSettingsAloneRunNoPlugin).
+func pluginProject(t *testing.T, extraSettings string) (dir, settings string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir = t.TempDir()
+	settings = `{"enabledPlugins": {"kit@mkt": true, "gone@mkt": true, "off@mkt": false},
+			"extraKnownMarketplaces": {"mkt": {"source": {"source": "directory", "path": "` + dir + `/vendor/mkt"}}}` + extraSettings + `}`
 	files := map[string]string{
-		".claude/settings.json": `{"enabledPlugins": {"kit@mkt": true, "gone@mkt": true, "off@mkt": false},
-			"extraKnownMarketplaces": {"mkt": {"source": {"source": "directory", "path": "./vendor/mkt"}}}` + extraSettings + `}`,
 		".claude/commands/notes.md":                  "---\ndescription: project notes\n---\nProject notes $ARGUMENTS\n",
 		"vendor/mkt/.claude-plugin/marketplace.json": `{"name": "mkt", "owner": {"name": "o"}, "plugins": [{"name": "kit", "source": "./kit"}, {"name": "off", "source": "./nowhere"}]}`,
 		"vendor/mkt/kit/.claude-plugin/plugin.json":  `{"name": "kit", "version": "2.0.0"}`,
@@ -37,7 +38,32 @@ func pluginProject(t *testing.T, extraSettings string) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
+	return dir, settings
+}
+
+// A plugin that only the project's own settings enable, from a marketplace inside the
+// repository, is neither fetched nor run: the user installs it first (Claude Code
+// 2.1.197's print mode does not load it either).
+func TestProjectSettingsAloneRunNoPlugin(t *testing.T) {
+	dir, settings := pluginProject(t, "")
+	if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(strings.ReplaceAll(settings, dir+"/vendor", "./vendor")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSession(t, scriptProvider(t, "turns:\n  - text: ok\n"), Options{Cwd: dir})
+	sub := s.Subscribe()
+	sent, _ := s.Submit("hi")
+	until(t, sub, ends(sent.PromptID))
+	if _, err := os.Stat(filepath.Join(dir, "vendor", "hook-ran.txt")); err == nil {
+		t.Fatal("the plugin's hook ran")
+	}
+	if _, err := s.ExecuteCommand(context.Background(), "kit:hello", ""); err == nil {
+		t.Fatal("the plugin's command is there")
+	}
+	a := s.Assembled()
+	if len(a.Plugins) == 0 || a.Plugins[len(a.Plugins)-1].Status != "failed" ||
+		!strings.Contains(a.Plugins[len(a.Plugins)-1].Error, "robota plugin install kit@mkt") {
+		t.Fatalf("plugins = %+v: want kit@mkt not loaded, saying how to install it", a.Plugins)
+	}
 }
 
 // An enabled plugin's commands answer to /kit:name, and to the bare /name unless the
@@ -45,8 +71,8 @@ func pluginProject(t *testing.T, extraSettings string) string {
 // server is started as plugin:kit:srv; the enabled plugin the marketplace lacks is a
 // warning and a failed status, the disabled one is not looked at.
 func TestPluginContributesToTheSession(t *testing.T) {
-	dir := pluginProject(t, "")
-	s := newTestSession(t, scriptProvider(t, "turns:\n  - text: ok\n    repeat: true\n"), Options{Cwd: dir})
+	dir, settings := pluginProject(t, "")
+	s := newTestSession(t, scriptProvider(t, "turns:\n  - text: ok\n    repeat: true\n"), Options{Cwd: dir, Settings: settings})
 	a := s.Assembled()
 	root, _ := filepath.EvalSymlinks(filepath.Join(dir, "vendor", "mkt", "kit"))
 	if len(a.Plugins) != 2 || a.Plugins[1] != (PluginStatus{ID: "kit@mkt", Name: "kit", Path: root, Status: "loaded"}) ||
@@ -94,8 +120,8 @@ func TestPluginContributesToTheSession(t *testing.T) {
 
 // disableAllHooks turns a plugin's hooks off too.
 func TestDisableAllHooksCoversPluginHooks(t *testing.T) {
-	dir := pluginProject(t, `, "disableAllHooks": true`)
-	s := newTestSession(t, scriptProvider(t, "turns:\n  - text: ok\n"), Options{Cwd: dir})
+	dir, settings := pluginProject(t, `, "disableAllHooks": true`)
+	s := newTestSession(t, scriptProvider(t, "turns:\n  - text: ok\n"), Options{Cwd: dir, Settings: settings})
 	sub := s.Subscribe()
 	sent, _ := s.Submit("hi")
 	until(t, sub, ends(sent.PromptID))

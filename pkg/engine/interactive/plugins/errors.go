@@ -21,6 +21,8 @@ var (
 	ErrUnsupported = errors.New("not supported")
 	// ErrComponent: a component file (hooks, MCP servers) is malformed.
 	ErrComponent = errors.New("invalid plugin component")
+	// ErrNotInstalled: a plugin the project's own settings enable is not installed by the user.
+	ErrNotInstalled = errors.New("not installed")
 	// ErrFetch: cloning or updating a git source failed.
 	ErrFetch = errors.New("fetching failed")
 	// ErrBadID: a plugin id is not "name@marketplace", or a name is unusable.

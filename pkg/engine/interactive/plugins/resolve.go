@@ -33,6 +33,11 @@ type Options struct {
 	Enabled map[string]bool
 	// Declared are the settings' extraKnownMarketplaces, by name.
 	Declared map[string]DeclaredMarketplace
+	// ProjectEnabled names the ids enabled only by the project's own settings files
+	// (value: the file): code a cloned repository names runs only after the user's
+	// install step, so such a plugin loads only from an installation in the user's own
+	// store (or Claude Code's), and nothing is fetched for it.
+	ProjectEnabled map[string]string
 	// Dirs are plugin directories loaded for this session only (--plugin-dir).
 	Dirs []string
 	// Lookup expands ${VAR} in MCP server configurations (the settings env, then the
@@ -123,6 +128,9 @@ func (r *resolver) plugin(ctx context.Context, id string) (*Plugin, []Problem) {
 	if err != nil {
 		return nil, []Problem{{Plugin: id, Skipped: true, Err: err}}
 	}
+	if file, ok := r.opts.ProjectEnabled[id]; ok {
+		return r.installedByUser(id, mkt, file)
+	}
 	om := r.marketplace(ctx, mkt)
 	var problems []Problem
 	for _, e := range om.problems { // the marketplace's own, once
@@ -162,6 +170,26 @@ func (r *resolver) plugin(ctx context.Context, id string) (*Plugin, []Problem) {
 	}
 	p, ps := load(loadInput{dir: dir, id: id, marketplace: mkt, entry: &entry, lookup: r.opts.Lookup})
 	return p, append(problems, ps...)
+}
+
+// installedByUser loads a plugin the project's settings enable from the user's own
+// installation of it; without one it is skipped, saying how to install it.
+func (r *resolver) installedByUser(id, mkt, file string) (*Plugin, []Problem) {
+	for _, st := range []Store{r.user, ClaudeStore(r.opts.Home)} {
+		if st.Dir == "" {
+			continue
+		}
+		inst, ok := st.Installation(id)
+		if st.Dir == ClaudeStore(r.opts.Home).Dir {
+			inst, ok = claudeInstallation(st, id, r.opts.Cwd)
+		}
+		if ok {
+			return load(loadInput{dir: inst.InstallPath, id: id, marketplace: mkt, lookup: r.opts.Lookup})
+		}
+	}
+	return nil, []Problem{{Plugin: id, Marketplace: mkt, Skipped: true, Err: fmt.Errorf("%w: %s of this project enables it, "+
+		"and a repository's settings never fetch or run a plugin by themselves: install it to use it (robota plugin install %s)",
+		ErrNotInstalled, file, id)}}
 }
 
 // claudeInstallation is Claude Code's installed copy of id that applies to cwd: a user
