@@ -375,7 +375,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	mcpServers = a.withPluginServers(mcpServers)
 
-	projectCtx, err := contextload.Load(contextload.Options{Cwd: opts.Cwd, Home: opts.Home})
+	projectCtx, err := contextload.Load(contextload.Options{Cwd: opts.Cwd, Home: opts.Home,
+		Denied: func(p string) bool {
+			_, denied := evaluator.DeniedPath("Read", p, opts.Cwd)
+			return denied && evaluator.SandboxDenies("Read", p)
+		}})
 	if err != nil {
 		return nil, fmt.Errorf("project context: %w", err)
 	}

@@ -100,6 +100,20 @@ func (r *reader) loadDiscovered(d discovered) {
 	if r.loaded[real] {
 		return
 	}
+	if !isRegular(d.path) {
+		return
+	}
+	// A context file of the project (what a cloned repository brings) stays in the
+	// project: one that is a link leading out of it (to /proc/self/environ, to a
+	// credentials file) is never read into the prompt. The user's own files may link
+	// where they like.
+	if root := realPath(r.root); inside(realPath(filepath.Dir(d.path)), root) && !inside(real, root) {
+		r.diag(d.path, 0, fmt.Errorf("%w: it is a link to %s", ErrEscapes, real))
+		return
+	}
+	if r.denied(real) {
+		return
+	}
 	content, ok := r.read(d.path, false)
 	if !ok {
 		return
@@ -108,6 +122,21 @@ func (r *reader) loadDiscovered(d discovered) {
 	f := File{Path: d.path, Display: r.display(d.path), Kind: d.kind, Content: content, Family: d.kind}
 	r.files = append(r.files, f)
 	r.expand(f, []string{real}, realPath(filepath.Dir(d.path)))
+}
+
+// inside reports whether p is dir or below it.
+func inside(p, dir string) bool {
+	_, ok := within(p, dir)
+	return ok || p == dir
+}
+
+// denied reports (and names) a file a Read deny rule covers: it is not loaded.
+func (r *reader) denied(real string) bool {
+	if r.opts.Denied == nil || !r.opts.Denied(real) {
+		return false
+	}
+	r.diag(real, 0, ErrDenied)
+	return true
 }
 
 // read returns a file's content. A missing file is silent unless reportMissing; a

@@ -18,6 +18,10 @@ var (
 	ErrImportOutside = errors.New("import outside the allowed directories")
 	// ErrTooLarge: a context file exceeds MaxFileBytes.
 	ErrTooLarge = errors.New("file too large")
+	// ErrEscapes: a context file of the project is a link leading out of the project.
+	ErrEscapes = errors.New("skipped: a context file of the project must stay in the project")
+	// ErrDenied: a Read deny rule covers the file (Options.Denied).
+	ErrDenied = errors.New("skipped: a Read deny rule covers it")
 	// ErrUnreadable: a file exists but cannot be read.
 	ErrUnreadable = errors.New("file unreadable")
 )

@@ -143,6 +143,9 @@ func (r *reader) expand(f File, stack []string, chainRoot string) {
 		if r.loaded[real] {
 			continue // already in the prompt (a diamond, or a discovered file)
 		}
+		if r.denied(real) {
+			continue
+		}
 		content, ok := r.read(path, true)
 		if !ok {
 			continue

@@ -38,6 +38,9 @@ type Options struct {
 	// a Markdown file under ~/.claude or ~/.robota, so a cloned repository's CLAUDE.md
 	// cannot pull arbitrary files (keys, credentials) into the prompt.
 	ImportRoots []string
+	// Denied reports a file (its real path) the session's Read deny rules cover: it is not
+	// loaded into the prompt, discovered or imported. Nil denies nothing.
+	Denied func(realPath string) bool
 }
 
 // Kind says which convention a context file follows.
