@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -19,7 +20,11 @@ import (
 // background outlives it) and on timeout or cancellation.
 type CommandExecutor struct {
 	ProjectDir string
-	// Env is added to the engine's environment; nil adds nothing.
+	// Base is the environment hooks start from; nil means the engine's own. The engine
+	// passes its own without provider keys (a hook gets a key only when its config names
+	// it, in Env or the hook's own env).
+	Base []string
+	// Env is added to the base environment; nil adds nothing.
 	Env []string
 	// Shell defaults to /bin/sh.
 	Shell string
@@ -44,7 +49,11 @@ func (c *CommandExecutor) Execute(ctx context.Context, h Definition, input []byt
 	name := safeCommand(h.Command)
 	cmd := exec.CommandContext(ctx, shell, "-c", h.Command)
 	cmd.Dir = c.ProjectDir
-	cmd.Env = append(append(append(os.Environ(), c.Env...), h.Env...),
+	base := c.Base
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(append(append(slices.Clip(base), c.Env...), h.Env...),
 		"CLAUDE_PROJECT_DIR="+c.ProjectDir, "ROBOTA_PROJECT_DIR="+c.ProjectDir)
 	cmd.Stdin = bytes.NewReader(input)
 	// Pipes of our own, not exec's copying: Wait then returns when the shell exits, so

@@ -704,7 +704,7 @@ func newHookAdapter(cfg hook.Config, settings *config.Settings, opts Options, ex
 	filter := &hookIfFilter{cwd: opts.Cwd, home: opts.Home}
 	xs := []hook.Option{
 		hook.WithFilter(filter.match),
-		hook.WithExecutor("command", &hook.CommandExecutor{ProjectDir: opts.Cwd, Env: settingsEnv(settings.Env)}),
+		hook.WithExecutor("command", &hook.CommandExecutor{ProjectDir: opts.Cwd, Base: toolEnv(nil), Env: settingsEnv(settings.Env)}),
 		hook.WithExecutor("http", &hook.HTTPExecutor{LookupEnv: lookupWithSettings(settings.Env)}),
 	}
 	for _, typ := range slices.Sorted(maps.Keys(executors)) {
