@@ -1,6 +1,8 @@
 package interactive
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +39,10 @@ type CheckpointFile struct {
 	Existed bool        `json:"existed"`
 	Blob    string      `json:"blob,omitempty"` // name under files/ when Existed
 	Mode    fs.FileMode `json:"mode,omitempty"`
+	// Wrote is the SHA-256 of what the session's last Write or Edit of the file in this
+	// prompt left there (hex; empty when none succeeded): a rewind keeps a file whose
+	// content differs from it, since someone else changed it since.
+	Wrote string `json:"wrote,omitempty"`
 }
 
 // Checkpoint is the state recorded when a prompt began.
@@ -197,6 +203,40 @@ func (c *checkpointStore) capture(path string) error {
 	return c.writeManifest(cp)
 }
 
+// wrote records what the running prompt's Write or Edit left in path.
+func (c *checkpointStore) wrote(path string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cp := c.cur
+	if cp == nil {
+		return nil
+	}
+	i := slices.IndexFunc(cp.Files, func(f CheckpointFile) bool { return f.Path == path })
+	if i < 0 {
+		return nil
+	}
+	sum, ok := fileSum(path)
+	if !ok {
+		return nil
+	}
+	cp.Files[i].Wrote = sum
+	return c.writeManifest(cp)
+}
+
+// fileSum is the SHA-256 of a regular file's content (not followed through a link).
+func fileSum(path string) (string, bool) {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:]), true
+}
+
 func (c *checkpointStore) writeManifest(cp *Checkpoint) error {
 	b, err := json.MarshalIndent(cp, "", "  ")
 	if err != nil {
@@ -239,21 +279,27 @@ func (c *checkpointStore) checkpoints() ([]Checkpoint, error) {
 // itself is kept, since the files are now as it began, so a later `/rewind id` can still
 // cut the conversation back to it (and restoring it again changes nothing). It returns
 // the checkpoint and the files restored and removed.
-func (c *checkpointStore) restore(id string) (cp Checkpoint, restored, removed []string, err error) {
+func (c *checkpointStore) restore(id string) (cp Checkpoint, restored, removed, kept []string, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.loadLocked(); err != nil {
-		return cp, nil, nil, err
+		return cp, nil, nil, nil, err
 	}
 	i := slices.IndexFunc(c.list, func(x *Checkpoint) bool { return x.ID == id })
 	if i < 0 {
-		return cp, nil, nil, fmt.Errorf("%w: %s", ErrUnknownCheckpoint, id)
+		return cp, nil, nil, nil, fmt.Errorf("%w: %s", ErrUnknownCheckpoint, id)
 	}
 	final := map[string]CheckpointFile{}
 	owner := map[string]string{}
-	for j := len(c.list) - 1; j >= i; j-- {
+	lastWrote := map[string]string{} // what the session's newest write left in each file
+	for j := len(c.list) - 1; j >= 0; j-- {
 		for _, f := range c.list[j].Files {
-			final[f.Path], owner[f.Path] = f, c.list[j].ID
+			if _, ok := lastWrote[f.Path]; !ok && f.Wrote != "" {
+				lastWrote[f.Path] = f.Wrote
+			}
+			if j >= i {
+				final[f.Path], owner[f.Path] = f, c.list[j].ID
+			}
 		}
 	}
 	paths := make([]string, 0, len(final))
@@ -263,24 +309,36 @@ func (c *checkpointStore) restore(id string) (cp Checkpoint, restored, removed [
 	slices.Sort(paths)
 	for _, p := range paths {
 		f := final[p]
+		st, lerr := os.Lstat(p)
+		isLink := lerr == nil && st.Mode()&fs.ModeSymlink != 0
+		if want, ok := lastWrote[p]; ok && lerr == nil && !isLink {
+			if now, _ := fileSum(p); now != want {
+				kept = append(kept, p) // changed since the session wrote it: someone's work
+				continue
+			}
+		}
+		if dst, err := os.Lstat(filepath.Dir(p)); err == nil && dst.Mode()&fs.ModeSymlink != 0 {
+			kept = append(kept, p) // its directory is a link now: nothing is written through it
+			continue
+		}
 		if !f.Existed {
+			// Remove drops a link itself, never what it points to.
 			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return cp, restored, removed, fmt.Errorf("removing %s: %w", p, err)
+				return cp, restored, removed, kept, fmt.Errorf("removing %s: %w", p, err)
 			}
 			removed = append(removed, p)
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(c.dir, owner[p], checkpointFilesDir, f.Blob))
 		if err != nil {
-			return cp, restored, removed, fmt.Errorf("reading the checkpoint of %s: %w", p, err)
+			return cp, restored, removed, kept, fmt.Errorf("reading the checkpoint of %s: %w", p, err)
 		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return cp, restored, removed, fmt.Errorf("restoring %s: %w", p, err)
+			return cp, restored, removed, kept, fmt.Errorf("restoring %s: %w", p, err)
 		}
-		if err := os.WriteFile(p, data, f.Mode|0o200); err != nil {
-			return cp, restored, removed, fmt.Errorf("restoring %s: %w", p, err)
+		if err := replaceFile(p, data, f.Mode); err != nil {
+			return cp, restored, removed, kept, fmt.Errorf("restoring %s: %w", p, err)
 		}
-		_ = os.Chmod(p, f.Mode)
 		restored = append(restored, p)
 	}
 	cp = *c.list[i]
@@ -292,10 +350,28 @@ func (c *checkpointStore) restore(id string) (cp Checkpoint, restored, removed [
 	for _, x := range dropped {
 		_ = os.RemoveAll(filepath.Join(c.dir, x.ID))
 	}
+	return cp, restored, removed, kept, err
+}
+
+// replaceFile puts data at p as a new file renamed into place: a link at p is replaced,
+// never written through.
+func replaceFile(p string, data []byte, mode fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".rewind*")
 	if err != nil {
-		return cp, restored, removed, err
+		return err
 	}
-	return cp, restored, removed, nil
+	defer os.Remove(tmp.Name()) // gone after the rename; cleans up a failure
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), p)
 }
 
 // head is the first line of a prompt, bounded.

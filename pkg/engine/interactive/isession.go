@@ -223,8 +223,11 @@ func (s *InteractiveSession) callbacks(next session.Callbacks) session.Callbacks
 // onTool records a tool event in the history, then publishes it: a client that reads
 // the history after the event finds the entry.
 func (s *InteractiveSession) onTool(ev session.ToolExecutionEvent) {
-	if ev.Type == session.ToolStart {
+	switch ev.Type {
+	case session.ToolStart:
 		s.captureEdit(ev)
+	case session.ToolEnd:
+		s.recordEdit(ev)
 	}
 	st := toolState(ev)
 	typ, entry := EventToolStart, EntryToolStart

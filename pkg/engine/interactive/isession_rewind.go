@@ -40,6 +40,34 @@ func (s *InteractiveSession) endCheckpoint() {
 	}
 }
 
+// recordEdit notes what a successful Write or Edit left in the file, so a rewind can tell
+// a file changed since (by a person, by Bash) from one only this session changed.
+func (s *InteractiveSession) recordEdit(ev session.ToolExecutionEvent) {
+	if s.checkpoints == nil || !checkpointTools[ev.ToolName] || !ev.Success {
+		return
+	}
+	if p, ok := editedPath(ev.ToolArgs, s.cwd); ok {
+		if err := s.checkpoints.wrote(p); err != nil {
+			s.addEntry(EntryCheckpointWarning, map[string]string{"path": p, "error": err.Error()})
+		}
+	}
+}
+
+// editedPath is the absolute, clean file_path of a Write or Edit call.
+func editedPath(args json.RawMessage, cwd string) (string, bool) {
+	var in struct {
+		FilePath string `json:"file_path"`
+	}
+	if json.Unmarshal(args, &in) != nil || in.FilePath == "" {
+		return "", false
+	}
+	p := in.FilePath
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p), true
+}
+
 // captureEdit keeps the prior content of the file a Write or Edit is about to change.
 // The start event comes before the permission check: a denied call leaves a pre-image
 // equal to the file, which restores it as it is.
@@ -47,17 +75,11 @@ func (s *InteractiveSession) captureEdit(ev session.ToolExecutionEvent) {
 	if s.checkpoints == nil || !checkpointTools[ev.ToolName] {
 		return
 	}
-	var in struct {
-		FilePath string `json:"file_path"`
-	}
-	if json.Unmarshal(ev.ToolArgs, &in) != nil || in.FilePath == "" {
+	p, ok := editedPath(ev.ToolArgs, s.cwd)
+	if !ok {
 		return
 	}
-	p := in.FilePath
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.cwd, p)
-	}
-	if err := s.checkpoints.capture(filepath.Clean(p)); err != nil {
+	if err := s.checkpoints.capture(p); err != nil {
 		s.addEntry(EntryCheckpointWarning, map[string]string{"path": p, "error": err.Error()})
 	}
 }
@@ -132,7 +154,7 @@ func (s *InteractiveSession) rewind(id string, conversation bool) commands.Resul
 				map[string]any{"reason": "conversation_replaced"})
 		}
 	}
-	cp, restored, removed, err := s.checkpoints.restore(id)
+	cp, restored, removed, kept, err := s.checkpoints.restore(id)
 	if err != nil {
 		if errors.Is(err, ErrUnknownCheckpoint) {
 			return fail(fmt.Sprintf("No checkpoint %q; see /rewind list.", id), map[string]any{"reason": "unknown_checkpoint"})
@@ -140,7 +162,7 @@ func (s *InteractiveSession) rewind(id string, conversation bool) commands.Resul
 		return fail("rewind: "+err.Error(), map[string]any{"restored": nonNilStrings(restored), "removed": nonNilStrings(removed)})
 	}
 	data := map[string]any{"checkpoint": cp.ID, "restored": nonNilStrings(restored), "removed": nonNilStrings(removed),
-		"bashTracked": false, "conversation": conversation}
+		"kept": nonNilStrings(kept), "bashTracked": false, "conversation": conversation}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Files restored to checkpoint %s (%q): %d restored, %d removed.", cp.ID, cp.Prompt, len(restored), len(removed))
 	if conversation {
@@ -157,6 +179,9 @@ func (s *InteractiveSession) rewind(id string, conversation bool) commands.Resul
 	}
 	for _, p := range removed {
 		fmt.Fprintf(&b, "\n  removed  %s", p)
+	}
+	for _, p := range kept {
+		fmt.Fprintf(&b, "\n  kept     %s (changed since this session last wrote it: not overwritten)", p)
 	}
 	fmt.Fprintf(&b, "\n%s", bashNotTracked)
 	return ok(b.String(), data)

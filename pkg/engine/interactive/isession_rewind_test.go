@@ -219,3 +219,76 @@ func TestRewindConversation(t *testing.T) {
 		t.Errorf("resumed conversation has %d messages, want the %d kept", len(got), kept)
 	}
 }
+
+// A file changed by someone else since the session last wrote it is kept and reported,
+// not overwritten; a path that became a link is restored by replacing the link, never
+// by writing or deleting through it.
+func TestRewindKeepsOthersChangesAndReplacesLinks(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := rewindProject(t, dir)
+	s := newTestSession(t, scriptProvider(t, fmt.Sprintf(rewindScript, a, b, c)), Options{Cwd: dir, PermissionMode: "acceptEdits"})
+	first := submitAndWait(t, s, "rewrite a")
+	submitAndWait(t, s, "edit a and create b")
+	// Someone edits c.txt after the session wrote it; b.txt becomes a link to a file
+	// outside the project; a.txt stays as the session left it.
+	if err := os.WriteFile(c, []byte("someone's work\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	if err := os.WriteFile(outside, []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, b); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.ExecuteCommand(context.Background(), "rewind", "code "+first)
+	if !res.Success {
+		t.Fatalf("rewind = %+v", res)
+	}
+	if got := readFile(t, c); got != "someone's work\n" {
+		t.Errorf("c.txt = %q: a change made since the session wrote it was overwritten", got)
+	}
+	if !strings.Contains(res.Message, "kept     "+c) {
+		t.Errorf("the rewind does not report the kept file:\n%s", res.Message)
+	}
+	if got := readFile(t, outside); got != "outside\n" {
+		t.Errorf("the file behind the link was changed: %q", got)
+	}
+	if _, err := os.Lstat(b); !os.IsNotExist(err) {
+		t.Errorf("b.txt (created by the session, now a link) is still there: %v", err)
+	}
+	if got := readFile(t, a); got != "original\n" {
+		t.Errorf("a.txt = %q, want the original", got)
+	}
+}
+
+// A file the session edited that became a link is restored as a file of its own: the
+// link is replaced, what it points to is left alone.
+func TestRewindReplacesAFileThatBecameALink(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := rewindProject(t, dir)
+	s := newTestSession(t, scriptProvider(t, fmt.Sprintf(rewindScript, a, b, c)), Options{Cwd: dir, PermissionMode: "acceptEdits"})
+	first := submitAndWait(t, s, "rewrite a")
+	target := filepath.Join(t.TempDir(), "target.txt")
+	if err := os.WriteFile(target, []byte("v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, a); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := s.ExecuteCommand(context.Background(), "rewind", "code "+first); !res.Success {
+		t.Fatalf("rewind = %+v", res)
+	}
+	if st, err := os.Lstat(a); err != nil || !st.Mode().IsRegular() || readFile(t, a) != "original\n" {
+		t.Errorf("a.txt: %v %v %q, want a regular file with the original", st, err, readFile(t, a))
+	}
+	if got := readFile(t, target); got != "v1\n" {
+		t.Errorf("the link's target was written through: %q", got)
+	}
+}
