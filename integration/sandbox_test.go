@@ -244,3 +244,53 @@ func processesIn(dir string) []string {
 	}
 	return out
 }
+
+// Issue 31: the assistant message asking for a tool call is journaled before the tool
+// runs, so a session resumed after robota was killed mid-command knows the command was
+// started, and the model is told its result is unknown.
+func TestResumeAfterKillKnowsTheCommandStarted(t *testing.T) {
+	p := newProject(t)
+	p.writeFile(t, ".claude/settings.json", `{"permissions": {"defaultMode": "bypassPermissions"}}`)
+	const id = "4b0c6e1e-2a6f-4b7e-9a43-3f1f6a0c9d21"
+	script := p.writeScript(t, "unanswered.yaml", `turns:
+  - when: {lastUserContains: "start it"}
+    toolCalls:
+      - {id: toolu_long, name: Bash, input: {command: "echo started > started.txt; sleep 40"}}
+  - when: {lastUserContains: "what happened"}
+    text: "resumed"
+  - text: "done"
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "start it", "--provider", "script", "--script", script, "--session-id", id)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(p.Dir, "started.txt")); err == nil {
+			break
+		}
+		if i > 400 {
+			_ = cmd.Process.Kill()
+			t.Fatal("the command never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	res := p.run(t, "-p", "what happened", "--provider", "script", "--script", script, "--resume", id, "--output-format", "json")
+	if res.Code != 0 || !strings.Contains(res.Stdout, `"result":"resumed"`) {
+		t.Fatalf("resume: exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	var found bool
+	_ = filepath.WalkDir(filepath.Join(p.Dir, ".robota", "sessions"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(path)
+			found = found || bytes.Contains(b, []byte("toolu_long")) && bytes.Contains(b, []byte("robota stopped before it ended"))
+		}
+		return nil
+	})
+	if !found {
+		t.Fatal("the resumed session holds no call toolu_long answered as unknown")
+	}
+}

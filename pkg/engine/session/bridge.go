@@ -34,6 +34,9 @@ func (s *Session) onAgentEvent(ev agent.Event) {
 	s.log(string(ev.Type), ev)
 	switch ev.Type {
 	case agent.EventToolBatchStarted:
+		// The assistant message that asked for these calls is durable before any of them
+		// runs: a session resumed after a crash knows a command was started.
+		s.persistRound()
 		s.cbMu.Lock()
 		clear(s.reported)
 		clear(s.requested)

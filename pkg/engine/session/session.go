@@ -114,7 +114,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("resume %s: %w", r.ID, err)
 		}
-		history = append(history, r.Messages...)
+		history = s.closeUnansweredCalls(append(history, r.Messages...))
 		s.events = events
 	}
 	if s.id == "" {
