@@ -44,6 +44,17 @@ func TestSandboxAttackTable(t *testing.T) {
 		`python3 -c 'open(".git/hooks/pre-commit","w").write("#!/bin/sh\necho pwned\n")'`,
 		`sh -c 'cp -r tpl/hooks/. .git/hooks/'`,
 		`X=.git/hooks/post-checkout; sh -c "echo x > $X"`,
+		// Issue 31's classes: extractors, patch tools, recursive copies into ".", git's
+		// index and work tree.
+		`mkdir -p x/.git/hooks && cp tpl/hooks/pre-commit x/.git/hooks/ && tar -C x -cf h.tar .git && sh -c 'tar -xf h.tar'`,
+		`mkdir -p y/.git/hooks && cp tpl/hooks/pre-commit y/.git/hooks/ && sh -c 'cp -r y/. .'`,
+		`mkdir -p z/.git/hooks && cp tpl/hooks/post-checkout z/.git/hooks/ && sh -c 'rsync -a z/ ./ 2>&1 || cp -a z/. .'`,
+		`printf -- '--- /dev/null
++++ b/.git/hooks/pre-commit
+@@ -0,0 +1 @@
++echo pwned
+' > p.diff; sh -c 'git apply --unsafe-paths p.diff 2>&1; patch -p1 < p.diff 2>&1'; true`,
+		`python3 -c 'import shutil; shutil.copy("tpl/hooks/pre-commit", ".git/hooks/pre-commit")'`,
 	}
 	if _, err := exec.LookPath("node"); err == nil {
 		attacks = append(attacks, `node -e 'console.log(require("fs").readFileSync("secret.txt","utf8"))'`)
