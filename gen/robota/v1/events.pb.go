@@ -1652,7 +1652,13 @@ type BackgroundTaskState struct {
 	// Worktree path of a worktree-isolated agent task that was preserved.
 	WorktreePath string `protobuf:"bytes,12,opt,name=worktree_path,json=worktreePath,proto3" json:"worktree_path,omitempty"`
 	// Branch of that worktree.
-	BranchName    string `protobuf:"bytes,13,opt,name=branch_name,json=branchName,proto3" json:"branch_name,omitempty"`
+	BranchName string `protobuf:"bytes,13,opt,name=branch_name,json=branchName,proto3" json:"branch_name,omitempty"`
+	// The host agent running a remotely dispatched task (its name, unique in the NATS
+	// cluster); empty for a local worker. pid is a process id on this host.
+	Host string `protobuf:"bytes,14,opt,name=host,proto3" json:"host,omitempty"`
+	// The attempt running the task: 1, then 2 after it moved to another host, ...;
+	// 0 for a local worker. Watch sends a new state when it changes.
+	Attempt       int32 `protobuf:"varint,15,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1776,6 +1782,20 @@ func (x *BackgroundTaskState) GetBranchName() string {
 		return x.BranchName
 	}
 	return ""
+}
+
+func (x *BackgroundTaskState) GetHost() string {
+	if x != nil {
+		return x.Host
+	}
+	return ""
+}
+
+func (x *BackgroundTaskState) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
 }
 
 // BackgroundTaskEvent is a lifecycle change or progress of a background task.
@@ -2029,7 +2049,7 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"stopReason\x12\x16\n" +
 	"\x06reason\x18\t \x01(\tR\x06reason\x12-\n" +
 	"\x12response_truncated\x18\n" +
-	" \x01(\bR\x11responseTruncated\"\x99\x04\n" +
+	" \x01(\bR\x11responseTruncated\"\xc7\x04\n" +
 	"\x13BackgroundTaskState\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x121\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1d.robota.v1.BackgroundTaskKindR\x04kind\x127\n" +
@@ -2047,7 +2067,9 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\x03pid\x18\v \x01(\x05R\x03pid\x12#\n" +
 	"\rworktree_path\x18\f \x01(\tR\fworktreePath\x12\x1f\n" +
 	"\vbranch_name\x18\r \x01(\tR\n" +
-	"branchName\"\xdd\x02\n" +
+	"branchName\x12\x12\n" +
+	"\x04host\x18\x0e \x01(\tR\x04host\x12\x18\n" +
+	"\aattempt\x18\x0f \x01(\x05R\aattempt\"\xdd\x02\n" +
 	"\x13BackgroundTaskEvent\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12E\n" +
 	"\rstate_changed\x18\x02 \x01(\v2\x1e.robota.v1.BackgroundTaskStateH\x00R\fstateChanged\x12\x1f\n" +

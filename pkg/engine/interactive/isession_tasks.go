@@ -45,6 +45,10 @@ type TaskState struct {
 	// OutputSummary is the head of the task's result once it ended.
 	OutputSummary string `json:"outputSummary,omitempty"`
 	PID           int    `json:"pid,omitempty"`
+	// Host and Attempt say where a remotely dispatched task runs (empty and zero for a
+	// local worker); PID is a process id on Host.
+	Host    string `json:"host,omitempty"`
+	Attempt int    `json:"attempt,omitempty"`
 	// WorktreePath and BranchName name a worktree-isolated task's worktree that was kept
 	// because it holds changes.
 	WorktreePath string `json:"worktreePath,omitempty"`

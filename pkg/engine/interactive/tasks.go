@@ -120,7 +120,7 @@ func TaskSnapshot(t tasks.Task) TaskState { return taskState(t) }
 // taskState is a manager snapshot as clients render it.
 func taskState(t tasks.Task) TaskState {
 	out := TaskState{TaskID: t.ID, Kind: TaskKind(t.Kind), Status: TaskStatus(t.State), ParentToolUseID: t.ParentToolUseID,
-		CreatedAt: t.CreatedAt, Error: t.Error, PID: t.PID, WorktreePath: t.WorktreePath, BranchName: t.WorktreeBranch}
+		CreatedAt: t.CreatedAt, Error: t.Error, PID: t.PID, Host: t.Host, Attempt: t.Attempt, WorktreePath: t.WorktreePath, BranchName: t.WorktreeBranch}
 	switch t.Kind {
 	case tasks.KindAgent:
 		out.Label = t.AgentType

@@ -46,7 +46,7 @@ func taskStateToProto(t interactive.TaskState) *robotav1.BackgroundTaskState {
 		TaskId: t.TaskID, Kind: taskKinds[t.Kind], Status: taskStatuses[t.Status], Label: t.Label,
 		CurrentAction: t.CurrentAction, CreatedAt: stamp(t.CreatedAt),
 		StartedAt: stamp(t.StartedAt), EndedAt: stamp(t.EndedAt),
-		Error: t.Error, OutputSummary: t.OutputSummary, Pid: int32(t.PID), WorktreePath: t.WorktreePath, BranchName: t.BranchName,
+		Error: t.Error, OutputSummary: t.OutputSummary, Pid: int32(t.PID), Host: t.Host, Attempt: int32(t.Attempt), WorktreePath: t.WorktreePath, BranchName: t.BranchName,
 	}
 }
 

@@ -117,6 +117,12 @@ type Event struct {
 	Kind     EventKind
 	// PID is set on EventStarted.
 	PID int
+	// Host and Attempt are set on EventStarted by a remote runner: the host agent that
+	// runs this attempt, and the attempt's number (1, then 2 after a failover, ...). A
+	// later EventStarted with a higher Attempt means the job moved: what earlier
+	// attempts reported is superseded. Both are zero for a local worker.
+	Host    string
+	Attempt int
 	// Text is the delta of EventTextDelta.
 	Text string
 	// Tool is set on EventToolStart and EventToolEnd.

@@ -256,7 +256,13 @@ func (m *BackgroundTaskManager) onEvent(t *task, ev runnerapi.Event) {
 	t.snap.LastActivityAt = &now
 	switch ev.Kind {
 	case runnerapi.EventStarted:
-		t.snap.PID = ev.PID
+		if ev.Attempt > 1 && ev.Attempt != t.snap.Attempt {
+			// The job moved to another host: the client sees the final attempt's log
+			// and actions only.
+			t.log = tail{max: m.cfg.LogTail}
+			t.snap.OutputBytes, t.open, t.snap.CurrentAction, t.partial = 0, nil, nil, ""
+		}
+		t.snap.PID, t.snap.Host, t.snap.Attempt = ev.PID, ev.Host, ev.Attempt
 		m.publishLocked(t, EventSpawned, nil, now)
 	case runnerapi.EventTextDelta:
 		m.onTextLocked(t, ev.Text)

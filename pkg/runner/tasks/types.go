@@ -165,6 +165,10 @@ type Task struct {
 
 	CurrentAction *Action `json:"currentAction,omitempty"`
 	PID           int     `json:"pid,omitempty"`
+	// Host and Attempt say where a remotely dispatched job runs: the host agent's name
+	// and the attempt (one per start on a host). Empty and zero for a local worker.
+	Host    string `json:"host,omitempty"`
+	Attempt int    `json:"attempt,omitempty"`
 
 	CreatedAt      time.Time  `json:"createdAt"`
 	StartedAt      *time.Time `json:"startedAt,omitempty"`
