@@ -23,6 +23,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/server"
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
 	"github.com/robota-sdk/robota-go/pkg/runner/pool"
+	"github.com/robota-sdk/robota-go/pkg/runner/remote"
 )
 
 // Config configures the daemon.
@@ -44,7 +45,9 @@ type Config struct {
 	// Sessions configures the engine's sessions (StateDir: where the engine remembers
 	// the projects it served; empty means ~/.robota/engine).
 	Sessions manager.Config
-	Log      *zap.Logger
+	// NATS configures remote dispatch over NATS JetStream (empty URLs: none).
+	NATS NATSConfig
+	Log  *zap.Logger
 	// Listening, if set, is called once the listener is open.
 	Listening func(net.Addr)
 }
@@ -72,6 +75,16 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		cfg.Sessions.StateDir = filepath.Join(home, ".robota", "engine")
 	}
+	// NATS first: an unreachable server fails the start before any worker is launched.
+	var router *remote.Router
+	if cfg.NATS.URLs != "" {
+		setup, r, err := startNATS(ctx, cfg.NATS, cfg.Sessions.StateDir, log)
+		if err != nil {
+			return err
+		}
+		defer setup.close()
+		router = r
+	}
 	var sup *launcher.Supervisor
 	if cfg.Worker.Path != "" && cfg.Workers > 0 {
 		sup = launcher.NewSupervisor(launcher.SupervisorConfig{
@@ -84,6 +97,12 @@ func Run(ctx context.Context, cfg Config) error {
 		workers := pool.NewShared(pool.FromPool(warm), pool.FromSupervisor(sup))
 		defer workers.Close()
 		cfg.Sessions.Runner = workers
+	}
+	if router != nil {
+		if cfg.Sessions.Runner != nil {
+			router.Local = cfg.Sessions.Runner
+		}
+		cfg.Sessions.Runner = router
 	}
 	mgr, err := manager.New(cfg.Sessions)
 	if err != nil {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
+	"github.com/robota-sdk/robota-go/pkg/runner/remote"
+	"github.com/robota-sdk/robota-go/pkg/runner/remote/natsserver"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerproc"
 )
 
@@ -35,6 +38,15 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.DurationVar(&o.ShutdownGrace, "shutdown-grace", 10*time.Second, "how long in-flight RPCs may finish on shutdown")
 	fs.StringVar(&o.Sessions.StateDir, "state-dir", "", "where the engine remembers the projects it served, so a restarted engine lists their sessions (default ~/.robota/engine)")
 	fs.IntVar(&o.Sessions.MaxLive, "max-sessions", manager.DefaultMaxLive, "live sessions at most; CreateSession past it fails with RESOURCE_EXHAUSTED")
+	fs.StringVar(&o.NATS.URLs, "nats", "", "NATS JetStream for workers across hosts: comma-separated nats:// or tls:// URLs of an existing cluster, or 'embedded' to run nats-server inside the engine")
+	fs.StringVar(&o.NATS.Creds, "nats-creds", "", "NATS credentials file")
+	fs.StringVar(&o.NATS.TLSCA, "nats-tls-ca", "", "PEM CA bundle for NATS TLS (with embedded: the CA host agents' certificates must chain to)")
+	fs.StringVar(&o.NATS.TLSCert, "nats-tls-cert", "", "PEM certificate for NATS TLS (client certificate, or with embedded the server's)")
+	fs.StringVar(&o.NATS.TLSKey, "nats-tls-key", "", "PEM private key of --nats-tls-cert")
+	fs.StringVar(&o.NATS.Listen, "nats-listen", natsserver.DefaultListen, "HOST:PORT the embedded NATS server listens on (TLS required off loopback)")
+	dispatch := fs.String("dispatch", "", "where subagents and background commands run: local, remote or auto (default local without --nats, auto with it)")
+	fs.DurationVar(&o.NATS.JobTimeout, "nats-job-timeout", remote.DefaultJobTimeout, "heartbeat timeout: a remote job whose host stops heartbeating runs again elsewhere after it")
+	fs.DurationVar(&o.NATS.QueueTimeout, "nats-queue-timeout", remote.DefaultQueueTimeout, "how long a remote job waits for a host offering its labels before it fails")
 	fs.BoolVar(&o.Dev, "dev", false, "human-readable console logs instead of JSON")
 	fs.BoolVar(&o.ShowVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
@@ -53,6 +65,17 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 		return Options{}, err
 	}
 	o.Worker = launcher.Command{Path: *workerFlag}
+	if *dispatch != "" {
+		if o.NATS.Dispatch, err = remote.ParseMode(*dispatch); err != nil {
+			return Options{}, err
+		}
+	}
+	switch {
+	case o.NATS.URLs == "" && (o.NATS.Dispatch == remote.ModeRemote || o.NATS.Dispatch == remote.ModeAuto):
+		return Options{}, fmt.Errorf("--dispatch %s needs --nats", o.NATS.Dispatch)
+	case o.NATS.JobTimeout <= 0:
+		return Options{}, errors.New("--nats-job-timeout must be positive")
+	}
 	return o, nil
 }
 

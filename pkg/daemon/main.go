@@ -41,6 +41,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	opts.Log = log
 	if err := Run(ctx, opts.Config); err != nil {
+		if errors.Is(err, ErrNATS) {
+			fmt.Fprintf(stderr, "robota-engine: %v\n", err)
+			return 1
+		}
 		log.Error("engine failed", zap.Error(err))
 		return 1
 	}

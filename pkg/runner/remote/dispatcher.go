@@ -1,0 +1,507 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/remote/wire"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+)
+
+// Defaults of DispatcherConfig.
+const (
+	DefaultJobTimeout   = 5 * time.Second
+	DefaultQueueTimeout = 2 * time.Minute
+	cancelGrace         = 3 * time.Second
+)
+
+// ErrNoLog is ReadLog's answer: the engine keeps a remote job's output itself (the
+// task manager's tail of the final attempt), the host's log is not reachable.
+var ErrNoLog = errors.New("a remote job's log is kept by the engine")
+
+// DispatcherConfig configures a Dispatcher.
+type DispatcherConfig struct {
+	// Conn is the engine's NATS connection (JetStream enabled on its server).
+	Conn *nats.Conn
+	// JobTimeout is the heartbeat timeout: a job whose host stops acking it is handed
+	// to another host after it (the consumer's AckWait). Default DefaultJobTimeout.
+	JobTimeout time.Duration
+	// QueueTimeout bounds how long a job may wait for a host to take it; the failure
+	// names the labels it asked for. Default DefaultQueueTimeout.
+	QueueTimeout time.Duration
+	// Labels returns the labels a job requires of its host (nil: none).
+	Labels func(runnerapi.Job) map[string]string
+	// FailOnDisconnect fails the running jobs when the NATS connection is lost
+	// (--dispatch remote); otherwise they wait for it to come back (auto).
+	FailOnDisconnect bool
+	Log              *zap.Logger
+}
+
+// Dispatcher is the engine's runner of remote jobs: it publishes each job on the
+// work-queue stream, gives its attempts numbers as host agents claim it, relays their
+// events to the task manager, answers their model and tool calls with the job's Host,
+// and ignores every attempt but the current one. It is safe for concurrent use.
+type Dispatcher struct {
+	cfg  DispatcherConfig
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	log  *zap.Logger
+	subs []*nats.Subscription
+
+	mu     sync.Mutex
+	jobs   map[string]*job // wire id → job
+	byTask map[string]*job // task id → job
+	hosts  map[string]seenHost
+	closed bool
+}
+
+type seenHost struct {
+	at time.Time
+	hb wire.Heartbeat
+}
+
+// job is one remote job; fields below mu are guarded by the Dispatcher's mutex.
+type job struct {
+	id     string
+	taskID string
+	rj     runnerapi.Job
+	labels map[string]string
+	done   chan struct{}
+
+	emitMu sync.Mutex // serializes emit; never held with the Dispatcher's mutex
+	emit   func(runnerapi.Event) error
+
+	attempt       int
+	host          string
+	attemptCtx    context.Context
+	attemptCancel context.CancelFunc
+	seq           uint64
+	ended         bool
+	cancelled     bool
+	cancelReason  string
+}
+
+// NewDispatcher creates (or updates) the job stream and its consumer and subscribes to
+// the hosts' subjects.
+func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, error) {
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = DefaultJobTimeout
+	}
+	if cfg.QueueTimeout <= 0 {
+		cfg.QueueTimeout = DefaultQueueTimeout
+	}
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	js, err := jetstream.New(cfg.Conn)
+	if err != nil {
+		return nil, err
+	}
+	if err := EnsureStream(ctx, js, cfg.JobTimeout); err != nil {
+		return nil, err
+	}
+	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: map[string]*job{}, byTask: map[string]*job{},
+		hosts: map[string]seenHost{}}
+	for subject, handler := range map[string]nats.MsgHandler{
+		wire.ClaimWildcard: d.onClaim, wire.EventWildcard: d.onEvent,
+		wire.ChatWildcard: d.onCall, wire.ToolWildcard: d.onCall, wire.HeartbeatWildcard: d.onHeartbeat,
+	} {
+		sub, err := d.nc.Subscribe(subject, handler)
+		if err != nil {
+			d.Close()
+			return nil, fmt.Errorf("subscribe to %s: %w", subject, err)
+		}
+		_ = sub.SetPendingLimits(-1, -1)
+		d.subs = append(d.subs, sub)
+	}
+	if err := d.nc.FlushTimeout(5 * time.Second); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("subscribe to the hosts' subjects: %w", err)
+	}
+	return d, nil
+}
+
+// EnsureStream creates or updates the work-queue stream and the hosts' consumer, whose
+// AckWait is the heartbeat timeout.
+func EnsureStream(ctx context.Context, js jetstream.JetStream, timeout time.Duration) error {
+	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: wire.Stream, Subjects: []string{wire.JobsSubject}, Retention: jetstream.WorkQueuePolicy,
+		Storage: jetstream.FileStorage, Duplicates: time.Minute,
+	})
+	if err != nil {
+		return fmt.Errorf("create the job stream %s: %w", wire.Stream, err)
+	}
+	_, err = js.CreateOrUpdateConsumer(ctx, wire.Stream, jetstream.ConsumerConfig{
+		Durable: wire.Consumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: timeout,
+		MaxDeliver: -1, MaxAckPending: 100000, MaxWaiting: 4096,
+	})
+	if err != nil {
+		return fmt.Errorf("create the hosts' consumer %s: %w", wire.Consumer, err)
+	}
+	return nil
+}
+
+var _ runnerapi.Runner = (*Dispatcher)(nil)
+
+// HostsAlive is how many host agents heartbeated within the job timeout.
+func (d *Dispatcher) HostsAlive() int {
+	if !d.nc.IsConnected() {
+		return 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	cutoff := time.Now().Add(-d.cfg.JobTimeout)
+	for _, h := range d.hosts {
+		if h.at.After(cutoff) {
+			n++
+		}
+	}
+	return n
+}
+
+// Start implements runnerapi.Runner: the job goes on the stream and Start returns once
+// its current attempt reported a terminal event (or the job was cancelled, or waited
+// for a host longer than the queue timeout).
+func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runnerapi.Event) error) error {
+	j := &job{id: wire.NewJobID(), taskID: rj.ID, rj: rj, emit: emit, done: make(chan struct{})}
+	if d.cfg.Labels != nil {
+		j.labels = d.cfg.Labels(rj)
+	}
+	body, err := json.Marshal(wire.FromRunner(j.id, rj, j.labels))
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return errors.New("the remote dispatcher is closed")
+	}
+	d.jobs[j.id], d.byTask[rj.ID] = j, j
+	d.mu.Unlock()
+	if _, err := d.js.Publish(ctx, wire.JobsSubject, body, jetstream.WithMsgID(j.id)); err != nil {
+		d.forget(j)
+		return fmt.Errorf("queue the job on NATS: %w", err)
+	}
+	d.log.Debug("remote job queued", zap.String("task", rj.ID), zap.String("job", j.id))
+	queued := time.NewTimer(d.cfg.QueueTimeout)
+	defer queued.Stop()
+	for {
+		select {
+		case <-j.done:
+			return nil
+		case <-queued.C:
+			d.mu.Lock()
+			waiting := j.attempt == 0 && !j.ended
+			d.mu.Unlock()
+			if waiting {
+				d.finish(j, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_host", Error: d.noHostReason(j)})
+			}
+		case <-ctx.Done():
+			d.cancel(j, context.Cause(ctx).Error())
+			select {
+			case <-j.done:
+			case <-time.After(cancelGrace):
+				d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: context.Cause(ctx).Error()})
+			}
+			return nil
+		}
+	}
+}
+
+// noHostReason says why no host took j within the queue timeout.
+func (d *Dispatcher) noHostReason(j *job) string {
+	if len(j.labels) == 0 {
+		return fmt.Sprintf("no host agent took the job within %s", d.cfg.QueueTimeout)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var missing []string
+	for k, v := range j.labels {
+		offered := false
+		for _, h := range d.hosts {
+			if h.hb.Labels[k] == v {
+				offered = true
+			}
+		}
+		if !offered {
+			missing = append(missing, k+"="+v)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) == 0 {
+		return fmt.Sprintf("no host agent took the job within %s", d.cfg.QueueTimeout)
+	}
+	return fmt.Sprintf("no host agent offers the label %s (waited %s)", strings.Join(missing, ", "), d.cfg.QueueTimeout)
+}
+
+func (d *Dispatcher) forget(j *job) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.forgetLocked(j)
+}
+
+func (d *Dispatcher) forgetLocked(j *job) {
+	if d.jobs[j.id] == j {
+		delete(d.jobs, j.id)
+	}
+	if d.byTask[j.taskID] == j {
+		delete(d.byTask, j.taskID)
+	}
+}
+
+// finish ends j with a terminal event made by the engine (no host reported one).
+func (d *Dispatcher) finish(j *job, ev runnerapi.Event) {
+	d.mu.Lock()
+	if j.ended {
+		d.mu.Unlock()
+		return
+	}
+	d.endLocked(j)
+	j.seq++
+	ev.JobID, ev.Sequence = j.taskID, j.seq
+	d.mu.Unlock()
+	d.deliver(j, ev)
+	close(j.done)
+}
+
+func (d *Dispatcher) endLocked(j *job) {
+	j.ended = true
+	if j.attemptCancel != nil {
+		j.attemptCancel()
+	}
+	d.forgetLocked(j)
+}
+
+func (d *Dispatcher) deliver(j *job, ev runnerapi.Event) {
+	j.emitMu.Lock()
+	defer j.emitMu.Unlock()
+	if err := j.emit(ev); err != nil {
+		d.log.Debug("remote job event not delivered", zap.String("task", j.taskID), zap.Error(err))
+	}
+}
+
+// cancel asks j's host to stop it; a job no host holds yet ends here.
+func (d *Dispatcher) cancel(j *job, reason string) {
+	d.mu.Lock()
+	if j.ended {
+		d.mu.Unlock()
+		return
+	}
+	j.cancelled, j.cancelReason = true, reason
+	claimed := j.attempt > 0
+	d.mu.Unlock()
+	if !claimed {
+		d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: reason})
+		return
+	}
+	body, _ := json.Marshal(wire.Control{Cancel: true, Reason: reason})
+	_ = d.nc.Publish(wire.ControlSubject(j.id), body)
+}
+
+// Cancel implements runnerapi.Runner.
+func (d *Dispatcher) Cancel(_ context.Context, taskID, reason string) (bool, error) {
+	d.mu.Lock()
+	j := d.byTask[taskID]
+	d.mu.Unlock()
+	if j == nil {
+		return false, nil
+	}
+	d.cancel(j, reason)
+	return true, nil
+}
+
+// Send implements runnerapi.Runner.
+func (d *Dispatcher) Send(_ context.Context, taskID, input string) error {
+	d.mu.Lock()
+	j := d.byTask[taskID]
+	d.mu.Unlock()
+	if j == nil {
+		return runnerapi.ErrUnknownJob
+	}
+	body, _ := json.Marshal(wire.Control{Send: input})
+	return d.nc.Publish(wire.ControlSubject(j.id), body)
+}
+
+// ReadLog implements runnerapi.Runner: see ErrNoLog.
+func (d *Dispatcher) ReadLog(context.Context, string, int64, int64) (runnerapi.LogPage, error) {
+	return runnerapi.LogPage{}, ErrNoLog
+}
+
+// Close cancels the remote jobs still running (a stopping engine cancels its remote
+// jobs) and stops listening.
+func (d *Dispatcher) Close() {
+	d.mu.Lock()
+	d.closed = true
+	var running []*job
+	for _, j := range d.jobs {
+		running = append(running, j)
+	}
+	d.mu.Unlock()
+	for _, j := range running {
+		d.cancel(j, "the engine stopped")
+		d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: "the engine stopped"})
+	}
+	_ = d.nc.Flush()
+	for _, s := range d.subs {
+		_ = s.Unsubscribe()
+	}
+}
+
+// Disconnected is called when the NATS connection is lost: with FailOnDisconnect the
+// running jobs fail now, else they wait for it to return.
+func (d *Dispatcher) Disconnected(err error) {
+	if !d.cfg.FailOnDisconnect {
+		return
+	}
+	d.mu.Lock()
+	var running []*job
+	for _, j := range d.jobs {
+		running = append(running, j)
+	}
+	d.mu.Unlock()
+	for _, j := range running {
+		d.finish(j, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "nats_lost", Recoverable: true,
+			Error: fmt.Sprintf("lost the connection to NATS while the job ran remotely: %v", err)})
+	}
+}
+
+func reply(msg *nats.Msg, v any) {
+	if msg.Reply == "" {
+		return
+	}
+	if b, err := json.Marshal(v); err == nil {
+		_ = msg.Respond(b)
+	}
+}
+
+// onClaim answers a host agent that took a job from the stream: run it as the next
+// attempt, or not (unknown, ended or cancelled job: the host terminates the message).
+func (d *Dispatcher) onClaim(msg *nats.Msg) {
+	id := wire.JobIDOf(msg.Subject)
+	var c wire.Claim
+	if err := json.Unmarshal(msg.Data, &c); err != nil || c.Host == "" {
+		reply(msg, wire.ClaimReply{Reason: "unreadable claim"})
+		return
+	}
+	d.mu.Lock()
+	j := d.jobs[id]
+	switch {
+	case j == nil:
+		d.mu.Unlock()
+		d.log.Warn("a host claimed a job this engine did not issue or no longer runs", zap.String("host", c.Host), zap.String("job", id))
+		reply(msg, wire.ClaimReply{Reason: "this engine did not issue the job, or it has ended"})
+		return
+	case j.ended, j.cancelled:
+		d.mu.Unlock()
+		reply(msg, wire.ClaimReply{Reason: "the job was cancelled or has ended"})
+		return
+	case c.Probe:
+		d.mu.Unlock()
+		reply(msg, wire.ClaimReply{Run: true})
+		return
+	}
+	if j.attemptCancel != nil {
+		j.attemptCancel() // the earlier attempt's calls end; its results are ignored
+	}
+	j.attempt++
+	prev := j.host
+	j.host = c.Host
+	j.attemptCtx, j.attemptCancel = context.WithCancel(context.Background())
+	attempt := j.attempt
+	d.mu.Unlock()
+	if attempt > 1 {
+		d.log.Info("remote job moved to another attempt", zap.String("task", j.taskID), zap.String("from", prev),
+			zap.String("to", c.Host), zap.Int("attempt", attempt))
+	}
+	reply(msg, wire.ClaimReply{Run: true, Attempt: attempt})
+}
+
+// current returns the job of a per-job subject when host and attempt hold it now.
+func (d *Dispatcher) current(subject, host string, attempt int) (*job, context.Context, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	j := d.jobs[wire.JobIDOf(subject)]
+	if j == nil || j.ended || j.attempt != attempt || (host != "" && j.host != host) {
+		return nil, nil, false
+	}
+	return j, j.attemptCtx, true
+}
+
+// onEvent relays an attempt's event to the task manager; an event of any attempt but
+// the current one is dropped.
+func (d *Dispatcher) onEvent(msg *nats.Msg) {
+	var e wire.Event
+	if err := json.Unmarshal(msg.Data, &e); err != nil {
+		d.log.Warn("unreadable job event", zap.String("subject", msg.Subject), zap.Error(err))
+		return
+	}
+	j, _, ok := d.current(msg.Subject, e.Host, e.Attempt)
+	if !ok {
+		reply(msg, wire.EventReply{Superseded: true})
+		return
+	}
+	ev := e.Event
+	d.mu.Lock()
+	if j.ended || j.attempt != e.Attempt { // re-checked: a claim may have come in between
+		d.mu.Unlock()
+		reply(msg, wire.EventReply{Superseded: true})
+		return
+	}
+	j.seq++
+	ev.JobID, ev.Sequence = j.taskID, j.seq
+	if ev.Kind == runnerapi.EventStarted {
+		ev.Host, ev.Attempt = e.Host, e.Attempt
+	}
+	if j.cancelled && ev.Kind == runnerapi.EventFailed {
+		ev = runnerapi.Event{JobID: j.taskID, Sequence: j.seq, Kind: runnerapi.EventCancelled, Reason: j.cancelReason}
+	}
+	terminal := ev.Kind.Terminal()
+	if terminal {
+		d.endLocked(j)
+	}
+	d.mu.Unlock()
+	d.deliver(j, ev)
+	if terminal {
+		close(j.done)
+	}
+	reply(msg, wire.EventReply{})
+}
+
+// onCall serves a model or tool call of the attempt a host holds now; any other is refused.
+func (d *Dispatcher) onCall(msg *nats.Msg) {
+	if msg.Reply == "" {
+		return
+	}
+	var c wire.Call
+	if err := json.Unmarshal(msg.Data, &c); err != nil {
+		reply(msg, wire.Step{Done: true, Refuse: "unreadable call"})
+		return
+	}
+	j, ctx, ok := d.current(msg.Subject, "", c.Attempt)
+	if !ok || j.rj.Host == nil {
+		reply(msg, wire.Step{Done: true, Refuse: "the engine answers only the attempt that holds the job now"})
+		return
+	}
+	go serveCall(ctx, d.nc, msg, c, j.rj.Host)
+}
+
+func (d *Dispatcher) onHeartbeat(msg *nats.Msg) {
+	var hb wire.Heartbeat
+	if err := json.Unmarshal(msg.Data, &hb); err != nil || hb.Host == "" {
+		return
+	}
+	d.mu.Lock()
+	d.hosts[hb.Host] = seenHost{at: time.Now(), hb: hb}
+	d.mu.Unlock()
+}

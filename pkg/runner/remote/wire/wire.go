@@ -1,0 +1,253 @@
+// Package wire is the contract between robota-engine and its host agents on NATS
+// (DESIGN.md decision 5): the subjects, the job stream, and the messages on them.
+//
+// Guarantees:
+//   - A job message holds no secret: no provider key, base URL or header, no settings
+//     secret and no environment variable. A remote process job runs with the host's
+//     allowlisted environment only; model calls and permission questions come back to
+//     the engine (ChatSubject, ToolSubject).
+//   - Job ids are 128 random bits (NewJobID): a party that did not see a job cannot name
+//     it, and the engine answers only for ids it issued.
+//   - DecodeJob refuses a message that does not parse or breaks the shape (no id, both
+//     or neither of agent and process), so a host agent can terminate it instead of
+//     having it redelivered forever.
+package wire
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+)
+
+// Names of the JetStream objects the engine creates and the host agents use.
+const (
+	// Stream is the work-queue stream of jobs.
+	Stream = "ROBOTA_JOBS"
+	// Consumer is the durable pull consumer every host agent pulls from: JetStream
+	// hands each message to one of them and redelivers it when its holder stops acking.
+	Consumer = "hosts"
+	// JobsSubject is the subject jobs are published on (the stream's only subject).
+	JobsSubject = "robota.jobs"
+	// HeartbeatWildcard matches every host agent's heartbeat subject.
+	HeartbeatWildcard = "robota.hb.*"
+)
+
+// Subjects of one job. The engine subscribes to the wildcard of each (claim, events,
+// chat, tool); a host agent subscribes to the control subject of the jobs it holds.
+func ClaimSubject(jobID string) string   { return "robota.claim." + jobID }
+func EventSubject(jobID string) string   { return "robota.ev." + jobID }
+func ChatSubject(jobID string) string    { return "robota.chat." + jobID }
+func ToolSubject(jobID string) string    { return "robota.tool." + jobID }
+func ControlSubject(jobID string) string { return "robota.ctl." + jobID }
+
+// HeartbeatSubject is host's heartbeat subject.
+func HeartbeatSubject(host string) string { return "robota.hb." + host }
+
+// Wildcards the engine subscribes to.
+const (
+	ClaimWildcard = "robota.claim.*"
+	EventWildcard = "robota.ev.*"
+	ChatWildcard  = "robota.chat.*"
+	ToolWildcard  = "robota.tool.*"
+)
+
+// JobIDOf returns the job id a per-job subject names ("" when it names none).
+func JobIDOf(subject string) string {
+	i := strings.LastIndexByte(subject, '.')
+	if i < 0 {
+		return ""
+	}
+	return subject[i+1:]
+}
+
+// NewJobID returns a fresh job id: 32 hex digits of crypto/rand.
+func NewJobID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// ValidJobID reports whether id has NewJobID's shape (and so is a safe subject token).
+func ValidJobID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(id)
+	return err == nil
+}
+
+// Job is one job on the stream.
+type Job struct {
+	ID      string      `json:"id"`
+	Agent   *AgentJob   `json:"agent,omitempty"`
+	Process *ProcessJob `json:"process,omitempty"`
+	// Labels the running host must offer (os, arch, gpu, repo, ...): all must match.
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// AgentJob is a subagent session (runnerapi.AgentJob's fields).
+type AgentJob struct {
+	AgentType      string   `json:"agentType,omitempty"`
+	Prompt         string   `json:"prompt"`
+	SystemPrompt   string   `json:"systemPrompt,omitempty"`
+	Model          string   `json:"model,omitempty"`
+	Cwd            string   `json:"cwd,omitempty"`
+	Tools          []string `json:"tools,omitempty"`
+	MaxTurns       int      `json:"maxTurns,omitempty"`
+	AdditionalDirs []string `json:"additionalDirs,omitempty"`
+}
+
+// ProcessJob is a shell command. It has no environment on purpose (see the package doc).
+type ProcessJob struct {
+	Command   string `json:"command"`
+	Cwd       string `json:"cwd,omitempty"`
+	TimeoutMs int64  `json:"timeoutMs,omitempty"`
+}
+
+// Errors of DecodeJob.
+var ErrBadJob = errors.New("malformed job message")
+
+// FromRunner converts job for the stream under id; a process job's environment is
+// dropped (it may hold secrets). Isolation is the engine's business (worktrees are made
+// where the engine runs), so it does not cross.
+func FromRunner(id string, job runnerapi.Job, labels map[string]string) Job {
+	out := Job{ID: id, Labels: labels}
+	if a := job.Agent; a != nil {
+		out.Agent = &AgentJob{AgentType: a.AgentType, Prompt: a.Prompt, SystemPrompt: a.SystemPrompt, Model: a.Model,
+			Cwd: a.Cwd, Tools: a.Tools, MaxTurns: a.MaxTurns, AdditionalDirs: a.AdditionalDirs}
+	}
+	if p := job.Process; p != nil {
+		out.Process = &ProcessJob{Command: p.Command, Cwd: p.Cwd, TimeoutMs: p.Timeout.Milliseconds()}
+	}
+	return out
+}
+
+// Runner is the job as the host agent's local worker runs it.
+func (j Job) Runner() runnerapi.Job {
+	out := runnerapi.Job{ID: j.ID}
+	if a := j.Agent; a != nil {
+		out.Agent = &runnerapi.AgentJob{AgentType: a.AgentType, Prompt: a.Prompt, SystemPrompt: a.SystemPrompt,
+			Model: a.Model, Cwd: a.Cwd, Tools: a.Tools, MaxTurns: a.MaxTurns, AdditionalDirs: a.AdditionalDirs}
+	}
+	if p := j.Process; p != nil {
+		out.Process = &runnerapi.ProcessJob{Command: p.Command, Cwd: p.Cwd, Timeout: msDuration(p.TimeoutMs)}
+	}
+	return out
+}
+
+// Cwd is the directory the job runs in ("" when it did not say).
+func (j Job) Cwd() string {
+	if j.Agent != nil {
+		return j.Agent.Cwd
+	}
+	if j.Process != nil {
+		return j.Process.Cwd
+	}
+	return ""
+}
+
+// DecodeJob parses a job message and checks its shape.
+func DecodeJob(data []byte) (Job, error) {
+	var j Job
+	if err := json.Unmarshal(data, &j); err != nil {
+		return Job{}, fmt.Errorf("%w: %v", ErrBadJob, err)
+	}
+	switch {
+	case !ValidJobID(j.ID):
+		return Job{}, fmt.Errorf("%w: id %q is not a job id", ErrBadJob, j.ID)
+	case (j.Agent == nil) == (j.Process == nil):
+		return Job{}, fmt.Errorf("%w: exactly one of agent and process must be set", ErrBadJob)
+	case j.Agent != nil && strings.TrimSpace(j.Agent.Prompt) == "":
+		return Job{}, fmt.Errorf("%w: an agent job needs a prompt", ErrBadJob)
+	case j.Process != nil && strings.TrimSpace(j.Process.Command) == "":
+		return Job{}, fmt.Errorf("%w: a process job needs a command", ErrBadJob)
+	case j.Process != nil && j.Process.TimeoutMs < 0:
+		return Job{}, fmt.Errorf("%w: negative timeout", ErrBadJob)
+	}
+	return j, nil
+}
+
+// Claim is a host agent's request to run a job it took from the stream.
+type Claim struct {
+	Host string `json:"host"`
+	// Probe asks only whether the job is still wanted, without taking it (a host that
+	// lacks a label the job requires asks, and terminates the message when not).
+	Probe bool `json:"probe,omitempty"`
+}
+
+// ClaimReply is the engine's answer: Run says whether to run it, as attempt Attempt;
+// when not, Reason says why (unknown job, already ended, cancelled).
+type ClaimReply struct {
+	Run     bool   `json:"run"`
+	Attempt int    `json:"attempt,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Event is one event of an attempt, host → engine. A terminal event is sent as a
+// request: the host acks the job on the stream only once the engine has it.
+type Event struct {
+	Host    string          `json:"host"`
+	Attempt int             `json:"attempt"`
+	Event   runnerapi.Event `json:"event"`
+}
+
+// EventReply answers a terminal Event: Superseded says the engine had moved the job
+// to a later attempt and ignored this one's result.
+type EventReply struct {
+	Superseded bool `json:"superseded,omitempty"`
+}
+
+// Heartbeat is what a host agent publishes every second: who it is, what it offers and
+// which attempts it runs.
+type Heartbeat struct {
+	Host   string            `json:"host"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Slots  int               `json:"slots"`
+	Jobs   map[string]int    `json:"jobs,omitempty"` // job id → attempt
+}
+
+// Call is a host → engine request of a running attempt: a model call (Chat) or a tool
+// call to decide (Tool).
+type Call struct {
+	Attempt int             `json:"attempt"`
+	Chat    json.RawMessage `json:"chat,omitempty"` // an llm.ChatRequest
+	Tool    *ToolCall       `json:"tool,omitempty"`
+}
+
+// ToolCall is runnerapi.ToolCall on the wire.
+type ToolCall struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// Step is an engine → host message on a call's reply inbox: deltas and the result of
+// a model call; for a tool call, Execute (a request: the host replies with the tool's
+// result) then Result.
+type Step struct {
+	TextDelta     string          `json:"textDelta,omitempty"`
+	ThinkingDelta string          `json:"thinkingDelta,omitempty"`
+	ServerToolUse json.RawMessage `json:"serverToolUse,omitempty"`
+	Execute       json.RawMessage `json:"execute,omitempty"`
+	// Done marks the last step; Result (an llm.ChatResponse or llm.ToolResult) and Error
+	// (an llm.Error of a failed model call, or the engine's refusal) come with it.
+	Done   bool            `json:"done,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+	Refuse string          `json:"refuse,omitempty"`
+}
+
+// Control is an engine → host message on a job's control subject.
+type Control struct {
+	Cancel bool   `json:"cancel,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Send   string `json:"send,omitempty"`
+}
+
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
