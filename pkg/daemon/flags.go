@@ -47,6 +47,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	dispatch := fs.String("dispatch", "", "where subagents and background commands run: local, remote or auto (default local without --nats, auto with it)")
 	fs.DurationVar(&o.NATS.JobTimeout, "nats-job-timeout", remote.DefaultJobTimeout, "heartbeat timeout: a remote job whose host stops heartbeating runs again elsewhere after it")
 	fs.DurationVar(&o.NATS.QueueTimeout, "nats-queue-timeout", remote.DefaultQueueTimeout, "how long a remote job waits for a host offering its labels before it fails")
+	fs.IntVar(&o.Sessions.MaxBackgroundTasks, "max-background-tasks", 0, "subagents and background commands a session runs at once (default 4, or 64 with --nats)")
 	fs.BoolVar(&o.Dev, "dev", false, "human-readable console logs instead of JSON")
 	fs.BoolVar(&o.ShowVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
@@ -69,6 +70,9 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 		if o.NATS.Dispatch, err = remote.ParseMode(*dispatch); err != nil {
 			return Options{}, err
 		}
+	}
+	if o.NATS.URLs != "" && o.Sessions.MaxBackgroundTasks == 0 {
+		o.Sessions.MaxBackgroundTasks = 64
 	}
 	switch {
 	case o.NATS.URLs == "" && (o.NATS.Dispatch == remote.ModeRemote || o.NATS.Dispatch == remote.ModeAuto):

@@ -34,6 +34,10 @@ type Config struct {
 	// Runner runs every session's subagents and background commands (the engine's
 	// worker pool); nil: sessions have neither.
 	Runner tasks.Runner
+	// MaxBackgroundTasks bounds each session's subagents and background commands
+	// running at once (0: tasks.DefaultMaxConcurrent). Remote dispatch raises it: the
+	// host agents' slots bound the work, not the engine's cores.
+	MaxBackgroundTasks int
 	// Now stamps the sessions' times; nil means time.Now.
 	Now func() time.Time
 	// MaxLive bounds the live sessions (each holds files, a log and perhaps MCP server
@@ -201,6 +205,7 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 		Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
 		Allow: o.Allow, Deny: o.Deny, MaxTurns: o.MaxTurns, AppendSystemPrompt: o.AppendSystemPrompt,
 		Resume: o.Resume, Fork: o.Fork, Now: m.cfg.Now, Interactive: m.cfg.Interactive, Runner: m.cfg.Runner,
+		MaxBackgroundTasks: m.cfg.MaxBackgroundTasks,
 	})
 	if err != nil {
 		return nil, classify(o, err)

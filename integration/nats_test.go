@@ -1,0 +1,305 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+	"github.com/robota-sdk/robota-go/internal/engineproc"
+)
+
+// natsEngine starts robota-engine with an embedded NATS server on a free loopback port
+// and returns it, a client and the server's URL.
+func natsEngine(t *testing.T, extra ...string) (*engineproc.Proc, robotav1.EngineServiceClient, string) {
+	t.Helper()
+	sock := filepath.Join(shortTempDir(t), "e.sock")
+	args := append([]string{"--state-dir", t.TempDir(), "--nats", "embedded", "--nats-listen", "127.0.0.1:0"}, extra...)
+	p, err := engineproc.Start(binDir, sock, nil, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Kill()
+		_, _ = p.Wait(5 * time.Second)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ns, _, err := p.WaitMsg(ctx, 0, "embedded NATS server listening")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := p.WaitMsg(ctx, 0, "engine listening"); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := p.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	url, _ := ns["url"].(string)
+	return p, robotav1.NewEngineServiceClient(conn), url
+}
+
+// hostAgent starts `robota-worker host` and waits until it takes jobs.
+func hostAgent(t *testing.T, url, name string, extra ...string) *engineproc.Proc {
+	t.Helper()
+	h, err := engineproc.StartHost(binDir, url, name, nil, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		h.KillGroup()
+		_, _ = h.Wait(5 * time.Second)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, _, err := h.WaitMsg(ctx, 0, "host agent taking jobs"); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// placement is what Watch showed of one task: every (host, attempt) it ran as, and how
+// many times it reached each terminal state.
+type placement struct {
+	hosts     []string // "host#attempt", consecutive repeats folded
+	completed int
+	failed    int
+	last      *robotav1.BackgroundTaskState
+}
+
+type placements struct {
+	mu    sync.Mutex
+	tasks map[string]*placement
+	err   error
+}
+
+func watchPlacements(ctx context.Context, t *testing.T, c robotav1.EngineServiceClient, id string) *placements {
+	t.Helper()
+	stream, err := c.Watch(ctx, &robotav1.WatchRequest{SessionId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Header(); err != nil {
+		t.Fatal(err)
+	}
+	w := &placements{tasks: map[string]*placement{}}
+	go func() {
+		for {
+			resp, err := stream.Recv()
+			if err != nil {
+				if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+					w.mu.Lock()
+					w.err = err
+					w.mu.Unlock()
+				}
+				return
+			}
+			st := resp.GetEvent().GetBackgroundTaskEvent().GetStateChanged()
+			if st == nil {
+				continue
+			}
+			w.mu.Lock()
+			p := w.tasks[st.GetTaskId()]
+			if p == nil {
+				p = &placement{}
+				w.tasks[st.GetTaskId()] = p
+			}
+			if st.GetHost() != "" {
+				where := fmt.Sprintf("%s#%d", st.GetHost(), st.GetAttempt())
+				if len(p.hosts) == 0 || p.hosts[len(p.hosts)-1] != where {
+					p.hosts = append(p.hosts, where)
+				}
+			}
+			switch st.GetStatus() {
+			case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED:
+				p.completed++
+			case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED:
+				p.failed++
+			}
+			p.last = st
+			w.mu.Unlock()
+		}
+	}()
+	return w
+}
+
+func (w *placements) snapshot() map[string]placement {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]placement, len(w.tasks))
+	for id, p := range w.tasks {
+		out[id] = placement{hosts: append([]string(nil), p.hosts...), completed: p.completed, failed: p.failed, last: p.last}
+	}
+	return out
+}
+
+// natsJobsScript is a parent turn of n background commands (every tenth a long one, so
+// a host is caught mid-job), a foreground wait for the test's go-ahead file, and an
+// Agent call of m subagent jobs, each of which runs a Bash on its host and answers.
+func natsJobsScript(p *project, n, m int) string {
+	var b strings.Builder
+	b.WriteString("name: nats-jobs\nturns:\n  - text: \"Spreading the commands.\"\n    toolCalls:\n")
+	for i := range n {
+		sleep := "0.2"
+		if i%10 == 0 {
+			sleep = "3"
+		}
+		fmt.Fprintf(&b, "      - {id: toolu_bg%d, name: Bash, input: {command: \"sleep %s; echo done-%d\", run_in_background: true}}\n", i, sleep, i)
+	}
+	fmt.Fprintf(&b, "  - text: \"Waiting.\"\n    toolCalls:\n      - {id: toolu_wait, name: Bash, input: {command: \"for i in $(seq 600); do [ -f %s/go ] && break; sleep 0.1; done; echo waited\"}}\n", p.Scripts)
+	b.WriteString("  - text: \"Delegating.\"\n    toolCalls:\n      - id: toolu_agents\n        name: Agent\n        input:\n          jobs:\n")
+	for i := range m {
+		fmt.Fprintf(&b, "            - {description: \"sub %d\", prompt: \"sub-%d: run it\"}\n", i, i)
+	}
+	b.WriteString("  - text: \"All done.\"\nagents:\n  general-purpose:\n")
+	for i := range m {
+		fmt.Fprintf(&b, "    - when: {lastUserContains: \"sub-%d:\"}\n      toolCalls:\n        - {id: toolu_s%d, name: Bash, input: {command: \"echo out-%d\"}}\n", i, i, i)
+	}
+	for i := range m {
+		fmt.Fprintf(&b, "    - when: {lastUserContains: \"sub-%d:\", lastToolResultContains: \"out-%d\"}\n      text: \"sub %d finished\"\n", i, i, i)
+	}
+	return b.String()
+}
+
+// An engine with an embedded NATS server and three host agents: 100 background
+// commands and 10 subagent jobs spread over the hosts; one host agent's process group
+// is killed while it runs a job. Every job completes exactly once as the client sees
+// it (one completed state, the final attempt's log), none is lost, and the killed
+// host's job finishes on another host as a later attempt.
+func TestNATSJobsSurviveAKilledHost(t *testing.T) {
+	const commands, subagents = 100, 10
+	p := newProject(t)
+	t.Setenv("HOME", p.Home)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	e, c, url := natsEngine(t, "--workers", "0", "--dispatch", "remote", "--nats-job-timeout", "2s")
+	hosts := map[string]*engineproc.Proc{}
+	for _, name := range []string{"h1", "h2", "h3"} {
+		hosts[name] = hostAgent(t, url, name, "--slots", "6", "--job-timeout", "2s")
+	}
+	script := p.writeScript(t, "nats_jobs.yaml", natsJobsScript(p, commands, subagents))
+	created, err := c.CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: p.Dir, Provider: "script", Script: script,
+		PermissionMode: robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := created.GetSession().GetSessionId()
+	watch := watchPlacements(ctx, t, c, id)
+	type outcome struct {
+		answer string
+		err    error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		_, last := submitAnswering(ctx, t, c, id, "spread", robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW)
+		done <- outcome{answer: last.GetComplete().GetResult().GetResponse()}
+	}()
+
+	// Kill h1 (its agent and workers, as a crashed machine) while it runs a long command.
+	var victim string
+	for victim == "" {
+		if ctx.Err() != nil {
+			t.Fatalf("no long command ran on h1\nengine log:\n%s", e.RawLog())
+		}
+		list, err := c.ListBackgroundTasks(ctx, &robotav1.ListBackgroundTasksRequest{SessionId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range list.GetTasks() {
+			if task.GetHost() == "h1" && task.GetPid() != 0 && strings.HasPrefix(task.GetLabel(), "sleep 3") &&
+				task.GetStatus() == robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING {
+				victim = task.GetTaskId()
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	killedAt := time.Now()
+	hosts["h1"].KillGroup()
+	if err := os.WriteFile(filepath.Join(p.Scripts, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var got outcome
+	select {
+	case got = <-done:
+	case <-ctx.Done():
+		t.Fatalf("the prompt did not end\nengine log:\n%s", e.RawLog())
+	}
+	if got.answer != "All done." {
+		t.Fatalf("the prompt ended with %q, want the answer after the subagents\nengine log:\n%s", got.answer, e.RawLog())
+	}
+	// Every background command ends; wait for the stragglers.
+	var list *robotav1.ListBackgroundTasksResponse
+	for {
+		list, err = c.ListBackgroundTasks(ctx, &robotav1.ListBackgroundTasksRequest{SessionId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		running := 0
+		for _, task := range list.GetTasks() {
+			switch task.GetStatus() {
+			case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_QUEUED, robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING:
+				running++
+			}
+		}
+		if running == 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%d tasks still running\nengine log:\n%s", running, e.RawLog())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := len(list.GetTasks()); n != commands+subagents {
+		t.Fatalf("%d tasks listed, want %d", n, commands+subagents)
+	}
+	time.Sleep(200 * time.Millisecond) // the last Watch events
+	seen := watch.snapshot()
+	ranOn := map[string]int{}
+	for _, task := range list.GetTasks() {
+		tid := task.GetTaskId()
+		if task.GetStatus() != robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED {
+			t.Fatalf("task %s (%s) ended %v: %s", tid, task.GetLabel(), task.GetStatus(), task.GetError())
+		}
+		if task.GetHost() == "" || task.GetAttempt() < 1 {
+			t.Fatalf("task %s ran on host %q attempt %d, want a host agent", tid, task.GetHost(), task.GetAttempt())
+		}
+		ranOn[task.GetHost()]++
+		if w := seen[tid]; w.completed != 1 || w.failed != 0 {
+			t.Fatalf("task %s: Watch showed %d completed and %d failed states, want exactly one completion", tid, w.completed, w.failed)
+		}
+		if task.GetKind() != robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_PROCESS {
+			continue
+		}
+		// One log: the final attempt's output, once.
+		var n int
+		fmt.Sscanf(task.GetLabel()[strings.Index(task.GetLabel(), "done-")+len("done-"):], "%d", &n)
+		log, err := c.ReadBackgroundTaskLog(ctx, &robotav1.ReadBackgroundTaskLogRequest{SessionId: id, TaskId: tid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("done-%d\n", n); string(log.GetData()) != want {
+			t.Fatalf("task %s (%s): log %q, want %q once", tid, task.GetLabel(), log.GetData(), want)
+		}
+	}
+	v := seen[victim]
+	final := v.last
+	if len(v.hosts) < 2 || !strings.HasPrefix(v.hosts[0], "h1#") || final.GetHost() == "h1" || final.GetAttempt() < 2 {
+		t.Fatalf("the killed host's task %s: Watch showed it on %v, ending on %s#%d; want it moved off h1 to a later attempt",
+			victim, v.hosts, final.GetHost(), final.GetAttempt())
+	}
+	if len(ranOn) < 2 {
+		t.Fatalf("tasks ran on %v, want them spread over the hosts", ranOn)
+	}
+	t.Logf("tasks per host %v; the killed host's task %s moved %v (%.1fs after the kill it ended)", ranOn, victim, v.hosts,
+		final.GetEndedAt().AsTime().Sub(killedAt).Seconds())
+}
