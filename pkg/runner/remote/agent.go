@@ -44,6 +44,9 @@ type Agent struct {
 	mu      sync.Mutex
 	running map[string]int // job id → attempt
 	wg      sync.WaitGroup
+	// pulled is closed once the agent has no pull request pending: a job is handed back
+	// only then, or the server could deliver it right back to this stopping agent.
+	pulled chan struct{}
 }
 
 // NewAgent returns an agent; Run starts it.
@@ -57,7 +60,7 @@ func NewAgent(cfg AgentConfig) *Agent {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	return &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]int{}}
+	return &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]int{}, pulled: make(chan struct{})}
 }
 
 // Run takes jobs until ctx ends, then hands its running jobs back to the stream (they
@@ -69,6 +72,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	cons, err := a.consumer(ctx, js)
 	if err != nil {
+		close(a.pulled)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -116,6 +120,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			<-slots
 		}
 	}
+	close(a.pulled)
 	a.wg.Wait()
 	a.log.Info("host agent stopped", zap.String("host", a.cfg.Name))
 	return nil
@@ -189,6 +194,11 @@ func (a *Agent) request(subject string, v any, timeout time.Duration, out any) e
 
 // handle runs one message of the stream.
 func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
+	if ctx.Err() != nil { // taken by the last pull of a stopping agent
+		<-a.pulled
+		_ = msg.Nak()
+		return
+	}
 	job, err := wire.DecodeJob(msg.Data())
 	if err != nil {
 		meta, _ := msg.Metadata()
@@ -332,6 +342,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 	switch {
 	case hb:
 		log.Info("job handed back to the stream", zap.Int("attempt", attempt))
+		<-a.pulled
 		_ = msg.Nak()
 		return
 	case cut:
