@@ -1,14 +1,17 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,8 +20,8 @@ import (
 )
 
 // natsEngine starts robota-engine with an embedded NATS server on a free loopback port
-// and returns it, a client and the server's URL.
-func natsEngine(t *testing.T, extra ...string) (*engineproc.Proc, robotav1.EngineServiceClient, string) {
+// and returns it, a client, the server's URL and the hosts' credentials file.
+func natsEngine(t *testing.T, extra ...string) (*engineproc.Proc, robotav1.EngineServiceClient, string, string) {
 	t.Helper()
 	sock := filepath.Join(shortTempDir(t), "e.sock")
 	args := append([]string{"--state-dir", t.TempDir(), "--nats", "embedded", "--nats-listen", "127.0.0.1:0"}, extra...)
@@ -45,13 +48,14 @@ func natsEngine(t *testing.T, extra ...string) (*engineproc.Proc, robotav1.Engin
 	}
 	t.Cleanup(func() { conn.Close() })
 	url, _ := ns["url"].(string)
-	return p, robotav1.NewEngineServiceClient(conn), url
+	creds, _ := ns["host_creds"].(string)
+	return p, robotav1.NewEngineServiceClient(conn), url, creds
 }
 
 // hostAgent starts `robota-worker host` and waits until it takes jobs.
-func hostAgent(t *testing.T, url, name string, extra ...string) *engineproc.Proc {
+func hostAgent(t *testing.T, url, creds, name string, extra ...string) *engineproc.Proc {
 	t.Helper()
-	h, err := engineproc.StartHost(binDir, url, name, nil, extra...)
+	h, err := engineproc.StartHost(binDir, url, name, nil, append([]string{"--creds", creds}, extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,10 +185,10 @@ func TestNATSJobsSurviveAKilledHost(t *testing.T) {
 	t.Setenv("HOME", p.Home)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	e, c, url := natsEngine(t, "--workers", "0", "--dispatch", "remote", "--nats-job-timeout", "2s")
+	e, c, url, creds := natsEngine(t, "--workers", "0", "--dispatch", "remote", "--nats-job-timeout", "2s")
 	hosts := map[string]*engineproc.Proc{}
 	for _, name := range []string{"h1", "h2", "h3"} {
-		hosts[name] = hostAgent(t, url, name, "--slots", "6", "--job-timeout", "2s")
+		hosts[name] = hostAgent(t, url, creds, name, "--slots", "6", "--job-timeout", "2s")
 	}
 	script := p.writeScript(t, "nats_jobs.yaml", natsJobsScript(p, commands, subagents))
 	created, err := c.CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: p.Dir, Provider: "script", Script: script,
@@ -302,4 +306,51 @@ func TestNATSJobsSurviveAKilledHost(t *testing.T) {
 	}
 	t.Logf("tasks per host %v; the killed host's task %s moved %v (%.1fs after the kill it ended)", ranOn, victim, v.hosts,
 		final.GetEndedAt().AsTime().Sub(killedAt).Seconds())
+}
+
+// `--nats` that no server answers: one line naming the URLs, non-zero exit, within
+// seconds, before any worker starts.
+func TestEngineExitsWhenNATSIsUnreachable(t *testing.T) {
+	sock := filepath.Join(shortTempDir(t), "e.sock")
+	urls := "nats://127.0.0.1:1,nats://127.0.0.1:2"
+	cmd := exec.Command(filepath.Join(binDir, "robota-engine"), "--listen", "unix://"+sock, "--state-dir", t.TempDir(),
+		"--worker", filepath.Join(binDir, "robota-worker"), "--nats", urls)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	begin := time.Now()
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("engine with unreachable NATS: %v, want a non-zero exit", err)
+	}
+	if took := time.Since(begin); took > 10*time.Second {
+		t.Fatalf("took %s to give up", took)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], urls) {
+		t.Fatalf("stderr %q, want one line naming %s", stderr.String(), urls)
+	}
+}
+
+// A host agent with a wrong credential is refused and says so; one with the right one
+// takes jobs, and on SIGTERM exits 0.
+func TestHostAgentCredentials(t *testing.T) {
+	_, _, url, creds := natsEngine(t, "--workers", "0")
+	bad := filepath.Join(t.TempDir(), "bad.creds")
+	if err := os.WriteFile(bad, []byte("host:wrong\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(binDir, "robota-worker"), "host", "--nats", url, "--name", "h1", "--creds", bad)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 || !strings.Contains(string(out), "refused the credentials") {
+		t.Fatalf("host agent with a wrong credential: %v\n%s\nwant a refusal and a non-zero exit", err, out)
+	}
+	h := hostAgent(t, url, creds, "h2")
+	if err := h.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := h.Wait(10 * time.Second); err != nil || code != 0 {
+		t.Fatalf("host agent after SIGTERM: exit %d, %v\n%s", code, err, h.RawLog())
+	}
 }

@@ -67,15 +67,22 @@ func startNATS(ctx context.Context, cfg NATSConfig, stateDir string, log *zap.Lo
 		Name: "robota-engine", Log: log}
 	var extra []nats.Option
 	if cfg.URLs == EmbeddedNATS {
-		ns, err := natsserver.Start(natsserver.Config{Listen: cfg.Listen, StoreDir: filepath.Join(stateDir, "nats"),
-			TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, TLSCA: cfg.TLSCA})
+		dir := filepath.Join(stateDir, "nats")
+		creds, hostPW, err := natsserver.HostCreds(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrNATS, err)
+		}
+		enginePW := natsserver.RandomPassword()
+		ns, err := natsserver.Start(natsserver.Config{Listen: cfg.Listen, StoreDir: filepath.Join(dir, "jetstream"),
+			TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, TLSCA: cfg.TLSCA, EnginePassword: enginePW, HostPassword: hostPW})
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrNATS, err)
 		}
 		s.server = ns
 		cc = remote.ConnConfig{URLs: ns.ClientURL(), Name: "robota-engine", Log: log}
-		extra = append(extra, nats.InProcessServer(ns))
-		log.Info("embedded NATS server listening", zap.String("url", ns.ClientURL()), zap.String("store", filepath.Join(stateDir, "nats")))
+		extra = append(extra, nats.InProcessServer(ns), nats.UserInfo(natsserver.EngineUser, enginePW))
+		log.Info("embedded NATS server listening", zap.String("url", ns.ClientURL()), zap.String("store", dir),
+			zap.String("host_creds", creds))
 		if cfg.ListeningNATS != nil {
 			cfg.ListeningNATS(ns.ClientURL())
 		}

@@ -3,6 +3,7 @@ package remote
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -53,7 +54,11 @@ func Connect(cfg ConnConfig, extra ...nats.Option) (*nats.Conn, error) {
 		}),
 	}
 	if cfg.Creds != "" {
-		opts = append(opts, nats.UserCredentials(cfg.Creds))
+		o, err := credsOption(cfg.Creds)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
 	}
 	if cfg.TLSCA != "" {
 		opts = append(opts, nats.RootCAs(cfg.TLSCA))
@@ -74,4 +79,23 @@ func Connect(cfg ConnConfig, extra ...nats.Option) (*nats.Conn, error) {
 		return nil, fmt.Errorf("cannot reach NATS at %s: %w", cfg.URLs, err)
 	}
 	return nc, nil
+}
+
+// credsOption reads a credentials file: a NATS user JWT with its nkey seed (what `nsc`
+// writes for an operator-mode cluster), or USER:PASSWORD on one line (what the engine's
+// embedded server writes for its hosts, host.creds).
+func credsOption(path string) (nats.Option, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("NATS credentials: %w", err)
+	}
+	text := strings.TrimSpace(string(b))
+	if strings.Contains(text, "BEGIN NATS USER JWT") {
+		return nats.UserCredentials(path), nil
+	}
+	user, pw, ok := strings.Cut(text, ":")
+	if !ok || user == "" || pw == "" || strings.ContainsAny(text, "\n") {
+		return nil, fmt.Errorf("NATS credentials %s: want a NATS user JWT and seed, or USER:PASSWORD on one line", path)
+	}
+	return nats.UserInfo(user, pw), nil
 }

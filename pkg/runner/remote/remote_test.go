@@ -20,11 +20,16 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
 
-const testTimeout = time.Second
+const (
+	testTimeout    = time.Second
+	enginePassword = "engine-pw"
+	hostPassword   = "host-pw"
+)
 
 func startServer(t *testing.T) *server.Server {
 	t.Helper()
-	ns, err := natsserver.Start(natsserver.Config{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	ns, err := natsserver.Start(natsserver.Config{Listen: "127.0.0.1:0", StoreDir: t.TempDir(),
+		EnginePassword: enginePassword, HostPassword: hostPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,9 +40,14 @@ func startServer(t *testing.T) *server.Server {
 	return ns
 }
 
-func connect(t *testing.T, ns *server.Server) *nats.Conn {
+// connect connects as the engine (host false) or as a host agent.
+func connect(t *testing.T, ns *server.Server, host bool) *nats.Conn {
 	t.Helper()
-	nc, err := Connect(ConnConfig{URLs: ns.ClientURL()})
+	user := nats.UserInfo(natsserver.EngineUser, enginePassword)
+	if host {
+		user = nats.UserInfo(natsserver.HostUser, hostPassword)
+	}
+	nc, err := Connect(ConnConfig{URLs: ns.ClientURL()}, user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +57,7 @@ func connect(t *testing.T, ns *server.Server) *nats.Conn {
 
 func newDispatcher(t *testing.T, ns *server.Server, cfg DispatcherConfig) *Dispatcher {
 	t.Helper()
-	cfg.Conn = connect(t, ns)
+	cfg.Conn = connect(t, ns, false)
 	if cfg.JobTimeout == 0 {
 		cfg.JobTimeout = testTimeout
 	}
@@ -63,7 +73,7 @@ func newDispatcher(t *testing.T, ns *server.Server, cfg DispatcherConfig) *Dispa
 // (stop waits for Run to return and reports its error).
 func runAgent(t *testing.T, ns *server.Server, name string, runner runnerapi.Runner, log *zap.Logger, labels map[string]string) (stop func() error, nc *nats.Conn) {
 	t.Helper()
-	nc = connect(t, ns)
+	nc = connect(t, ns, true)
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -247,7 +257,7 @@ func TestProcessJobRunsOnAHostAgent(t *testing.T) {
 func TestJobMessageHoldsNoEnvironment(t *testing.T) {
 	ns := startServer(t)
 	d := newDispatcher(t, ns, DispatcherConfig{})
-	watcher := connect(t, ns)
+	watcher := connect(t, ns, false)
 	sub, err := watcher.SubscribeSync(wire.JobsSubject)
 	if err != nil {
 		t.Fatal(err)
@@ -373,7 +383,7 @@ func TestDeadHostsJobRunsElsewhere(t *testing.T) {
 		t.Fatalf("the job ran again %s after its host died, want within the timeout (%s) and a few seconds", took, testTimeout)
 	}
 	// The dead attempt's result arrives late: the engine says it is superseded.
-	late := connect(t, ns)
+	late := connect(t, ns, true)
 	body, _ := json.Marshal(wire.Event{Host: "h1", Attempt: 1, Event: runnerapi.Event{Kind: runnerapi.EventCompleted, Output: "stale"}})
 	msg, err := late.Request(wire.EventSubject(jobID), body, 5*time.Second)
 	if err != nil {
