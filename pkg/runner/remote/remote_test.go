@@ -106,6 +106,7 @@ type shell struct {
 	started []string // job ids, in start order
 	cancels map[string]chan string
 	execs   int
+	reasons []string // why jobs were cancelled
 }
 
 func newShell() *shell { return &shell{cancels: map[string]chan string{}} }
@@ -149,6 +150,7 @@ func (s *shell) Start(ctx context.Context, job runnerapi.Job, emit func(runnerap
 func (s *shell) Cancel(_ context.Context, jobID, reason string) (bool, error) {
 	s.mu.Lock()
 	ch := s.cancels[jobID]
+	s.reasons = append(s.reasons, reason)
 	s.mu.Unlock()
 	if ch == nil {
 		return false, nil
