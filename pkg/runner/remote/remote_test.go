@@ -26,7 +26,7 @@ const (
 	hostPassword   = "host-pw"
 )
 
-func startServer(t *testing.T) *server.Server {
+func startServer(t testing.TB) *server.Server {
 	t.Helper()
 	ns, err := natsserver.Start(natsserver.Config{Listen: "127.0.0.1:0", StoreDir: t.TempDir(),
 		EnginePassword: enginePassword, HostPassword: hostPassword})
@@ -41,7 +41,7 @@ func startServer(t *testing.T) *server.Server {
 }
 
 // connect connects as the engine (host false) or as a host agent.
-func connect(t *testing.T, ns *server.Server, host bool) *nats.Conn {
+func connect(t testing.TB, ns *server.Server, host bool) *nats.Conn {
 	t.Helper()
 	user := nats.UserInfo(natsserver.EngineUser, enginePassword)
 	if host {
@@ -55,7 +55,7 @@ func connect(t *testing.T, ns *server.Server, host bool) *nats.Conn {
 	return nc
 }
 
-func newDispatcher(t *testing.T, ns *server.Server, cfg DispatcherConfig) *Dispatcher {
+func newDispatcher(t testing.TB, ns *server.Server, cfg DispatcherConfig) *Dispatcher {
 	t.Helper()
 	cfg.Conn = connect(t, ns, false)
 	if cfg.JobTimeout == 0 {
@@ -71,7 +71,7 @@ func newDispatcher(t *testing.T, ns *server.Server, cfg DispatcherConfig) *Dispa
 
 // runAgent runs a host agent named name over runner until the returned stop is called
 // (stop waits for Run to return and reports its error).
-func runAgent(t *testing.T, ns *server.Server, name string, runner runnerapi.Runner, log *zap.Logger, labels map[string]string) (stop func() error, nc *nats.Conn) {
+func runAgent(t testing.TB, ns *server.Server, name string, runner runnerapi.Runner, log *zap.Logger, labels map[string]string) (stop func() error, nc *nats.Conn) {
 	t.Helper()
 	nc = connect(t, ns, true)
 	if log == nil {
@@ -191,7 +191,7 @@ func (e *events) emit(ev runnerapi.Event) error {
 }
 
 // next waits for the next event of kind.
-func (e *events) next(t *testing.T, kind runnerapi.EventKind) runnerapi.Event {
+func (e *events) next(t testing.TB, kind runnerapi.EventKind) runnerapi.Event {
 	t.Helper()
 	timeout := time.After(15 * time.Second)
 	for {

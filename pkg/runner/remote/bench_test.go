@@ -1,0 +1,269 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+
+	"github.com/robota-sdk/robota-go/internal/procbench"
+	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
+	"github.com/robota-sdk/robota-go/pkg/runner/pool"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+)
+
+// The benchmarks measure remote dispatch beside baselines taken in the same run:
+//
+//   - BenchmarkDispatchLatency: a remote background command, submit → process started,
+//     through the dispatcher, a host agent and its local robota-worker, against a bare
+//     JetStream round trip (publish, pull, ack on a work-queue stream) plus the same
+//     command started by a local worker pool as the engine runs it today. Reported:
+//     p50s and x-of-baseline (target ≤ 2).
+//   - BenchmarkThroughput: 1,000 short jobs over 3 host agents (their local runner
+//     answers at once, so the dispatch path alone is measured) against 1,000 bare
+//     messages published and consumed by 3 pull consumers. Reported: jobs/s, msgs/s and
+//     pct-of-bare (target ≥ 50).
+//   - BenchmarkFailover: a job whose host dies, to its start on another host, against
+//     the heartbeat timeout + 1 s. Reported: failover-ms and x-of-budget (target ≤ 1).
+//
+// robota-worker is built as `make build` builds it ($ROBOTA_BENCH_TAGS, $ROBOTA_BENCH_CGO)
+// or taken from $ROBOTA_BIN_DIR.
+
+var benchWorker = sync.OnceValues(func() (string, error) {
+	if dir := os.Getenv("ROBOTA_BIN_DIR"); dir != "" {
+		return filepath.Join(dir, "robota-worker"), nil
+	}
+	dir, err := os.MkdirTemp("", "robota-remote-bench-")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "robota-worker")
+	cfg := procbench.BuildConfig{Tags: envOr("ROBOTA_BENCH_TAGS", "grpcnotrace"), CGO: envOr("ROBOTA_BENCH_CGO", "0")}
+	return path, procbench.Build(context.Background(), "../../..", "./cmd/worker", path, cfg)
+})
+
+func envOr(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok {
+		return v
+	}
+	return def
+}
+
+// localPool is the engine's local runner over robota-worker: a warm worker for agent
+// jobs, a shared one for commands.
+func localPool(b *testing.B) *pool.Pool {
+	b.Helper()
+	path, err := benchWorker()
+	if err != nil {
+		b.Fatal(err)
+	}
+	warm := launcher.NewPool(launcher.PoolConfig{Command: launcher.Command{Path: path}, Ready: 1}, zap.NewNop())
+	p := pool.New(pool.FromPool(warm))
+	b.Cleanup(func() {
+		_ = p.Close()
+		warm.Close()
+	})
+	return p
+}
+
+func p50(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// untilStarted runs job on r and returns how long it took to report the process started.
+func untilStarted(b *testing.B, r runnerapi.Runner, job runnerapi.Job) time.Duration {
+	b.Helper()
+	t0 := time.Now()
+	var took time.Duration
+	err := r.Start(context.Background(), job, func(ev runnerapi.Event) error {
+		if ev.Kind == runnerapi.EventStarted && took == 0 {
+			took = time.Since(t0)
+		}
+		if ev.Kind == runnerapi.EventFailed {
+			return fmt.Errorf("job failed: %s", ev.Error)
+		}
+		return nil
+	})
+	if err != nil || took == 0 {
+		b.Fatalf("job %s: started after %s, %v", job.ID, took, err)
+	}
+	return took
+}
+
+// bareStream makes a work-queue stream and pull consumer beside the job stream.
+func bareStream(b *testing.B, js jetstream.JetStream, name string) jetstream.Consumer {
+	b.Helper()
+	ctx := context.Background()
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: name, Subjects: []string{"bench." + name},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage}); err != nil {
+		b.Fatal(err)
+	}
+	c, err := js.CreateOrUpdateConsumer(ctx, name, jetstream.ConsumerConfig{Durable: "c", AckPolicy: jetstream.AckExplicitPolicy, MaxAckPending: 100000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+func BenchmarkDispatchLatency(b *testing.B) {
+	ns := startServer(b)
+	d := newDispatcher(b, ns, DispatcherConfig{JobTimeout: 5 * time.Second})
+	runAgent(b, ns, "h1", localPool(b), nil, nil)
+	local := localPool(b)
+	cons := bareStream(b, d.js, "BARE")
+	ctx := context.Background()
+	bare := func() time.Duration {
+		t0 := time.Now()
+		if _, err := d.js.Publish(ctx, "bench.BARE", []byte(`{"process":{"command":"true"}}`)); err != nil {
+			b.Fatal(err)
+		}
+		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for m := range batch.Messages() {
+			_ = m.Ack()
+		}
+		return time.Since(t0)
+	}
+	job := func(i int) runnerapi.Job {
+		return runnerapi.Job{ID: fmt.Sprintf("bash_%d", i), Process: &runnerapi.ProcessJob{Command: "true"}}
+	}
+	// Warm: each side's shared worker is running before the first timed job.
+	bare()
+	untilStarted(b, local, job(-1))
+	untilStarted(b, d, job(-2))
+	var bares, locals, remotes []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		bares = append(bares, bare())
+		locals = append(locals, untilStarted(b, local, job(2*i)))
+		remotes = append(remotes, untilStarted(b, d, job(2*i+1)))
+	}
+	b.StopTimer()
+	base := p50(bares) + p50(locals)
+	b.ReportMetric(float64(p50(remotes).Microseconds())/1000, "remote-p50-ms")
+	b.ReportMetric(float64(p50(bares).Microseconds())/1000, "bare-js-p50-ms")
+	b.ReportMetric(float64(p50(locals).Microseconds())/1000, "local-p50-ms")
+	b.ReportMetric(float64(p50(remotes))/float64(base), "x-of-baseline")
+}
+
+func BenchmarkThroughput(b *testing.B) {
+	const jobs, hosts = 1000, 3
+	ns := startServer(b)
+	d := newDispatcher(b, ns, DispatcherConfig{JobTimeout: 5 * time.Second})
+	for i := range hosts {
+		nc := connect(b, ns, true)
+		a := NewAgent(AgentConfig{Conn: nc, Name: fmt.Sprintf("h%d", i), Slots: 128, JobTimeout: 5 * time.Second, Runner: newShell(), Log: zap.NewNop()})
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { _ = a.Run(ctx) }()
+		b.Cleanup(cancel)
+	}
+	cons := bareStream(b, d.js, "BARET")
+	ctx := context.Background()
+	bare := func() time.Duration {
+		t0 := time.Now()
+		var mu sync.Mutex
+		n := 0
+		all := make(chan struct{})
+		var ccs []jetstream.ConsumeContext
+		for range hosts { // three consumers, as three hosts would pull
+			cc, err := cons.Consume(func(m jetstream.Msg) {
+				_ = m.Ack()
+				mu.Lock()
+				n++
+				if n == jobs {
+					close(all)
+				}
+				mu.Unlock()
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ccs = append(ccs, cc)
+		}
+		for i := range jobs {
+			if _, err := d.js.PublishAsync("bench.BARET", []byte(fmt.Sprintf(`{"n":%d}`, i))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		<-d.js.PublishAsyncComplete()
+		<-all
+		took := time.Since(t0)
+		for _, cc := range ccs {
+			cc.Stop()
+		}
+		return took
+	}
+	remote := func(round int) time.Duration {
+		t0 := time.Now()
+		var wg sync.WaitGroup
+		for i := range jobs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				job := runnerapi.Job{ID: fmt.Sprintf("bash_%d_%d", round, i), Process: &runnerapi.ProcessJob{Command: "ok:x"}}
+				done := false
+				err := d.Start(ctx, job, func(ev runnerapi.Event) error {
+					done = done || ev.Kind == runnerapi.EventCompleted
+					return nil
+				})
+				if err != nil || !done {
+					b.Errorf("job %s: %v, completed %v", job.ID, err, done)
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(t0)
+	}
+	var bares, remotes []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		bares = append(bares, bare())
+		remotes = append(remotes, remote(i))
+	}
+	b.StopTimer()
+	jr, br := float64(jobs)/p50(remotes).Seconds(), float64(jobs)/p50(bares).Seconds()
+	b.ReportMetric(jr, "jobs/s")
+	b.ReportMetric(br, "bare-msgs/s")
+	b.ReportMetric(100*jr/br, "pct-of-bare")
+}
+
+func BenchmarkFailover(b *testing.B) {
+	const timeout = time.Second
+	ns := startServer(b)
+	d := newDispatcher(b, ns, DispatcherConfig{JobTimeout: timeout})
+	var took []time.Duration
+	for i := range b.N {
+		nc1 := connect(b, ns, true)
+		a1 := NewAgent(AgentConfig{Conn: nc1, Name: fmt.Sprintf("dying%d", i), Slots: 1, JobTimeout: timeout, Runner: newShell(), Log: zap.NewNop()})
+		ctx1, cancel1 := context.WithCancel(context.Background())
+		go func() { _ = a1.Run(ctx1) }()
+		ev := newEvents()
+		stopJob, done := start(d, processJob(fmt.Sprintf("bash_%d", i), "hang"), ev)
+		ev.next(b, runnerapi.EventStarted)
+		nc2 := connect(b, ns, true)
+		a2 := NewAgent(AgentConfig{Conn: nc2, Name: fmt.Sprintf("spare%d", i), Slots: 1, JobTimeout: timeout, Runner: newShell(), Log: zap.NewNop()})
+		ctx2, cancel2 := context.WithCancel(context.Background())
+		go func() { _ = a2.Run(ctx2) }()
+		t0 := time.Now()
+		nc1.Close() // the host dies: no more progress acks, no hand-back
+		ev.next(b, runnerapi.EventStarted)
+		took = append(took, time.Since(t0))
+		stopJob()
+		<-done
+		cancel1()
+		cancel2()
+	}
+	b.ReportMetric(float64(p50(took).Milliseconds()), "failover-ms")
+	b.ReportMetric(float64(p50(took))/float64(timeout+time.Second), "x-of-budget")
+}
