@@ -48,6 +48,10 @@ func run(bin, examples string) error {
 	if err := runEngine(bin, examples, next); err != nil {
 		return err
 	}
+	fmt.Println("\n\033[1mPart 5 — workers across hosts: NATS JetStream, host agents, a host killed mid-job\033[0m")
+	if err := runHosts(bin, next+6); err != nil { // runEngine numbers six steps from next
+		return err
+	}
 	fmt.Print(`
 Done. Shown: robota -p with real tools on a real project (Read, Glob, Edit, Bash),
 permission rules (an allow list and a deny rule), persistence, auto-compaction and
@@ -59,7 +63,8 @@ a background process read and stopped with TaskOutput/TaskStop, and a worker cra
 reported while the session goes on; a custom command and a skill from .claude/,
 /rewind restoring the files a resumed session's model edited, a plugin from a local
 marketplace (its command and its hook), project memory refusing a secret; go-plugin
-workers supervised and replaced.
+workers supervised and replaced; workers across hosts over NATS JetStream (an embedded
+server, two host agents, a job moved to the other host when its first host was killed).
 Not yet: the TUI.
 `)
 	return nil
