@@ -80,7 +80,7 @@ func TestEmbeddedServerMutualTLS(t *testing.T) {
 		t.Fatal("a host without a client certificate connected")
 	}
 	// A plaintext client is told TLS is required before anything else.
-	raw, err := net.Dial("tcp", strings.TrimPrefix(ns.ClientURL(), "nats://"))
+	raw, err := net.Dial("tcp", ns.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
