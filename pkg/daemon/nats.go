@@ -79,7 +79,9 @@ func startNATS(ctx context.Context, cfg NATSConfig, stateDir string, log *zap.Lo
 			return nil, nil, fmt.Errorf("%w: %v", ErrNATS, err)
 		}
 		s.server = ns
-		cc = remote.ConnConfig{URLs: ns.ClientURL(), Name: "robota-engine", Log: log}
+		// The engine's own connection is in-process: no socket, so no TLS (the server
+		// does not require it there); a tls:// URL would make the client try a handshake.
+		cc = remote.ConnConfig{URLs: "nats://" + ns.Addr().String(), Name: "robota-engine", Log: log}
 		extra = append(extra, nats.InProcessServer(ns), nats.UserInfo(natsserver.EngineUser, enginePW))
 		log.Info("embedded NATS server listening", zap.String("url", ns.ClientURL()), zap.String("store", dir),
 			zap.String("host_creds", creds))

@@ -41,6 +41,9 @@ func Connect(cfg ConnConfig, extra ...nats.Option) (*nats.Conn, error) {
 		nats.ReconnectWait(250 * time.Millisecond), nats.ReconnectJitter(100*time.Millisecond, time.Second),
 		nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err == nil { // our own Close
+				return
+			}
 			log.Warn("lost the connection to NATS", zap.String("urls", cfg.URLs), zap.Error(err))
 			if cfg.OnDisconnect != nil {
 				cfg.OnDisconnect(err)
