@@ -7,12 +7,12 @@
 package main
 
 import (
-	"github.com/robota-sdk/robota-go/pkg/sandbox"
 	"os"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/plugins/gitclone"
 	"github.com/robota-sdk/robota-go/pkg/runner/remote"
 	"github.com/robota-sdk/robota-go/pkg/runner/worker"
+	"github.com/robota-sdk/robota-go/pkg/sandbox"
 )
 
 func main() {
