@@ -124,7 +124,7 @@ type Permission struct {
 // End ends a prompt.
 type End struct {
 	// Outcome is "complete", "error" or "interrupted".
-	Outcome, Error, Reason string
+	Outcome, Error, Reason    string
 	InputTokens, OutputTokens int
 }
 
