@@ -51,7 +51,7 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 		fmt.Fprintf(stderr, "robota: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "Session %s saved; resume it with: robota --resume %s\n", id, id)
+	fmt.Fprintf(stdout, "Resume this session with:\nrobota --resume %s\n", id)
 	return exitOK
 }
 

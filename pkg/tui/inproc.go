@@ -3,9 +3,11 @@ package tui
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
@@ -45,8 +47,18 @@ func (p *InProcess) pump(ctx context.Context) {
 
 func (p *InProcess) Info() Info {
 	sess := p.s.Session()
-	return Info{ID: sess.ID(), Model: sess.Model(), Cwd: p.cwd,
-		PermissionMode: string(sess.PermissionMode()), Resumed: sess.HistoryLen()}
+	info := Info{ID: sess.ID(), Model: sess.Model(), Cwd: p.cwd, PermissionMode: string(sess.PermissionMode())}
+	if a := p.s.Assembled(); a != nil && a.ResumedFrom != "" {
+		for _, msg := range sess.Messages() {
+			if t := strings.TrimSpace(msg.Text()); t != "" && (msg.Role == llm.RoleUser || msg.Role == llm.RoleAssistant) {
+				info.Previous = append(info.Previous, Turn{User: msg.Role == llm.RoleUser, Text: t})
+			}
+		}
+		if n := len(info.Previous); n > previousKeep {
+			info.Previous = info.Previous[n-previousKeep:]
+		}
+	}
+	return info
 }
 
 func (p *InProcess) Events() <-chan Event { return p.events }

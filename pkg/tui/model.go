@@ -70,31 +70,38 @@ type model struct {
 	lastFull    string // the last collapsed output, for Ctrl-O
 	lastThought string
 	quitting    bool
+	started     bool // the banner is printed
 }
 
 func newModel(sess Session, out *printer, st styles, hist *history, now func() time.Time) *model {
 	info := sess.Info()
 	m := &model{sess: sess, info: info, out: out, st: st, md: markdown{color: st.color}, now: now, hist: hist,
 		width: 80, height: 24, histPos: -1, mode: info.PermissionMode, tasks: map[string]*Task{}}
-	m.commands = sess.Commands()
+	m.commands = append(sess.Commands(), Command{Name: "exit", Description: "Exit robota", Source: "ui"})
 	m.ctx = sess.Context()
 	return m
 }
 
-func (m *model) Init() tea.Cmd {
-	m.print(m.banner())
-	return nil
-}
+// Init prints nothing: the banner waits for the terminal's size (first WindowSizeMsg).
+func (m *model) Init() tea.Cmd { return nil }
 
 func (m *model) banner() string {
 	st := m.st
+	w := m.width
 	lines := []string{
 		st.accent.Render("✻") + " Welcome to " + st.user.Render("robota"),
-		st.dim.Render("  cwd: " + Sanitize(m.info.Cwd)),
-		st.dim.Render("  /help for commands · shift+tab cycles the permission mode · esc interrupts"),
+		st.dim.Render(wrap("  cwd: "+Sanitize(m.info.Cwd), w)),
+		st.dim.Render(wrap("  /help for commands · shift+tab cycles the permission mode · esc interrupts", w)),
 	}
-	if m.info.Resumed > 0 {
-		lines = append(lines, st.dim.Render(fmt.Sprintf("  resumed session %s (%d messages)", m.info.ID, m.info.Resumed)))
+	if len(m.info.Previous) > 0 {
+		lines = append(lines, st.dim.Render(wrap(fmt.Sprintf("  resumed session %s", m.info.ID), w)))
+		for _, t := range m.info.Previous {
+			if t.User {
+				lines = append(lines, m.userLine(t.Text))
+			} else {
+				lines = append(lines, m.renderAnswer(t.Text))
+			}
+		}
 	}
 	return strings.Join(lines, "\n")
 }
@@ -105,7 +112,17 @@ func (m *model) print(s string) { m.out.print(s) }
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
+		resized := m.started && (msg.Width != m.width || msg.Height != m.height)
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
+		if !m.started {
+			m.started = true
+			m.print(m.banner())
+		}
+		if resized {
+			// The terminal reflowed the old live area; repaint it on a clean screen
+			// (the scrollback above is the terminal's and stays).
+			return m, tea.ClearScreen
+		}
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.PasteMsg:
@@ -402,16 +419,7 @@ func (m *model) command(name, args, text string) tea.Cmd {
 	if !res.Success {
 		style = m.st.bad
 	}
-	msg := Sanitize(res.Message)
-	var b strings.Builder
-	for i, l := range strings.Split(msg, "\n") {
-		if i == 0 {
-			b.WriteString(style.Render("  ⎿  ") + wrap(l, m.width-5))
-		} else {
-			b.WriteString("\n     " + wrap(l, m.width-5))
-		}
-	}
-	m.print(b.String())
+	m.print(indented(style.Render("  ⎿  "), Sanitize(res.Message), m.width))
 	if name == "mode" && res.Success && args != "" {
 		m.mode = args
 	}

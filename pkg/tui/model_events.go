@@ -65,7 +65,7 @@ func (m *model) end(e Event) tea.Cmd {
 	case "interrupted":
 		m.flushAnswer(m.st.bad.Render("  ⎿  Interrupted by user"))
 	case "error":
-		m.flushAnswer(m.st.bad.Render("  ⎿  Error: " + firstLine(Sanitize(e.End.Error))))
+		m.flushAnswer(indented(m.st.bad.Render("  ⎿  Error: "), Sanitize(e.End.Error), m.width-7))
 	default:
 		m.flushAnswer("")
 	}

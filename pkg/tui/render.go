@@ -177,3 +177,17 @@ func permissionTitle(p *Permission) (title, detail string) {
 	}
 	return "Tool use: " + p.ToolName, args
 }
+
+// indented wraps text to width with first before its first row and five spaces before
+// the others, as tool and command output is shown.
+func indented(first, text string, width int) string {
+	rows := strings.Split(wrap(text, max(width-5, 1)), "\n")
+	for i := range rows {
+		if i == 0 {
+			rows[i] = first + rows[i]
+		} else {
+			rows[i] = "     " + rows[i]
+		}
+	}
+	return strings.Join(rows, "\n")
+}

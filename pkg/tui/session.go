@@ -31,9 +31,19 @@ var ErrUnknownCommand = errors.New("unknown command")
 // Info describes the session at the start.
 type Info struct {
 	ID, Model, Cwd, PermissionMode string
-	// Resumed is how many messages the session had already.
-	Resumed int
+	// Previous is the end of a resumed conversation (user prompts and answers), shown
+	// at the start; empty for a new session.
+	Previous []Turn
 }
+
+// Turn is one message of a resumed conversation.
+type Turn struct {
+	User bool
+	Text string
+}
+
+// previousTurns keeps the last previousKeep turns.
+const previousKeep = 10
 
 // Answer is a permission prompt's choice.
 type Answer int
