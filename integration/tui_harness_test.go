@@ -77,7 +77,6 @@ func startTUI(t *testing.T, e tuiEnv, w, h int, args ...string) *term {
 	return tm
 }
 
-
 func (tm *term) tmux(args ...string) string {
 	tm.t.Helper()
 	out, err := exec.Command("tmux", append([]string{"-S", tm.sock}, args...)...).CombinedOutput()
