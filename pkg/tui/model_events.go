@@ -104,15 +104,7 @@ func (m *model) flushAnswer(suffix string) {
 }
 
 func (m *model) renderAnswer(text string) string {
-	body := m.md.render(text, m.width)
-	lines := strings.Split(body, "\n")
-	// glamour indents by two; the first line carries the answer's mark instead.
-	for i, l := range lines {
-		if i == 0 {
-			lines[i] = "⏺ " + strings.TrimPrefix(l, "  ")
-		}
-	}
-	return strings.Join(lines, "\n")
+	return prefixLines(m.md.render(text, m.width-2), "⏺ ", "  ")
 }
 
 func (m *model) flushThinking() {

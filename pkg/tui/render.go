@@ -5,40 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
 // previewLines is how many lines of a tool's output are shown before "+N lines".
 const previewLines = 4
-
-// markdown renders finished assistant text. Text is sanitized first: glamour's own
-// styling is the only escape sequence in what it returns.
-type markdown struct {
-	r     *glamour.TermRenderer
-	width int
-	color bool
-}
-
-func (m *markdown) render(text string, width int) string {
-	text = Sanitize(text)
-	if m.r == nil || m.width != width {
-		style := "dark"
-		if !m.color {
-			style = "notty"
-		}
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(width-4, 10)))
-		if err != nil {
-			return wrap(text, width)
-		}
-		m.r, m.width = r, width
-	}
-	out, err := m.r.Render(text)
-	if err != nil {
-		return wrap(text, width)
-	}
-	return strings.Trim(out, "\n")
-}
 
 // wrap hard-wraps s to width cells (ANSI-aware).
 func wrap(s string, width int) string {
@@ -191,3 +162,5 @@ func indented(first, text string, width int) string {
 	}
 	return strings.Join(rows, "\n")
 }
+
+func displayWidth(s string) int { return ansi.StringWidth(s) }
