@@ -47,6 +47,12 @@ func newTUIEnv(t *testing.T, script string) tuiEnv {
 // startTUI runs robota with args in e's project, in a w×h terminal.
 func startTUI(t *testing.T, e tuiEnv, w, h int, args ...string) *term {
 	t.Helper()
+	return startTUIEnv(t, e, w, h, nil, args...)
+}
+
+// startTUIEnv is startTUI with env (NAME=value) added to robota's environment.
+func startTUIEnv(t *testing.T, e tuiEnv, w, h int, env []string, args ...string) *term {
+	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		missing(t, "tmux", "apt-get install tmux")
@@ -65,7 +71,11 @@ func startTUI(t *testing.T, e tuiEnv, w, h int, args ...string) *term {
 		argv[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	// remain-on-exit keeps the pane (and what robota printed last) after it exits.
-	shell := "cd '" + e.dir + "' && exec env HOME='" + e.home + "' TERM=xterm-256color " + strings.Join(argv, " ")
+	vars := append([]string{"HOME=" + e.home, "TERM=xterm-256color"}, env...)
+	for i, v := range vars {
+		vars[i] = "'" + v + "'"
+	}
+	shell := "cd '" + e.dir + "' && exec env " + strings.Join(vars, " ") + " " + strings.Join(argv, " ")
 	cmd := exec.Command(tmux, "-S", tm.sock, "-f", "/dev/null", "new-session", "-d", "-s", "tui",
 		"-x", itoa(w), "-y", itoa(h), shell, ";", "set-option", "-g", "remain-on-exit", "on")
 	cmd.Env = append(os.Environ(), "TMUX=")

@@ -297,6 +297,9 @@ func TestTUIContinueAfterQuit(t *testing.T) {
 		if !strings.Contains(s, "> hello first") || !strings.Contains(s, "nice to meet you") {
 			t.Fatalf("--continue does not show the conversation:\n%s", s)
 		}
+		tm2.keys("Up") // the prompt history is kept per project, across sessions
+		tm2.waitFor("> hello first", tuiWait)
+		tm2.keys("C-u")
 		tm2.typeText("hello again")
 		tm2.keys("Enter")
 		tm2.waitFor("> hello again", tuiWait)
@@ -308,4 +311,32 @@ func TestTUIContinueAfterQuit(t *testing.T) {
 		tm2.keys("C-c")
 		tm2.waitFor("Resume this session with:", tuiWait)
 	})
+}
+
+// TestTUINarrowNoColor: NO_COLOR and a terminal narrower than 40 columns (then 1×1)
+// degrade, never crash: no colour escapes, lines cut to the width, answers still shown.
+func TestTUINarrowNoColor(t *testing.T) {
+	e := newTUIEnv(t, streamScript)
+	tm := startTUIEnv(t, e, 30, 12, []string{"NO_COLOR=1"})
+	tm.typeText("hello")
+	tm.keys("Enter")
+	tm.waitFor("nice to meet", tuiWait)
+	colored := tm.tmux("capture-pane", "-p", "-e", "-t", "tui")
+	if strings.Contains(colored, "\x1b[3") || strings.Contains(colored, "\x1b[9") {
+		t.Fatalf("colours under NO_COLOR:\n%q", colored)
+	}
+	for _, l := range strings.Split(tm.screen(), "\n") {
+		if w := len([]rune(l)); w > 30 {
+			t.Fatalf("line wider than the terminal: %q", l)
+		}
+	}
+	tm.tmux("resize-window", "-t", "tui", "-x", "1", "-y", "1")
+	time.Sleep(200 * time.Millisecond)
+	tm.tmux("resize-window", "-t", "tui", "-x", "30", "-y", "12")
+	tm.typeText("hello")
+	tm.keys("Enter")
+	tm.waitFor("> hello", tuiWait)
+	if strings.Contains(tm.all(), "Pane is dead") {
+		t.Fatalf("robota died at 1x1:\n%s", tm.all())
+	}
 }
