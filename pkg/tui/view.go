@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -26,8 +27,8 @@ func (m *model) View() tea.View {
 		add(m.st.dim.Render(spinnerFrames[m.spin%len(spinnerFrames)] + " Thinking…"))
 	}
 	if m.streaming.Len() > 0 {
-		live := strings.Split(wrap(Sanitize(m.streaming.String()), max(w-2, 1)), "\n")
 		limit := max(m.height-10, 3)
+		live := strings.Split(wrap(Sanitize(liveTail(m.streaming.String(), limit*max(w, 1)*4)), max(w-2, 1)), "\n")
 		if len(live) > limit {
 			live = live[len(live)-limit:]
 		}
@@ -213,4 +214,23 @@ func shortCount(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// liveTail is the end of a streaming answer that can fill the live rows: at most n
+// bytes, from a line start when there is one, so a long answer costs each frame what
+// the screen shows, not its whole length.
+func liveTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+		return s[i+1:]
+	}
+	for i := 0; i < len(s) && i < 4; i++ { // start on a rune boundary
+		if utf8.RuneStart(s[i]) {
+			return s[i:]
+		}
+	}
+	return s
 }

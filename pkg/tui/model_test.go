@@ -1,0 +1,134 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPermissionAnswers(t *testing.T) {
+	cases := []struct {
+		name string
+		keys []string
+		typed string
+		want string
+	}{
+		{"1 allows once", []string{"1"}, "", "r1:1:"},
+		{"2 allows for the session", []string{"2"}, "", "r1:2:"},
+		{"enter takes the highlighted", []string{"down", "enter"}, "", "r1:2:"},
+		{"esc denies", []string{"esc"}, "", "r1:3:"},
+		{"3 denies with a message", []string{"3"}, "use ls", "r1:3:use ls"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, f := newTestModel(t)
+			typeText(m, "go")
+			press(m, "enter")
+			m.event(Event{Kind: EvPermission, PromptID: "p1", Perm: &Permission{ID: "r1", ToolName: "Bash", Input: []byte(`{"command":"ls"}`), SessionRule: "Bash(ls *)"}})
+			view := m.View().Content
+			if !strings.Contains(view, "Yes, and allow Bash(ls *) for this session") || !strings.Contains(view, "ls") {
+				t.Fatalf("prompt does not show the rule and command:\n%s", view)
+			}
+			for _, k := range c.keys {
+				if k == "down" {
+					m.permissionKey("down")
+					continue
+				}
+				press(m, k)
+			}
+			if c.typed != "" {
+				typeText(m, c.typed)
+				press(m, "enter")
+			}
+			if len(f.answers) != 1 || f.answers[0] != c.want {
+				t.Fatalf("answers %q, want %q", f.answers, c.want)
+			}
+			if m.perm != nil {
+				t.Fatal("the prompt stays open")
+			}
+		})
+	}
+}
+
+func TestSubagentAskNamesIt(t *testing.T) {
+	m, _ := newTestModel(t)
+	m.event(Event{Kind: EvTask, Task: &Task{ID: "t1", Label: "explorer: find files", Status: "running"}})
+	m.event(Event{Kind: EvPermission, Perm: &Permission{ID: "r1", ToolName: "Bash", Subagent: "t1"}})
+	if v := m.View().Content; !strings.Contains(v, "asked by subagent explorer: find files") {
+		t.Fatalf("subagent not named:\n%s", v)
+	}
+}
+
+func TestQueueRunsAfterTheRunningPrompt(t *testing.T) {
+	m, f := newTestModel(t)
+	typeText(m, "first")
+	press(m, "enter")
+	typeText(m, "second")
+	press(m, "enter")
+	if len(f.submitted) != 1 || !strings.Contains(m.View().Content, "queued: second") {
+		t.Fatalf("second not queued: %q\n%s", f.submitted, m.View().Content)
+	}
+	m.event(Event{Kind: EvText, PromptID: "p1", Text: "answer"})
+	m.event(Event{Kind: EvEnd, PromptID: "p1", End: &End{Outcome: "complete"}})
+	if len(f.submitted) != 2 || f.submitted[1] != "second" {
+		t.Fatalf("queued prompt not submitted after the end: %q", f.submitted)
+	}
+}
+
+func TestEscInterruptsAndKeepsPartial(t *testing.T) {
+	m, f := newTestModel(t)
+	typeText(m, "go")
+	press(m, "enter")
+	m.event(Event{Kind: EvText, PromptID: "p1", Text: "partial answ"})
+	press(m, "esc")
+	if f.aborts != 1 {
+		t.Fatalf("aborts %d", f.aborts)
+	}
+	m.event(Event{Kind: EvEnd, PromptID: "p1", End: &End{Outcome: "interrupted"}})
+	out := m.out.text()
+	if !strings.Contains(out, "partial answ") || !strings.Contains(out, "Interrupted by user") {
+		t.Fatalf("scrollback:\n%s", out)
+	}
+}
+
+func TestCtrlCClearsThenQuitsTwice(t *testing.T) {
+	m, _ := newTestModel(t)
+	typeText(m, "draft")
+	press(m, "ctrl+c")
+	if !m.ed.Empty() || m.quitting {
+		t.Fatal("first Ctrl-C should clear the input only")
+	}
+	press(m, "ctrl+c")
+	if m.quitting || !strings.Contains(m.View().Content, "Press Ctrl-C again") {
+		t.Fatal("Ctrl-C on an empty prompt should ask for a second")
+	}
+	press(m, "ctrl+c")
+	if !m.quitting {
+		t.Fatal("second Ctrl-C did not quit")
+	}
+}
+
+func TestShiftTabCyclesModes(t *testing.T) {
+	m, f := newTestModel(t)
+	var seen []string
+	for range 3 {
+		press(m, "shift+tab")
+		seen = append(seen, f.mode)
+	}
+	if strings.Join(seen, ",") != "acceptEdits,plan,default" {
+		t.Fatalf("modes %v", seen)
+	}
+}
+
+func TestToolOutputSanitizedAndBounded(t *testing.T) {
+	m, _ := newTestModel(t)
+	out := "l1\x1b[2J\nl2\nl3\nl4\nl5\nl6\xff"
+	m.event(Event{Kind: EvToolEnd, Tool: &Tool{ID: "c1", Name: "Bash", FirstArg: "x", Result: "success", Preview: out}})
+	s := m.out.text()
+	if strings.Contains(s, "\x1b[2J") || strings.Contains(s, "l6") || !strings.Contains(s, "+2 lines (ctrl+o to expand)") {
+		t.Fatalf("preview:\n%q", s)
+	}
+	m.expand()
+	if s := m.out.text(); !strings.Contains(s, "l6\uFFFD") {
+		t.Fatalf("ctrl+o did not show the whole output:\n%q", s)
+	}
+}
