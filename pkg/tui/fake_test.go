@@ -44,7 +44,7 @@ func (f *fakeSession) Commands() []Command {
 func (f *fakeSession) Execute(context.Context, string, string) (CommandResult, error) {
 	return CommandResult{Message: "ok", Success: true}, nil
 }
-func (f *fakeSession) Context() ContextState          { return ContextState{UsedPercent: 12} }
+func (f *fakeSession) Context() ContextState           { return ContextState{UsedPercent: 12} }
 func (f *fakeSession) Close(ctx context.Context) error { return nil }
 
 // newTestModel is a model over a fake session, 80×24, printing into a printer no one

@@ -7,10 +7,10 @@ import (
 
 func TestPermissionAnswers(t *testing.T) {
 	cases := []struct {
-		name string
-		keys []string
+		name  string
+		keys  []string
 		typed string
-		want string
+		want  string
 	}{
 		{"1 allows once", []string{"1"}, "", "r1:1:"},
 		{"2 allows for the session", []string{"2"}, "", "r1:2:"},
