@@ -60,6 +60,7 @@ type model struct {
 
 	commands []Command
 	compSel  int
+	files    fileCompleter
 
 	mode        string
 	ctx         ContextState
@@ -78,6 +79,7 @@ func newModel(sess Session, out *printer, st styles, hist *history, now func() t
 	m := &model{sess: sess, info: info, out: out, st: st, md: markdown{color: st.color}, now: now, hist: hist,
 		width: 80, height: 24, histPos: -1, mode: info.PermissionMode, tasks: map[string]*Task{}}
 	m.commands = append(sess.Commands(), Command{Name: "exit", Description: "Exit robota", Source: "ui"})
+	m.files.root = info.Cwd
 	m.ctx = sess.Context()
 	return m
 }
@@ -207,6 +209,11 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "shift+tab":
 		m.cycleMode()
 	case "tab":
+		if list := m.fileMatches(); len(list) > 0 {
+			m.ed.completeAt(list[min(m.compSel, len(list)-1)])
+			m.compSel = 0
+			return nil
+		}
 		if m.completing() && len(m.matches()) > 0 {
 			c := m.matches()[min(m.compSel, len(m.matches())-1)]
 			m.ed.SetText("/" + c.Name + " ")
@@ -215,7 +222,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.expand()
 	case "up":
 		switch {
-		case m.completing():
+		case m.completing() || len(m.fileMatches()) > 0:
 			m.compSel = max(m.compSel-1, 0)
 		case m.ed.Empty() && len(m.queue) > 0:
 			m.ed.SetText(m.queue[len(m.queue)-1]) // edit the queued prompt
@@ -227,6 +234,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case "down":
 		switch {
+		case len(m.fileMatches()) > 0:
+			m.compSel = min(m.compSel+1, len(m.fileMatches())-1)
 		case m.completing():
 			m.compSel = min(m.compSel+1, max(len(m.matches())-1, 0))
 		case m.ed.OnLastLine():
@@ -434,6 +443,17 @@ func (m *model) command(name, args, text string) tea.Cmd {
 func (m *model) completing() bool {
 	t := m.ed.Text()
 	return m.perm == nil && strings.HasPrefix(t, "/") && !strings.ContainsAny(t, " \n")
+}
+
+// fileMatches are the @ completions of the word at the cursor (nil when there is none).
+func (m *model) fileMatches() []string {
+	if m.perm != nil {
+		return nil
+	}
+	if _, word, ok := m.ed.atWord(); ok {
+		return m.files.complete(word)
+	}
+	return nil
 }
 
 func (m *model) matches() []Command {

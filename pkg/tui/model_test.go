@@ -1,8 +1,12 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 func TestPermissionAnswers(t *testing.T) {
@@ -130,5 +134,32 @@ func TestToolOutputSanitizedAndBounded(t *testing.T) {
 	m.expand()
 	if s := m.out.text(); !strings.Contains(s, "l6\uFFFD") {
 		t.Fatalf("ctrl+o did not show the whole output:\n%q", s)
+	}
+}
+
+func TestAtCompletesFilePaths(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"main.go", "make.sh", "pkg/x.go", ".hidden"} {
+		p := filepath.Join(dir, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o644)
+	}
+	m, _ := newTestModel(t)
+	m.files.root = dir
+	typeText(m, "look at @ma")
+	v := m.View().Content
+	if !strings.Contains(v, "@main.go") || !strings.Contains(v, "@make.sh") || strings.Contains(v, "@pkg/") {
+		t.Fatalf("completion list:\n%s", v)
+	}
+	m.key(tea.KeyPressMsg{Code: tea.KeyTab})
+	if got := m.ed.Text(); got != "look at @main.go " {
+		t.Fatalf("after tab: %q", got)
+	}
+	typeText(m, "and @p")
+	m.key(tea.KeyPressMsg{Code: tea.KeyTab})
+	typeText(m, "x")
+	m.key(tea.KeyPressMsg{Code: tea.KeyTab})
+	if got := m.ed.Text(); got != "look at @main.go and @pkg/x.go " {
+		t.Fatalf("nested: %q", got)
 	}
 }

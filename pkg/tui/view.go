@@ -85,6 +85,17 @@ func (m *model) View() tea.View {
 	rows = append(rows, rule)
 	if m.completing() {
 		rows = append(rows, m.completionRows()...)
+	} else if list := m.fileMatches(); len(list) > 0 {
+		sel := min(m.compSel, len(list)-1)
+		for i, p := range list {
+			line := truncate("  @"+Sanitize(p), w)
+			if i == sel {
+				line = m.st.selected.Render(line)
+			} else {
+				line = m.st.dim.Render(line)
+			}
+			rows = append(rows, line)
+		}
 	}
 	rows = append(rows, m.statusLine())
 	for i, r := range rows {
