@@ -25,6 +25,9 @@ type tuiEnv struct {
 	dir, home, script string
 	// engine, when set, is the --engine address the TUI attaches to.
 	engine string
+	// untrusted: the TUI starts with the trust dialog (startTUI does not wait for the
+	// prompt box).
+	untrusted bool
 }
 
 func newTUIEnv(t *testing.T, script string) tuiEnv {
@@ -35,6 +38,14 @@ func newTUIEnv(t *testing.T, script string) tuiEnv {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// The folder is trusted already (TestTUITrustDialog starts without).
+	trust := `{"folders": {"` + e.dir + `": {"trustedAt": "2026-01-01T00:00:00Z"}}}`
+	if err := os.MkdirAll(filepath.Join(e.home, ".robota"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, ".robota", "trusted-folders.json"), []byte(trust), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	e.script = filepath.Join(root, "script.yaml")
 	script = strings.ReplaceAll(script, "{{.Dir}}", e.dir)
@@ -83,7 +94,9 @@ func startTUIEnv(t *testing.T, e tuiEnv, w, h int, env []string, args ...string)
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command(tmux, "-S", tm.sock, "kill-server").Run() })
-	tm.waitFor("Try \"explain", 10*time.Second)
+	if !e.untrusted {
+		tm.waitFor("Try \"explain", 10*time.Second)
+	}
 	return tm
 }
 

@@ -340,3 +340,53 @@ func TestTUINarrowNoColor(t *testing.T) {
 		t.Fatalf("robota died at 1x1:\n%s", tm.all())
 	}
 }
+
+const hookScript = `
+name: tui-trust
+turns:
+  - text: "Trusted and running."
+    repeat: true
+`
+
+// TestTUITrustDialog: the first start in a folder asks whether to trust it before any
+// project hook runs; "No" exits with nothing run, "Yes" is remembered.
+func TestTUITrustDialog(t *testing.T) {
+	e := newTUIEnv(t, hookScript)
+	os.Remove(filepath.Join(e.home, ".robota", "trusted-folders.json"))
+	e.untrusted = true
+	marker := filepath.Join(e.dir, "session-start-ran")
+	settings := `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch ` + marker + `"}]}]}}`
+	if err := os.MkdirAll(filepath.Join(e.dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm := startTUI(t, e, 80, 20)
+	s := tm.waitFor("Do you trust the files in this folder?", tuiWait)
+	if !strings.Contains(s, e.dir) {
+		t.Fatalf("the dialog does not name the folder:\n%s", s)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a project hook ran before the folder was trusted")
+	}
+	tm.keys("2")
+	tm.waitFor("is not trusted; nothing was run", tuiWait)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a project hook ran after the user said no")
+	}
+	tm2 := startTUI(t, e, 80, 20)
+	tm2.waitFor("Do you trust the files in this folder?", tuiWait)
+	tm2.keys("1")
+	tm2.waitFor("Try \"explain", tuiWait)
+	tm2.keys("C-d")
+	tm2.waitFor("Resume this session with:", tuiWait)
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("the project's SessionStart hook did not run once trusted")
+	}
+	e.untrusted = false
+	tm3 := startTUI(t, e, 80, 20) // waits for the prompt box: no dialog the second time
+	if strings.Contains(tm3.all(), "Do you trust") {
+		t.Fatal("asked again after trusting")
+	}
+}

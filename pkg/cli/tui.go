@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 
@@ -27,6 +28,9 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 	if err != nil {
 		fmt.Fprintf(stderr, "robota: %v\n", err)
 		return exitConfig
+	}
+	if code, ok := askTrust(cwd, stdin, out, stderr); !ok {
+		return code
 	}
 	var sess tui.Session
 	if o.Engine != "" {
@@ -53,6 +57,39 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 	}
 	fmt.Fprintf(stdout, "Resume this session with:\nrobota --resume %s\n", id)
 	return exitOK
+}
+
+// askTrust asks whether to trust cwd at the first interactive start there, before the
+// session reads any project setting, hook or MCP server; the answer is remembered in
+// the user's ~/.robota/trusted-folders.json. Headless -p never asks (trust implied, as
+// claude -p). ok false: exit with code.
+func askTrust(cwd string, stdin, out *os.File, stderr io.Writer) (code int, ok bool) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return exitOK, true // no user settings to remember it in: nothing to ask against
+	}
+	path := filepath.Join(home, tui.TrustFile)
+	trusted, err := tui.Trusted(path, cwd)
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return exitConfig, false
+	}
+	if trusted {
+		return exitOK, true
+	}
+	yes, err := tui.AskTrust(stdin, out, cwd, noColor())
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return exitFailed, false
+	}
+	if !yes {
+		fmt.Fprintf(stderr, "robota: %s is not trusted; nothing was run (robota -p runs without asking)\n", cwd)
+		return exitFailed, false
+	}
+	if err := tui.Trust(path, cwd, time.Now()); err != nil {
+		fmt.Fprintf(stderr, "robota: warning: could not remember the trust in %s: %v\n", path, err)
+	}
+	return exitOK, true
 }
 
 // historyFile is the prompt history shared by the user's sessions (per project inside).
