@@ -11,9 +11,9 @@ import (
 // previewLines is how many lines of a tool's output are shown before "+N lines".
 const previewLines = 4
 
-// wrap hard-wraps s to width cells (ANSI-aware).
+// wrap word-wraps s to width cells, breaking words longer than a line (ANSI-aware).
 func wrap(s string, width int) string {
-	return ansi.Hardwrap(s, max(width, 1), true)
+	return ansi.Wrap(s, max(width, 1), "")
 }
 
 // truncate cuts s to width cells with an ellipsis.
@@ -109,8 +109,8 @@ func (m *model) renderDiff(b *strings.Builder, t *Tool) {
 			removes++
 		}
 	}
-	fmt.Fprintf(b, "\n%s%s", st.dim.Render("  ⎿  "),
-		fmt.Sprintf("Updated %s with %d addition%s and %d removal%s", Sanitize(t.DiffFile), adds, plural(adds), removes, plural(removes)))
+	b.WriteString("\n" + indented(st.dim.Render("  ⎿  "),
+		fmt.Sprintf("Updated %s with %d addition%s and %d removal%s", Sanitize(t.DiffFile), adds, plural(adds), removes, plural(removes)), m.width))
 	for _, d := range t.Diff {
 		sign, style := "-", st.remove
 		if d.Add {
