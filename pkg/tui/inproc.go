@@ -168,7 +168,7 @@ func fromInteractive(ev interactive.Event) (Event, bool) {
 		st := ev.Task.State
 		e.Kind = EvTask
 		e.Task = &Task{ID: st.TaskID, Kind: string(st.Kind), Status: string(st.Status), Label: st.Label,
-			Action: st.CurrentAction, Terminal: st.Status.Terminal()}
+			Action: st.CurrentAction, Terminal: st.Status.Terminal(), Started: st.StartedAt}
 	default:
 		return e, false
 	}

@@ -72,6 +72,7 @@ type model struct {
 	lastThought string
 	quitting    bool
 	started     bool // the banner is printed
+	lost        bool // the session's events ended
 }
 
 func newModel(sess Session, out *printer, st styles, hist *history, now func() time.Time) *model {
@@ -142,13 +143,19 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.spin++
 		return m, tick()
 	case closedMsg:
-		m.print(m.st.bad.Render("The session ended."))
-		return m, m.quit()
+		// The session's events ended (an engine that went away, a closed session):
+		// said on screen, what was typed stays in the prompt box, Ctrl-D quits.
+		if !m.quitting {
+			m.lost = true
+			m.running, m.tools, m.perm = "", nil, nil
+			m.flushAnswer(m.st.bad.Render("  ⎿  Connection to the session lost"))
+			m.notice = "!The session is gone (engine stopped or connection lost); Ctrl-D quits, your input is kept"
+		}
 	}
 	return m, nil
 }
 
-func (m *model) busy() bool { return m.running != "" || len(m.tools) > 0 }
+func (m *model) busy() bool { return m.running != "" || len(m.tools) > 0 || len(m.tasks) > 0 }
 
 func tick() tea.Cmd {
 	return tea.Tick(120*time.Millisecond, func(t time.Time) tea.Msg { return tickMsg(t) })
@@ -363,6 +370,10 @@ func (m *model) enter() tea.Cmd {
 }
 
 func (m *model) submit(text string) tea.Cmd {
+	if m.lost {
+		m.ed.SetText(text)
+		return nil
+	}
 	m.print(m.userLine(text))
 	id, err := m.sess.Submit(text)
 	if err != nil {

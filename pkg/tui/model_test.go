@@ -163,3 +163,29 @@ func TestAtCompletesFilePaths(t *testing.T) {
 		t.Fatalf("nested: %q", got)
 	}
 }
+
+func TestBackgroundTasksListed(t *testing.T) {
+	m, _ := newTestModel(t)
+	m.event(Event{Kind: EvTask, Task: &Task{ID: "t1", Label: "explorer: survey", Status: "running", Action: "Grep"}})
+	v := m.View().Content
+	if !strings.Contains(v, "◼ explorer: survey · running · Grep") || !strings.Contains(v, "1 background task") {
+		t.Fatalf("task not listed:\n%s", v)
+	}
+	m.event(Event{Kind: EvTask, Task: &Task{ID: "t1", Status: "completed", Terminal: true}})
+	if strings.Contains(m.View().Content, "explorer: survey") {
+		t.Fatal("finished task still listed")
+	}
+}
+
+func TestLostSessionKeepsInput(t *testing.T) {
+	m, _ := newTestModel(t)
+	m.Update(closedMsg{})
+	typeText(m, "important prompt")
+	press(m, "enter")
+	if m.ed.Text() != "important prompt" || m.quitting {
+		t.Fatalf("input lost after the session went away: %q", m.ed.Text())
+	}
+	if !strings.Contains(m.View().Content, "The session is gone") {
+		t.Fatal("not said on screen")
+	}
+}

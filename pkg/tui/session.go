@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Session is what the UI needs of a session, wherever it runs: NewInProcess adapts an
@@ -142,4 +143,5 @@ type End struct {
 type Task struct {
 	ID, Kind, Status, Label, Action string
 	Terminal                        bool
+	Started                         time.Time
 }

@@ -2,7 +2,9 @@ package tui
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
@@ -43,6 +45,16 @@ func (m *model) View() tea.View {
 	for _, t := range m.tools {
 		add(m.st.tool.Render(spinnerFrames[m.spin%len(spinnerFrames)]+" ") + truncate(toolTitle(t), w-2))
 		add(m.st.dim.Render("  ⎿  Running…"))
+	}
+	for _, t := range m.sortedTasks() {
+		line := fmt.Sprintf("◼ %s · %s", Sanitize(t.Label), t.Status)
+		if t.Action != "" {
+			line += " · " + Sanitize(t.Action)
+		}
+		if !t.Started.IsZero() {
+			line += " · " + m.now().Sub(t.Started).Round(time.Second).String()
+		}
+		add(m.st.accent.Render(truncate(line, w)))
 	}
 	if m.running != "" && m.streaming.Len() == 0 && len(m.tools) == 0 && m.thinking.Len() == 0 && m.perm == nil {
 		add(m.st.accent.Render(spinnerFrames[m.spin%len(spinnerFrames)] + " Working… (esc to interrupt)"))
@@ -244,4 +256,14 @@ func liveTail(s string, n int) string {
 		}
 	}
 	return s
+}
+
+// sortedTasks are the running background tasks, oldest first.
+func (m *model) sortedTasks() []*Task {
+	out := make([]*Task, 0, len(m.tasks))
+	for _, t := range m.tasks {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
