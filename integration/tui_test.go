@@ -61,6 +61,15 @@ func TestTUIStreamedAnswer(t *testing.T) {
 	})
 }
 
+// TestTUIInitialPrompt: robota "PROMPT" starts the UI and sends the prompt, as
+// claude "PROMPT" does.
+func TestTUIInitialPrompt(t *testing.T) {
+	e := newTUIEnv(t, streamScript)
+	tm := startTUI(t, e, 80, 20, "hello from the command line")
+	tm.waitFor("> hello from the command line", tuiWait)
+	tm.waitFor("nice to meet you", tuiWait)
+}
+
 // TestTUIEscInterrupts: Esc during a stream stops it; the partial answer stays, marked
 // interrupted, and the prompt box takes the next prompt.
 func TestTUIEscInterrupts(t *testing.T) {

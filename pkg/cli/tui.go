@@ -50,7 +50,7 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 		sess = tui.NewInProcess(s, cwd)
 	}
 	id := sess.Info().ID
-	err = tui.Run(ctx, sess, tui.Options{In: stdin, Out: out, HistoryFile: historyFile(), NoColor: noColor()})
+	err = tui.Run(ctx, sess, tui.Options{In: stdin, Out: out, HistoryFile: historyFile(), NoColor: noColor(), Prompt: o.Prompt})
 	if err != nil {
 		fmt.Fprintf(stderr, "robota: %v\n", err)
 		return exitFailed

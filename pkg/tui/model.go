@@ -71,8 +71,9 @@ type model struct {
 	lastFull    string // the last collapsed output, for Ctrl-O
 	lastThought string
 	quitting    bool
-	started     bool // the banner is printed
-	lost        bool // the session's events ended
+	started     bool   // the banner is printed
+	lost        bool   // the session's events ended
+	initial     string // the prompt given on the command line, sent after the banner
 }
 
 func newModel(sess Session, out *printer, st styles, hist *history, now func() time.Time) *model {
@@ -120,6 +121,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.started {
 			m.started = true
 			m.print(m.banner())
+			if p := m.initial; strings.TrimSpace(p) != "" {
+				m.initial = ""
+				m.hist.add(p)
+				if name, args, ok := splitCommand(p); ok {
+					return m, m.command(name, args, p)
+				}
+				return m, m.submit(p)
+			}
 		}
 		if resized {
 			// The terminal reflowed the old live area; repaint it on a clean screen

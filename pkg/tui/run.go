@@ -19,12 +19,15 @@ type Options struct {
 	NoColor bool
 	// Env is the terminal's environment (nil: the process's).
 	Env []string
+	// Prompt, when set, is submitted at the start (robota "PROMPT", as claude "PROMPT").
+	Prompt string
 }
 
 // Run shows the UI over sess until the user quits, then closes sess (saving it).
 func Run(ctx context.Context, sess Session, o Options) error {
 	out := newPrinter()
 	m := newModel(sess, out, newStyles(!o.NoColor), loadHistory(o.HistoryFile, sess.Info().Cwd), time.Now)
+	m.initial = o.Prompt
 	opts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if o.In != nil {
 		opts = append(opts, tea.WithInput(o.In))
