@@ -15,8 +15,17 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding robota, robota-engine and robota-worker")
 	examples := flag.String("examples", "examples", "directory holding demo/, demo.script.yaml and engine-clients/")
+	only := flag.String("only", "", "run one part: tui")
 	flag.Parse()
-	if err := run(*bin, *examples); err != nil {
+	do := run
+	if *only == "tui" {
+		do = func(bin, examples string) error {
+			bin, _ = filepath.Abs(bin)
+			examples, _ = filepath.Abs(examples)
+			return runTUI(bin, examples, 1)
+		}
+	}
+	if err := do(*bin, *examples); err != nil {
 		fmt.Fprintf(os.Stderr, "\ndemo failed: %v\n", err)
 		os.Exit(1)
 	}
@@ -52,6 +61,10 @@ func run(bin, examples string) error {
 	if err := runHosts(bin, next+6); err != nil { // runEngine numbers six steps from next
 		return err
 	}
+	fmt.Println("\n\033[1mPart 6 — the terminal UI (robota at a terminal), driven in tmux\033[0m")
+	if err := runTUI(bin, examples, 1); err != nil {
+		return err
+	}
 	fmt.Print(`
 Done. Shown: robota -p with real tools on a real project (Read, Glob, Edit, Bash),
 permission rules (an allow list and a deny rule), persistence, auto-compaction and
@@ -64,8 +77,9 @@ reported while the session goes on; a custom command and a skill from .claude/,
 /rewind restoring the files a resumed session's model edited, a plugin from a local
 marketplace (its command and its hook), project memory refusing a secret; go-plugin
 workers supervised and replaced; workers across hosts over NATS JetStream (an embedded
-server, two host agents, a job moved to the other host when its first host was killed).
-Not yet: the TUI.
+server, two host agents, a job moved to the other host when its first host was killed);
+the terminal UI with its trust dialog, a streamed markdown answer, permission prompts,
+an edit's diff and a command's output.
 `)
 	return nil
 }

@@ -46,9 +46,15 @@ type Proc struct {
 // with robota-worker from binDir. Its JSON logs are collected; echo, if not
 // nil, receives every raw log line too.
 func Start(binDir, socket string, echo io.Writer, extra ...string) (*Proc, error) {
+	return StartEnv(binDir, socket, nil, echo, extra...)
+}
+
+// StartEnv is Start with env as the engine's environment (nil: this process's).
+func StartEnv(binDir, socket string, env []string, echo io.Writer, extra ...string) (*Proc, error) {
 	args := append([]string{"--listen", "unix://" + socket,
 		"--worker", filepath.Join(binDir, "robota-worker")}, extra...)
 	cmd := exec.Command(filepath.Join(binDir, "robota-engine"), args...)
+	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

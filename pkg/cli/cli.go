@@ -91,7 +91,7 @@ type Options struct {
 const usageHead = `robota — a coding agent in your terminal, backed by the robota engine.
 
 Usage:
-  robota [flags] [PROMPT]     interactive session (coming with the TUI)
+  robota [flags] [PROMPT]     interactive session in the terminal UI (PROMPT: its first prompt)
   robota -p PROMPT [flags]    headless run: print the answer and exit (--print is -p)
   robota -p [flags] PROMPT    the same (the prompt may follow the flags, as with claude -p)
   CMD | robota -p [PROMPT]    piped stdin is the prompt, or is appended to it
@@ -233,8 +233,7 @@ func mainWith(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		}
 		return runHeadless(context.Background(), o, stdin, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "robota: the interactive terminal UI is %v; try 'robota --help'\n", ErrNotYetAvailable)
-	return 1
+	return runInteractive(context.Background(), o, stdin, stdout, stderr)
 }
 
 // withOptionalValues lets -p/--print, -r/--resume and -d/--debug stand without a value, as

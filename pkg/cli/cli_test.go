@@ -74,9 +74,10 @@ func TestMainExitStatuses(t *testing.T) {
 		{args: []string{"-v"}, wantCode: 0, wantStdout: " (robota)\n"},
 		{args: []string{"--help"}, wantCode: 0, wantStderr: "robota -p PROMPT"},
 		{args: []string{"--output-format", "xml"}, wantCode: 2, wantStderr: `--output-format "xml"`},
-		// A prompt without -p is the interactive session's first prompt.
-		{args: []string{"stray"}, wantCode: 1, wantStderr: "interactive terminal UI is not available"},
-		{args: []string{}, wantCode: 1, wantStderr: "interactive terminal UI is not available in this build yet"},
+		// A prompt without -p is the interactive session's first prompt; the interactive
+		// UI needs a terminal, which a test has not: it says how to run headless.
+		{args: []string{"stray"}, wantCode: 2, wantStderr: "the interactive UI needs a terminal"},
+		{args: []string{}, wantCode: 2, wantStderr: `for a headless run use robota -p "PROMPT"`},
 		// Claude Code takes the first argument as the prompt; robota says what it ignored.
 		{args: []string{"-p", "a", "b"}, wantCode: 2, wantStderr: `ignoring extra arguments ["b"]: the prompt is "a"`},
 		{args: []string{"-p", "--output-format", "json", "a", "b"}, wantCode: 2, wantStderr: `ignoring extra arguments ["b"]`},

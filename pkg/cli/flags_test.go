@@ -140,8 +140,8 @@ func TestMainUnknownAndNoEffectFlags(t *testing.T) {
 		t.Fatalf("NoEffect = %q, want %q", o.NoEffect, want)
 	}
 	errb.Reset()
-	// No -p: the terminal UI is not there yet (exit 1), after the flags were reported.
-	if code := Main([]string{"--debug", "--verbose", "-d"}, &out, &errb); code != 1 ||
+	// No -p and no terminal: the UI cannot start (exit 2), after the flags were reported.
+	if code := Main([]string{"--debug", "--verbose", "-d"}, &out, &errb); code != 2 ||
 		strings.Count(errb.String(), "--debug has no effect") != 1 {
 		t.Fatalf("exit %d stderr %q: want --debug named once", code, errb.String())
 	}

@@ -23,3 +23,21 @@ func (c *Client) ExecuteCommand(ctx context.Context, sessionID, name, args strin
 	}
 	return CommandResult{Success: resp.GetSuccess(), Message: resp.GetMessage(), Data: resp.GetData().AsMap()}, nil
 }
+
+// CommandInfo describes a slash command a session offers.
+type CommandInfo struct {
+	Name, Description, Source, ArgumentHint string
+}
+
+// ListCommands lists the slash commands of a live session, sorted by name.
+func (c *Client) ListCommands(ctx context.Context, sessionID string) ([]CommandInfo, error) {
+	resp, err := c.rpc.ListCommands(ctx, &robotav1.ListCommandsRequest{SessionId: sessionID})
+	if err != nil {
+		return nil, rpcErr("list the commands of session "+sessionID, err)
+	}
+	out := make([]CommandInfo, 0, len(resp.GetCommands()))
+	for _, ci := range resp.GetCommands() {
+		out = append(out, CommandInfo{Name: ci.GetName(), Description: ci.GetDescription(), Source: ci.GetSource(), ArgumentHint: ci.GetArgumentHint()})
+	}
+	return out, nil
+}

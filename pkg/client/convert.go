@@ -149,7 +149,7 @@ func eventFromProto(e *robotav1.SessionEvent) (Event, error) {
 		p := ev.PermissionRequest
 		out.Type = EventPermissionRequest
 		out.Permission = &PermissionRequest{ID: p.GetRequestId(), ToolName: p.GetToolName(), ToolCallID: p.GetToolCallId(),
-			Reason: p.GetReason(), SessionRule: p.GetSessionRule()}
+			Reason: p.GetReason(), SessionRule: p.GetSessionRule(), TaskID: p.GetTaskId()}
 		if p.GetInputJson() != "" {
 			out.Permission.Input = json.RawMessage(p.GetInputJson())
 		}

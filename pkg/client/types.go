@@ -132,6 +132,9 @@ type PermissionRequest struct {
 	// SessionRule is what AnswerAllowForSession adds ("" when it allows this call only).
 	SessionRule string
 	Deadline    time.Time
+	// TaskID names the subagent (background task) whose call this is; empty for the
+	// session's own calls.
+	TaskID string
 }
 
 // Answer is a reply to a permission request.

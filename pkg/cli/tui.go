@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
+	"github.com/robota-sdk/robota-go/pkg/runner/pool"
+	"github.com/robota-sdk/robota-go/pkg/tui"
+)
+
+// runInteractive starts the terminal UI (pkg/tui) over an in-process session, or over a
+// session in the engine at --engine. It needs a terminal on stdin and stdout; without
+// one it says how to run headless.
+func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stderr io.Writer) int {
+	out, _ := stdout.(*os.File)
+	if !term.IsTerminal(stdin.Fd()) || out == nil || !term.IsTerminal(out.Fd()) {
+		fmt.Fprintln(stderr, "robota: the interactive UI needs a terminal (stdin and stdout); for a headless run use robota -p \"PROMPT\" (or pipe the prompt: CMD | robota -p)")
+		return exitConfig
+	}
+	cwd, err := resolveCwd(o.Cwd)
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return exitConfig
+	}
+	if code, ok := askTrust(cwd, stdin, out, stderr); !ok {
+		return code
+	}
+	var sess tui.Session
+	if o.Engine != "" {
+		r, code := engineSession(ctx, o, cwd, stderr)
+		if r == nil {
+			return code
+		}
+		sess = r
+	} else {
+		workers := pool.New(pool.Launcher(nil, nil))
+		defer workers.Close()
+		s, err := interactive.New(ctx, sessionOptions(o, cwd, workers))
+		if err != nil {
+			return reportSetupError(err, stderr)
+		}
+		printWarnings(stderr, s.Assembled(), o.Verbose)
+		sess = tui.NewInProcess(s, cwd)
+	}
+	id := sess.Info().ID
+	err = tui.Run(ctx, sess, tui.Options{In: stdin, Out: out, HistoryFile: historyFile(), NoColor: noColor(), Prompt: o.Prompt})
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "Resume this session with:\nrobota --resume %s\n", id)
+	return exitOK
+}
+
+// askTrust asks whether to trust cwd at the first interactive start there, before the
+// session reads any project setting, hook or MCP server; the answer is remembered in
+// the user's ~/.robota/trusted-folders.json. Headless -p never asks (trust implied, as
+// claude -p). ok false: exit with code.
+func askTrust(cwd string, stdin, out *os.File, stderr io.Writer) (code int, ok bool) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return exitOK, true // no user settings to remember it in: nothing to ask against
+	}
+	path := filepath.Join(home, tui.TrustFile)
+	trusted, err := tui.Trusted(path, cwd)
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return exitConfig, false
+	}
+	if trusted {
+		return exitOK, true
+	}
+	yes, err := tui.AskTrust(stdin, out, cwd, noColor())
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return exitFailed, false
+	}
+	if !yes {
+		fmt.Fprintf(stderr, "robota: %s is not trusted; nothing was run (robota -p runs without asking)\n", cwd)
+		return exitFailed, false
+	}
+	if err := tui.Trust(path, cwd, time.Now()); err != nil {
+		fmt.Fprintf(stderr, "robota: warning: could not remember the trust in %s: %v\n", path, err)
+	}
+	return exitOK, true
+}
+
+// historyFile is the prompt history shared by the user's sessions (per project inside).
+func historyFile() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".robota", "history.jsonl")
+}
+
+// noColor follows NO_COLOR (any value) and a dumb terminal.
+func noColor() bool {
+	_, set := os.LookupEnv("NO_COLOR")
+	return set || os.Getenv("TERM") == "dumb"
+}
