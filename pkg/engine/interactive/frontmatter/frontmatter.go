@@ -188,11 +188,37 @@ func quoted(v string) bool {
 // isFlowList reports whether v is one YAML flow sequence (`[Read, Grep]`), not text that
 // merely starts with a bracket (`[a] [b]`).
 func isFlowList(v string) bool {
-	if !strings.HasPrefix(v, "[") || !strings.HasSuffix(v, "]") {
+	if !strings.HasPrefix(v, "[") || !strings.HasSuffix(v, "]") || closingBracket(v) != len(v)-1 {
 		return false
 	}
 	var n yaml.Node
 	return yaml.Unmarshal([]byte(v), &n) == nil && len(n.Content) == 1 && n.Content[0].Kind == yaml.SequenceNode
+}
+
+// closingBracket is the index of the bracket that closes v's first one (quotes
+// respected), -1 when none does: `[a] [b]` closes at 2, so it is not one list (YAML
+// itself reads the first list and stops).
+func closingBracket(v string) int {
+	depth, quote := 0, byte(0)
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // ToolList reads a tool list field (tools, disallowedTools, allowed-tools): a YAML list

@@ -90,7 +90,7 @@ func valueNode(v string, line int) *yaml.Node {
 	if v == "" {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: line}
 	}
-	if (v[0] == '[' && v[len(v)-1] == ']') || (v[0] == '{' && v[len(v)-1] == '}') {
+	if (v[0] == '[' || v[0] == '{') && closingBracket(v) == len(v)-1 {
 		var doc yaml.Node
 		if yaml.Unmarshal([]byte(v), &doc) == nil && len(doc.Content) == 1 {
 			if n := doc.Content[0]; n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode {
