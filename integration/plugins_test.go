@@ -103,7 +103,7 @@ agents:
 		t.Fatalf("result = %v\nstderr %s", result, res.Stderr)
 	}
 	plugins, _ := json.Marshal(init["plugins"])
-	if want := `[{"name":"myplugin","path":"` + root + `"}]`; string(plugins) != want {
+	if want := `[{"name":"myplugin","path":"` + root + `","source":"myplugin@local-mkt"}]`; string(plugins) != want {
 		t.Errorf("init plugins = %s, want %s", plugins, want)
 	}
 	if !strings.Contains(res.Stderr, "plugin ghost@local-mkt not loaded") || !strings.Contains(res.Stderr, `marketplace "local-mkt" has no plugin "ghost"`) {

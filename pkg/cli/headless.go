@@ -94,11 +94,11 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	a := s.Assembled()
 	printWarnings(stderr, a, o.Verbose)
 	sess := s.Session()
-	out.Init(output.Init{
+	out.Init(withListing(output.Init{
 		SessionID: sess.ID(), Cwd: cwd, Model: a.Provider.Model, Tools: a.Tools,
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
 		MCPServers: initMCPServers(a), Plugins: initPlugins(a),
-	})
+	}, s))
 
 	// Signals stay caught until the session is saved: a second Ctrl-C cannot cut the save.
 	sigs := make(chan os.Signal, 1)
@@ -196,15 +196,28 @@ func printWarnings(stderr io.Writer, a *interactive.Assembled, verbose bool) {
 	}
 }
 
-// initPlugins is system/init's plugins: those that loaded.
+// initPlugins is system/init's plugins: those that loaded, each with its source as
+// Claude Code writes it ("name@marketplace", "name@inline" for a --plugin-dir).
 func initPlugins(a *interactive.Assembled) []output.Plugin {
 	var out []output.Plugin
 	for _, p := range a.Plugins {
 		if p.Status == "loaded" {
-			out = append(out, output.Plugin{Name: p.Name, Path: p.Path})
+			source := p.ID
+			if !strings.Contains(source, "@") {
+				source = p.Name + "@inline"
+			}
+			out = append(out, output.Plugin{Name: p.Name, Path: p.Path, Source: source})
 		}
 	}
 	return out
+}
+
+// withListing adds the session's slash commands, skills, agents and output style to
+// system/init: programs offer completions from them.
+func withListing(in output.Init, s *interactive.InteractiveSession) output.Init {
+	l := s.Listing()
+	in.SlashCommands, in.Skills, in.Agents, in.OutputStyle = l.SlashCommands, l.Skills, l.Agents, l.OutputStyle
+	return in
 }
 
 // initMCPServers is system/init's mcp_servers.

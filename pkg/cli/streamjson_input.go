@@ -276,8 +276,10 @@ func (r *streamRun) initialize(ctx context.Context, workers *pool.Pool, in inbou
 	}
 	a := s.Assembled()
 	model := a.Provider.Model
+	l := s.Listing()
 	r.ctl.respond(in.requestID, map[string]any{
-		"commands": []any{}, "agents": []any{}, "output_style": "default", "available_output_styles": []string{"default"},
+		"commands": nonNilList(l.Commands), "agents": nonNilList(l.AgentTypes), "output_style": l.OutputStyle,
+		"available_output_styles": slices.Compact([]string{interactive.DefaultOutputStyle, l.OutputStyle}),
 		"models": []map[string]string{{"value": model, "resolvedModel": model, "displayName": model,
 			"description": fmt.Sprintf("%s (provider %s)", model, a.Provider.Type)}},
 		"account": map[string]any{}, "pid": os.Getpid(),
@@ -346,9 +348,9 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 // message it reads, with the session's model and mode at that moment.
 func (r *streamRun) writeInit(s *interactive.InteractiveSession) {
 	a, sess := s.Assembled(), s.Session()
-	r.out.Init(output.Init{SessionID: sess.ID(), Cwd: r.cwd, Model: sess.Model(), Tools: a.Tools,
+	r.out.Init(withListing(output.Init{SessionID: sess.ID(), Cwd: r.cwd, Model: sess.Model(), Tools: a.Tools,
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
-		MCPServers: initMCPServers(a), Plugins: initPlugins(a)})
+		MCPServers: initMCPServers(a), Plugins: initPlugins(a)}, s))
 }
 
 // initSystemPrompt reads initialize's systemPrompt: a string or an array of strings
@@ -461,4 +463,12 @@ func (r *streamRun) follow(s *interactive.InteractiveSession, prompt string) (*i
 			}
 		}
 	}
+}
+
+// nonNilList is list, or an empty list for nil: a client reads [] where it expects a list.
+func nonNilList[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
 }

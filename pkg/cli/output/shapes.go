@@ -15,13 +15,18 @@ type InitMessage struct {
 	APIKeySource   string      `json:"apiKeySource"`
 	MCPServers     []MCPServer `json:"mcp_servers"`
 	SlashCommands  []string    `json:"slash_commands"`
-	Plugins        []Plugin    `json:"plugins,omitempty"`
+	OutputStyle    string      `json:"output_style"`
+	Agents         []string    `json:"agents"`
+	Skills         []string    `json:"skills"`
+	Plugins        []Plugin    `json:"plugins"`
 }
 
-// Plugin is one entry of system/init plugins: a plugin that loaded and its directory.
+// Plugin is one entry of system/init plugins: a plugin that loaded, its directory, and
+// where it came from ("name@marketplace", "name@inline" for --plugin-dir).
 type Plugin struct {
-	Name string `json:"name"`
-	Path string `json:"path"`
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Source string `json:"source"`
 }
 
 // MCPServer is one entry of system/init mcp_servers: a server and "connected" or

@@ -36,9 +36,14 @@ type Init struct {
 	Tools          []string
 	PermissionMode string
 	APIKeySource   string
-	SlashCommands  []string
-	MCPServers     []MCPServer
-	Plugins        []Plugin
+	// SlashCommands, Skills and Agents are what the session offers by name, for a
+	// client's completions; OutputStyle the active output style ("" is "default").
+	SlashCommands []string
+	Skills        []string
+	Agents        []string
+	OutputStyle   string
+	MCPServers    []MCPServer
+	Plugins       []Plugin
 }
 
 // Result describes how a run ended.
@@ -121,7 +126,8 @@ func (w *Writer) Init(in Init) {
 		Type: "system", Subtype: "init", SessionID: in.SessionID, UUID: w.newID(), Cwd: in.Cwd,
 		Model: in.Model, Tools: nonNil(in.Tools), PermissionMode: in.PermissionMode,
 		APIKeySource: orDefault(in.APIKeySource, "none"), MCPServers: nonNilServers(in.MCPServers), SlashCommands: nonNil(in.SlashCommands),
-		Plugins: in.Plugins,
+		OutputStyle: orDefault(in.OutputStyle, "default"), Agents: nonNil(in.Agents), Skills: nonNil(in.Skills),
+		Plugins: nonNilPlugins(in.Plugins),
 	})
 }
 
@@ -348,4 +354,11 @@ func nonNilServers(s []MCPServer) []MCPServer {
 		return []MCPServer{}
 	}
 	return s
+}
+
+func nonNilPlugins(p []Plugin) []Plugin {
+	if p == nil {
+		return []Plugin{}
+	}
+	return p
 }

@@ -207,7 +207,7 @@ func (a *Assembled) agentSpawner(_ *config.Settings, opts Options, choice Provid
 	}
 	catalog, problems := agentdef.Load(append(agentdef.Dirs(opts.Cwd, home), a.pluginAgentDirs()...))
 	for _, p := range problems {
-		a.Warnings = append(a.Warnings, "agent definition skipped: "+p.Error())
+		a.Warnings = append(a.Warnings, "agent: "+p.Error()) // Error says whether the file was skipped
 	}
 	if len(opts.Agents) > 0 { // first of a name wins
 		catalog = agentdef.NewCatalog(append(slices.Clone(opts.Agents), catalog.List()...))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,7 +26,9 @@ func TestSkillInvokedByTheModel(t *testing.T) {
 		}
 	}
 	write(".claude/skills/release-notes/SKILL.md", "---\nname: release-notes\ndescription: Draft release notes for a version\n---\nWrite the notes for version $0 in $1 style.\n")
-	write(".claude/skills/broken/SKILL.md", "---\nname: [unclosed\n---\nbody\n")
+	// Frontmatter that is not YAML: the skill loads (fields read as key: value lines)
+	// and a warning names the file.
+	write(".claude/skills/broken/SKILL.md", "---\ndescription: [unclosed\n  - list: {\n---\nbody\n")
 	p := scriptProvider(t, `
 turns:
   - when: {systemContains: "release-notes: Draft release notes for a version"}
@@ -48,6 +51,9 @@ turns:
 	}
 	if !warned {
 		t.Fatalf("no warning names the malformed skill: %v", s.Assembled().Warnings)
+	}
+	if !slices.Contains(s.Listing().SlashCommands, "broken") {
+		t.Fatalf("the malformed skill is not offered: %v", s.Listing().SlashCommands)
 	}
 }
 

@@ -26,27 +26,29 @@
 // # Frontmatter
 //
 // A file is `---`, a YAML mapping, `---`, then the body, which (trimmed) is the system
-// prompt. A UTF-8 BOM and CRLF line ends are accepted. Fields, as Claude Code reads them:
-// name (default: the file name without .md; must not start with "-"), description
-// (required; a literal `\n` is a line break), tools and disallowedTools (a YAML list or a
-// string, every entry split on commas and spaces outside parentheses, so
-// `Read, Bash(git log *)` is two entries; "*" in tools, or no tools key, means every tool;
-// a tools key with no value means none), model (an alias, a model id, or inherit in any
-// case), color (red, blue, green, yellow, purple, orange, pink, cyan), permissionMode (a
-// permission mode name), maxTurns (a positive integer, also written as a string),
+// prompt; the frontmatter package reads it (the reader skills and commands share). Fields,
+// as Claude Code reads them: name (spaces and capitals kept; default, and for a name
+// starting with "-", the file name without .md: Claude Code drops such files, robota
+// keeps them with a warning), description (required; a literal `\n` is a line break),
+// tools and disallowedTools (a YAML list or a string, every entry split on commas and
+// spaces outside parentheses, so `Read, Bash(git log *)` is two entries; "*" in tools,
+// or no tools key, means every tool; a tools key with no value means none), model (an
+// alias, a model id, or inherit in any case; kept as written), color (red, blue, green,
+// yellow, purple, orange, pink, cyan; another is ignored with a warning), permissionMode
+// (a permission mode name), maxTurns (a positive integer, also written as a string),
 // isolation (worktree) and background (true/false). Other keys (hooks, mcpServers,
 // skills, memory, effort …) are ignored.
 //
 // Like Claude Code, YAML that does not parse is tried once more with each simple
 // `key: value` line whose value holds YAML punctuation quoted and leading tabs made
 // spaces, because community agent files routinely write unquoted descriptions full of
-// `: ` and `<example>` tags.
+// `: ` and `<example>` tags; what still fails is read as `key: value` lines
+// (frontmatter.Fallback) with a warning wrapping ErrMalformed.
 //
 // Guarantees:
 //   - A file is skipped, with a Problem naming it and saying why, when it has no
-//     frontmatter, its YAML is malformed (the parser's message; a duplicate key counts),
-//     it has no description, its name is invalid, it is unreadable or larger than
-//     MaxFileSize. A field with a bad value is dropped with a Problem naming the file and
+//     frontmatter or no description (as in Claude Code), no name can be found (an empty
+//     file name), it is unreadable or larger than MaxFileSize; never for its YAML. A field with a bad value is dropped with a Problem naming the file and
 //     the field; the definition still loads. A missing directory is no problem.
 //   - Parse never panics on any input (FuzzAgentFrontmatter).
 //   - Built-ins: general-purpose (every tool), Explore and Plan (read-only: Agent,

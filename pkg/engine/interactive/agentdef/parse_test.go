@@ -79,14 +79,27 @@ func TestParseOutcomes(t *testing.T) {
 		{"blank description is missing", "---\nname: a\ndescription: \"  \"\n---\n", false, ErrMissingDescription, nil},
 		{"no frontmatter", "name: a\ndescription: b\n", false, ErrNoFrontmatter, nil},
 		{"unclosed frontmatter", "---\nname: a\ndescription: b\n", false, ErrNoFrontmatter, nil},
-		{"malformed", "---\nname: a\ndescription: \"b\n---\n", false, ErrMalformed, nil},
+		{"malformed YAML read as lines", "---\nname: a\ndescription: \"b\n---\n", true, nil, func(t *testing.T, d Definition) {
+			if d.Name != "a" || d.Description != `"b` {
+				t.Errorf("name %q description %q", d.Name, d.Description)
+			}
+		}},
+		{"stray line and unquoted colon", "---\nname: Code Reviewer\ndescription: Use when: asked\nstray\ncolor: magenta\n---\n", true, nil, func(t *testing.T, d Definition) {
+			if d.Name != "Code Reviewer" || d.Description != "Use when: asked" || d.Color != "" {
+				t.Errorf("%+v", d)
+			}
+		}},
 		{"punctuation retried quoted", "---\nname: [a\ndescription: b: c\n---\n", true, nil, func(t *testing.T, d Definition) {
 			if d.Name != "[a" || d.Description != "b: c" {
 				t.Errorf("name %q description %q", d.Name, d.Description)
 			}
 		}},
-		{"not a mapping", "---\n- a\n- b\n---\n", false, ErrMalformed, nil},
-		{"dash name", "---\nname: -x\ndescription: b\n---\n", false, ErrInvalidName, nil},
+		{"not a mapping has no description", "---\n- a\n- b\n---\n", false, ErrMissingDescription, nil},
+		{"dash name falls back to the file name", "---\nname: -x\ndescription: b\n---\n", true, nil, func(t *testing.T, d Definition) {
+			if d.Name != "x" {
+				t.Errorf("name %q", d.Name)
+			}
+		}},
 		{"closing fence with trailing spaces", "---  \nname: a\ndescription: b\n---   \nbody", true, nil, func(t *testing.T, d Definition) {
 			if d.SystemPrompt != "body" {
 				t.Errorf("prompt %q", d.SystemPrompt)

@@ -14,7 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/frontmatter"
 )
 
 // Task status update errors.
@@ -41,11 +41,11 @@ var statusPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCom
 // taskFrontmatter splits a task file's YAML frontmatter off (nil keys when it has none
 // or it is not valid YAML) and returns the rest.
 func taskFrontmatter(content string) (map[string]*yaml.Node, string) {
-	front, body, found := agentdef.SplitFrontmatter([]byte(content))
+	front, body, found := frontmatter.Split([]byte(content))
 	if !found {
 		return nil, body
 	}
-	keys, err := agentdef.DecodeFrontmatter(front)
+	keys, err := frontmatter.Decode(front)
 	if err != nil {
 		return nil, body
 	}
@@ -182,7 +182,7 @@ func setStatus(lines []string, status string) ([]string, error) {
 	bodyStart := 0
 	if end > 0 {
 		bodyStart = end + 1 // as ParseTask, which reads the body only, valid YAML or not
-		keys, err := agentdef.DecodeFrontmatter(strings.Join(lines[1:end], "\n"))
+		keys, err := frontmatter.Decode(strings.Join(lines[1:end], "\n"))
 		if err == nil {
 			if n := keys["status"]; n != nil {
 				i := n.Line // 1-based within the frontmatter: lines[i] in the file

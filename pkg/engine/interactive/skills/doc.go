@@ -19,10 +19,11 @@
 // .claude first, the brief of issue 14 asks for Robota's directories first). Within one
 // root a skill beats a command of its name, as in Claude Code. A skill is
 // <skills>/<dir>/SKILL.md (directory symlinks followed; skill.md in another case is
-// accepted, as a case-insensitive file system would); its name is the frontmatter's
-// name, else the directory name. A command is any *.md below <commands>; its name is the
-// path without .md, subdirectories joined with ":" (frontend/component.md is
-// /frontend:component). Two skills of one name in one directory: the first in path
+// accepted, as a case-insensitive file system would); its name is the directory name,
+// whatever the frontmatter's name says (Claude Code's rule; spaces and capitals kept). A
+// command is any *.md below <commands>; its name is the path without .md, subdirectories
+// joined with ":" (frontend/component.md is /frontend:component), its frontmatter's name
+// aside. Two files of one name in one directory (a:b.md and a/b.md): the first in path
 // order wins, the other is reported (ErrDuplicate). When cwd is home the directories are
 // scanned once, as the project's. PluginDirs gives a plugin's skills and commands
 // directories, appended after Dirs (lowest priority); every name found there is
@@ -32,23 +33,26 @@
 //
 // # Frontmatter
 //
-// Split and decoded by agentdef's frontmatter helpers, so the shapes accepted are the
-// agent files' ones: UTF-8 BOM, CRLF, tabs, quoted and block scalars, anchors, and the
-// lenient retry for unquoted values full of `: `. Fields: name, description (default: the
+// Read by the frontmatter package, the reader every definition file shares: UTF-8 BOM,
+// CRLF, tabs, quoted and block scalars, anchors; YAML that fails is retried with
+// unquoted values full of `: ` quoted, and read as `key: value` lines when that fails too
+// (a Problem wrapping ErrMalformed says so; the skill loads); an opening `---` never
+// closed leaves the whole file as the body. Fields: description (default: the
 // first non-empty body line, heading marks removed, at most MaxDescription runes; a
-// literal `\n` is a line break), when_to_use, argument-hint (`[message]`, which YAML
-// reads as a list, is kept as written), allowed-tools (a YAML list or a comma/space
-// string; `Bash(git add:*)` stays one entry), model, context (fork; inline and empty mean
-// inline), agent, disable-model-invocation and user-invocable (true/false/yes/no, also
-// quoted). Unknown keys (version, license, metadata, hooks …) are ignored. A file with no
-// frontmatter is all body.
+// literal `\n` is a line break; DescriptionGiven says whether the frontmatter wrote it),
+// when_to_use, argument-hint (`[message]`, which YAML reads as a list, is kept as
+// written), allowed-tools (a YAML list or a comma/space string; `Bash(git add:*)` stays
+// one entry), model (kept as written), context (fork; inline and empty mean inline),
+// agent, disable-model-invocation and user-invocable (true/false/yes/no, also quoted).
+// name and unknown keys (version, license, metadata, hooks …) are ignored. A file with
+// no frontmatter is all body.
 //
 // Guarantees:
-//   - A file is skipped, with a Problem naming it and the reason, when its YAML is
-//     malformed (also: not a mapping, a duplicate key, a `---` never closed), it is
-//     unreadable or larger than MaxFileSize, or it has no valid name. A known field with
-//     a bad value is dropped with a Problem naming the file and field; the skill loads.
-//     Nothing else is affected; a missing directory is no problem.
+//   - A file is skipped, with a Problem naming it and the reason, only when it is
+//     unreadable or larger than MaxFileSize, or a file of its name came first in its
+//     directory: never for its YAML or its name. A known field with a bad value is
+//     dropped with a Problem naming the file and field; the skill loads. Nothing else is
+//     affected; a missing directory is no problem.
 //   - Parse never panics on any input (FuzzSkillFrontmatter).
 //   - Expand: $ARGUMENTS is the argument string; $ARGUMENTS[N] and the shorthand $N are
 //     the N-th shell-split word counted from 0 (Claude Code's current rule: $0 is the

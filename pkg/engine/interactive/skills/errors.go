@@ -1,11 +1,16 @@
 package skills
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/frontmatter"
+)
 
 // Sentinel errors a Problem or a call wraps; test them with errors.Is.
 var (
-	// ErrMalformed: the frontmatter is not a YAML mapping, even after the lenient retry.
-	ErrMalformed = errors.New("malformed YAML frontmatter")
+	// ErrMalformed: the frontmatter is not a YAML mapping, even after the quoting retry,
+	// or its opening --- is never closed; a warning: the file still loads.
+	ErrMalformed = frontmatter.ErrMalformed
 	// ErrInvalidField: a known field has a value of the wrong shape; it is ignored and
 	// the skill still loads.
 	ErrInvalidField = errors.New("invalid frontmatter field")

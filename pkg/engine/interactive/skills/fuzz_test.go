@@ -8,7 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzSkillFrontmatter: Parse never panics, and what it accepts is usable: a valid name,
+// FuzzSkillFrontmatter: Parse never panics and never skips a named file, and what it
+// accepts is usable: the name it was given,
 // no empty tool entry, context only "" or fork, valid UTF-8 text, a skip always names
 // the file and says why; Expand of an accepted skill never panics either.
 func FuzzSkillFrontmatter(f *testing.F) {
@@ -33,8 +34,11 @@ func FuzzSkillFrontmatter(f *testing.F) {
 			}
 			return
 		}
-		if !ValidName(s.Name) {
-			t.Fatalf("invalid name accepted: %q", s.Name)
+		if s.Name != "fuzz" {
+			t.Fatalf("name %q, want the file's name whatever the frontmatter says", s.Name)
+		}
+		if ok != true || (len(problems) > 0 && problems[len(problems)-1].Skipped) {
+			t.Fatalf("a named file was skipped: %v", problems)
 		}
 		for _, tool := range s.AllowedTools {
 			if strings.TrimSpace(tool) == "" {

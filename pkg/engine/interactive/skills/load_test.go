@@ -41,13 +41,14 @@ func TestLoadDiscoversAndMerges(t *testing.T) {
 	write(t, filepath.Join(cwd, ".claude/commands/pdf.md"), "command pdf\n")
 	write(t, filepath.Join(cwd, ".robota/commands/fix.md"), "---\ndescription: robota fix\n---\nFix it\n")
 	write(t, filepath.Join(cwd, ".claude/commands/fix.md"), "---\ndescription: claude fix\n---\nFix it\n")
-	// A broken file is skipped with a problem naming it; the rest loads.
+	// Frontmatter that is not YAML is read as key: value lines, with a warning naming
+	// the file; the skill loads (Claude Code never skips it).
 	bad := filepath.Join(cwd, ".claude/skills/broken/SKILL.md")
 	write(t, bad, "---\nname: broken\ndescription: [unclosed\n  - list: {\n---\n")
 
 	cat, problems := Load(Dirs(cwd, home))
-	if len(problems) != 1 || problems[0].Path != bad || !problems[0].Skipped || !errors.Is(problems[0], ErrMalformed) {
-		t.Fatalf("problems = %v, want one malformed skip of %s", problems, bad)
+	if len(problems) != 1 || problems[0].Path != bad || problems[0].Skipped || !errors.Is(problems[0], ErrMalformed) {
+		t.Fatalf("problems = %v, want one malformed-YAML warning naming %s", problems, bad)
 	}
 	got := map[string]string{}
 	for _, s := range cat.List() {
@@ -61,6 +62,7 @@ func TestLoadDiscoversAndMerges(t *testing.T) {
 		"review":             "Review $ARGUMENTS|command|project",
 		"frontend:component": "make a component|command|project",
 		"fix":                "robota fix|command|project",
+		"broken":             "[unclosed - list: {|skill|project",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("catalog:\n got %v\nwant %v", got, want)
@@ -71,16 +73,44 @@ func TestLoadDiscoversAndMerges(t *testing.T) {
 	}
 }
 
-func TestLoadDuplicateInOneDirIsReported(t *testing.T) {
+// TestLoadNamesByDirectoryAndPath: a skill is named by its directory and a command by
+// its path, whatever the frontmatter's name says (Claude Code); a name with spaces or
+// capitals, or two files claiming one name, drop nothing.
+func TestLoadNamesByDirectoryAndPath(t *testing.T) {
 	cwd := t.TempDir()
 	write(t, filepath.Join(cwd, ".claude/skills/a/SKILL.md"), fm("same", "first"))
 	write(t, filepath.Join(cwd, ".claude/skills/b/SKILL.md"), fm("same", "second"))
+	write(t, filepath.Join(cwd, ".claude/skills/review-pr/SKILL.md"), fm("Review PR", "spaces and capitals"))
+	write(t, filepath.Join(cwd, ".claude/skills/My Skill/SKILL.md"), fm("my-skill", "a directory with a space"))
+	write(t, filepath.Join(cwd, ".claude/commands/dev/fix-issue.md"), fm("something-else", "nested command"))
+	write(t, filepath.Join(cwd, ".claude/commands/Deploy.md"), fm("deploy now", "capital file name"))
 	cat, problems := Load(Dirs(cwd, ""))
-	if len(problems) != 1 || !errors.Is(problems[0], ErrDuplicate) || !strings.HasSuffix(problems[0].Path, "b/SKILL.md") {
+	if len(problems) != 0 {
 		t.Fatalf("problems = %v", problems)
 	}
-	if s, _ := cat.Lookup("same"); s.Description != "first" {
-		t.Fatalf("same = %q, want the first in path order", s.Description)
+	got := map[string]string{}
+	for _, s := range cat.List() {
+		got[s.Name] = s.Description
+	}
+	want := map[string]string{"a": "first", "b": "second", "review-pr": "spaces and capitals",
+		"My Skill": "a directory with a space", "dev:fix-issue": "nested command", "Deploy": "capital file name"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v\nwant %v", got, want)
+	}
+}
+
+// TestLoadDuplicateInOneDirIsReported: two command files of one path name in one
+// directory (a:b.md and a/b.md): the first in path order wins, the other is reported.
+func TestLoadDuplicateInOneDirIsReported(t *testing.T) {
+	cwd := t.TempDir()
+	write(t, filepath.Join(cwd, ".claude/commands/a/b.md"), fm("", "first"))
+	write(t, filepath.Join(cwd, ".claude/commands/a:b.md"), fm("", "second"))
+	cat, problems := Load(Dirs(cwd, ""))
+	if len(problems) != 1 || !errors.Is(problems[0], ErrDuplicate) || !strings.HasSuffix(problems[0].Path, "a:b.md") {
+		t.Fatalf("problems = %v", problems)
+	}
+	if s, _ := cat.Lookup("a:b"); s.Description != "first" {
+		t.Fatalf("a:b = %q, want the first in path order", s.Description)
 	}
 }
 

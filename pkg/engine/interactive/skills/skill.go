@@ -2,13 +2,12 @@ package skills
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/frontmatter"
 )
 
 // Kind says which format a skill was read from.
@@ -38,10 +37,14 @@ const MaxDescription = 250
 
 // Skill is one skill or custom command: its frontmatter and its Markdown body.
 type Skill struct {
-	// Name is what the user types after "/" and the model passes as `skill`; commands in
-	// subdirectories are namespaced "dir:name".
+	// Name is what the user types after "/" and the model passes as `skill`: a skill's
+	// directory name, a command's path ("dev/fix-issue.md" is "dev:fix-issue"), the
+	// frontmatter's name aside, as in Claude Code.
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	// DescriptionGiven is true when the frontmatter wrote the description (else it is
+	// the body's first line); Claude Code's init line lists only such skills.
+	DescriptionGiven bool `json:"descriptionGiven,omitempty"`
 	// WhenToUse is Claude Code's when_to_use, shown to the model after the description.
 	WhenToUse    string   `json:"whenToUse,omitempty"`
 	ArgumentHint string   `json:"argumentHint,omitempty"`
@@ -91,33 +94,25 @@ func (p Problem) Error() string {
 
 func (p Problem) Unwrap() error { return p.Err }
 
-var validName = regexp.MustCompile(`^[\p{L}\p{N}_.][\p{L}\p{N}_.:-]*$`)
-
-// ValidName reports whether name can be typed as /name: letters, digits, "_", ".", ":"
-// and "-", not starting with "-" or ":", at most 128 bytes.
-func ValidName(name string) bool { return len(name) <= 128 && validName.MatchString(name) }
-
-// Parse reads one SKILL.md or command file. defaultName (the skill's directory name, or
-// the command's namespaced file name) is used when the frontmatter has no valid name.
-// A file without frontmatter is all body. ok is false when the file is skipped; the
-// last problem then says why.
-func Parse(path, defaultName string, data []byte) (s Skill, ok bool, problems []Problem) {
+// Parse reads one SKILL.md or command file named name: a skill's directory name, a
+// command's path below its commands directory with "/" written ":" (Claude Code names
+// them so, whatever the frontmatter's name says). A file without frontmatter is all
+// body; frontmatter that is not YAML is read as `key: value` lines and an opening `---`
+// never closed leaves the file all body, each with a Problem. ok is false only for an
+// empty name; the last problem then says why.
+func Parse(path, name string, data []byte) (s Skill, ok bool, problems []Problem) {
 	warn := func(format string, args ...any) {
 		problems = append(problems, Problem{Path: path, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidField}, args...)...)})
 	}
-	front, body, found := agentdef.SplitFrontmatter(data)
-	var fields map[string]*yaml.Node
-	if !found && opensFence(body) {
-		return Skill{}, false, append(problems, Problem{Path: path, Skipped: true,
-			Err: fmt.Errorf("%w: the opening --- has no closing ---", ErrMalformed)})
+	doc := frontmatter.Parse(data)
+	switch {
+	case doc.Unclosed:
+		problems = append(problems, Problem{Path: path, Err: fmt.Errorf("%w: the opening --- has no closing ---; the whole file is the body", ErrMalformed)})
+	case doc.YAMLError != nil:
+		problems = append(problems, Problem{Path: path, Err: fmt.Errorf("%w; read as key: value lines", doc.YAMLError)})
 	}
-	if found {
-		f, err := agentdef.DecodeFrontmatter(front)
-		if err != nil {
-			return Skill{}, false, append(problems, Problem{Path: path, Skipped: true, Err: fmt.Errorf("%w: %s", ErrMalformed, strings.TrimPrefix(err.Error(), agentdef.ErrMalformed.Error()+": "))})
-		}
-		fields = f
-	}
+	fields := doc.Fields
+	body := doc.Body
 	if !utf8.ValidString(body) {
 		body = strings.ToValidUTF8(body, "\uFFFD")
 	}
@@ -146,19 +141,13 @@ func Parse(path, defaultName string, data []byte) (s Skill, ok bool, problems []
 		return def
 	}
 
-	s.Name = defaultName
-	if n := scalar("name"); n != "" {
-		if ValidName(n) {
-			s.Name = n
-		} else {
-			warn("name %q is not a valid command name; using %q", n, defaultName)
-		}
-	}
-	if !ValidName(s.Name) {
+	s.Name = strings.ToValidUTF8(strings.TrimSpace(name), "\uFFFD")
+	if s.Name == "" {
 		return Skill{}, false, append(problems, Problem{Path: path, Skipped: true,
-			Err: fmt.Errorf("%w: %q is not a valid skill name (name it in the frontmatter)", ErrInvalidField, s.Name)})
+			Err: fmt.Errorf("%w: the file gives no name (an empty file or directory name)", ErrInvalidField)})
 	}
 	s.Description = strings.ReplaceAll(scalar("description"), `\n`, "\n")
+	s.DescriptionGiven = s.Description != ""
 	if s.Description == "" {
 		s.Description = firstLine(s.Body)
 	}
@@ -168,7 +157,7 @@ func Parse(path, defaultName string, data []byte) (s Skill, ok bool, problems []
 		if n != nil && n.Kind != yaml.ScalarNode && n.Kind != yaml.SequenceNode {
 			warn("allowed-tools must be a list or a comma-separated string")
 		} else {
-			s.AllowedTools = agentdef.ToolList(n)
+			s.AllowedTools = frontmatter.ToolList(n)
 		}
 	}
 	s.Model = scalar("model")
@@ -199,12 +188,6 @@ func firstLine(body string) string {
 		return line
 	}
 	return ""
-}
-
-// opensFence reports whether text starts with a `---` line: frontmatter begun, never closed.
-func opensFence(text string) bool {
-	first, _, more := strings.Cut(text, "\n")
-	return more && strings.TrimRight(first, " \t") == "---"
 }
 
 // argumentHint reads argument-hint. `argument-hint: [message]` is the common way to write
