@@ -173,10 +173,12 @@ func (r *streamRun) control(id string, raw json.RawMessage) {
 		r.mu.Lock()
 		s := r.sess
 		r.mu.Unlock()
+		// Answered before the abort: the interrupted turn's result line follows the
+		// answer, never the other way round.
+		r.ctl.respond(id, struct{}{})
 		if s != nil {
 			s.Abort()
 		}
-		r.ctl.respond(id, struct{}{})
 	case "set_permission_mode":
 		if !permissionModes[req.Mode] {
 			r.ctl.respondError(id, fmt.Errorf("set_permission_mode: unknown mode %q", req.Mode))
