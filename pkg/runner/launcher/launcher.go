@@ -79,10 +79,11 @@ func LaunchContext(ctx context.Context, cmd Command, log *zap.Logger, startTimeo
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		// Not go-plugin's AutoMTLS, which makes P-521 certificates on both sides at
 		// every launch: mutual TLS with certificates prepared by prepareTLS (mtls.go).
-		TLSConfig:    tlsConf,
-		AutoMTLS:     tlsConf == nil, // where no pipe can be inherited (prepareTLS)
-		StartTimeout: startTimeout,
-		Logger:       newHCLog(log, "worker"),
+		TLSConfig:        tlsConf,
+		AutoMTLS:         tlsConf == nil, // where no pipe can be inherited (prepareTLS)
+		StartTimeout:     startTimeout,
+		UnixSocketConfig: socketConfig(),
+		Logger:           newHCLog(log, "worker"),
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
 			grpc.MaxCallRecvMsgSize(workerplugin.MaxMessageBytes),
 			grpc.MaxCallSendMsgSize(workerplugin.MaxMessageBytes),
