@@ -53,9 +53,12 @@ type EnforcerConfig struct {
 // additionalContext, PostToolUse feedback) is appended to the tool result the model
 // sees; their systemMessages go to the user through the end event's Message.
 type PermissionEnforcer struct {
-	cfg   EnforcerConfig
-	save  resultSaver
-	hooks *hookBase
+	cfg EnforcerConfig
+	// parent is the enforcer this one was derived from (Derive): its denials are the
+	// parent's too.
+	parent *PermissionEnforcer
+	save   resultSaver
+	hooks  *hookBase
 	// ask admits one approval question at a time; enforcers derived for subagents share
 	// it with their parent, so the user is never asked two things at once.
 	ask chan struct{}
@@ -495,6 +498,9 @@ func (e *PermissionEnforcer) record(call PermissionRequest) {
 	e.mu.Lock()
 	e.denials = append(e.denials, PermissionDenial{ToolName: call.ToolName, ToolUseID: call.ToolUseID, ToolInput: call.Input})
 	e.mu.Unlock()
+	if e.parent != nil {
+		e.parent.record(call)
+	}
 }
 
 // safeExecute runs the tool; a panic becomes a failed result.

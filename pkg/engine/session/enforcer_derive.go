@@ -34,7 +34,11 @@ func (e *PermissionEnforcer) Derive(d DeriveConfig) *PermissionEnforcer {
 	if d.NoHooks {
 		cfg.Hooks = nil
 	}
-	return newEnforcer(cfg, e.ask, e.rules, e.promptRules)
+	d2 := newEnforcer(cfg, e.ask, e.rules, e.promptRules)
+	// A derived enforcer's denials are the session's too: a subagent's denied call is
+	// counted in the session's permission_denials, as Claude Code counts it.
+	d2.parent = e
+	return d2
 }
 
 // Handler returns the permission handler the enforcer asks; nil when there is none (an

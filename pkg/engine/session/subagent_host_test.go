@@ -75,8 +75,9 @@ func TestSubagentHost_ParentsDenyRuleHoldsForTheSubagent(t *testing.T) {
 	if d := host.PermissionDenials(); len(d) != 1 || d[0].ToolName != "Write" || d[0].ToolUseID != "toolu_w" {
 		t.Fatalf("subagent denials = %+v", d)
 	}
-	if d := s.PermissionDenials(); len(d) != 0 {
-		t.Fatalf("the parent's own denials grew: %+v", d)
+	// The session's permission_denials count its subagents' denied calls too.
+	if d := s.PermissionDenials(); len(d) != 1 || d[0].ToolUseID != "toolu_w" {
+		t.Fatalf("the session's denials = %+v, want the subagent's denied call", d)
 	}
 
 	// An allowed call runs in the worker with the call's input; the evaluator and the
