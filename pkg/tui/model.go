@@ -8,7 +8,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Message types the model receives besides the terminal's.
@@ -72,10 +71,8 @@ type model struct {
 	lastFull    string // the last collapsed output, for Ctrl-O
 	lastThought string
 	quitting    bool
-	started     bool // the banner is printed
-	lost        bool // the session's events ended
-	// aboveCursor are the cell widths of the last frame's rows above the cursor row.
-	aboveCursor []int
+	started     bool   // the banner is printed
+	lost        bool   // the session's events ended
 	initial     string // the prompt given on the command line, sent after the banner
 }
 
@@ -120,7 +117,6 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		resized := m.started && (msg.Width != m.width || msg.Height != m.height)
-		reflowed := m.reflowedRows(max(msg.Width, 1))
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
 		if !m.started {
 			m.started = true
@@ -134,11 +130,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				return m, m.submit(p)
 			}
 		}
-		if resized && reflowed > 0 {
-			// A narrower terminal rewrapped the live rows above the cursor into more
-			// rows: move the cursor up by as many, so the repaint starts where the
-			// live area really begins and leaves none of the old rows behind.
-			return m, tea.Raw(ansi.CursorUp(reflowed))
+		if resized {
+			// The terminal reflowed the old live area; repaint it on a clean screen
+			// (the scrollback above is the terminal's and stays).
+			return m, tea.ClearScreen
 		}
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -167,18 +162,6 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m, nil
-}
-
-// reflowedRows is how many rows the terminal added above the cursor when it rewrapped
-// the last frame to width.
-func (m *model) reflowedRows(width int) int {
-	n := 0
-	for _, w := range m.aboveCursor {
-		if w > width {
-			n += (w - 1) / width
-		}
-	}
-	return n
 }
 
 func (m *model) busy() bool { return m.running != "" || len(m.tools) > 0 || len(m.tasks) > 0 }

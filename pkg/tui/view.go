@@ -115,10 +115,6 @@ func (m *model) View() tea.View {
 			rows[i] = truncate(r, w)
 		}
 	}
-	m.aboveCursor = m.aboveCursor[:0]
-	for _, r := range rows[:min(top+curRow, len(rows))] {
-		m.aboveCursor = append(m.aboveCursor, ansi.StringWidth(r))
-	}
 	v := tea.NewView(strings.Join(rows, "\n"))
 	v.Cursor = tea.NewCursor(min(2+curCol, max(w-1, 0)), top+curRow)
 	return v
