@@ -102,20 +102,32 @@ func runSDKLayer(bin, examples string, first int) (int, error) {
 	}
 	say("CHANGELOG.md is gone and wordstats.go is byte-for-byte the original again")
 
-	step(first+3, "A plugin from a local marketplace, enabled in the settings; project memory with its secret policy")
+	step(first+3, "A plugin from a local marketplace, enabled in the user's settings; project memory with its secret policy")
 	mkt := filepath.Join(examples, "sdk-layer", "marketplace")
 	settings, _ := json.Marshal(map[string]any{
 		"enabledPlugins":         map[string]bool{"wordtools@demo-tools": true},
 		"extraKnownMarketplaces": map[string]any{"demo-tools": map[string]any{"source": map[string]string{"source": "directory", "path": mkt}}},
 	})
-	if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), settings, 0o644); err != nil {
+	// The user's settings (a home of the demo's own): a repository's settings alone never
+	// run a plugin, its user installs or enables it.
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
 		return 0, err
 	}
-	say(".claude/settings.json: %s", settings)
+	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), settings, 0o644); err != nil {
+		return 0, err
+	}
+	say("~/.claude/settings.json: %s", settings)
 	say("robota -p \"/wordtools:count wordstats.go\" --output-format stream-json")
-	if out, err = robota("-p", "/wordtools:count wordstats.go", "--output-format", "stream-json"); err != nil {
-		return 0, err
+	pluginRun := exec.Command(filepath.Join(bin, "robota"), "-p", "/wordtools:count wordstats.go", "--output-format", "stream-json",
+		"--provider", "script", "--script", script)
+	pluginRun.Dir, pluginRun.Env = dir, append(os.Environ(), "HOME="+home)
+	var pluginOut, pluginErr bytes.Buffer
+	pluginRun.Stdout, pluginRun.Stderr = &pluginOut, &pluginErr
+	if err := pluginRun.Run(); err != nil {
+		return 0, fmt.Errorf("robota -p /wordtools:count: %v\n%s%s", err, pluginOut.String(), pluginErr.String())
 	}
+	out = pluginOut.String()
 	if _, err = render(strings.NewReader(out)); err != nil {
 		return 0, err
 	}
