@@ -212,19 +212,7 @@ func TestBashCommandDiesWithRobota(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	started := filepath.Join(p.Dir, "started.txt")
-	for i := 0; ; i++ {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if i > 400 {
-			_ = cmd.Process.Kill()
-			t.Fatal("the command never started")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
+	killWhenStarted(t, cmd, filepath.Join(p.Dir, "started.txt"))
 	var left []string
 	for i := 0; i < 100; i++ {
 		left = processesIn(p.Dir)
@@ -277,18 +265,7 @@ func TestResumeAfterKillKnowsTheCommandStarted(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; ; i++ {
-		if _, err := os.Stat(filepath.Join(p.Dir, "started.txt")); err == nil {
-			break
-		}
-		if i > 400 {
-			_ = cmd.Process.Kill()
-			t.Fatal("the command never started")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
+	killWhenStarted(t, cmd, filepath.Join(p.Dir, "started.txt"))
 	res := p.run(t, "-p", "what happened", "--provider", "script", "--script", script, "--resume", id, "--output-format", "json")
 	if res.Code != 0 || !strings.Contains(res.Stdout, `"result":"resumed"`) {
 		t.Fatalf("resume: exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)
@@ -304,4 +281,22 @@ func TestResumeAfterKillKnowsTheCommandStarted(t *testing.T) {
 	if !found {
 		t.Fatal("the resumed session holds no call toolu_long answered as unknown")
 	}
+}
+
+// killWhenStarted waits for the command robota runs to write marker, then kills robota
+// with SIGKILL and waits for it.
+func killWhenStarted(t *testing.T, cmd *exec.Cmd, marker string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if i > 400 {
+			_ = cmd.Process.Kill()
+			t.Fatal("the command never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
 }

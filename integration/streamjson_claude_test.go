@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -178,43 +177,19 @@ func runScriptedStreamJSON(t *testing.T, bin string, isClaude bool) []lineShape 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lines := make(chan map[string]any, 256)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				lines <- m
-			}
-		}
-	}()
+	s := newStreamProc(t, stdin, stdout)
 	var shapes []lineShape
-	send := func(v any) {
-		b, _ := json.Marshal(v)
-		if _, err := stdin.Write(append(b, '\n')); err != nil {
-			t.Fatalf("write stdin: %v", err)
-		}
-	}
 	// until reads lines (answering can_use_tool with an allow) until stop says so.
 	until := func(what string, stop func(m map[string]any) bool) {
 		for {
 			select {
-			case m, ok := <-lines:
+			case m, ok := <-s.lines:
 				if !ok {
 					t.Fatalf("%s: output ended before %s\nstderr:\n%s", bin, what, stderr.String())
 				}
 				shapes = append(shapes, shapeOf(m))
-				if dump := os.Getenv("ROBOTA_STREAMJSON_DUMP"); dump != "" {
-					b, _ := json.Marshal(m)
-					f, _ := os.OpenFile(dump, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-					f.Write(append(b, '\n'))
-					f.Close()
-				}
 				if req, _ := m["request"].(map[string]any); m["type"] == "control_request" && req["subtype"] == "can_use_tool" {
-					send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success",
-						"request_id": m["request_id"], "response": map[string]any{"behavior": "allow", "updatedInput": req["input"]}}})
+					s.answer(m, map[string]any{"behavior": "allow", "updatedInput": req["input"]})
 				}
 				if stop(m) {
 					return
@@ -224,29 +199,19 @@ func runScriptedStreamJSON(t *testing.T, bin string, isClaude bool) []lineShape 
 			}
 		}
 	}
-	responseTo := func(id string) func(m map[string]any) bool {
-		return func(m map[string]any) bool {
-			r, _ := m["response"].(map[string]any)
-			return m["type"] == "control_response" && r["request_id"] == id
-		}
-	}
 	isResult := func(m map[string]any) bool { return m["type"] == "result" }
-	user := func(text string) map[string]any {
-		return map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil,
-			"message": map[string]any{"role": "user", "content": text}}
-	}
 
-	send(map[string]any{"type": "control_request", "request_id": "req_init", "request": map[string]any{"subtype": "initialize"}})
+	s.send(map[string]any{"type": "control_request", "request_id": "req_init", "request": map[string]any{"subtype": "initialize"}})
 	until("the initialize response", responseTo("req_init"))
-	send(user("please say hello"))
+	s.user("please say hello")
 	until("the first result", isResult)
-	send(user("please run the command"))
+	s.user("please run the command")
 	until("the second result", isResult)
-	send(map[string]any{"type": "control_request", "request_id": "req_mode",
+	s.send(map[string]any{"type": "control_request", "request_id": "req_mode",
 		"request": map[string]any{"subtype": "set_permission_mode", "mode": "acceptEdits"}})
 	until("the set_permission_mode response", responseTo("req_mode"))
 	stdin.Close()
-	for m := range lines {
+	for m := range s.lines {
 		shapes = append(shapes, shapeOf(m))
 	}
 	if err := cmd.Wait(); err != nil {

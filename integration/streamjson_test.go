@@ -21,6 +21,23 @@ type streamProc struct {
 	lines chan map[string]any
 }
 
+// newStreamProc reads stdout's JSON lines into the proc's lines, closed at the end.
+func newStreamProc(t *testing.T, stdin io.WriteCloser, stdout io.Reader) *streamProc {
+	s := &streamProc{t: t, stdin: stdin, lines: make(chan map[string]any, 1000)}
+	go func() {
+		defer close(s.lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				s.lines <- m
+			}
+		}
+	}()
+	return s
+}
+
 func (s *streamProc) send(v any) {
 	s.t.Helper()
 	b, _ := json.Marshal(v)
@@ -111,18 +128,7 @@ turns:
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &streamProc{t: t, stdin: stdin, lines: make(chan map[string]any, 1000)}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				s.lines <- m
-			}
-		}
-		close(s.lines)
-	}()
+	s := newStreamProc(t, stdin, stdout)
 	defer func() {
 		if t.Failed() {
 			t.Logf("stderr: %s", stderr.String())
@@ -221,17 +227,7 @@ func TestStreamJSONInputSIGINT(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &streamProc{t: t, stdin: stdin, lines: make(chan map[string]any, 1000)}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				s.lines <- m
-			}
-		}
-		close(s.lines)
-	}()
+	s := newStreamProc(t, stdin, stdout)
 	s.user("start")
 	s.until("a text delta", func(m map[string]any) bool { return m["type"] == "stream_event" })
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {

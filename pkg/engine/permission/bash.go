@@ -56,7 +56,7 @@ func (e *Evaluator) evalBash(in toolInput, ctx pathContext) Decision {
 		}
 		parts = append(parts, p)
 		switch {
-		case e.cfg.NoSandbox && (sub.opaque || sub.Unknown) && e.fileDenyRules():
+		case e.cfg.NoSandbox && (sub.opaque || sub.Unknown) && e.HasFileDenyRules():
 			parts = append(parts, Part{Subject: sub.Text, Behavior: Ask,
 				Reason: "no sandbox is available, and what this command reads and writes cannot be checked against the file deny rules"})
 		}

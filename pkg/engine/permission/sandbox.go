@@ -60,8 +60,9 @@ func gitSubcommand(args []word) (sub string, known bool) {
 	return "", true
 }
 
-// fileDenyRules reports whether a Read or Edit deny rule with a specifier is in force.
-func (e *Evaluator) fileDenyRules() bool {
+// HasFileDenyRules reports whether a Read or Edit deny rule with a specifier is in force:
+// the sandbox then has something to enforce, and without it the fallback asks.
+func (e *Evaluator) HasFileDenyRules() bool {
 	for _, r := range e.deny {
 		if r.broken == nil && r.spec.kind == specPath && (appliesTo(r, "Read") || appliesTo(r, "Write")) {
 			return true
@@ -92,7 +93,3 @@ func (e *Evaluator) SandboxDenies(tool, p string) bool {
 	}
 	return false
 }
-
-// HasFileDenyRules reports whether some deny rule with a specifier names files to read
-// or edit: the sandbox then has something to enforce.
-func (e *Evaluator) HasFileDenyRules() bool { return e.fileDenyRules() }

@@ -137,24 +137,15 @@ func (r *resolver) plugin(ctx context.Context, id string) (*Plugin, []Problem) {
 		problems = append(problems, Problem{Marketplace: mkt, Path: om.path, Err: e})
 	}
 	om.problems = nil
-	for _, st := range []Store{r.project, r.user, ClaudeStore(r.opts.Home)} {
-		if st.Dir == "" {
-			continue
-		}
-		inst, ok := st.Installation(id)
-		if st.Dir == ClaudeStore(r.opts.Home).Dir {
-			inst, ok = claudeInstallation(st, id, r.opts.Cwd)
-		}
-		if ok {
-			var entry *Entry
-			if om.err == nil {
-				if e, ok := om.m.Find(name); ok {
-					entry = &e
-				}
+	if inst, ok := r.installation(id, r.project, r.user); ok {
+		var entry *Entry
+		if om.err == nil {
+			if e, ok := om.m.Find(name); ok {
+				entry = &e
 			}
-			p, ps := load(loadInput{dir: inst.InstallPath, id: id, marketplace: mkt, entry: entry, lookup: r.opts.Lookup})
-			return p, append(problems, ps...)
 		}
+		p, ps := load(loadInput{dir: inst.InstallPath, id: id, marketplace: mkt, entry: entry, lookup: r.opts.Lookup})
+		return p, append(problems, ps...)
 	}
 	if om.err != nil {
 		return nil, append(problems, Problem{Plugin: id, Marketplace: mkt, Path: om.path, Skipped: true, Err: om.err})
@@ -172,20 +163,28 @@ func (r *resolver) plugin(ctx context.Context, id string) (*Plugin, []Problem) {
 	return p, append(problems, ps...)
 }
 
-// installedByUser loads a plugin the project's settings enable from the user's own
-// installation of it; without one it is skipped, saying how to install it.
-func (r *resolver) installedByUser(id, mkt, file string) (*Plugin, []Problem) {
-	for _, st := range []Store{r.user, ClaudeStore(r.opts.Home)} {
+// installation finds id installed in one of stores, in order, then in Claude Code's
+// store (an installation of the user's, or of this project).
+func (r *resolver) installation(id string, stores ...Store) (Installation, bool) {
+	for _, st := range stores {
 		if st.Dir == "" {
 			continue
 		}
-		inst, ok := st.Installation(id)
-		if st.Dir == ClaudeStore(r.opts.Home).Dir {
-			inst, ok = claudeInstallation(st, id, r.opts.Cwd)
+		if inst, ok := st.Installation(id); ok {
+			return inst, true
 		}
-		if ok {
-			return load(loadInput{dir: inst.InstallPath, id: id, marketplace: mkt, lookup: r.opts.Lookup})
-		}
+	}
+	if st := ClaudeStore(r.opts.Home); st.Dir != "" {
+		return claudeInstallation(st, id, r.opts.Cwd)
+	}
+	return Installation{}, false
+}
+
+// installedByUser loads a plugin the project's settings enable from the user's own
+// installation of it; without one it is skipped, saying how to install it.
+func (r *resolver) installedByUser(id, mkt, file string) (*Plugin, []Problem) {
+	if inst, ok := r.installation(id, r.user); ok {
+		return load(loadInput{dir: inst.InstallPath, id: id, marketplace: mkt, lookup: r.opts.Lookup})
 	}
 	return nil, []Problem{{Plugin: id, Marketplace: mkt, Skipped: true, Err: fmt.Errorf("%w: %s of this project enables it, "+
 		"and a repository's settings never fetch or run a plugin by themselves: install it to use it (robota plugin install %s)",
