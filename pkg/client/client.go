@@ -161,12 +161,23 @@ func (c *Client) Submit(ctx context.Context, sessionID, prompt string) (*Prompt,
 		return nil, fmt.Errorf("%w: submit to session %s: the first message carries no SubmitAccepted", ErrProtocol, sessionID)
 	}
 	p := &Prompt{ID: acc.GetPromptId(), Queued: acc.GetQueued()}
-	// A message carries the events that were ready together (the first one may carry
-	// the prompt's first events with the acceptance); they are handed out one by one.
-	pending := first.GetEvents()
-	p.recv = func() (*robotav1.SessionEvent, error) {
+	// The first message may carry the prompt's first events with the acceptance.
+	p.recv = eventsOf(stream.Recv, first.GetEvents())
+	return p, nil
+}
+
+// eventBatch is the one shape of Submit's and Watch's messages: the events that were
+// ready together, in sequence order.
+type eventBatch interface {
+	GetEvents() []*robotav1.SessionEvent
+}
+
+// eventsOf hands out the events of a stream of batches one by one, starting with
+// pending (events already received).
+func eventsOf[M eventBatch](recv func() (M, error), pending []*robotav1.SessionEvent) func() (*robotav1.SessionEvent, error) {
+	return func() (*robotav1.SessionEvent, error) {
 		for len(pending) == 0 {
-			m, err := stream.Recv()
+			m, err := recv()
 			if err != nil {
 				return nil, err
 			}
@@ -176,7 +187,6 @@ func (c *Client) Submit(ctx context.Context, sessionID, prompt string) (*Prompt,
 		pending[0], pending = nil, pending[1:]
 		return e, nil
 	}
-	return p, nil
 }
 
 // Next returns the prompt's next event; io.EOF after its end event. A stream that
@@ -202,7 +212,7 @@ func (p *Prompt) Next() (Event, error) {
 
 // Watch is a session's event stream.
 type Watch struct {
-	stream grpc.ServerStreamingClient[robotav1.WatchResponse]
+	recv func() (*robotav1.SessionEvent, error)
 }
 
 // Watch streams a session's events after the sequence number after (0: new events
@@ -210,24 +220,24 @@ type Watch struct {
 // has subscribed (its response headers came), so every event published after it
 // returns is delivered; a refusal (an unknown session, say) comes from Next.
 func (c *Client) Watch(ctx context.Context, sessionID string, after uint64) (*Watch, error) {
-	stream, err := c.rpc.Watch(ctx, &robotav1.WatchRequest{SessionId: sessionID, AfterSequence: after})
+	stream, err := c.rpc.Watch(ctx, &robotav1.WatchRequest{SessionId: sessionID, AfterSequence: after, Batched: true})
 	if err != nil {
 		return nil, rpcErr("watch session "+sessionID, err)
 	}
 	if _, err := stream.Header(); err != nil {
 		return nil, rpcErr("watch session "+sessionID, err)
 	}
-	return &Watch{stream: stream}, nil
+	return &Watch{recv: eventsOf(stream.Recv, nil)}, nil
 }
 
 // Next returns the next event; io.EOF when the session closed.
 func (w *Watch) Next() (Event, error) {
-	m, err := w.stream.Recv()
+	m, err := w.recv()
 	if errors.Is(err, io.EOF) {
 		return Event{}, io.EOF
 	}
 	if err != nil {
 		return Event{}, rpcErr("watch", err)
 	}
-	return eventFromProto(m.GetEvent())
+	return eventFromProto(m)
 }

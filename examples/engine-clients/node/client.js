@@ -64,6 +64,12 @@ function show(who, ev) {
   console.log(`${who.padEnd(7)} #${ev.sequence} ${ev.event} ${describe(ev)}`.trimEnd());
 }
 
+// eventsOf reads a Submit or a Watch message alike: the events that were ready
+// together, in sequence order (engine.proto, SubmitResponse).
+function eventsOf(resp) {
+  return resp.events || [];
+}
+
 function unary(client, method, req) {
   return new Promise((resolve, reject) => {
     client[method](req, { deadline: Date.now() + 10_000 }, (err, resp) => (err ? reject(err) : resolve(resp)));
@@ -75,15 +81,17 @@ function unary(client, method, req) {
 function watch(Service, address, sessionId, afterSequence, onEvent) {
   // A distinct channel option gives the watcher its own connection, not a shared one.
   const client = new Service(address, grpc.credentials.createInsecure(), { 'grpc.primary_user_agent': 'robota-example-watcher' });
-  const call = client.Watch({ session_id: sessionId, after_sequence: afterSequence });
+  const call = client.Watch({ session_id: sessionId, after_sequence: afterSequence, batched: true });
   const done = new Promise((resolve, reject) => {
     call.on('data', (resp) => {
-      const ev = resp.event;
-      show('watch', ev);
-      onEvent(ev);
-      if (ev.event === 'complete' || ev.event === 'error' || ev.event === 'interrupted') {
-        call.cancel();
-        resolve();
+      for (const ev of eventsOf(resp)) {
+        show('watch', ev);
+        onEvent(ev);
+        if (ev.event === 'complete' || ev.event === 'error' || ev.event === 'interrupted') {
+          call.cancel();
+          resolve();
+          return;
+        }
       }
     });
     call.on('error', (err) => (err.code === grpc.status.CANCELLED ? resolve() : reject(err)));
@@ -126,7 +134,7 @@ async function main() {
       if (resp.accepted) {
         console.log(`submit  accepted prompt ${resp.accepted.prompt_id} (queued: ${resp.accepted.queued})`);
       }
-      for (const ev of resp.events) {
+      for (const ev of eventsOf(resp)) {
         show('submit', ev);
         if (ev.event === 'tool_end') toolEnd = ev.tool_end.tool.outcome;
         if (ev.event === 'complete') completed = true;

@@ -90,6 +90,11 @@ def show(who, ev):
     say(("%-7s #%d %s %s" % (who, ev.sequence, ev.WhichOneof("event"), describe(ev))).rstrip())
 
 
+def events_of(resp):
+    """A Submit or a Watch message alike: the events that were ready together, in order."""
+    return resp.events
+
+
 class Watcher(threading.Thread):
     """The second client: its own channel, Watch from after_sequence until the prompt ends."""
 
@@ -97,14 +102,13 @@ class Watcher(threading.Thread):
         super().__init__(daemon=True)
         self.channel = grpc.insecure_channel(address, options=[("grpc.primary_user_agent", "robota-example-watcher")])
         self.stub = pb_grpc.EngineServiceStub(self.channel)
-        self.request = pb.WatchRequest(session_id=session_id, after_sequence=after_sequence)
+        self.request = pb.WatchRequest(session_id=session_id, after_sequence=after_sequence, batched=True)
         self.saw_request = threading.Event()
         self.error = None
 
     def run(self):
         try:
-            for resp in self.stub.Watch(self.request, timeout=TIMEOUT):
-                ev = resp.event
+            for ev in (ev for resp in self.stub.Watch(self.request, timeout=TIMEOUT) for ev in events_of(resp)):
                 show("watch", ev)
                 kind = ev.WhichOneof("event")
                 if kind == "permission_request":
@@ -150,7 +154,7 @@ def run(pb, pb_grpc, address, project):
     for resp in stub.Submit(pb.SubmitRequest(session_id=sid, prompt="write hello.txt"), timeout=TIMEOUT):
         if resp.HasField("accepted"):
             say("submit  accepted prompt %s (queued: %s)" % (resp.accepted.prompt_id, str(resp.accepted.queued).lower()))
-        for ev in resp.events:
+        for ev in events_of(resp):
             show("submit", ev)
             kind = ev.WhichOneof("event")
             if kind == "tool_end":

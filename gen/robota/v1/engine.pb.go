@@ -928,6 +928,10 @@ type WatchRequest struct {
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// Deliver only events with a greater sequence number (0 = only new events).
 	AfterSequence uint64 `protobuf:"varint,2,opt,name=after_sequence,json=afterSequence,proto3" json:"after_sequence,omitempty"`
+	// Send events in batches (WatchResponse.events), as Submit does. Without it the
+	// engine sends one event per message in the deprecated WatchResponse.event, for
+	// clients written before batching; that form goes in the next major version.
+	Batched       bool `protobuf:"varint,3,opt,name=batched,proto3" json:"batched,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -976,11 +980,28 @@ func (x *WatchRequest) GetAfterSequence() uint64 {
 	return 0
 }
 
-// WatchResponse carries one event.
+func (x *WatchRequest) GetBatched() bool {
+	if x != nil {
+		return x.Batched
+	}
+	return false
+}
+
+// WatchResponse carries the events that were ready together.
+//
+// Submit and Watch share one shape: a client reads both with one function, "the
+// events of a message are `events`, in sequence order" (see SubmitResponse).
 type WatchResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The event.
-	Event         *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// One event per message, for clients that do not ask for batches
+	// (WatchRequest.batched unset). Deprecated: read events; field 1 will be reserved.
+	//
+	// Deprecated: Marked as deprecated in robota/v1/engine.proto.
+	Event *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// Events in sequence order, when WatchRequest.batched is set. A watcher that fell
+	// behind gets what it missed in few messages; a message stays under
+	// MaxEventTextBytes of event text (a longer delta is split into several events).
+	Events        []*SessionEvent `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1015,9 +1036,17 @@ func (*WatchResponse) Descriptor() ([]byte, []int) {
 	return file_robota_v1_engine_proto_rawDescGZIP(), []int{13}
 }
 
+// Deprecated: Marked as deprecated in robota/v1/engine.proto.
 func (x *WatchResponse) GetEvent() *SessionEvent {
 	if x != nil {
 		return x.Event
+	}
+	return nil
+}
+
+func (x *WatchResponse) GetEvents() []*SessionEvent {
+	if x != nil {
+		return x.Events
 	}
 	return nil
 }
@@ -2733,13 +2762,15 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x06events\x18\x03 \x03(\v2\x17.robota.v1.SessionEventR\x06eventsJ\x04\b\x01\x10\x02R\x05event\"E\n" +
 	"\x0eSubmitAccepted\x12\x1b\n" +
 	"\tprompt_id\x18\x01 \x01(\tR\bpromptId\x12\x16\n" +
-	"\x06queued\x18\x02 \x01(\bR\x06queued\"T\n" +
+	"\x06queued\x18\x02 \x01(\bR\x06queued\"n\n" +
 	"\fWatchRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12%\n" +
-	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\">\n" +
-	"\rWatchResponse\x12-\n" +
-	"\x05event\x18\x01 \x01(\v2\x17.robota.v1.SessionEventR\x05event\"\xa7\x01\n" +
+	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\x12\x18\n" +
+	"\abatched\x18\x03 \x01(\bR\abatched\"s\n" +
+	"\rWatchResponse\x121\n" +
+	"\x05event\x18\x01 \x01(\v2\x17.robota.v1.SessionEventB\x02\x18\x01R\x05event\x12/\n" +
+	"\x06events\x18\x02 \x03(\v2\x17.robota.v1.SessionEventR\x06events\"\xa7\x01\n" +
 	"\x18RespondPermissionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
@@ -2961,63 +2992,64 @@ var file_robota_v1_engine_proto_depIdxs = []int32{
 	12, // 8: robota.v1.SubmitResponse.accepted:type_name -> robota.v1.SubmitAccepted
 	48, // 9: robota.v1.SubmitResponse.events:type_name -> robota.v1.SessionEvent
 	48, // 10: robota.v1.WatchResponse.event:type_name -> robota.v1.SessionEvent
-	49, // 11: robota.v1.RespondPermissionRequest.answer:type_name -> robota.v1.PermissionAnswer
-	50, // 12: robota.v1.ExecuteCommandResponse.data:type_name -> google.protobuf.Struct
-	24, // 13: robota.v1.ListCommandsResponse.commands:type_name -> robota.v1.CommandInfo
-	47, // 14: robota.v1.GetContextStateResponse.state:type_name -> robota.v1.ContextState
-	51, // 15: robota.v1.GetHistoryResponse.entries:type_name -> robota.v1.HistoryEntry
-	52, // 16: robota.v1.CompactResponse.compact:type_name -> robota.v1.CompactEvent
-	53, // 17: robota.v1.ListBackgroundTasksRequest.statuses:type_name -> robota.v1.BackgroundTaskStatus
-	54, // 18: robota.v1.ListBackgroundTasksResponse.tasks:type_name -> robota.v1.BackgroundTaskState
-	54, // 19: robota.v1.GetBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
-	54, // 20: robota.v1.CancelBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
-	2,  // 21: robota.v1.EngineService.CreateSession:input_type -> robota.v1.CreateSessionRequest
-	4,  // 22: robota.v1.EngineService.ListSessions:input_type -> robota.v1.ListSessionsRequest
-	6,  // 23: robota.v1.EngineService.GetSession:input_type -> robota.v1.GetSessionRequest
-	8,  // 24: robota.v1.EngineService.DeleteSession:input_type -> robota.v1.DeleteSessionRequest
-	10, // 25: robota.v1.EngineService.Submit:input_type -> robota.v1.SubmitRequest
-	13, // 26: robota.v1.EngineService.Watch:input_type -> robota.v1.WatchRequest
-	15, // 27: robota.v1.EngineService.RespondPermission:input_type -> robota.v1.RespondPermissionRequest
-	17, // 28: robota.v1.EngineService.Abort:input_type -> robota.v1.AbortRequest
-	19, // 29: robota.v1.EngineService.CancelQueue:input_type -> robota.v1.CancelQueueRequest
-	21, // 30: robota.v1.EngineService.ExecuteCommand:input_type -> robota.v1.ExecuteCommandRequest
-	23, // 31: robota.v1.EngineService.ListCommands:input_type -> robota.v1.ListCommandsRequest
-	26, // 32: robota.v1.EngineService.GetContextState:input_type -> robota.v1.GetContextStateRequest
-	28, // 33: robota.v1.EngineService.GetHistory:input_type -> robota.v1.GetHistoryRequest
-	30, // 34: robota.v1.EngineService.Compact:input_type -> robota.v1.CompactRequest
-	32, // 35: robota.v1.EngineService.CloseSession:input_type -> robota.v1.CloseSessionRequest
-	34, // 36: robota.v1.EngineService.ListBackgroundTasks:input_type -> robota.v1.ListBackgroundTasksRequest
-	36, // 37: robota.v1.EngineService.GetBackgroundTask:input_type -> robota.v1.GetBackgroundTaskRequest
-	38, // 38: robota.v1.EngineService.CancelBackgroundTask:input_type -> robota.v1.CancelBackgroundTaskRequest
-	40, // 39: robota.v1.EngineService.CloseBackgroundTask:input_type -> robota.v1.CloseBackgroundTaskRequest
-	42, // 40: robota.v1.EngineService.SendBackgroundTask:input_type -> robota.v1.SendBackgroundTaskRequest
-	44, // 41: robota.v1.EngineService.ReadBackgroundTaskLog:input_type -> robota.v1.ReadBackgroundTaskLogRequest
-	3,  // 42: robota.v1.EngineService.CreateSession:output_type -> robota.v1.CreateSessionResponse
-	5,  // 43: robota.v1.EngineService.ListSessions:output_type -> robota.v1.ListSessionsResponse
-	7,  // 44: robota.v1.EngineService.GetSession:output_type -> robota.v1.GetSessionResponse
-	9,  // 45: robota.v1.EngineService.DeleteSession:output_type -> robota.v1.DeleteSessionResponse
-	11, // 46: robota.v1.EngineService.Submit:output_type -> robota.v1.SubmitResponse
-	14, // 47: robota.v1.EngineService.Watch:output_type -> robota.v1.WatchResponse
-	16, // 48: robota.v1.EngineService.RespondPermission:output_type -> robota.v1.RespondPermissionResponse
-	18, // 49: robota.v1.EngineService.Abort:output_type -> robota.v1.AbortResponse
-	20, // 50: robota.v1.EngineService.CancelQueue:output_type -> robota.v1.CancelQueueResponse
-	22, // 51: robota.v1.EngineService.ExecuteCommand:output_type -> robota.v1.ExecuteCommandResponse
-	25, // 52: robota.v1.EngineService.ListCommands:output_type -> robota.v1.ListCommandsResponse
-	27, // 53: robota.v1.EngineService.GetContextState:output_type -> robota.v1.GetContextStateResponse
-	29, // 54: robota.v1.EngineService.GetHistory:output_type -> robota.v1.GetHistoryResponse
-	31, // 55: robota.v1.EngineService.Compact:output_type -> robota.v1.CompactResponse
-	33, // 56: robota.v1.EngineService.CloseSession:output_type -> robota.v1.CloseSessionResponse
-	35, // 57: robota.v1.EngineService.ListBackgroundTasks:output_type -> robota.v1.ListBackgroundTasksResponse
-	37, // 58: robota.v1.EngineService.GetBackgroundTask:output_type -> robota.v1.GetBackgroundTaskResponse
-	39, // 59: robota.v1.EngineService.CancelBackgroundTask:output_type -> robota.v1.CancelBackgroundTaskResponse
-	41, // 60: robota.v1.EngineService.CloseBackgroundTask:output_type -> robota.v1.CloseBackgroundTaskResponse
-	43, // 61: robota.v1.EngineService.SendBackgroundTask:output_type -> robota.v1.SendBackgroundTaskResponse
-	45, // 62: robota.v1.EngineService.ReadBackgroundTaskLog:output_type -> robota.v1.ReadBackgroundTaskLogResponse
-	42, // [42:63] is the sub-list for method output_type
-	21, // [21:42] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	48, // 11: robota.v1.WatchResponse.events:type_name -> robota.v1.SessionEvent
+	49, // 12: robota.v1.RespondPermissionRequest.answer:type_name -> robota.v1.PermissionAnswer
+	50, // 13: robota.v1.ExecuteCommandResponse.data:type_name -> google.protobuf.Struct
+	24, // 14: robota.v1.ListCommandsResponse.commands:type_name -> robota.v1.CommandInfo
+	47, // 15: robota.v1.GetContextStateResponse.state:type_name -> robota.v1.ContextState
+	51, // 16: robota.v1.GetHistoryResponse.entries:type_name -> robota.v1.HistoryEntry
+	52, // 17: robota.v1.CompactResponse.compact:type_name -> robota.v1.CompactEvent
+	53, // 18: robota.v1.ListBackgroundTasksRequest.statuses:type_name -> robota.v1.BackgroundTaskStatus
+	54, // 19: robota.v1.ListBackgroundTasksResponse.tasks:type_name -> robota.v1.BackgroundTaskState
+	54, // 20: robota.v1.GetBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
+	54, // 21: robota.v1.CancelBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
+	2,  // 22: robota.v1.EngineService.CreateSession:input_type -> robota.v1.CreateSessionRequest
+	4,  // 23: robota.v1.EngineService.ListSessions:input_type -> robota.v1.ListSessionsRequest
+	6,  // 24: robota.v1.EngineService.GetSession:input_type -> robota.v1.GetSessionRequest
+	8,  // 25: robota.v1.EngineService.DeleteSession:input_type -> robota.v1.DeleteSessionRequest
+	10, // 26: robota.v1.EngineService.Submit:input_type -> robota.v1.SubmitRequest
+	13, // 27: robota.v1.EngineService.Watch:input_type -> robota.v1.WatchRequest
+	15, // 28: robota.v1.EngineService.RespondPermission:input_type -> robota.v1.RespondPermissionRequest
+	17, // 29: robota.v1.EngineService.Abort:input_type -> robota.v1.AbortRequest
+	19, // 30: robota.v1.EngineService.CancelQueue:input_type -> robota.v1.CancelQueueRequest
+	21, // 31: robota.v1.EngineService.ExecuteCommand:input_type -> robota.v1.ExecuteCommandRequest
+	23, // 32: robota.v1.EngineService.ListCommands:input_type -> robota.v1.ListCommandsRequest
+	26, // 33: robota.v1.EngineService.GetContextState:input_type -> robota.v1.GetContextStateRequest
+	28, // 34: robota.v1.EngineService.GetHistory:input_type -> robota.v1.GetHistoryRequest
+	30, // 35: robota.v1.EngineService.Compact:input_type -> robota.v1.CompactRequest
+	32, // 36: robota.v1.EngineService.CloseSession:input_type -> robota.v1.CloseSessionRequest
+	34, // 37: robota.v1.EngineService.ListBackgroundTasks:input_type -> robota.v1.ListBackgroundTasksRequest
+	36, // 38: robota.v1.EngineService.GetBackgroundTask:input_type -> robota.v1.GetBackgroundTaskRequest
+	38, // 39: robota.v1.EngineService.CancelBackgroundTask:input_type -> robota.v1.CancelBackgroundTaskRequest
+	40, // 40: robota.v1.EngineService.CloseBackgroundTask:input_type -> robota.v1.CloseBackgroundTaskRequest
+	42, // 41: robota.v1.EngineService.SendBackgroundTask:input_type -> robota.v1.SendBackgroundTaskRequest
+	44, // 42: robota.v1.EngineService.ReadBackgroundTaskLog:input_type -> robota.v1.ReadBackgroundTaskLogRequest
+	3,  // 43: robota.v1.EngineService.CreateSession:output_type -> robota.v1.CreateSessionResponse
+	5,  // 44: robota.v1.EngineService.ListSessions:output_type -> robota.v1.ListSessionsResponse
+	7,  // 45: robota.v1.EngineService.GetSession:output_type -> robota.v1.GetSessionResponse
+	9,  // 46: robota.v1.EngineService.DeleteSession:output_type -> robota.v1.DeleteSessionResponse
+	11, // 47: robota.v1.EngineService.Submit:output_type -> robota.v1.SubmitResponse
+	14, // 48: robota.v1.EngineService.Watch:output_type -> robota.v1.WatchResponse
+	16, // 49: robota.v1.EngineService.RespondPermission:output_type -> robota.v1.RespondPermissionResponse
+	18, // 50: robota.v1.EngineService.Abort:output_type -> robota.v1.AbortResponse
+	20, // 51: robota.v1.EngineService.CancelQueue:output_type -> robota.v1.CancelQueueResponse
+	22, // 52: robota.v1.EngineService.ExecuteCommand:output_type -> robota.v1.ExecuteCommandResponse
+	25, // 53: robota.v1.EngineService.ListCommands:output_type -> robota.v1.ListCommandsResponse
+	27, // 54: robota.v1.EngineService.GetContextState:output_type -> robota.v1.GetContextStateResponse
+	29, // 55: robota.v1.EngineService.GetHistory:output_type -> robota.v1.GetHistoryResponse
+	31, // 56: robota.v1.EngineService.Compact:output_type -> robota.v1.CompactResponse
+	33, // 57: robota.v1.EngineService.CloseSession:output_type -> robota.v1.CloseSessionResponse
+	35, // 58: robota.v1.EngineService.ListBackgroundTasks:output_type -> robota.v1.ListBackgroundTasksResponse
+	37, // 59: robota.v1.EngineService.GetBackgroundTask:output_type -> robota.v1.GetBackgroundTaskResponse
+	39, // 60: robota.v1.EngineService.CancelBackgroundTask:output_type -> robota.v1.CancelBackgroundTaskResponse
+	41, // 61: robota.v1.EngineService.CloseBackgroundTask:output_type -> robota.v1.CloseBackgroundTaskResponse
+	43, // 62: robota.v1.EngineService.SendBackgroundTask:output_type -> robota.v1.SendBackgroundTaskResponse
+	45, // 63: robota.v1.EngineService.ReadBackgroundTaskLog:output_type -> robota.v1.ReadBackgroundTaskLogResponse
+	43, // [43:64] is the sub-list for method output_type
+	22, // [22:43] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_robota_v1_engine_proto_init() }

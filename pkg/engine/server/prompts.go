@@ -242,17 +242,48 @@ func (s *Server) Watch(req *robotav1.WatchRequest, stream robotav1.EngineService
 	if err := stream.SendHeader(nil); err != nil {
 		return err
 	}
+	if !req.GetBatched() { // a client written before batching: one event per message
+		return s.pump(ctx, l, sub, func(e *robotav1.SessionEvent) error {
+			return stream.Send(&robotav1.WatchResponse{Event: e}) //nolint:staticcheck // the deprecated form, kept for old clients
+		}, nil)
+	}
+	// The events taken at one wake-up travel together, as Submit's do; a message stays
+	// under MaxEventTextBytes of event text.
+	// A sent message is never reused: grpc may read it after Send returns.
+	msg := &robotav1.WatchResponse{}
+	size := 0
+	flush := func() error {
+		if len(msg.Events) == 0 {
+			return nil
+		}
+		err := stream.Send(msg)
+		msg, size = &robotav1.WatchResponse{}, 0
+		return err
+	}
 	return s.pump(ctx, l, sub, func(e *robotav1.SessionEvent) error {
-		return stream.Send(&robotav1.WatchResponse{Event: e})
-	})
+		n := proto.Size(e)
+		if size > 0 && size+n > MaxEventTextBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		msg.Events = append(msg.Events, e)
+		size += n
+		return nil
+	}, flush)
 }
 
-func (s *Server) pump(ctx context.Context, l *manager.Live, sub *interactive.Subscription, send func(*robotav1.SessionEvent) error) error {
+// pump sends the subscription's events through send, one by one, and calls
+// endOfBatch (when set) after the events taken at one wake-up.
+func (s *Server) pump(ctx context.Context, l *manager.Live, sub *interactive.Subscription, send func(*robotav1.SessionEvent) error, endOfBatch func() error) error {
 	var batch []interactive.Event
 	for {
 		var err error
 		batch, err = sub.NextBatch(ctx, batch[:0])
 		if errors.Is(err, interactive.ErrSessionClosed) {
+			if endOfBatch != nil {
+				return endOfBatch()
+			}
 			return nil
 		}
 		if err != nil {
@@ -264,6 +295,11 @@ func (s *Server) pump(ctx context.Context, l *manager.Live, sub *interactive.Sub
 			}
 		}
 		clear(batch)
+		if endOfBatch != nil {
+			if err := endOfBatch(); err != nil {
+				return err
+			}
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -416,5 +417,58 @@ turns:
 			}
 			return
 		}
+	}
+}
+
+// A batched watcher (WatchRequest.batched) gets the same events, in the same order,
+// as a one-by-one watcher, in fewer messages: a replay comes in few batches.
+func TestWatchBatchedSameEventsAsOneByOne(t *testing.T) {
+	e := startEngine(t, "", nil)
+	dir := project(t, `
+turns:
+  - text: "Reading the script first."
+    toolCalls: [{id: r1, name: Read, input: {file_path: script.yaml}}]
+  - text: "It is a script of two turns."
+`)
+	id := e.create(dir, nil).GetSessionId()
+	ctx := testCtx(t)
+	if sub := e.submit(id, "read it"); sub.err != nil {
+		t.Fatal(sub.err)
+	}
+	read := func(batched bool) (seqs []uint64, messages int) {
+		s, err := e.client.Watch(ctx, &robotav1.WatchRequest{SessionId: id, AfterSequence: 1, Batched: batched})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			resp, err := s.Recv()
+			if err != nil {
+				t.Fatalf("watch (batched %v): %v", batched, err)
+			}
+			messages++
+			evs := resp.GetEvents()
+			if one := resp.GetEvent(); one != nil { //nolint:staticcheck // the deprecated form is under test
+				if batched {
+					t.Fatalf("a batched watcher got the one-event field: %v", one)
+				}
+				evs = []*robotav1.SessionEvent{one}
+			} else if !batched {
+				t.Fatalf("a one-by-one watcher got a message without its event: %v", resp)
+			}
+			for _, ev := range evs {
+				seqs = append(seqs, ev.GetSequence())
+				if ev.GetComplete() != nil {
+					return seqs, messages
+				}
+			}
+		}
+	}
+	one, oneMsgs := read(false)
+	all, batchMsgs := read(true)
+	if !slices.Equal(one, all) {
+		t.Fatalf("batched watcher saw sequences %v, one-by-one %v", all, one)
+	}
+	if oneMsgs != len(one) || batchMsgs >= oneMsgs {
+		t.Fatalf("messages: one-by-one %d for %d events, batched %d (want fewer)", oneMsgs, len(one), batchMsgs)
 	}
 }
