@@ -18,16 +18,18 @@ import (
 type Options struct {
 	// Print is set when -p was given: a headless run, even with an empty prompt (piped
 	// stdin then is the prompt).
-	Print              bool
-	Prompt             string
-	OutputFormat       string
-	Model              string
-	Provider           string
-	PermissionMode     string
-	AllowedTools       []string
-	DisallowedTools    []string
-	MaxTurns           int
-	Resume             string
+	Print           bool
+	Prompt          string
+	OutputFormat    string
+	Model           string
+	Provider        string
+	PermissionMode  string
+	AllowedTools    []string
+	DisallowedTools []string
+	MaxTurns        int
+	Resume          string
+	// PickSession: --resume without an id at a terminal opens the session picker.
+	PickSession        bool
 	Continue           bool
 	ForkSession        bool
 	Cwd                string
@@ -151,8 +153,12 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	})
 	o.Print = set["p"]
 	if set["resume"] && strings.TrimSpace(o.Resume) == "" {
-		// Running a new session instead would lose the one the user meant to continue.
-		return Options{}, errors.New("--resume needs a session id (use --continue for the latest session)")
+		if !o.Print && o.Prompt == "" {
+			o.PickSession = true // at a terminal: the picker, as claude --resume
+		} else {
+			// Running a new session instead would lose the one the user meant to continue.
+			return Options{}, errors.New("--resume needs a session id (use --continue for the latest session)")
+		}
 	}
 	// Claude Code takes the first argument as the prompt and ignores the rest; an empty
 	// one (an adapter's trailing '') is no prompt: stdin or stream-json input gives it.

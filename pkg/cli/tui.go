@@ -33,12 +33,16 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 		return code
 	}
 	var sess tui.Session
+	var open func(context.Context, string) (tui.Session, error)
 	if o.Engine != "" {
 		r, code := engineSession(ctx, o, cwd, stderr)
 		if r == nil {
 			return code
 		}
 		sess = r
+		open = func(_ context.Context, id string) (tui.Session, error) {
+			return openEngineSession(ctx, resumeOptions(o, id), cwd)
+		}
 	} else {
 		workers := pool.New(pool.Launcher(nil, nil))
 		defer workers.Close()
@@ -48,15 +52,31 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 		}
 		printWarnings(stderr, s.Assembled(), o.Verbose)
 		sess = tui.NewInProcess(s, cwd)
+		open = func(_ context.Context, id string) (tui.Session, error) {
+			s, err := interactive.New(ctx, sessionOptions(resumeOptions(o, id), cwd, workers))
+			if err != nil {
+				return nil, err
+			}
+			return tui.NewInProcess(s, cwd), nil
+		}
 	}
-	id := sess.Info().ID
-	err = tui.Run(ctx, sess, tui.Options{In: stdin, Out: out, HistoryFile: historyFile(), NoColor: noColor(), Prompt: o.Prompt})
+	var last string
+	err = tui.Run(ctx, sess, tui.Options{In: stdin, Out: out, HistoryFile: historyFile(), NoColor: noColor(), Prompt: o.Prompt,
+		Open: open, PickSession: o.PickSession, Ended: func(id string) { last = id }})
 	if err != nil {
 		fmt.Fprintf(stderr, "robota: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "Resume this session with:\nrobota --resume %s\n", id)
+	fmt.Fprintf(stdout, "Resume this session with:\nrobota --resume %s\n", last)
 	return exitOK
+}
+
+// resumeOptions are the options of a session opened by /resume: o's, resuming id (an id
+// or a name) instead of what the command line started.
+func resumeOptions(o Options, id string) Options {
+	o.Resume, o.Continue, o.ForkSession, o.PickSession = id, false, false, false
+	o.Prompt, o.SessionID, o.Name = "", "", ""
+	return o
 }
 
 // askTrust asks whether to trust cwd at the first interactive start there, before the

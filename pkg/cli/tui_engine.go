@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -13,10 +14,36 @@ import (
 // robota's flags, as the headless --engine run does); nil and the exit status when it
 // cannot.
 func engineSession(ctx context.Context, o Options, cwd string, stderr io.Writer) (tui.Session, int) {
+	r, err := openEngineSession(ctx, o, cwd)
+	var setup *engineSetupError
+	switch {
+	case err == nil:
+		return r, exitOK
+	case errors.As(err, &setup) && setup.dial:
+		fmt.Fprintf(stderr, "robota: --engine: %v\n", setup.err)
+		return nil, exitConfig
+	case errors.As(err, &setup):
+		return nil, reportEngineSetupError(o.Engine, setup.err, stderr)
+	}
+	fmt.Fprintf(stderr, "robota: %v\n", err)
+	return nil, exitFailed
+}
+
+// engineSetupError is a dial or CreateSession failure, reported as the headless
+// --engine run reports it.
+type engineSetupError struct {
+	dial bool
+	err  error
+}
+
+func (e *engineSetupError) Error() string { return e.err.Error() }
+func (e *engineSetupError) Unwrap() error { return e.err }
+
+// openEngineSession connects to o.Engine and creates (or resumes) the session there.
+func openEngineSession(ctx context.Context, o Options, cwd string) (tui.Session, error) {
 	c, err := client.Dial(o.Engine, client.DialOptions{TLS: o.EngineTLS})
 	if err != nil {
-		fmt.Fprintf(stderr, "robota: --engine: %v\n", err)
-		return nil, exitConfig
+		return nil, &engineSetupError{dial: true, err: err}
 	}
 	callCtx, cancel := context.WithTimeout(ctx, engineRPCWait)
 	defer cancel()
@@ -28,13 +55,12 @@ func engineSession(ctx context.Context, o Options, cwd string, stderr io.Writer)
 	})
 	if err != nil {
 		c.Close()
-		return nil, reportEngineSetupError(o.Engine, err, stderr)
+		return nil, &engineSetupError{err: err}
 	}
 	r, err := tui.NewRemote(ctx, c, info, o.Resume != "" || o.Continue, shared[info.ID])
 	if err != nil {
 		c.Close()
-		fmt.Fprintf(stderr, "robota: %v\n", err)
-		return nil, exitFailed
+		return nil, err
 	}
-	return r, exitOK
+	return r, nil
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -175,6 +176,9 @@ func eventFromProto(e *robotav1.SessionEvent) (Event, error) {
 		out.Result.Interrupted = true
 	case *robotav1.SessionEvent_BackgroundTaskEvent:
 		out.Type = EventBackgroundTask
+		if st := ev.BackgroundTaskEvent.GetStateChanged(); st != nil {
+			out.Task = taskFromProto(st)
+		}
 	default:
 		return Event{}, fmt.Errorf("%w: event %d of session %s has no known kind", ErrProtocol, out.Seq, out.SessionID)
 	}
@@ -261,4 +265,23 @@ func structMap(s *structpb.Struct) map[string]any {
 		return nil
 	}
 	return s.AsMap()
+}
+
+func taskFromProto(st *robotav1.BackgroundTaskState) *TaskState {
+	out := &TaskState{ID: st.GetTaskId(), Label: st.GetLabel(), CurrentAction: st.GetCurrentAction(),
+		Error: st.GetError(), Host: st.GetHost(), Attempt: int(st.GetAttempt()),
+		Kind:   strings.ToLower(strings.TrimPrefix(st.GetKind().String(), "BACKGROUND_TASK_KIND_")),
+		Status: strings.ToLower(strings.TrimPrefix(st.GetStatus().String(), "BACKGROUND_TASK_STATUS_"))}
+	if t := st.GetStartedAt(); t != nil {
+		out.StartedAt = t.AsTime()
+	}
+	if t := st.GetEndedAt(); t != nil {
+		out.EndedAt = t.AsTime()
+	}
+	switch st.GetStatus() {
+	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED, robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED,
+		robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_CANCELLED:
+		out.Terminal = true
+	}
+	return out
 }

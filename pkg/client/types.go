@@ -62,8 +62,8 @@ const (
 	EventComplete           EventType = "complete"
 	EventError              EventType = "error"
 	EventInterrupted        EventType = "interrupted"
-	// EventBackgroundTask is passed through without detail until the runner work
-	// gives background tasks their client types.
+	// EventBackgroundTask is a subagent's or a background command's news; Task is set
+	// when its state changed.
 	EventBackgroundTask EventType = "background_task"
 )
 
@@ -87,6 +87,8 @@ type Event struct {
 	Context *ContextState
 	// Compaction of compaction.
 	Compaction *Compaction
+	// Task of a background_task event that changed the task's state.
+	Task *TaskState
 	// Result of complete, error and interrupted.
 	Result *Result
 	// Error of error.
@@ -198,4 +200,18 @@ type HistoryPage struct {
 	Entries []HistoryEntry
 	// Total is the number of entries in the history; Next the offset of the next page.
 	Total, Next int
+}
+
+// TaskState is a background task's state: a subagent ("agent") or a command
+// ("process").
+type TaskState struct {
+	ID, Kind, Label, CurrentAction, Error string
+	// Status is queued, running, waiting_permission, completed, failed or cancelled.
+	Status string
+	// Terminal is true once the task ended (completed, failed or cancelled).
+	Terminal bool
+	// Host and Attempt say where the task runs across hosts (empty and 0 locally).
+	Host               string
+	Attempt            int
+	StartedAt, EndedAt time.Time
 }

@@ -113,7 +113,7 @@ func (p *InProcess) Execute(ctx context.Context, name, args string) (CommandResu
 		return CommandResult{}, err
 	}
 	prompt, _ := res.Data[commands.PromptKey].(string)
-	return CommandResult{Message: res.Message, Success: res.Success, Prompt: prompt}, nil
+	return CommandResult{Message: res.Message, Success: res.Success, Prompt: prompt, Data: res.Data}, nil
 }
 
 func (p *InProcess) Context() ContextState {

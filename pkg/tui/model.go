@@ -74,13 +74,35 @@ type model struct {
 	started     bool   // the banner is printed
 	lost        bool   // the session's events ended
 	initial     string // the prompt given on the command line, sent after the banner
+
+	ov *overlay // the /resume picker or the task view, when open
+	// open opens a stored session for /resume (nil: switching is not offered); attach
+	// makes a session's events flow to the model, tagged with gen (the session in use:
+	// events of a session switched away from are dropped).
+	open   func(ctx context.Context, id string) (Session, error)
+	attach func(s Session, gen int)
+	gen    int
+	// pickAtStart opens the /resume picker after the banner (robota --resume, no id).
+	pickAtStart bool
+}
+
+// sessionMsg is a session's event or end, tagged with the session's generation.
+type sessionMsg struct {
+	gen int
+	msg tea.Msg
+}
+
+// uiCommands are the commands the UI itself runs, offered with the session's.
+var uiCommands = []Command{
+	{Name: "exit", Description: "Exit robota", Source: "ui"},
+	{Name: "tasks", Description: "Background tasks and subagents: view one's output, stop it", Source: "ui"},
 }
 
 func newModel(sess Session, out *printer, st styles, hist *history, now func() time.Time) *model {
 	info := sess.Info()
 	m := &model{sess: sess, info: info, out: out, st: st, md: markdown{color: st.color}, now: now, hist: hist,
 		width: 80, height: 24, histPos: -1, mode: info.PermissionMode, tasks: map[string]*Task{}}
-	m.commands = append(sess.Commands(), Command{Name: "exit", Description: "Exit robota", Source: "ui"})
+	m.commands = append(sess.Commands(), uiCommands...)
 	m.files.root = info.Cwd
 	m.ctx = sess.Context()
 	return m
@@ -98,13 +120,19 @@ func (m *model) banner() string {
 		st.dim.Render(wrap("  /help for commands · shift+tab cycles the permission mode · esc interrupts", w)),
 	}
 	if len(m.info.Previous) > 0 {
-		lines = append(lines, st.dim.Render(wrap(fmt.Sprintf("  resumed session %s", m.info.ID), w)))
-		for _, t := range m.info.Previous {
-			if t.User {
-				lines = append(lines, m.userLine(t.Text))
-			} else {
-				lines = append(lines, m.renderAnswer(t.Text))
-			}
+		lines = append(lines, m.resumedBanner())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// resumedBanner says which session was resumed and shows its last turns.
+func (m *model) resumedBanner() string {
+	lines := []string{m.st.dim.Render(wrap(fmt.Sprintf("  resumed session %s", m.info.ID), m.width))}
+	for _, t := range m.info.Previous {
+		if t.User {
+			lines = append(lines, m.userLine(t.Text))
+		} else {
+			lines = append(lines, m.renderAnswer(t.Text))
 		}
 	}
 	return strings.Join(lines, "\n")
@@ -121,6 +149,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.started {
 			m.started = true
 			m.print(m.banner())
+			if m.pickAtStart {
+				m.pickAtStart = false
+				return m, m.openResume()
+			}
 			if p := m.initial; strings.TrimSpace(p) != "" {
 				m.initial = ""
 				m.hist.add(p)
@@ -142,6 +174,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.ed.Paste(msg.Content)
 			m.compSel = 0
 		}
+	case sessionMsg:
+		if msg.gen != m.gen {
+			return m, nil // a session switched away from
+		}
+		return m.Update(msg.msg)
+	case resumeListMsg, taskOutputMsg:
+		return m, m.overlayMsg(msg)
+	case switchedMsg:
+		return m, m.switched(msg)
 	case eventMsg:
 		return m, m.event(Event(msg))
 	case tickMsg:
@@ -198,6 +239,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.perm != nil && !m.permTyping {
 		return m.permissionKey(key)
+	}
+	if m.ov != nil {
+		return m.overlayKey(key)
 	}
 	switch key {
 	case "ctrl+c":
@@ -421,6 +465,18 @@ func (m *model) command(name, args, text string) tea.Cmd {
 	switch name {
 	case "exit", "quit":
 		return m.quit()
+	case "tasks", "bashes":
+		m.openTasks()
+		return nil
+	case "resume":
+		if m.running != "" {
+			break // queued like any command
+		}
+		m.print(m.userLine(text))
+		if args != "" {
+			return m.switchTo(args)
+		}
+		return m.openResume()
 	}
 	if m.running != "" {
 		m.queue = append(m.queue, text)

@@ -47,6 +47,9 @@ func (m *model) event(e Event) tea.Cmd {
 		} else {
 			m.tasks[e.Task.ID] = e.Task
 		}
+		if cmd := m.taskChanged(e.Task); cmd != nil {
+			return cmd
+		}
 		if len(m.tasks) > 0 {
 			return m.startTicking() // elapsed times move
 		}

@@ -170,7 +170,7 @@ func (r *Remote) Execute(ctx context.Context, name, args string) (CommandResult,
 		return CommandResult{}, err
 	}
 	prompt, _ := res.Data["prompt"].(string)
-	return CommandResult{Message: res.Message, Success: res.Success, Prompt: prompt}, nil
+	return CommandResult{Message: res.Message, Success: res.Success, Prompt: prompt, Data: res.Data}, nil
 }
 
 func (r *Remote) Context() ContextState {
@@ -240,6 +240,14 @@ func fromClient(ev client.Event) (Event, bool) {
 		}
 	case client.EventCompaction:
 		e.Kind = EvCompaction
+	case client.EventBackgroundTask:
+		t := ev.Task
+		if t == nil {
+			return e, false
+		}
+		e.Kind = EvTask
+		e.Task = &Task{ID: t.ID, Kind: t.Kind, Status: t.Status, Label: t.Label, Action: t.CurrentAction,
+			Terminal: t.Terminal, Started: t.StartedAt}
 	default:
 		return e, false
 	}

@@ -21,6 +21,13 @@ type Options struct {
 	Env []string
 	// Prompt, when set, is submitted at the start (robota "PROMPT", as claude "PROMPT").
 	Prompt string
+	// Open opens a stored session of the project by id or name, for /resume; nil: the
+	// UI does not offer switching sessions.
+	Open func(ctx context.Context, idOrName string) (Session, error)
+	// PickSession opens the /resume picker at the start (robota --resume without an id).
+	PickSession bool
+	// Ended, when set, is told the id of the session in use at the end.
+	Ended func(id string)
 }
 
 // Run shows the UI over sess until the user quits, then closes sess (saving it).
@@ -28,6 +35,8 @@ func Run(ctx context.Context, sess Session, o Options) error {
 	out := newPrinter()
 	m := newModel(sess, out, newStyles(!o.NoColor), loadHistory(o.HistoryFile, sess.Info().Cwd), time.Now)
 	m.initial = o.Prompt
+	m.open = o.Open
+	m.pickAtStart = o.PickSession && o.Open != nil
 	opts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if o.In != nil {
 		opts = append(opts, tea.WithInput(o.In))
@@ -41,13 +50,22 @@ func Run(ctx context.Context, sess Session, o Options) error {
 	p := tea.NewProgram(m, opts...)
 	stop := make(chan struct{})
 	go out.run(p.Send, stop)
-	go func() {
-		for e := range sess.Events() {
-			p.Send(eventMsg(e))
-		}
-		p.Send(closedMsg{})
-	}()
+	// Each session's events flow tagged with its generation: after a /resume switch, what
+	// the old session still sends is dropped.
+	m.attach = func(s Session, gen int) {
+		go func() {
+			for e := range s.Events() {
+				p.Send(sessionMsg{gen: gen, msg: eventMsg(e)})
+			}
+			p.Send(sessionMsg{gen: gen, msg: closedMsg{}})
+		}()
+	}
+	m.attach(sess, m.gen)
 	_, err := p.Run()
+	sess = m.sess // the session in use at the end (a /resume may have switched)
+	if o.Ended != nil {
+		o.Ended(sess.Info().ID)
+	}
 	close(stop)
 	<-out.done
 	w := o.Out

@@ -66,6 +66,8 @@ type CommandResult struct {
 	Message string
 	Success bool
 	Prompt  string
+	// Data is the command's structured result (the /resume picker reads its sessions).
+	Data map[string]any
 }
 
 // ContextState is the context window's use.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
@@ -47,20 +46,18 @@ func (m *model) View() tea.View {
 		add(m.st.dim.Render("  ⎿  Running…"))
 	}
 	for _, t := range m.sortedTasks() {
-		line := fmt.Sprintf("◼ %s · %s", Sanitize(t.Label), t.Status)
-		if t.Action != "" {
-			line += " · " + Sanitize(t.Action)
-		}
-		if !t.Started.IsZero() {
-			line += " · " + m.now().Sub(t.Started).Round(time.Second).String()
-		}
-		add(m.st.accent.Render(truncate(line, w)))
+		add(m.st.accent.Render(truncate("◼ "+m.taskLine(t), w)))
+	}
+	if len(m.tasks) > 0 && m.ov == nil {
+		add(m.st.dim.Render(truncate("  /tasks to view output or stop", w)))
 	}
 	if m.running != "" && m.streaming.Len() == 0 && len(m.tools) == 0 && m.thinking.Len() == 0 && m.perm == nil {
 		add(m.st.accent.Render(spinnerFrames[m.spin%len(spinnerFrames)] + " Working… (esc to interrupt)"))
 	}
 	if m.perm != nil {
 		add(m.permissionView())
+	} else if m.ov != nil {
+		add(m.overlayView())
 	}
 	for _, q := range m.queue {
 		add(m.st.dim.Render(truncate("⧗ queued: "+strings.ReplaceAll(Sanitize(q), "\n", " "), w)))

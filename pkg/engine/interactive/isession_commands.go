@@ -244,8 +244,13 @@ func (s *InteractiveSession) cmdResume(ctx context.Context, _ string) commands.R
 		if in.ID == s.ID() {
 			continue
 		}
-		fmt.Fprintf(&b, "%s  %s  %d messages  %s\n", in.ID, in.UpdatedAt.Format("2006-01-02 15:04"), in.Messages, in.Name)
-		out = append(out, map[string]any{"id": in.ID, "name": in.Name, "updatedAt": in.UpdatedAt, "messages": in.Messages})
+		title := in.Name
+		if title == "" {
+			title = in.FirstPrompt
+		}
+		fmt.Fprintf(&b, "%s  %s  %d messages  %s\n", in.ID, in.UpdatedAt.Format("2006-01-02 15:04"), in.Messages, title)
+		out = append(out, map[string]any{"id": in.ID, "name": in.Name, "firstPrompt": in.FirstPrompt,
+			"updatedAt": in.UpdatedAt, "messages": in.Messages})
 	}
 	return ok(b.String()+how, map[string]any{"sessions": out})
 }

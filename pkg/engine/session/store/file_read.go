@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -131,12 +132,15 @@ func (s *FileStore) info(path, id string, journal bool) (Info, error) {
 	if err == nil && info.ID != id {
 		err = fmt.Errorf("holds session %q, not %q", info.ID, id)
 	}
+	if err == nil {
+		info.FirstPrompt = firstPromptOf(io.NewSectionReader(f, 0, st.end), st.resetOff)
+	}
 	return info, err
 }
 
 func (r *Record) info() Info {
 	return Info{ID: r.ID, Cwd: r.Cwd, Name: r.Name, Parent: r.Parent, CreatedAt: r.CreatedAt,
-		UpdatedAt: r.UpdatedAt, Messages: len(r.Messages)}
+		UpdatedAt: r.UpdatedAt, Messages: len(r.Messages), FirstPrompt: firstUserText(r.Messages)}
 }
 
 // asCorrupt returns err as a *CorruptError, wrapping other errors (e.g. a read failure).

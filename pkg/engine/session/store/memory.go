@@ -185,6 +185,9 @@ func memInfo(data []byte, id string) (Info, error) {
 	if err == nil && info.ID != id {
 		err = fmt.Errorf("holds session %q, not %q", info.ID, id)
 	}
+	if err == nil {
+		info.FirstPrompt = firstPrompt(data[:end], st.resetOff)
+	}
 	return info, err
 }
 

@@ -43,6 +43,9 @@ type Info struct {
 	CreatedAt, UpdatedAt  time.Time
 	// Messages is the length of the history.
 	Messages int
+	// FirstPrompt is the history's first user message on one line (shortened), for a
+	// picker; empty when it is not near the start of the stored session.
+	FirstPrompt string
 }
 
 // Listing is the result of List.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
@@ -291,6 +292,19 @@ func testListOrder(t *testing.T, e *env) {
 	if first.Cwd != "/work/project" || first.Name != "sample old" || first.Messages != 6 ||
 		!first.CreatedAt.Equal(Epoch) || !first.UpdatedAt.Equal(Epoch.Add(13*time.Second)) {
 		t.Errorf("List info = %+v", first)
+	}
+	if first.FirstPrompt != "read the file" {
+		t.Errorf("List first prompt = %q, want the first user message", first.FirstPrompt)
+	}
+	// After a reset (a compaction, /clear) the first prompt is the new history's.
+	f := llm.Factory{NewID: func() string { return "r" }, Now: func() time.Time { return Epoch }}
+	long := strings.Repeat("word ", 40) + "\n\tend"
+	mustAppend(t, e.s, &store.Delta{ID: "mid", Reset: true, Messages: []llm.Message{f.System("s"), f.User(long)}})
+	for _, in := range mustList(t, e.s).Sessions {
+		if in.ID == "mid" && (!strings.HasPrefix(in.FirstPrompt, "word word") || !strings.HasSuffix(in.FirstPrompt, "…") ||
+			strings.ContainsAny(in.FirstPrompt, "\n\t") || len([]rune(in.FirstPrompt)) != 80) {
+			t.Errorf("first prompt after a reset = %q, want the new history's, on one line, 80 runes", in.FirstPrompt)
+		}
 	}
 }
 

@@ -1,0 +1,107 @@
+package integration
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// resumeHint is what robota prints at exit: the session to resume.
+var resumeHint = regexp.MustCompile(`robota --resume ([0-9a-zA-Z-]+)`)
+
+// TestTUIResumePicker: /resume lists the project's other sessions by their first
+// prompt, with age and size; choosing one switches to it (its conversation shown, the
+// next prompt goes to it), and robota --resume without an id opens the same picker.
+func TestTUIResumePicker(t *testing.T) {
+	frontEnds(t, streamScript, func(t *testing.T, e tuiEnv) {
+		tm := startTUI(t, e, 90, 24)
+		tm.typeText("hello, session one")
+		tm.keys("Enter")
+		tm.waitFor("nice to meet you", tuiWait)
+		tm.typeText("/exit")
+		tm.keys("Enter")
+		m := resumeHint.FindStringSubmatch(tm.waitFor("Resume this session with:", tuiWait))
+		if m == nil {
+			t.Fatal("no session id at exit")
+		}
+		first := m[1]
+
+		tm2 := startTUI(t, e, 90, 24)
+		tm2.typeText("hello, session two")
+		tm2.keys("Enter")
+		tm2.waitFor("nice to meet you", tuiWait)
+		tm2.typeText("/resume")
+		tm2.keys("Enter")
+		s := tm2.waitFor("Resume a session", tuiWait)
+		if !regexp.MustCompile(`❯ hello, session one · just now · \d+ messages`).MatchString(s) {
+			t.Fatalf("the picker does not list the first session by its prompt and size:\n%s", s)
+		}
+		if strings.Contains(s, "❯ hello, session two") || strings.Count(s, "hello, session two") > 1 {
+			t.Fatalf("the picker lists the session in use:\n%s", s)
+		}
+		tm2.keys("Enter")
+		s = tm2.waitFor("resumed session "+first, tuiWait)
+		if !strings.Contains(s, "> hello, session one") {
+			t.Fatalf("the resumed conversation is not shown:\n%s", s)
+		}
+		tm2.typeText("hello again")
+		tm2.keys("Enter")
+		tm2.waitFor("> hello again", tuiWait)
+		tm2.typeText("/exit")
+		tm2.keys("Enter")
+		m = resumeHint.FindStringSubmatch(tm2.waitFor("Resume this session with:", tuiWait))
+		if m == nil || m[1] != first {
+			t.Fatalf("after switching, exit names %v, want the first session %s", m, first)
+		}
+
+		// robota --resume (no id) opens the picker at the start.
+		tm3 := startTUI(t, e, 90, 24, "--resume")
+		tm3.waitFor("Resume a session", tuiWait)
+		tm3.keys("Escape")
+		tm3.waitGone("Resume a session", tuiWait)
+		tm3.typeText("/resume " + first)
+		tm3.keys("Enter")
+		s = tm3.waitFor("resumed session "+first, tuiWait)
+		if !strings.Contains(s, "> hello again") {
+			t.Fatalf("/resume ID does not show the conversation:\n%s", s)
+		}
+	})
+}
+
+const taskScript = `
+name: tui-tasks
+turns:
+  - when: {lastUserContains: "start the ticker"}
+    toolCalls: [{id: b1, name: Bash, input: {command: "for i in 1 2 3; do echo tick-$i; done; sleep 60", run_in_background: true, description: "ticker"}}]
+  - when: {lastUserContains: "start the ticker"}
+    text: "The ticker runs in the background."
+`
+
+// TestTUITaskView: /tasks lists the running background task; enter shows its output;
+// k stops it, and it leaves the list and the status line.
+func TestTUITaskView(t *testing.T) {
+	frontEnds(t, taskScript, func(t *testing.T, e tuiEnv) {
+		tm := startTUI(t, e, 100, 30, "--allowedTools", "Bash")
+		tm.typeText("start the ticker")
+		tm.keys("Enter")
+		tm.waitFor("The ticker runs in the background.", tuiWait)
+		tm.waitFor("1 background task", tuiWait)
+		tm.typeText("/tasks")
+		tm.keys("Enter")
+		s := tm.waitFor("Background tasks", tuiWait)
+		if !strings.Contains(s, "❯ ") || !strings.Contains(s, "running") {
+			t.Fatalf("the task list does not show the running task:\n%s", s)
+		}
+		tm.keys("Enter")
+		tm.waitFor("tick-3", tuiWait)
+		tm.keys("k")
+		s = tm.waitGone("1 background task", tuiWait)
+		tm.waitFor("· ended", tuiWait)
+		tm.keys("Escape")
+		tm.keys("Escape")
+		s = tm.waitGone("Background tasks", tuiWait)
+		if strings.Contains(s, "◼ ") {
+			t.Fatalf("a stopped task is still listed as running:\n%s", s)
+		}
+	})
+}
