@@ -80,6 +80,8 @@ type InteractiveSession struct {
 
 	cmdMu      sync.Mutex
 	cmdSources []commands.Source // skill and plugin commands, after the built-ins
+
+	live liveState // the running prompt's text so far and running tools
 }
 
 type pendingPrompt struct{ id, text string }
@@ -179,6 +181,7 @@ func newInteractive(opts InteractiveOptions, now func() time.Time, newID func() 
 func (s *InteractiveSession) callbacks(next session.Callbacks) session.Callbacks {
 	return session.Callbacks{
 		OnTextDelta: func(d string) {
+			s.live.addText(d)
 			s.hub.publish(Event{Type: EventTextDelta, PromptID: s.promptID(), Text: d})
 			if next.OnTextDelta != nil {
 				next.OnTextDelta(d)
@@ -231,7 +234,11 @@ func (s *InteractiveSession) onTool(ev session.ToolExecutionEvent) {
 	}
 	st := toolState(ev)
 	typ, entry := EventToolStart, EntryToolStart
+	if ev.Type == session.ToolStart {
+		s.live.toolStarted(*st)
+	}
 	if ev.Type == session.ToolEnd {
+		s.live.toolEnded(st.ToolUseID)
 		typ, entry = EventToolEnd, EntryToolEnd
 		s.toolsMu.Lock()
 		s.turnTools = append(s.turnTools, *st)
@@ -480,6 +487,7 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 	s.toolsMu.Lock()
 	s.turnTools = nil
 	s.toolsMu.Unlock()
+	s.live.reset()
 	s.beginCheckpoint(p)
 	if rules := s.grants.take(p.text); len(rules) > 0 {
 		s.sess.AllowForPrompt(rules) // the user's /skill: its allowed-tools, for this prompt

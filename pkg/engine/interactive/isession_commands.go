@@ -252,7 +252,9 @@ func (s *InteractiveSession) cmdResume(ctx context.Context, _ string) commands.R
 		out = append(out, map[string]any{"id": in.ID, "name": in.Name, "firstPrompt": in.FirstPrompt,
 			"updatedAt": in.UpdatedAt, "messages": in.Messages})
 	}
-	return ok(b.String()+how, map[string]any{"sessions": out})
+	// triggerResumePicker tells a UI to show its picker over these sessions (the TUI
+	// does; a headless run prints the list).
+	return ok(b.String()+how, map[string]any{"sessions": out, "triggerResumePicker": true})
 }
 
 func (s *InteractiveSession) cmdRename(ctx context.Context, args string) commands.Result {

@@ -69,7 +69,7 @@ func TestBuiltinCommands(t *testing.T) {
 				t.Errorf("stored name = %q, %v", stored.Name, err)
 			}
 		}},
-		{name: "resume", success: true, msg: "robota --resume"},
+		{name: "resume", success: true, msg: "robota --resume", data: map[string]any{"triggerResumePicker": true}},
 		{name: "background", success: true, msg: "0 background task(s)."},
 		{name: "agent", success: true, msg: "agent definition(s), 0 running subagent(s)."},
 		{name: "/compact", args: "keep it short", success: true, msg: "Conversation compacted", data: map[string]any{"instructions": "keep it short"}},

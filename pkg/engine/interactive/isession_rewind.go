@@ -105,14 +105,14 @@ func (s *InteractiveSession) cmdRewind(_ context.Context, args string) commands.
 	switch {
 	case fields[0] == "list" && len(fields) == 1:
 		return s.rewindList()
-	case fields[0] == "code" && len(fields) == 2:
+	case (fields[0] == "code" || fields[0] == "restore") && len(fields) == 2: // the spec names both
 		return s.rewind(fields[1], false)
 	case fields[0] == "conversation" && len(fields) == 2:
 		return s.rewind(fields[1], true)
-	case len(fields) == 1 && fields[0] != "code" && fields[0] != "conversation":
+	case len(fields) == 1 && fields[0] != "code" && fields[0] != "restore" && fields[0] != "conversation":
 		return s.rewind(fields[0], true)
 	}
-	return fail("Usage: /rewind list | /rewind code ID | /rewind [conversation] ID. "+bashNotTracked, nil)
+	return fail("Usage: /rewind list | /rewind code ID (or restore ID: files only) | /rewind [conversation] ID. "+bashNotTracked, nil)
 }
 
 func (s *InteractiveSession) rewindList() commands.Result {

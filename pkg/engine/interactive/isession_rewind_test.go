@@ -140,15 +140,25 @@ func TestRewindCodeAfterResume(t *testing.T) {
 	}
 }
 
-// A second checkpoint rewinds to the content the first prompt left.
+// A second checkpoint rewinds to the content the first prompt left; "restore ID" is the
+// spec's name of "code ID".
 func TestRewindCodeToLaterCheckpoint(t *testing.T) {
+	for _, verb := range []string{"code", "restore"} {
+		t.Run(verb, func(t *testing.T) { testRewindCodeToLater(t, verb) })
+	}
+}
+
+func testRewindCodeToLater(t *testing.T, verb string) {
 	dir := t.TempDir()
 	a, b, c := rewindProject(t, dir)
 	s := newTestSession(t, scriptProvider(t, fmt.Sprintf(rewindScript, a, b, c)), Options{Cwd: dir, PermissionMode: "acceptEdits"})
 	first := submitAndWait(t, s, "rewrite a")
 	second := submitAndWait(t, s, "edit a and create b")
-	if res, _ := s.ExecuteCommand(context.Background(), "rewind", "code "+second); !res.Success {
-		t.Fatalf("rewind = %+v", res)
+	if res, _ := s.ExecuteCommand(context.Background(), "rewind", verb+" "+second); !res.Success {
+		t.Fatalf("rewind %s = %+v", verb, res)
+	}
+	if msgs := len(s.Session().Messages()); msgs < 4 {
+		t.Errorf("/rewind %s dropped the conversation (%d messages): it restores files only", verb, msgs)
 	}
 	if got := readFile(t, a) + readFile(t, c); got != "v1\nc1\n" {
 		t.Errorf("a.txt + c.txt = %q, want the first prompt's v1 and c's original", got)
