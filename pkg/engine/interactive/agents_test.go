@@ -27,8 +27,10 @@ agents:
       toolCalls: [{id: wb, name: Write, input: {file_path: "`+filepath.Join(dir, "b.txt")+`", content: "B"}}]
     - when: {lastUserContains: "job-a"}
       text: "wrote a"
+      usage: {inputTokens: 2000, outputTokens: 20}
     - when: {lastUserContains: "job-b"}
       text: "wrote b"
+      usage: {inputTokens: 2000, outputTokens: 20}
 `)
 	s := newTestSession(t, p, Options{Cwd: dir, PermissionMode: "acceptEdits", Runner: worker.New(nil)})
 	sub := s.Subscribe()
@@ -75,7 +77,9 @@ agents:
 		t.Fatalf("subagent transcripts %v, want 2", logs)
 	}
 	b, _ := os.ReadFile(logs[0])
-	for _, want := range []string{`"session_init"`, `"pre_run"`, `"tool_execution_result"`, `"assistant"`, `"session_shutdown"`} {
+	// The transcript holds the context state after a model call (spec: context state).
+	for _, want := range []string{`"session_init"`, `"pre_run"`, `"tool_execution_result"`, `"assistant"`,
+		`"context_state"`, `"usedTokens":2020`, `"session_shutdown"`} {
 		if !strings.Contains(string(b), want) {
 			t.Fatalf("transcript %s lacks %s:\n%s", logs[0], want, b)
 		}

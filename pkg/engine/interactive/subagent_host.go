@@ -3,6 +3,7 @@ package interactive
 import (
 	"context"
 	"fmt"
+	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"path/filepath"
 	"sync"
 
@@ -103,6 +104,12 @@ func (h *subagentHost) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Cal
 	}
 	h.mu.Unlock()
 	h.logf(sessionlog.EventAssistant, map[string]any{"content": reply, "stopReason": resp.StopReason, "usage": resp.Message.Usage})
+	if u := resp.Message.Usage; u != nil && !u.IsZero() {
+		// What the subagent's context holds after the call: the call's whole input and
+		// its answer, against the model's window.
+		used := u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens + u.OutputTokens
+		h.logf(sessionlog.EventContextState, contextwin.State(used, contextwin.ModelContextWindow(req.Model)))
+	}
 	msg := resp.Message
 	h.publishMessage(&msg)
 	return resp, nil

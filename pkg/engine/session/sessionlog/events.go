@@ -42,6 +42,9 @@ const (
 const (
 	// EventContextCompact records a compaction: trigger and context state before/after.
 	EventContextCompact EventType = "context_compact"
+	// EventContextState records the context window's use after a model call (a
+	// subagent's transcript has one per call).
+	EventContextState EventType = "context_state"
 	// EventError records a failed run (Session.run error recovery).
 	EventError EventType = "error"
 	// EventAssistantMessageCommitted is the agent's commit of an assistant message.
