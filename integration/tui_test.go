@@ -235,7 +235,9 @@ func TestTUIEditDiff(t *testing.T) {
 		tm.keys("Enter")
 		tm.waitFor("Fixed the typo.", tuiWait)
 		all := tm.all()
-		for _, want := range []string{"Updated " + e.dir + "/greet.txt with 1 addition and 1 removal", "2 - hello wrld", "2 + hello world"} {
+		// The change with the unchanged lines around it, numbered (in process and over gRPC).
+		for _, want := range []string{"Updated " + e.dir + "/greet.txt with 1 addition and 1 removal",
+			"1   line one", "2 - hello wrld", "2 + hello world", "3   line three"} {
 			if !strings.Contains(all, want) {
 				t.Fatalf("diff lacks %q:\n%s", want, all)
 			}

@@ -182,7 +182,7 @@ func toolOf(t *interactive.ToolState) *Tool {
 	out := &Tool{ID: t.ToolUseID, Name: t.ToolName, FirstArg: t.FirstArg, Args: t.Args, Result: t.Result,
 		Reason: t.Reason, ErrorCode: t.ErrorCode, Preview: t.ToolResultData, DiffFile: t.DiffFile, Message: t.Message}
 	for _, d := range t.DiffLines {
-		out.Diff = append(out.Diff, DiffLine{Add: d.Kind == "add", Line: d.Line, Text: d.Text})
+		out.Diff = append(out.Diff, DiffLine{Kind: d.Kind, Line: d.Line, Text: d.Text})
 	}
 	return out
 }

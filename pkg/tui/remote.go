@@ -271,18 +271,23 @@ func toolFromClient(t *client.ToolState) *Tool {
 	}
 	out.ErrorCode, _ = t.Metadata["errorCode"].(string)
 	out.Message, _ = t.Metadata["message"].(string)
-	// Diff lines come signed, numbered from StartLine in the old file (removals) and
-	// the new one (additions).
+	// Unified diff lines, numbered from StartLine: context and removals in the old file,
+	// context and additions in the new one.
 	old, cur := t.StartLine, t.StartLine
 	for _, d := range t.DiffLines {
-		if d == "" {
-			continue
-		}
-		if d[0] == '-' {
-			out.Diff = append(out.Diff, DiffLine{Line: old, Text: d[1:]})
+		switch {
+		case d == "":
+		case strings.HasPrefix(d, "@@"):
+			out.Diff = append(out.Diff, DiffLine{Kind: "hunk", Line: t.StartLine, Text: d})
+		case d[0] == '-':
+			out.Diff = append(out.Diff, DiffLine{Kind: "remove", Line: old, Text: d[1:]})
 			old++
-		} else {
-			out.Diff = append(out.Diff, DiffLine{Add: true, Line: cur, Text: strings.TrimPrefix(d, "+")})
+		case d[0] == ' ':
+			out.Diff = append(out.Diff, DiffLine{Kind: "context", Line: cur, Text: d[1:]})
+			old++
+			cur++
+		default:
+			out.Diff = append(out.Diff, DiffLine{Kind: "add", Line: cur, Text: strings.TrimPrefix(d, "+")})
 			cur++
 		}
 	}

@@ -103,9 +103,10 @@ func (m *model) renderDiff(b *strings.Builder, t *Tool) {
 	st := m.st
 	adds, removes := 0, 0
 	for _, d := range t.Diff {
-		if d.Add {
+		switch d.Kind {
+		case "add":
 			adds++
-		} else {
+		case "remove":
 			removes++
 		}
 	}
@@ -113,8 +114,13 @@ func (m *model) renderDiff(b *strings.Builder, t *Tool) {
 		fmt.Sprintf("Updated %s with %d addition%s and %d removal%s", Sanitize(t.DiffFile), adds, plural(adds), removes, plural(removes)), m.width))
 	for _, d := range t.Diff {
 		sign, style := "-", st.remove
-		if d.Add {
+		switch d.Kind {
+		case "hunk":
+			continue // the numbers say where the change is
+		case "add":
 			sign, style = "+", st.add
+		case "context":
+			sign, style = " ", st.dim
 		}
 		line := fmt.Sprintf("%5d %s %s", d.Line, sign, Sanitize(d.Text))
 		b.WriteString("\n     " + style.Render(truncate(line, m.width-5)))

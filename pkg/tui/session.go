@@ -121,7 +121,8 @@ type Tool struct {
 
 // DiffLine is one changed line of an edit.
 type DiffLine struct {
-	Add  bool
+	// Kind is "hunk", "context", "remove" or "add".
+	Kind string
 	Line int
 	Text string
 }

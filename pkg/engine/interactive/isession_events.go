@@ -120,8 +120,13 @@ type ToolState struct {
 
 // DiffLine is one line of an Edit's diff.
 type DiffLine struct {
-	Kind string `json:"kind"` // "remove" or "add"
-	Line int    `json:"line"` // 1-based line number (old file for remove, new file for add)
+	// Kind is "hunk" (the first line: "@@ -a,b +c,d @@"), "context" (an unchanged line
+	// around the change, read from the edited file when it is readable), "remove" or
+	// "add".
+	Kind string `json:"kind"`
+	// Line is the 1-based line number: the old file's for remove, the new file's for add
+	// and context, the first line's for hunk.
+	Line int    `json:"line"`
 	Text string `json:"text"`
 }
 

@@ -69,8 +69,12 @@ turns:
 			_ = json.Unmarshal(e.Data, &usage)
 		}
 	}
+	// The Edit's diff: its hunk, the unchanged lines around it read from the edited file,
+	// and the change (spec: diff lines of type hunk, context, remove, add).
+	wantDiff := []DiffLine{{"hunk", 1, "@@ -1,3 +1,4 @@"}, {"context", 1, "one"}, {"remove", 2, "two"},
+		{"add", 2, "2"}, {"add", 3, "2b"}, {"context", 4, "three"}}
 	if len(summary.Tools) != 2 || summary.Tools[1].ToolName != "Edit" || summary.Tools[1].DiffFile != target ||
-		len(summary.Tools[1].DiffLines) != 3 || summary.Summary != "2 tool calls (2 success)" {
+		!slices.Equal(summary.Tools[1].DiffLines, wantDiff) || summary.Summary != "2 tool calls (2 success)" {
 		t.Fatalf("tool summary %+v", summary)
 	}
 	if usage.Kind != "exact" || usage.Scope != "turn" || usage.PromptTokens != 450 || usage.CompletionTokens != 25 ||
@@ -142,7 +146,8 @@ func TestToolState(t *testing.T) {
 				ToolArgs:       json.RawMessage(`{"file_path":"/p/a.go","old_string":"a\nb","new_string":"c"}`),
 				ToolResultData: `{"success":true,"output":"ok","metadata":{"startLine":7}}`},
 			check: func(st *ToolState) string {
-				want := []DiffLine{{"remove", 7, "a"}, {"remove", 8, "b"}, {"add", 7, "c"}}
+				// No readable file: no context lines, the hunk header still says where.
+				want := []DiffLine{{"hunk", 7, "@@ -7,2 +7,1 @@"}, {"remove", 7, "a"}, {"remove", 8, "b"}, {"add", 7, "c"}}
 				if st.Result != "success" || st.DiffFile != "/p/a.go" || !slices.Equal(st.DiffLines, want) {
 					return fmt.Sprintf("%+v", st)
 				}

@@ -1,6 +1,7 @@
 package interactive
 
 import (
+	"os"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -110,17 +111,60 @@ func editDiff(args json.RawMessage, res llm.ToolResult) (string, []DiffLine) {
 		start = int(v)
 	}
 	var lines []DiffLine
-	add := func(kind, text string) {
-		for i, l := range splitLines(text) {
-			if len(lines) == maxDiffLines {
-				return
-			}
-			lines = append(lines, DiffLine{Kind: kind, Line: start + i, Text: truncateRunes(l, maxDiffLineChars)})
+	put := func(kind string, line int, text string) {
+		if len(lines) < maxDiffLines {
+			lines = append(lines, DiffLine{Kind: kind, Line: line, Text: truncateRunes(text, maxDiffLineChars)})
 		}
 	}
-	add("remove", in.OldString)
-	add("add", in.NewString)
+	removed, added := splitLines(in.OldString), splitLines(in.NewString)
+	before, after := contextAround(in.FilePath, start, len(added))
+	first := start - len(before)
+	put("hunk", first, fmt.Sprintf("@@ -%d,%d +%d,%d @@", first, len(before)+len(removed)+len(after),
+		first, len(before)+len(added)+len(after)))
+	for i, l := range before {
+		put("context", first+i, l)
+	}
+	for i, l := range removed {
+		put("remove", start+i, l)
+	}
+	for i, l := range added {
+		put("add", start+i, l)
+	}
+	for i, l := range after {
+		put("context", start+len(added)+i, l)
+	}
 	return in.FilePath, lines
+}
+
+// diffContextLines is how many unchanged lines a diff shows around a change.
+const diffContextLines = 3
+
+// diffContextMaxFile bounds the file an edit's context lines are read from.
+const diffContextMaxFile = 1 << 20
+
+// contextAround reads the edited file (as the edit left it) for the unchanged lines
+// before line start and after the added lines; none when it cannot be read.
+func contextAround(path string, start, added int) (before, after []string) {
+	if path == "" {
+		return nil, nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > diffContextMaxFile {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !utf8.Valid(b) {
+		return nil, nil
+	}
+	file := splitLines(string(b))
+	from := max(start-1-diffContextLines, 0)
+	if start-1 <= len(file) {
+		before = file[from : start-1]
+	}
+	if end := start - 1 + added; end < len(file) {
+		after = file[end:min(end+diffContextLines, len(file))]
+	}
+	return before, after
 }
 
 func splitLines(s string) []string {

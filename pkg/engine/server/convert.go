@@ -118,12 +118,20 @@ func toolToProto(t *interactive.ToolState) *robotav1.ToolState {
 			out.Error = t.Reason
 		}
 	}
-	for i, d := range t.DiffLines {
+	// Unified diff lines: "@@ ... @@", " " context, "-" removed, "+" added; start_line
+	// numbers the first line after the hunk header.
+	for _, d := range t.DiffLines {
 		sign := "+"
-		if d.Kind == "remove" {
+		switch d.Kind {
+		case "hunk":
+			out.DiffLines = append(out.DiffLines, d.Text)
+			continue
+		case "remove":
 			sign = "-"
+		case "context":
+			sign = " "
 		}
-		if i == 0 {
+		if out.StartLine == 0 {
 			out.StartLine = int32(d.Line)
 		}
 		out.DiffLines = append(out.DiffLines, sign+d.Text)
