@@ -1,10 +1,10 @@
 package interactive
 
 import (
-	"os"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"unicode/utf8"
 
