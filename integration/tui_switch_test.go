@@ -1,9 +1,16 @@
 package integration
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/robota-sdk/robota-go/internal/engineproc"
 )
 
 // resumeHint is what robota prints at exit: the session to resume.
@@ -104,4 +111,63 @@ func TestTUITaskView(t *testing.T) {
 			t.Fatalf("a stopped task is still listed as running:\n%s", s)
 		}
 	})
+}
+
+// TestTUIEngineReconnect: the engine goes away under --engine: the UI says so, keeps
+// what is typed, and Ctrl-R reconnects once the engine is back (the session resumed
+// from the engine's store), after which the typed prompt runs there.
+func TestTUIEngineReconnect(t *testing.T) {
+	e := newTUIEnv(t, streamScript)
+	sock := filepath.Join(shortTempDir(t), "e.sock")
+	start := func() *engineproc.Proc {
+		env := append(os.Environ(), "HOME="+e.home)
+		p, err := engineproc.StartEnv(binDir, sock, env, nil, "--state-dir", filepath.Join(e.home, ".engine-state"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			p.Kill()
+			_, _ = p.Wait(5 * time.Second)
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if _, _, err := p.WaitMsg(ctx, 0, "engine listening"); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := start()
+	e.engine = "unix://" + sock
+	tm := startTUI(t, e, 90, 24)
+	tm.typeText("hello before the restart")
+	tm.keys("Enter")
+	tm.waitFor("nice to meet you", tuiWait)
+
+	if err := first.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Wait(20 * time.Second); err != nil {
+		t.Fatalf("engine did not stop: %v", err)
+	}
+	tm.waitFor("Ctrl-R reconnects", tuiWait)
+	tm.typeText("hello after the restart")
+	tm.keys("C-r") // the engine is still down: said, nothing lost
+	s := tm.waitFor("Reconnect failed", tuiWait)
+	if !strings.Contains(s, "> hello after the restart") {
+		t.Fatalf("the typed prompt is gone after a failed reconnect:\n%s", s)
+	}
+	start()
+	tm.keys("C-r")
+	tm.waitFor("Reconnected to the engine", tuiWait)
+	tm.keys("Enter")
+	s = tm.waitFor("> hello after the restart", tuiWait)
+	if strings.Count(tm.waitFor("nice to meet you", tuiWait), "nice to meet you") < 1 {
+		t.Fatalf("no answer after reconnecting:\n%s", s)
+	}
+	tm.typeText("/exit")
+	tm.keys("Enter")
+	all := tm.waitFor("Resume this session with:", tuiWait)
+	if strings.Count(tm.all(), "nice to meet you") < 2 {
+		t.Fatalf("the second answer is missing:\n%s", all)
+	}
 }

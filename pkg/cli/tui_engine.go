@@ -48,11 +48,7 @@ func openEngineSession(ctx context.Context, o Options, cwd string) (tui.Session,
 	callCtx, cancel := context.WithTimeout(ctx, engineRPCWait)
 	defer cancel()
 	shared := liveBefore(callCtx, c, o, cwd)
-	info, err := c.CreateSession(callCtx, client.SessionOptions{
-		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
-		Allow: o.AllowedTools, Deny: o.DisallowedTools, AppendSystemPrompt: o.AppendSystemPrompt, MaxTurns: o.MaxTurns,
-		Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
-	})
+	info, err := c.CreateSession(callCtx, engineSessionOptions(o, cwd))
 	if err != nil {
 		c.Close()
 		return nil, &engineSetupError{err: err}
@@ -62,5 +58,36 @@ func openEngineSession(ctx context.Context, o Options, cwd string) (tui.Session,
 		c.Close()
 		return nil, err
 	}
+	r.SetRedial(func(ctx context.Context, id string) (*client.Client, client.SessionInfo, bool, error) {
+		return redialEngine(ctx, o, cwd, id)
+	})
 	return r, nil
+}
+
+// engineSessionOptions are the TUI's session options in the engine, from robota's flags.
+func engineSessionOptions(o Options, cwd string) client.SessionOptions {
+	return client.SessionOptions{
+		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
+		Allow: o.AllowedTools, Deny: o.DisallowedTools, AppendSystemPrompt: o.AppendSystemPrompt, MaxTurns: o.MaxTurns,
+		Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,
+	}
+}
+
+// redialEngine connects to the engine again and finds session id: live still, or
+// resumed from the engine's store (the engine restarted; resumed true).
+func redialEngine(ctx context.Context, o Options, cwd, id string) (*client.Client, client.SessionInfo, bool, error) {
+	c, err := client.Dial(o.Engine, client.DialOptions{TLS: o.EngineTLS})
+	if err != nil {
+		return nil, client.SessionInfo{}, false, err
+	}
+	if info, err := c.GetSession(ctx, id); err == nil && info.Live {
+		return c, info, false, nil
+	}
+	so := engineSessionOptions(resumeOptions(o, id), cwd)
+	info, err := c.CreateSession(ctx, so)
+	if err != nil {
+		c.Close()
+		return nil, client.SessionInfo{}, false, err
+	}
+	return c, info, true, nil
 }

@@ -194,13 +194,19 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tick()
 	case closedMsg:
 		// The session's events ended (an engine that went away, a closed session):
-		// said on screen, what was typed stays in the prompt box, Ctrl-D quits.
+		// said on screen, what was typed stays in the prompt box, Ctrl-R reconnects
+		// where the session offers it, Ctrl-D quits.
 		if !m.quitting {
 			m.lost = true
 			m.running, m.tools, m.perm = "", nil, nil
 			m.flushAnswer(m.st.bad.Render("  ⎿  Connection to the session lost"))
 			m.notice = "!The session is gone (engine stopped or connection lost); Ctrl-D quits, your input is kept"
+			if _, ok := m.sess.(Reconnector); ok {
+				m.notice = "!Connection to the engine lost: Ctrl-R reconnects (your input is kept), Ctrl-D quits"
+			}
 		}
+	case reconnectedMsg:
+		return m, m.reconnected(msg.err)
 	}
 	return m, nil
 }
@@ -244,6 +250,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.overlayKey(key)
 	}
 	switch key {
+	case "ctrl+r":
+		return m.reconnect()
 	case "ctrl+c":
 		return m.ctrlC()
 	case "ctrl+d":

@@ -17,12 +17,70 @@ const remoteCallWait = 30 * time.Second
 
 // Remote adapts a session living in a robota-engine, reached through pkg/client.
 type Remote struct {
-	c        *client.Client
 	info     Info
-	events   chan Event
-	cancel   context.CancelFunc
 	keepLive bool
 	once     sync.Once
+
+	mu      sync.Mutex
+	c       *client.Client
+	events  chan Event
+	cancel  context.CancelFunc
+	lastSeq uint64 // the last event received, to watch again after it
+	redial  Redial
+}
+
+// Redial connects to the engine again after the connection was lost and finds the
+// session id there: still live (the same engine; resumed false) or resumed from its
+// store (an engine that restarted; resumed true).
+type Redial func(ctx context.Context, id string) (c *client.Client, info client.SessionInfo, resumed bool, err error)
+
+// SetRedial offers reconnecting (Reconnect) through f.
+func (r *Remote) SetRedial(f Redial) {
+	r.mu.Lock()
+	r.redial = f
+	r.mu.Unlock()
+}
+
+// conn is the engine connection in use.
+func (r *Remote) conn() *client.Client {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.c
+}
+
+// Reconnect connects to the engine again and resumes the session's events: after the
+// last one received when the session stayed live, from its start when the engine
+// resumed it. The UI then reads Events again.
+func (r *Remote) Reconnect(ctx context.Context) error {
+	r.mu.Lock()
+	redial, after := r.redial, r.lastSeq
+	r.mu.Unlock()
+	if redial == nil {
+		return errors.New("reconnecting is not offered")
+	}
+	c, info, resumed, err := redial(ctx, r.info.ID)
+	if err != nil {
+		return err
+	}
+	if resumed {
+		after = 0
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	w, err := c.Watch(wctx, info.ID, after)
+	if err != nil {
+		cancel()
+		c.Close()
+		return err
+	}
+	r.mu.Lock()
+	old, oldCancel := r.c, r.cancel
+	r.c, r.cancel, r.events = c, cancel, make(chan Event, 64)
+	events := r.events
+	r.mu.Unlock()
+	oldCancel()
+	old.Close()
+	go r.pump(wctx, w, events)
+	return nil
 }
 
 // NewRemote watches the engine session s (created or resumed by the caller) and
@@ -40,20 +98,23 @@ func NewRemote(ctx context.Context, c *client.Client, s client.SessionInfo, resu
 	if resumed {
 		r.info.Previous = r.previous(ctx)
 	}
-	go r.pump(wctx, w)
+	go r.pump(wctx, w, r.events)
 	return r, nil
 }
 
-func (r *Remote) pump(ctx context.Context, w *client.Watch) {
-	defer close(r.events)
+func (r *Remote) pump(ctx context.Context, w *client.Watch, events chan<- Event) {
+	defer close(events)
 	for {
 		ev, err := w.Next()
 		if err != nil {
 			return
 		}
+		r.mu.Lock()
+		r.lastSeq = ev.Seq
+		r.mu.Unlock()
 		if e, ok := fromClient(ev); ok {
 			select {
-			case r.events <- e:
+			case events <- e:
 			case <-ctx.Done():
 				return
 			}
@@ -67,7 +128,7 @@ func (r *Remote) previous(ctx context.Context) []Turn {
 	offset := 0
 	for {
 		callCtx, cancel := context.WithTimeout(ctx, remoteCallWait)
-		page, err := r.c.History(callCtx, r.info.ID, offset, 0)
+		page, err := r.conn().History(callCtx, r.info.ID, offset, 0)
 		cancel()
 		if err != nil {
 			return turns
@@ -97,14 +158,18 @@ func (r *Remote) call() (context.Context, context.CancelFunc) {
 }
 
 func (r *Remote) Info() Info           { return r.info }
-func (r *Remote) Events() <-chan Event { return r.events }
+func (r *Remote) Events() <-chan Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.events
+}
 
 // Submit sends the prompt; its events come through the session's watch, so the
 // prompt's own stream is closed as soon as the engine accepted it.
 func (r *Remote) Submit(prompt string) (string, error) {
 	ctx, cancel := r.call()
 	defer cancel()
-	p, err := r.c.Submit(ctx, r.info.ID, prompt)
+	p, err := r.conn().Submit(ctx, r.info.ID, prompt)
 	if err != nil {
 		return "", err
 	}
@@ -114,7 +179,7 @@ func (r *Remote) Submit(prompt string) (string, error) {
 func (r *Remote) Abort() error {
 	ctx, cancel := r.call()
 	defer cancel()
-	_, err := r.c.Abort(ctx, r.info.ID)
+	_, err := r.conn().Abort(ctx, r.info.ID)
 	return err
 }
 
@@ -128,7 +193,7 @@ func (r *Remote) Respond(id string, a Answer, message string) error {
 	case AllowSession:
 		ans = client.AnswerAllowForSession
 	}
-	err := r.c.RespondPermission(ctx, r.info.ID, id, ans, message)
+	err := r.conn().RespondPermission(ctx, r.info.ID, id, ans, message)
 	if errors.Is(err, client.ErrFailedPrecondition) {
 		return nil // answered already (another client, or the deadline)
 	}
@@ -138,7 +203,7 @@ func (r *Remote) Respond(id string, a Answer, message string) error {
 func (r *Remote) SetPermissionMode(mode string) error {
 	ctx, cancel := r.call()
 	defer cancel()
-	res, err := r.c.ExecuteCommand(ctx, r.info.ID, "mode", mode)
+	res, err := r.conn().ExecuteCommand(ctx, r.info.ID, "mode", mode)
 	if err == nil && !res.Success {
 		err = errors.New(res.Message)
 	}
@@ -148,7 +213,7 @@ func (r *Remote) SetPermissionMode(mode string) error {
 func (r *Remote) Commands() []Command {
 	ctx, cancel := r.call()
 	defer cancel()
-	list, err := r.c.ListCommands(ctx, r.info.ID)
+	list, err := r.conn().ListCommands(ctx, r.info.ID)
 	if err != nil {
 		return nil
 	}
@@ -162,7 +227,7 @@ func (r *Remote) Commands() []Command {
 func (r *Remote) Execute(ctx context.Context, name, args string) (CommandResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, remoteCallWait)
 	defer cancel()
-	res, err := r.c.ExecuteCommand(ctx, r.info.ID, name, args)
+	res, err := r.conn().ExecuteCommand(ctx, r.info.ID, name, args)
 	if errors.Is(err, client.ErrNotFound) {
 		return CommandResult{}, ErrUnknownCommand
 	}
@@ -176,7 +241,7 @@ func (r *Remote) Execute(ctx context.Context, name, args string) (CommandResult,
 func (r *Remote) Context() ContextState {
 	ctx, cancel := r.call()
 	defer cancel()
-	st, err := r.c.ContextState(ctx, r.info.ID)
+	st, err := r.conn().ContextState(ctx, r.info.ID)
 	if err != nil {
 		return ContextState{}
 	}
@@ -189,10 +254,13 @@ func (r *Remote) Close(ctx context.Context) error {
 	var err error
 	r.once.Do(func() {
 		if !r.keepLive {
-			err = r.c.CloseSession(ctx, r.info.ID, "prompt_input_exit")
+			err = r.conn().CloseSession(ctx, r.info.ID, "prompt_input_exit")
 		}
-		r.cancel()
-		if cerr := r.c.Close(); err == nil {
+		r.mu.Lock()
+		cancel := r.cancel
+		r.mu.Unlock()
+		cancel()
+		if cerr := r.conn().Close(); err == nil {
 			err = cerr
 		}
 	})

@@ -71,13 +71,13 @@ func (p *InProcess) StopTask(ctx context.Context, id string) error {
 
 func (r *Remote) TaskOutput(ctx context.Context, id string, max int) (string, error) {
 	return outputTail(ctx, max, func(ctx context.Context, off int64) (logPage, error) {
-		page, err := r.c.ReadTaskLog(ctx, r.info.ID, id, off, taskLogPage)
+		page, err := r.conn().ReadTaskLog(ctx, r.info.ID, id, off, taskLogPage)
 		return logPage{data: page.Data, next: page.NextOffset, eof: page.EOF}, err
 	})
 }
 
 func (r *Remote) StopTask(ctx context.Context, id string) error {
-	return r.c.CancelTask(ctx, r.info.ID, id, "stopped by the user")
+	return r.conn().CancelTask(ctx, r.info.ID, id, "stopped by the user")
 }
 
 var (
