@@ -157,7 +157,7 @@ func (r *Remote) call() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), remoteCallWait)
 }
 
-func (r *Remote) Info() Info           { return r.info }
+func (r *Remote) Info() Info { return r.info }
 func (r *Remote) Events() <-chan Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
