@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -170,4 +171,69 @@ func TestTUIEngineReconnect(t *testing.T) {
 	if strings.Count(tm.all(), "nice to meet you") < 2 {
 		t.Fatalf("the second answer is missing:\n%s", all)
 	}
+}
+
+const mcpApprovalScript = `
+name: tui-mcp
+turns:
+  - when: {lastUserContains: "use both servers"}
+    toolCalls:
+      - {id: a1, name: mcp__alpha__echo, input: {text: "to alpha"}}
+      - {id: b1, name: mcp__beta__echo, input: {text: "to beta"}}
+  - when: {lastUserContains: "use both servers"}
+    text: "Servers used."
+`
+
+// TestTUIMCPApproval: at an interactive start, each project .mcp.json server no setting
+// approves waits for the user (Claude Code's dialog); the answers are kept in the
+// project's .claude/settings.local.json, the approved server starts, the refused one
+// does not, and the next start asks nothing.
+func TestTUIMCPApproval(t *testing.T) {
+	server := buildMCPServer(t)
+	frontEnds(t, mcpApprovalScript, func(t *testing.T, e tuiEnv) {
+		calls := map[string]string{"alpha": filepath.Join(e.home, "alpha.calls"), "beta": filepath.Join(e.home, "beta.calls")}
+		cfg := `{"mcpServers": {` +
+			`"alpha": {"command": "` + server + `", "env": {"MCP_CALLS_FILE": "` + calls["alpha"] + `"}},` +
+			`"beta": {"command": "` + server + `", "env": {"MCP_CALLS_FILE": "` + calls["beta"] + `"}}}}`
+		if err := os.WriteFile(filepath.Join(e.dir, ".mcp.json"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.untrusted = true // the dialog comes before the prompt box
+		tm := startTUI(t, e, 100, 30, "--allowedTools", "mcp__alpha__echo,mcp__beta__echo")
+		tm.waitFor("New MCP server found in .mcp.json: alpha", tuiWait)
+		tm.keys("2") // use this server
+		tm.waitFor("New MCP server found in .mcp.json: beta", tuiWait)
+		tm.keys("Escape") // continue without it
+		tm.waitFor(`Try "explain`, tuiWait)
+		local, err := os.ReadFile(filepath.Join(e.dir, ".claude", "settings.local.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept struct {
+			Enabled  []string `json:"enabledMcpjsonServers"`
+			Disabled []string `json:"disabledMcpjsonServers"`
+		}
+		if err := json.Unmarshal(local, &kept); err != nil || len(kept.Enabled) != 1 || kept.Enabled[0] != "alpha" ||
+			len(kept.Disabled) != 1 || kept.Disabled[0] != "beta" {
+			t.Fatalf("settings.local.json = %s (%v)", local, err)
+		}
+		tm.typeText("use both servers")
+		tm.keys("Enter")
+		tm.waitFor("Servers used.", tuiWait)
+		if b, err := os.ReadFile(calls["alpha"]); err != nil || !strings.Contains(string(b), "to alpha") {
+			t.Fatalf("the approved server was not called: %q, %v", b, err)
+		}
+		if _, err := os.Stat(calls["beta"]); !os.IsNotExist(err) {
+			t.Fatalf("the refused server ran a call (%v)", err)
+		}
+		tm.typeText("/exit")
+		tm.keys("Enter")
+		tm.waitFor("Resume this session with:", tuiWait)
+
+		e.untrusted = false // answered: the next start goes straight to the prompt box
+		tm2 := startTUI(t, e, 100, 30)
+		if s := tm2.screen(); strings.Contains(s, "New MCP server") {
+			t.Fatalf("asked again:\n%s", s)
+		}
+	})
 }

@@ -32,6 +32,11 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 	if code, ok := askTrust(cwd, stdin, out, stderr); !ok {
 		return code
 	}
+	if !o.StrictMCPConfig {
+		if code, ok := askMCPServers(cwd, stdin, out, stderr); !ok {
+			return code
+		}
+	}
 	var sess tui.Session
 	var open func(context.Context, string) (tui.Session, error)
 	if o.Engine != "" {
@@ -108,6 +113,33 @@ func askTrust(cwd string, stdin, out *os.File, stderr io.Writer) (code int, ok b
 	}
 	if err := tui.Trust(path, cwd, time.Now()); err != nil {
 		fmt.Fprintf(stderr, "robota: warning: could not remember the trust in %s: %v\n", path, err)
+	}
+	return exitOK, true
+}
+
+// askMCPServers asks about each project .mcp.json server no setting approves or
+// refuses yet, before the session starts any, and keeps the answers in the project's
+// .claude/settings.local.json (Claude Code's dialog). ok false: exit with code.
+func askMCPServers(cwd string, stdin, out *os.File, stderr io.Writer) (code int, ok bool) {
+	home, _ := os.UserHomeDir()
+	pending, err := tui.PendingMCPServers(home, cwd)
+	if err != nil {
+		fmt.Fprintf(stderr, "robota: %v\n", err)
+		return exitConfig, false
+	}
+	for _, name := range pending {
+		choice, err := tui.AskMCP(stdin, out, name, noColor())
+		if err != nil {
+			fmt.Fprintf(stderr, "robota: %v\n", err)
+			return exitFailed, false
+		}
+		if err := tui.RecordMCPChoice(cwd, name, choice); err != nil {
+			fmt.Fprintf(stderr, "robota: could not keep the answer about MCP server %q: %v\n", name, err)
+			return exitFailed, false
+		}
+		if choice == tui.MCPAllowAll {
+			break
+		}
 	}
 	return exitOK, true
 }

@@ -237,26 +237,28 @@ var HonouredExtraKeys = map[string]string{
 	"extraKnownMarketplaces": "marketplaces plugins are installed from (interactive/plugins)",
 	"sandbox":                "the command sandbox: enabled, excludedCommands, failIfUnavailable (interactive, pkg/sandbox)",
 	"disabledMcpjsonServers": "project .mcp.json servers that are not started (interactive)",
+	// The TUI asks about a project .mcp.json server neither key approves (pkg/tui); a
+	// run that asks nobody starts every server not disabled, as Claude Code's print mode.
+	"enableAllProjectMcpServers": "every project .mcp.json server approved: the TUI does not ask (pkg/tui)",
+	"enabledMcpjsonServers":      "project .mcp.json servers approved: the TUI does not ask about them (pkg/tui)",
 }
 
 // NoEffectKeys are Claude Code keys robota accepts without acting on them, with why;
 // each one a file sets is a warning naming the file and the key.
 var NoEffectKeys = map[string]string{
-	"apiKeyHelper":               "provider keys come from providers profiles ($ENV:NAME) or the environment",
-	"awsAuthRefresh":             "robota has no Bedrock provider",
-	"awsCredentialExport":        "robota has no Bedrock provider",
-	"cleanupPeriodDays":          "robota does not delete old sessions",
-	"companyAnnouncements":       "robota shows no announcements",
-	"enableAllProjectMcpServers": "a run that asks nobody starts every .mcp.json server not in disabledMcpjsonServers, as Claude Code's print mode",
-	"enabledMcpjsonServers":      "a run that asks nobody starts every .mcp.json server not in disabledMcpjsonServers, as Claude Code's print mode",
-	"forceLoginMethod":           "robota has no login",
-	"forceLoginOrgUUID":          "robota has no login",
-	"includeCoAuthoredBy":        "robota writes no commit messages of its own",
-	"otelHeadersHelper":          "robota exports no OpenTelemetry data",
-	"outputStyle":                "robota has one output style",
-	"statusLine":                 "robota's headless runs have no status line",
-	"alwaysThinkingEnabled":      "use --max-thinking-tokens or a provider profile's thinking budget",
-	"spinnerTipsEnabled":         "robota's headless runs show no spinner",
+	"apiKeyHelper":          "provider keys come from providers profiles ($ENV:NAME) or the environment",
+	"awsAuthRefresh":        "robota has no Bedrock provider",
+	"awsCredentialExport":   "robota has no Bedrock provider",
+	"cleanupPeriodDays":     "robota does not delete old sessions",
+	"companyAnnouncements":  "robota shows no announcements",
+	"forceLoginMethod":      "robota has no login",
+	"forceLoginOrgUUID":     "robota has no login",
+	"includeCoAuthoredBy":   "robota writes no commit messages of its own",
+	"otelHeadersHelper":     "robota exports no OpenTelemetry data",
+	"outputStyle":           "robota has one output style",
+	"statusLine":            "robota's headless runs have no status line",
+	"alwaysThinkingEnabled": "use --max-thinking-tokens or a provider profile's thinking budget",
+	"spinnerTipsEnabled":    "robota's headless runs show no spinner",
 }
 
 // modelledKeys are the top-level keys Settings has typed fields for.
