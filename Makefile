@@ -21,6 +21,7 @@ build:
 	$(BUILD) -o $(BIN)/robota ./cmd/cli
 	$(BUILD) -o $(BIN)/robota-engine ./cmd/engine
 	$(BUILD) -o $(BIN)/robota-worker ./cmd/worker
+	$(BUILD) -o $(BIN)/robota-sandbox ./cmd/sandbox
 
 proto:
 	$(GO) tool buf generate

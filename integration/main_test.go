@@ -31,7 +31,7 @@ func run(m *testing.M) int {
 		}
 		defer os.RemoveAll(dir)
 		for name, pkg := range map[string]string{
-			"robota": "./cmd/cli", "robota-engine": "./cmd/engine", "robota-worker": "./cmd/worker",
+			"robota": "./cmd/cli", "robota-engine": "./cmd/engine", "robota-worker": "./cmd/worker", "robota-sandbox": "./cmd/sandbox",
 		} {
 			// Built as the Makefile builds them (tags, static).
 			cmd := exec.Command("go", "build", "-tags", "grpcnotrace", "-o", filepath.Join(dir, name), pkg)
@@ -53,7 +53,7 @@ func run(m *testing.M) int {
 }
 
 // shortTempDir returns a temp dir short enough for a unix socket path (108 bytes).
-func shortTempDir(t *testing.T) string {
+func shortTempDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "rb")
 	if err != nil {

@@ -45,7 +45,7 @@ func inCI() bool { return os.Getenv("CI") != "" }
 
 // missing skips the test on a developer machine and fails it under CI, where .ci/run
 // installs every toolchain these tests need.
-func missing(t *testing.T, what, install string) {
+func missing(t testing.TB, what, install string) {
 	t.Helper()
 	if inCI() {
 		t.Fatalf("%s is missing, and CI is set: .ci/run should have installed it (%s)", what, install)

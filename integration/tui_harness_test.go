@@ -16,7 +16,7 @@ import (
 // term is robota's TUI running in a private tmux server (its own socket) at a fixed
 // size: keys go in with send-keys, the screen comes out with capture-pane.
 type term struct {
-	t    *testing.T
+	t    testing.TB
 	sock string
 }
 
@@ -30,7 +30,7 @@ type tuiEnv struct {
 	untrusted bool
 }
 
-func newTUIEnv(t *testing.T, script string) tuiEnv {
+func newTUIEnv(t testing.TB, script string) tuiEnv {
 	t.Helper()
 	root := shortTempDir(t)
 	e := tuiEnv{dir: filepath.Join(root, "proj"), home: filepath.Join(root, "home")}
@@ -56,13 +56,13 @@ func newTUIEnv(t *testing.T, script string) tuiEnv {
 }
 
 // startTUI runs robota with args in e's project, in a w×h terminal.
-func startTUI(t *testing.T, e tuiEnv, w, h int, args ...string) *term {
+func startTUI(t testing.TB, e tuiEnv, w, h int, args ...string) *term {
 	t.Helper()
 	return startTUIEnv(t, e, w, h, nil, args...)
 }
 
 // startTUIEnv is startTUI with env (NAME=value) added to robota's environment.
-func startTUIEnv(t *testing.T, e tuiEnv, w, h int, env []string, args ...string) *term {
+func startTUIEnv(t testing.TB, e tuiEnv, w, h int, env []string, args ...string) *term {
 	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {

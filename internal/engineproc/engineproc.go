@@ -193,7 +193,7 @@ var ErrNoBinaries = errors.New("robota binaries not found")
 
 // CheckBinaries verifies binDir holds the three binaries.
 func CheckBinaries(binDir string) error {
-	for _, b := range []string{"robota", "robota-engine", "robota-worker"} {
+	for _, b := range []string{"robota", "robota-engine", "robota-worker", "robota-sandbox"} {
 		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
 			return fmt.Errorf("%w: %s (run make build)", ErrNoBinaries, filepath.Join(binDir, b))
 		}

@@ -41,15 +41,20 @@ func (p Policy) Command(shell string, args []string, dir string, env []string) (
 	if ok, why := Available(); !ok {
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, why)
 	}
-	self, err := os.Executable()
+	helper, err := launcher()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	return p.commandVia(helper, shell, args, dir, env)
+}
+
+// commandVia is Command with the sandbox's first process started from helper.
+func (p Policy) commandVia(helper, shell string, args []string, dir string, env []string) (*exec.Cmd, error) {
 	spec, err := json.Marshal(p)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	cmd := exec.Command(self, append([]string{helperArg, shell}, args...)...)
+	cmd := exec.Command(helper, append([]string{helperArg, shell}, args...)...)
 	cmd.Dir = dir
 	if env == nil {
 		env = os.Environ()
@@ -68,6 +73,49 @@ var (
 	probeOK   bool
 	probeWhy  string
 )
+
+// HelperName is the small program that becomes a sandbox's first process, installed
+// beside robota's binaries (make build). A sandboxed command starts it instead of
+// re-running the whole robota binary, whose start-up costs tens of milliseconds.
+const HelperName = "robota-sandbox"
+
+// HelperEnv names a helper program to use instead (tests and benchmarks, whose binary is
+// not installed beside one).
+const HelperEnv = "ROBOTA_SANDBOX_HELPER"
+
+var (
+	launcherOnce sync.Once
+	launcherPath string
+	launcherErr  error
+)
+
+// launcher is the program a sandboxed command starts: $ROBOTA_SANDBOX_HELPER, else
+// robota-sandbox beside this executable, else this executable when it hosts the sandbox
+// (RunIfSandbox).
+func launcher() (string, error) {
+	launcherOnce.Do(func() {
+		if p := os.Getenv(HelperEnv); p != "" {
+			launcherPath = p
+			return
+		}
+		self, err := os.Executable()
+		if err != nil {
+			launcherErr = err
+			return
+		}
+		if st, err := os.Stat(filepath.Join(filepath.Dir(self), HelperName)); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			launcherPath = filepath.Join(filepath.Dir(self), HelperName)
+			return
+		}
+		if !hosted.Load() {
+			// Re-running a program that does not host the helper would run it again whole.
+			launcherErr = errors.New("no " + HelperName + " beside this program, and it does not host the sandbox (sandbox.RunIfSandbox)")
+			return
+		}
+		launcherPath = self
+	})
+	return launcherPath, launcherErr
+}
 
 // Available reports whether sandboxes can be made here, and why not; it probes once.
 func Available() (bool, string) {

@@ -27,11 +27,7 @@ func namespaceAttrs() *syscall.SysProcAttr {
 // probe makes one empty sandbox running /bin/true: user namespaces may be allowed and
 // mounts in them refused (some distributions' policies), so the whole path is tried.
 func probe() (bool, string) {
-	if !hosted.Load() {
-		// Re-running a program that does not host the helper would run it again whole.
-		return false, "this program does not host the sandbox (it does not call sandbox.RunIfSandbox first)"
-	}
-	self, err := os.Executable()
+	helper, err := launcher()
 	if err != nil {
 		return false, err.Error()
 	}
@@ -39,7 +35,7 @@ func probe() (bool, string) {
 	if err != nil {
 		return false, "no true(1) to probe with"
 	}
-	cmd := exec.Command(self, helperArg, truePath, "true")
+	cmd := exec.Command(helper, helperArg, truePath, "true")
 	cmd.Env = append(os.Environ(), policyEnv+"={}")
 	cmd.SysProcAttr = namespaceAttrs()
 	out, err := cmd.CombinedOutput()
@@ -66,6 +62,16 @@ func RunIfSandbox() {
 		fmt.Fprintf(os.Stderr, "robota sandbox: %v\n", err)
 		os.Exit(126)
 	}
+}
+
+// RunHelper is robota-sandbox's main: it becomes the sandbox's first process (never
+// returning) when started by Command, and otherwise says what it is and exits 2.
+func RunHelper() {
+	if len(os.Args) < 4 || os.Args[1] != helperArg {
+		fmt.Fprintln(os.Stderr, HelperName+": the first process of robota's command sandbox; robota starts it, people do not")
+		os.Exit(2)
+	}
+	RunIfSandbox()
 }
 
 func enter(shell string, argv []string) error {

@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 func namespaceAttrs() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
@@ -10,3 +13,9 @@ func probe() (bool, string) { return false, "the sandbox needs Linux namespaces"
 
 // RunIfSandbox returns at once: there are no sandboxes on this system.
 func RunIfSandbox() {}
+
+// RunHelper exits: there are no sandboxes on this system.
+func RunHelper() {
+	println(HelperName + ": the command sandbox needs Linux namespaces")
+	os.Exit(2)
+}

@@ -32,9 +32,16 @@ func sandboxProject(t *testing.T) (dir string, p Policy) {
 		ReadOnly: []string{filepath.Join(dir, ".git")}}.Abs()
 }
 
+// helperUnderTest, when set, is the program runIn starts the sandbox from (instead of
+// Command's choice).
+var helperUnderTest string
+
 func runIn(t *testing.T, p Policy, dir, script string) (string, error) {
 	t.Helper()
 	cmd, err := p.Command("/bin/bash", []string{"bash", "-c", script}, dir, nil)
+	if helperUnderTest != "" {
+		cmd, err = p.commandVia(helperUnderTest, "/bin/bash", []string{"bash", "-c", script}, dir, nil)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,10 +53,25 @@ func runIn(t *testing.T, p Policy, dir, script string) (string, error) {
 
 // Each way around the policy, run for real: the marker never shows, .git is never
 // written, and what touches nothing denied works as outside.
+// The same holds whether the sandbox starts from robota-sandbox (what make build
+// installs beside robota) or from the host binary re-run (the fallback).
 func TestSandboxHoldsAgainstCommands(t *testing.T) {
 	if ok, why := Available(); !ok {
 		t.Skipf("no sandbox on this kernel: %s (the permission checker's fallback is tested in pkg/engine/permission)", why)
 	}
+	t.Run("reexec", testSandboxHolds)
+	bin := filepath.Join(t.TempDir(), HelperName)
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/sandbox")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", HelperName, err, out)
+	}
+	helperUnderTest = bin
+	t.Cleanup(func() { helperUnderTest = "" })
+	t.Run("helper", testSandboxHolds)
+}
+
+func testSandboxHolds(t *testing.T) {
 	dir, p := sandboxProject(t)
 	for _, script := range []string{
 		"cat secret.txt",
@@ -124,17 +146,42 @@ func BenchmarkSandboxedTrue(b *testing.B) {
 			}
 		}
 	})
-	b.Run("sandboxed", func(b *testing.B) {
-		for b.Loop() {
-			cmd, err := p.Command("/bin/bash", []string{"bash", "-c", "true"}, dir, nil)
-			if err != nil {
-				b.Fatal(err)
+	// sandboxed starts the sandbox from robota-sandbox (what make build installs);
+	// sandboxed-reexec from this whole test binary (the fallback), for comparison.
+	for name, helper := range map[string]string{"sandboxed": buildHelper(b), "sandboxed-reexec": self(b)} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				cmd, err := p.commandVia(helper, "/bin/bash", []string{"bash", "-c", "true"}, dir, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
 			}
-			if err := cmd.Run(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+		})
+	}
+}
+
+// buildHelper builds robota-sandbox for a benchmark.
+func buildHelper(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), HelperName)
+	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/sandbox")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build %s: %v\n%s", HelperName, err, out)
+	}
+	return bin
+}
+
+func self(b *testing.B) string {
+	b.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return exe
 }
 
 // The same for a go build of a small module (a command doing real work): the sandbox's
@@ -168,9 +215,10 @@ func BenchmarkSandboxedGoBuild(b *testing.B) {
 			}
 		}
 	})
+	helper := buildHelper(b)
 	b.Run("sandboxed", func(b *testing.B) {
 		for b.Loop() {
-			cmd, err := p.Command("/bin/bash", []string{"bash", "-c", script}, dir, nil)
+			cmd, err := p.commandVia(helper, "/bin/bash", []string{"bash", "-c", script}, dir, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
