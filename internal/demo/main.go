@@ -16,6 +16,7 @@ func main() {
 	bin := flag.String("bin", "bin", "directory holding robota, robota-engine and robota-worker")
 	examples := flag.String("examples", "examples", "directory holding demo/, demo.script.yaml and engine-clients/")
 	only := flag.String("only", "", "run one part: tui")
+	flag.StringVar(&screenshots, "screenshots", "", "with -only tui: write PNGs of the TUI's screens to this directory (the README's pictures)")
 	flag.Parse()
 	do := run
 	if *only == "tui" {

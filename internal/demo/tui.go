@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/robota-sdk/robota-go/internal/screenshot"
 )
 
 // runTUI shows the terminal UI: robota started in a private tmux server (a fixed
@@ -47,6 +49,9 @@ func runTUI(bin, examples string, first int) error {
 	if err := t.waitShow("Do you trust the files"); err != nil {
 		return err
 	}
+	if err := t.shot("tui-trust"); err != nil {
+		return err
+	}
 	t.keys("1")
 	if err := t.wait(`Try "explain`); err != nil {
 		return err
@@ -58,11 +63,17 @@ func runTUI(bin, examples string, first int) error {
 	if err := t.waitShow("Want me to fix"); err != nil {
 		return err
 	}
+	if err := t.shot("tui-answer"); err != nil {
+		return err
+	}
 
 	step(first+2, "\"fix it\": the Edit asks for permission (2 = allow edits for the session, the rule is shown)")
 	t.typeText("Yes, fix it")
 	t.keys("Enter")
 	if err := t.waitShow("Do you want to proceed?"); err != nil {
+		return err
+	}
+	if err := t.shot("tui-permission"); err != nil {
 		return err
 	}
 	t.keys("2")
@@ -77,6 +88,9 @@ func runTUI(bin, examples string, first int) error {
 	if err := t.untilWithin("the tests pass", true, 60*time.Second); err != nil {
 		return err
 	}
+	if err := t.shot("tui-diff"); err != nil {
+		return err
+	}
 	data, err := os.ReadFile(filepath.Join(dir, "wordstats.go"))
 	if err != nil {
 		return err
@@ -87,6 +101,25 @@ func runTUI(bin, examples string, first int) error {
 	t.typeText("/exit")
 	t.keys("Enter")
 	return t.waitShow("Resume this session with:")
+}
+
+// screenshots, when set, is where shot writes PNGs of the TUI's screens.
+var screenshots string
+
+// shot renders the screen as it is (colours included) to screenshots/name.png.
+func (t *tmuxDemo) shot(name string) error {
+	if screenshots == "" {
+		return nil
+	}
+	if err := os.MkdirAll(screenshots, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(screenshots, name+".png"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return screenshot.Render(f, t.run("capture-pane", "-e", "-p", "-t", "demo"), 90, 28)
 }
 
 type tmuxDemo struct{ tmux, sock string }
