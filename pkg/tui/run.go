@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -44,9 +46,16 @@ func Run(ctx context.Context, sess Session, o Options) error {
 	if o.Out != nil {
 		opts = append(opts, tea.WithOutput(o.Out))
 	}
-	if o.Env != nil {
-		opts = append(opts, tea.WithEnvironment(o.Env))
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
 	}
+	// Without TMUX the colour detection asks no `tmux info` (a process start, twice,
+	// before the first frame); the UI's colours are the 16 basic ones, which every
+	// terminal tmux runs in has.
+	opts = append(opts, tea.WithEnvironment(slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, "TMUX=")
+	})))
 	p := tea.NewProgram(m, opts...)
 	stop := make(chan struct{})
 	go out.run(p.Send, stop)
