@@ -77,7 +77,7 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 	r := &engineRun{c: c, id: info.ID, out: output.New(stdout, format, llm.NewID), stderr: stderr, verbose: o.Verbose,
 		keepLive: shared[info.ID]}
 	r.out.Init(output.Init{SessionID: info.ID, Cwd: info.Cwd, Model: info.Model, Tools: info.Tools,
-		PermissionMode: info.PermissionMode, APIKeySource: info.APIKeySource})
+		PermissionMode: info.PermissionMode, APIKeySource: info.APIKeySource, Sandbox: info.Sandbox})
 	if err := r.skipToEnd(ctx); err != nil {
 		fmt.Fprintf(stderr, "robota: %v\n", err)
 		r.close()

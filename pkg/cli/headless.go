@@ -97,7 +97,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	out.Init(withListing(output.Init{
 		SessionID: sess.ID(), Cwd: cwd, Model: a.Provider.Model, Tools: a.Tools,
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
-		MCPServers: initMCPServers(a), Plugins: initPlugins(a),
+		MCPServers: initMCPServers(a), Plugins: initPlugins(a), Sandbox: a.Sandbox,
 	}, s))
 
 	// Signals stay caught until the session is saved: a second Ctrl-C cannot cut the save.

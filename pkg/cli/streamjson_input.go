@@ -350,7 +350,7 @@ func (r *streamRun) writeInit(s *interactive.InteractiveSession) {
 	a, sess := s.Assembled(), s.Session()
 	r.out.Init(withListing(output.Init{SessionID: sess.ID(), Cwd: r.cwd, Model: sess.Model(), Tools: a.Tools,
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
-		MCPServers: initMCPServers(a), Plugins: initPlugins(a)}, s))
+		MCPServers: initMCPServers(a), Plugins: initPlugins(a), Sandbox: a.Sandbox}, s))
 }
 
 // initSystemPrompt reads initialize's systemPrompt: a string or an array of strings

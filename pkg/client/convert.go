@@ -51,7 +51,8 @@ func createRequest(o SessionOptions) (*robotav1.CreateSessionRequest, error) {
 func infoFromProto(in *robotav1.SessionInfo) SessionInfo {
 	out := SessionInfo{ID: in.GetSessionId(), Cwd: in.GetCwd(), Provider: in.GetProvider(), Model: in.GetModel(),
 		PermissionMode: modeFromProto(in.GetPermissionMode()), Title: in.GetTitle(), MessageCount: int(in.GetMessageCount()),
-		Running: in.GetRunning(), Live: in.GetLive(), Tools: in.GetTools(), APIKeySource: in.GetApiKeySource()}
+		Running: in.GetRunning(), Live: in.GetLive(), Tools: in.GetTools(), APIKeySource: in.GetApiKeySource(),
+		Sandbox: in.GetCommandSandbox()}
 	if in.GetCreatedAt() != nil {
 		out.CreatedAt = in.GetCreatedAt().AsTime()
 	}

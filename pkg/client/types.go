@@ -38,6 +38,8 @@ type SessionInfo struct {
 	// provider's credential came from. Both are empty for a stored session.
 	Tools        []string
 	APIKeySource string
+	// Sandbox is a live session's command sandbox state ("on", "off", "unavailable").
+	Sandbox string
 }
 
 // ContextState is context window usage.

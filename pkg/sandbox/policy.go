@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -156,4 +157,18 @@ func existingRoots(paths []string) []string {
 func within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != "." && !filepath.IsAbs(rel) && rel != ".." && !(len(rel) > 2 && rel[:3] == "../")
+}
+
+// Excluded reports whether command is one the settings' sandbox.excludedCommands run
+// outside the sandbox: a command (`docker`, `npm run`) or prefix (`docker:*`,
+// `docker *`) and its arguments.
+func Excluded(patterns []string, command string) bool {
+	command = strings.TrimSpace(command)
+	for _, e := range patterns {
+		e = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(e, ":*"), " *"))
+		if e != "" && (command == e || strings.HasPrefix(command, e+" ")) {
+			return true
+		}
+	}
+	return false
 }

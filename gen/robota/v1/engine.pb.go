@@ -122,9 +122,12 @@ type SessionInfo struct {
 	ApiKeySource string `protobuf:"bytes,14,opt,name=api_key_source,json=apiKeySource,proto3" json:"api_key_source,omitempty"`
 	// The session's name, set with /rename (ExecuteCommand "rename"); empty when it has
 	// none. CreateSessionRequest.resume_session_id accepts it in place of the id.
-	Name          string `protobuf:"bytes,15,opt,name=name,proto3" json:"name,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Name string `protobuf:"bytes,15,opt,name=name,proto3" json:"name,omitempty"`
+	// For a live session: whether its commands run in the command sandbox ("on", "off",
+	// "unavailable"); empty for a stored session.
+	CommandSandbox string `protobuf:"bytes,16,opt,name=command_sandbox,json=commandSandbox,proto3" json:"command_sandbox,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *SessionInfo) Reset() {
@@ -258,6 +261,13 @@ func (x *SessionInfo) GetApiKeySource() string {
 func (x *SessionInfo) GetName() string {
 	if x != nil {
 		return x.Name
+	}
+	return ""
+}
+
+func (x *SessionInfo) GetCommandSandbox() string {
+	if x != nil {
+		return x.CommandSandbox
 	}
 	return ""
 }
@@ -2698,7 +2708,7 @@ var File_robota_v1_engine_proto protoreflect.FileDescriptor
 
 const file_robota_v1_engine_proto_rawDesc = "" +
 	"\n" +
-	"\x16robota/v1/engine.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\xa1\x04\n" +
+	"\x16robota/v1/engine.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\xca\x04\n" +
 	"\vSessionInfo\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -2718,7 +2728,8 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\rcontext_state\x18\f \x01(\v2\x17.robota.v1.ContextStateR\fcontextState\x12\x14\n" +
 	"\x05tools\x18\r \x03(\tR\x05tools\x12$\n" +
 	"\x0eapi_key_source\x18\x0e \x01(\tR\fapiKeySource\x12\x12\n" +
-	"\x04name\x18\x0f \x01(\tR\x04name\"\xdf\x03\n" +
+	"\x04name\x18\x0f \x01(\tR\x04name\x12'\n" +
+	"\x0fcommand_sandbox\x18\x10 \x01(\tR\x0ecommandSandbox\"\xdf\x03\n" +
 	"\x14CreateSessionRequest\x12\x10\n" +
 	"\x03cwd\x18\x01 \x01(\tR\x03cwd\x12\x1a\n" +
 	"\bprovider\x18\x02 \x01(\tR\bprovider\x12\x14\n" +

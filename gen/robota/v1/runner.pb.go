@@ -36,7 +36,10 @@ type StartRequest struct {
 	Job isStartRequest_Job `protobuf_oneof:"job"`
 	// For agent jobs: the go-plugin broker id under which the engine serves
 	// HostService to this worker (model calls and tool decisions of the job).
-	HostBrokerId  uint32 `protobuf:"varint,4,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
+	HostBrokerId uint32 `protobuf:"varint,4,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
+	// When set, the job's commands (the process, an agent's Bash calls) run in the
+	// command sandbox; unset runs them as they are.
+	Sandbox       *CommandSandbox `protobuf:"bytes,5,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -110,6 +113,13 @@ func (x *StartRequest) GetHostBrokerId() uint32 {
 	return 0
 }
 
+func (x *StartRequest) GetSandbox() *CommandSandbox {
+	if x != nil {
+		return x.Sandbox
+	}
+	return nil
+}
+
 type isStartRequest_Job interface {
 	isStartRequest_Job()
 }
@@ -127,6 +137,71 @@ type StartRequest_Process struct {
 func (*StartRequest_Agent) isStartRequest_Job() {}
 
 func (*StartRequest_Process) isStartRequest_Job() {}
+
+// CommandSandbox is a job's command sandbox, made from the session's rules. It holds
+// paths only.
+type CommandSandbox struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Paths (absolute) whose contents commands must not see.
+	Hide []string `protobuf:"bytes,1,rep,name=hide,proto3" json:"hide,omitempty"`
+	// Paths (absolute) commands must not change.
+	ReadOnly []string `protobuf:"bytes,2,rep,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	// Commands (or "prefix *") that run outside the sandbox (sandbox.excludedCommands).
+	ExcludedCommands []string `protobuf:"bytes,3,rep,name=excluded_commands,json=excludedCommands,proto3" json:"excluded_commands,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *CommandSandbox) Reset() {
+	*x = CommandSandbox{}
+	mi := &file_robota_v1_runner_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandSandbox) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandSandbox) ProtoMessage() {}
+
+func (x *CommandSandbox) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_runner_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandSandbox.ProtoReflect.Descriptor instead.
+func (*CommandSandbox) Descriptor() ([]byte, []int) {
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *CommandSandbox) GetHide() []string {
+	if x != nil {
+		return x.Hide
+	}
+	return nil
+}
+
+func (x *CommandSandbox) GetReadOnly() []string {
+	if x != nil {
+		return x.ReadOnly
+	}
+	return nil
+}
+
+func (x *CommandSandbox) GetExcludedCommands() []string {
+	if x != nil {
+		return x.ExcludedCommands
+	}
+	return nil
+}
 
 // AgentJob is a subagent session to run.
 type AgentJob struct {
@@ -158,7 +233,7 @@ type AgentJob struct {
 
 func (x *AgentJob) Reset() {
 	*x = AgentJob{}
-	mi := &file_robota_v1_runner_proto_msgTypes[1]
+	mi := &file_robota_v1_runner_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -170,7 +245,7 @@ func (x *AgentJob) String() string {
 func (*AgentJob) ProtoMessage() {}
 
 func (x *AgentJob) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[1]
+	mi := &file_robota_v1_runner_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -183,7 +258,7 @@ func (x *AgentJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentJob.ProtoReflect.Descriptor instead.
 func (*AgentJob) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{1}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *AgentJob) GetAgentType() string {
@@ -273,7 +348,7 @@ type ProcessJob struct {
 
 func (x *ProcessJob) Reset() {
 	*x = ProcessJob{}
-	mi := &file_robota_v1_runner_proto_msgTypes[2]
+	mi := &file_robota_v1_runner_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -285,7 +360,7 @@ func (x *ProcessJob) String() string {
 func (*ProcessJob) ProtoMessage() {}
 
 func (x *ProcessJob) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[2]
+	mi := &file_robota_v1_runner_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -298,7 +373,7 @@ func (x *ProcessJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessJob.ProtoReflect.Descriptor instead.
 func (*ProcessJob) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{2}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ProcessJob) GetCommand() string {
@@ -340,7 +415,7 @@ type StartResponse struct {
 
 func (x *StartResponse) Reset() {
 	*x = StartResponse{}
-	mi := &file_robota_v1_runner_proto_msgTypes[3]
+	mi := &file_robota_v1_runner_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -352,7 +427,7 @@ func (x *StartResponse) String() string {
 func (*StartResponse) ProtoMessage() {}
 
 func (x *StartResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[3]
+	mi := &file_robota_v1_runner_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -365,7 +440,7 @@ func (x *StartResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartResponse.ProtoReflect.Descriptor instead.
 func (*StartResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{3}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *StartResponse) GetEvent() *JobEvent {
@@ -400,7 +475,7 @@ type JobEvent struct {
 
 func (x *JobEvent) Reset() {
 	*x = JobEvent{}
-	mi := &file_robota_v1_runner_proto_msgTypes[4]
+	mi := &file_robota_v1_runner_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -412,7 +487,7 @@ func (x *JobEvent) String() string {
 func (*JobEvent) ProtoMessage() {}
 
 func (x *JobEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[4]
+	mi := &file_robota_v1_runner_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -425,7 +500,7 @@ func (x *JobEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobEvent.ProtoReflect.Descriptor instead.
 func (*JobEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{4}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *JobEvent) GetJobId() string {
@@ -576,7 +651,7 @@ type JobStarted struct {
 
 func (x *JobStarted) Reset() {
 	*x = JobStarted{}
-	mi := &file_robota_v1_runner_proto_msgTypes[5]
+	mi := &file_robota_v1_runner_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -588,7 +663,7 @@ func (x *JobStarted) String() string {
 func (*JobStarted) ProtoMessage() {}
 
 func (x *JobStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[5]
+	mi := &file_robota_v1_runner_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -601,7 +676,7 @@ func (x *JobStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStarted.ProtoReflect.Descriptor instead.
 func (*JobStarted) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{5}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *JobStarted) GetPid() int32 {
@@ -628,7 +703,7 @@ type JobCompleted struct {
 
 func (x *JobCompleted) Reset() {
 	*x = JobCompleted{}
-	mi := &file_robota_v1_runner_proto_msgTypes[6]
+	mi := &file_robota_v1_runner_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -640,7 +715,7 @@ func (x *JobCompleted) String() string {
 func (*JobCompleted) ProtoMessage() {}
 
 func (x *JobCompleted) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[6]
+	mi := &file_robota_v1_runner_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -653,7 +728,7 @@ func (x *JobCompleted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobCompleted.ProtoReflect.Descriptor instead.
 func (*JobCompleted) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{6}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *JobCompleted) GetOutput() string {
@@ -701,7 +776,7 @@ type JobFailed struct {
 
 func (x *JobFailed) Reset() {
 	*x = JobFailed{}
-	mi := &file_robota_v1_runner_proto_msgTypes[7]
+	mi := &file_robota_v1_runner_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -713,7 +788,7 @@ func (x *JobFailed) String() string {
 func (*JobFailed) ProtoMessage() {}
 
 func (x *JobFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[7]
+	mi := &file_robota_v1_runner_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -726,7 +801,7 @@ func (x *JobFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobFailed.ProtoReflect.Descriptor instead.
 func (*JobFailed) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{7}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *JobFailed) GetError() string {
@@ -768,7 +843,7 @@ type JobCancelled struct {
 
 func (x *JobCancelled) Reset() {
 	*x = JobCancelled{}
-	mi := &file_robota_v1_runner_proto_msgTypes[8]
+	mi := &file_robota_v1_runner_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -780,7 +855,7 @@ func (x *JobCancelled) String() string {
 func (*JobCancelled) ProtoMessage() {}
 
 func (x *JobCancelled) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[8]
+	mi := &file_robota_v1_runner_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -793,7 +868,7 @@ func (x *JobCancelled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobCancelled.ProtoReflect.Descriptor instead.
 func (*JobCancelled) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{8}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *JobCancelled) GetReason() string {
@@ -816,7 +891,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_robota_v1_runner_proto_msgTypes[9]
+	mi := &file_robota_v1_runner_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -828,7 +903,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[9]
+	mi := &file_robota_v1_runner_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -841,7 +916,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{9}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CancelRequest) GetJobId() string {
@@ -869,7 +944,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_robota_v1_runner_proto_msgTypes[10]
+	mi := &file_robota_v1_runner_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -881,7 +956,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[10]
+	mi := &file_robota_v1_runner_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -894,7 +969,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{10}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CancelResponse) GetWasRunning() bool {
@@ -917,7 +992,7 @@ type SendRequest struct {
 
 func (x *SendRequest) Reset() {
 	*x = SendRequest{}
-	mi := &file_robota_v1_runner_proto_msgTypes[11]
+	mi := &file_robota_v1_runner_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -929,7 +1004,7 @@ func (x *SendRequest) String() string {
 func (*SendRequest) ProtoMessage() {}
 
 func (x *SendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[11]
+	mi := &file_robota_v1_runner_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -942,7 +1017,7 @@ func (x *SendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendRequest.ProtoReflect.Descriptor instead.
 func (*SendRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{11}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SendRequest) GetJobId() string {
@@ -968,7 +1043,7 @@ type SendResponse struct {
 
 func (x *SendResponse) Reset() {
 	*x = SendResponse{}
-	mi := &file_robota_v1_runner_proto_msgTypes[12]
+	mi := &file_robota_v1_runner_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -980,7 +1055,7 @@ func (x *SendResponse) String() string {
 func (*SendResponse) ProtoMessage() {}
 
 func (x *SendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[12]
+	mi := &file_robota_v1_runner_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -993,7 +1068,7 @@ func (x *SendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendResponse.ProtoReflect.Descriptor instead.
 func (*SendResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{12}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{13}
 }
 
 // ReadLogRequest pages a job's output log.
@@ -1011,7 +1086,7 @@ type ReadLogRequest struct {
 
 func (x *ReadLogRequest) Reset() {
 	*x = ReadLogRequest{}
-	mi := &file_robota_v1_runner_proto_msgTypes[13]
+	mi := &file_robota_v1_runner_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1098,7 @@ func (x *ReadLogRequest) String() string {
 func (*ReadLogRequest) ProtoMessage() {}
 
 func (x *ReadLogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[13]
+	mi := &file_robota_v1_runner_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,7 +1111,7 @@ func (x *ReadLogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadLogRequest.ProtoReflect.Descriptor instead.
 func (*ReadLogRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{13}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ReadLogRequest) GetJobId() string {
@@ -1075,7 +1150,7 @@ type ReadLogResponse struct {
 
 func (x *ReadLogResponse) Reset() {
 	*x = ReadLogResponse{}
-	mi := &file_robota_v1_runner_proto_msgTypes[14]
+	mi := &file_robota_v1_runner_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1087,7 +1162,7 @@ func (x *ReadLogResponse) String() string {
 func (*ReadLogResponse) ProtoMessage() {}
 
 func (x *ReadLogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[14]
+	mi := &file_robota_v1_runner_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1100,7 +1175,7 @@ func (x *ReadLogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadLogResponse.ProtoReflect.Descriptor instead.
 func (*ReadLogResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{14}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ReadLogResponse) GetData() []byte {
@@ -1137,7 +1212,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_robota_v1_runner_proto_msgTypes[15]
+	mi := &file_robota_v1_runner_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1149,7 +1224,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[15]
+	mi := &file_robota_v1_runner_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1162,7 +1237,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{15}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PrepareRequest) GetHostBrokerId() uint32 {
@@ -1181,7 +1256,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_robota_v1_runner_proto_msgTypes[16]
+	mi := &file_robota_v1_runner_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1193,7 +1268,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[16]
+	mi := &file_robota_v1_runner_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1206,20 +1281,25 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{16}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{17}
 }
 
 var File_robota_v1_runner_proto protoreflect.FileDescriptor
 
 const file_robota_v1_runner_proto_rawDesc = "" +
 	"\n" +
-	"\x16robota/v1/runner.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\xb2\x01\n" +
+	"\x16robota/v1/runner.proto\x12\trobota.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16robota/v1/events.proto\x1a\x15robota/v1/types.proto\"\xe7\x01\n" +
 	"\fStartRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12+\n" +
 	"\x05agent\x18\x02 \x01(\v2\x13.robota.v1.AgentJobH\x00R\x05agent\x121\n" +
 	"\aprocess\x18\x03 \x01(\v2\x15.robota.v1.ProcessJobH\x00R\aprocess\x12$\n" +
-	"\x0ehost_broker_id\x18\x04 \x01(\rR\fhostBrokerIdB\x05\n" +
-	"\x03job\"\xd0\x02\n" +
+	"\x0ehost_broker_id\x18\x04 \x01(\rR\fhostBrokerId\x123\n" +
+	"\asandbox\x18\x05 \x01(\v2\x19.robota.v1.CommandSandboxR\asandboxB\x05\n" +
+	"\x03job\"n\n" +
+	"\x0eCommandSandbox\x12\x12\n" +
+	"\x04hide\x18\x01 \x03(\tR\x04hide\x12\x1b\n" +
+	"\tread_only\x18\x02 \x03(\tR\breadOnly\x12+\n" +
+	"\x11excluded_commands\x18\x03 \x03(\tR\x10excludedCommands\"\xd0\x02\n" +
 	"\bAgentJob\x12\x1d\n" +
 	"\n" +
 	"agent_type\x18\x01 \x01(\tR\tagentType\x12\x16\n" +
@@ -1315,60 +1395,62 @@ func file_robota_v1_runner_proto_rawDescGZIP() []byte {
 	return file_robota_v1_runner_proto_rawDescData
 }
 
-var file_robota_v1_runner_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_robota_v1_runner_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_robota_v1_runner_proto_goTypes = []any{
 	(*StartRequest)(nil),    // 0: robota.v1.StartRequest
-	(*AgentJob)(nil),        // 1: robota.v1.AgentJob
-	(*ProcessJob)(nil),      // 2: robota.v1.ProcessJob
-	(*StartResponse)(nil),   // 3: robota.v1.StartResponse
-	(*JobEvent)(nil),        // 4: robota.v1.JobEvent
-	(*JobStarted)(nil),      // 5: robota.v1.JobStarted
-	(*JobCompleted)(nil),    // 6: robota.v1.JobCompleted
-	(*JobFailed)(nil),       // 7: robota.v1.JobFailed
-	(*JobCancelled)(nil),    // 8: robota.v1.JobCancelled
-	(*CancelRequest)(nil),   // 9: robota.v1.CancelRequest
-	(*CancelResponse)(nil),  // 10: robota.v1.CancelResponse
-	(*SendRequest)(nil),     // 11: robota.v1.SendRequest
-	(*SendResponse)(nil),    // 12: robota.v1.SendResponse
-	(*ReadLogRequest)(nil),  // 13: robota.v1.ReadLogRequest
-	(*ReadLogResponse)(nil), // 14: robota.v1.ReadLogResponse
-	(*PrepareRequest)(nil),  // 15: robota.v1.PrepareRequest
-	(*PrepareResponse)(nil), // 16: robota.v1.PrepareResponse
-	nil,                     // 17: robota.v1.ProcessJob.EnvEntry
-	(*ToolSchema)(nil),      // 18: robota.v1.ToolSchema
-	(*ToolState)(nil),       // 19: robota.v1.ToolState
-	(*Usage)(nil),           // 20: robota.v1.Usage
-	(*structpb.Struct)(nil), // 21: google.protobuf.Struct
+	(*CommandSandbox)(nil),  // 1: robota.v1.CommandSandbox
+	(*AgentJob)(nil),        // 2: robota.v1.AgentJob
+	(*ProcessJob)(nil),      // 3: robota.v1.ProcessJob
+	(*StartResponse)(nil),   // 4: robota.v1.StartResponse
+	(*JobEvent)(nil),        // 5: robota.v1.JobEvent
+	(*JobStarted)(nil),      // 6: robota.v1.JobStarted
+	(*JobCompleted)(nil),    // 7: robota.v1.JobCompleted
+	(*JobFailed)(nil),       // 8: robota.v1.JobFailed
+	(*JobCancelled)(nil),    // 9: robota.v1.JobCancelled
+	(*CancelRequest)(nil),   // 10: robota.v1.CancelRequest
+	(*CancelResponse)(nil),  // 11: robota.v1.CancelResponse
+	(*SendRequest)(nil),     // 12: robota.v1.SendRequest
+	(*SendResponse)(nil),    // 13: robota.v1.SendResponse
+	(*ReadLogRequest)(nil),  // 14: robota.v1.ReadLogRequest
+	(*ReadLogResponse)(nil), // 15: robota.v1.ReadLogResponse
+	(*PrepareRequest)(nil),  // 16: robota.v1.PrepareRequest
+	(*PrepareResponse)(nil), // 17: robota.v1.PrepareResponse
+	nil,                     // 18: robota.v1.ProcessJob.EnvEntry
+	(*ToolSchema)(nil),      // 19: robota.v1.ToolSchema
+	(*ToolState)(nil),       // 20: robota.v1.ToolState
+	(*Usage)(nil),           // 21: robota.v1.Usage
+	(*structpb.Struct)(nil), // 22: google.protobuf.Struct
 }
 var file_robota_v1_runner_proto_depIdxs = []int32{
-	1,  // 0: robota.v1.StartRequest.agent:type_name -> robota.v1.AgentJob
-	2,  // 1: robota.v1.StartRequest.process:type_name -> robota.v1.ProcessJob
-	18, // 2: robota.v1.AgentJob.tool_schemas:type_name -> robota.v1.ToolSchema
-	17, // 3: robota.v1.ProcessJob.env:type_name -> robota.v1.ProcessJob.EnvEntry
-	4,  // 4: robota.v1.StartResponse.event:type_name -> robota.v1.JobEvent
-	5,  // 5: robota.v1.JobEvent.started:type_name -> robota.v1.JobStarted
-	19, // 6: robota.v1.JobEvent.tool_start:type_name -> robota.v1.ToolState
-	19, // 7: robota.v1.JobEvent.tool_end:type_name -> robota.v1.ToolState
-	6,  // 8: robota.v1.JobEvent.completed:type_name -> robota.v1.JobCompleted
-	7,  // 9: robota.v1.JobEvent.failed:type_name -> robota.v1.JobFailed
-	8,  // 10: robota.v1.JobEvent.cancelled:type_name -> robota.v1.JobCancelled
-	20, // 11: robota.v1.JobCompleted.usage:type_name -> robota.v1.Usage
-	21, // 12: robota.v1.JobCompleted.metadata:type_name -> google.protobuf.Struct
-	0,  // 13: robota.v1.RunnerService.Start:input_type -> robota.v1.StartRequest
-	9,  // 14: robota.v1.RunnerService.Cancel:input_type -> robota.v1.CancelRequest
-	11, // 15: robota.v1.RunnerService.Send:input_type -> robota.v1.SendRequest
-	13, // 16: robota.v1.RunnerService.ReadLog:input_type -> robota.v1.ReadLogRequest
-	15, // 17: robota.v1.RunnerService.Prepare:input_type -> robota.v1.PrepareRequest
-	3,  // 18: robota.v1.RunnerService.Start:output_type -> robota.v1.StartResponse
-	10, // 19: robota.v1.RunnerService.Cancel:output_type -> robota.v1.CancelResponse
-	12, // 20: robota.v1.RunnerService.Send:output_type -> robota.v1.SendResponse
-	14, // 21: robota.v1.RunnerService.ReadLog:output_type -> robota.v1.ReadLogResponse
-	16, // 22: robota.v1.RunnerService.Prepare:output_type -> robota.v1.PrepareResponse
-	18, // [18:23] is the sub-list for method output_type
-	13, // [13:18] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	2,  // 0: robota.v1.StartRequest.agent:type_name -> robota.v1.AgentJob
+	3,  // 1: robota.v1.StartRequest.process:type_name -> robota.v1.ProcessJob
+	1,  // 2: robota.v1.StartRequest.sandbox:type_name -> robota.v1.CommandSandbox
+	19, // 3: robota.v1.AgentJob.tool_schemas:type_name -> robota.v1.ToolSchema
+	18, // 4: robota.v1.ProcessJob.env:type_name -> robota.v1.ProcessJob.EnvEntry
+	5,  // 5: robota.v1.StartResponse.event:type_name -> robota.v1.JobEvent
+	6,  // 6: robota.v1.JobEvent.started:type_name -> robota.v1.JobStarted
+	20, // 7: robota.v1.JobEvent.tool_start:type_name -> robota.v1.ToolState
+	20, // 8: robota.v1.JobEvent.tool_end:type_name -> robota.v1.ToolState
+	7,  // 9: robota.v1.JobEvent.completed:type_name -> robota.v1.JobCompleted
+	8,  // 10: robota.v1.JobEvent.failed:type_name -> robota.v1.JobFailed
+	9,  // 11: robota.v1.JobEvent.cancelled:type_name -> robota.v1.JobCancelled
+	21, // 12: robota.v1.JobCompleted.usage:type_name -> robota.v1.Usage
+	22, // 13: robota.v1.JobCompleted.metadata:type_name -> google.protobuf.Struct
+	0,  // 14: robota.v1.RunnerService.Start:input_type -> robota.v1.StartRequest
+	10, // 15: robota.v1.RunnerService.Cancel:input_type -> robota.v1.CancelRequest
+	12, // 16: robota.v1.RunnerService.Send:input_type -> robota.v1.SendRequest
+	14, // 17: robota.v1.RunnerService.ReadLog:input_type -> robota.v1.ReadLogRequest
+	16, // 18: robota.v1.RunnerService.Prepare:input_type -> robota.v1.PrepareRequest
+	4,  // 19: robota.v1.RunnerService.Start:output_type -> robota.v1.StartResponse
+	11, // 20: robota.v1.RunnerService.Cancel:output_type -> robota.v1.CancelResponse
+	13, // 21: robota.v1.RunnerService.Send:output_type -> robota.v1.SendResponse
+	15, // 22: robota.v1.RunnerService.ReadLog:output_type -> robota.v1.ReadLogResponse
+	17, // 23: robota.v1.RunnerService.Prepare:output_type -> robota.v1.PrepareResponse
+	19, // [19:24] is the sub-list for method output_type
+	14, // [14:19] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_robota_v1_runner_proto_init() }
@@ -1382,7 +1464,7 @@ func file_robota_v1_runner_proto_init() {
 		(*StartRequest_Agent)(nil),
 		(*StartRequest_Process)(nil),
 	}
-	file_robota_v1_runner_proto_msgTypes[4].OneofWrappers = []any{
+	file_robota_v1_runner_proto_msgTypes[5].OneofWrappers = []any{
 		(*JobEvent_Started)(nil),
 		(*JobEvent_TextDelta)(nil),
 		(*JobEvent_ToolStart)(nil),
@@ -1397,7 +1479,7 @@ func file_robota_v1_runner_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_robota_v1_runner_proto_rawDesc), len(file_robota_v1_runner_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,6 +19,9 @@ type InitMessage struct {
 	Agents         []string    `json:"agents"`
 	Skills         []string    `json:"skills"`
 	Plugins        []Plugin    `json:"plugins"`
+	// Sandbox is robota's own key (Claude Code has none): whether Bash and worker
+	// commands run in the command sandbox ("on", "off", "unavailable").
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Plugin is one entry of system/init plugins: a plugin that loaded, its directory, and

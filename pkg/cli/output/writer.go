@@ -44,6 +44,9 @@ type Init struct {
 	OutputStyle   string
 	MCPServers    []MCPServer
 	Plugins       []Plugin
+	// Sandbox is the command sandbox's state: "on", "off" or "unavailable" ("" leaves
+	// the key out: a client that cannot know it, the engine's).
+	Sandbox string
 }
 
 // Result describes how a run ended.
@@ -127,7 +130,7 @@ func (w *Writer) Init(in Init) {
 		Model: in.Model, Tools: nonNil(in.Tools), PermissionMode: in.PermissionMode,
 		APIKeySource: orDefault(in.APIKeySource, "none"), MCPServers: nonNilServers(in.MCPServers), SlashCommands: nonNil(in.SlashCommands),
 		OutputStyle: orDefault(in.OutputStyle, "default"), Agents: nonNil(in.Agents), Skills: nonNil(in.Skills),
-		Plugins: nonNilPlugins(in.Plugins),
+		Plugins: nonNilPlugins(in.Plugins), Sandbox: in.Sandbox,
 	})
 }
 

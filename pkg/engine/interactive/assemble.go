@@ -25,6 +25,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 	"github.com/robota-sdk/robota-go/pkg/tools/builtin"
@@ -301,13 +302,14 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return nil, err
 	}
 	var isolate func(string, []string, string, []string, string) (*exec.Cmd, error)
+	var jobSandbox func() *runnerapi.Sandbox // nil: workers run commands as they are
 	if sandboxSet != nil {
 		home := opts.Home
 		if home == "" {
 			home, _ = os.UserHomeDir()
 		}
 		sb := newCommandSandbox(*sandboxSet, evaluator, settings.PermissionMode(), sandboxRoots(opts.Cwd, dirs), home)
-		isolate, a.Sandbox = sb.isolate, "on"
+		isolate, jobSandbox, a.Sandbox = sb.isolate, sb.jobSandbox, "on"
 	} else if sandboxWarning != "" {
 		a.Warnings = append(a.Warnings, sandboxWarning)
 		a.Sandbox = "unavailable"
@@ -325,7 +327,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	var sessionID string // known once the store is open, below
 	var background bash.BackgroundRunner
 	if opts.Runner != nil {
-		if a.tasks, err = newTaskRuntime(tasks.Config{RunnerFor: runnerFor(opts.Runner, hookRunnerOf(hooks), func() string { return sessionID }),
+		if a.tasks, err = newTaskRuntime(tasks.Config{RunnerFor: runnerFor(opts.Runner, hookRunnerOf(hooks), func() string { return sessionID }, jobSandbox),
 			MaxConcurrent: opts.MaxBackgroundTasks, NewID: taskID(opts.NewID),
 			Watchdog: opts.TaskWatchdog.WithDefaults(DefaultTaskWatchdog)}); err != nil {
 			return nil, fmt.Errorf("background tasks: %w", err)

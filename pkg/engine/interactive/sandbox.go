@@ -7,11 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/sandbox"
 )
 
@@ -98,17 +98,14 @@ func (c *commandSandbox) isolate(shell string, argv []string, dir string, env []
 	return c.policy.Command(shell, argv, dir, env)
 }
 
-// isExcluded: sandbox.excludedCommands lists commands (`docker`, `npm run`) or prefixes
-// (`docker:*`, `docker *`) that run outside the sandbox.
-func (c *commandSandbox) isExcluded(command string) bool {
-	command = strings.TrimSpace(command)
-	for _, e := range c.excluded {
-		e = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(e, ":*"), " *"))
-		if e != "" && (command == e || strings.HasPrefix(command, e+" ")) {
-			return true
-		}
-	}
-	return false
+// isExcluded: sandbox.excludedCommands lists commands that run outside the sandbox.
+func (c *commandSandbox) isExcluded(command string) bool { return sandbox.Excluded(c.excluded, command) }
+
+// jobSandbox is the sandbox of a background or subagent job's commands, which run in
+// a worker: the same policy as the session's Bash.
+func (c *commandSandbox) jobSandbox() *runnerapi.Sandbox {
+	c.once.Do(func() { c.policy = c.build() })
+	return &runnerapi.Sandbox{Hide: c.policy.Hide, ReadOnly: c.policy.ReadOnly, ExcludedCommands: c.excluded}
 }
 
 // build finds the paths the policy covers: the denied entries of the working

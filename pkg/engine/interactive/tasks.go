@@ -222,7 +222,10 @@ func jobEnv(env []string, lookup func(string) (string, bool)) map[string]string 
 // runnerFor is the task manager's launch seam: agent jobs asking for worktree isolation
 // go through the WorktreeSubagentRunner (git worktrees, WorktreeCreate/WorktreeRemove
 // hooks), everything else straight to the session's runner.
-func runnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string) tasks.RunnerFor {
+func runnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string, jobSandbox func() *runnerapi.Sandbox) tasks.RunnerFor {
+	if jobSandbox != nil {
+		r = sandboxedJobs{Runner: r, sandbox: jobSandbox}
+	}
 	isolated := tasks.NewWorktreeSubagentRunner(r, &tasks.GitWorktrees{}, worktreeHooks{r: hooks, sessionID: sessionID})
 	return func(job runnerapi.Job) (tasks.Runner, error) {
 		if job.Agent != nil && job.Agent.Isolation == tasks.IsolationWorktree {
@@ -307,4 +310,16 @@ func (r *taskRuntime) recordTasks(held []json.RawMessage) []json.RawMessage {
 		}
 	}
 	return out
+}
+
+// sandboxedJobs gives every job the session's command sandbox: a background command and
+// a subagent's Bash calls run in a worker under the same policy as the session's Bash.
+type sandboxedJobs struct {
+	tasks.Runner
+	sandbox func() *runnerapi.Sandbox
+}
+
+func (s sandboxedJobs) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
+	job.Sandbox = s.sandbox()
+	return s.Runner.Start(ctx, job, emit)
 }

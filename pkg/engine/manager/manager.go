@@ -97,6 +97,8 @@ type Info struct {
 	// (what robota -p prints in system/init); empty for a stored one.
 	Tools        []string
 	APIKeySource string
+	// Sandbox is a live session's command sandbox state ("on", "off", "unavailable").
+	Sandbox string
 }
 
 // Manager owns the live sessions.
@@ -380,7 +382,7 @@ func (m *Manager) liveInfo(l *Live) Info {
 		Running: l.IsRunning(), Live: true, Context: &st}
 	if a := l.Assembled(); a != nil {
 		in.Provider, in.Model = a.Provider.Type, a.Provider.Model
-		in.Tools, in.APIKeySource = a.Tools, a.Provider.APIKeySource
+		in.Tools, in.APIKeySource, in.Sandbox = a.Tools, a.Provider.APIKeySource, a.Sandbox
 	}
 	l.mu.Lock()
 	in.CreatedAt, in.UpdatedAt = l.created, l.updated

@@ -64,7 +64,8 @@ func ts(t interface{ IsZero() bool }) bool { return !t.IsZero() }
 func infoToProto(in manager.Info) *robotav1.SessionInfo {
 	out := &robotav1.SessionInfo{SessionId: in.ID, Cwd: in.Cwd, Provider: in.Provider, Model: in.Model,
 		PermissionMode: modeToProto[in.PermissionMode], Title: in.Title, Name: in.Name, MessageCount: int32(in.MessageCount),
-		Running: in.Running, Live: in.Live, Tools: in.Tools, ApiKeySource: in.APIKeySource}
+		Running: in.Running, Live: in.Live, Tools: in.Tools, ApiKeySource: in.APIKeySource,
+		CommandSandbox: in.Sandbox}
 	if ts(in.CreatedAt) {
 		out.CreatedAt = timestamppb.New(in.CreatedAt)
 	}

@@ -46,6 +46,18 @@ type Job struct {
 	// Host answers an agent job's model calls and tool decisions; required for agent
 	// jobs, ignored for process jobs.
 	Host Host
+	// Sandbox, when set, runs the job's commands (the process, an agent's Bash calls)
+	// in the command sandbox the session's rules make; nil runs them as they are.
+	Sandbox *Sandbox
+}
+
+// Sandbox is a job's command sandbox (pkg/sandbox): what is hidden and read-only, and
+// the commands that run outside it (settings sandbox.excludedCommands). It holds paths
+// only, never a secret.
+type Sandbox struct {
+	Hide             []string `json:"hide,omitempty"`
+	ReadOnly         []string `json:"readOnly,omitempty"`
+	ExcludedCommands []string `json:"excludedCommands,omitempty"`
 }
 
 // AgentJob is a subagent session.

@@ -24,8 +24,9 @@ const maxToolErrorRunes = 200
 
 // agentTools builds the built-in tools over cwd and dirs, keeps those named in allow
 // (all when allow is empty) and wraps each so its calls go through host.RunTool.
-func agentTools(cwd string, dirs, allow []string, host runnerapi.Host, events *jobEvents) ([]llm.Tool, error) {
-	all, _, err := builtin.New(builtin.Config{Cwd: cwd, AdditionalDirectories: dirs, Env: processEnv(os.Environ())})
+func agentTools(cwd string, dirs, allow []string, host runnerapi.Host, events *jobEvents, sb *runnerapi.Sandbox) ([]llm.Tool, error) {
+	all, _, err := builtin.New(builtin.Config{Cwd: cwd, AdditionalDirectories: dirs, Env: processEnv(os.Environ()),
+		Isolate: isolateFor(sb)})
 	if err != nil {
 		return nil, err
 	}

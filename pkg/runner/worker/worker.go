@@ -202,13 +202,24 @@ func commandShell() string {
 
 func (w *Worker) launch(job runnerapi.Job) (*processJob, error) {
 	p := job.Process
-	cmd := exec.Command(commandShell(), "-c", p.Command)
-	cmd.Dir = p.Cwd
-	cmd.Env = processEnv(os.Environ())
+	shell := commandShell()
+	env := processEnv(os.Environ())
 	for k, v := range p.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		env = append(env, k+"="+v)
 	}
-	cmd.SysProcAttr = processAttrs()
+	var cmd *exec.Cmd
+	if isolate := isolateFor(job.Sandbox); isolate != nil {
+		// The sandbox's command: its directory, environment (with the policy) and
+		// process attributes (its group dies with it) are set.
+		var err error
+		if cmd, err = isolate(shell, []string{shell, "-c", p.Command}, p.Cwd, env, p.Command); err != nil {
+			return nil, fmt.Errorf("job %s: %w", job.ID, err)
+		}
+	}
+	if cmd == nil {
+		cmd = exec.Command(shell, "-c", p.Command)
+		cmd.Dir, cmd.Env, cmd.SysProcAttr = p.Cwd, env, processAttrs()
+	}
 	// Grandchildren that keep the output pipe open must not hold Wait forever.
 	cmd.WaitDelay = 2 * time.Second
 	j := &processJob{cmd: cmd, output: newOutputLog(defaultLogCap), done: make(chan struct{}), killGrace: w.killGrace}

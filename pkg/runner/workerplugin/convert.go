@@ -28,6 +28,9 @@ func jobToProto(job runnerapi.Job) (*robotav1.StartRequest, error) {
 	default:
 		return nil, errors.New("workerplugin: job has neither an agent nor a process")
 	}
+	if sb := job.Sandbox; sb != nil {
+		req.Sandbox = &robotav1.CommandSandbox{Hide: sb.Hide, ReadOnly: sb.ReadOnly, ExcludedCommands: sb.ExcludedCommands}
+	}
 	return req, nil
 }
 
@@ -55,6 +58,9 @@ func jobFromProto(req *robotav1.StartRequest) (runnerapi.Job, error) {
 		}
 	default:
 		return runnerapi.Job{}, errors.New("job must set agent or process")
+	}
+	if sb := req.GetSandbox(); sb != nil {
+		job.Sandbox = &runnerapi.Sandbox{Hide: sb.GetHide(), ReadOnly: sb.GetReadOnly(), ExcludedCommands: sb.GetExcludedCommands()}
 	}
 	return job, nil
 }

@@ -89,6 +89,8 @@ type Job struct {
 	Process *ProcessJob `json:"process,omitempty"`
 	// Labels the running host must offer (os, arch, gpu, repo, ...): all must match.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Sandbox is the job's command sandbox (paths only), when the session has one.
+	Sandbox *runnerapi.Sandbox `json:"sandbox,omitempty"`
 }
 
 // AgentJob is a subagent session (runnerapi.AgentJob's fields).
@@ -117,7 +119,7 @@ var ErrBadJob = errors.New("malformed job message")
 // dropped (it may hold secrets). Isolation is the engine's business (worktrees are made
 // where the engine runs), so it does not cross.
 func FromRunner(id string, job runnerapi.Job, labels map[string]string) Job {
-	out := Job{ID: id, Labels: labels}
+	out := Job{ID: id, Labels: labels, Sandbox: job.Sandbox}
 	if a := job.Agent; a != nil {
 		out.Agent = &AgentJob{AgentType: a.AgentType, Prompt: a.Prompt, SystemPrompt: a.SystemPrompt, Model: a.Model,
 			Cwd: a.Cwd, Tools: a.Tools, MaxTurns: a.MaxTurns, AdditionalDirs: a.AdditionalDirs}
@@ -130,7 +132,7 @@ func FromRunner(id string, job runnerapi.Job, labels map[string]string) Job {
 
 // Runner is the job as the host agent's local worker runs it.
 func (j Job) Runner() runnerapi.Job {
-	out := runnerapi.Job{ID: j.ID}
+	out := runnerapi.Job{ID: j.ID, Sandbox: j.Sandbox}
 	if a := j.Agent; a != nil {
 		out.Agent = &runnerapi.AgentJob{AgentType: a.AgentType, Prompt: a.Prompt, SystemPrompt: a.SystemPrompt,
 			Model: a.Model, Cwd: a.Cwd, Tools: a.Tools, MaxTurns: a.MaxTurns, AdditionalDirs: a.AdditionalDirs}

@@ -1,0 +1,29 @@
+package worker
+
+import (
+	"fmt"
+	"os/exec"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+	"github.com/robota-sdk/robota-go/pkg/sandbox"
+)
+
+// isolateFor runs a job's commands in its command sandbox (nil: as they are). The engine
+// asked for the sandbox, so a worker that cannot make one refuses the command rather
+// than run it unconfined.
+func isolateFor(sb *runnerapi.Sandbox) func(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error) {
+	if sb == nil {
+		return nil
+	}
+	policy := sandbox.Policy{Hide: sb.Hide, ReadOnly: sb.ReadOnly}.Abs()
+	return func(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error) {
+		if sandbox.Excluded(sb.ExcludedCommands, command) {
+			return nil, nil
+		}
+		cmd, err := policy.Command(shell, argv, dir, env)
+		if err != nil {
+			return nil, fmt.Errorf("the session runs commands in the command sandbox, which this worker cannot make: %w", err)
+		}
+		return cmd, nil
+	}
+}
