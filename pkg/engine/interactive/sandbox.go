@@ -99,7 +99,9 @@ func (c *commandSandbox) isolate(shell string, argv []string, dir string, env []
 }
 
 // isExcluded: sandbox.excludedCommands lists commands that run outside the sandbox.
-func (c *commandSandbox) isExcluded(command string) bool { return sandbox.Excluded(c.excluded, command) }
+func (c *commandSandbox) isExcluded(command string) bool {
+	return sandbox.Excluded(c.excluded, command)
+}
 
 // jobSandbox is the sandbox of a background or subagent job's commands, which run in
 // a worker: the same policy as the session's Bash.
