@@ -175,6 +175,9 @@ func eventFromProto(e *robotav1.SessionEvent) (Event, error) {
 		out.Result.Interrupted = true
 	case *robotav1.SessionEvent_BackgroundTaskEvent:
 		out.Type = EventBackgroundTask
+	case *robotav1.SessionEvent_SubagentMessage:
+		m := messageFromProto(ev.SubagentMessage.GetMessage())
+		out.Type, out.Message, out.ParentToolUseID = EventSubagentMessage, &m, ev.SubagentMessage.GetParentToolUseId()
 	default:
 		return Event{}, fmt.Errorf("%w: event %d of session %s has no known kind", ErrProtocol, out.Seq, out.SessionID)
 	}

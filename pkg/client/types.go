@@ -65,6 +65,9 @@ const (
 	// EventBackgroundTask is passed through without detail until the runner work
 	// gives background tasks their client types.
 	EventBackgroundTask EventType = "background_task"
+	// EventSubagentMessage is a message of a subagent the session's Agent or forked
+	// Skill call started (Message, ParentToolUseID).
+	EventSubagentMessage EventType = "subagent_message"
 )
 
 // Event is one event of a session. Which pointer field is set depends on Type.
@@ -91,6 +94,10 @@ type Event struct {
 	Result *Result
 	// Error of error.
 	Error *ErrorInfo
+	// Message and ParentToolUseID of subagent_message: the message and the tool call
+	// whose subagent wrote it.
+	Message         *llm.Message
+	ParentToolUseID string
 }
 
 // IsEnd reports whether e ends its prompt.

@@ -29,8 +29,13 @@ const (
 	// EventMessage reports a message appended to the conversation (Message), as it is
 	// committed: the prompt, each assistant message, each tool result. Front ends that
 	// print whole messages (robota -p's stream-json) render it.
-	EventMessage    EventType = "message"
-	EventCompaction EventType = "compaction" // Compaction
+	EventMessage EventType = "message"
+	// EventSubagentMessage reports a message of a subagent started by one of the
+	// session's tool calls (Agent, a forked Skill), as the subagent commits it: Message,
+	// and ParentToolUseID, the call (stream-json's parent_tool_use_id). An agent hook's
+	// subagent publishes none: its work is the hook's, not the model's.
+	EventSubagentMessage EventType = "subagent_message"
+	EventCompaction      EventType = "compaction" // Compaction
 	// EventComplete, EventError and EventInterrupted end a prompt (Result); every
 	// accepted prompt ends with exactly one of them.
 	EventComplete    EventType = "complete"
@@ -74,8 +79,8 @@ type Event struct {
 	Message    *llm.Message            `json:"message,omitempty"`
 	Result     *Result                 `json:"result,omitempty"`
 	Task       *TaskEvent              `json:"task,omitempty"`
-	// ParentToolUseID, on an EventMessage, marks a subagent's message: the Agent call
-	// whose subagent wrote it (stream-json's parent_tool_use_id).
+	// ParentToolUseID, on an EventSubagentMessage, is the tool call (Agent, a forked
+	// Skill) whose subagent wrote the message (stream-json's parent_tool_use_id).
 	ParentToolUseID string `json:"parentToolUseId,omitempty"`
 }
 

@@ -254,8 +254,17 @@ func eventToProto(sessionID string, e interactive.Event, ctxState func() context
 		}
 	case interactive.EventBackgroundTask:
 		out.Event = &robotav1.SessionEvent_BackgroundTaskEvent{BackgroundTaskEvent: taskEventToProto(e.Task)}
+	case interactive.EventSubagentMessage:
+		// The session's own messages are not sent (GetHistory has them); a subagent's
+		// are nowhere else a client can read them as they come.
+		m, err := messageToProto(*e.Message)
+		if err != nil {
+			return nil
+		}
+		out.Event = &robotav1.SessionEvent_SubagentMessage{SubagentMessage: &robotav1.SubagentMessageEvent{
+			ParentToolUseId: e.ParentToolUseID, Message: m}}
 	default:
-		return nil // an event clients are not sent (EventMessage: GetHistory has them)
+		return nil // an event clients are not sent
 	}
 	return out
 }
@@ -278,6 +287,8 @@ func complete(e interactive.Event) bool {
 		return e.Compaction != nil
 	case interactive.EventComplete, interactive.EventError, interactive.EventInterrupted:
 		return e.Result != nil
+	case interactive.EventSubagentMessage:
+		return e.Message != nil
 	}
 	return true
 }

@@ -1,0 +1,117 @@
+package integration
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// streamShape is what a stream-json line says about whose work it is: its type, its
+// parent_tool_use_id and the first content block (kind and tool call id).
+func streamShape(line map[string]any) string {
+	parent := "-"
+	if p, ok := line["parent_tool_use_id"].(string); ok {
+		parent = p
+	}
+	block := ""
+	if m, ok := line["message"].(map[string]any); ok {
+		if c, ok := m["content"].([]any); ok && len(c) > 0 {
+			b, _ := c[0].(map[string]any)
+			block = fmt.Sprint(b["type"], ":", b["id"], b["tool_use_id"], b["text"])
+		}
+	}
+	return fmt.Sprint(line["type"], "/", line["subtype"], " parent=", parent, " ", block)
+}
+
+func streamShapes(t *testing.T, out string) []string {
+	t.Helper()
+	var shapes []string
+	for _, l := range jsonLines(t, out) {
+		if l["type"] == "system" && l["subtype"] == "init" {
+			continue
+		}
+		shapes = append(shapes, streamShape(l))
+	}
+	return shapes
+}
+
+// TestEngineClientPrintsSubagentLines: robota -p --engine prints a subagent's messages
+// with the Agent call as parent_tool_use_id, in the same order and shape as the
+// in-process run of the same script (issue 28 §2).
+func TestEngineClientPrintsSubagentLines(t *testing.T) {
+	p, addr := engineProject(t)
+	p.writeFile(t, "notes.txt", "remember the milk\n")
+	script := p.writeScript(t, "subagent_lines.yaml", `
+turns:
+  - text: "Asking a helper."
+    toolCalls: [{id: toolu_agent, name: Agent, input: {description: "read notes", prompt: "read the notes", subagent_type: general-purpose}}]
+  - when: {lastToolResultContains: "the notes say milk"}
+    text: "The helper says milk."
+agents:
+  general-purpose:
+    - toolCalls: [{id: toolu_sub_read, name: Read, input: {file_path: "`+filepath.Join(p.Dir, "notes.txt")+`"}}]
+    - when: {lastToolResultContains: "milk"}
+      text: "the notes say milk"
+`)
+	args := []string{"-p", "what do the notes say?", "--provider", "script", "--script", script,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose"}
+	local := p.mustRun(t, args...)
+	remote := p.mustRun(t, append(args, "--engine", addr)...)
+	want, got := streamShapes(t, local.Stdout), streamShapes(t, remote.Stdout)
+	parented := 0
+	for _, s := range want {
+		if strings.Contains(s, "parent=toolu_agent") {
+			parented++
+		}
+	}
+	// The subagent's Read call, its result and its answer.
+	if parented < 3 {
+		t.Fatalf("in-process: %d lines with parent_tool_use_id toolu_agent, want the subagent's 3:\n%s", parented, local.Stdout)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("--engine lines differ from in-process:\n--engine:\n%s\nin-process:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if r := lastResult(t, remote.Stdout); r["result"] != "The helper says milk." {
+		t.Fatalf("--engine result %v", r)
+	}
+}
+
+// TestAgentHookLinesAreNotTheModels: an agent hook's subagent (its Grep and its verdict)
+// is the hook's work: stream-json prints none of it, least of all as top-level lines
+// (parent_tool_use_id null) a consumer would take for the main model's, in-process and
+// under --engine (issue 28 §1).
+func TestAgentHookLinesAreNotTheModels(t *testing.T) {
+	p, addr := engineProject(t)
+	p.writeFile(t, "main.go", "package main // TODO: remove\n")
+	p.writeFile(t, filepath.Join(".claude", "settings.json"), `{"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "Check that no TODO is left: $ARGUMENTS", "maxTurns": 4}]}]}}`)
+	script := p.writeScript(t, "agent_hook_lines.yaml", `
+turns:
+  - text: "Finished."
+  - when: {lastUserContains: "a TODO is left"}
+    text: "Removed the TODO."
+agents:
+  hook-agent:
+    - toolCalls: [{id: toolu_hook_grep, name: Grep, input: {pattern: "TODO", path: "`+p.Dir+`"}}]
+    - when: {lastToolResultContains: "main.go"}
+      text: "{\"ok\": false, \"reason\": \"a TODO is left in main.go\"}"
+    - text: '{"ok": true}'
+`)
+	args := []string{"-p", "finish", "--provider", "script", "--script", script, "--output-format", "stream-json", "--verbose"}
+	for _, run := range []struct {
+		name string
+		args []string
+	}{{"in-process", args}, {"--engine", append(append([]string{}, args...), "--engine", addr)}} {
+		out := p.mustRun(t, run.args...).Stdout
+		if r := lastResult(t, out); r["result"] != "Removed the TODO." {
+			t.Fatalf("%s: result %v, want the hook's verdict to have made the model go on", run.name, r)
+		}
+		for _, l := range jsonLines(t, out) {
+			s := toJSON(l)
+			if strings.Contains(s, "toolu_hook_grep") || strings.Contains(s, `\"ok\"`) {
+				t.Fatalf("%s: the agent hook's work is printed as a stream-json line: %s\nall:\n%s", run.name, s, out)
+			}
+		}
+	}
+}
