@@ -115,3 +115,57 @@ agents:
 		}
 	}
 }
+
+// forkSkillProject is a project with a context: fork skill, and a script whose
+// general-purpose agent answers only under the fork-worker prompt suffix.
+func forkSkillProject(t *testing.T) (*project, string, string) {
+	t.Helper()
+	p, addr := engineProject(t)
+	p.writeFile(t, "notes.txt", "remember the milk\n")
+	p.writeFile(t, filepath.Join(".claude", "skills", "notes", "SKILL.md"), "---\nname: notes\ndescription: Summarize the notes\ncontext: fork\n---\nSummarize the notes about $ARGUMENTS.\n")
+	script := p.writeScript(t, "fork_skill.yaml", `
+turns:
+  - when: {lastUserContains: "use the skill"}
+    toolCalls: [{id: toolu_skill, name: Skill, input: {skill: notes, args: "groceries"}}]
+  - when: {lastToolResultContains: "fork says milk"}
+    text: "The skill says milk."
+agents:
+  general-purpose:
+    - when: {systemContains: "forked worker", lastUserContains: "notes about groceries"}
+      toolCalls: [{id: toolu_fork_read, name: Read, input: {file_path: "`+filepath.Join(p.Dir, "notes.txt")+`"}}]
+    - when: {systemContains: "forked worker", lastToolResultContains: "milk"}
+      text: "fork says milk"
+`)
+	return p, addr, script
+}
+
+// TestForkSkillRunsUnderItsCall: the model's Skill call of a context: fork skill runs
+// the skill in a subagent with the fork-worker suffix (the script's agent answers only
+// under it), and its stream-json lines carry the Skill call's id as parent_tool_use_id,
+// in process and under --engine (issue 28 §3).
+func TestForkSkillRunsUnderItsCall(t *testing.T) {
+	p, addr, script := forkSkillProject(t)
+	args := []string{"-p", "use the skill", "--provider", "script", "--script", script,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose"}
+	for _, run := range []struct {
+		name string
+		args []string
+	}{{"in-process", args}, {"--engine", append(append([]string{}, args...), "--engine", addr)}} {
+		out := p.mustRun(t, run.args...).Stdout
+		if r := lastResult(t, out); r["result"] != "The skill says milk." {
+			t.Fatalf("%s: result %v\n%s", run.name, r, out)
+		}
+		var forked []string
+		for _, s := range streamShapes(t, out) {
+			if strings.Contains(s, "toolu_fork_read") || strings.Contains(s, "fork says milk") {
+				forked = append(forked, s)
+				if !strings.Contains(s, "parent=toolu_skill") {
+					t.Errorf("%s: a forked skill's line without the Skill call as parent: %s", run.name, s)
+				}
+			}
+		}
+		if len(forked) != 3 {
+			t.Fatalf("%s: %d lines of the forked skill, want its Read, the result and its answer:\n%s", run.name, len(forked), out)
+		}
+	}
+}

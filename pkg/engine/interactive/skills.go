@@ -48,24 +48,34 @@ func (a *Assembled) loadSkills(opts Options, sessionID func() string, spawner *a
 		}}
 	if spawner != nil {
 		// context: fork runs the skill in a subagent (a worker of its own) and returns its
-		// answer.
+		// answer; the subagent's messages carry the Skill call's id (parent_tool_use_id),
+		// as an Agent call's do.
 		cfg.Fork = func(ctx context.Context, s skills.Skill, text string) (string, error) {
-			id, err := spawner.Spawn(ctx, agenttool.SpawnRequest{Description: "skill " + s.Name, Prompt: text,
-				AgentType: firstNonEmpty(s.Agent, agenttool.DefaultAgentType), Model: s.Model})
-			if err != nil {
-				return "", err
-			}
-			res, err := spawner.Wait(ctx, id)
-			if err != nil {
-				return "", err
-			}
-			if !res.Succeeded() {
-				return "", fmt.Errorf("forked skill %s: %s", s.Name, firstNonEmpty(res.Error, res.Status))
-			}
-			return res.Output, nil
+			call, _ := llm.ToolCallFrom(ctx)
+			return runForkedSkill(ctx, spawner, s, text, call.ID)
 		}
 	}
 	return cat, skills.NewTool(cfg)
+}
+
+// runForkedSkill runs a context: fork skill's expanded text in an isolated subagent (the
+// skill's agent, else general-purpose) with the fork-worker prompt suffix, and returns
+// its answer. parentToolUseID is the call its messages are shown under.
+func runForkedSkill(ctx context.Context, spawner *agentSpawner, s skills.Skill, text, parentToolUseID string) (string, error) {
+	id, err := spawner.Spawn(ctx, agenttool.SpawnRequest{Description: "skill " + s.Name, Prompt: text,
+		AgentType: firstNonEmpty(s.Agent, agenttool.DefaultAgentType), Model: s.Model,
+		ToolCallID: parentToolUseID, ForkWorker: true})
+	if err != nil {
+		return "", err
+	}
+	res, err := spawner.Wait(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if !res.Succeeded() {
+		return "", fmt.Errorf("forked skill %s: %s", s.Name, firstNonEmpty(res.Error, res.Status))
+	}
+	return res.Output, nil
 }
 
 // skillCommands offers the user-invocable skills and custom commands as slash commands
