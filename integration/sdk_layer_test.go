@@ -1,11 +1,16 @@
 package integration
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 )
 
 // streamShape is what a stream-json line says about whose work it is: its type, its
@@ -167,5 +172,81 @@ func TestForkSkillRunsUnderItsCall(t *testing.T) {
 		if len(forked) != 3 {
 			t.Fatalf("%s: %d lines of the forked skill, want its Read, the result and its answer:\n%s", run.name, len(forked), out)
 		}
+	}
+}
+
+// TestEngineResultToolsAndThinkingEnd: over gRPC a prompt's end carries every tool call
+// of the prompt in ExecutionResult.tools (events.proto), and the model's thinking ends
+// with a ThinkingEvent is_thinking=false before the answer's next event (issue 28 §5).
+func TestEngineResultToolsAndThinkingEnd(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("remember the milk\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf(`
+turns:
+  - when: {lastUserContains: "notes"}
+    thinking: "I should read the notes."
+    toolCalls: [{id: r1, name: Read, input: {file_path: %q}}, {id: r2, name: Read, input: {file_path: %q}}]
+  - thinking: "They mention milk."
+    text: "Milk."
+`, notes, filepath.Join(dir, "missing.txt"))
+	if err := os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, c := engineClient(t, t.TempDir())
+	created, err := c.CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: dir, Provider: "script", Script: "script.yaml",
+		PermissionMode: robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := c.Submit(ctx, &robotav1.SubmitRequest{SessionId: created.GetSession().GetSessionId(), Prompt: "read the notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	var result *robotav1.ExecutionResult
+	for result == nil {
+		resp, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("submit: %v (events so far %v)", err, kinds)
+		}
+		for _, ev := range resp.GetEvents() {
+			switch {
+			case ev.GetThinking() != nil:
+				k := fmt.Sprint("thinking:", ev.GetThinking().GetIsThinking())
+				if len(kinds) == 0 || kinds[len(kinds)-1] != k {
+					kinds = append(kinds, k)
+				}
+			case ev.GetToolStart() != nil:
+				kinds = append(kinds, "tool_start")
+			case strings.TrimSpace(ev.GetTextDelta().GetText()) != "":
+				// (the blank line between two rounds' answers is not the model's text)
+				if kinds[len(kinds)-1] != "text" {
+					kinds = append(kinds, "text")
+				}
+			case ev.GetComplete() != nil:
+				kinds, result = append(kinds, "complete"), ev.GetComplete().GetResult()
+			case ev.GetError() != nil:
+				t.Fatalf("error event %v", ev.GetError())
+			}
+		}
+	}
+	want := "[thinking:true thinking:false tool_start tool_start thinking:true thinking:false text complete]"
+	if fmt.Sprint(kinds) != want {
+		t.Fatalf("events %v, want %s", kinds, want)
+	}
+	var tools []string
+	for _, tl := range result.GetTools() {
+		tools = append(tools, tl.GetToolCallId()+":"+tl.GetToolName()+":"+tl.GetOutcome().String())
+	}
+	if fmt.Sprint(tools) != "[r1:Read:TOOL_OUTCOME_SUCCESS r2:Read:TOOL_OUTCOME_ERROR]" {
+		t.Fatalf("ExecutionResult.tools %v, want both Reads in order", tools)
+	}
+	if r2 := result.GetTools()[1]; r2.GetError() == "" || r2.GetIsRunning() || r2.GetInputJson() == "" {
+		t.Fatalf("the failed Read's state %v, want its input and error", r2)
 	}
 }

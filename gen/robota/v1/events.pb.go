@@ -1577,7 +1577,8 @@ type ExecutionResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The final assistant text.
 	Response string `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
-	// Every tool call of the run, in order.
+	// Every tool call of the run, in the order the model made them, each in its final
+	// state (its tool_end's).
 	Tools []*ToolState `protobuf:"bytes,2,rep,name=tools,proto3" json:"tools,omitempty"`
 	// Usage summed over the run's provider calls.
 	Usage *Usage `protobuf:"bytes,3,opt,name=usage,proto3" json:"usage,omitempty"`

@@ -17,8 +17,12 @@ type EventType string
 const (
 	EventTextDelta     EventType = "text_delta"     // Text: a chunk of the answer
 	EventThinkingDelta EventType = "thinking_delta" // Text: a chunk of the model's thinking
-	EventToolStart     EventType = "tool_start"     // Tool: the call, IsRunning
-	EventToolEnd       EventType = "tool_end"       // Tool: the outcome
+	// EventThinkingEnd says the model stopped thinking: the first event of its answer
+	// after thinking deltas (text, a tool call, the committed message, the prompt's end)
+	// follows it (the spec's thinking(false)).
+	EventThinkingEnd EventType = "thinking_end"
+	EventToolStart   EventType = "tool_start" // Tool: the call, IsRunning
+	EventToolEnd     EventType = "tool_end"   // Tool: the outcome
 	// EventPermissionRequest asks the clients about a tool call (Permission); answer
 	// with RespondPermission.
 	EventPermissionRequest EventType = "permission_request"
@@ -91,6 +95,11 @@ type Result struct {
 	// Rounds and Usage add up over the prompt's Stop-hook continuations.
 	Rounds int       `json:"rounds"`
 	Usage  llm.Usage `json:"usage"`
+	// Tools are the prompt's tool calls as they ended, in order (the spec's
+	// toolSummaries; the tool-summary entry of History sums them up).
+	Tools []ToolState `json:"tools,omitempty"`
+	// history reads the prompt's history delta (History).
+	history func() ([]session.HistoryEntry, bool)
 	// Error is the failure's text (EventError); Reason says why a prompt was
 	// interrupted (EventInterrupted: "aborted", "removed from the queue").
 	Error  string `json:"error,omitempty"`
@@ -99,6 +108,19 @@ type Result struct {
 	// *llm.Error, session.ErrSave …), or of an EventInterrupted whose run was aborted
 	// (it matches session.ErrAborted), for errors.Is in process.
 	Err error `json:"-"`
+}
+
+// History returns what the prompt added to the timeline (the spec's result history,
+// as a delta): its messages and event entries (tool start/end, tool-summary,
+// usage-summary ...), in timeline order; a prompt that compacted has the new timeline
+// up to its end. ok is false when the timeline was rebuilt since the prompt ended (a
+// later compaction, /clear or rewind) or the result has no session (a queued prompt
+// removed before it ran).
+func (r *Result) History() (entries []session.HistoryEntry, ok bool) {
+	if r == nil || r.history == nil {
+		return nil, false
+	}
+	return r.history()
 }
 
 // ToolState is the spec's IToolState: one tool call as a client renders it.

@@ -158,6 +158,12 @@ func fillResult(out *robotav1.ExecutionResult, usage *robotav1.Usage, state *rob
 	if ctx != nil {
 		out.ContextState = fillContext(state, *ctx)
 	}
+	if len(r.Tools) > 0 {
+		out.Tools = make([]*robotav1.ToolState, len(r.Tools))
+		for i := range r.Tools {
+			out.Tools[i] = toolToProto(&r.Tools[i])
+		}
+	}
 	return out
 }
 
@@ -223,6 +229,8 @@ func eventToProto(sessionID string, e interactive.Event, ctxState func() context
 		out.Event = &robotav1.SessionEvent_TextDelta{TextDelta: &robotav1.TextDeltaEvent{Text: e.Text}}
 	case interactive.EventThinkingDelta:
 		out.Event = &robotav1.SessionEvent_Thinking{Thinking: &robotav1.ThinkingEvent{IsThinking: true, Text: e.Text}}
+	case interactive.EventThinkingEnd:
+		out.Event = &robotav1.SessionEvent_Thinking{Thinking: &robotav1.ThinkingEvent{IsThinking: false}}
 	case interactive.EventToolStart:
 		out.Event = &robotav1.SessionEvent_ToolStart{ToolStart: &robotav1.ToolStartEvent{Tool: toolToProto(e.Tool)}}
 	case interactive.EventToolEnd:
