@@ -3,6 +3,9 @@ package integration
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -248,5 +251,55 @@ turns:
 	}
 	if r2 := result.GetTools()[1]; r2.GetError() == "" || r2.GetIsRunning() || r2.GetInputJson() == "" {
 		t.Fatalf("the failed Read's state %v, want its input and error", r2)
+	}
+}
+
+// TestHTTPHookMethod: an http hook's `method` is the request's (PUT here), in process
+// and in the engine; a method without a body is a configuration error naming the
+// settings file (issue 28 §6).
+func TestHTTPHookMethod(t *testing.T) {
+	p, addr := engineProject(t)
+	methods := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(b), `"tool_name":"Bash"`) {
+			http.Error(w, "no hook input", http.StatusBadRequest)
+			return
+		}
+		methods <- r.Method
+		_, _ = io.WriteString(w, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"the policy server says no"}}`)
+	}))
+	defer srv.Close()
+	settings := filepath.Join(".claude", "settings.json")
+	p.writeFile(t, settings, `{"permissions": {"allow": ["Bash"]}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "`+srv.URL+`/check", "method": "PUT"}]}]}}`)
+	script := p.writeScript(t, "http_hook.yaml", `
+turns:
+  - toolCalls: [{id: toolu_ls, name: Bash, input: {command: "ls"}}]
+  - when: {lastToolResultContains: "the policy server says no"}
+    text: "Denied by policy."
+    repeat: true
+`)
+	args := []string{"-p", "list", "--provider", "script", "--script", script, "--output-format", "json"}
+	for _, run := range []struct {
+		name string
+		args []string
+	}{{"in-process", args}, {"--engine", append(append([]string{}, args...), "--engine", addr)}} {
+		r := resultObject(t, p.mustRun(t, run.args...).Stdout)
+		if r["result"] != "Denied by policy." {
+			t.Fatalf("%s: result %v", run.name, r)
+		}
+		select {
+		case m := <-methods:
+			if m != "PUT" {
+				t.Fatalf("%s: the hook sent %s, want PUT", run.name, m)
+			}
+		default:
+			t.Fatalf("%s: the hook was not called", run.name)
+		}
+	}
+	p.writeFile(t, settings, `{"hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": "`+srv.URL+`", "method": "GET"}]}]}}`)
+	res := p.run(t, args...)
+	if res.Code != 2 || !strings.Contains(res.Stderr, "settings.json") || !strings.Contains(res.Stderr, `"GET"`) {
+		t.Fatalf("method GET: exit %d, stderr:\n%s", res.Code, res.Stderr)
 	}
 }
