@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,11 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // streamShape is what a stream-json line says about whose work it is: its type, its
@@ -301,5 +305,68 @@ turns:
 	res := p.run(t, args...)
 	if res.Code != 2 || !strings.Contains(res.Stderr, "settings.json") || !strings.Contains(res.Stderr, `"GET"`) {
 		t.Fatalf("method GET: exit %d, stderr:\n%s", res.Code, res.Stderr)
+	}
+}
+
+// timelineKinds lists a timeline's entries as category:type.
+func timelineKinds(t *testing.T, entries []json.RawMessage) []string {
+	t.Helper()
+	var out []string
+	for _, raw := range entries {
+		var e struct{ Category, Type string }
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e.Category+":"+e.Type)
+	}
+	return out
+}
+
+// TestReplayRebuildsTheTimeline: the session log of robota -p runs (a tool call, then a
+// resumed prompt) replays into the same timeline as the stored session's: the tool
+// start/end, tool-summary and usage-summary entries where they stood (issue 28 §6).
+func TestReplayRebuildsTheTimeline(t *testing.T) {
+	p := newProject(t)
+	notes := p.writeFile(t, "notes.txt", "remember the milk\n")
+	script := p.writeScript(t, "replay.yaml", `
+turns:
+  - when: {lastUserContains: "read"}
+    toolCalls: [{id: toolu_read, name: Read, input: {file_path: "`+notes+`"}}]
+    usage: {inputTokens: 50, outputTokens: 5}
+  - when: {lastToolResultContains: "milk"}
+    text: "Milk."
+    usage: {inputTokens: 60, outputTokens: 2}
+  - when: {lastUserContains: "again"}
+    text: "Still milk."
+    usage: {inputTokens: 70, outputTokens: 3}
+`)
+	base := []string{"--provider", "script", "--script", script, "--output-format", "json"}
+	id, _ := resultObject(t, p.mustRun(t, append([]string{"-p", "read the notes"}, base...)...).Stdout)["session_id"].(string)
+	p.mustRun(t, append([]string{"-p", "again", "--resume", id}, base...)...)
+
+	c, err := sessionlog.ReadLogFile(p.logPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(p.logsDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replayed []json.RawMessage
+	for _, e := range rec.Timeline {
+		b, _ := json.Marshal(e)
+		replayed = append(replayed, b)
+	}
+	stored, err := store.NewFileStore(p.sessionsDir(), store.Options{}).Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := stored.Timeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, wantKinds := timelineKinds(t, replayed), timelineKinds(t, want)
+	if !slices.Equal(got, wantKinds) || !slices.Contains(got, "event:tool-end") || !slices.Contains(got, "event:usage-summary") {
+		t.Fatalf("replayed timeline\n%v\nthe stored session's\n%v", got, wantKinds)
 	}
 }

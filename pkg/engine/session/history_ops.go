@@ -55,8 +55,12 @@ func (s *Session) AddHistoryEntry(e HistoryEntry) error {
 			e.Timestamp = s.cfg.Now()
 		}
 		s.mu.Lock()
-		s.events = append(s.events, anchoredEvent{after: s.agent.Store().Len(), entry: e})
+		after := s.agent.Store().Len()
+		s.events = append(s.events, anchoredEvent{after: after, entry: e})
 		s.mu.Unlock()
+		if b, err := json.Marshal(e); err == nil {
+			s.log(sessionlog.EventTimelineEntry, sessionlog.TimelineEntryData{After: after, Entry: b})
+		}
 		return nil
 	}
 	return fmt.Errorf("%w: category %q", ErrInvalidEntry, e.Category)
