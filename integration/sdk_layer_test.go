@@ -16,6 +16,7 @@ import (
 	"time"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
@@ -368,5 +369,114 @@ turns:
 	got, wantKinds := timelineKinds(t, replayed), timelineKinds(t, want)
 	if !slices.Equal(got, wantKinds) || !slices.Contains(got, "event:tool-end") || !slices.Contains(got, "event:usage-summary") {
 		t.Fatalf("replayed timeline\n%v\nthe stored session's\n%v", got, wantKinds)
+	}
+}
+
+// storedTimeline loads session id's stored messages and timeline kinds.
+func storedTimeline(t *testing.T, p *project, id string) (store.Record, []string) {
+	t.Helper()
+	rec, err := store.NewFileStore(p.sessionsDir(), store.Options{}).Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := rec.Timeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, timelineKinds(t, tl)
+}
+
+// TestUserForkSkillRunsInItsSubagent: the user's /notes groceries of a context: fork
+// skill runs in an isolated subagent with the fork-worker suffix (not the session's
+// model: the main script has no turn for it), its lines carry the invocation's id as
+// parent_tool_use_id, its answer is the reply, and the session keeps the user's
+// "/notes groceries", not the expanded body, in process and under --engine (issue 28
+// §3, §4).
+func TestUserForkSkillRunsInItsSubagent(t *testing.T) {
+	p, addr, script := forkSkillProject(t)
+	args := []string{"-p", "/notes groceries", "--provider", "script", "--script", script,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose"}
+	for _, run := range []struct {
+		name string
+		args []string
+	}{{"in-process", args}, {"--engine", append(append([]string{}, args...), "--engine", addr)}} {
+		out := p.mustRun(t, run.args...).Stdout
+		r := lastResult(t, out)
+		if r["result"] != "fork says milk" {
+			t.Fatalf("%s: result %v\n%s", run.name, r, out)
+		}
+		parents := map[string]int{}
+		for _, l := range jsonLines(t, out) {
+			if pid, ok := l["parent_tool_use_id"].(string); ok {
+				parents[pid]++
+			}
+		}
+		if len(parents) != 1 {
+			t.Fatalf("%s: parent ids %v, want the invocation's one for the subagent's 3 lines\n%s", run.name, parents, out)
+		}
+		for pid, n := range parents {
+			if !strings.HasPrefix(pid, "skill_") || n != 3 {
+				t.Fatalf("%s: parent ids %v, want skill_… on the subagent's 3 lines", run.name, parents)
+			}
+		}
+		id, _ := r["session_id"].(string)
+		rec, kinds := storedTimeline(t, p, id)
+		var texts []string
+		for _, m := range rec.Messages {
+			if m.Role != "system" {
+				texts = append(texts, string(m.Role)+":"+m.Text())
+			}
+		}
+		if fmt.Sprint(texts) != "[user:/notes groceries assistant:fork says milk]" {
+			t.Fatalf("%s: stored conversation %q", run.name, texts)
+		}
+		if !slices.Contains(kinds, "event:skill-invocation") {
+			t.Fatalf("%s: timeline %v lacks the skill invocation", run.name, kinds)
+		}
+	}
+}
+
+// TestUserSkillShowsTheUsersInput: a user's /name args of an inline skill gives the model
+// the expanded body, while the stored user message carries "/name args" as its
+// displayInput (what clients show, after a resume too) and the timeline a
+// skill-invocation entry; UserPromptSubmit hooks see "/name args" (issue 28 §4).
+func TestUserSkillShowsTheUsersInput(t *testing.T) {
+	p, addr := engineProject(t)
+	seen := filepath.Join(p.Scripts, "ups.json")
+	p.writeFile(t, filepath.Join(".claude", "skills", "greet", "SKILL.md"), "---\nname: greet\ndescription: Greet someone\n---\nSay a warm hello to $ARGUMENTS.\n")
+	p.writeFile(t, filepath.Join(".claude", "settings.json"), `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat >> `+seen+`"}]}]}}`)
+	script := p.writeScript(t, "greet.yaml", `
+turns:
+  - when: {lastUserContains: "Say a warm hello to Ada"}
+    text: "Hello, Ada!"
+    repeat: true
+`)
+	args := []string{"-p", "/greet Ada", "--provider", "script", "--script", script, "--output-format", "json"}
+	for _, run := range []struct {
+		name string
+		args []string
+	}{{"in-process", args}, {"--engine", append(append([]string{}, args...), "--engine", addr)}} {
+		r := resultObject(t, p.mustRun(t, run.args...).Stdout)
+		if r["result"] != "Hello, Ada!" {
+			t.Fatalf("%s: result %v", run.name, r)
+		}
+		id, _ := r["session_id"].(string)
+		rec, kinds := storedTimeline(t, p, id)
+		var user *llm.Message
+		for i := range rec.Messages {
+			if rec.Messages[i].Role == llm.RoleUser {
+				user = &rec.Messages[i]
+			}
+		}
+		if user == nil || user.Metadata["displayInput"] != "/greet Ada" || !strings.Contains(user.Text(), "warm hello") {
+			t.Fatalf("%s: stored user message %+v, want the body with displayInput /greet Ada", run.name, user)
+		}
+		if !slices.Contains(kinds, "event:skill-invocation") {
+			t.Fatalf("%s: timeline %v lacks the skill invocation", run.name, kinds)
+		}
+	}
+	b, _ := os.ReadFile(seen)
+	if strings.Count(string(b), `"prompt":"/greet Ada"`) != 2 {
+		t.Fatalf("UserPromptSubmit inputs:\n%s\nwant the prompt /greet Ada twice", b)
 	}
 }

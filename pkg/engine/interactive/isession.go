@@ -509,12 +509,21 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 	s.toolsMu.Unlock()
 	mark := s.sess.Mark()
 	s.beginCheckpoint(p)
-	if rules := s.grants.take(p.text); len(rules) > 0 {
-		s.sess.AllowForPrompt(rules) // the user's /skill: its allowed-tools, for this prompt
+	var answer string
+	var err error
+	forked := false
+	if inv, ok := s.grants.take(p.text); ok {
+		answer, forked, err = s.runSkill(ctx, p, inv)
+	} else {
+		answer, err = s.sess.Run(ctx, p.text)
 	}
-	answer, err := s.sess.Run(ctx, p.text)
 	s.endCheckpoint()
 	last := s.sess.LastResult()
+	if forked {
+		// The session's model did not run (the skill's subagent answered; its usage is
+		// the subagent's task's): the last Run's result is another prompt's.
+		last = agent.Result{StopReason: agent.StopCompleted}
+	}
 	s.usageMu.Lock()
 	s.usage, s.prompts = s.usage.Add(last.Usage), s.prompts+1
 	s.usageMu.Unlock()
