@@ -480,3 +480,73 @@ turns:
 		t.Fatalf("UserPromptSubmit inputs:\n%s\nwant the prompt /greet Ada twice", b)
 	}
 }
+
+// TestTaskHistorySurvives: a subagent task's lifecycle reaches the session's record (a
+// background-task timeline entry per change, its output summary once done) and its log
+// (background_task_event lines, collected by replay), and both survive a resume
+// (issue 28 §7).
+func TestTaskHistorySurvives(t *testing.T) {
+	p := newProject(t)
+	p.writeFile(t, "notes.txt", "remember the milk\n")
+	script := p.writeScript(t, "task_history.yaml", `
+turns:
+  - when: {lastUserContains: "delegate"}
+    toolCalls: [{id: toolu_agent, name: Agent, input: {description: "read notes", prompt: "read the notes", subagent_type: general-purpose}}]
+  - when: {lastToolResultContains: "the notes say milk"}
+    text: "The helper says milk."
+  - when: {lastUserContains: "again"}
+    text: "Still milk."
+agents:
+  general-purpose:
+    - text: "the notes say milk"
+`)
+	base := []string{"--provider", "script", "--script", script, "--permission-mode", "bypassPermissions", "--output-format", "json"}
+	id, _ := resultObject(t, p.mustRun(t, append([]string{"-p", "delegate"}, base...)...).Stdout)["session_id"].(string)
+	p.mustRun(t, append([]string{"-p", "again", "--resume", id}, base...)...)
+
+	rec, _ := storedTimeline(t, p, id)
+	tl, err := rec.Timeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	summary := ""
+	for _, raw := range tl {
+		var e struct {
+			Type string
+			Data struct{ Status, OutputSummary string }
+		}
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Type == "background-task" {
+			statuses = append(statuses, e.Data.Status)
+			summary = e.Data.OutputSummary
+		}
+	}
+	if len(statuses) < 2 || statuses[len(statuses)-1] != "completed" || !strings.Contains(summary, "the notes say milk") {
+		t.Fatalf("the record's task history %v (last output %q), want its lifecycle up to completed with its output", statuses, summary)
+	}
+	c, err := sessionlog.ReadLogFile(p.logPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(p.logsDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	completed := false
+	for _, ev := range replayed.BackgroundTaskEvents {
+		completed = completed || strings.Contains(string(ev), `"status":"completed"`)
+	}
+	if !completed {
+		t.Fatalf("replay's task events %d, none completed", len(replayed.BackgroundTaskEvents))
+	}
+	var kinds []string
+	for _, e := range replayed.Timeline {
+		kinds = append(kinds, e.Type)
+	}
+	if !slices.Contains(kinds, "background-task") {
+		t.Fatalf("replayed timeline %v lacks the task", kinds)
+	}
+}

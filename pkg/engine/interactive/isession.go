@@ -132,7 +132,7 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID, grants: s.grants})
 	}
 	if a.tasks != nil {
-		a.tasks.pump(s.hub.publish, s.promptID)
+		a.tasks.pump(s.hub.publish, s.promptID, s.recordTask)
 		a.subagents.observe(s.hub.publish, s.promptID)
 	}
 	if name := strings.TrimSpace(opts.Name); name != "" {
