@@ -263,6 +263,10 @@ func (r *engineRun) handle(ctx context.Context, e client.Event) error {
 		r.out.CompactBoundary(e.Compaction.Trigger, e.Compaction.Before.UsedTokens)
 		// The summary is not echoed (in-process neither); render from after it.
 		return r.skipToEnd(ctx)
+	case client.EventSubagentMessage:
+		// The Agent call that started the subagent is rendered (its tool_start synced
+		// the history) before any of its subagent's lines, as in-process.
+		r.out.SubagentMessage(*e.Message, e.ParentToolUseID)
 	case client.EventComplete, client.EventError, client.EventInterrupted:
 		return r.syncHistory(ctx)
 	}

@@ -94,13 +94,15 @@ func (p eventPrinter) print(ev interactive.Event) {
 			}
 			p.partial.delta(kind, ev.Text)
 			return
-		case ev.Type == interactive.EventMessage && ev.ParentToolUseID == "" && ev.Message.Role == llm.RoleAssistant:
+		case ev.Type == interactive.EventMessage && ev.Message.Role == llm.RoleAssistant:
 			p.partial.message(*ev.Message) // writes the assistant lines among the stream events
 			return
 		}
 	}
 	switch ev.Type {
 	case interactive.EventMessage:
+		p.out.Message(*ev.Message)
+	case interactive.EventSubagentMessage:
 		p.out.SubagentMessage(*ev.Message, ev.ParentToolUseID)
 	case interactive.EventCompaction:
 		p.out.CompactBoundary(ev.Compaction.Trigger, ev.Compaction.Before.UsedTokens)

@@ -180,6 +180,9 @@ func eventFromProto(e *robotav1.SessionEvent) (Event, error) {
 		if st := ev.BackgroundTaskEvent.GetStateChanged(); st != nil {
 			out.Task = taskFromProto(st)
 		}
+	case *robotav1.SessionEvent_SubagentMessage:
+		m := messageFromProto(ev.SubagentMessage.GetMessage())
+		out.Type, out.Message, out.ParentToolUseID = EventSubagentMessage, &m, ev.SubagentMessage.GetParentToolUseId()
 	default:
 		return Event{}, fmt.Errorf("%w: event %d of session %s has no known kind", ErrProtocol, out.Seq, out.SessionID)
 	}

@@ -67,6 +67,9 @@ const (
 	// EventBackgroundTask is a subagent's or a background command's news; Task is set
 	// when its state changed.
 	EventBackgroundTask EventType = "background_task"
+	// EventSubagentMessage is a message of a subagent the session's Agent or forked
+	// Skill call started (Message, ParentToolUseID).
+	EventSubagentMessage EventType = "subagent_message"
 )
 
 // Event is one event of a session. Which pointer field is set depends on Type.
@@ -95,6 +98,10 @@ type Event struct {
 	Result *Result
 	// Error of error.
 	Error *ErrorInfo
+	// Message and ParentToolUseID of subagent_message: the message and the tool call
+	// whose subagent wrote it.
+	Message         *llm.Message
+	ParentToolUseID string
 }
 
 // IsEnd reports whether e ends its prompt.

@@ -51,7 +51,7 @@ func (p *InProcess) Info() Info {
 	if a := p.s.Assembled(); a != nil && a.ResumedFrom != "" {
 		for _, msg := range sess.Messages() {
 			if t := strings.TrimSpace(msg.Text()); t != "" && (msg.Role == llm.RoleUser || msg.Role == llm.RoleAssistant) {
-				info.Previous = append(info.Previous, Turn{User: msg.Role == llm.RoleUser, Text: t})
+				info.Previous = append(info.Previous, Turn{User: msg.Role == llm.RoleUser, Text: shownText(msg, t)})
 			}
 		}
 		if n := len(info.Previous); n > previousKeep {
@@ -185,4 +185,14 @@ func toolOf(t *interactive.ToolState) *Tool {
 		out.Diff = append(out.Diff, DiffLine{Kind: d.Kind, Line: d.Line, Text: d.Text})
 	}
 	return out
+}
+
+// shownText is what the transcript shows of a resumed message whose text is t: a user
+// message's displayInput when it has one (a skill the user ran shows their "/name args",
+// not the body the model got).
+func shownText(m llm.Message, t string) string {
+	if d, ok := m.Metadata["displayInput"].(string); ok && m.Role == llm.RoleUser && strings.TrimSpace(d) != "" {
+		return d
+	}
+	return t
 }

@@ -139,7 +139,7 @@ func (r *Remote) previous(ctx context.Context) []Turn {
 				continue
 			}
 			if t := strings.TrimSpace(m.Text()); t != "" && (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) {
-				turns = append(turns, Turn{User: m.Role == llm.RoleUser, Text: t})
+				turns = append(turns, Turn{User: m.Role == llm.RoleUser, Text: shownText(*m, t)})
 			}
 		}
 		if page.Next <= offset || page.Next >= page.Total {

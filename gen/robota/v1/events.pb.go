@@ -414,6 +414,7 @@ type SessionEvent struct {
 	//	*SessionEvent_Interrupted
 	//	*SessionEvent_BackgroundTaskEvent
 	//	*SessionEvent_PermissionResolved
+	//	*SessionEvent_SubagentMessage
 	Event         isSessionEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -592,6 +593,15 @@ func (x *SessionEvent) GetPermissionResolved() *PermissionResolvedEvent {
 	return nil
 }
 
+func (x *SessionEvent) GetSubagentMessage() *SubagentMessageEvent {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_SubagentMessage); ok {
+			return x.SubagentMessage
+		}
+	}
+	return nil
+}
+
 type isSessionEvent_Event interface {
 	isSessionEvent_Event()
 }
@@ -657,6 +667,12 @@ type SessionEvent_PermissionResolved struct {
 	PermissionResolved *PermissionResolvedEvent `protobuf:"bytes,21,opt,name=permission_resolved,json=permissionResolved,proto3,oneof"`
 }
 
+type SessionEvent_SubagentMessage struct {
+	// A subagent's message, as its conversation commits it (stream-json prints it
+	// with parent_tool_use_id). The session's own messages are read with GetHistory.
+	SubagentMessage *SubagentMessageEvent `protobuf:"bytes,22,opt,name=subagent_message,json=subagentMessage,proto3,oneof"`
+}
+
 func (*SessionEvent_TextDelta) isSessionEvent_Event() {}
 
 func (*SessionEvent_Thinking) isSessionEvent_Event() {}
@@ -681,6 +697,66 @@ func (*SessionEvent_BackgroundTaskEvent) isSessionEvent_Event() {}
 
 func (*SessionEvent_PermissionResolved) isSessionEvent_Event() {}
 
+func (*SessionEvent_SubagentMessage) isSessionEvent_Event() {}
+
+// SubagentMessageEvent is one message of a subagent started by the session's Agent (or
+// forked Skill) call: its answers and its tool results, in the order it commits them.
+// An agent hook's subagent sends none (its work is the hook's, not the model's).
+type SubagentMessageEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The Agent or Skill call whose subagent wrote the message (stream-json's
+	// parent_tool_use_id).
+	ParentToolUseId string `protobuf:"bytes,1,opt,name=parent_tool_use_id,json=parentToolUseId,proto3" json:"parent_tool_use_id,omitempty"`
+	// The message.
+	Message       *Message `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubagentMessageEvent) Reset() {
+	*x = SubagentMessageEvent{}
+	mi := &file_robota_v1_events_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubagentMessageEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubagentMessageEvent) ProtoMessage() {}
+
+func (x *SubagentMessageEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_events_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubagentMessageEvent.ProtoReflect.Descriptor instead.
+func (*SubagentMessageEvent) Descriptor() ([]byte, []int) {
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SubagentMessageEvent) GetParentToolUseId() string {
+	if x != nil {
+		return x.ParentToolUseId
+	}
+	return ""
+}
+
+func (x *SubagentMessageEvent) GetMessage() *Message {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
 // TextDeltaEvent carries streamed assistant text.
 type TextDeltaEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -692,7 +768,7 @@ type TextDeltaEvent struct {
 
 func (x *TextDeltaEvent) Reset() {
 	*x = TextDeltaEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[1]
+	mi := &file_robota_v1_events_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -704,7 +780,7 @@ func (x *TextDeltaEvent) String() string {
 func (*TextDeltaEvent) ProtoMessage() {}
 
 func (x *TextDeltaEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[1]
+	mi := &file_robota_v1_events_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -717,7 +793,7 @@ func (x *TextDeltaEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextDeltaEvent.ProtoReflect.Descriptor instead.
 func (*TextDeltaEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{1}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *TextDeltaEvent) GetText() string {
@@ -740,7 +816,7 @@ type ThinkingEvent struct {
 
 func (x *ThinkingEvent) Reset() {
 	*x = ThinkingEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[2]
+	mi := &file_robota_v1_events_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -752,7 +828,7 @@ func (x *ThinkingEvent) String() string {
 func (*ThinkingEvent) ProtoMessage() {}
 
 func (x *ThinkingEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[2]
+	mi := &file_robota_v1_events_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -765,7 +841,7 @@ func (x *ThinkingEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ThinkingEvent.ProtoReflect.Descriptor instead.
 func (*ThinkingEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{2}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ThinkingEvent) GetIsThinking() bool {
@@ -793,7 +869,7 @@ type ToolStartEvent struct {
 
 func (x *ToolStartEvent) Reset() {
 	*x = ToolStartEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[3]
+	mi := &file_robota_v1_events_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -805,7 +881,7 @@ func (x *ToolStartEvent) String() string {
 func (*ToolStartEvent) ProtoMessage() {}
 
 func (x *ToolStartEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[3]
+	mi := &file_robota_v1_events_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -818,7 +894,7 @@ func (x *ToolStartEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolStartEvent.ProtoReflect.Descriptor instead.
 func (*ToolStartEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{3}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ToolStartEvent) GetTool() *ToolState {
@@ -839,7 +915,7 @@ type ToolEndEvent struct {
 
 func (x *ToolEndEvent) Reset() {
 	*x = ToolEndEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[4]
+	mi := &file_robota_v1_events_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +927,7 @@ func (x *ToolEndEvent) String() string {
 func (*ToolEndEvent) ProtoMessage() {}
 
 func (x *ToolEndEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[4]
+	mi := &file_robota_v1_events_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +940,7 @@ func (x *ToolEndEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolEndEvent.ProtoReflect.Descriptor instead.
 func (*ToolEndEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{4}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ToolEndEvent) GetTool() *ToolState {
@@ -909,7 +985,7 @@ type ToolState struct {
 
 func (x *ToolState) Reset() {
 	*x = ToolState{}
-	mi := &file_robota_v1_events_proto_msgTypes[5]
+	mi := &file_robota_v1_events_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -921,7 +997,7 @@ func (x *ToolState) String() string {
 func (*ToolState) ProtoMessage() {}
 
 func (x *ToolState) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[5]
+	mi := &file_robota_v1_events_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -934,7 +1010,7 @@ func (x *ToolState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolState.ProtoReflect.Descriptor instead.
 func (*ToolState) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{5}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ToolState) GetToolCallId() string {
@@ -1055,7 +1131,7 @@ type PermissionRequestEvent struct {
 
 func (x *PermissionRequestEvent) Reset() {
 	*x = PermissionRequestEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[6]
+	mi := &file_robota_v1_events_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1067,7 +1143,7 @@ func (x *PermissionRequestEvent) String() string {
 func (*PermissionRequestEvent) ProtoMessage() {}
 
 func (x *PermissionRequestEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[6]
+	mi := &file_robota_v1_events_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1080,7 +1156,7 @@ func (x *PermissionRequestEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PermissionRequestEvent.ProtoReflect.Descriptor instead.
 func (*PermissionRequestEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{6}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PermissionRequestEvent) GetRequestId() string {
@@ -1154,7 +1230,7 @@ type PermissionResolvedEvent struct {
 
 func (x *PermissionResolvedEvent) Reset() {
 	*x = PermissionResolvedEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[7]
+	mi := &file_robota_v1_events_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1242,7 @@ func (x *PermissionResolvedEvent) String() string {
 func (*PermissionResolvedEvent) ProtoMessage() {}
 
 func (x *PermissionResolvedEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[7]
+	mi := &file_robota_v1_events_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1255,7 @@ func (x *PermissionResolvedEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PermissionResolvedEvent.ProtoReflect.Descriptor instead.
 func (*PermissionResolvedEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{7}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PermissionResolvedEvent) GetRequestId() string {
@@ -1214,7 +1290,7 @@ type ContextUpdateEvent struct {
 
 func (x *ContextUpdateEvent) Reset() {
 	*x = ContextUpdateEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[8]
+	mi := &file_robota_v1_events_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1226,7 +1302,7 @@ func (x *ContextUpdateEvent) String() string {
 func (*ContextUpdateEvent) ProtoMessage() {}
 
 func (x *ContextUpdateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[8]
+	mi := &file_robota_v1_events_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1239,7 +1315,7 @@ func (x *ContextUpdateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextUpdateEvent.ProtoReflect.Descriptor instead.
 func (*ContextUpdateEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{8}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ContextUpdateEvent) GetState() *ContextState {
@@ -1266,7 +1342,7 @@ type CompactEvent struct {
 
 func (x *CompactEvent) Reset() {
 	*x = CompactEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[9]
+	mi := &file_robota_v1_events_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1278,7 +1354,7 @@ func (x *CompactEvent) String() string {
 func (*CompactEvent) ProtoMessage() {}
 
 func (x *CompactEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[9]
+	mi := &file_robota_v1_events_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1291,7 +1367,7 @@ func (x *CompactEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactEvent.ProtoReflect.Descriptor instead.
 func (*CompactEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{9}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CompactEvent) GetTrigger() CompactTrigger {
@@ -1333,7 +1409,7 @@ type CompleteEvent struct {
 
 func (x *CompleteEvent) Reset() {
 	*x = CompleteEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[10]
+	mi := &file_robota_v1_events_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +1421,7 @@ func (x *CompleteEvent) String() string {
 func (*CompleteEvent) ProtoMessage() {}
 
 func (x *CompleteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[10]
+	mi := &file_robota_v1_events_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +1434,7 @@ func (x *CompleteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteEvent.ProtoReflect.Descriptor instead.
 func (*CompleteEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{10}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CompleteEvent) GetResult() *ExecutionResult {
@@ -1387,7 +1463,7 @@ type ErrorEvent struct {
 
 func (x *ErrorEvent) Reset() {
 	*x = ErrorEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[11]
+	mi := &file_robota_v1_events_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1399,7 +1475,7 @@ func (x *ErrorEvent) String() string {
 func (*ErrorEvent) ProtoMessage() {}
 
 func (x *ErrorEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[11]
+	mi := &file_robota_v1_events_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1412,7 +1488,7 @@ func (x *ErrorEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorEvent.ProtoReflect.Descriptor instead.
 func (*ErrorEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{11}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ErrorEvent) GetCode() string {
@@ -1461,7 +1537,7 @@ type InterruptedEvent struct {
 
 func (x *InterruptedEvent) Reset() {
 	*x = InterruptedEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[12]
+	mi := &file_robota_v1_events_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1473,7 +1549,7 @@ func (x *InterruptedEvent) String() string {
 func (*InterruptedEvent) ProtoMessage() {}
 
 func (x *InterruptedEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[12]
+	mi := &file_robota_v1_events_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1486,7 +1562,7 @@ func (x *InterruptedEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterruptedEvent.ProtoReflect.Descriptor instead.
 func (*InterruptedEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{12}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *InterruptedEvent) GetResult() *ExecutionResult {
@@ -1501,7 +1577,8 @@ type ExecutionResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The final assistant text.
 	Response string `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
-	// Every tool call of the run, in order.
+	// Every tool call of the run, in the order the model made them, each in its final
+	// state (its tool_end's).
 	Tools []*ToolState `protobuf:"bytes,2,rep,name=tools,proto3" json:"tools,omitempty"`
 	// Usage summed over the run's provider calls.
 	Usage *Usage `protobuf:"bytes,3,opt,name=usage,proto3" json:"usage,omitempty"`
@@ -1526,7 +1603,7 @@ type ExecutionResult struct {
 
 func (x *ExecutionResult) Reset() {
 	*x = ExecutionResult{}
-	mi := &file_robota_v1_events_proto_msgTypes[13]
+	mi := &file_robota_v1_events_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1538,7 +1615,7 @@ func (x *ExecutionResult) String() string {
 func (*ExecutionResult) ProtoMessage() {}
 
 func (x *ExecutionResult) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[13]
+	mi := &file_robota_v1_events_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1551,7 +1628,7 @@ func (x *ExecutionResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionResult.ProtoReflect.Descriptor instead.
 func (*ExecutionResult) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{13}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ExecutionResult) GetResponse() string {
@@ -1665,7 +1742,7 @@ type BackgroundTaskState struct {
 
 func (x *BackgroundTaskState) Reset() {
 	*x = BackgroundTaskState{}
-	mi := &file_robota_v1_events_proto_msgTypes[14]
+	mi := &file_robota_v1_events_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1677,7 +1754,7 @@ func (x *BackgroundTaskState) String() string {
 func (*BackgroundTaskState) ProtoMessage() {}
 
 func (x *BackgroundTaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[14]
+	mi := &file_robota_v1_events_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1690,7 +1767,7 @@ func (x *BackgroundTaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackgroundTaskState.ProtoReflect.Descriptor instead.
 func (*BackgroundTaskState) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{14}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *BackgroundTaskState) GetTaskId() string {
@@ -1819,7 +1896,7 @@ type BackgroundTaskEvent struct {
 
 func (x *BackgroundTaskEvent) Reset() {
 	*x = BackgroundTaskEvent{}
-	mi := &file_robota_v1_events_proto_msgTypes[15]
+	mi := &file_robota_v1_events_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1831,7 +1908,7 @@ func (x *BackgroundTaskEvent) String() string {
 func (*BackgroundTaskEvent) ProtoMessage() {}
 
 func (x *BackgroundTaskEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_events_proto_msgTypes[15]
+	mi := &file_robota_v1_events_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1844,7 +1921,7 @@ func (x *BackgroundTaskEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackgroundTaskEvent.ProtoReflect.Descriptor instead.
 func (*BackgroundTaskEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_events_proto_rawDescGZIP(), []int{15}
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *BackgroundTaskEvent) GetTaskId() string {
@@ -1949,7 +2026,7 @@ var File_robota_v1_events_proto protoreflect.FileDescriptor
 
 const file_robota_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x16robota/v1/events.proto\x12\trobota.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15robota/v1/types.proto\"\xb5\a\n" +
+	"\x16robota/v1/events.proto\x12\trobota.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15robota/v1/types.proto\"\x83\b\n" +
 	"\fSessionEvent\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1a\n" +
@@ -1970,8 +2047,12 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\x05error\x18\x12 \x01(\v2\x15.robota.v1.ErrorEventH\x00R\x05error\x12?\n" +
 	"\vinterrupted\x18\x13 \x01(\v2\x1b.robota.v1.InterruptedEventH\x00R\vinterrupted\x12T\n" +
 	"\x15background_task_event\x18\x14 \x01(\v2\x1e.robota.v1.BackgroundTaskEventH\x00R\x13backgroundTaskEvent\x12U\n" +
-	"\x13permission_resolved\x18\x15 \x01(\v2\".robota.v1.PermissionResolvedEventH\x00R\x12permissionResolvedB\a\n" +
-	"\x05event\"$\n" +
+	"\x13permission_resolved\x18\x15 \x01(\v2\".robota.v1.PermissionResolvedEventH\x00R\x12permissionResolved\x12L\n" +
+	"\x10subagent_message\x18\x16 \x01(\v2\x1f.robota.v1.SubagentMessageEventH\x00R\x0fsubagentMessageB\a\n" +
+	"\x05event\"q\n" +
+	"\x14SubagentMessageEvent\x12+\n" +
+	"\x12parent_tool_use_id\x18\x01 \x01(\tR\x0fparentToolUseId\x12,\n" +
+	"\amessage\x18\x02 \x01(\v2\x12.robota.v1.MessageR\amessage\"$\n" +
 	"\x0eTextDeltaEvent\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\"D\n" +
 	"\rThinkingEvent\x12\x1f\n" +
@@ -2127,7 +2208,7 @@ func file_robota_v1_events_proto_rawDescGZIP() []byte {
 }
 
 var file_robota_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_robota_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_robota_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_robota_v1_events_proto_goTypes = []any{
 	(ToolOutcome)(0),                // 0: robota.v1.ToolOutcome
 	(PermissionAnswer)(0),           // 1: robota.v1.PermissionAnswer
@@ -2136,74 +2217,78 @@ var file_robota_v1_events_proto_goTypes = []any{
 	(BackgroundTaskKind)(0),         // 4: robota.v1.BackgroundTaskKind
 	(BackgroundTaskStatus)(0),       // 5: robota.v1.BackgroundTaskStatus
 	(*SessionEvent)(nil),            // 6: robota.v1.SessionEvent
-	(*TextDeltaEvent)(nil),          // 7: robota.v1.TextDeltaEvent
-	(*ThinkingEvent)(nil),           // 8: robota.v1.ThinkingEvent
-	(*ToolStartEvent)(nil),          // 9: robota.v1.ToolStartEvent
-	(*ToolEndEvent)(nil),            // 10: robota.v1.ToolEndEvent
-	(*ToolState)(nil),               // 11: robota.v1.ToolState
-	(*PermissionRequestEvent)(nil),  // 12: robota.v1.PermissionRequestEvent
-	(*PermissionResolvedEvent)(nil), // 13: robota.v1.PermissionResolvedEvent
-	(*ContextUpdateEvent)(nil),      // 14: robota.v1.ContextUpdateEvent
-	(*CompactEvent)(nil),            // 15: robota.v1.CompactEvent
-	(*CompleteEvent)(nil),           // 16: robota.v1.CompleteEvent
-	(*ErrorEvent)(nil),              // 17: robota.v1.ErrorEvent
-	(*InterruptedEvent)(nil),        // 18: robota.v1.InterruptedEvent
-	(*ExecutionResult)(nil),         // 19: robota.v1.ExecutionResult
-	(*BackgroundTaskState)(nil),     // 20: robota.v1.BackgroundTaskState
-	(*BackgroundTaskEvent)(nil),     // 21: robota.v1.BackgroundTaskEvent
-	(*timestamppb.Timestamp)(nil),   // 22: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),     // 23: google.protobuf.Duration
-	(*structpb.Struct)(nil),         // 24: google.protobuf.Struct
-	(*ContextState)(nil),            // 25: robota.v1.ContextState
-	(*Usage)(nil),                   // 26: robota.v1.Usage
+	(*SubagentMessageEvent)(nil),    // 7: robota.v1.SubagentMessageEvent
+	(*TextDeltaEvent)(nil),          // 8: robota.v1.TextDeltaEvent
+	(*ThinkingEvent)(nil),           // 9: robota.v1.ThinkingEvent
+	(*ToolStartEvent)(nil),          // 10: robota.v1.ToolStartEvent
+	(*ToolEndEvent)(nil),            // 11: robota.v1.ToolEndEvent
+	(*ToolState)(nil),               // 12: robota.v1.ToolState
+	(*PermissionRequestEvent)(nil),  // 13: robota.v1.PermissionRequestEvent
+	(*PermissionResolvedEvent)(nil), // 14: robota.v1.PermissionResolvedEvent
+	(*ContextUpdateEvent)(nil),      // 15: robota.v1.ContextUpdateEvent
+	(*CompactEvent)(nil),            // 16: robota.v1.CompactEvent
+	(*CompleteEvent)(nil),           // 17: robota.v1.CompleteEvent
+	(*ErrorEvent)(nil),              // 18: robota.v1.ErrorEvent
+	(*InterruptedEvent)(nil),        // 19: robota.v1.InterruptedEvent
+	(*ExecutionResult)(nil),         // 20: robota.v1.ExecutionResult
+	(*BackgroundTaskState)(nil),     // 21: robota.v1.BackgroundTaskState
+	(*BackgroundTaskEvent)(nil),     // 22: robota.v1.BackgroundTaskEvent
+	(*timestamppb.Timestamp)(nil),   // 23: google.protobuf.Timestamp
+	(*Message)(nil),                 // 24: robota.v1.Message
+	(*durationpb.Duration)(nil),     // 25: google.protobuf.Duration
+	(*structpb.Struct)(nil),         // 26: google.protobuf.Struct
+	(*ContextState)(nil),            // 27: robota.v1.ContextState
+	(*Usage)(nil),                   // 28: robota.v1.Usage
 }
 var file_robota_v1_events_proto_depIdxs = []int32{
-	22, // 0: robota.v1.SessionEvent.timestamp:type_name -> google.protobuf.Timestamp
-	7,  // 1: robota.v1.SessionEvent.text_delta:type_name -> robota.v1.TextDeltaEvent
-	8,  // 2: robota.v1.SessionEvent.thinking:type_name -> robota.v1.ThinkingEvent
-	9,  // 3: robota.v1.SessionEvent.tool_start:type_name -> robota.v1.ToolStartEvent
-	10, // 4: robota.v1.SessionEvent.tool_end:type_name -> robota.v1.ToolEndEvent
-	12, // 5: robota.v1.SessionEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
-	14, // 6: robota.v1.SessionEvent.context_update:type_name -> robota.v1.ContextUpdateEvent
-	15, // 7: robota.v1.SessionEvent.compact:type_name -> robota.v1.CompactEvent
-	16, // 8: robota.v1.SessionEvent.complete:type_name -> robota.v1.CompleteEvent
-	17, // 9: robota.v1.SessionEvent.error:type_name -> robota.v1.ErrorEvent
-	18, // 10: robota.v1.SessionEvent.interrupted:type_name -> robota.v1.InterruptedEvent
-	21, // 11: robota.v1.SessionEvent.background_task_event:type_name -> robota.v1.BackgroundTaskEvent
-	13, // 12: robota.v1.SessionEvent.permission_resolved:type_name -> robota.v1.PermissionResolvedEvent
-	11, // 13: robota.v1.ToolStartEvent.tool:type_name -> robota.v1.ToolState
-	11, // 14: robota.v1.ToolEndEvent.tool:type_name -> robota.v1.ToolState
-	0,  // 15: robota.v1.ToolState.outcome:type_name -> robota.v1.ToolOutcome
-	23, // 16: robota.v1.ToolState.duration:type_name -> google.protobuf.Duration
-	24, // 17: robota.v1.ToolState.metadata:type_name -> google.protobuf.Struct
-	22, // 18: robota.v1.PermissionRequestEvent.deadline:type_name -> google.protobuf.Timestamp
-	2,  // 19: robota.v1.PermissionResolvedEvent.outcome:type_name -> robota.v1.PermissionOutcome
-	1,  // 20: robota.v1.PermissionResolvedEvent.answer:type_name -> robota.v1.PermissionAnswer
-	25, // 21: robota.v1.ContextUpdateEvent.state:type_name -> robota.v1.ContextState
-	3,  // 22: robota.v1.CompactEvent.trigger:type_name -> robota.v1.CompactTrigger
-	25, // 23: robota.v1.CompactEvent.before:type_name -> robota.v1.ContextState
-	25, // 24: robota.v1.CompactEvent.after:type_name -> robota.v1.ContextState
-	19, // 25: robota.v1.CompleteEvent.result:type_name -> robota.v1.ExecutionResult
-	19, // 26: robota.v1.ErrorEvent.result:type_name -> robota.v1.ExecutionResult
-	19, // 27: robota.v1.InterruptedEvent.result:type_name -> robota.v1.ExecutionResult
-	11, // 28: robota.v1.ExecutionResult.tools:type_name -> robota.v1.ToolState
-	26, // 29: robota.v1.ExecutionResult.usage:type_name -> robota.v1.Usage
-	25, // 30: robota.v1.ExecutionResult.context_state:type_name -> robota.v1.ContextState
-	23, // 31: robota.v1.ExecutionResult.duration:type_name -> google.protobuf.Duration
-	4,  // 32: robota.v1.BackgroundTaskState.kind:type_name -> robota.v1.BackgroundTaskKind
-	5,  // 33: robota.v1.BackgroundTaskState.status:type_name -> robota.v1.BackgroundTaskStatus
-	22, // 34: robota.v1.BackgroundTaskState.created_at:type_name -> google.protobuf.Timestamp
-	22, // 35: robota.v1.BackgroundTaskState.started_at:type_name -> google.protobuf.Timestamp
-	22, // 36: robota.v1.BackgroundTaskState.ended_at:type_name -> google.protobuf.Timestamp
-	20, // 37: robota.v1.BackgroundTaskEvent.state_changed:type_name -> robota.v1.BackgroundTaskState
-	11, // 38: robota.v1.BackgroundTaskEvent.tool_start:type_name -> robota.v1.ToolState
-	11, // 39: robota.v1.BackgroundTaskEvent.tool_end:type_name -> robota.v1.ToolState
-	12, // 40: robota.v1.BackgroundTaskEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
-	41, // [41:41] is the sub-list for method output_type
-	41, // [41:41] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	23, // 0: robota.v1.SessionEvent.timestamp:type_name -> google.protobuf.Timestamp
+	8,  // 1: robota.v1.SessionEvent.text_delta:type_name -> robota.v1.TextDeltaEvent
+	9,  // 2: robota.v1.SessionEvent.thinking:type_name -> robota.v1.ThinkingEvent
+	10, // 3: robota.v1.SessionEvent.tool_start:type_name -> robota.v1.ToolStartEvent
+	11, // 4: robota.v1.SessionEvent.tool_end:type_name -> robota.v1.ToolEndEvent
+	13, // 5: robota.v1.SessionEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
+	15, // 6: robota.v1.SessionEvent.context_update:type_name -> robota.v1.ContextUpdateEvent
+	16, // 7: robota.v1.SessionEvent.compact:type_name -> robota.v1.CompactEvent
+	17, // 8: robota.v1.SessionEvent.complete:type_name -> robota.v1.CompleteEvent
+	18, // 9: robota.v1.SessionEvent.error:type_name -> robota.v1.ErrorEvent
+	19, // 10: robota.v1.SessionEvent.interrupted:type_name -> robota.v1.InterruptedEvent
+	22, // 11: robota.v1.SessionEvent.background_task_event:type_name -> robota.v1.BackgroundTaskEvent
+	14, // 12: robota.v1.SessionEvent.permission_resolved:type_name -> robota.v1.PermissionResolvedEvent
+	7,  // 13: robota.v1.SessionEvent.subagent_message:type_name -> robota.v1.SubagentMessageEvent
+	24, // 14: robota.v1.SubagentMessageEvent.message:type_name -> robota.v1.Message
+	12, // 15: robota.v1.ToolStartEvent.tool:type_name -> robota.v1.ToolState
+	12, // 16: robota.v1.ToolEndEvent.tool:type_name -> robota.v1.ToolState
+	0,  // 17: robota.v1.ToolState.outcome:type_name -> robota.v1.ToolOutcome
+	25, // 18: robota.v1.ToolState.duration:type_name -> google.protobuf.Duration
+	26, // 19: robota.v1.ToolState.metadata:type_name -> google.protobuf.Struct
+	23, // 20: robota.v1.PermissionRequestEvent.deadline:type_name -> google.protobuf.Timestamp
+	2,  // 21: robota.v1.PermissionResolvedEvent.outcome:type_name -> robota.v1.PermissionOutcome
+	1,  // 22: robota.v1.PermissionResolvedEvent.answer:type_name -> robota.v1.PermissionAnswer
+	27, // 23: robota.v1.ContextUpdateEvent.state:type_name -> robota.v1.ContextState
+	3,  // 24: robota.v1.CompactEvent.trigger:type_name -> robota.v1.CompactTrigger
+	27, // 25: robota.v1.CompactEvent.before:type_name -> robota.v1.ContextState
+	27, // 26: robota.v1.CompactEvent.after:type_name -> robota.v1.ContextState
+	20, // 27: robota.v1.CompleteEvent.result:type_name -> robota.v1.ExecutionResult
+	20, // 28: robota.v1.ErrorEvent.result:type_name -> robota.v1.ExecutionResult
+	20, // 29: robota.v1.InterruptedEvent.result:type_name -> robota.v1.ExecutionResult
+	12, // 30: robota.v1.ExecutionResult.tools:type_name -> robota.v1.ToolState
+	28, // 31: robota.v1.ExecutionResult.usage:type_name -> robota.v1.Usage
+	27, // 32: robota.v1.ExecutionResult.context_state:type_name -> robota.v1.ContextState
+	25, // 33: robota.v1.ExecutionResult.duration:type_name -> google.protobuf.Duration
+	4,  // 34: robota.v1.BackgroundTaskState.kind:type_name -> robota.v1.BackgroundTaskKind
+	5,  // 35: robota.v1.BackgroundTaskState.status:type_name -> robota.v1.BackgroundTaskStatus
+	23, // 36: robota.v1.BackgroundTaskState.created_at:type_name -> google.protobuf.Timestamp
+	23, // 37: robota.v1.BackgroundTaskState.started_at:type_name -> google.protobuf.Timestamp
+	23, // 38: robota.v1.BackgroundTaskState.ended_at:type_name -> google.protobuf.Timestamp
+	21, // 39: robota.v1.BackgroundTaskEvent.state_changed:type_name -> robota.v1.BackgroundTaskState
+	12, // 40: robota.v1.BackgroundTaskEvent.tool_start:type_name -> robota.v1.ToolState
+	12, // 41: robota.v1.BackgroundTaskEvent.tool_end:type_name -> robota.v1.ToolState
+	13, // 42: robota.v1.BackgroundTaskEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
+	43, // [43:43] is the sub-list for method output_type
+	43, // [43:43] is the sub-list for method input_type
+	43, // [43:43] is the sub-list for extension type_name
+	43, // [43:43] is the sub-list for extension extendee
+	0,  // [0:43] is the sub-list for field type_name
 }
 
 func init() { file_robota_v1_events_proto_init() }
@@ -2225,8 +2310,9 @@ func file_robota_v1_events_proto_init() {
 		(*SessionEvent_Interrupted)(nil),
 		(*SessionEvent_BackgroundTaskEvent)(nil),
 		(*SessionEvent_PermissionResolved)(nil),
+		(*SessionEvent_SubagentMessage)(nil),
 	}
-	file_robota_v1_events_proto_msgTypes[15].OneofWrappers = []any{
+	file_robota_v1_events_proto_msgTypes[16].OneofWrappers = []any{
 		(*BackgroundTaskEvent_StateChanged)(nil),
 		(*BackgroundTaskEvent_TextDelta)(nil),
 		(*BackgroundTaskEvent_ToolStart)(nil),
@@ -2239,7 +2325,7 @@ func file_robota_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_robota_v1_events_proto_rawDesc), len(file_robota_v1_events_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   16,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

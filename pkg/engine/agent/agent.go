@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -67,6 +68,9 @@ type Config struct {
 
 // RunOptions are per-run settings.
 type RunOptions struct {
+	// UserMetadata is set on the run's user message (what a client shows of it, such as
+	// the user's /name args of a skill whose expanded body the model gets).
+	UserMetadata    map[string]any
 	OnTextDelta     func(delta string)
 	OnThinkingDelta func(delta string)
 	OnEvent         func(Event)
@@ -204,7 +208,11 @@ func (a *Agent) Run(ctx context.Context, input string, opts RunOptions) (Result,
 
 	r := a.newRun(opts)
 	defer a.store.setAppendObserver(nil)
-	a.store.Append(a.factory.User(input))
+	user := a.factory.User(input)
+	if len(opts.UserMetadata) > 0 {
+		user.Metadata = maps.Clone(opts.UserMetadata)
+	}
+	a.store.Append(user)
 	r.loop(ctx)
 	return r.result, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -37,8 +38,12 @@ type Definition struct {
 	Type    string `json:"type"`
 	Command string `json:"command,omitempty"`
 	// Timeout is in seconds, as in Claude Code; zero means DefaultTimeout.
-	Timeout        float64           `json:"timeout,omitempty"`
-	URL            string            `json:"url,omitempty"`
+	Timeout float64 `json:"timeout,omitempty"`
+	URL     string  `json:"url,omitempty"`
+	// Method is an http hook's request method (the Robota spec's `method`; Claude Code
+	// always POSTs): POST (the default), PUT or PATCH, the methods whose body carries
+	// the hook's input.
+	Method         string            `json:"method,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	AllowedEnvVars []string          `json:"allowedEnvVars,omitempty"`
 	Prompt         string            `json:"prompt,omitempty"`
@@ -173,6 +178,9 @@ func validate(h Definition) error {
 		if h.URL == "" {
 			return errors.New("http hook without a url")
 		}
+		if _, err := HTTPMethod(h); err != nil {
+			return err
+		}
 	case "prompt", "agent":
 		if strings.TrimSpace(h.Prompt) == "" {
 			return fmt.Errorf("%s hook without a prompt", h.Type)
@@ -196,4 +204,20 @@ func Merge(cs ...Config) Config {
 		}
 	}
 	return out
+}
+
+// HTTPMethods are the methods an http hook may use: those whose body carries the input.
+var HTTPMethods = []string{"POST", "PUT", "PATCH"}
+
+// HTTPMethod returns an http hook's request method: its `method` in upper case, POST
+// when it has none, an error for a method whose request carries no input.
+func HTTPMethod(h Definition) (string, error) {
+	m := strings.ToUpper(strings.TrimSpace(h.Method))
+	if m == "" {
+		return "POST", nil
+	}
+	if !slices.Contains(HTTPMethods, m) {
+		return "", fmt.Errorf("http hook method %q: use one of %s (the request body carries the hook input)", h.Method, strings.Join(HTTPMethods, ", "))
+	}
+	return m, nil
 }

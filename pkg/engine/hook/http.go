@@ -13,7 +13,8 @@ import (
 	"sync"
 )
 
-// HTTPExecutor runs `http` hooks: a POST of the JSON input to the hook's URL. A 2xx
+// HTTPExecutor runs `http` hooks: a request with the JSON input as body to the hook's
+// URL, POST unless the hook's `method` says PUT or PATCH. A 2xx
 // response is exit code 0 with the body as stdout (so it may carry JSON output);
 // any other status is a non-blocking error, as in Claude Code (an HTTP hook blocks
 // only through a JSON decision).
@@ -38,7 +39,11 @@ func (x *HTTPExecutor) Execute(ctx context.Context, h Definition, input []byte) 
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Response{}, fmt.Errorf("%w: http hook url %s is not an http(s) URL", ErrHookFailed, safeURL(h.URL))
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(input))
+	method, err := HTTPMethod(h)
+	if err != nil {
+		return Response{}, fmt.Errorf("%w: %w", ErrHookFailed, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(input))
 	if err != nil {
 		return Response{}, fmt.Errorf("http hook %s: %w", safeURL(h.URL), withoutURL(err))
 	}

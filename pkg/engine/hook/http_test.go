@@ -95,3 +95,36 @@ func TestHTTPRejectsNonHTTPURLs(t *testing.T) {
 		}
 	}
 }
+
+// An http hook's `method` picks the request method (POST by default); a method whose
+// request carries no body is a configuration error.
+func TestHTTPHookMethod(t *testing.T) {
+	methods := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(b), `"tool_name":"Bash"`) {
+			http.Error(w, "no input", http.StatusBadRequest)
+			return
+		}
+		methods <- r.Method
+	}))
+	defer srv.Close()
+	for _, tc := range []struct{ method, want string }{{"", "POST"}, {"put", "PUT"}, {"PATCH", "PATCH"}, {"POST", "POST"}} {
+		h := Definition{Type: "http", URL: srv.URL, Method: tc.method}
+		if err := validate(h); err != nil {
+			t.Fatalf("method %q: %v", tc.method, err)
+		}
+		r := NewRunner(config(PreToolUse, group("Bash", h)), t.TempDir(), WithExecutor("http", &HTTPExecutor{Client: srv.Client()}))
+		if res := r.Run(context.Background(), bashCall("ls")); len(res.Errors) != 0 {
+			t.Fatalf("method %q: %v", tc.method, res.Errors)
+		}
+		if got := <-methods; got != tc.want {
+			t.Fatalf("method %q sent %s, want %s", tc.method, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"GET", "DELETE", "BREW"} {
+		if err := validate(Definition{Type: "http", URL: srv.URL, Method: bad}); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Fatalf("method %q: %v, want a configuration error naming it", bad, err)
+		}
+	}
+}

@@ -54,7 +54,7 @@ func (a *agentSpawner) Spawn(_ context.Context, req agenttool.SpawnRequest) (str
 	}
 	t, err := a.subs.spawn(subagentSpec{
 		AgentType: def.Name, Description: req.Description, Prompt: req.Prompt,
-		SystemPrompt: agentdef.AssemblePrompt(agentdef.PromptParts{Body: def.SystemPrompt, ClaudeMD: a.claudeMD, AgentsMD: a.agentsMD}),
+		SystemPrompt: agentdef.AssemblePrompt(agentdef.PromptParts{Body: def.SystemPrompt, ClaudeMD: a.claudeMD, AgentsMD: a.agentsMD, ForkWorker: req.ForkWorker}),
 		Model:        agentdef.ResolveModel(req.Model, def.Model, a.parentModel, a.resolver),
 		Tools:        toolset, MaxTurns: def.MaxTurns, Isolation: isolation, Background: req.Background,
 		ParentToolUseID: req.ToolCallID, GroupID: req.GroupID,

@@ -53,7 +53,7 @@ agents:
 		if ev.Type == EventToolEnd && ev.Tool.ToolName == "Agent" {
 			agentResult = string(ev.Tool.Args)
 		}
-		if ev.Type == EventMessage && ev.ParentToolUseID == "ag" {
+		if ev.Type == EventSubagentMessage && ev.ParentToolUseID == "ag" {
 			subMessages++
 		}
 	}

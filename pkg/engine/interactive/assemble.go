@@ -184,6 +184,8 @@ type Assembled struct {
 	agentCatalog *agentdef.Catalog
 	// skills are the session's skills and custom commands.
 	skills *skills.Catalog
+	// skillSpawner runs a context: fork skill the user invoked (nil: no subagents).
+	skillSpawner *agentSpawner
 	// memory is the project memory and the session's memory audit trail.
 	memory *memoryState
 	// plugins are the plugins that loaded.
@@ -360,7 +362,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("--tools: robota has no built-in tool %q; it is not offered", name))
 	}
 	skillCatalog, skillTool := a.loadSkills(opts, func() string { return sessionID }, spawner)
-	a.skills = skillCatalog
+	a.skills, a.skillSpawner = skillCatalog, spawner
 	if skillTool != nil {
 		tools = append(tools, skillTool)
 	}

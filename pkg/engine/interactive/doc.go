@@ -52,7 +52,10 @@
 //     (purpose llm.PurposeHook, no tools; its `model` alias resolved per provider type,
 //     else the session's model). An agent hook runs a subagent ("hook-agent") with Read,
 //     Grep and Glob only, which never asks (what the rules do not allow is denied) and
-//     runs no hooks itself, so it cannot start itself again. A hook that cannot run
+//     runs no hooks itself, so it cannot start itself again. Its messages are not
+//     published (no EventSubagentMessage, nothing in stream-json): its reads and
+//     verdict are the hook's work, as in Claude Code, where hooks' internals never
+//     appear as the model's messages; they stay in its transcript. A hook that cannot run
 //     (unknown type, no prompt, an agent hook without Options.Runner) is an
 //     ErrInvalidConfiguration naming the file and key, as is an `if` that is not a
 //     permission rule or a hook model the provider type cannot resolve; hooks of Claude
@@ -66,6 +69,19 @@
 //     expanded prompt gets them when it runs — and for a forked skill's subagent; deny
 //     rules, ask rules and safety checks still win, and the grant ends with the prompt.
 //     An entry that is not a rule is a warning naming the skill file.
+//   - Skills the user runs (/name args, the spec's executeSkillCommand): the expanded
+//     body goes to the model, the user message carries the user's input as
+//     Metadata[MetadataDisplayInput] (clients show it, after a resume too), the timeline
+//     gets a skill-invocation entry before it, and UserPromptSubmit sees "/name args"
+//     (the spec's displayInput and rawInput). A context: fork skill, the user's or the
+//     model's Skill call, runs in an isolated subagent (the skill's agent, else
+//     general-purpose) with the fork-worker prompt suffix; its messages are published
+//     under the Skill call's id, and under a generated "skill_…" id for the user's run
+//     (there is no tool call: the spec runs it without asking the model), whose
+//     conversation is the user's "/name args" and the subagent's answer.
+//   - A prompt's end Result carries its tool calls (Tools, in the model's order) and
+//     its history delta (Result.History); EventThinkingEnd marks the end of the model's
+//     thinking (the spec's thinking(false)).
 //
 // # InteractiveSession
 //

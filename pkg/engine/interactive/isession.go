@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,7 +61,13 @@ type InteractiveSession struct {
 	current   atomic.Pointer[string] // id of the running prompt
 
 	toolsMu   sync.Mutex
-	turnTools []ToolState // completed tools of the running prompt, for its tool-summary
+	turnTools []ToolState // completed tools of the running Run, for its tool-summary
+	// promptTools are the running prompt's tool calls over all its Runs (Stop-hook
+	// continuations included), in the model's order, each as it ended, for its Result.
+	promptTools []ToolState
+	// thinking is set while the model's thinking streams, until the first event that is
+	// not thinking (EventThinkingEnd).
+	thinking atomic.Bool
 	// grants are the allowed-tools of skills the user ran as /name, by prompt text.
 	grants *promptGrants
 
@@ -127,7 +134,7 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID, grants: s.grants})
 	}
 	if a.tasks != nil {
-		a.tasks.pump(s.hub.publish, s.promptID)
+		a.tasks.pump(s.hub.publish, s.promptID, s.recordTask)
 		a.subagents.observe(s.hub.publish, s.promptID)
 	}
 	if name := strings.TrimSpace(opts.Name); name != "" {
@@ -182,18 +189,21 @@ func (s *InteractiveSession) callbacks(next session.Callbacks) session.Callbacks
 	return session.Callbacks{
 		OnTextDelta: func(d string) {
 			s.live.addText(d)
+			s.endThinking()
 			s.hub.publish(Event{Type: EventTextDelta, PromptID: s.promptID(), Text: d})
 			if next.OnTextDelta != nil {
 				next.OnTextDelta(d)
 			}
 		},
 		OnThinkingDelta: func(d string) {
+			s.thinking.Store(true)
 			s.hub.publish(Event{Type: EventThinkingDelta, PromptID: s.promptID(), Text: d})
 			if next.OnThinkingDelta != nil {
 				next.OnThinkingDelta(d)
 			}
 		},
 		OnToolExecution: func(ev session.ToolExecutionEvent) {
+			s.endThinking()
 			s.onTool(ev)
 			if next.OnToolExecution != nil {
 				next.OnToolExecution(ev)
@@ -237,19 +247,36 @@ func (s *InteractiveSession) onTool(ev session.ToolExecutionEvent) {
 	if ev.Type == session.ToolStart {
 		s.live.toolStarted(*st)
 	}
+	s.toolsMu.Lock()
 	if ev.Type == session.ToolEnd {
 		s.live.toolEnded(st.ToolUseID)
 		typ, entry = EventToolEnd, EntryToolEnd
-		s.toolsMu.Lock()
 		s.turnTools = append(s.turnTools, *st)
-		s.toolsMu.Unlock()
 	}
+	// The prompt's tools keep the order of the model's calls (onMessage placed them),
+	// whichever of a parallel batch starts or ends first.
+	if i := slices.IndexFunc(s.promptTools, func(t ToolState) bool { return t.ToolUseID == st.ToolUseID }); i >= 0 {
+		s.promptTools[i] = *st
+	} else {
+		s.promptTools = append(s.promptTools, *st)
+	}
+	s.toolsMu.Unlock()
 	s.addEntry(entry, st)
 	s.hub.publish(Event{Type: typ, PromptID: s.promptID(), Tool: st})
 }
 
 // onMessage publishes a message appended to the conversation.
 func (s *InteractiveSession) onMessage(m llm.Message) {
+	if m.Role == llm.RoleAssistant {
+		s.endThinking() // the message that held the thinking is committed
+		s.toolsMu.Lock()
+		for _, p := range m.Content {
+			if p.ToolCall != nil {
+				s.promptTools = append(s.promptTools, ToolState{ToolUseID: p.ToolCall.ID, ToolName: p.ToolCall.Name, IsRunning: true})
+			}
+		}
+		s.toolsMu.Unlock()
+	}
 	s.hub.publish(Event{Type: EventMessage, PromptID: s.promptID(), Message: &m})
 }
 
@@ -485,20 +512,39 @@ func (s *InteractiveSession) loop(ctx context.Context, p *pendingPrompt, done ch
 // entries are in the history and saved.
 func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Event {
 	s.toolsMu.Lock()
-	s.turnTools = nil
+	s.turnTools, s.promptTools = nil, nil
 	s.toolsMu.Unlock()
 	s.live.reset()
+	mark := s.sess.Mark()
 	s.beginCheckpoint(p)
-	if rules := s.grants.take(p.text); len(rules) > 0 {
-		s.sess.AllowForPrompt(rules) // the user's /skill: its allowed-tools, for this prompt
+	var answer string
+	var err error
+	forked := false
+	if inv, ok := s.grants.take(p.text); ok {
+		answer, forked, err = s.runSkill(ctx, p, inv)
+	} else {
+		answer, err = s.sess.Run(ctx, p.text)
 	}
-	answer, err := s.sess.Run(ctx, p.text)
 	s.endCheckpoint()
 	last := s.sess.LastResult()
+	if forked {
+		// The session's model did not run (the skill's subagent answered; its usage is
+		// the subagent's task's): the last Run's result is another prompt's.
+		last = agent.Result{StopReason: agent.StopCompleted}
+	}
 	s.usageMu.Lock()
 	s.usage, s.prompts = s.usage.Add(last.Usage), s.prompts+1
 	s.usageMu.Unlock()
-	res := &Result{Response: answer, StopReason: last.StopReason, Rounds: last.Rounds, Usage: last.Usage}
+	s.endThinking() // an aborted or failed stream ends the thinking too
+	s.toolsMu.Lock()
+	tools := s.promptTools
+	s.promptTools = nil
+	s.toolsMu.Unlock()
+	res := &Result{Response: answer, StopReason: last.StopReason, Rounds: last.Rounds, Usage: last.Usage, Tools: tools}
+	// The delta is read when asked for (Result.History): the end event, kept for
+	// replay and queued for every client, does not hold a second copy of the answer.
+	sess, to := s.sess, s.sess.Mark()
+	res.history = func() ([]session.HistoryEntry, bool) { return sess.HistoryBetween(mark, to) }
 	end := Event{Type: EventComplete, PromptID: p.id, Result: res}
 	switch {
 	case errors.Is(err, session.ErrAborted):
@@ -507,6 +553,13 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 		end.Type, res.Error, res.Err = EventError, err.Error(), err
 	}
 	return end
+}
+
+// endThinking publishes EventThinkingEnd when the model was thinking.
+func (s *InteractiveSession) endThinking() {
+	if s.thinking.CompareAndSwap(true, false) {
+		s.hub.publish(Event{Type: EventThinkingEnd, PromptID: s.promptID()})
+	}
 }
 
 // addTurnEntries adds the prompt's tool-summary and usage-summary entries when its Run

@@ -17,8 +17,12 @@ type EventType string
 const (
 	EventTextDelta     EventType = "text_delta"     // Text: a chunk of the answer
 	EventThinkingDelta EventType = "thinking_delta" // Text: a chunk of the model's thinking
-	EventToolStart     EventType = "tool_start"     // Tool: the call, IsRunning
-	EventToolEnd       EventType = "tool_end"       // Tool: the outcome
+	// EventThinkingEnd says the model stopped thinking: the first event of its answer
+	// after thinking deltas (text, a tool call, the committed message, the prompt's end)
+	// follows it (the spec's thinking(false)).
+	EventThinkingEnd EventType = "thinking_end"
+	EventToolStart   EventType = "tool_start" // Tool: the call, IsRunning
+	EventToolEnd     EventType = "tool_end"   // Tool: the outcome
 	// EventPermissionRequest asks the clients about a tool call (Permission); answer
 	// with RespondPermission.
 	EventPermissionRequest EventType = "permission_request"
@@ -29,8 +33,13 @@ const (
 	// EventMessage reports a message appended to the conversation (Message), as it is
 	// committed: the prompt, each assistant message, each tool result. Front ends that
 	// print whole messages (robota -p's stream-json) render it.
-	EventMessage    EventType = "message"
-	EventCompaction EventType = "compaction" // Compaction
+	EventMessage EventType = "message"
+	// EventSubagentMessage reports a message of a subagent started by one of the
+	// session's tool calls (Agent, a forked Skill), as the subagent commits it: Message,
+	// and ParentToolUseID, the call (stream-json's parent_tool_use_id). An agent hook's
+	// subagent publishes none: its work is the hook's, not the model's.
+	EventSubagentMessage EventType = "subagent_message"
+	EventCompaction      EventType = "compaction" // Compaction
 	// EventComplete, EventError and EventInterrupted end a prompt (Result); every
 	// accepted prompt ends with exactly one of them.
 	EventComplete    EventType = "complete"
@@ -74,8 +83,8 @@ type Event struct {
 	Message    *llm.Message            `json:"message,omitempty"`
 	Result     *Result                 `json:"result,omitempty"`
 	Task       *TaskEvent              `json:"task,omitempty"`
-	// ParentToolUseID, on an EventMessage, marks a subagent's message: the Agent call
-	// whose subagent wrote it (stream-json's parent_tool_use_id).
+	// ParentToolUseID, on an EventSubagentMessage, is the tool call (Agent, a forked
+	// Skill) whose subagent wrote the message (stream-json's parent_tool_use_id).
 	ParentToolUseID string `json:"parentToolUseId,omitempty"`
 }
 
@@ -86,6 +95,11 @@ type Result struct {
 	// Rounds and Usage add up over the prompt's Stop-hook continuations.
 	Rounds int       `json:"rounds"`
 	Usage  llm.Usage `json:"usage"`
+	// Tools are the prompt's tool calls as they ended, in order (the spec's
+	// toolSummaries; the tool-summary entry of History sums them up).
+	Tools []ToolState `json:"tools,omitempty"`
+	// history reads the prompt's history delta (History).
+	history func() ([]session.HistoryEntry, bool)
 	// Error is the failure's text (EventError); Reason says why a prompt was
 	// interrupted (EventInterrupted: "aborted", "removed from the queue").
 	Error  string `json:"error,omitempty"`
@@ -94,6 +108,19 @@ type Result struct {
 	// *llm.Error, session.ErrSave …), or of an EventInterrupted whose run was aborted
 	// (it matches session.ErrAborted), for errors.Is in process.
 	Err error `json:"-"`
+}
+
+// History returns what the prompt added to the timeline (the spec's result history,
+// as a delta): its messages and event entries (tool start/end, tool-summary,
+// usage-summary ...), in timeline order; a prompt that compacted has the new timeline
+// up to its end. ok is false when the timeline was rebuilt since the prompt ended (a
+// later compaction, /clear or rewind) or the result has no session (a queued prompt
+// removed before it ran).
+func (r *Result) History() (entries []session.HistoryEntry, ok bool) {
+	if r == nil || r.history == nil {
+		return nil, false
+	}
+	return r.history()
 }
 
 // ToolState is the spec's IToolState: one tool call as a client renders it.

@@ -502,6 +502,9 @@ func eventSize(e Event) int {
 	}
 	if r := e.Result; r != nil {
 		n += len(r.Response) + len(r.Error)
+		for _, t := range r.Tools {
+			n += 64 + len(t.Args) + len(t.FirstArg) + len(t.ToolResultData)
+		}
 	}
 	if t := e.Task; t != nil {
 		n += 128 + len(t.Text)

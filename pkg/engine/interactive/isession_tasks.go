@@ -1,6 +1,10 @@
 package interactive
 
-import "time"
+import (
+	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
+)
 
 // TaskKind is what a background task runs.
 type TaskKind string
@@ -73,4 +77,21 @@ type TaskEvent struct {
 func mergeableTask(a, b *TaskEvent) bool {
 	return a != nil && b != nil && a.TaskID == b.TaskID && a.State == nil && b.State == nil &&
 		a.ToolStart == nil && b.ToolStart == nil && a.ToolEnd == nil && b.ToolEnd == nil
+}
+
+// EntryBackgroundTask is the timeline entry of a background task's (a subagent's or a
+// background command's) lifecycle change: its TaskState, output summary included once
+// it ended. A resumed session's timeline shows what ran, not only the last snapshot.
+const EntryBackgroundTask = "background-task"
+
+// recordTask keeps a task event beyond the session's life: every event (lifecycle,
+// output, tool calls) in the session log as a background_task_event, which replay
+// collects, and each lifecycle change in the timeline (saved with the session's record).
+func (s *InteractiveSession) recordTask(te *TaskEvent) {
+	if a := s.assembled; a != nil && a.logger != nil {
+		a.logger.Log(sessionlog.EventBackgroundTask, te)
+	}
+	if te.State != nil {
+		s.addEntry(EntryBackgroundTask, te.State)
+	}
 }

@@ -2,6 +2,7 @@ package interactive
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/skills"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
+	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/tools/agenttool"
 )
 
@@ -48,79 +50,99 @@ func (a *Assembled) loadSkills(opts Options, sessionID func() string, spawner *a
 		}}
 	if spawner != nil {
 		// context: fork runs the skill in a subagent (a worker of its own) and returns its
-		// answer.
+		// answer; the subagent's messages carry the Skill call's id (parent_tool_use_id),
+		// as an Agent call's do.
 		cfg.Fork = func(ctx context.Context, s skills.Skill, text string) (string, error) {
-			id, err := spawner.Spawn(ctx, agenttool.SpawnRequest{Description: "skill " + s.Name, Prompt: text,
-				AgentType: firstNonEmpty(s.Agent, agenttool.DefaultAgentType), Model: s.Model})
-			if err != nil {
-				return "", err
-			}
-			res, err := spawner.Wait(ctx, id)
-			if err != nil {
-				return "", err
-			}
-			if !res.Succeeded() {
-				return "", fmt.Errorf("forked skill %s: %s", s.Name, firstNonEmpty(res.Error, res.Status))
-			}
-			return res.Output, nil
+			call, _ := llm.ToolCallFrom(ctx)
+			return runForkedSkill(ctx, spawner, s, text, call.ID)
 		}
 	}
 	return cat, skills.NewTool(cfg)
 }
 
+// runForkedSkill runs a context: fork skill's expanded text in an isolated subagent (the
+// skill's agent, else general-purpose) with the fork-worker prompt suffix, and returns
+// its answer. parentToolUseID is the call its messages are shown under.
+func runForkedSkill(ctx context.Context, spawner *agentSpawner, s skills.Skill, text, parentToolUseID string) (string, error) {
+	id, err := spawner.Spawn(ctx, agenttool.SpawnRequest{Description: "skill " + s.Name, Prompt: text,
+		AgentType: firstNonEmpty(s.Agent, agenttool.DefaultAgentType), Model: s.Model,
+		ToolCallID: parentToolUseID, ForkWorker: true})
+	if err != nil {
+		return "", err
+	}
+	res, err := spawner.Wait(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if !res.Succeeded() {
+		return "", fmt.Errorf("forked skill %s: %s", s.Name, firstNonEmpty(res.Error, res.Status))
+	}
+	return res.Output, nil
+}
+
 // skillCommands offers the user-invocable skills and custom commands as slash commands
 // (/name args): each expands into the prompt the model then gets (commands.PromptKey).
-// A skill's allowed-tools are granted to the prompt of exactly that text when it runs
-// (grants): the front end that ran the command submits it.
+// The invocation (the skill, the user's /name args, its allowed-tools) is remembered by
+// the expanded text until that prompt runs (invocations): the front end that ran the
+// command submits it, and the run shows the user's input, grants the allowed-tools and
+// runs a context: fork skill in its subagent.
 type skillCommands struct {
 	cat       *skills.Catalog
 	sessionID func() string
 	grants    *promptGrants
 }
 
-// promptGrants holds the allowed-tools of skills the user invoked, by the expanded
-// prompt text, until that prompt runs. Bounded: a command whose prompt is never
-// submitted must not grow it.
+// skillInvocation is a skill the user ran as /name args.
+type skillInvocation struct {
+	skill skills.Skill
+	args  string
+	// display is what the user typed ("/name args"): the timeline shows it, not the
+	// expanded body the model gets.
+	display string
+}
+
+// promptGrants holds the skills the user invoked, by the expanded prompt text, until
+// that prompt runs. Bounded: a command whose prompt is never submitted must not grow it.
 type promptGrants struct {
 	mu    sync.Mutex
 	texts []string
-	rules map[string][]string
+	inv   map[string]skillInvocation
 }
 
 const maxPromptGrants = 16
 
-func (g *promptGrants) add(text string, rules []string) {
-	if g == nil || len(rules) == 0 {
+func (g *promptGrants) add(text string, inv skillInvocation) {
+	if g == nil {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.rules == nil {
-		g.rules = map[string][]string{}
+	if g.inv == nil {
+		g.inv = map[string]skillInvocation{}
 	}
-	if _, ok := g.rules[text]; !ok {
+	if _, ok := g.inv[text]; !ok {
 		g.texts = append(g.texts, text)
 	}
-	g.rules[text] = rules
+	g.inv[text] = inv
 	for len(g.texts) > maxPromptGrants {
-		delete(g.rules, g.texts[0])
+		delete(g.inv, g.texts[0])
 		g.texts = g.texts[1:]
 	}
 }
 
-// take returns and forgets the rules granted to a prompt of this text.
-func (g *promptGrants) take(text string) []string {
+// take returns and forgets the invocation of a prompt of this text.
+func (g *promptGrants) take(text string) (skillInvocation, bool) {
 	if g == nil {
-		return nil
+		return skillInvocation{}, false
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	rules, ok := g.rules[text]
+	inv, ok := g.inv[text]
 	if ok {
-		delete(g.rules, text)
+		delete(g.inv, text)
 		g.texts = slices.DeleteFunc(g.texts, func(t string) bool { return t == text })
 	}
-	return rules
+	return inv, ok
 }
 
 func (c skillCommands) Name() string { return "skill" }
@@ -137,10 +159,61 @@ func (c skillCommands) Commands() []commands.Command {
 		out = append(out, commands.Command{Name: name, Plugin: plugin, Description: sk.Description, ArgumentHint: sk.ArgumentHint,
 			Source: source, Run: func(_ context.Context, args string) commands.Result {
 				text := skills.Expand(sk, args, skills.ExpandOptions{SessionID: c.sessionID()})
-				c.grants.add(text, sk.AllowedTools)
+				display := strings.TrimSpace("/" + name + " " + args)
+				c.grants.add(text, skillInvocation{skill: sk, args: args, display: display})
 				return commands.Result{Message: "/" + sk.Name + " expanded for the model", Success: true,
 					Data: map[string]any{commands.PromptKey: text, "skill": sk.Name}}
 			}})
 	}
 	return out
+}
+
+// EntrySkillInvocation is the timeline entry of a skill the user ran as /name args:
+// {skill, args, displayInput, context}. It comes before the run's messages.
+const EntrySkillInvocation = "skill-invocation"
+
+// MetadataDisplayInput, in a user message's Metadata, is what the user typed when the
+// message's text is not it (a skill's "/name args"): clients show it.
+const MetadataDisplayInput = "displayInput"
+
+// runSkill runs a prompt that is the expansion of a skill the user ran as /name args:
+// the timeline records the invocation and the user message carries the user's input
+// (clients show "/name args", not the body the model gets; UserPromptSubmit sees it
+// too), its allowed-tools are allowed for the prompt, and a context: fork skill runs in
+// an isolated subagent instead of the session's model.
+func (s *InteractiveSession) runSkill(ctx context.Context, p *pendingPrompt, inv skillInvocation) (answer string, forked bool, err error) {
+	fork := inv.skill.Fork() && s.assembled != nil && s.assembled.skillSpawner != nil
+	entry := map[string]any{"skill": inv.skill.Name, "args": inv.args, "displayInput": inv.display}
+	if fork {
+		entry["context"] = skills.ContextFork
+	}
+	s.addEntry(EntrySkillInvocation, entry)
+	if len(inv.skill.AllowedTools) > 0 {
+		s.sess.AllowForPrompt(inv.skill.AllowedTools) // for this prompt (its subagent shares them)
+	}
+	if !fork {
+		answer, err = s.sess.RunWith(ctx, p.text, session.RunInput{Raw: inv.display,
+			UserMetadata: map[string]any{MetadataDisplayInput: inv.display}})
+		return answer, false, err
+	}
+	// The user's message is what they typed; the subagent's lines are shown under the
+	// invocation's id (parent_tool_use_id), as under a model's Skill call; its answer is
+	// the session's reply.
+	if err := s.sess.InjectMessage(llm.RoleUser, inv.display); err != nil {
+		return "", true, err
+	}
+	answer, err = runForkedSkill(ctx, s.assembled.skillSpawner, inv.skill, p.text, "skill_"+s.newID())
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w: %w", session.ErrAborted, err)
+		}
+		return "", true, errors.Join(err, s.sess.SaveHeader(context.WithoutCancel(ctx)))
+	}
+	if err := s.sess.InjectMessage(llm.RoleAssistant, answer); err != nil {
+		return "", true, err
+	}
+	if msgs := s.sess.Messages(); len(msgs) > 0 {
+		s.onMessage(msgs[len(msgs)-1])
+	}
+	return answer, true, s.sess.SaveHeader(context.WithoutCancel(ctx))
 }

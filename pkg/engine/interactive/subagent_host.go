@@ -138,7 +138,7 @@ func (h *subagentHost) innerHost() runnerapi.Host {
 
 func (h *subagentHost) publishMessage(m *llm.Message) {
 	if h.publish != nil {
-		h.publish(Event{Type: EventMessage, PromptID: h.promptID(), Message: m, ParentToolUseID: h.parentToolUseID})
+		h.publish(Event{Type: EventSubagentMessage, PromptID: h.promptID(), Message: m, ParentToolUseID: h.parentToolUseID})
 	}
 }
 

@@ -127,6 +127,12 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 				}
 			}})
 	}
+	if spec.HookAgent {
+		// An agent hook's reads and verdict are the hook's work, not the model's: Claude
+		// Code shows them in no stream, and a line without a parent id would read as the
+		// main model's. They stay in the subagent's transcript.
+		publish = nil
+	}
 	host := &subagentHost{inner: innerAt(s.cwd), innerAt: innerAt, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID}
 	init := sessionlog.NewSessionInit(spec.SystemPrompt, s.provider, spec.Model, s.cwd, nil)
 	if l, err := subagentTranscript(s.logsDir, sess.ID(), id, init, spec.Prompt); err == nil {

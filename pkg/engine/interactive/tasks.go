@@ -52,8 +52,9 @@ func newTaskRuntime(cfg tasks.Config) (*taskRuntime, error) {
 	return &taskRuntime{tasks: m, subagents: tasks.NewSubagentManager(m, nil)}, nil
 }
 
-// pump publishes the manager's events until the subscription ends.
-func (r *taskRuntime) pump(publish func(Event) Event, promptID func() string) {
+// pump publishes the manager's events until the subscription ends, and hands each to
+// record (the session's log and timeline).
+func (r *taskRuntime) pump(publish func(Event) Event, promptID func() string, record func(*TaskEvent)) {
 	r.sub = r.tasks.Subscribe(tasks.SubscribeOptions{MaxPending: taskPending})
 	r.pumped = make(chan struct{})
 	go func() {
@@ -64,6 +65,9 @@ func (r *taskRuntime) pump(publish func(Event) Event, promptID func() string) {
 				return
 			}
 			if te := taskEvent(ev); te != nil {
+				if record != nil {
+					record(te)
+				}
 				publish(Event{Type: EventBackgroundTask, PromptID: promptID(), Task: te})
 			}
 		}

@@ -167,6 +167,12 @@ func fillResult(out *robotav1.ExecutionResult, usage *robotav1.Usage, state *rob
 	if ctx != nil {
 		out.ContextState = fillContext(state, *ctx)
 	}
+	if len(r.Tools) > 0 {
+		out.Tools = make([]*robotav1.ToolState, len(r.Tools))
+		for i := range r.Tools {
+			out.Tools[i] = toolToProto(&r.Tools[i])
+		}
+	}
 	return out
 }
 
@@ -232,6 +238,8 @@ func eventToProto(sessionID string, e interactive.Event, ctxState func() context
 		out.Event = &robotav1.SessionEvent_TextDelta{TextDelta: &robotav1.TextDeltaEvent{Text: e.Text}}
 	case interactive.EventThinkingDelta:
 		out.Event = &robotav1.SessionEvent_Thinking{Thinking: &robotav1.ThinkingEvent{IsThinking: true, Text: e.Text}}
+	case interactive.EventThinkingEnd:
+		out.Event = &robotav1.SessionEvent_Thinking{Thinking: &robotav1.ThinkingEvent{IsThinking: false}}
 	case interactive.EventToolStart:
 		out.Event = &robotav1.SessionEvent_ToolStart{ToolStart: &robotav1.ToolStartEvent{Tool: toolToProto(e.Tool)}}
 	case interactive.EventToolEnd:
@@ -263,8 +271,17 @@ func eventToProto(sessionID string, e interactive.Event, ctxState func() context
 		}
 	case interactive.EventBackgroundTask:
 		out.Event = &robotav1.SessionEvent_BackgroundTaskEvent{BackgroundTaskEvent: taskEventToProto(e.Task)}
+	case interactive.EventSubagentMessage:
+		// The session's own messages are not sent (GetHistory has them); a subagent's
+		// are nowhere else a client can read them as they come.
+		m, err := messageToProto(*e.Message)
+		if err != nil {
+			return nil
+		}
+		out.Event = &robotav1.SessionEvent_SubagentMessage{SubagentMessage: &robotav1.SubagentMessageEvent{
+			ParentToolUseId: e.ParentToolUseID, Message: m}}
 	default:
-		return nil // an event clients are not sent (EventMessage: GetHistory has them)
+		return nil // an event clients are not sent
 	}
 	return out
 }
@@ -287,6 +304,8 @@ func complete(e interactive.Event) bool {
 		return e.Compaction != nil
 	case interactive.EventComplete, interactive.EventError, interactive.EventInterrupted:
 		return e.Result != nil
+	case interactive.EventSubagentMessage:
+		return e.Message != nil
 	}
 	return true
 }

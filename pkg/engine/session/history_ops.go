@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 )
@@ -54,8 +55,12 @@ func (s *Session) AddHistoryEntry(e HistoryEntry) error {
 			e.Timestamp = s.cfg.Now()
 		}
 		s.mu.Lock()
-		s.events = append(s.events, anchoredEvent{after: s.agent.Store().Len(), entry: e})
+		after := s.agent.Store().Len()
+		s.events = append(s.events, anchoredEvent{after: after, entry: e})
 		s.mu.Unlock()
+		if b, err := json.Marshal(e); err == nil {
+			s.log(sessionlog.EventTimelineEntry, sessionlog.TimelineEntryData{After: after, Entry: b})
+		}
 		return nil
 	}
 	return fmt.Errorf("%w: category %q", ErrInvalidEntry, e.Category)
@@ -160,4 +165,42 @@ func (s *Session) TruncateHistory(ctx context.Context, n int) error {
 	s.logReset(kept)
 	s.tracker.UpdateFromHistory(kept, 0)
 	return s.persist(ctx)
+}
+
+// HistoryMark is a position in the timeline: how many messages and event entries came
+// before it, in which conversation (a compaction, clear or rewind starts a new one).
+type HistoryMark struct {
+	Messages, Events int
+	agent            *agent.Agent
+}
+
+// Mark returns the timeline's current end, for HistoryBetween.
+func (s *Session) Mark() HistoryMark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return HistoryMark{Messages: s.agent.Store().Len(), Events: len(s.events), agent: s.agent}
+}
+
+// HistoryBetween returns the timeline entries added after from and up to to, in
+// timeline order, at the cost of those entries only (a prompt's history delta). When
+// the timeline was rebuilt in between (a compaction), it is the new timeline up to to.
+// ok is false when the timeline was rebuilt after to: what was between is gone.
+func (s *Session) HistoryBetween(from, to HistoryMark) (entries []HistoryEntry, ok bool) {
+	s.mu.Lock()
+	a, events := s.agent, s.eventsView()
+	s.mu.Unlock()
+	msgs := a.HistoryView()
+	if a != to.agent || to.Messages > len(msgs) || to.Events > len(events) {
+		return nil, false
+	}
+	msgs, events = msgs[:to.Messages], events[:to.Events]
+	if from.agent != to.agent || from.Messages > len(msgs) || from.Events > len(events) {
+		return mergeTimeline(msgs, events), true
+	}
+	tail := make([]anchoredEvent, 0, len(events)-from.Events)
+	for _, e := range events[from.Events:] {
+		e.after = max(0, e.after-from.Messages)
+		tail = append(tail, e)
+	}
+	return mergeTimeline(msgs[from.Messages:], tail), true
 }

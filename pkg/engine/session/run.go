@@ -27,16 +27,31 @@ const maxStopContinuations = 8
 // failure the error wraps the *llm.Error, it is logged, StopFailure fires, and history
 // keeps everything up to the failure. The session stays usable in both cases.
 func (s *Session) Run(ctx context.Context, input string) (string, error) {
+	return s.RunWith(ctx, input, RunInput{})
+}
+
+// RunInput is what a Run has beside the text the model gets (the spec's displayInput
+// and rawInput).
+type RunInput struct {
+	// Raw is what the user typed (a skill's "/name args"), UserPromptSubmit's prompt;
+	// empty: the input itself.
+	Raw string
+	// UserMetadata is set on the run's user message (the input a client shows).
+	UserMetadata map[string]any
+}
+
+// RunWith is Run with in's raw input and user message metadata.
+func (s *Session) RunWith(ctx context.Context, input string, in RunInput) (string, error) {
 	runCtx, release, err := s.begin(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer release()
 	defer s.enforcer.ClearPromptRules() // AllowForPrompt's grants end with the Run
-	return s.run(runCtx, input)
+	return s.run(runCtx, input, in)
 }
 
-func (s *Session) run(ctx context.Context, input string) (string, error) {
+func (s *Session) run(ctx context.Context, input string, in RunInput) (string, error) {
 	// LastResult describes this Run from now on, even one that ends before the model is
 	// asked (a blocked prompt, an abort during auto-compaction).
 	s.mu.Lock()
@@ -50,7 +65,7 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 		// A blocked or failed auto-compaction was logged; the run goes on with the whole
 		// history (the loop's hard guard still protects the provider call).
 	}
-	ups := s.hooks.run(ctx, HookInput{HookEventName: HookUserPromptSubmit, Prompt: input})
+	ups := s.hooks.run(ctx, HookInput{HookEventName: HookUserPromptSubmit, Prompt: firstNonEmpty(in.Raw, input)})
 	if ctx.Err() != nil {
 		return "", abortError(ctx)
 	}
@@ -78,6 +93,7 @@ func (s *Session) run(ctx context.Context, input string) (string, error) {
 	described := len(before) // history the log's assistant events have described
 	for continuation := 0; ; continuation++ {
 		opts := s.runOptions()
+		opts.UserMetadata = in.UserMetadata
 		if s.cfg.MaxTurns > 0 { // one cap for the whole Run, Stop-hook continuations included
 			opts.MaxRounds = agent.Rounds(s.cfg.MaxTurns - total.Rounds)
 		}

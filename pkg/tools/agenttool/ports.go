@@ -32,6 +32,9 @@ type SpawnRequest struct {
 	Background bool
 	// ToolCallID is the parent's tool call (stream-json parent_tool_use_id).
 	ToolCallID string
+	// ForkWorker marks a context: fork skill's run: its system prompt ends with the
+	// fork-worker suffix (answer within 500 words) instead of the subagent one.
+	ForkWorker bool
 	// GroupID and Index place a batch job in its group ("" and 0 for a single call).
 	GroupID string
 	Index   int

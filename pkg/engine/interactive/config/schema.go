@@ -137,6 +137,7 @@ func newHookGroupSchema() *node {
 		"type":            enum(HookTypes...),
 		"command":         str(),
 		"url":             str(),
+		"method":          str(),
 		"headers":         mapOf(str()),
 		"allowedEnvVars":  arrayOf(str()),
 		"prompt":          str(),

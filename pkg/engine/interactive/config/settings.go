@@ -194,6 +194,7 @@ type HookSpec struct {
 	Type           string            `json:"type"`
 	Command        string            `json:"command,omitempty"`
 	URL            string            `json:"url,omitempty"`
+	Method         string            `json:"method,omitempty"` // http: POST (default), PUT or PATCH
 	Headers        map[string]string `json:"headers,omitempty"`
 	AllowedEnvVars []string          `json:"allowedEnvVars,omitempty"`
 	Prompt         string            `json:"prompt,omitempty"`

@@ -2,7 +2,9 @@
 // ({dir}/{sessionId}.jsonl, one event a line) that records what was sent to the model, what
 // came back and what the session did, for diagnostics and replay. It also owns the readers:
 // ReadLog, ReplaySessionLogEntries (the history rebuilt from history_mutation events, every
-// provider request rebuilt from provider_request events) and
+// provider request rebuilt from provider_request events, the UI timeline from those and
+// the timeline_entry events, with a compaction, clear or rewind applied as the session
+// applies it) and
 // ValidateSessionReplayLogEntries (missing pairs, broken request chains, bad payload
 // references).
 //

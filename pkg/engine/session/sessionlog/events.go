@@ -53,7 +53,19 @@ const (
 	EventBackgroundTask     EventType = "background_task_event"
 	EventBackgroundJobGroup EventType = "background_job_group_event"
 	EventMemory             EventType = "memory_event"
+	// EventTimelineEntry records a timeline event entry (tool start/end, tool-summary,
+	// usage-summary, compaction, skill-invocation ...) and where it stands: after how
+	// many messages of the conversation (TimelineEntryData). Replay rebuilds the timeline
+	// from these and the history mutations.
+	EventTimelineEntry EventType = "timeline_entry"
 )
+
+// TimelineEntryData is an EventTimelineEntry's data: the entry (the session's history
+// entry JSON: id, timestamp, category, type, data) and its anchor.
+type TimelineEntryData struct {
+	After int             `json:"after"`
+	Entry json.RawMessage `json:"entry"`
+}
 
 // SpecEvents lists the spec's Session Logging events in spec order.
 var SpecEvents = []EventType{

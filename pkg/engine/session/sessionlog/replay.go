@@ -10,7 +10,6 @@ import (
 )
 
 // ReplayRecord is the session state rebuilt from a log (the spec's ISessionReplayRecord).
-// The UI timeline (history entries) is not rebuilt: no Go history-entry type exists yet.
 type ReplayRecord struct {
 	SessionID string
 	Cwd       string
@@ -24,6 +23,47 @@ type ReplayRecord struct {
 	BackgroundTaskEvents     []json.RawMessage
 	BackgroundJobGroupEvents []json.RawMessage
 	MemoryEvents             []json.RawMessage
+	// Timeline is the UI timeline at the end of the log, as the session's history has
+	// it: a chat entry per message of Messages, with the event entries (tool start/end,
+	// tool-summary, usage-summary, compaction, skill-invocation ...) where they stood. A
+	// compaction or clear starts it again; a rewind keeps the entries of the kept
+	// messages.
+	Timeline []TimelineEntry
+}
+
+// TimelineEntry is one timeline entry, in the session's history entry JSON shape
+// (session.HistoryEntry, which this package cannot import).
+type TimelineEntry struct {
+	ID        string          `json:"id"`
+	Timestamp time.Time       `json:"timestamp"`
+	Category  string          `json:"category"`
+	Type      string          `json:"type"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// anchoredEntry is a timeline event entry after how many messages it stands.
+type anchoredEntry struct {
+	after int
+	entry TimelineEntry
+}
+
+// timeline merges the messages with the anchored event entries (an entry anchored after
+// n messages comes after the n-th; entries past the end come last).
+func timeline(msgs []llm.Message, events []anchoredEntry) []TimelineEntry {
+	out := make([]TimelineEntry, 0, len(msgs)+len(events))
+	j := 0
+	for i := 0; i <= len(msgs); i++ {
+		for j < len(events) && (events[j].after <= i || i == len(msgs)) {
+			out = append(out, events[j].entry)
+			j++
+		}
+		if i < len(msgs) {
+			m := msgs[i]
+			data, _ := json.Marshal(m) // llm.Message always marshals
+			out = append(out, TimelineEntry{ID: m.ID, Timestamp: m.CreatedAt, Category: "chat", Type: string(m.Role), Data: data})
+		}
+	}
+	return out
 }
 
 // mutationEvent is what replay reads from a history_mutation's data. Mutation is either an
@@ -79,7 +119,8 @@ func normalizeKind(k string) string {
 func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (rec ReplayRecord, err error) {
 	rec = ReplayRecord{Messages: []llm.Message{}}
 	requests := newRequestRebuilder()
-	defer func() { rec.Requests = requests.out }()
+	var events []anchoredEntry
+	defer func() { rec.Requests, rec.Timeline = requests.out, timeline(rec.Messages, events) }()
 	for _, e := range entries {
 		if rec.SessionID == "" {
 			rec.SessionID = e.SessionID
@@ -103,7 +144,32 @@ func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (rec Repla
 			if err != nil {
 				return rec, err
 			}
+			if !sameStart(msgs, rec.Messages) {
+				// A reset that is no continuation (a clear, a rewind; a compaction's
+				// context_compact follows): the entries of the kept messages stay, as in
+				// the session.
+				kept := events[:0:0]
+				for _, a := range events {
+					if a.after <= len(msgs) {
+						kept = append(kept, a)
+					}
+				}
+				events = kept
+			}
 			rec.Messages = msgs
+		case EventContextCompact:
+			events = nil // the session's compaction starts the timeline again
+		case EventTimelineEntry:
+			data, err := Hydrate(e.Data, e.SessionID, payloads)
+			if err != nil {
+				return rec, fmt.Errorf("%w: entry %d (%s): %w", ErrReplay, e.Sequence, e.Event, err)
+			}
+			var d TimelineEntryData
+			var entry TimelineEntry
+			if err := json.Unmarshal(data, &d); err != nil || json.Unmarshal(d.Entry, &entry) != nil {
+				return rec, fmt.Errorf("%w: timeline_entry %d (line %d) is not an entry", ErrReplay, e.Sequence, e.Line)
+			}
+			events = append(events, anchoredEntry{after: d.After, entry: entry})
 		case EventBackgroundTask, EventBackgroundJobGroup, EventMemory:
 			data, err := Hydrate(e.Data, e.SessionID, payloads)
 			if err != nil {
@@ -120,6 +186,15 @@ func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (rec Repla
 		}
 	}
 	return rec, nil
+}
+
+// sameStart reports whether next extends prev (an append, or a reset that continues it):
+// the same first message, and no fewer messages.
+func sameStart(next, prev []llm.Message) bool {
+	if len(next) < len(prev) {
+		return false
+	}
+	return len(prev) == 0 || next[0].ID == prev[0].ID
 }
 
 func applyMutation(msgs []llm.Message, e Entry, payloads PayloadSource) ([]llm.Message, error) {
