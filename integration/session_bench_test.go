@@ -200,7 +200,7 @@ func medianInt(v []int64) int64 {
 // longRunRoundsEnv overrides the number of rounds of BenchmarkLongRun (default 2,000).
 const longRunRoundsEnv = "ROBOTA_BENCH_ROUNDS"
 
-// BenchmarkLongRun (issue 18): one headless run of 2,000 small tool rounds (a Read of a
+// BenchmarkLongRun (issues 18, 29): one headless run of 2,000 small tool rounds (a Read of a
 // one-line file each) with the script provider, then a resume of that session for one
 // turn. It reports the bytes written over the run against the final conversation's size
 // (the session journal; the log is another part's and reported apart), the time per round
@@ -269,7 +269,14 @@ func BenchmarkLongRun(b *testing.B) {
 		resumed := measure(b, p, "-p", "one more", "--resume", id, "--provider", "script", "--script", oneTurn,
 			"--model", "claude-sonnet-4-6", "--output-format", "json")
 
+		disk := dirSize(p.Home) + dirSize(p.Dir)
+		baseline := rawAppendBaseline(b, journal, rounds)
+
 		b.ReportMetric(run.wall.Seconds(), "run-s")
+		b.ReportMetric(float64(run.written)/float64(rounds)/(1<<10), "written-KiB/round")
+		b.ReportMetric(float64(disk)/(1<<20), "disk-MiB")
+		b.ReportMetric(float64(run.written)/float64(len(journal)+8<<10*rounds), "written-x-of-goal")
+		b.ReportMetric(baseline.Seconds()*1000/float64(rounds), "baseline-append-fsync-ms/round")
 		b.ReportMetric(float64(perRound(1).Microseconds())/1000, "first200-ms/round")
 		b.ReportMetric(float64(perRound(len(commits)-202).Microseconds())/1000, "last200-ms/round")
 		b.ReportMetric(float64(len(journal))/(1<<20), "session-MiB")
@@ -280,4 +287,27 @@ func BenchmarkLongRun(b *testing.B) {
 		b.ReportMetric(float64(resumed.peakRSS)/(1<<20), "resume-peak-MiB")
 		b.ReportMetric(float64(resumed.written)/(1<<10), "resume-written-KiB")
 	}
+}
+
+// rawAppendBaseline appends the session journal's bytes to a fresh file in as many chunks as
+// there were rounds, with an fsync after each, and returns the time taken: the least a
+// durable journal of the same conversation costs (its bytes written are len(journal)).
+func rawAppendBaseline(b *testing.B, journal []byte, rounds int) time.Duration {
+	b.Helper()
+	f, err := os.Create(filepath.Join(b.TempDir(), "baseline.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	chunk := len(journal)/rounds + 1
+	start := time.Now()
+	for off := 0; off < len(journal); off += chunk {
+		if _, err := f.Write(journal[off:min(off+chunk, len(journal))]); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(start)
 }
