@@ -270,13 +270,14 @@ func BenchmarkLongRun(b *testing.B) {
 			"--model", "claude-sonnet-4-6", "--output-format", "json")
 
 		disk := dirSize(p.Home) + dirSize(p.Dir)
-		baseline := rawAppendBaseline(b, journal, rounds)
+		baseline, baselineWritten := rawAppendBaseline(b, journal, rounds)
 
 		b.ReportMetric(run.wall.Seconds(), "run-s")
 		b.ReportMetric(float64(run.written)/float64(rounds)/(1<<10), "written-KiB/round")
 		b.ReportMetric(float64(disk)/(1<<20), "disk-MiB")
 		b.ReportMetric(float64(run.written)/float64(len(journal)+8<<10*rounds), "written-x-of-goal")
 		b.ReportMetric(baseline.Seconds()*1000/float64(rounds), "baseline-append-fsync-ms/round")
+		b.ReportMetric(float64(baselineWritten)/float64(rounds)/(1<<10), "baseline-written-KiB/round")
 		b.ReportMetric(float64(perRound(1).Microseconds())/1000, "first200-ms/round")
 		b.ReportMetric(float64(perRound(len(commits)-202).Microseconds())/1000, "last200-ms/round")
 		b.ReportMetric(float64(len(journal))/(1<<20), "session-MiB")
@@ -290,9 +291,10 @@ func BenchmarkLongRun(b *testing.B) {
 }
 
 // rawAppendBaseline appends the session journal's bytes to a fresh file in as many chunks as
-// there were rounds, with an fsync after each, and returns the time taken: the least a
-// durable journal of the same conversation costs (its bytes written are len(journal)).
-func rawAppendBaseline(b *testing.B, journal []byte, rounds int) time.Duration {
+// there were rounds, with an fsync after each, and returns the time taken and the bytes the
+// storage was given (/proc/self/io write_bytes; an fsync writes whole pages, so this is more
+// than len(journal)): the least a durable journal of the same conversation costs.
+func rawAppendBaseline(b *testing.B, journal []byte, rounds int) (time.Duration, int64) {
 	b.Helper()
 	f, err := os.Create(filepath.Join(b.TempDir(), "baseline.jsonl"))
 	if err != nil {
@@ -300,6 +302,7 @@ func rawAppendBaseline(b *testing.B, journal []byte, rounds int) time.Duration {
 	}
 	defer f.Close()
 	chunk := len(journal)/rounds + 1
+	before := selfWriteBytes()
 	start := time.Now()
 	for off := 0; off < len(journal); off += chunk {
 		if _, err := f.Write(journal[off:min(off+chunk, len(journal))]); err != nil {
@@ -309,5 +312,22 @@ func rawAppendBaseline(b *testing.B, journal []byte, rounds int) time.Duration {
 			b.Fatal(err)
 		}
 	}
-	return time.Since(start)
+	return time.Since(start), selfWriteBytes() - before
+}
+
+// selfWriteBytes is this process's write_bytes from /proc/self/io (0 where there is none).
+func selfWriteBytes() int64 {
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "write_bytes: "); ok {
+			var n int64
+			if _, err := fmt.Sscan(v, &n); err == nil {
+				return n
+			}
+		}
+	}
+	return 0
 }
