@@ -200,7 +200,7 @@ func medianInt(v []int64) int64 {
 // longRunRoundsEnv overrides the number of rounds of BenchmarkLongRun (default 2,000).
 const longRunRoundsEnv = "ROBOTA_BENCH_ROUNDS"
 
-// BenchmarkLongRun (issue 18): one headless run of 2,000 small tool rounds (a Read of a
+// BenchmarkLongRun (issues 18, 29): one headless run of 2,000 small tool rounds (a Read of a
 // one-line file each) with the script provider, then a resume of that session for one
 // turn. It reports the bytes written over the run against the final conversation's size
 // (the session journal; the log is another part's and reported apart), the time per round
@@ -248,7 +248,11 @@ func BenchmarkLongRun(b *testing.B) {
 			b.Fatal(err)
 		}
 		var commits []time.Time
+		var conversation int // bytes of the journal's message lines: the conversation as stored
 		for _, line := range bytes.Split(journal, []byte{'\n'}) {
+			if bytes.HasPrefix(line, []byte(`{"k":"m"`)) {
+				conversation += len(line) + 1
+			}
 			var c struct {
 				K string    `json:"k"`
 				T time.Time `json:"t"`
@@ -269,7 +273,17 @@ func BenchmarkLongRun(b *testing.B) {
 		resumed := measure(b, p, "-p", "one more", "--resume", id, "--provider", "script", "--script", oneTurn,
 			"--model", "claude-sonnet-4-6", "--output-format", "json")
 
+		disk := dirSize(p.Home) + dirSize(p.Dir)
+		baseline, baselineWritten := rawAppendBaseline(b, journal, rounds)
+
 		b.ReportMetric(run.wall.Seconds(), "run-s")
+		b.ReportMetric(float64(run.written)/float64(rounds)/(1<<10), "written-KiB/round")
+		b.ReportMetric(float64(disk)/(1<<20), "disk-MiB")
+		// Issue 29's goal: bytes written ≤ 10× the conversation + 8 KiB a round (≤ 1 holds it).
+		b.ReportMetric(float64(run.written)/float64(10*conversation+(8<<10)*rounds), "written-x-of-goal")
+		b.ReportMetric(float64(conversation)/(1<<20), "conversation-MiB")
+		b.ReportMetric(baseline.Seconds()*1000/float64(rounds), "baseline-append-fsync-ms/round")
+		b.ReportMetric(float64(baselineWritten)/float64(rounds)/(1<<10), "baseline-written-KiB/round")
 		b.ReportMetric(float64(perRound(1).Microseconds())/1000, "first200-ms/round")
 		b.ReportMetric(float64(perRound(len(commits)-202).Microseconds())/1000, "last200-ms/round")
 		b.ReportMetric(float64(len(journal))/(1<<20), "session-MiB")
@@ -280,4 +294,46 @@ func BenchmarkLongRun(b *testing.B) {
 		b.ReportMetric(float64(resumed.peakRSS)/(1<<20), "resume-peak-MiB")
 		b.ReportMetric(float64(resumed.written)/(1<<10), "resume-written-KiB")
 	}
+}
+
+// rawAppendBaseline appends the session journal's bytes to a fresh file in as many chunks as
+// there were rounds, with an fsync after each, and returns the time taken and the bytes the
+// storage was given (/proc/self/io write_bytes; an fsync writes whole pages, so this is more
+// than len(journal)): the least a durable journal of the same conversation costs.
+func rawAppendBaseline(b *testing.B, journal []byte, rounds int) (time.Duration, int64) {
+	b.Helper()
+	f, err := os.Create(filepath.Join(b.TempDir(), "baseline.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	chunk := len(journal)/rounds + 1
+	before := selfWriteBytes()
+	start := time.Now()
+	for off := 0; off < len(journal); off += chunk {
+		if _, err := f.Write(journal[off:min(off+chunk, len(journal))]); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(start), selfWriteBytes() - before
+}
+
+// selfWriteBytes is this process's write_bytes from /proc/self/io (0 where there is none).
+func selfWriteBytes() int64 {
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "write_bytes: "); ok {
+			var n int64
+			if _, err := fmt.Sscan(v, &n); err == nil {
+				return n
+			}
+		}
+	}
+	return 0
 }

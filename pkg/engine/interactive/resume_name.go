@@ -26,11 +26,32 @@ const maxListedNames = 10
 // the names there are. A corrupt record is the store's *CorruptError.
 func ResolveSession(ctx context.Context, st store.Store, ref string) (string, error) {
 	if store.ValidateID(ref) == nil {
+		// A store that reads a session's tail tells whether it exists without decoding
+		// the history: the caller loads it next, so a whole Load here read it twice.
+		if s, ok := st.(sessionStatter); ok {
+			if _, err := s.Stat(ctx, ref); err == nil {
+				return ref, nil
+			} else if errors.Is(err, store.ErrNotFound) {
+				return resolveName(ctx, st, ref)
+			}
+			// Anything else (a torn or damaged tail): Load decides, as before.
+		}
 		_, err := st.Load(ctx, ref)
 		if err == nil || !errors.Is(err, store.ErrNotFound) {
 			return ref, err
 		}
 	}
+	return resolveName(ctx, st, ref)
+}
+
+// sessionStatter is a store that describes a session from its journal's tail
+// (store.FileStore.Stat).
+type sessionStatter interface {
+	Stat(ctx context.Context, id string) (store.Info, error)
+}
+
+// resolveName is ResolveSession for a ref that is no stored session's id.
+func resolveName(ctx context.Context, st store.Store, ref string) (string, error) {
 	named, err := store.Named(ctx, st, ref)
 	if err != nil {
 		return "", err

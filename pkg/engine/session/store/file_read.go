@@ -107,6 +107,34 @@ func (s *FileStore) List(ctx context.Context) (Listing, error) {
 	return l, nil
 }
 
+// Stat describes the session with that ID from its journal's last commit and header (a
+// read of the file's tail, as List does), without decoding its history: ErrNotFound when
+// there is none. It does not check the lines before the last commit; Load does.
+func (s *FileStore) Stat(ctx context.Context, id string) (Info, error) {
+	path, err := s.Path(id)
+	if err != nil {
+		return Info{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Info{}, err
+	}
+	j := s.journal(id) // an append in progress would look like a torn tail
+	j.mu.Lock()
+	info, err := s.info(path, id, true)
+	j.mu.Unlock()
+	if errors.Is(err, fs.ErrNotExist) {
+		path = s.legacyPath(id)
+		info, err = s.info(path, id, false)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return Info{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("session store: stat %s: %w", path, err)
+	}
+	return info, nil
+}
+
 func (s *FileStore) info(path, id string, journal bool) (Info, error) {
 	if !journal {
 		data, err := os.ReadFile(path)
