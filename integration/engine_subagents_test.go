@@ -145,6 +145,7 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-engine-only-1")
 	t.Setenv("OPENAI_API_KEY", "sk-openai-engine-only-2")
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	t.Setenv("HOME", p.Home)
 	p.writeFile(t, "README.md", "project\n")
 	gitInit(t, p.Dir)
@@ -367,6 +368,7 @@ func bypassSession(ctx context.Context, t *testing.T, p *project, script string)
 // gone at once, and the engine lists the process task as cancelled.
 func TestEngineTaskOutputAndTaskStopOfBackgroundSleep(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, id, _ := bypassSession(ctx, t, p, p.script(t, "taskstop", nil))
@@ -415,6 +417,7 @@ func TestEngineTaskOutputAndTaskStopOfBackgroundSleep(t *testing.T) {
 // ends in an error, the prompt completes, and the next Agent call runs in a new worker.
 func TestEngineWorkerKilledMidJob(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, id, enginePID := bypassSession(ctx, t, p, p.script(t, "workerkill", nil))
@@ -480,6 +483,7 @@ func TestEngineWorkerKilledMidJob(t *testing.T) {
 // exits 0 and takes the workers, the shells and the sleeps with it.
 func TestEngineSIGTERMStopsJobProcesses(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	e, _, pids := startJobs(t, p)
 	if err := e.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -528,6 +532,7 @@ func startJobs(t *testing.T, p *project) (*engineproc.Proc, engineproc.LogEntry,
 // is left orphaned.
 func TestEngineKill9LeavesNoJobProcesses(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	e, ready, pids := startJobs(t, p)
 	if pids["bg-worker"] != ready.Int("pid") {
 		t.Fatalf("the background command runs under pid %d, want the engine's process-job worker %d", pids["bg-worker"], ready.Int("pid"))
@@ -604,6 +609,7 @@ func goneWithin(pids map[string]int, within time.Duration) error {
 // log stays readable.
 func TestEngineCancelBackgroundTasksKillsTheirGroups(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, id, _ := bypassSession(ctx, t, p, p.script(t, "engine_cancel", nil))

@@ -354,3 +354,11 @@ func (p *project) hydrate(t *testing.T, v any) any {
 	}
 	return v
 }
+
+// withoutSandbox turns the command sandbox off for p (in .robota/settings.local.json): a
+// sandboxed command has a PID namespace of its own, so a test that reads a command's
+// pids or parent from outside must run it unsandboxed. What it tests holds either way.
+func (p *project) withoutSandbox(t *testing.T) {
+	t.Helper()
+	p.writeFile(t, ".robota/settings.local.json", `{"sandbox": {"enabled": false}}`)
+}

@@ -13,6 +13,7 @@ import (
 // and the subagent's answer is the Skill tool's result.
 func TestHeadlessForkedSkillRunsInAWorker(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	p.writeFile(t, filepath.Join(".claude", "skills", "research", "SKILL.md"), `---
 name: research
 description: Research a topic in a subagent

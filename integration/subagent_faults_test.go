@@ -76,6 +76,7 @@ func lastResult(t *testing.T, out string) map[string]any {
 // what killed them).
 func TestHeadlessTaskOutputAndTaskStopOfBackgroundSleep(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	script := p.script(t, "taskstop", nil)
 	start := time.Now()
 	res := p.mustRun(t, "-p", "sleep in the background", "--provider", "script", "--script", script,
@@ -114,6 +115,7 @@ func TestHeadlessTaskOutputAndTaskStopOfBackgroundSleep(t *testing.T) {
 // in a new worker.
 func TestHeadlessWorkerKilledMidJob(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	script := p.script(t, "workerkill", nil)
 	endStrays(t, p, "victim-sh.pid", "victim-sleep.pid")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
@@ -213,6 +215,7 @@ func (p *project) recordedTasks(t *testing.T, id string) []map[string]any {
 // Claude Code's fields, and the transcript they name is the subagent's JSONL log.
 func TestHeadlessSubagentWorkerHasNoKeysAndHooksFire(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	hooks := filepath.Join(p.Scripts, "hooks.jsonl")
 	hook := fmt.Sprintf("cat >> %s; echo >> %s", hooks, hooks)
 	entry := []map[string]any{{"matcher": "", "hooks": []map[string]any{{"type": "command", "command": hook}}}}
@@ -361,6 +364,7 @@ func procComm(pid int) string {
 // sleeping in a child of its shell): its workers, the shells and the sleeps all go.
 func TestHeadlessKill9LeavesNoJobProcesses(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	script := p.script(t, "engine_kill", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
@@ -382,6 +386,7 @@ func TestHeadlessKill9LeavesNoJobProcesses(t *testing.T) {
 // with the signal, and the next background command runs in a new worker.
 func TestHeadlessProcessWorkerKilledMidJob(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	script := p.script(t, "processkill", nil)
 	endStrays(t, p, "bg1-sh.pid", "bg1-sleep.pid")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)

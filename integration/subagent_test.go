@@ -45,6 +45,7 @@ func readPID(t *testing.T, path string) int {
 // with the Agent call as parent_tool_use_id.
 func TestHeadlessAgentJobsRunInParallelWorkers(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	p.writeFile(t, "README.md", "project\n")
 	gitInit(t, p.Dir)
 	script := p.script(t, "subagents", nil)

@@ -195,6 +195,7 @@ func TestRobotaVersionAndHelp(t *testing.T) {
 // environment) and an allowlisted environment (robota's secrets stay behind).
 func TestRobotaLaunchesRobotaWorker(t *testing.T) {
 	p := newProject(t)
+	p.withoutSandbox(t) // it watches the job's processes from outside (pids, parents)
 	script := p.script(t, "background", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
