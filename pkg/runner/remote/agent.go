@@ -224,7 +224,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	var claim wire.ClaimReply
-	if err := a.request(wire.ClaimSubject(job.ID), wire.Claim{Host: a.cfg.Name}, 5*time.Second, &claim); err != nil {
+	if err := a.request(wire.ClaimSubject(job.ID), wire.Claim{Host: a.cfg.Name, Ack: msg.Reply()}, 5*time.Second, &claim); err != nil {
 		log.Warn("could not claim the job from the engine; handed back", zap.Error(err))
 		_ = msg.NakWithDelay(time.Second)
 		return
@@ -235,16 +235,12 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	attempt := claim.Attempt
-	send := func(ev runnerapi.Event) {
-		ev.JobID = job.ID
-		if b, err := json.Marshal(wire.Event{Host: a.cfg.Name, Attempt: attempt, Event: ev}); err == nil {
-			_ = a.nc.Publish(wire.EventSubject(job.ID), b)
-		}
-	}
+	out := newOutbox(a.nc, wire.EventSubject(job.ID), a.cfg.Name, attempt)
 	if cwd := job.Cwd(); cwd != "" {
 		if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-			a.finish(msg, job.ID, attempt, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_directory",
-				Error: fmt.Sprintf("the working directory %s does not exist on host %s", cwd, a.cfg.Name)}, log)
+			out.push(runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_directory",
+				Error: fmt.Sprintf("the working directory %s does not exist on host %s", cwd, a.cfg.Name)})
+			out.wait()
 			return
 		}
 	}
@@ -332,7 +328,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 			final = &ev
 			return nil
 		}
-		send(ev)
+		out.push(ev)
 		return nil
 	})
 	close(ended)
@@ -341,11 +337,13 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 	outMu.Unlock()
 	switch {
 	case hb:
+		out.close()
 		log.Info("job handed back to the stream", zap.Int("attempt", attempt))
 		<-a.pulled
 		_ = msg.Nak()
 		return
 	case cut:
+		out.close()
 		return
 	}
 	if final == nil {
@@ -355,33 +353,81 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		}
 		final = &runnerapi.Event{Kind: runnerapi.EventFailed, Category: "worker", Error: reason}
 	}
-	a.finish(msg, job.ID, attempt, *final, log)
+	out.push(*final)
+	out.wait()
+	log.Debug("job ended", zap.Int("attempt", attempt), zap.Stringer("kind", final.Kind))
 }
 
-// finish sends an attempt's terminal event until the engine has it, then acks the
-// message (the work queue drops it). An engine that never answers within the job timeout
-// leaves the message unacked: it is redelivered, at least once.
-func (a *Agent) finish(msg jetstream.Msg, jobID string, attempt int, ev runnerapi.Event, log *zap.Logger) {
-	ev.JobID = jobID
-	deadline := time.Now().Add(2 * a.cfg.JobTimeout)
-	for {
-		var r wire.EventReply
-		err := a.request(wire.EventSubject(jobID), wire.Event{Host: a.cfg.Name, Attempt: attempt, Event: ev}, 2*time.Second, &r)
-		if err == nil {
-			if r.Superseded {
-				// The message is another attempt's now (or the job is over): not ours to ack.
-				log.Info("the engine had moved the job to a later attempt; this attempt's result is dropped", zap.Int("attempt", attempt))
-				return
+// outbox sends one attempt's events to the engine in order, coalescing what the job
+// emits while a batch is being sent into the next batch (wire.Events): a short job's
+// events after its start often go as one message. The first event goes at once (the
+// engine shows the start without delay). A terminal event ends the outbox; the engine
+// acks the job's message when it has it, so the host neither waits for a reply nor
+// acks. A batch lost on the way leaves the message unacked: it is redelivered.
+type outbox struct {
+	nc      *nats.Conn
+	subject string
+	host    string
+	attempt int
+
+	mu     sync.Mutex
+	queue  []wire.Ev
+	closed bool
+	wake   chan struct{}
+	done   chan struct{}
+}
+
+func newOutbox(nc *nats.Conn, subject, host string, attempt int) *outbox {
+	o := &outbox{nc: nc, subject: subject, host: host, attempt: attempt, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go o.run()
+	return o
+}
+
+// push queues ev; after a terminal event, or once closed, push drops events.
+func (o *outbox) push(ev runnerapi.Event) {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return
+	}
+	o.queue = append(o.queue, wire.EvOf(ev))
+	o.closed = ev.Kind.Terminal()
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// close drops what is queued and not sent (the attempt is handed back or lost).
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed, o.queue = true, nil
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+	<-o.done
+}
+
+// wait returns once the terminal event is sent.
+func (o *outbox) wait() { <-o.done }
+
+func (o *outbox) run() {
+	defer close(o.done)
+	for range o.wake {
+		o.mu.Lock()
+		batch, closed := o.queue, o.closed
+		o.queue = nil
+		o.mu.Unlock()
+		if len(batch) > 0 {
+			if b, err := json.Marshal(wire.Events{Host: o.host, Attempt: o.attempt, Events: batch}); err == nil {
+				_ = o.nc.Publish(o.subject, b)
 			}
-			log.Info("job ended", zap.Int("attempt", attempt), zap.Stringer("kind", ev.Kind))
-			_ = msg.Ack()
+		}
+		if closed {
 			return
 		}
-		if time.Now().After(deadline) {
-			log.Warn("the engine did not take the job's result; leaving it to be redelivered", zap.Error(err))
-			return
-		}
-		_ = msg.InProgress()
-		time.Sleep(250 * time.Millisecond)
 	}
 }

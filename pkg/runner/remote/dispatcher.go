@@ -55,11 +55,12 @@ type Dispatcher struct {
 	cfg  DispatcherConfig
 	nc   *nats.Conn
 	js   jetstream.JetStream
+	jobs jetstream.Stream
 	log  *zap.Logger
 	subs []*nats.Subscription
 
 	mu     sync.Mutex
-	jobs   map[string]*job // wire id → job
+	byID   map[string]*job // wire id → job
 	byTask map[string]*job // task id → job
 	hosts  map[string]seenHost
 	closed bool
@@ -81,11 +82,13 @@ type job struct {
 	emitMu sync.Mutex // serializes emit; never held with the Dispatcher's mutex
 	emit   func(runnerapi.Event) error
 
+	seq           uint64 // the job message's stream sequence
 	attempt       int
 	host          string
+	ack           string // the current attempt's ack subject (wire.Claim.Ack)
 	attemptCtx    context.Context
 	attemptCancel context.CancelFunc
-	seq           uint64
+	evSeq         uint64
 	ended         bool
 	cancelled     bool
 	cancelReason  string
@@ -110,7 +113,11 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 	if err := EnsureStream(ctx, js, cfg.JobTimeout); err != nil {
 		return nil, err
 	}
-	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: map[string]*job{}, byTask: map[string]*job{},
+	stream, err := js.Stream(ctx, wire.Stream)
+	if err != nil {
+		return nil, fmt.Errorf("the job stream %s: %w", wire.Stream, err)
+	}
+	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: stream, byID: map[string]*job{}, byTask: map[string]*job{},
 		hosts: map[string]seenHost{}}
 	for subject, handler := range map[string]nats.MsgHandler{
 		wire.ClaimWildcard: d.onClaim, wire.EventWildcard: d.onEvent,
@@ -187,12 +194,16 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 		d.mu.Unlock()
 		return errors.New("the remote dispatcher is closed")
 	}
-	d.jobs[j.id], d.byTask[rj.ID] = j, j
+	d.byID[j.id], d.byTask[rj.ID] = j, j
 	d.mu.Unlock()
-	if _, err := d.js.Publish(ctx, wire.JobsSubject, body, jetstream.WithMsgID(j.id)); err != nil {
+	pa, err := d.js.Publish(ctx, wire.JobsSubject, body, jetstream.WithMsgID(j.id))
+	if err != nil {
 		d.forget(j)
 		return fmt.Errorf("queue the job on NATS: %w", err)
 	}
+	d.mu.Lock()
+	j.seq = pa.Sequence
+	d.mu.Unlock()
 	d.log.Debug("remote job queued", zap.String("task", rj.ID), zap.String("job", j.id))
 	queued := time.NewTimer(d.cfg.QueueTimeout)
 	defer queued.Stop()
@@ -206,6 +217,7 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 			d.mu.Unlock()
 			if waiting {
 				d.finish(j, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_host", Error: d.noHostReason(j)})
+				d.drop(j)
 			}
 		case <-ctx.Done():
 			d.cancel(j, context.Cause(ctx).Error())
@@ -252,8 +264,8 @@ func (d *Dispatcher) forget(j *job) {
 }
 
 func (d *Dispatcher) forgetLocked(j *job) {
-	if d.jobs[j.id] == j {
-		delete(d.jobs, j.id)
+	if d.byID[j.id] == j {
+		delete(d.byID, j.id)
 	}
 	if d.byTask[j.taskID] == j {
 		delete(d.byTask, j.taskID)
@@ -268,8 +280,8 @@ func (d *Dispatcher) finish(j *job, ev runnerapi.Event) {
 		return
 	}
 	d.endLocked(j)
-	j.seq++
-	ev.JobID, ev.Sequence = j.taskID, j.seq
+	j.evSeq++
+	ev.JobID, ev.Sequence = j.taskID, j.evSeq
 	d.mu.Unlock()
 	d.deliver(j, ev)
 	close(j.done)
@@ -303,10 +315,27 @@ func (d *Dispatcher) cancel(j *job, reason string) {
 	d.mu.Unlock()
 	if !claimed {
 		d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: reason})
+		d.drop(j)
 		return
 	}
 	body, _ := json.Marshal(wire.Control{Cancel: true, Reason: reason})
 	_ = d.nc.Publish(wire.ControlSubject(j.id), body)
+}
+
+// drop deletes an ended job's message from the stream, so no host claims it only to be
+// told to terminate it. Best effort: a host that holds it already is refused at its claim.
+func (d *Dispatcher) drop(j *job) {
+	d.mu.Lock()
+	seq := j.seq
+	d.mu.Unlock()
+	if seq == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := d.jobs.DeleteMsg(ctx, seq); err != nil {
+		d.log.Debug("could not drop an ended job's message", zap.String("job", j.id), zap.Error(err))
+	}
 }
 
 // Cancel implements runnerapi.Runner.
@@ -344,7 +373,7 @@ func (d *Dispatcher) Close() {
 	d.mu.Lock()
 	d.closed = true
 	var running []*job
-	for _, j := range d.jobs {
+	for _, j := range d.byID {
 		running = append(running, j)
 	}
 	d.mu.Unlock()
@@ -366,7 +395,7 @@ func (d *Dispatcher) Disconnected(err error) {
 	}
 	d.mu.Lock()
 	var running []*job
-	for _, j := range d.jobs {
+	for _, j := range d.byID {
 		running = append(running, j)
 	}
 	d.mu.Unlock()
@@ -395,7 +424,7 @@ func (d *Dispatcher) onClaim(msg *nats.Msg) {
 		return
 	}
 	d.mu.Lock()
-	j := d.jobs[id]
+	j := d.byID[id]
 	switch {
 	case j == nil:
 		d.mu.Unlock()
@@ -411,12 +440,24 @@ func (d *Dispatcher) onClaim(msg *nats.Msg) {
 		reply(msg, wire.ClaimReply{Run: true})
 		return
 	}
+	seq, ok := wire.AckSeq(c.Ack)
+	if ok && j.seq == 0 {
+		// The host was quicker than the publish's ack to the engine; it holds the message,
+		// so the sequence it names is the job's.
+		j.seq = seq
+	}
+	if !ok || seq != j.seq {
+		d.mu.Unlock()
+		d.log.Warn("a host claimed a job with an ack subject that is not the job's", zap.String("host", c.Host), zap.String("job", id))
+		reply(msg, wire.ClaimReply{Reason: "the claim's ack subject does not name the job's message"})
+		return
+	}
 	if j.attemptCancel != nil {
 		j.attemptCancel() // the earlier attempt's calls end; its results are ignored
 	}
 	j.attempt++
 	prev := j.host
-	j.host = c.Host
+	j.host, j.ack = c.Host, c.Ack
 	j.attemptCtx, j.attemptCancel = context.WithCancel(context.Background())
 	attempt := j.attempt
 	d.mu.Unlock()
@@ -431,51 +472,56 @@ func (d *Dispatcher) onClaim(msg *nats.Msg) {
 func (d *Dispatcher) current(subject, host string, attempt int) (*job, context.Context, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	j := d.jobs[wire.JobIDOf(subject)]
+	j := d.byID[wire.JobIDOf(subject)]
 	if j == nil || j.ended || j.attempt != attempt || (host != "" && j.host != host) {
 		return nil, nil, false
 	}
 	return j, j.attemptCtx, true
 }
 
-// onEvent relays an attempt's event to the task manager; an event of any attempt but
-// the current one is dropped.
+// onEvent relays a batch of an attempt's events to the task manager; the events of any
+// attempt but the current one are dropped. At the terminal event the engine acks the
+// job's message on the stream: it has the result, the work queue may drop the job.
 func (d *Dispatcher) onEvent(msg *nats.Msg) {
-	var e wire.Event
-	if err := json.Unmarshal(msg.Data, &e); err != nil {
-		d.log.Warn("unreadable job event", zap.String("subject", msg.Subject), zap.Error(err))
+	var b wire.Events
+	if err := json.Unmarshal(msg.Data, &b); err != nil {
+		d.log.Warn("unreadable job events", zap.String("subject", msg.Subject), zap.Error(err))
 		return
 	}
-	j, _, ok := d.current(msg.Subject, e.Host, e.Attempt)
+	j, _, ok := d.current(msg.Subject, b.Host, b.Attempt)
 	if !ok {
-		reply(msg, wire.EventReply{Superseded: true})
 		return
 	}
-	ev := e.Event
-	d.mu.Lock()
-	if j.ended || j.attempt != e.Attempt { // re-checked: a claim may have come in between
+	for _, e := range b.Events {
+		ev := e.Runner()
+		d.mu.Lock()
+		if j.ended || j.attempt != b.Attempt { // re-checked: a claim may have come in between
+			d.mu.Unlock()
+			return
+		}
+		j.evSeq++
+		ev.JobID, ev.Sequence = j.taskID, j.evSeq
+		if ev.Kind == runnerapi.EventStarted {
+			ev.Host, ev.Attempt = b.Host, b.Attempt
+		}
+		if j.cancelled && ev.Kind == runnerapi.EventFailed {
+			ev = runnerapi.Event{JobID: j.taskID, Sequence: j.evSeq, Kind: runnerapi.EventCancelled, Reason: j.cancelReason}
+		}
+		terminal := ev.Kind.Terminal()
+		ack := j.ack
+		if terminal {
+			d.endLocked(j)
+		}
 		d.mu.Unlock()
-		reply(msg, wire.EventReply{Superseded: true})
-		return
+		d.deliver(j, ev)
+		if terminal {
+			if err := d.nc.Publish(ack, []byte("+ACK")); err != nil {
+				d.log.Debug("ack of a finished job not sent; it will be redelivered and refused", zap.String("job", j.id), zap.Error(err))
+			}
+			close(j.done)
+			return
+		}
 	}
-	j.seq++
-	ev.JobID, ev.Sequence = j.taskID, j.seq
-	if ev.Kind == runnerapi.EventStarted {
-		ev.Host, ev.Attempt = e.Host, e.Attempt
-	}
-	if j.cancelled && ev.Kind == runnerapi.EventFailed {
-		ev = runnerapi.Event{JobID: j.taskID, Sequence: j.seq, Kind: runnerapi.EventCancelled, Reason: j.cancelReason}
-	}
-	terminal := ev.Kind.Terminal()
-	if terminal {
-		d.endLocked(j)
-	}
-	d.mu.Unlock()
-	d.deliver(j, ev)
-	if terminal {
-		close(j.done)
-	}
-	reply(msg, wire.EventReply{})
 }
 
 // onCall serves a model or tool call of the attempt a host holds now; any other is refused.
