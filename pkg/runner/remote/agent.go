@@ -43,6 +43,7 @@ type Agent struct {
 
 	mu      sync.Mutex
 	running map[string]int // job id → attempt
+	claims  claimer
 	wg      sync.WaitGroup
 	// pulled is closed once the agent has no pull request pending: a job is handed back
 	// only then, or the server could deliver it right back to this stopping agent.
@@ -60,7 +61,9 @@ func NewAgent(cfg AgentConfig) *Agent {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	return &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]int{}, pulled: make(chan struct{})}
+	a := &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]int{}, pulled: make(chan struct{})}
+	a.claims.a = a
+	return a
 }
 
 // Run takes jobs until ctx ends, then hands its running jobs back to the stream (they
@@ -223,8 +226,8 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.NakWithDelay(500 * time.Millisecond) // another host may offer k=v
 		return
 	}
-	var claim wire.ClaimReply
-	if err := a.request(wire.ClaimSubject(job.ID), wire.Claim{Host: a.cfg.Name, Ack: msg.Reply()}, 5*time.Second, &claim); err != nil {
+	claim, err := a.claims.claim(wire.Claim{Job: job.ID, Ack: msg.Reply()})
+	if err != nil {
 		log.Warn("could not claim the job from the engine; handed back", zap.Error(err))
 		_ = msg.NakWithDelay(time.Second)
 		return
@@ -240,7 +243,6 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 			out.push(runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_directory",
 				Error: fmt.Sprintf("the working directory %s does not exist on host %s", cwd, a.cfg.Name)})
-			out.wait()
 			return
 		}
 	}
@@ -354,80 +356,142 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		final = &runnerapi.Event{Kind: runnerapi.EventFailed, Category: "worker", Error: reason}
 	}
 	out.push(*final)
-	out.wait()
 	log.Debug("job ended", zap.Int("attempt", attempt), zap.Stringer("kind", final.Kind))
 }
 
-// outbox sends one attempt's events to the engine in order, coalescing what the job
-// emits while a batch is being sent into the next batch (wire.Events): a short job's
-// events after its start often go as one message. The first event goes at once (the
-// engine shows the start without delay). A terminal event ends the outbox; the engine
-// acks the job's message when it has it, so the host neither waits for a reply nor
-// acks. A batch lost on the way leaves the message unacked: it is redelivered.
+// outbox sends one attempt's events to the engine in order (wire.Events). The first
+// event (the start) and the terminal one go at once; progress between them is
+// coalesced for up to progressLinger, so a short job costs two messages and a chatty
+// one a few per second. A terminal event ends the outbox; the engine acks the job's
+// message when it has it, so the host neither waits for a reply nor acks. A batch lost
+// on the way leaves the message unacked: it is redelivered (at least once).
 type outbox struct {
 	nc      *nats.Conn
 	subject string
 	host    string
 	attempt int
 
-	mu     sync.Mutex
+	mu     sync.Mutex // held while publishing, so batches leave in order
 	queue  []wire.Ev
+	sent   bool // the first event went
 	closed bool
-	wake   chan struct{}
-	done   chan struct{}
+	timer  *time.Timer
 }
 
+// progressLinger bounds how long a progress event waits to share a message.
+const progressLinger = 10 * time.Millisecond
+
 func newOutbox(nc *nats.Conn, subject, host string, attempt int) *outbox {
-	o := &outbox{nc: nc, subject: subject, host: host, attempt: attempt, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	go o.run()
-	return o
+	return &outbox{nc: nc, subject: subject, host: host, attempt: attempt}
 }
 
 // push queues ev; after a terminal event, or once closed, push drops events.
 func (o *outbox) push(ev runnerapi.Event) {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.closed {
-		o.mu.Unlock()
 		return
 	}
 	o.queue = append(o.queue, wire.EvOf(ev))
-	o.closed = ev.Kind.Terminal()
-	o.mu.Unlock()
-	select {
-	case o.wake <- struct{}{}:
-	default:
+	switch {
+	case !o.sent || ev.Kind.Terminal():
+		o.closed = ev.Kind.Terminal()
+		o.flushLocked()
+	case o.timer == nil:
+		o.timer = time.AfterFunc(progressLinger, o.flush)
 	}
+}
+
+func (o *outbox) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.flushLocked()
+}
+
+func (o *outbox) flushLocked() {
+	if o.timer != nil {
+		o.timer.Stop()
+		o.timer = nil
+	}
+	if len(o.queue) == 0 {
+		return
+	}
+	if b, err := json.Marshal(wire.Events{Host: o.host, Attempt: o.attempt, Events: o.queue}); err == nil {
+		_ = o.nc.Publish(o.subject, b)
+	}
+	o.queue, o.sent = nil, true
 }
 
 // close drops what is queued and not sent (the attempt is handed back or lost).
 func (o *outbox) close() {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.closed, o.queue = true, nil
-	o.mu.Unlock()
-	select {
-	case o.wake <- struct{}{}:
-	default:
+	if o.timer != nil {
+		o.timer.Stop()
+		o.timer = nil
 	}
-	<-o.done
 }
 
-// wait returns once the terminal event is sent.
-func (o *outbox) wait() { <-o.done }
+// claimer sends the agent's claims to the engine: at once when none is being answered,
+// else in one batch (wire.Claims) when the answer comes. A lone job waits no longer
+// than before; many jobs taken at once cost one round trip per batch, not one each.
+type claimer struct {
+	a     *Agent
+	mu    sync.Mutex
+	queue []pendingClaim
+	busy  bool
+}
 
-func (o *outbox) run() {
-	defer close(o.done)
-	for range o.wake {
-		o.mu.Lock()
-		batch, closed := o.queue, o.closed
-		o.queue = nil
-		o.mu.Unlock()
-		if len(batch) > 0 {
-			if b, err := json.Marshal(wire.Events{Host: o.host, Attempt: o.attempt, Events: batch}); err == nil {
-				_ = o.nc.Publish(o.subject, b)
-			}
-		}
-		if closed {
+type pendingClaim struct {
+	c     wire.Claim
+	reply chan claimResult
+}
+
+type claimResult struct {
+	r   wire.ClaimReply
+	err error
+}
+
+func (c *claimer) claim(cl wire.Claim) (wire.ClaimReply, error) {
+	p := pendingClaim{c: cl, reply: make(chan claimResult, 1)}
+	c.mu.Lock()
+	c.queue = append(c.queue, p)
+	if !c.busy {
+		c.busy = true
+		go c.send()
+	}
+	c.mu.Unlock()
+	res := <-p.reply
+	return res.r, res.err
+}
+
+func (c *claimer) send() {
+	for {
+		c.mu.Lock()
+		batch := c.queue
+		c.queue = nil
+		if len(batch) == 0 {
+			c.busy = false
+			c.mu.Unlock()
 			return
+		}
+		c.mu.Unlock()
+		b := wire.Claims{Host: c.a.cfg.Name, Claims: make([]wire.Claim, len(batch))}
+		for i, p := range batch {
+			b.Claims[i] = p.c
+		}
+		var r wire.ClaimsReply
+		err := c.a.request(wire.ClaimsSubject, b, 5*time.Second, &r)
+		if err == nil && len(r.Replies) != len(batch) {
+			err = fmt.Errorf("the engine answered %d of %d claims", len(r.Replies), len(batch))
+		}
+		for i, p := range batch {
+			if err != nil {
+				p.reply <- claimResult{err: err}
+				continue
+			}
+			p.reply <- claimResult{r: r.Replies[i]}
 		}
 	}
 }

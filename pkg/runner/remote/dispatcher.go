@@ -416,29 +416,44 @@ func reply(msg *nats.Msg, v any) {
 
 // onClaim answers a host agent that took a job from the stream: run it as the next
 // attempt, or not (unknown, ended or cancelled job: the host terminates the message).
+// A batch (wire.ClaimsSubject) is answered claim by claim in one reply.
 func (d *Dispatcher) onClaim(msg *nats.Msg) {
-	id := wire.JobIDOf(msg.Subject)
+	if msg.Subject == wire.ClaimsSubject {
+		var b wire.Claims
+		if err := json.Unmarshal(msg.Data, &b); err != nil || b.Host == "" {
+			reply(msg, wire.ClaimsReply{})
+			return
+		}
+		out := wire.ClaimsReply{Replies: make([]wire.ClaimReply, len(b.Claims))}
+		for i, c := range b.Claims {
+			c.Host = b.Host
+			out.Replies[i] = d.claim(c.Job, c)
+		}
+		reply(msg, out)
+		return
+	}
 	var c wire.Claim
 	if err := json.Unmarshal(msg.Data, &c); err != nil || c.Host == "" {
 		reply(msg, wire.ClaimReply{Reason: "unreadable claim"})
 		return
 	}
+	reply(msg, d.claim(wire.JobIDOf(msg.Subject), c))
+}
+
+func (d *Dispatcher) claim(id string, c wire.Claim) wire.ClaimReply {
 	d.mu.Lock()
 	j := d.byID[id]
 	switch {
 	case j == nil:
 		d.mu.Unlock()
 		d.log.Warn("a host claimed a job this engine did not issue or no longer runs", zap.String("host", c.Host), zap.String("job", id))
-		reply(msg, wire.ClaimReply{Reason: "this engine did not issue the job, or it has ended"})
-		return
+		return wire.ClaimReply{Reason: "this engine did not issue the job, or it has ended"}
 	case j.ended, j.cancelled:
 		d.mu.Unlock()
-		reply(msg, wire.ClaimReply{Reason: "the job was cancelled or has ended"})
-		return
+		return wire.ClaimReply{Reason: "the job was cancelled or has ended"}
 	case c.Probe:
 		d.mu.Unlock()
-		reply(msg, wire.ClaimReply{Run: true})
-		return
+		return wire.ClaimReply{Run: true}
 	}
 	seq, ok := wire.AckSeq(c.Ack)
 	if ok && j.seq == 0 {
@@ -449,8 +464,7 @@ func (d *Dispatcher) onClaim(msg *nats.Msg) {
 	if !ok || seq != j.seq {
 		d.mu.Unlock()
 		d.log.Warn("a host claimed a job with an ack subject that is not the job's", zap.String("host", c.Host), zap.String("job", id))
-		reply(msg, wire.ClaimReply{Reason: "the claim's ack subject does not name the job's message"})
-		return
+		return wire.ClaimReply{Reason: "the claim's ack subject does not name the job's message"}
 	}
 	if j.attemptCancel != nil {
 		j.attemptCancel() // the earlier attempt's calls end; its results are ignored
@@ -465,7 +479,7 @@ func (d *Dispatcher) onClaim(msg *nats.Msg) {
 		d.log.Info("remote job moved to another attempt", zap.String("task", j.taskID), zap.String("from", prev),
 			zap.String("to", c.Host), zap.Int("attempt", attempt))
 	}
-	reply(msg, wire.ClaimReply{Run: true, Attempt: attempt})
+	return wire.ClaimReply{Run: true, Attempt: attempt}
 }
 
 // current returns the job of a per-job subject when host and attempt hold it now.

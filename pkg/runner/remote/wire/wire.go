@@ -184,6 +184,8 @@ type Claim struct {
 	// and no wait on the host), and checks the subject names this stream, its consumer
 	// and the job's own stream sequence (AckSeq).
 	Ack string `json:"ack,omitempty"`
+	// Job is the job claimed, in a Claims batch (a single claim names it in its subject).
+	Job string `json:"job,omitempty"`
 }
 
 // ClaimReply is the engine's answer: Run says whether to run it, as attempt Attempt;
@@ -192,6 +194,23 @@ type ClaimReply struct {
 	Run     bool   `json:"run"`
 	Attempt int    `json:"attempt,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+}
+
+// ClaimsSubject is where a host agent sends Claims: the claims of the jobs it took
+// while its previous batch was being answered, in one request (a host takes many short
+// jobs at once; one round trip each was most of a short job's dispatch cost). It is a
+// claim subject (robota.claim.*) that names no job: job ids are hex.
+const ClaimsSubject = "robota.claim.batch"
+
+// Claims is a batch of claims of one host; each Claim names its Job.
+type Claims struct {
+	Host   string  `json:"host"`
+	Claims []Claim `json:"claims"`
+}
+
+// ClaimsReply answers Claims, one reply per claim in order.
+type ClaimsReply struct {
+	Replies []ClaimReply `json:"replies"`
 }
 
 // AckSeq returns the stream sequence a JetStream ack subject of the hosts' consumer on
