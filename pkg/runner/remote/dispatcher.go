@@ -39,7 +39,8 @@ type DispatcherConfig struct {
 	// QueueTimeout bounds how long a job may wait for a host to take it; the failure
 	// names the labels it asked for. Default DefaultQueueTimeout.
 	QueueTimeout time.Duration
-	// Labels returns the labels a job requires of its host (nil: none).
+	// Labels returns labels a job requires of its host beyond its own (Job.Labels, from
+	// the session's `workers.labels` setting); nil: none. Its labels win on a clash.
 	Labels func(runnerapi.Job) map[string]string
 	// FailOnDisconnect fails the running jobs when the NATS connection is lost
 	// (--dispatch remote); otherwise they wait for it to come back (auto).
@@ -182,9 +183,7 @@ func (d *Dispatcher) HostsAlive() int {
 // for a host longer than the queue timeout).
 func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runnerapi.Event) error) error {
 	j := &job{id: wire.NewJobID(), taskID: rj.ID, rj: rj, emit: emit, done: make(chan struct{})}
-	if d.cfg.Labels != nil {
-		j.labels = d.cfg.Labels(rj)
-	}
+	j.labels = jobLabels(rj, d.cfg.Labels)
 	body, err := json.Marshal(wire.FromRunner(j.id, rj, j.labels))
 	if err != nil {
 		return err
@@ -207,10 +206,26 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 	d.log.Debug("remote job queued", zap.String("task", rj.ID), zap.String("job", j.id))
 	queued := time.NewTimer(d.cfg.QueueTimeout)
 	defer queued.Stop()
+	// A job no host took at once is shown waiting (the task is queued again), saying for
+	// what; most jobs are claimed well within waitingAfter and show no wait.
+	waiting := time.NewTimer(waitingAfter)
+	defer waiting.Stop()
 	for {
 		select {
 		case <-j.done:
 			return nil
+		case <-waiting.C:
+			d.mu.Lock()
+			unclaimed := j.attempt == 0 && !j.ended
+			var ev runnerapi.Event
+			if unclaimed {
+				j.evSeq++
+				ev = runnerapi.Event{JobID: j.taskID, Sequence: j.evSeq, Kind: runnerapi.EventWaiting, Reason: d.waitingReasonLocked(j)}
+			}
+			d.mu.Unlock()
+			if unclaimed {
+				d.deliver(j, ev)
+			}
 		case <-queued.C:
 			d.mu.Lock()
 			waiting := j.attempt == 0 && !j.ended
@@ -231,13 +246,48 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 	}
 }
 
-// noHostReason says why no host took j within the queue timeout.
-func (d *Dispatcher) noHostReason(j *job) string {
-	if len(j.labels) == 0 {
-		return fmt.Sprintf("no host agent took the job within %s", d.cfg.QueueTimeout)
+// waitingAfter is how long a job may wait for its claim before it is shown waiting.
+const waitingAfter = 250 * time.Millisecond
+
+// jobLabels is what a job requires of its host: its own labels over extra's.
+func jobLabels(rj runnerapi.Job, extra func(runnerapi.Job) map[string]string) map[string]string {
+	var out map[string]string
+	if extra != nil {
+		for k, v := range extra(rj) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	for k, v := range rj.Labels {
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// waitingReasonLocked says what an unclaimed job waits for: a host agent offering its
+// labels (naming those no live host offers), or any host agent.
+func (d *Dispatcher) waitingReasonLocked(j *job) string {
+	if len(j.labels) == 0 {
+		return "waiting for a host agent"
+	}
+	var want []string
+	for k, v := range j.labels {
+		want = append(want, k+"="+v)
+	}
+	sort.Strings(want)
+	if missing := d.missingLabelsLocked(j); len(missing) > 0 {
+		return fmt.Sprintf("waiting for a host agent offering %s (no host offers %s)", strings.Join(want, ", "), strings.Join(missing, ", "))
+	}
+	return "waiting for a host agent offering " + strings.Join(want, ", ")
+}
+
+// missingLabelsLocked lists j's labels no host that heartbeated offers, sorted.
+func (d *Dispatcher) missingLabelsLocked(j *job) []string {
 	var missing []string
 	for k, v := range j.labels {
 		offered := false
@@ -251,6 +301,17 @@ func (d *Dispatcher) noHostReason(j *job) string {
 		}
 	}
 	sort.Strings(missing)
+	return missing
+}
+
+// noHostReason says why no host took j within the queue timeout.
+func (d *Dispatcher) noHostReason(j *job) string {
+	if len(j.labels) == 0 {
+		return fmt.Sprintf("no host agent took the job within %s", d.cfg.QueueTimeout)
+	}
+	d.mu.Lock()
+	missing := d.missingLabelsLocked(j)
+	d.mu.Unlock()
 	if len(missing) == 0 {
 		return fmt.Sprintf("no host agent took the job within %s", d.cfg.QueueTimeout)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -451,22 +452,65 @@ func TestBadAndForeignJobsAreTerminated(t *testing.T) {
 	}
 }
 
-// A job for a label no host offers waits, then fails naming the label.
+// A job for a label no host offers waits, shown waiting and naming the label, then
+// fails naming it; a job's own labels (the session's) and the dispatcher's add up.
 func TestJobForAnUnofferedLabelFailsNamingIt(t *testing.T) {
-	ns := startServer(t)
-	d := newDispatcher(t, ns, DispatcherConfig{QueueTimeout: 2 * time.Second,
-		Labels: func(runnerapi.Job) map[string]string { return map[string]string{"gpu": "a100"} }})
-	sh := newShell()
-	runAgent(t, ns, "h1", sh, nil, map[string]string{"gpu": "none"})
-	ev := newEvents()
-	_, done := start(d, processJob("bash_1", "ok:x"), ev)
-	f := ev.next(t, runnerapi.EventFailed)
-	if !strings.Contains(f.Error, "gpu=a100") {
-		t.Fatalf("failure %q does not name the label", f.Error)
+	for _, tc := range []struct {
+		name   string
+		job    map[string]string
+		extra  map[string]string
+		naming string
+	}{
+		{"job label", map[string]string{"gpu": "a100"}, nil, "gpu=a100"},
+		{"dispatcher label", nil, map[string]string{"repo": "other"}, "repo=other"},
+		{"one of two missing", map[string]string{"gpu": "none", "os": "plan9"}, nil, "os=plan9"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := startServer(t)
+			d := newDispatcher(t, ns, DispatcherConfig{QueueTimeout: 2 * time.Second,
+				Labels: func(runnerapi.Job) map[string]string { return tc.extra }})
+			sh := newShell()
+			runAgent(t, ns, "h1", sh, nil, map[string]string{"gpu": "none"})
+			ev := newEvents()
+			job := processJob("bash_1", "ok:x")
+			job.Labels = tc.job
+			_, done := start(d, job, ev)
+			w := ev.next(t, runnerapi.EventWaiting)
+			if !strings.Contains(w.Reason, tc.naming) {
+				t.Fatalf("waiting %q does not name the label %s", w.Reason, tc.naming)
+			}
+			f := ev.next(t, runnerapi.EventFailed)
+			if !strings.Contains(f.Error, tc.naming) || f.Category != "no_host" {
+				t.Fatalf("failure %q (%s) does not name the label %s", f.Error, f.Category, tc.naming)
+			}
+			<-done
+			if got := sh.startedJobs(); len(got) != 0 {
+				t.Fatalf("a host without the label ran %v", got)
+			}
+		})
 	}
-	<-done
-	if got := sh.startedJobs(); len(got) != 0 {
-		t.Fatalf("a host without the label ran %v", got)
+}
+
+// A job whose labels a host offers runs there, not on the host that lacks them.
+func TestLabelledJobRunsOnTheHostOfferingIt(t *testing.T) {
+	ns := startServer(t)
+	d := newDispatcher(t, ns, DispatcherConfig{})
+	plain, gpu := newShell(), newShell()
+	runAgent(t, ns, "plain", plain, nil, map[string]string{"gpu": "none"})
+	runAgent(t, ns, "gpu", gpu, nil, map[string]string{"gpu": "a100"})
+	for i := range 4 {
+		ev := newEvents()
+		job := processJob(fmt.Sprintf("bash_%d", i), "ok:x")
+		job.Labels = map[string]string{"gpu": "a100"}
+		_, done := start(d, job, ev)
+		if st := ev.next(t, runnerapi.EventStarted); st.Host != "gpu" {
+			t.Fatalf("job %d started on %q, want gpu", i, st.Host)
+		}
+		ev.next(t, runnerapi.EventCompleted)
+		<-done
+	}
+	if got := plain.startedJobs(); len(got) != 0 {
+		t.Fatalf("the host without the label ran %v", got)
 	}
 }
 

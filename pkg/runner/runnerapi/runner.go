@@ -46,6 +46,9 @@ type Job struct {
 	// Host answers an agent job's model calls and tool decisions; required for agent
 	// jobs, ignored for process jobs.
 	Host Host
+	// Labels are what a remote host agent must offer to run the job (os, arch, gpu,
+	// repo, ...; all must match). A local worker ignores them.
+	Labels map[string]string
 }
 
 // AgentJob is a subagent session.
@@ -83,6 +86,9 @@ const (
 	EventCompleted
 	EventFailed
 	EventCancelled
+	// EventWaiting says the job waits for a runner to take it (a remote job no host
+	// agent has claimed yet); Reason says for what. EventStarted ends the wait.
+	EventWaiting
 )
 
 // Terminal reports whether no event follows this kind.
@@ -106,6 +112,8 @@ func (k EventKind) String() string {
 		return "failed"
 	case EventCancelled:
 		return "cancelled"
+	case EventWaiting:
+		return "waiting"
 	}
 	return "unknown"
 }
@@ -134,7 +142,7 @@ type Event struct {
 	Error       string
 	Category    string
 	Recoverable bool
-	// Reason is set on EventCancelled.
+	// Reason is set on EventCancelled and EventWaiting.
 	Reason string
 }
 
