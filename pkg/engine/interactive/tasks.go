@@ -150,6 +150,7 @@ func taskState(t tasks.Task) TaskState {
 type backgroundCommands struct {
 	tasks     *tasks.BackgroundTaskManager
 	sessionID func() string
+	labels    map[string]string // settings `workers.labels`
 }
 
 var _ bash.BackgroundRunner = backgroundCommands{}
@@ -162,7 +163,8 @@ func (b backgroundCommands) StartBackground(ctx context.Context, req bash.Backgr
 	sub := b.tasks.Subscribe(tasks.SubscribeOptions{})
 	defer sub.Close()
 	t, err := b.tasks.Spawn(tasks.Request{
-		Job:         runnerapi.Job{Process: &runnerapi.ProcessJob{Command: req.Command, Cwd: req.Cwd, Env: jobEnv(req.Env, os.LookupEnv)}},
+		Job: runnerapi.Job{Process: &runnerapi.ProcessJob{Command: req.Command, Cwd: req.Cwd, Env: jobEnv(req.Env, os.LookupEnv)},
+			Labels: b.labels},
 		Description: req.Description, Mode: tasks.ModeBackground, ParentSessionID: b.sessionID(), ParentToolUseID: req.ToolCallID,
 	})
 	if err != nil {
