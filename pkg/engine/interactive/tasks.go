@@ -157,8 +157,8 @@ var _ bash.BackgroundRunner = backgroundCommands{}
 
 // StartBackground implements bash.BackgroundRunner: the command becomes a process task
 // whose id the model reads with TaskOutput and stops with TaskStop. It returns once the
-// command's process started, so a command that cannot start (no worker binary, a full
-// task queue aside) is reported to the model at once.
+// command's process started (or a remote job waits for a host agent), so a command that
+// cannot start (no worker binary, a full task queue aside) is reported to the model at once.
 func (b backgroundCommands) StartBackground(ctx context.Context, req bash.BackgroundRequest) (string, error) {
 	sub := b.tasks.Subscribe(tasks.SubscribeOptions{})
 	defer sub.Close()
@@ -176,6 +176,7 @@ func (b backgroundCommands) StartBackground(ctx context.Context, req bash.Backgr
 	if t.State == tasks.StateQueued {
 		return t.ID, nil // behind other tasks: it starts when a slot frees
 	}
+	handed := false
 	for {
 		ev, err := sub.Next(ctx)
 		if err != nil {
@@ -188,7 +189,12 @@ func (b backgroundCommands) StartBackground(ctx context.Context, req bash.Backgr
 			continue
 		}
 		switch {
-		case ev.Type == tasks.EventSpawned, ev.Task.State == tasks.StateCompleted:
+		case ev.Type == tasks.EventStarted:
+			handed = true
+		case ev.Type == tasks.EventSpawned, ev.Task.State == tasks.StateCompleted,
+			// Queued again once handed to the runner: a remote job waits for a host agent
+			// (one offering its labels); the model gets its id and reads it later.
+			handed && ev.Type == tasks.EventQueued:
 			return t.ID, nil
 		case ev.Task.State.Terminal():
 			return "", errors.New(firstNonEmpty(ev.Task.Error, firstNonEmpty(ev.Task.CancelReason, string(ev.Task.State))))
