@@ -100,7 +100,8 @@ func runAgent(t testing.TB, ns *server.Server, name string, runner runnerapi.Run
 }
 
 // shell is a local runner for the tests. A process job's command says what it does:
-// "ok:TEXT" prints TEXT and completes; "hang" runs until cancelled. An agent job asks
+// "ok:TEXT" prints TEXT and completes; "sleep:DURATION:TEXT" completes with TEXT after
+// DURATION; "hang" runs until cancelled. An agent job asks
 // its Host one model call and one tool call, and completes with what they returned.
 type shell struct {
 	mu      sync.Mutex
@@ -136,6 +137,18 @@ func (s *shell) Start(ctx context.Context, job runnerapi.Job, emit func(runnerap
 			Output: strings.Join(deltas, "") + "|" + string(resp.StopReason) + "|" + res.Output})
 	}
 	cmd := job.Process.Command
+	if rest, ok := strings.CutPrefix(cmd, "sleep:"); ok { // "sleep:DURATION:TEXT": TEXT after DURATION
+		d, text, _ := strings.Cut(rest, ":")
+		wait, _ := time.ParseDuration(d)
+		select {
+		case <-time.After(wait):
+			return emit(runnerapi.Event{Kind: runnerapi.EventCompleted, Output: text})
+		case reason := <-cancel:
+			return emit(runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: reason})
+		case <-ctx.Done():
+			return emit(runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: "context"})
+		}
+	}
 	if text, ok := strings.CutPrefix(cmd, "ok:"); ok {
 		_ = emit(runnerapi.Event{Kind: runnerapi.EventTextDelta, Text: text})
 		return emit(runnerapi.Event{Kind: runnerapi.EventCompleted, Output: text})
