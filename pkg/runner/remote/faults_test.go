@@ -192,7 +192,9 @@ func TestAutoModeResumesRemoteJobsWhenNATSReturns(t *testing.T) {
 
 	remoteEv := newEvents()
 	remoteDone := make(chan error, 1)
-	go func() { remoteDone <- r.Start(context.Background(), processJob("bash_remote", "sleep:4s:remote-done"), remoteEv.emit) }()
+	go func() {
+		remoteDone <- r.Start(context.Background(), processJob("bash_remote", "sleep:4s:remote-done"), remoteEv.emit)
+	}()
 	if st := remoteEv.next(t, runnerapi.EventStarted); st.Host != "h1" || st.Attempt != 1 {
 		t.Fatalf("started %+v, want on h1, attempt 1", st)
 	}
