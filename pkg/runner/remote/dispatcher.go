@@ -107,7 +107,10 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	js, err := jetstream.New(cfg.Conn)
+	// Jobs are published asynchronously (each Start waits for its own ack): no request
+	// set-up per job, and the acks of many jobs share the connection's one inbox.
+	js, err := jetstream.New(cfg.Conn, jetstream.WithPublishAsyncMaxPending(1<<16),
+		jetstream.WithPublishAsyncTimeout(10*time.Second))
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +198,7 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 	}
 	d.byID[j.id], d.byTask[rj.ID] = j, j
 	d.mu.Unlock()
-	pa, err := d.js.Publish(ctx, wire.JobsSubject, body, jetstream.WithMsgID(j.id))
+	pa, err := d.publish(ctx, body, j.id)
 	if err != nil {
 		d.forget(j)
 		return fmt.Errorf("queue the job on NATS: %w", err)
@@ -243,6 +246,22 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 			}
 			return nil
 		}
+	}
+}
+
+// publish puts a job on the stream and waits for the stream's ack.
+func (d *Dispatcher) publish(ctx context.Context, body []byte, id string) (*jetstream.PubAck, error) {
+	f, err := d.js.PublishAsync(wire.JobsSubject, body, jetstream.WithMsgID(id))
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case pa := <-f.Ok():
+		return pa, nil
+	case err := <-f.Err():
+		return nil, err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
 	}
 }
 
