@@ -354,3 +354,61 @@ func TestHostAgentCredentials(t *testing.T) {
 		t.Fatalf("host agent after SIGTERM: exit %d, %v\n%s", code, err, h.RawLog())
 	}
 }
+
+// A session whose settings ask for a label no host agent offers (`workers.labels`):
+// its background command waits, listed as queued with the label named, runs neither on
+// the host nor on the engine's local worker (auto mode), and fails after
+// --nats-queue-timeout with a message naming the label.
+func TestNATSJobForAnUnofferedLabelWaitsQueuedThenFails(t *testing.T) {
+	p := newProject(t)
+	t.Setenv("HOME", p.Home)
+	p.writeFile(t, filepath.Join(".claude", "settings.json"), `{"workers": {"labels": {"gpu": "a100"}}}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	e, c, url, creds := natsEngine(t, "--dispatch", "auto", "--nats-queue-timeout", "4s")
+	hostAgent(t, url, creds, "h1", "--labels", "gpu=none")
+	marker := filepath.Join(p.Scripts, "ran")
+	script := p.writeScript(t, "nats_label.yaml", fmt.Sprintf("name: nats-label\nturns:\n  - text: \"Starting.\"\n    toolCalls:\n"+
+		"      - {id: toolu_bg, name: Bash, input: {command: \"touch %s\", run_in_background: true}}\n  - text: \"Started.\"\n", marker))
+	created, err := c.CreateSession(ctx, &robotav1.CreateSessionRequest{Cwd: p.Dir, Provider: "script", Script: script,
+		PermissionMode: robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := created.GetSession().GetSessionId()
+	submitAnswering(ctx, t, c, id, "go", robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW)
+	sawQueued := false
+	for {
+		if ctx.Err() != nil {
+			t.Fatalf("the task never failed\nengine log:\n%s", e.RawLog())
+		}
+		list, err := c.ListBackgroundTasks(ctx, &robotav1.ListBackgroundTasksRequest{SessionId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.GetTasks()) != 1 {
+			t.Fatalf("%d tasks, want 1", len(list.GetTasks()))
+		}
+		task := list.GetTasks()[0]
+		st := task.GetStatus()
+		if st == robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_QUEUED && strings.Contains(task.GetCurrentAction(), "gpu=a100") {
+			sawQueued = true
+		}
+		if st == robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING && task.GetPid() != 0 {
+			t.Fatalf("the task runs (%s on %q), want it waiting for a host with gpu=a100", task.GetLabel(), task.GetHost())
+		}
+		if st == robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED {
+			if !sawQueued {
+				t.Fatal("the task failed without being listed as queued, naming the label")
+			}
+			if !strings.Contains(task.GetError(), "gpu=a100") {
+				t.Fatalf("failure %q does not name the label", task.GetError())
+			}
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran somewhere")
+	}
+}

@@ -335,8 +335,8 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			return nil, fmt.Errorf("background tasks: %w", err)
 		}
 		a.tasks.logsDir = sessionlog.ProjectDir(opts.Cwd)
-		background = backgroundCommands{tasks: a.tasks.tasks, sessionID: func() string { return sessionID }}
-		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs,
+		background = backgroundCommands{tasks: a.tasks.tasks, sessionID: func() string { return sessionID }, labels: settings.WorkerLabels}
+		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs, labels: settings.WorkerLabels,
 			logsDir: sessionlog.ProjectDir(opts.Cwd), newID: opts.NewID}
 	}
 	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: background,

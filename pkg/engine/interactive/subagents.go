@@ -39,6 +39,7 @@ type subagents struct {
 	cwd     string
 	dirs    []string
 	logsDir string
+	labels  map[string]string // settings `workers.labels`
 	// transcriptPath is the parent session's log, the transcript_path of the subagent
 	// hooks (Claude Code sends the parent's transcript there, the subagent's in
 	// agent_transcript_path).
@@ -148,7 +149,7 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 	}
 	t, err := s.rt.subagents.Spawn(tasks.SubagentRequest{ID: id, AgentType: spec.AgentType, Description: spec.Description,
 		Prompt: spec.Prompt, SystemPrompt: spec.SystemPrompt, Model: spec.Model, Cwd: s.cwd, Tools: spec.Tools,
-		AdditionalDirs: s.dirs, MaxTurns: spec.MaxTurns, Isolation: spec.Isolation, Mode: mode, Host: host,
+		AdditionalDirs: s.dirs, Labels: s.labels, MaxTurns: spec.MaxTurns, Isolation: spec.Isolation, Mode: mode, Host: host,
 		ParentSessionID: sess.ID(), ParentToolUseID: spec.ParentToolUseID, GroupID: spec.GroupID,
 		Watchdog: DefaultSubagentWatchdog})
 	if err != nil {

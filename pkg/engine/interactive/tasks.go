@@ -154,19 +154,21 @@ func taskState(t tasks.Task) TaskState {
 type backgroundCommands struct {
 	tasks     *tasks.BackgroundTaskManager
 	sessionID func() string
+	labels    map[string]string // settings `workers.labels`
 }
 
 var _ bash.BackgroundRunner = backgroundCommands{}
 
 // StartBackground implements bash.BackgroundRunner: the command becomes a process task
 // whose id the model reads with TaskOutput and stops with TaskStop. It returns once the
-// command's process started, so a command that cannot start (no worker binary, a full
-// task queue aside) is reported to the model at once.
+// command's process started (or a remote job waits for a host agent), so a command that
+// cannot start (no worker binary, a full task queue aside) is reported to the model at once.
 func (b backgroundCommands) StartBackground(ctx context.Context, req bash.BackgroundRequest) (string, error) {
 	sub := b.tasks.Subscribe(tasks.SubscribeOptions{})
 	defer sub.Close()
 	t, err := b.tasks.Spawn(tasks.Request{
-		Job:         runnerapi.Job{Process: &runnerapi.ProcessJob{Command: req.Command, Cwd: req.Cwd, Env: jobEnv(req.Env, os.LookupEnv)}},
+		Job: runnerapi.Job{Process: &runnerapi.ProcessJob{Command: req.Command, Cwd: req.Cwd, Env: jobEnv(req.Env, os.LookupEnv)},
+			Labels: b.labels},
 		Description: req.Description, Mode: tasks.ModeBackground, ParentSessionID: b.sessionID(), ParentToolUseID: req.ToolCallID,
 	})
 	if err != nil {
@@ -178,6 +180,7 @@ func (b backgroundCommands) StartBackground(ctx context.Context, req bash.Backgr
 	if t.State == tasks.StateQueued {
 		return t.ID, nil // behind other tasks: it starts when a slot frees
 	}
+	handed := false
 	for {
 		ev, err := sub.Next(ctx)
 		if err != nil {
@@ -190,7 +193,12 @@ func (b backgroundCommands) StartBackground(ctx context.Context, req bash.Backgr
 			continue
 		}
 		switch {
-		case ev.Type == tasks.EventSpawned, ev.Task.State == tasks.StateCompleted:
+		case ev.Type == tasks.EventStarted:
+			handed = true
+		case ev.Type == tasks.EventSpawned, ev.Task.State == tasks.StateCompleted,
+			// Queued again once handed to the runner: a remote job waits for a host agent
+			// (one offering its labels); the model gets its id and reads it later.
+			handed && ev.Type == tasks.EventQueued:
 			return t.ID, nil
 		case ev.Task.State.Terminal():
 			return "", errors.New(firstNonEmpty(ev.Task.Error, firstNonEmpty(ev.Task.CancelReason, string(ev.Task.State))))

@@ -42,8 +42,13 @@ type Agent struct {
 	log *zap.Logger
 
 	mu      sync.Mutex
-	running map[string]int // job id → attempt
-	wg      sync.WaitGroup
+	running map[string]*hostJob // job id → the attempt this host runs
+	// stopping is set once the agent stops: a job claimed after it is handed back.
+	stopping bool
+	// ctl receives every running job's control messages (one goroutine reads them all).
+	ctl    chan *nats.Msg
+	claims claimer
+	wg     sync.WaitGroup
 	// pulled is closed once the agent has no pull request pending: a job is handed back
 	// only then, or the server could deliver it right back to this stopping agent.
 	pulled chan struct{}
@@ -60,7 +65,10 @@ func NewAgent(cfg AgentConfig) *Agent {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	return &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]int{}, pulled: make(chan struct{})}
+	a := &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]*hostJob{}, pulled: make(chan struct{}),
+		ctl: make(chan *nats.Msg, 1024)}
+	a.claims.a = a
+	return a
 }
 
 // Run takes jobs until ctx ends, then hands its running jobs back to the stream (they
@@ -81,6 +89,12 @@ func (a *Agent) Run(ctx context.Context) error {
 	hbCtx, stopHB := context.WithCancel(context.Background())
 	defer stopHB()
 	go a.heartbeat(hbCtx)
+	go a.control(hbCtx)
+	keepAliveDone := make(chan struct{})
+	go func() {
+		defer close(keepAliveDone)
+		a.keepAlive(ctx)
+	}()
 	a.log.Info("host agent taking jobs", zap.String("host", a.cfg.Name), zap.Int("slots", a.cfg.Slots), zap.Any("labels", a.cfg.Labels))
 	slots := make(chan struct{}, a.cfg.Slots)
 	for ctx.Err() == nil {
@@ -122,6 +136,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	close(a.pulled)
 	a.wg.Wait()
+	<-keepAliveDone
 	a.log.Info("host agent stopped", zap.String("host", a.cfg.Name))
 	return nil
 }
@@ -165,8 +180,8 @@ func (a *Agent) heartbeat(ctx context.Context) {
 	for {
 		a.mu.Lock()
 		jobs := make(map[string]int, len(a.running))
-		for id, n := range a.running {
-			jobs[id] = n
+		for id, j := range a.running {
+			jobs[id] = j.attempt
 		}
 		a.mu.Unlock()
 		if b, err := json.Marshal(wire.Heartbeat{Host: a.cfg.Name, Labels: a.cfg.Labels, Slots: a.cfg.Slots, Jobs: jobs}); err == nil {
@@ -223,8 +238,8 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.NakWithDelay(500 * time.Millisecond) // another host may offer k=v
 		return
 	}
-	var claim wire.ClaimReply
-	if err := a.request(wire.ClaimSubject(job.ID), wire.Claim{Host: a.cfg.Name}, 5*time.Second, &claim); err != nil {
+	claim, err := a.claims.claim(wire.Claim{Job: job.ID, Ack: msg.Reply()})
+	if err != nil {
 		log.Warn("could not claim the job from the engine; handed back", zap.Error(err))
 		_ = msg.NakWithDelay(time.Second)
 		return
@@ -235,117 +250,66 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	attempt := claim.Attempt
-	send := func(ev runnerapi.Event) {
-		ev.JobID = job.ID
-		if b, err := json.Marshal(wire.Event{Host: a.cfg.Name, Attempt: attempt, Event: ev}); err == nil {
-			_ = a.nc.Publish(wire.EventSubject(job.ID), b)
-		}
-	}
+	out := newOutbox(a.nc, wire.EventSubject(job.ID), a.cfg.Name, attempt)
 	if cwd := job.Cwd(); cwd != "" {
 		if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-			a.finish(msg, job.ID, attempt, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_directory",
-				Error: fmt.Sprintf("the working directory %s does not exist on host %s", cwd, a.cfg.Name)}, log)
+			out.push(runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_directory",
+				Error: fmt.Sprintf("the working directory %s does not exist on host %s", cwd, a.cfg.Name)})
 			return
 		}
 	}
+	jobCtx, cancelJob := context.WithCancel(context.Background())
+	defer cancelJob()
+	hj := &hostJob{id: job.ID, attempt: attempt, msg: msg, ctx: jobCtx, cancel: cancelJob, lastOK: time.Now(), ended: make(chan struct{})}
 	a.mu.Lock()
-	a.running[job.ID] = attempt
+	stopping := a.stopping
+	if !stopping {
+		a.running[job.ID] = hj
+	}
 	a.mu.Unlock()
+	if stopping { // claimed as the agent stopped: back to the stream, not run
+		out.close()
+		<-a.pulled
+		_ = msg.Nak()
+		return
+	}
 	defer func() {
 		a.mu.Lock()
 		delete(a.running, job.ID)
 		a.mu.Unlock()
 	}()
-	log.Info("job started", zap.Int("attempt", attempt))
+	log.Debug("job started", zap.Int("attempt", attempt))
 
-	jobCtx, cancelJob := context.WithCancel(context.Background())
-	defer cancelJob()
 	rj := job.Runner()
 	if rj.Agent != nil {
 		rj.Host = &callHost{nc: a.nc, jobID: job.ID, attempt: attempt}
 	}
-	ctl, err := a.nc.Subscribe(wire.ControlSubject(job.ID), func(m *nats.Msg) {
-		var c wire.Control
-		if json.Unmarshal(m.Data, &c) != nil {
-			return
-		}
-		switch {
-		case c.Cancel:
-			_, _ = a.cfg.Runner.Cancel(jobCtx, job.ID, c.Reason)
-		case c.Send != "":
-			_ = a.cfg.Runner.Send(jobCtx, job.ID, c.Send)
-		}
-	})
-	if err == nil {
+	// The control subject feeds the agent's one control reader (no goroutine per job).
+	if ctl, err := a.nc.ChanSubscribe(wire.ControlSubject(job.ID), a.ctl); err == nil {
 		defer func() { _ = ctl.Unsubscribe() }()
 	}
-
-	var (
-		outMu    sync.Mutex
-		handback bool // the agent is stopping: the job goes back to the stream
-		lost     bool // NATS unreachable for the job timeout: another host has it now
-	)
-	ended := make(chan struct{})
-	go func() { // progress acks keep the message ours; a partition stops the job
-		tick := time.NewTicker(a.cfg.JobTimeout / 4)
-		defer tick.Stop()
-		lastOK := time.Now()
-		for {
-			select {
-			case <-ended:
-				return
-			case <-ctx.Done():
-				outMu.Lock()
-				handback = true
-				outMu.Unlock()
-				_, _ = a.cfg.Runner.Cancel(jobCtx, job.ID, "the host agent is stopping; the job is handed back")
-				select {
-				case <-ended:
-				case <-time.After(cancelGrace):
-					cancelJob()
-				}
-				return
-			case <-tick.C:
-				err := msg.InProgress()
-				if err == nil {
-					err = a.nc.FlushTimeout(a.cfg.JobTimeout / 4)
-				}
-				if err == nil {
-					lastOK = time.Now()
-					continue
-				}
-				if time.Since(lastOK) >= a.cfg.JobTimeout {
-					log.Warn("cut off from NATS for the job timeout; stopping the job (another host runs it now)",
-						zap.Duration("timeout", a.cfg.JobTimeout), zap.Error(err))
-					outMu.Lock()
-					lost = true
-					outMu.Unlock()
-					_, _ = a.cfg.Runner.Cancel(jobCtx, job.ID, "host cut off from NATS")
-					cancelJob()
-				}
-			}
-		}
-	}()
 	var final *runnerapi.Event
 	err = a.cfg.Runner.Start(jobCtx, rj, func(ev runnerapi.Event) error {
 		if ev.Kind.Terminal() {
 			final = &ev
 			return nil
 		}
-		send(ev)
+		out.push(ev)
 		return nil
 	})
-	close(ended)
-	outMu.Lock()
-	hb, cut := handback, lost
-	outMu.Unlock()
+	close(hj.ended)
+	hj.mu.Lock()
+	hb, cut := hj.handback, hj.lost
+	hj.mu.Unlock()
 	switch {
 	case hb:
+		out.close()
 		log.Info("job handed back to the stream", zap.Int("attempt", attempt))
 		<-a.pulled
 		_ = msg.Nak()
 		return
 	case cut:
+		out.close()
 		return
 	}
 	if final == nil {
@@ -355,33 +319,261 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		}
 		final = &runnerapi.Event{Kind: runnerapi.EventFailed, Category: "worker", Error: reason}
 	}
-	a.finish(msg, job.ID, attempt, *final, log)
+	out.push(*final)
+	log.Debug("job ended", zap.Int("attempt", attempt), zap.Stringer("kind", final.Kind))
 }
 
-// finish sends an attempt's terminal event until the engine has it, then acks the
-// message (the work queue drops it). An engine that never answers within the job timeout
-// leaves the message unacked: it is redelivered, at least once.
-func (a *Agent) finish(msg jetstream.Msg, jobID string, attempt int, ev runnerapi.Event, log *zap.Logger) {
-	ev.JobID = jobID
-	deadline := time.Now().Add(2 * a.cfg.JobTimeout)
+// hostJob is an attempt this host runs.
+type hostJob struct {
+	id      string
+	attempt int
+	msg     jetstream.Msg
+	ctx     context.Context
+	cancel  context.CancelFunc
+	ended   chan struct{} // closed when the local runner returned
+
+	mu       sync.Mutex
+	lastOK   time.Time // the last progress ack NATS took
+	handback bool      // the agent is stopping: the job goes back to the stream
+	lost     bool      // NATS unreachable for the job timeout: another host has it now
+}
+
+// control applies the running jobs' control messages (cancel, input) until ctx ends.
+func (a *Agent) control(ctx context.Context) {
 	for {
-		var r wire.EventReply
-		err := a.request(wire.EventSubject(jobID), wire.Event{Host: a.cfg.Name, Attempt: attempt, Event: ev}, 2*time.Second, &r)
-		if err == nil {
-			if r.Superseded {
-				// The message is another attempt's now (or the job is over): not ours to ack.
-				log.Info("the engine had moved the job to a later attempt; this attempt's result is dropped", zap.Int("attempt", attempt))
-				return
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-a.ctl:
+			var c wire.Control
+			if json.Unmarshal(m.Data, &c) != nil {
+				continue
 			}
-			log.Info("job ended", zap.Int("attempt", attempt), zap.Stringer("kind", ev.Kind))
-			_ = msg.Ack()
+			a.mu.Lock()
+			j := a.running[wire.JobIDOf(m.Subject)]
+			a.mu.Unlock()
+			if j == nil {
+				continue
+			}
+			switch { // a worker's answer may take a while: the other jobs' controls do not wait
+			case c.Cancel:
+				go func() { _, _ = a.cfg.Runner.Cancel(j.ctx, j.id, c.Reason) }()
+			case c.Send != "":
+				go func() { _ = a.cfg.Runner.Send(j.ctx, j.id, c.Send) }()
+			}
+		}
+	}
+}
+
+// keepAlive acks every running job's progress (one flush for all), so their messages
+// stay this host's; a job whose host could not reach NATS for the job timeout is
+// stopped (another host runs it by then). When ctx ends it hands every job back: the
+// local runner cancels it, and its message is nak'ed for another host.
+func (a *Agent) keepAlive(ctx context.Context) {
+	tick := time.NewTicker(a.cfg.JobTimeout / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			a.mu.Lock()
+			a.stopping = true
+			jobs := make([]*hostJob, 0, len(a.running))
+			for _, j := range a.running {
+				jobs = append(jobs, j)
+			}
+			a.mu.Unlock()
+			var wg sync.WaitGroup
+			for _, j := range jobs {
+				j.mu.Lock()
+				j.handback = true
+				j.mu.Unlock()
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, _ = a.cfg.Runner.Cancel(j.ctx, j.id, "the host agent is stopping; the job is handed back")
+					select {
+					case <-j.ended:
+					case <-time.After(cancelGrace):
+						j.cancel()
+					}
+				}()
+			}
+			wg.Wait()
+			return
+		case <-tick.C:
+		}
+		a.mu.Lock()
+		jobs := make([]*hostJob, 0, len(a.running))
+		for _, j := range a.running {
+			jobs = append(jobs, j)
+		}
+		a.mu.Unlock()
+		if len(jobs) == 0 {
+			continue
+		}
+		var err error
+		for _, j := range jobs {
+			if e := j.msg.InProgress(); e != nil && err == nil {
+				err = e
+			}
+		}
+		if err == nil {
+			err = a.nc.FlushTimeout(a.cfg.JobTimeout / 4)
+		}
+		now := time.Now()
+		for _, j := range jobs {
+			j.mu.Lock()
+			if err == nil {
+				j.lastOK = now
+			}
+			cut := err != nil && !j.lost && now.Sub(j.lastOK) >= a.cfg.JobTimeout
+			if cut {
+				j.lost = true
+			}
+			j.mu.Unlock()
+			if cut {
+				a.log.Warn("cut off from NATS for the job timeout; stopping the job (another host runs it now)",
+					zap.String("job", j.id), zap.Duration("timeout", a.cfg.JobTimeout), zap.Error(err))
+				_, _ = a.cfg.Runner.Cancel(j.ctx, j.id, "host cut off from NATS")
+				j.cancel()
+			}
+		}
+	}
+}
+
+// outbox sends one attempt's events to the engine in order (wire.Events). The first
+// event (the start) and the terminal one go at once; progress between them is
+// coalesced for up to progressLinger, so a short job costs two messages and a chatty
+// one a few per second. A terminal event ends the outbox; the engine acks the job's
+// message when it has it, so the host neither waits for a reply nor acks. A batch lost
+// on the way leaves the message unacked: it is redelivered (at least once).
+type outbox struct {
+	nc      *nats.Conn
+	subject string
+	host    string
+	attempt int
+
+	mu     sync.Mutex // held while publishing, so batches leave in order
+	queue  []wire.Ev
+	sent   bool // the first event went
+	closed bool
+	timer  *time.Timer
+}
+
+// progressLinger bounds how long a progress event waits to share a message.
+const progressLinger = 10 * time.Millisecond
+
+func newOutbox(nc *nats.Conn, subject, host string, attempt int) *outbox {
+	return &outbox{nc: nc, subject: subject, host: host, attempt: attempt}
+}
+
+// push queues ev; after a terminal event, or once closed, push drops events.
+func (o *outbox) push(ev runnerapi.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return
+	}
+	o.queue = append(o.queue, wire.EvOf(ev))
+	switch {
+	case !o.sent || ev.Kind.Terminal():
+		o.closed = ev.Kind.Terminal()
+		o.flushLocked()
+	case o.timer == nil:
+		o.timer = time.AfterFunc(progressLinger, o.flush)
+	}
+}
+
+func (o *outbox) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.flushLocked()
+}
+
+func (o *outbox) flushLocked() {
+	if o.timer != nil {
+		o.timer.Stop()
+		o.timer = nil
+	}
+	if len(o.queue) == 0 {
+		return
+	}
+	if b, err := json.Marshal(wire.Events{Host: o.host, Attempt: o.attempt, Events: o.queue}); err == nil {
+		_ = o.nc.Publish(o.subject, b)
+	}
+	o.queue, o.sent = nil, true
+}
+
+// close drops what is queued and not sent (the attempt is handed back or lost).
+func (o *outbox) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.closed, o.queue = true, nil
+	if o.timer != nil {
+		o.timer.Stop()
+		o.timer = nil
+	}
+}
+
+// claimer sends the agent's claims to the engine: at once when none is being answered,
+// else in one batch (wire.Claims) when the answer comes. A lone job waits no longer
+// than before; many jobs taken at once cost one round trip per batch, not one each.
+type claimer struct {
+	a     *Agent
+	mu    sync.Mutex
+	queue []pendingClaim
+	busy  bool
+}
+
+type pendingClaim struct {
+	c     wire.Claim
+	reply chan claimResult
+}
+
+type claimResult struct {
+	r   wire.ClaimReply
+	err error
+}
+
+func (c *claimer) claim(cl wire.Claim) (wire.ClaimReply, error) {
+	p := pendingClaim{c: cl, reply: make(chan claimResult, 1)}
+	c.mu.Lock()
+	c.queue = append(c.queue, p)
+	if !c.busy {
+		c.busy = true
+		go c.send()
+	}
+	c.mu.Unlock()
+	res := <-p.reply
+	return res.r, res.err
+}
+
+func (c *claimer) send() {
+	for {
+		c.mu.Lock()
+		batch := c.queue
+		c.queue = nil
+		if len(batch) == 0 {
+			c.busy = false
+			c.mu.Unlock()
 			return
 		}
-		if time.Now().After(deadline) {
-			log.Warn("the engine did not take the job's result; leaving it to be redelivered", zap.Error(err))
-			return
+		c.mu.Unlock()
+		b := wire.Claims{Host: c.a.cfg.Name, Claims: make([]wire.Claim, len(batch))}
+		for i, p := range batch {
+			b.Claims[i] = p.c
 		}
-		_ = msg.InProgress()
-		time.Sleep(250 * time.Millisecond)
+		var r wire.ClaimsReply
+		err := c.a.request(wire.ClaimsSubject, b, 5*time.Second, &r)
+		if err == nil && len(r.Replies) != len(batch) {
+			err = fmt.Errorf("the engine answered %d of %d claims", len(r.Replies), len(batch))
+		}
+		for i, p := range batch {
+			if err != nil {
+				p.reply <- claimResult{err: err}
+				continue
+			}
+			p.reply <- claimResult{r: r.Replies[i]}
+		}
 	}
 }

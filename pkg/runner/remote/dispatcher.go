@@ -39,7 +39,8 @@ type DispatcherConfig struct {
 	// QueueTimeout bounds how long a job may wait for a host to take it; the failure
 	// names the labels it asked for. Default DefaultQueueTimeout.
 	QueueTimeout time.Duration
-	// Labels returns the labels a job requires of its host (nil: none).
+	// Labels returns labels a job requires of its host beyond its own (Job.Labels, from
+	// the session's `workers.labels` setting); nil: none. Its labels win on a clash.
 	Labels func(runnerapi.Job) map[string]string
 	// FailOnDisconnect fails the running jobs when the NATS connection is lost
 	// (--dispatch remote); otherwise they wait for it to come back (auto).
@@ -55,11 +56,12 @@ type Dispatcher struct {
 	cfg  DispatcherConfig
 	nc   *nats.Conn
 	js   jetstream.JetStream
+	jobs jetstream.Stream
 	log  *zap.Logger
 	subs []*nats.Subscription
 
 	mu     sync.Mutex
-	jobs   map[string]*job // wire id → job
+	byID   map[string]*job // wire id → job
 	byTask map[string]*job // task id → job
 	hosts  map[string]seenHost
 	closed bool
@@ -81,11 +83,13 @@ type job struct {
 	emitMu sync.Mutex // serializes emit; never held with the Dispatcher's mutex
 	emit   func(runnerapi.Event) error
 
+	seq           uint64 // the job message's stream sequence
 	attempt       int
 	host          string
+	ack           string // the current attempt's ack subject (wire.Claim.Ack)
 	attemptCtx    context.Context
 	attemptCancel context.CancelFunc
-	seq           uint64
+	evSeq         uint64
 	ended         bool
 	cancelled     bool
 	cancelReason  string
@@ -103,14 +107,21 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	js, err := jetstream.New(cfg.Conn)
+	// Jobs are published asynchronously (each Start waits for its own ack): no request
+	// set-up per job, and the acks of many jobs share the connection's one inbox.
+	js, err := jetstream.New(cfg.Conn, jetstream.WithPublishAsyncMaxPending(1<<16),
+		jetstream.WithPublishAsyncTimeout(10*time.Second))
 	if err != nil {
 		return nil, err
 	}
 	if err := EnsureStream(ctx, js, cfg.JobTimeout); err != nil {
 		return nil, err
 	}
-	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: map[string]*job{}, byTask: map[string]*job{},
+	stream, err := js.Stream(ctx, wire.Stream)
+	if err != nil {
+		return nil, fmt.Errorf("the job stream %s: %w", wire.Stream, err)
+	}
+	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: stream, byID: map[string]*job{}, byTask: map[string]*job{},
 		hosts: map[string]seenHost{}}
 	for subject, handler := range map[string]nats.MsgHandler{
 		wire.ClaimWildcard: d.onClaim, wire.EventWildcard: d.onEvent,
@@ -175,9 +186,7 @@ func (d *Dispatcher) HostsAlive() int {
 // for a host longer than the queue timeout).
 func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runnerapi.Event) error) error {
 	j := &job{id: wire.NewJobID(), taskID: rj.ID, rj: rj, emit: emit, done: make(chan struct{})}
-	if d.cfg.Labels != nil {
-		j.labels = d.cfg.Labels(rj)
-	}
+	j.labels = jobLabels(rj, d.cfg.Labels)
 	body, err := json.Marshal(wire.FromRunner(j.id, rj, j.labels))
 	if err != nil {
 		return err
@@ -187,25 +196,46 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 		d.mu.Unlock()
 		return errors.New("the remote dispatcher is closed")
 	}
-	d.jobs[j.id], d.byTask[rj.ID] = j, j
+	d.byID[j.id], d.byTask[rj.ID] = j, j
 	d.mu.Unlock()
-	if _, err := d.js.Publish(ctx, wire.JobsSubject, body, jetstream.WithMsgID(j.id)); err != nil {
+	pa, err := d.publish(ctx, body, j.id)
+	if err != nil {
 		d.forget(j)
 		return fmt.Errorf("queue the job on NATS: %w", err)
 	}
+	d.mu.Lock()
+	j.seq = pa.Sequence
+	d.mu.Unlock()
 	d.log.Debug("remote job queued", zap.String("task", rj.ID), zap.String("job", j.id))
 	queued := time.NewTimer(d.cfg.QueueTimeout)
 	defer queued.Stop()
+	// A job no host took at once is shown waiting (the task is queued again), saying for
+	// what; most jobs are claimed well within waitingAfter and show no wait.
+	waiting := time.NewTimer(waitingAfter)
+	defer waiting.Stop()
 	for {
 		select {
 		case <-j.done:
 			return nil
+		case <-waiting.C:
+			d.mu.Lock()
+			unclaimed := j.attempt == 0 && !j.ended
+			var ev runnerapi.Event
+			if unclaimed {
+				j.evSeq++
+				ev = runnerapi.Event{JobID: j.taskID, Sequence: j.evSeq, Kind: runnerapi.EventWaiting, Reason: d.waitingReasonLocked(j)}
+			}
+			d.mu.Unlock()
+			if unclaimed {
+				d.deliver(j, ev)
+			}
 		case <-queued.C:
 			d.mu.Lock()
 			waiting := j.attempt == 0 && !j.ended
 			d.mu.Unlock()
 			if waiting {
 				d.finish(j, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_host", Error: d.noHostReason(j)})
+				d.drop(j)
 			}
 		case <-ctx.Done():
 			d.cancel(j, context.Cause(ctx).Error())
@@ -219,13 +249,64 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 	}
 }
 
-// noHostReason says why no host took j within the queue timeout.
-func (d *Dispatcher) noHostReason(j *job) string {
-	if len(j.labels) == 0 {
-		return fmt.Sprintf("no host agent took the job within %s", d.cfg.QueueTimeout)
+// publish puts a job on the stream and waits for the stream's ack.
+func (d *Dispatcher) publish(ctx context.Context, body []byte, id string) (*jetstream.PubAck, error) {
+	f, err := d.js.PublishAsync(wire.JobsSubject, body, jetstream.WithMsgID(id))
+	if err != nil {
+		return nil, err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	select {
+	case pa := <-f.Ok():
+		return pa, nil
+	case err := <-f.Err():
+		return nil, err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// waitingAfter is how long a job may wait for its claim before it is shown waiting.
+const waitingAfter = 250 * time.Millisecond
+
+// jobLabels is what a job requires of its host: its own labels over extra's.
+func jobLabels(rj runnerapi.Job, extra func(runnerapi.Job) map[string]string) map[string]string {
+	var out map[string]string
+	if extra != nil {
+		for k, v := range extra(rj) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	for k, v := range rj.Labels {
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// waitingReasonLocked says what an unclaimed job waits for: a host agent offering its
+// labels (naming those no live host offers), or any host agent.
+func (d *Dispatcher) waitingReasonLocked(j *job) string {
+	if len(j.labels) == 0 {
+		return "waiting for a host agent"
+	}
+	var want []string
+	for k, v := range j.labels {
+		want = append(want, k+"="+v)
+	}
+	sort.Strings(want)
+	if missing := d.missingLabelsLocked(j); len(missing) > 0 {
+		return fmt.Sprintf("waiting for a host agent offering %s (no host offers %s)", strings.Join(want, ", "), strings.Join(missing, ", "))
+	}
+	return "waiting for a host agent offering " + strings.Join(want, ", ")
+}
+
+// missingLabelsLocked lists j's labels no host that heartbeated offers, sorted.
+func (d *Dispatcher) missingLabelsLocked(j *job) []string {
 	var missing []string
 	for k, v := range j.labels {
 		offered := false
@@ -239,6 +320,17 @@ func (d *Dispatcher) noHostReason(j *job) string {
 		}
 	}
 	sort.Strings(missing)
+	return missing
+}
+
+// noHostReason says why no host took j within the queue timeout.
+func (d *Dispatcher) noHostReason(j *job) string {
+	if len(j.labels) == 0 {
+		return fmt.Sprintf("no host agent took the job within %s", d.cfg.QueueTimeout)
+	}
+	d.mu.Lock()
+	missing := d.missingLabelsLocked(j)
+	d.mu.Unlock()
 	if len(missing) == 0 {
 		return fmt.Sprintf("no host agent took the job within %s", d.cfg.QueueTimeout)
 	}
@@ -252,8 +344,8 @@ func (d *Dispatcher) forget(j *job) {
 }
 
 func (d *Dispatcher) forgetLocked(j *job) {
-	if d.jobs[j.id] == j {
-		delete(d.jobs, j.id)
+	if d.byID[j.id] == j {
+		delete(d.byID, j.id)
 	}
 	if d.byTask[j.taskID] == j {
 		delete(d.byTask, j.taskID)
@@ -268,8 +360,8 @@ func (d *Dispatcher) finish(j *job, ev runnerapi.Event) {
 		return
 	}
 	d.endLocked(j)
-	j.seq++
-	ev.JobID, ev.Sequence = j.taskID, j.seq
+	j.evSeq++
+	ev.JobID, ev.Sequence = j.taskID, j.evSeq
 	d.mu.Unlock()
 	d.deliver(j, ev)
 	close(j.done)
@@ -303,10 +395,27 @@ func (d *Dispatcher) cancel(j *job, reason string) {
 	d.mu.Unlock()
 	if !claimed {
 		d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: reason})
+		d.drop(j)
 		return
 	}
 	body, _ := json.Marshal(wire.Control{Cancel: true, Reason: reason})
 	_ = d.nc.Publish(wire.ControlSubject(j.id), body)
+}
+
+// drop deletes an ended job's message from the stream, so no host claims it only to be
+// told to terminate it. Best effort: a host that holds it already is refused at its claim.
+func (d *Dispatcher) drop(j *job) {
+	d.mu.Lock()
+	seq := j.seq
+	d.mu.Unlock()
+	if seq == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := d.jobs.DeleteMsg(ctx, seq); err != nil {
+		d.log.Debug("could not drop an ended job's message", zap.String("job", j.id), zap.Error(err))
+	}
 }
 
 // Cancel implements runnerapi.Runner.
@@ -344,7 +453,7 @@ func (d *Dispatcher) Close() {
 	d.mu.Lock()
 	d.closed = true
 	var running []*job
-	for _, j := range d.jobs {
+	for _, j := range d.byID {
 		running = append(running, j)
 	}
 	d.mu.Unlock()
@@ -366,7 +475,7 @@ func (d *Dispatcher) Disconnected(err error) {
 	}
 	d.mu.Lock()
 	var running []*job
-	for _, j := range d.jobs {
+	for _, j := range d.byID {
 		running = append(running, j)
 	}
 	d.mu.Unlock()
@@ -387,36 +496,62 @@ func reply(msg *nats.Msg, v any) {
 
 // onClaim answers a host agent that took a job from the stream: run it as the next
 // attempt, or not (unknown, ended or cancelled job: the host terminates the message).
+// A batch (wire.ClaimsSubject) is answered claim by claim in one reply.
 func (d *Dispatcher) onClaim(msg *nats.Msg) {
-	id := wire.JobIDOf(msg.Subject)
+	if msg.Subject == wire.ClaimsSubject {
+		var b wire.Claims
+		if err := json.Unmarshal(msg.Data, &b); err != nil || b.Host == "" {
+			reply(msg, wire.ClaimsReply{})
+			return
+		}
+		out := wire.ClaimsReply{Replies: make([]wire.ClaimReply, len(b.Claims))}
+		for i, c := range b.Claims {
+			c.Host = b.Host
+			out.Replies[i] = d.claim(c.Job, c)
+		}
+		reply(msg, out)
+		return
+	}
 	var c wire.Claim
 	if err := json.Unmarshal(msg.Data, &c); err != nil || c.Host == "" {
 		reply(msg, wire.ClaimReply{Reason: "unreadable claim"})
 		return
 	}
+	reply(msg, d.claim(wire.JobIDOf(msg.Subject), c))
+}
+
+func (d *Dispatcher) claim(id string, c wire.Claim) wire.ClaimReply {
 	d.mu.Lock()
-	j := d.jobs[id]
+	j := d.byID[id]
 	switch {
 	case j == nil:
 		d.mu.Unlock()
 		d.log.Warn("a host claimed a job this engine did not issue or no longer runs", zap.String("host", c.Host), zap.String("job", id))
-		reply(msg, wire.ClaimReply{Reason: "this engine did not issue the job, or it has ended"})
-		return
+		return wire.ClaimReply{Reason: "this engine did not issue the job, or it has ended"}
 	case j.ended, j.cancelled:
 		d.mu.Unlock()
-		reply(msg, wire.ClaimReply{Reason: "the job was cancelled or has ended"})
-		return
+		return wire.ClaimReply{Reason: "the job was cancelled or has ended"}
 	case c.Probe:
 		d.mu.Unlock()
-		reply(msg, wire.ClaimReply{Run: true})
-		return
+		return wire.ClaimReply{Run: true}
+	}
+	seq, ok := wire.AckSeq(c.Ack)
+	if ok && j.seq == 0 {
+		// The host was quicker than the publish's ack to the engine; it holds the message,
+		// so the sequence it names is the job's.
+		j.seq = seq
+	}
+	if !ok || seq != j.seq {
+		d.mu.Unlock()
+		d.log.Warn("a host claimed a job with an ack subject that is not the job's", zap.String("host", c.Host), zap.String("job", id))
+		return wire.ClaimReply{Reason: "the claim's ack subject does not name the job's message"}
 	}
 	if j.attemptCancel != nil {
 		j.attemptCancel() // the earlier attempt's calls end; its results are ignored
 	}
 	j.attempt++
 	prev := j.host
-	j.host = c.Host
+	j.host, j.ack = c.Host, c.Ack
 	j.attemptCtx, j.attemptCancel = context.WithCancel(context.Background())
 	attempt := j.attempt
 	d.mu.Unlock()
@@ -424,58 +559,63 @@ func (d *Dispatcher) onClaim(msg *nats.Msg) {
 		d.log.Info("remote job moved to another attempt", zap.String("task", j.taskID), zap.String("from", prev),
 			zap.String("to", c.Host), zap.Int("attempt", attempt))
 	}
-	reply(msg, wire.ClaimReply{Run: true, Attempt: attempt})
+	return wire.ClaimReply{Run: true, Attempt: attempt}
 }
 
 // current returns the job of a per-job subject when host and attempt hold it now.
 func (d *Dispatcher) current(subject, host string, attempt int) (*job, context.Context, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	j := d.jobs[wire.JobIDOf(subject)]
+	j := d.byID[wire.JobIDOf(subject)]
 	if j == nil || j.ended || j.attempt != attempt || (host != "" && j.host != host) {
 		return nil, nil, false
 	}
 	return j, j.attemptCtx, true
 }
 
-// onEvent relays an attempt's event to the task manager; an event of any attempt but
-// the current one is dropped.
+// onEvent relays a batch of an attempt's events to the task manager; the events of any
+// attempt but the current one are dropped. At the terminal event the engine acks the
+// job's message on the stream: it has the result, the work queue may drop the job.
 func (d *Dispatcher) onEvent(msg *nats.Msg) {
-	var e wire.Event
-	if err := json.Unmarshal(msg.Data, &e); err != nil {
-		d.log.Warn("unreadable job event", zap.String("subject", msg.Subject), zap.Error(err))
+	var b wire.Events
+	if err := json.Unmarshal(msg.Data, &b); err != nil {
+		d.log.Warn("unreadable job events", zap.String("subject", msg.Subject), zap.Error(err))
 		return
 	}
-	j, _, ok := d.current(msg.Subject, e.Host, e.Attempt)
+	j, _, ok := d.current(msg.Subject, b.Host, b.Attempt)
 	if !ok {
-		reply(msg, wire.EventReply{Superseded: true})
 		return
 	}
-	ev := e.Event
-	d.mu.Lock()
-	if j.ended || j.attempt != e.Attempt { // re-checked: a claim may have come in between
+	for _, e := range b.Events {
+		ev := e.Runner()
+		d.mu.Lock()
+		if j.ended || j.attempt != b.Attempt { // re-checked: a claim may have come in between
+			d.mu.Unlock()
+			return
+		}
+		j.evSeq++
+		ev.JobID, ev.Sequence = j.taskID, j.evSeq
+		if ev.Kind == runnerapi.EventStarted {
+			ev.Host, ev.Attempt = b.Host, b.Attempt
+		}
+		if j.cancelled && ev.Kind == runnerapi.EventFailed {
+			ev = runnerapi.Event{JobID: j.taskID, Sequence: j.evSeq, Kind: runnerapi.EventCancelled, Reason: j.cancelReason}
+		}
+		terminal := ev.Kind.Terminal()
+		ack := j.ack
+		if terminal {
+			d.endLocked(j)
+		}
 		d.mu.Unlock()
-		reply(msg, wire.EventReply{Superseded: true})
-		return
+		d.deliver(j, ev)
+		if terminal {
+			if err := d.nc.Publish(ack, []byte("+ACK")); err != nil {
+				d.log.Debug("ack of a finished job not sent; it will be redelivered and refused", zap.String("job", j.id), zap.Error(err))
+			}
+			close(j.done)
+			return
+		}
 	}
-	j.seq++
-	ev.JobID, ev.Sequence = j.taskID, j.seq
-	if ev.Kind == runnerapi.EventStarted {
-		ev.Host, ev.Attempt = e.Host, e.Attempt
-	}
-	if j.cancelled && ev.Kind == runnerapi.EventFailed {
-		ev = runnerapi.Event{JobID: j.taskID, Sequence: j.seq, Kind: runnerapi.EventCancelled, Reason: j.cancelReason}
-	}
-	terminal := ev.Kind.Terminal()
-	if terminal {
-		d.endLocked(j)
-	}
-	d.mu.Unlock()
-	d.deliver(j, ev)
-	if terminal {
-		close(j.done)
-	}
-	reply(msg, wire.EventReply{})
 }
 
 // onCall serves a model or tool call of the attempt a host holds now; any other is refused.

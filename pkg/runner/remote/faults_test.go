@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"go.uber.org/zap"
 
@@ -146,4 +147,108 @@ func TestPartitionedHostStopsItsJob(t *testing.T) {
 	}
 	_, _ = d.Cancel(context.Background(), "bash_1", "end")
 	<-done
+}
+
+// With --dispatch auto, NATS going away does not stop the engine: a job started during
+// the outage runs on the local workers, and the remote job that was running waits and,
+// once NATS is back, runs to its end on a host (a later attempt: its host stopped it
+// when cut off for the heartbeat timeout). The client sees one result.
+func TestAutoModeResumesRemoteJobsWhenNATSReturns(t *testing.T) {
+	store := t.TempDir()
+	start := func(listen string) *server.Server {
+		ns, err := natsserver.Start(natsserver.Config{Listen: listen, StoreDir: store, EnginePassword: enginePassword, HostPassword: hostPassword})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ns
+	}
+	ns := start("127.0.0.1:0")
+	addr := ns.Addr().String()
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	var d *Dispatcher
+	var mu sync.Mutex
+	enc, err := Connect(ConnConfig{URLs: ns.ClientURL(), OnDisconnect: func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		d.Disconnected(err)
+	}}, nats.UserInfo(natsserver.EngineUser, enginePassword))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	mu.Lock()
+	d, err = NewDispatcher(context.Background(), DispatcherConfig{Conn: enc, JobTimeout: testTimeout})
+	mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	local := newShell()
+	r := &Router{Local: local, Remote: d, Mode: ModeAuto}
+	runAgent(t, ns, "h1", newShell(), nil, nil)
+	for d.HostsAlive() == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	remoteEv := newEvents()
+	remoteDone := make(chan error, 1)
+	go func() {
+		remoteDone <- r.Start(context.Background(), processJob("bash_remote", "sleep:4s:remote-done"), remoteEv.emit)
+	}()
+	if st := remoteEv.next(t, runnerapi.EventStarted); st.Host != "h1" || st.Attempt != 1 {
+		t.Fatalf("started %+v, want on h1, attempt 1", st)
+	}
+
+	ns.Shutdown() // NATS is lost
+	ns.WaitForShutdown()
+	for enc.IsConnected() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	localEv := newEvents()
+	if err := r.Start(context.Background(), processJob("bash_local", "ok:local-done"), localEv.emit); err != nil {
+		t.Fatal(err)
+	}
+	if c := localEv.next(t, runnerapi.EventCompleted); c.Output != "local-done" {
+		t.Fatalf("the job started during the outage ended %+v", c)
+	}
+	if got := local.startedJobs(); len(got) != 1 || got[0] != "bash_local" {
+		t.Fatalf("local workers ran %v, want the job started during the outage", got)
+	}
+	time.Sleep(2 * testTimeout) // longer than the heartbeat timeout: the cut-off host stops its attempt
+	select {
+	case err := <-remoteDone:
+		t.Fatalf("the remote job ended during the outage (%v): %+v", err, remoteEv.all())
+	default:
+	}
+
+	ns = start(addr) // NATS returns, with its store
+	var done runnerapi.Event
+	for done.Kind == 0 {
+		select {
+		case ev := <-remoteEv.ch:
+			if ev.Kind.Terminal() {
+				done = ev
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the remote job did not resume after NATS returned: %+v", remoteEv.all())
+		}
+	}
+	if done.Kind != runnerapi.EventCompleted || done.Output != "remote-done" {
+		t.Fatalf("the remote job ended %+v, want completed", done)
+	}
+	if err := <-remoteDone; err != nil {
+		t.Fatal(err)
+	}
+	terminal, lastAttempt := 0, 0
+	for _, ev := range remoteEv.all() {
+		if ev.Kind.Terminal() {
+			terminal++
+		}
+		if ev.Kind == runnerapi.EventStarted {
+			lastAttempt = ev.Attempt
+		}
+	}
+	if terminal != 1 || lastAttempt < 2 {
+		t.Fatalf("%d terminal events, last attempt %d; want one result, of a later attempt: %+v", terminal, lastAttempt, remoteEv.all())
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -99,7 +100,8 @@ func runAgent(t testing.TB, ns *server.Server, name string, runner runnerapi.Run
 }
 
 // shell is a local runner for the tests. A process job's command says what it does:
-// "ok:TEXT" prints TEXT and completes; "hang" runs until cancelled. An agent job asks
+// "ok:TEXT" prints TEXT and completes; "sleep:DURATION:TEXT" completes with TEXT after
+// DURATION; "hang" runs until cancelled. An agent job asks
 // its Host one model call and one tool call, and completes with what they returned.
 type shell struct {
 	mu      sync.Mutex
@@ -135,6 +137,18 @@ func (s *shell) Start(ctx context.Context, job runnerapi.Job, emit func(runnerap
 			Output: strings.Join(deltas, "") + "|" + string(resp.StopReason) + "|" + res.Output})
 	}
 	cmd := job.Process.Command
+	if rest, ok := strings.CutPrefix(cmd, "sleep:"); ok { // "sleep:DURATION:TEXT": TEXT after DURATION
+		d, text, _ := strings.Cut(rest, ":")
+		wait, _ := time.ParseDuration(d)
+		select {
+		case <-time.After(wait):
+			return emit(runnerapi.Event{Kind: runnerapi.EventCompleted, Output: text})
+		case reason := <-cancel:
+			return emit(runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: reason})
+		case <-ctx.Done():
+			return emit(runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: "context"})
+		}
+	}
 	if text, ok := strings.CutPrefix(cmd, "ok:"); ok {
 		_ = emit(runnerapi.Event{Kind: runnerapi.EventTextDelta, Text: text})
 		return emit(runnerapi.Event{Kind: runnerapi.EventCompleted, Output: text})
@@ -369,7 +383,7 @@ func TestDeadHostsJobRunsElsewhere(t *testing.T) {
 	ev.next(t, runnerapi.EventStarted)
 	var jobID string
 	d.mu.Lock()
-	for id := range d.jobs {
+	for id := range d.byID {
 		jobID = id
 	}
 	d.mu.Unlock()
@@ -384,20 +398,16 @@ func TestDeadHostsJobRunsElsewhere(t *testing.T) {
 	if took := time.Since(killed); took > testTimeout+3*time.Second {
 		t.Fatalf("the job ran again %s after its host died, want within the timeout (%s) and a few seconds", took, testTimeout)
 	}
-	// The dead attempt's result arrives late: the engine says it is superseded.
+	// The dead attempt's result arrives late: the engine ignores it (checked below: it
+	// reaches the engine before the second attempt's end, on the same subscription).
 	late := connect(t, ns, true)
-	body, _ := json.Marshal(wire.Event{Host: "h1", Attempt: 1, Event: runnerapi.Event{Kind: runnerapi.EventCompleted, Output: "stale"}})
-	msg, err := late.Request(wire.EventSubject(jobID), body, 5*time.Second)
-	if err != nil {
+	body, _ := json.Marshal(wire.Events{Host: "h1", Attempt: 1, Events: []wire.Ev{{Kind: runnerapi.EventCompleted, Output: "stale"}}})
+	if err := late.Publish(wire.EventSubject(jobID), body); err != nil {
 		t.Fatal(err)
-	}
-	var r wire.EventReply
-	if err := json.Unmarshal(msg.Data, &r); err != nil || !r.Superseded {
-		t.Fatalf("reply to a superseded attempt's result: %s", msg.Data)
 	}
 	// Its model calls are refused too.
 	call, _ := json.Marshal(wire.Call{Attempt: 1, Chat: json.RawMessage(`{}`)})
-	msg, err = late.Request(wire.ChatSubject(jobID), call, 5*time.Second)
+	msg, err := late.Request(wire.ChatSubject(jobID), call, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,22 +465,65 @@ func TestBadAndForeignJobsAreTerminated(t *testing.T) {
 	}
 }
 
-// A job for a label no host offers waits, then fails naming the label.
+// A job for a label no host offers waits, shown waiting and naming the label, then
+// fails naming it; a job's own labels (the session's) and the dispatcher's add up.
 func TestJobForAnUnofferedLabelFailsNamingIt(t *testing.T) {
-	ns := startServer(t)
-	d := newDispatcher(t, ns, DispatcherConfig{QueueTimeout: 2 * time.Second,
-		Labels: func(runnerapi.Job) map[string]string { return map[string]string{"gpu": "a100"} }})
-	sh := newShell()
-	runAgent(t, ns, "h1", sh, nil, map[string]string{"gpu": "none"})
-	ev := newEvents()
-	_, done := start(d, processJob("bash_1", "ok:x"), ev)
-	f := ev.next(t, runnerapi.EventFailed)
-	if !strings.Contains(f.Error, "gpu=a100") {
-		t.Fatalf("failure %q does not name the label", f.Error)
+	for _, tc := range []struct {
+		name   string
+		job    map[string]string
+		extra  map[string]string
+		naming string
+	}{
+		{"job label", map[string]string{"gpu": "a100"}, nil, "gpu=a100"},
+		{"dispatcher label", nil, map[string]string{"repo": "other"}, "repo=other"},
+		{"one of two missing", map[string]string{"gpu": "none", "os": "plan9"}, nil, "os=plan9"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := startServer(t)
+			d := newDispatcher(t, ns, DispatcherConfig{QueueTimeout: 2 * time.Second,
+				Labels: func(runnerapi.Job) map[string]string { return tc.extra }})
+			sh := newShell()
+			runAgent(t, ns, "h1", sh, nil, map[string]string{"gpu": "none"})
+			ev := newEvents()
+			job := processJob("bash_1", "ok:x")
+			job.Labels = tc.job
+			_, done := start(d, job, ev)
+			w := ev.next(t, runnerapi.EventWaiting)
+			if !strings.Contains(w.Reason, tc.naming) {
+				t.Fatalf("waiting %q does not name the label %s", w.Reason, tc.naming)
+			}
+			f := ev.next(t, runnerapi.EventFailed)
+			if !strings.Contains(f.Error, tc.naming) || f.Category != "no_host" {
+				t.Fatalf("failure %q (%s) does not name the label %s", f.Error, f.Category, tc.naming)
+			}
+			<-done
+			if got := sh.startedJobs(); len(got) != 0 {
+				t.Fatalf("a host without the label ran %v", got)
+			}
+		})
 	}
-	<-done
-	if got := sh.startedJobs(); len(got) != 0 {
-		t.Fatalf("a host without the label ran %v", got)
+}
+
+// A job whose labels a host offers runs there, not on the host that lacks them.
+func TestLabelledJobRunsOnTheHostOfferingIt(t *testing.T) {
+	ns := startServer(t)
+	d := newDispatcher(t, ns, DispatcherConfig{})
+	plain, gpu := newShell(), newShell()
+	runAgent(t, ns, "plain", plain, nil, map[string]string{"gpu": "none"})
+	runAgent(t, ns, "gpu", gpu, nil, map[string]string{"gpu": "a100"})
+	for i := range 4 {
+		ev := newEvents()
+		job := processJob(fmt.Sprintf("bash_%d", i), "ok:x")
+		job.Labels = map[string]string{"gpu": "a100"}
+		_, done := start(d, job, ev)
+		if st := ev.next(t, runnerapi.EventStarted); st.Host != "gpu" {
+			t.Fatalf("job %d started on %q, want gpu", i, st.Host)
+		}
+		ev.next(t, runnerapi.EventCompleted)
+		<-done
+	}
+	if got := plain.startedJobs(); len(got) != 0 {
+		t.Fatalf("the host without the label ran %v", got)
 	}
 }
 

@@ -51,9 +51,19 @@ func (r *Router) pick() runnerapi.Runner {
 	return r.Remote
 }
 
+// runnerFor is pick for one job: in auto mode a job that requires labels goes to the
+// host agents even while none is connected (it waits, visibly queued, for one that
+// offers them, then fails naming them): the local machine was not asked for.
+func (r *Router) runnerFor(job runnerapi.Job) runnerapi.Runner {
+	if r.Mode == ModeAuto && len(job.Labels) > 0 {
+		return r.Remote
+	}
+	return r.pick()
+}
+
 // Start implements runnerapi.Runner.
 func (r *Router) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
-	run := r.pick()
+	run := r.runnerFor(job)
 	r.mu.Lock()
 	if r.where == nil {
 		r.where = map[string]runnerapi.Runner{}

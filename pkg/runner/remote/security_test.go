@@ -1,7 +1,9 @@
 package remote
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +98,45 @@ func TestHostCredsFile(t *testing.T) {
 	opt, err := credsOption(path)
 	if err != nil || opt == nil {
 		t.Fatalf("credsOption: %v", err)
+	}
+}
+
+// A claim whose ack subject is not the job's own message (another stream, consumer or
+// sequence) is refused: the engine acks only the message of a job it issued.
+func TestClaimWithAForeignAckSubjectIsRefused(t *testing.T) {
+	ns := startServer(t)
+	d := newDispatcher(t, ns, DispatcherConfig{QueueTimeout: 30 * time.Second})
+	ev := newEvents()
+	stop, done := start(d, processJob("bash_1", "ok:x"), ev)
+	defer func() { stop(); <-done }()
+	var id string
+	var seq uint64
+	deadline := time.Now().Add(5 * time.Second)
+	for id == "" || seq == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the job was never queued")
+		}
+		time.Sleep(10 * time.Millisecond)
+		d.mu.Lock()
+		for k, j := range d.byID {
+			id, seq = k, j.seq
+		}
+		d.mu.Unlock()
+	}
+	host := connect(t, ns, true)
+	for _, ack := range []string{
+		"",
+		fmt.Sprintf("$JS.ACK.OTHER.hosts.1.%d.1.1700000000000000000.0", seq),
+		fmt.Sprintf("$JS.ACK.%s.hosts.1.%d.1.1700000000000000000.0", wire.Stream, seq+1),
+	} {
+		body, _ := json.Marshal(wire.Claims{Host: "h1", Claims: []wire.Claim{{Job: id, Ack: ack}}})
+		m, err := host.Request(wire.ClaimsSubject, body, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r wire.ClaimsReply
+		if err := json.Unmarshal(m.Data, &r); err != nil || len(r.Replies) != 1 || r.Replies[0].Run {
+			t.Fatalf("claim with ack %q: %s, want a refusal", ack, m.Data)
+		}
 	}
 }

@@ -49,6 +49,9 @@ type Job struct {
 	// Sandbox, when set, runs the job's commands (the process, an agent's Bash calls)
 	// in the command sandbox the session's rules make; nil runs them as they are.
 	Sandbox *Sandbox
+	// Labels are what a remote host agent must offer to run the job (os, arch, gpu,
+	// repo, ...; all must match). A local worker ignores them.
+	Labels map[string]string
 }
 
 // Sandbox is a job's command sandbox (pkg/sandbox): what is hidden and read-only, and
@@ -95,6 +98,9 @@ const (
 	EventCompleted
 	EventFailed
 	EventCancelled
+	// EventWaiting says the job waits for a runner to take it (a remote job no host
+	// agent has claimed yet); Reason says for what. EventStarted ends the wait.
+	EventWaiting
 )
 
 // Terminal reports whether no event follows this kind.
@@ -118,6 +124,8 @@ func (k EventKind) String() string {
 		return "failed"
 	case EventCancelled:
 		return "cancelled"
+	case EventWaiting:
+		return "waiting"
 	}
 	return "unknown"
 }
@@ -146,7 +154,7 @@ type Event struct {
 	Error       string
 	Category    string
 	Recoverable bool
-	// Reason is set on EventCancelled.
+	// Reason is set on EventCancelled and EventWaiting.
 	Reason string
 }
 

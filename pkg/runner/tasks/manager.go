@@ -255,7 +255,18 @@ func (m *BackgroundTaskManager) onEvent(t *task, ev runnerapi.Event) {
 	t.lastActivity = now
 	t.snap.LastActivityAt = &now
 	switch ev.Kind {
+	case runnerapi.EventWaiting:
+		// A remote job no host agent took yet: the task shows as queued, says what it
+		// waits for, and the idle watchdog does not count the wait.
+		if t.snap.State == StateRunning {
+			t.snap.State, t.paused = StateQueued, true
+			t.snap.CurrentAction = &Action{Tool: ev.Reason, StartedAt: now}
+			m.publishLocked(t, EventQueued, nil, now)
+		}
 	case runnerapi.EventStarted:
+		if t.snap.State == StateQueued {
+			t.snap.State, t.paused, t.snap.CurrentAction = StateRunning, false, nil
+		}
 		if ev.Attempt > 1 && ev.Attempt != t.snap.Attempt {
 			// The job moved to another host: the client sees the final attempt's log
 			// and actions only.

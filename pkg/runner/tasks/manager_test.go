@@ -467,8 +467,8 @@ func TestWaitingPermission(t *testing.T) {
 func TestCanTransition(t *testing.T) {
 	all := []State{StateQueued, StateRunning, StateWaitingPermission, StateCompleted, StateFailed, StateCancelled}
 	allowed := map[State][]State{
-		StateQueued:            {StateRunning, StateCancelled},
-		StateRunning:           {StateWaitingPermission, StateCompleted, StateFailed, StateCancelled},
+		StateQueued:            {StateRunning, StateCancelled, StateFailed},
+		StateRunning:           {StateQueued, StateWaitingPermission, StateCompleted, StateFailed, StateCancelled},
 		StateWaitingPermission: {StateRunning, StateCompleted, StateFailed, StateCancelled},
 	}
 	for _, from := range all {
@@ -478,4 +478,32 @@ func TestCanTransition(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A job its runner has not placed yet (a remote job no host agent took) shows as
+// queued, saying what it waits for; the wait is not idleness; its start makes it
+// running again.
+func TestWaitingForARunner(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		waiting := step{ev: runnerapi.Event{Kind: runnerapi.EventWaiting, Reason: "waiting for a host agent offering gpu=a100"}}
+		f := newFake(fixed(waiting, sleepFor(time.Minute), started(7), completed("done")))
+		m := newManager(t, Config{Runner: f, Watchdog: Watchdog{IdleTimeout: 10 * time.Second}})
+		sub := m.Subscribe(SubscribeOptions{})
+		task, _ := m.Spawn(processReq("nvidia-smi"))
+		time.Sleep(time.Second)
+		got, _ := m.Get(task.ID)
+		if got.State != StateQueued || got.CurrentAction == nil || !strings.Contains(got.CurrentAction.Tool, "gpu=a100") {
+			t.Fatalf("while waiting: state %s, action %+v; want queued, naming the label", got.State, got.CurrentAction)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		got, _ = m.Get(task.ID)
+		if got.State != StateCompleted || got.PID != 7 || got.CurrentAction != nil {
+			t.Fatalf("after the start: %+v", got)
+		}
+		want := []EventType{EventQueued, EventStarted, EventQueued, EventSpawned, EventCompleted}
+		if got := types(drain(t, sub)); !slices.Equal(got, want) {
+			t.Errorf("events = %v, want %v", got, want)
+		}
+	})
 }

@@ -35,6 +35,9 @@ type SubagentRequest struct {
 	MaxTurns     int
 	// AdditionalDirs widen the subagent's workspace as the parent's are.
 	AdditionalDirs []string
+	// Labels are what a remote host agent must offer to run the subagent
+	// (runnerapi.Job.Labels).
+	Labels map[string]string
 	// Isolation is "", "none" or "worktree" (the job then runs in a git worktree
 	// when the runner is a WorktreeSubagentRunner).
 	Isolation string
@@ -72,7 +75,7 @@ func (r SubagentRequest) request() Request {
 	return Request{
 		Job: runnerapi.Job{ID: r.ID, Host: r.Host, Agent: &runnerapi.AgentJob{AgentType: agentType, Prompt: r.Prompt,
 			SystemPrompt: r.SystemPrompt, Model: r.Model, Cwd: r.Cwd, Tools: r.Tools, MaxTurns: r.MaxTurns, Isolation: r.Isolation,
-			AdditionalDirs: r.AdditionalDirs}},
+			AdditionalDirs: r.AdditionalDirs}, Labels: r.Labels},
 		Description: desc, Mode: r.Mode, ParentSessionID: r.ParentSessionID, ParentToolUseID: r.ParentToolUseID,
 		GroupID: r.GroupID, Watchdog: r.Watchdog,
 	}

@@ -274,15 +274,19 @@ type Event struct {
 }
 
 // CanTransition reports whether a task may go from one state to another (the spec's
-// transitionBackgroundTaskStatus as a predicate): queued → running or cancelled;
-// running ↔ waiting_permission; running or waiting_permission → any terminal state;
+// transitionBackgroundTaskStatus as a predicate): queued → running, cancelled or failed
+// (a remote job no host agent took);
+// running ↔ waiting_permission; running → queued (a remote job waiting for a host
+// agent); running or waiting_permission → any terminal state;
 // nothing leaves a terminal state.
 func CanTransition(from, to State) bool {
 	switch from {
 	case StateQueued:
-		return to == StateRunning || to == StateCancelled
+		// Failed: a remote job no host agent took within the queue timeout.
+		return to == StateRunning || to == StateCancelled || to == StateFailed
 	case StateRunning:
-		return to == StateWaitingPermission || to.Terminal()
+		// Back to queued: a remote job handed to the runner waits for a host agent.
+		return to == StateWaitingPermission || to == StateQueued || to.Terminal()
 	case StateWaitingPermission:
 		return to == StateRunning || to.Terminal()
 	}

@@ -188,6 +188,7 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 	s.DefaultTrustLevel = shape.DefaultTrustLevel
 	s.DisableAllHooks = shape.DisableAllHooks
 	s.Env = shape.Env
+	s.WorkerLabels = shape.Workers.Labels
 	s.Permissions.DefaultMode = shape.Permissions.DefaultMode
 	s.Permissions.DefaultModeSource, _ = s.Origin("permissions.defaultMode")
 	s.Permissions.DisableBypassPermissions = shape.Permissions.DisableBypassPermissionsMode == "disable"
@@ -266,6 +267,7 @@ var modelledKeys = map[string]bool{
 	"$schema": true, "currentProvider": true, "providers": true, "provider": true,
 	"permissions": true, "additionalDirectories": true, "language": true, "model": true,
 	"defaultTrustLevel": true, "hooks": true, "disableAllHooks": true, "env": true,
+	"workers": true,
 }
 
 // checkProviders reports profiles without a type and a currentProvider naming no profile.
@@ -307,7 +309,10 @@ type fileShape struct {
 	DefaultTrustLevel string                  `json:"defaultTrustLevel"`
 	DisableAllHooks   bool                    `json:"disableAllHooks"`
 	Env               map[string]string       `json:"env"`
-	Permissions       struct {
+	Workers           struct {
+		Labels map[string]string `json:"labels"`
+	} `json:"workers"`
+	Permissions struct {
 		DefaultMode                  string `json:"defaultMode"`
 		DisableBypassPermissionsMode string `json:"disableBypassPermissionsMode"`
 	} `json:"permissions"`

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -287,5 +288,32 @@ func TestHomeAsProjectReadsEachFileOnce(t *testing.T) {
 	s := f.load(t)
 	if len(s.Loaded) != 1 || s.Loaded[0].Name != ScopeUser || len(s.Warnings) != 1 || len(s.Permissions.Allow) != 1 {
 		t.Errorf("loaded %+v warnings %v allow %v", s.Loaded, s.Warnings, s.Permissions.Allow)
+	}
+}
+
+// `workers.labels` merges key by key across layers (a project asks for its repository,
+// the user's machine-wide choice stays); a non-string label is refused.
+func TestWorkerLabels(t *testing.T) {
+	f := newFixture(t)
+	f.write(t, "~/.robota/settings.json", `{"workers":{"labels":{"gpu":"a100","os":"linux"}}}`)
+	f.write(t, ".claude/settings.json", `{"workers":{"labels":{"repo":"robota","os":"darwin"}}}`)
+	s := f.load(t)
+	want := map[string]string{"gpu": "a100", "os": "darwin", "repo": "robota"}
+	if !reflect.DeepEqual(s.WorkerLabels, want) {
+		t.Errorf("WorkerLabels = %v, want %v", s.WorkerLabels, want)
+	}
+	if _, extra := s.Extra["workers"]; extra {
+		t.Error("workers is modelled, not passed through")
+	}
+	for _, w := range s.Warnings {
+		if strings.Contains(w.Path, "workers") {
+			t.Errorf("warning on workers: %+v", w)
+		}
+	}
+
+	bad := newFixture(t)
+	bad.write(t, ".claude/settings.json", `{"workers":{"labels":{"gpu":1}}}`)
+	if err := bad.loadErr(t); !strings.Contains(fmt.Sprint(err.Issues), "workers.labels.gpu") {
+		t.Errorf("a numeric label: %v, want an issue at workers.labels.gpu", err.Issues)
 	}
 }

@@ -203,6 +203,11 @@ var settingsSchema = object(map[string]*node{
 	"disableAllHooks":       boolean(),
 	"env":                   mapOf(str()),
 	"enabledPlugins":        mapOf(boolean()),
+	// Where the session's background commands and subagents may run when the engine
+	// dispatches over NATS: labels a host agent must offer (os, arch, gpu, repo, ...).
+	"workers": object(map[string]*node{
+		"labels": mapOf(str()),
+	}),
 	// Claude Code's sandbox settings (the command sandbox, pkg/sandbox): enabled false
 	// turns it off, excludedCommands run outside it; the network keys are accepted, and
 	// robota's sandbox does not restrict the network.

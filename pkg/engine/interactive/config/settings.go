@@ -36,6 +36,10 @@ type Settings struct {
 	DisableAllHooks bool
 	// Env is the `env` map (variables for tool and hook processes).
 	Env map[string]string
+	// WorkerLabels is `workers.labels`: what a host agent must offer to run the
+	// session's background commands and subagents when the engine dispatches them over
+	// NATS (runnerapi.Job.Labels). Layers merge key by key; local workers ignore it.
+	WorkerLabels map[string]string
 	// Extra holds the other known top-level keys (Claude Code keys this engine passes
 	// through without interpreting) as their merged JSON.
 	Extra map[string]json.RawMessage

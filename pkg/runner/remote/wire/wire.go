@@ -181,6 +181,13 @@ type Claim struct {
 	// Probe asks only whether the job is still wanted, without taking it (a host that
 	// lacks a label the job requires asks, and terminates the message when not).
 	Probe bool `json:"probe,omitempty"`
+	// Ack is the JetStream ack subject of the delivery the host holds. The engine acks
+	// the message itself once it has the attempt's terminal event (one message fewer
+	// and no wait on the host), and checks the subject names this stream, its consumer
+	// and the job's own stream sequence (AckSeq).
+	Ack string `json:"ack,omitempty"`
+	// Job is the job claimed, in a Claims batch (a single claim names it in its subject).
+	Job string `json:"job,omitempty"`
 }
 
 // ClaimReply is the engine's answer: Run says whether to run it, as attempt Attempt;
@@ -191,18 +198,102 @@ type ClaimReply struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// Event is one event of an attempt, host → engine. A terminal event is sent as a
-// request: the host acks the job on the stream only once the engine has it.
-type Event struct {
-	Host    string          `json:"host"`
-	Attempt int             `json:"attempt"`
-	Event   runnerapi.Event `json:"event"`
+// ClaimsSubject is where a host agent sends Claims: the claims of the jobs it took
+// while its previous batch was being answered, in one request (a host takes many short
+// jobs at once; one round trip each was most of a short job's dispatch cost). It is a
+// claim subject (robota.claim.*) that names no job: job ids are hex.
+const ClaimsSubject = "robota.claim.batch"
+
+// Claims is a batch of claims of one host; each Claim names its Job.
+type Claims struct {
+	Host   string  `json:"host"`
+	Claims []Claim `json:"claims"`
 }
 
-// EventReply answers a terminal Event: Superseded says the engine had moved the job
-// to a later attempt and ignored this one's result.
-type EventReply struct {
-	Superseded bool `json:"superseded,omitempty"`
+// ClaimsReply answers Claims, one reply per claim in order.
+type ClaimsReply struct {
+	Replies []ClaimReply `json:"replies"`
+}
+
+// AckSeq returns the stream sequence a JetStream ack subject of the hosts' consumer on
+// the job stream names; ok is false for any other subject. Both forms of ack subject
+// are read: $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<dseq>.<ts>.<pending> and
+// the newer $JS.ACK.<domain>.<account>.<stream>.<consumer>.<delivered>.<sseq>....
+func AckSeq(subject string) (seq uint64, ok bool) {
+	t := strings.Split(subject, ".")
+	if len(t) < 9 || t[0] != "$JS" || t[1] != "ACK" {
+		return 0, false
+	}
+	i := 2
+	if len(t) >= 12 {
+		i = 4
+	}
+	if t[i] != Stream || t[i+1] != Consumer {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range t[i+3] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, n > 0
+}
+
+// Events is a batch of one attempt's events, host → engine, in order. A host coalesces
+// what its job emitted while the previous batch was being sent; a batch ends at the
+// attempt's terminal event. Published without a reply: the engine acks the job's
+// stream message when it takes the terminal event (Claim.Ack), so a lost batch leaves
+// the message unacked and redelivered (at least once).
+type Events struct {
+	Host    string `json:"host"`
+	Attempt int    `json:"attempt"`
+	Events  []Ev   `json:"ev"`
+}
+
+// Ev is runnerapi.Event on the wire, with short keys and empty fields left out (an
+// event is encoded and decoded once per hop, and most fields are empty).
+type Ev struct {
+	Kind        runnerapi.EventKind `json:"k"`
+	PID         int                 `json:"pid,omitempty"`
+	Text        string              `json:"t,omitempty"`
+	Tool        *ToolProgress       `json:"tool,omitempty"`
+	Output      string              `json:"out,omitempty"`
+	ExitCode    int                 `json:"code,omitempty"`
+	Error       string              `json:"err,omitempty"`
+	Category    string              `json:"cat,omitempty"`
+	Recoverable bool                `json:"rec,omitempty"`
+	Reason      string              `json:"why,omitempty"`
+}
+
+// ToolProgress is runnerapi.ToolProgress on the wire.
+type ToolProgress struct {
+	CallID   string `json:"id,omitempty"`
+	Name     string `json:"name,omitempty"`
+	FirstArg string `json:"arg,omitempty"`
+	Error    string `json:"err,omitempty"`
+}
+
+// EvOf converts a runner's event for the wire (its job id, sequence, host and attempt
+// are the engine's to set).
+func EvOf(e runnerapi.Event) Ev {
+	out := Ev{Kind: e.Kind, PID: e.PID, Text: e.Text, Output: e.Output, ExitCode: e.ExitCode, Error: e.Error,
+		Category: e.Category, Recoverable: e.Recoverable, Reason: e.Reason}
+	if t := e.Tool; t != nil {
+		out.Tool = &ToolProgress{CallID: t.CallID, Name: t.Name, FirstArg: t.FirstArg, Error: t.Error}
+	}
+	return out
+}
+
+// Runner is the event as the engine's task manager gets it.
+func (e Ev) Runner() runnerapi.Event {
+	out := runnerapi.Event{Kind: e.Kind, PID: e.PID, Text: e.Text, Output: e.Output, ExitCode: e.ExitCode, Error: e.Error,
+		Category: e.Category, Recoverable: e.Recoverable, Reason: e.Reason}
+	if t := e.Tool; t != nil {
+		out.Tool = &runnerapi.ToolProgress{CallID: t.CallID, Name: t.Name, FirstArg: t.FirstArg, Error: t.Error}
+	}
+	return out
 }
 
 // Heartbeat is what a host agent publishes every second: who it is, what it offers and

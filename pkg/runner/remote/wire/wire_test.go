@@ -87,3 +87,54 @@ func FuzzDecodeJob(f *testing.F) {
 		_ = j.Runner()
 	})
 }
+
+func TestAckSeq(t *testing.T) {
+	for _, tc := range []struct {
+		name, subject string
+		seq           uint64
+		ok            bool
+	}{
+		{"v1", "$JS.ACK.ROBOTA_JOBS.hosts.1.42.7.1700000000000000000.3", 42, true},
+		{"v2", "$JS.ACK.dom.ACCHASH.ROBOTA_JOBS.hosts.2.43.8.1700000000000000000.0.rnd", 43, true},
+		{"other stream", "$JS.ACK.OTHER.hosts.1.42.7.1700000000000000000.3", 0, false},
+		{"other consumer", "$JS.ACK.ROBOTA_JOBS.spy.1.42.7.1700000000000000000.3", 0, false},
+		{"not an ack", "robota.ev.x.1.42.7.1700000000000000000.3", 0, false},
+		{"short", "$JS.ACK.ROBOTA_JOBS.hosts.1.42", 0, false},
+		{"sequence not a number", "$JS.ACK.ROBOTA_JOBS.hosts.1.4x.7.1700000000000000000.3", 0, false},
+		{"empty", "", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			seq, ok := AckSeq(tc.subject)
+			if seq != tc.seq || ok != tc.ok {
+				t.Fatalf("AckSeq(%q) = %d, %v; want %d, %v", tc.subject, seq, ok, tc.seq, tc.ok)
+			}
+		})
+	}
+}
+
+// An event survives the wire with every field the task manager reads.
+func TestEvRoundTrip(t *testing.T) {
+	for _, ev := range []runnerapi.Event{
+		{Kind: runnerapi.EventStarted, PID: 7},
+		{Kind: runnerapi.EventTextDelta, Text: "out"},
+		{Kind: runnerapi.EventToolEnd, Tool: &runnerapi.ToolProgress{CallID: "c", Name: "Bash", FirstArg: "ls", Error: "e"}},
+		{Kind: runnerapi.EventCompleted, Output: "o", ExitCode: 0},
+		{Kind: runnerapi.EventFailed, Error: "x", Category: "worker", Recoverable: true, ExitCode: 2},
+		{Kind: runnerapi.EventCancelled, Reason: "stop"},
+	} {
+		b, err := json.Marshal(EvOf(ev))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Ev
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		got := back.Runner()
+		if got.Kind != ev.Kind || got.PID != ev.PID || got.Text != ev.Text || got.Output != ev.Output || got.Error != ev.Error ||
+			got.Category != ev.Category || got.Recoverable != ev.Recoverable || got.ExitCode != ev.ExitCode || got.Reason != ev.Reason ||
+			(ev.Tool != nil && (got.Tool == nil || *got.Tool != *ev.Tool)) {
+			t.Fatalf("%s: %+v came back as %+v", b, ev, got)
+		}
+	}
+}
