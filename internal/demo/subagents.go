@@ -26,6 +26,15 @@ func runSubagents(bin, examples string, first int) (int, error) {
 			return 0, fmt.Errorf("git %v: %v\n%s", args, err, out)
 		}
 	}
+	// This part shows which process runs each subagent's commands (their parent's pid),
+	// which a sandboxed command cannot see from its own PID namespace: the command
+	// sandbox is off here (the other parts run with it).
+	if err := os.MkdirAll(filepath.Join(dir, ".robota"), 0o755); err != nil {
+		return 0, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".robota", "settings.local.json"), []byte(`{"sandbox": {"enabled": false}}`), 0o644); err != nil {
+		return 0, err
+	}
 	tpl, err := template.ParseFiles(filepath.Join(examples, "demo-subagents.script.yaml"))
 	if err != nil {
 		return 0, err
