@@ -36,8 +36,13 @@ type Dir struct {
 func Dirs(cwd, home string) []Dir {
 	var out []Dir
 	if cwd != "" {
+		confine := realDir(cwd)
+		if home != "" && realDir(home) == confine {
+			confine = "" // started in the home directory: these are the user's own
+		}
 		for _, d := range []string{".robota", ".agents", ".claude"} {
-			out = append(out, Dir{Path: filepath.Join(cwd, d, "agents"), Source: SourceProject})
+			// A repository's agent file that links out of it is skipped (see skills.Dirs).
+			out = append(out, Dir{Path: filepath.Join(cwd, d, "agents"), Source: SourceProject, Confine: confine})
 		}
 	}
 	if home != "" {
@@ -250,4 +255,12 @@ func ReadFileBounded(path string) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d bytes", MaxFileSize)
 	}
 	return data, nil
+}
+
+// realDir is dir with symbolic links resolved (dir itself when it cannot be).
+func realDir(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
 }

@@ -53,21 +53,36 @@ func PluginDirs(root, plugin string) []Dir {
 // empty cwd or home leaves its directories out.
 func Dirs(cwd, home string) []Dir {
 	var out []Dir
-	add := func(base string, src Source, roots ...string) {
+	add := func(base string, src Source, confine string, roots ...string) {
 		for _, r := range roots {
-			out = append(out, Dir{Path: filepath.Join(base, r, "skills"), Kind: KindSkill, Source: src})
+			out = append(out, Dir{Path: filepath.Join(base, r, "skills"), Kind: KindSkill, Source: src, Confine: confine})
 			if r != ".agents" {
-				out = append(out, Dir{Path: filepath.Join(base, r, "commands"), Kind: KindCommand, Source: src})
+				out = append(out, Dir{Path: filepath.Join(base, r, "commands"), Kind: KindCommand, Source: src, Confine: confine})
 			}
 		}
 	}
 	if cwd != "" {
-		add(cwd, SourceProject, ".robota", ".agents", ".claude")
+		// A repository's skill or command that links out of it (to a credentials file,
+		// /proc/self/environ) is skipped, never read into a prompt. The user's own
+		// directories may link where the user likes (dotfiles).
+		confine := RealDir(cwd)
+		if home != "" && RealDir(home) == confine {
+			confine = "" // started in the home directory: these are the user's own
+		}
+		add(cwd, SourceProject, confine, ".robota", ".agents", ".claude")
 	}
 	if home != "" {
-		add(home, SourceUser, ".robota", ".claude")
+		add(home, SourceUser, "", ".robota", ".claude")
 	}
 	return out
+}
+
+// RealDir is dir with symbolic links resolved (dir itself when it cannot be).
+func RealDir(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
 }
 
 // Catalog is the set of skills a session offers, sorted by name.

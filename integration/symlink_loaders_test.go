@@ -1,0 +1,43 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 31: a repository's skill, command or agent file whose real path leaves the
+// project (a link to a credentials file) is skipped with a warning naming it, never read
+// into a prompt; the same files inside the project still load.
+func TestProjectLoadersSkipLinksOutOfTheProject(t *testing.T) {
+	const marker = "MARK-4d2e-credentials"
+	p := newProject(t)
+	secret := filepath.Join(t.TempDir(), "credentials.md")
+	if err := os.WriteFile(secret, []byte("---\ndescription: "+marker+"\n---\n"+marker+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.writeFile(t, ".claude/commands/ok.md", "---\ndescription: a command inside the project\n---\nsay ok\n")
+	for _, link := range []string{".claude/commands/leak.md", ".claude/skills/leak/SKILL.md", ".claude/agents/leak.md"} {
+		path := filepath.Join(p.Dir, link)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(secret, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := p.writeScript(t, "hi.yaml", "turns:\n  - text: hi\n")
+	res := p.mustRun(t, "-p", "hi", "--provider", "script", "--script", script, "--output-format", "stream-json", "--verbose")
+	if strings.Contains(res.Stdout, marker) {
+		t.Fatalf("a file linking out of the project reached the session:\n%s", res.Stdout)
+	}
+	for _, want := range []string{".claude/commands/leak.md", ".claude/agents/leak.md", "outside"} {
+		if !strings.Contains(res.Stderr, want) {
+			t.Errorf("stderr lacks %q (the skipped file named):\n%s", want, res.Stderr)
+		}
+	}
+	if !strings.Contains(res.Stdout, `"ok"`) {
+		t.Errorf("the command inside the project is not offered:\n%s", strings.SplitN(res.Stdout, "\n", 2)[0])
+	}
+}
