@@ -237,3 +237,26 @@ func TestTUIMCPApproval(t *testing.T) {
 		}
 	})
 }
+
+// TestTUISetupErrorEndsTheUI: the first frame does not wait for the session; a session
+// that cannot be made (a settings mistake) ends the UI, names the file and the key, and
+// exits 2 as a headless run does.
+func TestTUISetupErrorEndsTheUI(t *testing.T) {
+	e := newTUIEnv(t, streamScript)
+	if err := os.MkdirAll(filepath.Join(e.dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), []byte(`{"permissions": {"allow": 5}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.untrusted = true // the UI ends before the prompt box is waited for
+	tm := startTUI(t, e, 100, 30)
+	s := tm.waitFor("Pane is dead", tuiWait)
+	all := tm.all()
+	if !strings.Contains(all, ".claude/settings.json") || !strings.Contains(all, "permissions.allow") {
+		t.Fatalf("the error does not name the file and the key:\n%s\n%s", all, s)
+	}
+	if st := strings.TrimSpace(tm.tmux("display-message", "-p", "-t", "tui", "#{pane_dead_status}")); st != "2" {
+		t.Fatalf("exit status %s, want 2", st)
+	}
+}

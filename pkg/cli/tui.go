@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -38,6 +39,7 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 		}
 	}
 	var sess tui.Session
+	var deferred *tui.Deferred
 	var open func(context.Context, string) (tui.Session, error)
 	if o.Engine != "" {
 		r, code := engineSession(ctx, o, cwd, stderr)
@@ -51,12 +53,19 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 	} else {
 		workers := pool.New(pool.Launcher(nil, nil))
 		defer workers.Close()
-		s, err := interactive.New(ctx, sessionOptions(o, cwd, workers))
-		if err != nil {
-			return reportSetupError(err, stderr)
-		}
-		printWarnings(stderr, s.Assembled(), o.Verbose)
-		sess = tui.NewInProcess(s, cwd)
+		// The first frame does not wait for the session: it assembles while the UI
+		// shows (DESIGN: the first frame within 100 ms); a setup error ends the UI and
+		// is reported as a headless run reports it.
+		d := tui.NewDeferred(tui.Info{Cwd: cwd, Model: o.Model, PermissionMode: o.PermissionMode}, func() (tui.Session, []string, error) {
+			s, err := interactive.New(ctx, sessionOptions(o, cwd, workers))
+			if err != nil {
+				return nil, nil, err
+			}
+			var notes strings.Builder
+			printWarnings(&notes, s.Assembled(), o.Verbose)
+			return tui.NewInProcess(s, cwd), strings.Split(strings.TrimSpace(notes.String()), "\n"), nil
+		})
+		deferred, sess = d, d
 		open = func(_ context.Context, id string) (tui.Session, error) {
 			s, err := interactive.New(ctx, sessionOptions(resumeOptions(o, id), cwd, workers))
 			if err != nil {
@@ -68,6 +77,9 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 	var last string
 	err = tui.Run(ctx, sess, tui.Options{In: stdin, Out: out, HistoryFile: historyFile(), NoColor: noColor(), Prompt: o.Prompt,
 		Open: open, PickSession: o.PickSession, Ended: func(id string) { last = id }})
+	if deferred != nil && deferred.Err() != nil {
+		return reportSetupError(deferred.Err(), stderr)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "robota: %v\n", err)
 		return exitFailed

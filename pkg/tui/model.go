@@ -84,6 +84,8 @@ type model struct {
 	gen    int
 	// pickAtStart opens the /resume picker after the banner (robota --resume, no id).
 	pickAtStart bool
+	// setupFailed: a Deferred session could not be made; the UI ends.
+	setupFailed bool
 }
 
 // sessionMsg is a session's event or end, tagged with the session's generation.

@@ -57,6 +57,8 @@ func (m *model) event(e Event) tea.Cmd {
 		m.print(m.st.dim.Render("✻ Conversation compacted"))
 	case EvEnd:
 		return m.end(e)
+	case EvReady:
+		return m.ready(e)
 	}
 	return nil
 }
@@ -195,4 +197,28 @@ func (m *model) closePermission() {
 		m.ed.SetText(m.permDraft)
 	}
 	m.perm, m.permTyping, m.permDraft, m.permSel = nil, false, "", 0
+}
+
+// ready takes the session a Deferred made: its model, commands and context, and the end
+// of a resumed conversation. A session that could not be made ends the UI with why.
+func (m *model) ready(e Event) tea.Cmd {
+	if e.Info == nil {
+		m.print(m.st.bad.Render("robota: " + Sanitize(e.Text)))
+		m.setupFailed = true
+		m.quit()
+		return tea.Quit
+	}
+	m.info = *e.Info
+	if e.Text != "" {
+		m.print(m.st.warn.Render(Sanitize(e.Text)))
+	}
+	if m.mode == "" {
+		m.mode = m.info.PermissionMode
+	}
+	m.commands = append(m.sess.Commands(), uiCommands...)
+	m.ctx = m.sess.Context()
+	if len(m.info.Previous) > 0 {
+		m.print(m.resumedBanner())
+	}
+	return nil
 }

@@ -90,6 +90,8 @@ const (
 	EvEnd
 	EvTask
 	EvCompaction
+	// EvReady says a Deferred session is made (Info) or could not be (Text: why).
+	EvReady
 )
 
 // Event is one thing that happened in the session, as the UI shows it.
@@ -104,6 +106,8 @@ type Event struct {
 	End        *End
 	Context    *ContextState
 	Task       *Task
+	// Info of EvReady.
+	Info *Info
 }
 
 // Tool is one tool call.
