@@ -28,6 +28,9 @@ type tuiEnv struct {
 	// untrusted: the TUI starts with the trust dialog (startTUI does not wait for the
 	// prompt box).
 	untrusted bool
+	// showExit: the pane's shell runs robota as a child and prints its exit status
+	// ("robota exited N"), for tests of how it ends.
+	showExit bool
 }
 
 func newTUIEnv(t testing.TB, script string) tuiEnv {
@@ -87,8 +90,18 @@ func startTUIEnv(t testing.TB, e tuiEnv, w, h int, env []string, args ...string)
 		vars[i] = "'" + v + "'"
 	}
 	shell := "cd '" + e.dir + "' && exec env " + strings.Join(vars, " ") + " " + strings.Join(argv, " ")
-	cmd := exec.Command(tmux, "-S", tm.sock, "-f", "/dev/null", "new-session", "-d", "-s", "tui",
-		"-x", itoa(w), "-y", itoa(h), shell, ";", "set-option", "-g", "remain-on-exit", "on")
+	if e.showExit {
+		shell = "cd '" + e.dir + "' && env " + strings.Join(vars, " ") + " " + strings.Join(argv, " ") + `; echo "robota exited $?"`
+	}
+	// remain-on-exit comes from the server's config, so that it holds from the pane's
+	// start: set after new-session, a robota that exits at once (a setup error) would
+	// take the pane and the server with it before the option is set.
+	conf := filepath.Join(filepath.Dir(tm.sock), "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set-option -g remain-on-exit on\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(tmux, "-S", tm.sock, "-f", conf, "new-session", "-d", "-s", "tui",
+		"-x", itoa(w), "-y", itoa(h), shell)
 	cmd.Env = append(os.Environ(), "TMUX=")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)

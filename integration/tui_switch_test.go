@@ -250,13 +250,14 @@ func TestTUISetupErrorEndsTheUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.untrusted = true // the UI ends before the prompt box is waited for
+	e.showExit = true
 	tm := startTUI(t, e, 100, 30)
-	s := tm.waitFor("Pane is dead", tuiWait)
+	s := tm.waitFor("robota exited", tuiWait)
 	all := tm.all()
 	if !strings.Contains(all, ".claude/settings.json") || !strings.Contains(all, "permissions.allow") {
 		t.Fatalf("the error does not name the file and the key:\n%s\n%s", all, s)
 	}
-	if st := strings.TrimSpace(tm.tmux("display-message", "-p", "-t", "tui", "#{pane_dead_status}")); st != "2" {
-		t.Fatalf("exit status %s, want 2", st)
+	if !strings.Contains(all, "robota exited 2") {
+		t.Fatalf("want exit status 2:\n%s", all)
 	}
 }

@@ -18,19 +18,28 @@ type Deferred struct {
 	err    error
 	events chan Event
 	once   sync.Once
+	start  func() (Session, []string, error)
+	began  sync.Once
 }
 
-// NewDeferred starts start in the background; info is what is known before it ends
-// (the directory, the permission mode asked for). start returns the session and notes
-// for the user (warnings), shown once it is made.
+// NewDeferred makes start's session in the background once the UI has drawn its first
+// frame (or at the first call that needs the session, whichever comes first): on two
+// cores the assembly would otherwise compete with that frame. info is what is known
+// before it ends (the directory, the permission mode asked for). start returns the
+// session and notes for the user (warnings), shown once it is made.
 func NewDeferred(info Info, start func() (Session, []string, error)) *Deferred {
-	d := &Deferred{info: info, ready: make(chan struct{}), events: make(chan Event, 64)}
-	go func() {
-		d.sess, d.notes, d.err = start()
-		close(d.ready)
-		d.forward()
-	}()
-	return d
+	return &Deferred{info: info, ready: make(chan struct{}), events: make(chan Event, 64), start: start}
+}
+
+// begin starts making the session; later calls do nothing.
+func (d *Deferred) begin() {
+	d.began.Do(func() {
+		go func() {
+			d.sess, d.notes, d.err = d.start()
+			close(d.ready)
+			d.forward()
+		}()
+	})
 }
 
 // forward announces the session (or its failure), then passes its events on.
@@ -59,6 +68,7 @@ func (d *Deferred) Err() error {
 
 // wait returns the session once made.
 func (d *Deferred) wait() (Session, error) {
+	d.begin()
 	<-d.ready
 	return d.sess, d.err
 }

@@ -84,8 +84,6 @@ type model struct {
 	gen    int
 	// pickAtStart opens the /resume picker after the banner (robota --resume, no id).
 	pickAtStart bool
-	// setupFailed: a Deferred session could not be made; the UI ends.
-	setupFailed bool
 }
 
 // sessionMsg is a session's event or end, tagged with the session's generation.
@@ -151,6 +149,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.started {
 			m.started = true
 			m.print(m.banner())
+			if d, ok := m.sess.(*Deferred); ok {
+				d.begin() // the first frame is out: the session may take the CPU
+			}
 			if m.pickAtStart {
 				m.pickAtStart = false
 				return m, m.openResume()

@@ -203,8 +203,8 @@ func (m *model) closePermission() {
 // of a resumed conversation. A session that could not be made ends the UI with why.
 func (m *model) ready(e Event) tea.Cmd {
 	if e.Info == nil {
-		m.print(m.st.bad.Render("robota: " + Sanitize(e.Text)))
-		m.setupFailed = true
+		// The front end reports the error once the UI is gone (on stderr, as a
+		// headless run does): printed here too it would show twice.
 		m.quit()
 		return tea.Quit
 	}
