@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Deferred is a session still being made: the UI shows its first frame at once (the
@@ -30,6 +31,10 @@ type Deferred struct {
 func NewDeferred(info Info, start func() (Session, []string, error)) *Deferred {
 	return &Deferred{info: info, ready: make(chan struct{}), events: make(chan Event, 64), start: start}
 }
+
+// firstFrameGrace is how long after the first size the session's assembly starts: three
+// of the renderer's 60 Hz ticks, so the first frame is on the screen first.
+const firstFrameGrace = 50 * time.Millisecond
 
 // begin starts making the session; later calls do nothing.
 func (d *Deferred) begin() {

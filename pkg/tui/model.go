@@ -150,7 +150,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.started = true
 			m.print(m.banner())
 			if d, ok := m.sess.(*Deferred); ok {
-				d.begin() // the first frame is out: the session may take the CPU
+				// The renderer writes this frame on its next tick: the session's
+				// assembly starts after it (on two cores it would delay the frame).
+				time.AfterFunc(firstFrameGrace, d.begin)
 			}
 			if m.pickAtStart {
 				m.pickAtStart = false
