@@ -194,6 +194,12 @@ type Assembled struct {
 	// session package does not fire itself (Notification).
 	hookRunner *hook.Runner
 	cwd        string
+	// stateRoot is the directory whose .robota receives the session's records, logs,
+	// tool output and checkpoints (StateRoot).
+	stateRoot string
+	// userStore: the session is outside a project, and its store is the user's, shared
+	// with the other such directories.
+	userStore bool
 }
 
 // decorateRecord adds what the assembly owns to the session's record: the snapshots of
@@ -325,7 +331,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	a.Warnings = append(a.Warnings, hookWarnings...)
 	a.hookRunner, a.cwd = hookRunnerOf(hooks), opts.Cwd
-	outputDir := ToolOutputDir(opts.Cwd)
+	// Where this session's records, logs, tool output and checkpoints go: the project,
+	// or ~/.robota for a session started in home or the temporary directory.
+	a.stateRoot = StateRoot(opts.Cwd, opts.Home)
+	a.userStore = opts.Home != "" && OutsideProject(opts.Cwd, opts.Home)
+	outputDir := ToolOutputDir(a.stateRoot)
 	var sessionID string // known once the store is open, below
 	var background bash.BackgroundRunner
 	if opts.Runner != nil {
@@ -334,10 +344,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			Watchdog: opts.TaskWatchdog.WithDefaults(DefaultTaskWatchdog)}); err != nil {
 			return nil, fmt.Errorf("background tasks: %w", err)
 		}
-		a.tasks.logsDir = sessionlog.ProjectDir(opts.Cwd)
+		a.tasks.logsDir = sessionlog.ProjectDir(a.stateRoot)
 		background = backgroundCommands{tasks: a.tasks.tasks, sessionID: func() string { return sessionID }, labels: settings.WorkerLabels}
 		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs, labels: settings.WorkerLabels,
-			logsDir: sessionlog.ProjectDir(opts.Cwd), newID: opts.NewID}
+			logsDir: sessionlog.ProjectDir(a.stateRoot), newID: opts.NewID}
 	}
 	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: background,
 		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env), Isolate: isolate})
@@ -412,11 +422,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		system = opts.AppendSystemPrompt
 	}
 
-	if err := ensureRuntimeGitignore(opts.Cwd); err != nil {
+	if err := ensureRuntimeGitignore(a.stateRoot); err != nil {
 		a.Warnings = append(a.Warnings, err.Error())
 	}
 	var warnMu sync.Mutex
-	st := store.NewFileStore(store.ProjectDir(opts.Cwd), store.Options{Now: opts.Now, OnWarning: func(err error) {
+	st := store.NewFileStore(store.ProjectDir(a.stateRoot), store.Options{Now: opts.Now, OnWarning: func(err error) {
 		warnMu.Lock()
 		a.StoreWarnings = append(a.StoreWarnings, err.Error())
 		warnMu.Unlock()
@@ -454,7 +464,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			}
 		}
 	} else {
-		logger, err := sessionlog.Open(sessionlog.ProjectDir(opts.Cwd), id, sessionlog.Options{Now: opts.Now, Background: true})
+		logger, err := sessionlog.Open(sessionlog.ProjectDir(a.stateRoot), id, sessionlog.Options{Now: opts.Now, Background: true})
 		if err != nil {
 			return nil, fmt.Errorf("session log: %w", err)
 		}
@@ -512,10 +522,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	return a, nil
 }
 
-// ToolOutputDir is where the whole text of a truncated tool result of a session in the
-// project cwd is saved: .robota/tool-output, inside the project, so a following Read of it
-// is a read inside the working directory, allowed in every permission mode (and kept out
-// of git by .robota/.gitignore).
+// ToolOutputDir is where the whole text of a truncated tool result of a session whose
+// state root (StateRoot) is root is saved: .robota/tool-output, inside the project, so a
+// following Read of it is a read inside the working directory, allowed in every permission
+// mode (and kept out of git by .robota/.gitignore). A session started in the temporary
+// directory saves it under ~/.robota instead, outside its working directory.
 func ToolOutputDir(cwd string) string { return filepath.Join(cwd, ".robota", "tool-output") }
 
 // SyncLog waits until every event logged so far is in the session log (the log is
