@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
