@@ -30,6 +30,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 	"github.com/robota-sdk/robota-go/pkg/tools/builtin"
 	"github.com/robota-sdk/robota-go/pkg/tools/mcp"
+	"github.com/robota-sdk/robota-go/pkg/tools/web"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -349,8 +350,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs, labels: settings.WorkerLabels,
 			logsDir: sessionlog.ProjectDir(a.stateRoot), newID: opts.NewID}
 	}
+	native := &nativeSearch{} // bound to the provider once it is open, below
+	webSearch := webSearchBackend(settings.WebSearch, native)
 	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: background,
-		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env), Isolate: isolate})
+		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env), Isolate: isolate,
+		Search: webSearch})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
@@ -485,6 +489,12 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 
 	provider, err := openProvider(&choice, opts)
+	if err == nil && webSearch == web.SearchBackend(native) {
+		native.bind(provider, choice.Model, func() (llm.Provider, error) { return openProvider(&choice, opts) })
+		if reason := native.Unavailable(); reason != "" {
+			a.Warnings = append(a.Warnings, reason)
+		}
+	}
 	if err == nil && opts.FallbackModel != "" {
 		provider, err = withFallback(provider, choice, opts.FallbackModel)
 	}
