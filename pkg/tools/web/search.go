@@ -59,6 +59,13 @@ func (u Unavailable) Search(context.Context, SearchRequest) ([]SearchResult, err
 	return nil, errors.New(string(u))
 }
 
+// Unavailable returns the reason.
+func (u Unavailable) Unavailable() string { return string(u) }
+
+// unavailabler is a backend that may not be able to search; a non-empty reason makes
+// WebSearch fail with it, as not available, before anything is sent.
+type unavailabler interface{ Unavailable() string }
+
 // NotConfiguredMessage is WebSearch's result when no backend is configured: what to write
 // in settings.json.
 const NotConfiguredMessage = `WebSearch is not available: no web search backend is configured. ` +
@@ -114,8 +121,8 @@ func (s *Search) run(ctx context.Context, p SearchParams) llm.ToolResult {
 	if s.backend == nil {
 		return toolkit.Failure(rec, toolkit.CodeNotAvailable, NotConfiguredMessage, nil)
 	}
-	if u, ok := s.backend.(Unavailable); ok {
-		return toolkit.Failure(rec, toolkit.CodeNotAvailable, "WebSearch is not available: "+string(u), nil)
+	if u, ok := s.backend.(unavailabler); ok && u.Unavailable() != "" {
+		return toolkit.Failure(rec, toolkit.CodeNotAvailable, "WebSearch is not available: "+u.Unavailable(), nil)
 	}
 	if len(p.AllowedDomains) > 0 && len(p.BlockedDomains) > 0 {
 		return toolkit.Failure(rec, toolkit.CodeInvalidArgument, "Give allowed_domains or blocked_domains, not both.", nil)
