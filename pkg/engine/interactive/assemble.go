@@ -30,6 +30,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 	"github.com/robota-sdk/robota-go/pkg/tools/builtin"
 	"github.com/robota-sdk/robota-go/pkg/tools/mcp"
+	"github.com/robota-sdk/robota-go/pkg/tools/web"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -194,6 +195,12 @@ type Assembled struct {
 	// session package does not fire itself (Notification).
 	hookRunner *hook.Runner
 	cwd        string
+	// stateRoot is the directory whose .robota receives the session's records, logs,
+	// tool output and checkpoints (StateRoot).
+	stateRoot string
+	// userStore: the session is outside a project, and its store is the user's, shared
+	// with the other such directories.
+	userStore bool
 }
 
 // decorateRecord adds what the assembly owns to the session's record: the snapshots of
@@ -325,7 +332,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	a.Warnings = append(a.Warnings, hookWarnings...)
 	a.hookRunner, a.cwd = hookRunnerOf(hooks), opts.Cwd
-	outputDir := ToolOutputDir(opts.Cwd)
+	// Where this session's records, logs, tool output and checkpoints go: the project,
+	// or ~/.robota for a session started in home or the temporary directory.
+	a.stateRoot = StateRoot(opts.Cwd, opts.Home)
+	a.userStore = opts.Home != "" && OutsideProject(opts.Cwd, opts.Home)
+	outputDir := ToolOutputDir(a.stateRoot)
 	var sessionID string // known once the store is open, below
 	var background bash.BackgroundRunner
 	if opts.Runner != nil {
@@ -334,13 +345,16 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			Watchdog: opts.TaskWatchdog.WithDefaults(DefaultTaskWatchdog)}); err != nil {
 			return nil, fmt.Errorf("background tasks: %w", err)
 		}
-		a.tasks.logsDir = sessionlog.ProjectDir(opts.Cwd)
+		a.tasks.logsDir = sessionlog.ProjectDir(a.stateRoot)
 		background = backgroundCommands{tasks: a.tasks.tasks, sessionID: func() string { return sessionID }, labels: settings.WorkerLabels}
 		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs, labels: settings.WorkerLabels,
-			logsDir: sessionlog.ProjectDir(opts.Cwd), newID: opts.NewID}
+			logsDir: sessionlog.ProjectDir(a.stateRoot), newID: opts.NewID}
 	}
+	native := &nativeSearch{} // bound to the provider once it is open, below
+	webSearch := webSearchBackend(settings.WebSearch, native)
 	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: background,
-		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env), Isolate: isolate})
+		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env), Isolate: isolate,
+		Search: webSearch})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
@@ -412,11 +426,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		system = opts.AppendSystemPrompt
 	}
 
-	if err := ensureRuntimeGitignore(opts.Cwd); err != nil {
+	if err := ensureRuntimeGitignore(a.stateRoot); err != nil {
 		a.Warnings = append(a.Warnings, err.Error())
 	}
 	var warnMu sync.Mutex
-	st := store.NewFileStore(store.ProjectDir(opts.Cwd), store.Options{Now: opts.Now, OnWarning: func(err error) {
+	st := store.NewFileStore(store.ProjectDir(a.stateRoot), store.Options{Now: opts.Now, OnWarning: func(err error) {
 		warnMu.Lock()
 		a.StoreWarnings = append(a.StoreWarnings, err.Error())
 		warnMu.Unlock()
@@ -454,7 +468,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			}
 		}
 	} else {
-		logger, err := sessionlog.Open(sessionlog.ProjectDir(opts.Cwd), id, sessionlog.Options{Now: opts.Now, Background: true})
+		logger, err := sessionlog.Open(sessionlog.ProjectDir(a.stateRoot), id, sessionlog.Options{Now: opts.Now, Background: true})
 		if err != nil {
 			return nil, fmt.Errorf("session log: %w", err)
 		}
@@ -475,6 +489,12 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 
 	provider, err := openProvider(&choice, opts)
+	if err == nil && webSearch == web.SearchBackend(native) {
+		native.bind(provider, choice.Model, func() (llm.Provider, error) { return openProvider(&choice, opts) })
+		if reason := native.Unavailable(); reason != "" {
+			a.Warnings = append(a.Warnings, reason)
+		}
+	}
 	if err == nil && opts.FallbackModel != "" {
 		provider, err = withFallback(provider, choice, opts.FallbackModel)
 	}
@@ -512,10 +532,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	return a, nil
 }
 
-// ToolOutputDir is where the whole text of a truncated tool result of a session in the
-// project cwd is saved: .robota/tool-output, inside the project, so a following Read of it
-// is a read inside the working directory, allowed in every permission mode (and kept out
-// of git by .robota/.gitignore).
+// ToolOutputDir is where the whole text of a truncated tool result of a session whose
+// state root (StateRoot) is root is saved: .robota/tool-output, inside the project, so a
+// following Read of it is a read inside the working directory, allowed in every permission
+// mode (and kept out of git by .robota/.gitignore). A session started in the temporary
+// directory saves it under ~/.robota instead, outside its working directory.
 func ToolOutputDir(cwd string) string { return filepath.Join(cwd, ".robota", "tool-output") }
 
 // SyncLog waits until every event logged so far is in the session log (the log is

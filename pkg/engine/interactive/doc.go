@@ -15,6 +15,14 @@
 // Guarantees:
 //   - A project whose .robota is a symlink leading outside the project is refused before
 //     anything is read from or written into it (ErrRobotaDirOutside).
+//   - Where a session's records, logs, saved tool output and edit checkpoints go
+//     (StateRoot, DESIGN decision 3): the project's .robota; for a session started in the
+//     home directory or the temporary directory itself (os.TempDir, /tmp), the user's
+//     ~/.robota, never a .robota created in the temporary directory. That store is shared
+//     by such directories: --continue and /resume there see the directory's own sessions
+//     (the record's cwd); --resume ID finds any of them. Saved tool output of a session in
+//     the temporary directory is then outside its working directory, so reading it back
+//     follows the rules for reads outside (it may ask).
 //   - The settings `env` object (every layer, merged by name, the higher layer winning)
 //     is in the environment of Bash commands, background commands and command hooks,
 //     over the inherited variables of the same name; http hooks' allowedEnvVars see it.

@@ -128,7 +128,7 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		s.perms.notify = a.notifyPermission
 	}
 	if !opts.NoPersistence {
-		s.cwd, s.checkpoints = opts.Cwd, newCheckpointStore(opts.Cwd, a.Session.ID(), opts.Now)
+		s.cwd, s.checkpoints = opts.Cwd, newCheckpointStore(a.stateRoot, a.Session.ID(), opts.Now)
 	}
 	if a.skills != nil && len(a.skills.UserVisible()) > 0 {
 		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID, grants: s.grants})

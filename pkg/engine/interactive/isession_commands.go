@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -240,9 +241,13 @@ func (s *InteractiveSession) cmdResume(ctx context.Context, _ string) commands.R
 	}
 	var b strings.Builder
 	out := make([]map[string]any, 0, len(list.Sessions))
+	shared := s.assembled.userStore
 	for _, in := range list.Sessions {
 		if in.ID == s.ID() {
 			continue
+		}
+		if shared && in.Cwd != "" && filepath.Clean(in.Cwd) != filepath.Clean(s.assembled.cwd) {
+			continue // the user's store holds every outside-a-project directory's sessions
 		}
 		title := in.Name
 		if title == "" {

@@ -132,7 +132,7 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 	}
 	// Resolve --continue to an id here, so that a live session is never loaded twice.
 	if o.Resume == "" && o.Continue {
-		id, err := latestStored(ctx, o.Cwd)
+		id, err := latestStored(ctx, m.cfg.Home, o.Cwd)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +143,7 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 		live := m.live[o.Resume] != nil
 		m.mu.Unlock()
 		if !live {
-			id, err := resolveStored(ctx, o.Cwd, o.Resume)
+			id, err := resolveStored(ctx, m.cfg.Home, o.Cwd, o.Resume)
 			if err != nil {
 				return nil, err
 			}
@@ -198,7 +198,7 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 		m.mu.Unlock()
 	}()
 	if o.Resume != "" {
-		if err := storedExists(ctx, o.Cwd, o.Resume); err != nil {
+		if err := storedExists(ctx, m.cfg.Home, o.Cwd, o.Resume); err != nil {
 			return nil, err
 		}
 	}
@@ -307,7 +307,7 @@ func (m *Manager) Info(ctx context.Context, id string) (Info, error) {
 		return m.liveInfo(l), nil
 	}
 	for _, cwd := range m.projects.list() {
-		infos, err := storedInfos(ctx, cwd)
+		infos, err := storedInfos(ctx, m.cfg.Home, cwd)
 		if err != nil {
 			continue
 		}
@@ -347,7 +347,7 @@ func (m *Manager) List(ctx context.Context, cwd string) ([]Info, error) {
 	}
 	var errs []error
 	for _, d := range dirs {
-		infos, err := storedInfos(ctx, d)
+		infos, err := storedInfos(ctx, m.cfg.Home, d)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -451,7 +451,7 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 		}
 		cwd = in.Cwd
 	}
-	return deleteStored(ctx, cwd, id)
+	return deleteStored(ctx, m.cfg.Home, cwd, id)
 }
 
 // Shutdown closes every live session (each saved) and refuses new ones.

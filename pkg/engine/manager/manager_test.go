@@ -171,3 +171,51 @@ func TestLiveSessionLimit(t *testing.T) {
 		t.Fatalf("%d live, want 2", m.LiveCount())
 	}
 }
+
+// DESIGN decision 3 over the engine: a session started in the temporary directory is
+// stored under the user's ~/.robota; the engine lists, continues and deletes it there,
+// and creates no .robota in the temporary directory.
+func TestSessionsOutsideAProjectLiveInTheUserStore(t *testing.T) {
+	ctx := context.Background()
+	state, home, tmp := t.TempDir(), t.TempDir(), scriptProject(t)
+	t.Setenv("TMPDIR", tmp)
+	open := func() *Manager {
+		m, err := New(Config{Home: home, Env: noEnv, StateDir: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := open()
+	l, err := m.Create(ctx, CreateOptions{Cwd: tmp, Script: "s.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := l.ID()
+	if err := m.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(home, ".robota", "sessions", id+".jsonl")
+	if _, err := os.Stat(record); err != nil {
+		t.Fatalf("record not in the user's store: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(tmp, ".robota")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a .robota was created in the temporary directory (%v)", err)
+	}
+	again := open()
+	t.Cleanup(func() { _ = again.Shutdown(context.Background()) })
+	infos, err := again.List(ctx, tmp)
+	if err != nil || len(infos) != 1 || infos[0].ID != id {
+		t.Fatalf("List of %s: %+v, %v; want %s", tmp, infos, err, id)
+	}
+	cont, err := again.Create(ctx, CreateOptions{Cwd: tmp, Script: "s.yaml", Continue: true})
+	if err != nil || cont.ID() != id {
+		t.Fatalf("Continue in %s: %v, %v; want %s", tmp, cont, err, id)
+	}
+	if err := again.Delete(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(record); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Delete left the record: %v", err)
+	}
+}

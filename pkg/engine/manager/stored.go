@@ -15,16 +15,18 @@ import (
 // interactive.Assemble keeps them. This file is the only one that reads a Store's
 // listing (its shape is the store's).
 
-func projectStore(cwd string) *store.FileStore {
-	return store.NewFileStore(store.ProjectDir(cwd), store.Options{})
+// projectStore is the store of the sessions started in cwd: the project's, or the user's
+// for a directory outside a project (interactive.StateRoot).
+func projectStore(home, cwd string) *store.FileStore {
+	return store.NewFileStore(interactive.SessionsDir(cwd, home), store.Options{})
 }
 
 // storedInfos lists the stored sessions of the project cwd.
-func storedInfos(ctx context.Context, cwd string) ([]Info, error) {
-	if _, err := os.Stat(store.ProjectDir(cwd)); errors.Is(err, os.ErrNotExist) {
+func storedInfos(ctx context.Context, home, cwd string) ([]Info, error) {
+	if _, err := os.Stat(interactive.SessionsDir(cwd, home)); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	listing, err := projectStore(cwd).List(ctx)
+	listing, err := projectStore(home, cwd).List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sessions of %s: %w", cwd, err)
 	}
@@ -42,8 +44,8 @@ func storedInfos(ctx context.Context, cwd string) ([]Info, error) {
 }
 
 // latestStored is the id of the newest stored session of cwd (for Continue).
-func latestStored(ctx context.Context, cwd string) (string, error) {
-	latest, err := store.LatestForCwd(ctx, projectStore(cwd), cwd)
+func latestStored(ctx context.Context, home, cwd string) (string, error) {
+	latest, err := store.LatestForCwd(ctx, projectStore(home, cwd), cwd)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", fmt.Errorf("%w: no stored session in %s to continue", ErrNotFound, cwd)
 	}
@@ -55,14 +57,14 @@ func latestStored(ctx context.Context, cwd string) (string, error) {
 
 // resolveStored turns a Resume that names a session (/rename) into its id; an id, a
 // live session's or a stored one's, is returned as it is.
-func resolveStored(ctx context.Context, cwd, ref string) (string, error) {
-	if _, err := os.Stat(store.ProjectDir(cwd)); errors.Is(err, os.ErrNotExist) {
+func resolveStored(ctx context.Context, home, cwd, ref string) (string, error) {
+	if _, err := os.Stat(interactive.SessionsDir(cwd, home)); errors.Is(err, os.ErrNotExist) {
 		return ref, nil // storedExists reports it
 	}
-	id, err := interactive.ResolveSession(ctx, projectStore(cwd), ref)
+	id, err := interactive.ResolveSession(ctx, projectStore(home, cwd), ref)
 	switch {
 	case errors.Is(err, interactive.ErrUnknownSession):
-		return "", fmt.Errorf("%w: %q is not stored in %s: %w", ErrNotFound, ref, store.ProjectDir(cwd), err)
+		return "", fmt.Errorf("%w: %q is not stored in %s: %w", ErrNotFound, ref, interactive.SessionsDir(cwd, home), err)
 	case errors.Is(err, interactive.ErrAmbiguousSession):
 		return "", &FieldError{Field: "Resume", Err: err}
 	case err != nil:
@@ -72,23 +74,23 @@ func resolveStored(ctx context.Context, cwd, ref string) (string, error) {
 }
 
 // storedExists checks that the session id is stored in cwd's project.
-func storedExists(ctx context.Context, cwd, id string) error {
+func storedExists(ctx context.Context, home, cwd, id string) error {
 	if err := store.ValidateID(id); err != nil {
 		return &FieldError{Field: "Resume", Err: err}
 	}
-	_, err := projectStore(cwd).Load(ctx, id)
+	_, err := projectStore(home, cwd).Load(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: %q is not stored in %s", ErrNotFound, id, store.ProjectDir(cwd))
+		return fmt.Errorf("%w: %q is not stored in %s", ErrNotFound, id, interactive.SessionsDir(cwd, home))
 	}
 	return err
 }
 
 // deleteStored removes a session's record and its log.
-func deleteStored(ctx context.Context, cwd, id string) error {
-	if err := projectStore(cwd).Delete(ctx, id); err != nil {
+func deleteStored(ctx context.Context, home, cwd, id string) error {
+	if err := projectStore(home, cwd).Delete(ctx, id); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
-	if err := os.Remove(sessionlog.LogPath(sessionlog.ProjectDir(cwd), id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(sessionlog.LogPath(interactive.LogsDir(cwd, home), id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("delete session log %s: %w", id, err)
 	}
 	return nil

@@ -9,8 +9,17 @@
 //     is reported with its target and not followed, so the caller (and the permission layer)
 //     decides whether to fetch it. A redirect from https to http is refused, on any host,
 //     before the http request is sent.
-//   - WebSearch delegates to a SearchBackend port; with none configured it fails with a clear
-//     "not available" message and does nothing else. Results are filtered by the allowed and
-//     blocked domains even if the backend ignores them.
+//   - WebSearch delegates to a SearchBackend port; with none configured it fails with a
+//     "not available" message that shows the settings.json `webSearch` lines to write, and
+//     does nothing else. Results are filtered by the allowed and blocked domains even if the
+//     backend ignores them.
+//   - NewAPIBackend builds the search API backends: Brave Search (GET, key in
+//     X-Subscription-Token), Tavily (POST JSON, bearer key; given the domain lists) and a
+//     SearXNG instance (GET {url}/search?format=json; a 403 says to enable the json
+//     format). The key travels in a header only; no error message carries it. An error
+//     names the backend, the host, the HTTP status and the start of the answer.
+//   - A backend implementing Answerer (provider-native search: a model that searched with
+//     its provider's hosted tool) has its prose answer returned; Unavailable says why a
+//     configured backend cannot search.
 //   - Each result carries the call record (first argument: the URL or the query).
 package web

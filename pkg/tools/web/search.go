@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -40,6 +41,39 @@ type SearchResult struct {
 type SearchBackend interface {
 	Search(ctx context.Context, req SearchRequest) ([]SearchResult, error)
 }
+
+// Answerer is a backend that answers in prose rather than a result list: a model that
+// searched with its provider's hosted search tool (Claude Code's own WebSearch works so).
+// When a backend implements it, WebSearch returns the answer as its result.
+type Answerer interface {
+	Answer(ctx context.Context, req SearchRequest) (string, error)
+}
+
+// Unavailable is a backend that cannot search, with the reason the tool reports (a
+// configured backend that is missing its key, a native backend on a provider without
+// hosted search).
+type Unavailable string
+
+// Search fails with the reason.
+func (u Unavailable) Search(context.Context, SearchRequest) ([]SearchResult, error) {
+	return nil, errors.New(string(u))
+}
+
+// Unavailable returns the reason.
+func (u Unavailable) Unavailable() string { return string(u) }
+
+// unavailabler is a backend that may not be able to search; a non-empty reason makes
+// WebSearch fail with it, as not available, before anything is sent.
+type unavailabler interface{ Unavailable() string }
+
+// NotConfiguredMessage is WebSearch's result when no backend is configured: what to write
+// in settings.json.
+const NotConfiguredMessage = `WebSearch is not available: no web search backend is configured. ` +
+	`To enable it, set "webSearch" in ~/.robota/settings.json (or the project's .robota/settings.json), one of:
+  {"webSearch": {"backend": "brave", "apiKey": "$ENV:BRAVE_API_KEY"}}
+  {"webSearch": {"backend": "tavily", "apiKey": "$ENV:TAVILY_API_KEY"}}
+  {"webSearch": {"backend": "searxng", "url": "https://searx.example.org"}}
+  {"webSearch": {"backend": "native"}}  (the provider's own search: Anthropic)`
 
 const searchDescription = `Searches the web and returns result titles, URLs and snippets.
 - Use it for information beyond the model's knowledge: recent events, current documentation.
@@ -85,13 +119,25 @@ func (s *Search) Describe(args json.RawMessage) record.Call {
 func (s *Search) run(ctx context.Context, p SearchParams) llm.ToolResult {
 	rec := record.Call{FirstArg: p.Query}
 	if s.backend == nil {
-		return toolkit.Failure(rec, toolkit.CodeNotAvailable,
-			"WebSearch is not available: no web search backend is configured for this session. Configure a search backend, or use a model whose provider offers native web search.", nil)
+		return toolkit.Failure(rec, toolkit.CodeNotAvailable, NotConfiguredMessage, nil)
+	}
+	if u, ok := s.backend.(unavailabler); ok && u.Unavailable() != "" {
+		return toolkit.Failure(rec, toolkit.CodeNotAvailable, "WebSearch is not available: "+u.Unavailable(), nil)
 	}
 	if len(p.AllowedDomains) > 0 && len(p.BlockedDomains) > 0 {
 		return toolkit.Failure(rec, toolkit.CodeInvalidArgument, "Give allowed_domains or blocked_domains, not both.", nil)
 	}
 	allowed, blocked := normalizeDomains(p.AllowedDomains), normalizeDomains(p.BlockedDomains)
+	if a, ok := s.backend.(Answerer); ok {
+		answer, err := a.Answer(ctx, SearchRequest{Query: p.Query, AllowedDomains: allowed, BlockedDomains: blocked})
+		if err != nil {
+			if ctx.Err() != nil {
+				return toolkit.Failure(rec, toolkit.CodeAborted, "The web search was aborted.", nil)
+			}
+			return toolkit.Failure(rec, "search_failed", "Web search failed: "+err.Error(), nil)
+		}
+		return toolkit.Success(rec, fmt.Sprintf("Web search results for query: %q\n\n%s", p.Query, strings.TrimSpace(answer)), nil)
+	}
 	results, err := s.backend.Search(ctx, SearchRequest{Query: p.Query, AllowedDomains: allowed, BlockedDomains: blocked})
 	if err != nil {
 		if ctx.Err() != nil {

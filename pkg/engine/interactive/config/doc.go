@@ -31,4 +31,11 @@
 //     the profile is marked NoEnvCredentials so its consumer reads no default key variable
 //     either; only a key written literally in that file remains. Each withheld value of the
 //     active profile is a warning naming its file and key path.
+//   - `webSearch` (Settings.WebSearch, websearch.go) chooses what backs the WebSearch tool:
+//     backend native (the provider's hosted search), brave, tavily or searxng, with apiKey
+//     (`$ENV:NAME` substituted here too), url and maxResults. A bad backend, url or
+//     maxResults, brave or tavily without apiKey, searxng without url are errors naming the
+//     file and key. An unset key variable is a warning and leaves the backend Unavailable
+//     with the reason. The credential rule holds: when a project or local file sets
+//     webSearch.url, a `$ENV:` key or one from another file is not used (a warning).
 package config

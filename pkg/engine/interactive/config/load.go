@@ -210,9 +210,12 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 		}
 	}
 
-	if bad := s.checkProviders(); len(bad) > 0 {
+	bad := s.checkProviders()
+	wsErrs, wsWarns := s.resolveWebSearch(shape.WebSearch, l.Env)
+	if bad = append(bad, wsErrs...); len(bad) > 0 {
 		return nil, &ValidationError{Issues: append(append([]Issue(nil), fileIssues...), bad...)}
 	}
+	noEffect = append(noEffect, wsWarns...)
 	slices.SortFunc(noEffect, func(a, b Issue) int { return strings.Compare(a.Path, b.Path) })
 	s.Warnings = append(append(append([]Issue(nil), fileIssues...), noEffect...), s.activeEnvWarnings()...)
 	return s, nil
@@ -267,7 +270,7 @@ var modelledKeys = map[string]bool{
 	"$schema": true, "currentProvider": true, "providers": true, "provider": true,
 	"permissions": true, "additionalDirectories": true, "language": true, "model": true,
 	"defaultTrustLevel": true, "hooks": true, "disableAllHooks": true, "env": true,
-	"workers": true,
+	"workers": true, "webSearch": true,
 }
 
 // checkProviders reports profiles without a type and a currentProvider naming no profile.
@@ -312,6 +315,7 @@ type fileShape struct {
 	Workers           struct {
 		Labels map[string]string `json:"labels"`
 	} `json:"workers"`
+	WebSearch   *webSearchShape `json:"webSearch"`
 	Permissions struct {
 		DefaultMode                  string `json:"defaultMode"`
 		DisableBypassPermissionsMode string `json:"disableBypassPermissionsMode"`

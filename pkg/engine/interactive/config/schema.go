@@ -208,6 +208,9 @@ var settingsSchema = object(map[string]*node{
 	"workers": object(map[string]*node{
 		"labels": mapOf(str()),
 	}),
+	// What backs the WebSearch tool: the provider's hosted search or a search API
+	// (websearch.go).
+	"webSearch": webSearchSchema(),
 	// Claude Code's sandbox settings (the command sandbox, pkg/sandbox): enabled false
 	// turns it off, excludedCommands run outside it; the network keys are accepted, and
 	// robota's sandbox does not restrict the network.

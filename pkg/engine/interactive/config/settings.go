@@ -40,6 +40,8 @@ type Settings struct {
 	// session's background commands and subagents when the engine dispatches them over
 	// NATS (runnerapi.Job.Labels). Layers merge key by key; local workers ignore it.
 	WorkerLabels map[string]string
+	// WebSearch is `webSearch`: what backs the WebSearch tool (websearch.go).
+	WebSearch WebSearch
 	// Extra holds the other known top-level keys (Claude Code keys this engine passes
 	// through without interpreting) as their merged JSON.
 	Extra map[string]json.RawMessage
