@@ -262,16 +262,34 @@ func TestTUIResize(t *testing.T) {
 		tm.typeText("typed after")
 		s := tm.waitFor("> typed after", tuiWait)
 		checkLiveArea(t, s, 40, "> typed after")
+		noStrayRows(t, tm.all())
 		tm.tmux("resize-window", "-t", "tui", "-x", "100", "-y", "20")
 		time.Sleep(300 * time.Millisecond)
 		tm.keys("End")
 		tm.typeText("!")
 		s = tm.waitFor("> typed after!", tuiWait)
 		checkLiveArea(t, s, 100, "> typed after!")
+		noStrayRows(t, tm.all())
 		if !strings.Contains(tm.all(), "Hello there, nice to meet you.") {
 			t.Fatalf("the answer was lost in the resize:\n%s", tm.all())
 		}
 	})
+}
+
+// noStrayRows: the scrollback and screen hold the live area's two rules and no other
+// row of rule (the old live area's rows, rewrapped by the terminal at a new width, are
+// gone), and the banner once.
+func noStrayRows(t *testing.T, all string) {
+	t.Helper()
+	rules := 0
+	for _, row := range strings.Split(all, "\n") {
+		if row != "" && strings.Trim(row, "─") == "" {
+			rules++
+		}
+	}
+	if rules != 2 || strings.Count(all, "Welcome to") != 1 {
+		t.Fatalf("%d rows of rule (want the live area's 2), %d banners:\n%s", rules, strings.Count(all, "Welcome to"), all)
+	}
 }
 
 // checkLiveArea: the screen ends with the prompt box (rule, prompt, rule) and the

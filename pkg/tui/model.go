@@ -84,7 +84,16 @@ type model struct {
 	gen    int
 	// pickAtStart opens the /resume picker after the banner (robota --resume, no id).
 	pickAtStart bool
+	// printedWidth is the width the screen was last painted at; resizeSeq counts width
+	// changes (only the last one's settle repaints).
+	printedWidth, resizeSeq int
 }
+
+// resizeSettle is how long the width must stay put before the screen is repainted.
+const resizeSettle = 120 * time.Millisecond
+
+// resizeSettledMsg ends the wait after the seq-th width change.
+type resizeSettledMsg struct{ seq int }
 
 // sessionMsg is a session's event or end, tagged with the session's generation.
 type sessionMsg struct {
@@ -148,6 +157,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
 		if !m.started {
 			m.started = true
+			m.printedWidth = m.width
 			m.print(m.banner())
 			if d, ok := m.sess.(*Deferred); ok {
 				// The renderer writes this frame on its next tick: the session's
@@ -167,10 +177,21 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				return m, m.submit(p)
 			}
 		}
+		if resized && msg.Width != m.printedWidth {
+			// The terminal rewrapped (or cut) the screen at the new width, the live
+			// area's old rows among it: once the size settles (a drag sends many),
+			// everything printed is written again on a cleared screen.
+			m.resizeSeq++
+			seq := m.resizeSeq
+			return m, tea.Tick(resizeSettle, func(time.Time) tea.Msg { return resizeSettledMsg{seq: seq} })
+		}
 		if resized {
-			// The terminal reflowed the old live area; repaint it on a clean screen
-			// (the scrollback above is the terminal's and stays).
 			return m, tea.ClearScreen
+		}
+	case resizeSettledMsg:
+		if msg.seq == m.resizeSeq && m.width != m.printedWidth {
+			m.printedWidth = m.width
+			m.out.reprint()
 		}
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
