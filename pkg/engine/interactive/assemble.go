@@ -337,7 +337,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.tasks.logsDir = sessionlog.ProjectDir(opts.Cwd)
 		background = backgroundCommands{tasks: a.tasks.tasks, sessionID: func() string { return sessionID }, labels: settings.WorkerLabels}
 		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs, labels: settings.WorkerLabels,
-			logsDir: sessionlog.ProjectDir(opts.Cwd), newID: opts.NewID}
+			logsDir: sessionlog.ProjectDir(opts.Cwd), newID: opts.NewID, evaluator: evaluator}
 	}
 	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: background,
 		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env), Isolate: isolate})

@@ -45,7 +45,11 @@ type WorktreeAdapter interface {
 // WorktreeSubagentRunner gives it the worktree directory the job runs in.
 type CwdHost interface {
 	runnerapi.Host
-	WithCwd(cwd string) runnerapi.Host
+	// InWorktree returns the Host of the job running in cwd, a directory of the worktree
+	// dir, which is a copy of origin (the repository the job's cwd was in, or that cwd
+	// when a WorktreeCreate hook made the worktree outside git). The engine makes dir
+	// the job's project and holds the project's deny rules for both copies of a file.
+	InWorktree(cwd, dir, origin string) runnerapi.Host
 }
 
 // WorktreeHookInput is what the worktree hooks get. Name and (for remove)
@@ -107,12 +111,16 @@ func (w *WorktreeSubagentRunner) Start(ctx context.Context, job runnerapi.Job, e
 		return emit(runnerapi.Event{JobID: job.ID, Sequence: 1, Kind: runnerapi.EventFailed, Category: "worktree",
 			Error: fmt.Sprintf("worktree isolation: %v", err)})
 	}
+	origin := wt.Root
+	if origin == "" {
+		origin = job.Agent.Cwd // a hook's worktree outside git: a copy of the job's cwd
+	}
 	agent := *job.Agent
 	agent.Cwd = cwd
 	job.Agent = &agent
 	if h, ok := job.Host.(CwdHost); ok {
 		// The engine decides the job's tool calls against the directory they run in.
-		job.Host = h.WithCwd(cwd)
+		job.Host = h.InWorktree(cwd, wt.Path, origin)
 	}
 	ReportWorktree(ctx, wt.Path, wt.Branch)
 

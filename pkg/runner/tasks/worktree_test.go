@@ -296,3 +296,52 @@ func TestWorktreeAfterWatchdog(t *testing.T) {
 		}
 	})
 }
+
+// worktreeHost records what the WorktreeSubagentRunner tells a CwdHost.
+type worktreeHost struct {
+	runnerapi.Host
+	got *[]string
+}
+
+func (h worktreeHost) InWorktree(cwd, dir, origin string) runnerapi.Host {
+	*h.got = append(*h.got, cwd+" "+dir+" "+origin)
+	return h
+}
+
+// The job's Host learns where the job runs, which worktree that is and what it is a
+// copy of (the repository; the job's cwd for a hook's worktree outside git), so the
+// engine decides its calls with the worktree as its project.
+func TestWorktreeHostLearnsItsCopy(t *testing.T) {
+	tests := []struct {
+		name  string
+		git   *fakeGit
+		hooks *fakeHooks
+		want  string
+	}{
+		{"git worktree", &fakeGit{root: "/repo"}, nil, "/wt/agent-agent_1/pkg/x /wt/agent-agent_1 /repo"},
+		{"hook worktree outside git", &fakeGit{rootErr: ErrNotGitRepo}, &fakeHooks{path: "/jj/ws1"}, "/jj/ws1 /jj/ws1 /repo/pkg/x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var hooks WorktreeHooks
+				if tt.hooks != nil {
+					hooks = tt.hooks
+				}
+				m := newManager(t, Config{Runner: NewWorktreeSubagentRunner(newFake(fixed(completed("ok"))), tt.git, hooks)})
+				var got []string
+				req := agentReq("fix")
+				req.Job.Agent.Cwd = "/repo/pkg/x"
+				req.Job.Agent.Isolation = IsolationWorktree
+				req.Job.Host = worktreeHost{got: &got}
+				task, _ := m.Spawn(req)
+				if _, err := m.Wait(t.Context(), task.ID); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, []string{tt.want}) {
+					t.Errorf("InWorktree calls %q, want %q", got, tt.want)
+				}
+			})
+		})
+	}
+}
