@@ -12,6 +12,8 @@ import (
 // the job's own project); the project's deny rules cover the worktree's copy of a file
 // (a rule anchored at the project root too); and its writes into the main checkout ask
 // as any write outside the project would (headless: nobody can be asked, so refused).
+// An interpreter the permission checker cannot see into meets the command sandbox,
+// which hides the worktree's copy of the Read-denied file as it hides the project's.
 func TestHeadlessWorktreeJobWritesInItsWorktreeOnly(t *testing.T) {
 	const secret = "MARK-7c1f-secret"
 	p := newProject(t)
@@ -36,6 +38,7 @@ agents:
         - {id: toolu_l, name: Write, input: {file_path: "locked.txt", content: "changed\n"}}
         - {id: toolu_b, name: Bash, input: {command: "echo from-bash > inside.txt"}}
         - {id: toolu_e, name: Bash, input: {command: "echo escaped > `+escape+`"}}
+        - {id: toolu_p, name: Bash, input: {command: "python3 -c 'print(open(\"secret.txt\").read())'"}}
     - text: "job done"
 `)
 	res := p.mustRun(t, "-p", "go", "--provider", "script", "--script", script,

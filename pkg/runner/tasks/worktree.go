@@ -52,6 +52,19 @@ type CwdHost interface {
 	InWorktree(cwd, dir, origin string) runnerapi.Host
 }
 
+// worktreeKey marks the context of a job the WorktreeSubagentRunner runs: its worktree
+// and the directory that is a copy of.
+type worktreeKey struct{}
+
+// WorktreeFrom returns, from the context the WorktreeSubagentRunner hands its inner
+// runner, the worktree the job runs in and the directory it is a copy of (see
+// CwdHost.InWorktree), so a runner decorator can apply to the worktree what holds for
+// the project (a sandbox policy's paths).
+func WorktreeFrom(ctx context.Context) (dir, origin string, ok bool) {
+	v, ok := ctx.Value(worktreeKey{}).([2]string)
+	return v[0], v[1], ok
+}
+
 // WorktreeHookInput is what the worktree hooks get. Name and (for remove)
 // WorktreePath are Claude Code's stdin fields (`name`, `worktree_path`); Cwd is the
 // hook's cwd; JobID and AgentType say which subagent it is for.
@@ -123,6 +136,7 @@ func (w *WorktreeSubagentRunner) Start(ctx context.Context, job runnerapi.Job, e
 		job.Host = h.InWorktree(cwd, wt.Path, origin)
 	}
 	ReportWorktree(ctx, wt.Path, wt.Branch)
+	ctx = context.WithValue(ctx, worktreeKey{}, [2]string{wt.Path, origin})
 
 	finished := false
 	err = w.inner.Start(ctx, job, func(ev runnerapi.Event) error {

@@ -308,9 +308,23 @@ func (h worktreeHost) InWorktree(cwd, dir, origin string) runnerapi.Host {
 	return h
 }
 
+// ctxRecorder records what WorktreeFrom tells the inner runner.
+type ctxRecorder struct {
+	Runner
+	got *[]string
+}
+
+func (c ctxRecorder) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
+	if dir, origin, ok := WorktreeFrom(ctx); ok {
+		*c.got = append(*c.got, job.Agent.Cwd+" "+dir+" "+origin)
+	}
+	return c.Runner.Start(ctx, job, emit)
+}
+
 // The job's Host learns where the job runs, which worktree that is and what it is a
 // copy of (the repository; the job's cwd for a hook's worktree outside git), so the
-// engine decides its calls with the worktree as its project.
+// engine decides its calls with the worktree as its project; the inner runner learns
+// the same from its context (WorktreeFrom).
 func TestWorktreeHostLearnsItsCopy(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -328,8 +342,8 @@ func TestWorktreeHostLearnsItsCopy(t *testing.T) {
 				if tt.hooks != nil {
 					hooks = tt.hooks
 				}
-				m := newManager(t, Config{Runner: NewWorktreeSubagentRunner(newFake(fixed(completed("ok"))), tt.git, hooks)})
-				var got []string
+				var got, inner []string
+				m := newManager(t, Config{Runner: NewWorktreeSubagentRunner(ctxRecorder{newFake(fixed(completed("ok"))), &inner}, tt.git, hooks)})
 				req := agentReq("fix")
 				req.Job.Agent.Cwd = "/repo/pkg/x"
 				req.Job.Agent.Isolation = IsolationWorktree
@@ -340,6 +354,9 @@ func TestWorktreeHostLearnsItsCopy(t *testing.T) {
 				}
 				if !slices.Equal(got, []string{tt.want}) {
 					t.Errorf("InWorktree calls %q, want %q", got, tt.want)
+				}
+				if !slices.Equal(inner, []string{tt.want}) {
+					t.Errorf("the inner runner's WorktreeFrom: %q, want %q", inner, tt.want)
 				}
 			})
 		})
