@@ -80,12 +80,16 @@ func TestProjectMemoryAndTasksSkipLinksOutOfTheProjectAndDeniedFiles(t *testing.
 		p.writeFile(t, ".robota/memory/MEMORY.md", "- "+marker+"\n")
 		p.writeFile(t, ".agents/tasks/plan.md", "# "+marker+"\n- [ ] step\n")
 		p.writeFile(t, "CLAUDE.md", marker+"\n")
-		p.writeFile(t, ".claude/settings.json", `{"permissions": {"deny": ["Read(/.robota/memory/**)", "Read(/.agents/tasks/**)", "Read(/CLAUDE.md)"]}}`)
-		res := p.mustRun(t, "-p", "hi", "--verbose", "--provider", "script", "--script", p.writeScript(t, "s.yaml", script))
-		if strings.TrimSpace(res.Stdout) != "clean" {
-			t.Errorf("a file a Read deny rule covers reached the system prompt: %q", res.Stdout)
+		p.writeFile(t, ".claude/skills/leakskill/SKILL.md", "---\ndescription: "+marker+"\n---\n"+marker+"\n")
+		p.writeFile(t, ".claude/agents/leakagent.md", "---\nname: leakagent\ndescription: "+marker+"\n---\n"+marker+"\n")
+		p.writeFile(t, ".claude/settings.json", `{"permissions": {"deny": ["Read(/.robota/memory/**)", "Read(/.agents/tasks/**)",
+			"Read(/CLAUDE.md)", "Read(/.claude/skills/leakskill/**)", "Read(/.claude/agents/leakagent.md)"]}}`)
+		res := p.mustRun(t, "-p", "hi", "--verbose", "--provider", "script", "--script", p.writeScript(t, "s.yaml", script),
+			"--output-format", "stream-json")
+		if strings.Contains(res.Stdout, "LEAKED") || strings.Contains(res.Stdout, marker) || strings.Contains(res.Stdout, "leakskill") {
+			t.Errorf("a file a Read deny rule covers reached the session:\n%s", res.Stdout)
 		}
-		for _, want := range []string{"MEMORY.md", ".agents/tasks/plan.md", "CLAUDE.md", "deny rule"} {
+		for _, want := range []string{"MEMORY.md", ".agents/tasks/plan.md", "CLAUDE.md", "leakskill/SKILL.md", "leakagent.md", "deny rule"} {
 			if !strings.Contains(res.Stderr, want) {
 				t.Errorf("stderr lacks %q (the skipped file named):\n%s", want, res.Stderr)
 			}

@@ -193,6 +193,9 @@ type Assembled struct {
 	// hookRunner runs the session's hooks (nil without hooks), for the events the
 	// session package does not fire itself (Notification).
 	hookRunner *hook.Runner
+	// readDenied reports a file (its real path) the session's Read deny rules cover:
+	// nothing loaded into a prompt (CLAUDE.md, memory, skills, agents) may be one.
+	readDenied func(realPath string) bool
 	cwd        string
 }
 
@@ -303,6 +306,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.readDenied = func(p string) bool {
+		// A deny rule with a path (a tool-wide `Read` removes the tool, it names no file).
+		_, denied := evaluator.DeniedPath("Read", p, opts.Cwd)
+		return denied && evaluator.SandboxDenies("Read", p)
+	}
 	var isolate func(string, []string, string, []string, string) (*exec.Cmd, error)
 	var jobSandbox func() *runnerapi.Sandbox // nil: workers run commands as they are
 	if sandboxSet != nil {
@@ -380,10 +388,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	mcpServers = a.withPluginServers(mcpServers)
 
 	projectCtx, err := contextload.Load(contextload.Options{Cwd: opts.Cwd, Home: opts.Home,
-		Denied: func(p string) bool {
-			_, denied := evaluator.DeniedPath("Read", p, opts.Cwd)
-			return denied && evaluator.SandboxDenies("Read", p)
-		}})
+		Denied: a.readDenied})
 	if err != nil {
 		return nil, fmt.Errorf("project context: %w", err)
 	}
