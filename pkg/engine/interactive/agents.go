@@ -205,7 +205,11 @@ func (a *Assembled) agentSpawner(_ *config.Settings, opts Options, choice Provid
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	catalog, problems := agentdef.Load(append(agentdef.Dirs(opts.Cwd, home), a.pluginAgentDirs()...))
+	dirs := append(agentdef.Dirs(opts.Cwd, home), a.pluginAgentDirs()...)
+	for i := range dirs {
+		dirs[i].Denied = a.readDenied // an agent's body is its subagent's system prompt
+	}
+	catalog, problems := agentdef.Load(dirs)
 	for _, p := range problems {
 		a.Warnings = append(a.Warnings, "agent: "+p.Error()) // Error says whether the file was skipped
 	}

@@ -194,6 +194,9 @@ type Assembled struct {
 	// hookRunner runs the session's hooks (nil without hooks), for the events the
 	// session package does not fire itself (Notification).
 	hookRunner *hook.Runner
+	// readDenied reports a file (its real path) the session's Read deny rules cover:
+	// nothing loaded into a prompt (CLAUDE.md, memory, skills, agents) may be one.
+	readDenied func(realPath string) bool
 	cwd        string
 	// stateRoot is the directory whose .robota receives the session's records, logs,
 	// tool output and checkpoints (StateRoot).
@@ -310,6 +313,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.readDenied = func(p string) bool {
+		// A deny rule with a path (a tool-wide `Read` removes the tool, it names no file).
+		_, denied := evaluator.DeniedPath("Read", p, opts.Cwd)
+		return denied && evaluator.SandboxDenies("Read", p)
+	}
 	var isolate func(string, []string, string, []string, string) (*exec.Cmd, error)
 	var jobSandbox func() *runnerapi.Sandbox // nil: workers run commands as they are
 	if sandboxSet != nil {
@@ -348,7 +356,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.tasks.logsDir = sessionlog.ProjectDir(a.stateRoot)
 		background = backgroundCommands{tasks: a.tasks.tasks, sessionID: func() string { return sessionID }, labels: settings.WorkerLabels}
 		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs, labels: settings.WorkerLabels,
-			logsDir: sessionlog.ProjectDir(a.stateRoot), newID: opts.NewID}
+			logsDir: sessionlog.ProjectDir(a.stateRoot), newID: opts.NewID, evaluator: evaluator}
 	}
 	native := &nativeSearch{} // bound to the provider once it is open, below
 	webSearch := webSearchBackend(settings.WebSearch, native)
@@ -394,10 +402,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	mcpServers = a.withPluginServers(mcpServers)
 
 	projectCtx, err := contextload.Load(contextload.Options{Cwd: opts.Cwd, Home: opts.Home,
-		Denied: func(p string) bool {
-			_, denied := evaluator.DeniedPath("Read", p, opts.Cwd)
-			return denied && evaluator.SandboxDenies("Read", p)
-		}})
+		Denied: a.readDenied})
 	if err != nil {
 		return nil, fmt.Errorf("project context: %w", err)
 	}

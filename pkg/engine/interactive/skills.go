@@ -26,7 +26,11 @@ func (a *Assembled) loadSkills(opts Options, sessionID func() string, spawner *a
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	cat, problems := skills.Load(append(skills.Dirs(opts.Cwd, home), a.pluginSkillDirs()...))
+	dirs := append(skills.Dirs(opts.Cwd, home), a.pluginSkillDirs()...)
+	for i := range dirs {
+		dirs[i].Denied = a.readDenied // a skill's text goes into the prompt
+	}
+	cat, problems := skills.Load(dirs)
 	for _, p := range problems {
 		a.Warnings = append(a.Warnings, "skill: "+p.Error())
 	}

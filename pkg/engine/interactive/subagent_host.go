@@ -31,8 +31,9 @@ func subagentLogDir(logsDir, parentID string) string {
 // call that started the subagent.
 type subagentHost struct {
 	inner runnerapi.Host
-	// innerAt makes the inner Host for another working directory (WithCwd).
-	innerAt         func(cwd string) runnerapi.Host
+	// innerAt makes the inner Host for another working directory: the job's worktree
+	// (InWorktree), a copy of origin.
+	innerAt         func(cwd, worktree, origin string) runnerapi.Host
 	agentID         string
 	parentToolUseID string
 	log             *sessionlog.FileLogger // nil: no transcript
@@ -61,15 +62,16 @@ func subagentTranscript(logsDir, parentID, agentID string, init sessionlog.Sessi
 
 var _ tasks.CwdHost = (*subagentHost)(nil)
 
-// WithCwd implements tasks.CwdHost: the job runs in cwd (its worktree), so its calls are
-// decided there. The transcript and events are shared with h.
-func (h *subagentHost) WithCwd(cwd string) runnerapi.Host {
+// InWorktree implements tasks.CwdHost: the job runs in cwd, in the worktree dir (a copy
+// of origin), so its calls are decided there, with the worktree as its project. The
+// transcript and events are shared with h.
+func (h *subagentHost) InWorktree(cwd, dir, origin string) runnerapi.Host {
 	if h.innerAt == nil {
 		return h
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.inner = h.innerAt(cwd)
+	h.inner = h.innerAt(cwd, dir, origin)
 	return h
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
+	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
@@ -46,6 +47,10 @@ type subagents struct {
 	transcriptPath string
 	newID          func() string
 	provider       string
+	// evaluator is the session's permission evaluator, from which a worktree job's is
+	// made (permission.Evaluator.InWorktree); nil: worktree jobs are decided as the
+	// session's calls.
+	evaluator *permission.Evaluator
 
 	mu       sync.Mutex
 	sess     *session.Session
@@ -113,8 +118,14 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 	}
 	id := agentID(s.newID)
 	m := s.rt.tasks
-	innerAt := func(cwd string) runnerapi.Host {
-		return sess.SubagentHost(session.SubagentHostConfig{Cwd: cwd, NoHooks: spec.HookAgent,
+	innerAt := func(cwd, worktree, origin string) runnerapi.Host {
+		var ev session.PermissionEvaluator
+		if worktree != "" && s.evaluator != nil {
+			// A job's worktree is its project: it writes there as the mode allows, its
+			// writes to the main checkout ask, and deny rules hold for both copies.
+			ev = evaluatorAdapter{s.evaluator.InWorktree(worktree, origin)}
+		}
+		return sess.SubagentHost(session.SubagentHostConfig{Cwd: cwd, NoHooks: spec.HookAgent, Evaluator: ev,
 			WrapHandler: func(h session.PermissionHandler) session.PermissionHandler {
 				if spec.HookAgent {
 					return func(context.Context, session.ApprovalRequest) session.PermissionAnswer {
@@ -134,7 +145,7 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 		// main model's. They stay in the subagent's transcript.
 		publish = nil
 	}
-	host := &subagentHost{inner: innerAt(s.cwd), innerAt: innerAt, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID}
+	host := &subagentHost{inner: innerAt(s.cwd, "", ""), innerAt: innerAt, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID}
 	init := sessionlog.NewSessionInit(spec.SystemPrompt, s.provider, spec.Model, s.cwd, nil)
 	if l, err := subagentTranscript(s.logsDir, sess.ID(), id, init, spec.Prompt); err == nil {
 		host.log = l

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -333,5 +335,43 @@ type sandboxedJobs struct {
 
 func (s sandboxedJobs) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
 	job.Sandbox = s.sandbox()
+	if dir, origin, ok := tasks.WorktreeFrom(ctx); ok && job.Sandbox != nil {
+		job.Sandbox = inWorktree(job.Sandbox, dir, origin)
+	}
 	return s.Runner.Start(ctx, job, emit)
+}
+
+// inWorktree is a job sandbox for a job working in dir, a copy of origin (a worktree of
+// the project): what the policy hides or makes read-only in origin is hidden or
+// read-only in dir too, so a deny rule holds for both copies of a file, and the
+// worktree's own protected paths (.claude, .robota/settings.json …) are read-only as
+// the project's are.
+func inWorktree(sb *runnerapi.Sandbox, dir, origin string) *runnerapi.Sandbox {
+	dir, origin = realOrSelf(dir), realOrSelf(origin)
+	mirror := func(paths []string) []string {
+		out := slices.Clone(paths)
+		for _, p := range paths {
+			if rel, err := filepath.Rel(origin, p); err == nil && filepath.IsLocal(rel) && !inDir(p, dir) {
+				out = append(out, filepath.Join(dir, rel))
+			}
+		}
+		return out
+	}
+	out := *sb
+	out.Hide, out.ReadOnly = mirror(sb.Hide), mirror(sb.ReadOnly)
+	return &out
+}
+
+// inDir reports whether p is dir or below it.
+func inDir(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// realOrSelf is p with its symbolic links resolved, p when it cannot be.
+func realOrSelf(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return filepath.Clean(p)
 }

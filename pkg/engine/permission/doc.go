@@ -62,6 +62,18 @@
 // For a Bash line the parts' decisions fold: any deny denies, else any ask asks,
 // else it is allowed.
 //
+// # Worktree jobs
+//
+// A subagent with `isolation: worktree` is decided by Evaluator.InWorktree: its
+// worktree (made below the project's .robota/worktrees) is its project, so it writes
+// there as the mode allows and only the worktree's own .git, .claude, .robota … are
+// protected; the main checkout is outside its working directories, so its writes there
+// ask as any write outside the project does. Deny and ask rules hold for both copies of
+// a file: a rule that matches a path's counterpart in the other copy (the same path
+// relative to the worktree or to the project) matches the path, whether the rule is
+// anchored at its settings' project root (`Read(/secret.txt)`) or at the cwd. Allow
+// rules never match through the other copy.
+//
 // Decision.ByMode marks the mode's own answer (step 2 or 6) on a call analysed in
 // full. A rule, an analysis limit (a line that does not parse, a command hidden from
 // us or whose program is computed at run time, text bash evaluates again, a path

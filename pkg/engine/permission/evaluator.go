@@ -23,6 +23,10 @@ type Config struct {
 	// while a file deny rule is in force, a command whose file access the table cannot
 	// fully know then asks.
 	NoSandbox bool
+	// CopyOf says ProjectRoot is a copy of this directory (a worktree job's worktree of
+	// the project it was made from; see InWorktree): a deny or ask rule matching a
+	// path's counterpart in the other copy matches the path.
+	CopyOf string
 }
 
 // Evaluator decides tool calls. It is immutable and safe for concurrent use.
@@ -78,6 +82,20 @@ func (e *Evaluator) Mode() Mode { return e.cfg.Mode }
 func (e *Evaluator) WithMode(m Mode) *Evaluator {
 	cfg := e.cfg
 	cfg.Mode = m
+	return New(cfg)
+}
+
+// InWorktree returns the evaluator of a job that works in dir, a copy of the directory
+// of (a git worktree of the project). The worktree is the job's project: it is the
+// working directory (the project root, with the same additional directories), so its
+// protected paths are its own .git, .claude, .robota …, not the worktree itself, which
+// may sit below the project's .robota; of is outside it, so the job's writes there ask
+// as any write outside the project does. Deny and ask rules hold for both copies of a
+// file: a rule matching a path's counterpart in the other copy (`Read(/secret.txt)` of
+// the project's settings and dir/secret.txt) matches the path.
+func (e *Evaluator) InWorktree(dir, of string) *Evaluator {
+	cfg := e.cfg
+	cfg.ProjectRoot, cfg.CopyOf = dir, of
 	return New(cfg)
 }
 

@@ -3,6 +3,7 @@ package permission
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -326,7 +327,9 @@ func (e *Evaluator) placedStop(tool string, w word, ops []operand, known bool, c
 		}
 		unknown := false
 		for _, o := range ops {
-			for _, f := range o.forms {
+			// The other copy's file too (a worktree job's: counterparts); a floating
+			// pattern is looked for below the directory itself, which holds the same names.
+			for _, f := range slices.Concat(o.forms, e.counterparts(o.forms, ctx)) {
 				if r.spec.path.matches(f, o.isDir, bases) || ctx.recursive && o.isDir && r.spec.path.contains(f, bases) {
 					return match{any: true}
 				}

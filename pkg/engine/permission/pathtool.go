@@ -76,6 +76,7 @@ func (e *Evaluator) evalPath(tool string, class Class, forms []string, isDir, kn
 
 // evalPathAs is evalPath; operand says the path is a Bash command's (gates.operand).
 func (e *Evaluator) evalPathAs(tool string, class Class, forms []string, isDir, known bool, ctx pathContext, operand bool) Decision {
+	copies := e.counterparts(forms, ctx)
 	m := func(r *Rule) match {
 		if r.spec.kind != specPath {
 			return matchUnknown
@@ -94,6 +95,10 @@ func (e *Evaluator) evalPathAs(tool string, class Class, forms []string, isDir, 
 			} else {
 				res.all = false
 			}
+		}
+		for _, f := range copies {
+			// The other copy's file: enough for a deny or ask rule, never for an allow.
+			res.any = res.any || r.spec.path.matches(f, isDir, bases)
 		}
 		return res
 	}
@@ -192,7 +197,7 @@ func (e *Evaluator) DeniedPath(tool, p, cwd string) (*Rule, bool) {
 			continue
 		}
 		bases := r.spec.path.bases(ctx, r.Source.Root)
-		for _, f := range forms {
+		for _, f := range slices.Concat(forms, e.counterparts(forms, ctx)) {
 			if r.spec.path.matches(f, isDir, bases) {
 				return r, true
 			}

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -85,7 +86,7 @@ func (e *Evaluator) SandboxDenies(tool, p string) bool {
 			continue
 		}
 		bases := r.spec.path.bases(ctx, r.Source.Root)
-		for _, f := range forms {
+		for _, f := range slices.Concat(forms, e.counterparts(forms, ctx)) {
 			if r.spec.path.matches(f, isDir, bases) {
 				return true
 			}

@@ -13,6 +13,9 @@ type DeriveConfig struct {
 	Report func(ToolExecutionEvent)
 	// NoHooks drops the hooks (an agent hook's subagent).
 	NoHooks bool
+	// Evaluator replaces the parent's evaluator when set: a worktree job's, whose
+	// project is its worktree.
+	Evaluator PermissionEvaluator
 }
 
 // Derive returns an enforcer for a subagent of this enforcer's session. Subagents inherit
@@ -29,6 +32,9 @@ func (e *PermissionEnforcer) Derive(d DeriveConfig) *PermissionEnforcer {
 	}
 	if d.Handler != nil {
 		cfg.Handler = d.Handler
+	}
+	if d.Evaluator != nil {
+		cfg.Evaluator = d.Evaluator
 	}
 	cfg.Report = d.Report
 	if d.NoHooks {

@@ -22,6 +22,10 @@ type SubagentHostConfig struct {
 	// NoHooks runs the subagent's tool calls without the session's hooks: an agent hook's
 	// own subagent, whose calls must not start the hook that started it again.
 	NoHooks bool
+	// Evaluator, when set, decides the subagent's calls instead of the session's
+	// evaluator (the same rules for another project: a worktree job's worktree). The
+	// mode and the session's approvals still come from the session.
+	Evaluator PermissionEvaluator
 }
 
 // SubagentHost is the engine side of a subagent job of a live session (a
@@ -48,7 +52,7 @@ func (s *Session) SubagentHost(cfg SubagentHostConfig) *SubagentHost {
 		handler = cfg.WrapHandler(handler)
 	}
 	return &SubagentHost{s: s, enforcer: s.enforcer.Derive(DeriveConfig{
-		Cwd: cfg.Cwd, Handler: handler, Report: cfg.OnToolExecution, NoHooks: cfg.NoHooks,
+		Cwd: cfg.Cwd, Handler: handler, Report: cfg.OnToolExecution, NoHooks: cfg.NoHooks, Evaluator: cfg.Evaluator,
 	})}
 }
 

@@ -217,3 +217,30 @@ turns:
 		t.Fatalf("SubagentUsage = %+v, want %+v", got, want)
 	}
 }
+
+// A subagent host given its own evaluator (a worktree job's, whose project is its
+// worktree) is decided by it, in the session's mode and with the session's approvals;
+// the session's calls keep the session's evaluator.
+func TestSubagentHost_OwnEvaluator(t *testing.T) {
+	deny := func(why string) *fakeEvaluator {
+		return &fakeEvaluator{fn: func(req session.PermissionRequest, mode session.PermissionMode) session.PermissionDecision {
+			if mode != "acceptEdits" {
+				return session.PermissionDecision{Behavior: session.BehaviorDeny, Reason: "wrong mode " + string(mode)}
+			}
+			return session.PermissionDecision{Behavior: session.BehaviorDeny, Reason: why}
+		}}
+	}
+	s := newSession(t, session.Config{Provider: newProvider(t, "turns:\n  - text: unused\n"), Evaluator: deny("the session's"),
+		PermissionMode: "acceptEdits"})
+	for _, tc := range []struct {
+		ev   session.PermissionEvaluator
+		want string
+	}{{nil, "the session's"}, {deny("the worktree's"), "the worktree's"}} {
+		host := s.SubagentHost(session.SubagentHostConfig{Cwd: t.TempDir(), Evaluator: tc.ev})
+		res := host.RunTool(context.Background(), runnerapi.ToolCall{ID: "toolu_w", Name: "Write",
+			Input: json.RawMessage(`{"file_path":"a","content":"x"}`)}, (&execRecorder{}).exec)
+		if res.Success || !strings.Contains(res.Error, tc.want) {
+			t.Errorf("result %+v, want the denial of %s evaluator", res, tc.want)
+		}
+	}
+}

@@ -45,7 +45,24 @@ type WorktreeAdapter interface {
 // WorktreeSubagentRunner gives it the worktree directory the job runs in.
 type CwdHost interface {
 	runnerapi.Host
-	WithCwd(cwd string) runnerapi.Host
+	// InWorktree returns the Host of the job running in cwd, a directory of the worktree
+	// dir, which is a copy of origin (the repository the job's cwd was in, or that cwd
+	// when a WorktreeCreate hook made the worktree outside git). The engine makes dir
+	// the job's project and holds the project's deny rules for both copies of a file.
+	InWorktree(cwd, dir, origin string) runnerapi.Host
+}
+
+// worktreeKey marks the context of a job the WorktreeSubagentRunner runs: its worktree
+// and the directory that is a copy of.
+type worktreeKey struct{}
+
+// WorktreeFrom returns, from the context the WorktreeSubagentRunner hands its inner
+// runner, the worktree the job runs in and the directory it is a copy of (see
+// CwdHost.InWorktree), so a runner decorator can apply to the worktree what holds for
+// the project (a sandbox policy's paths).
+func WorktreeFrom(ctx context.Context) (dir, origin string, ok bool) {
+	v, ok := ctx.Value(worktreeKey{}).([2]string)
+	return v[0], v[1], ok
 }
 
 // WorktreeHookInput is what the worktree hooks get. Name and (for remove)
@@ -107,14 +124,19 @@ func (w *WorktreeSubagentRunner) Start(ctx context.Context, job runnerapi.Job, e
 		return emit(runnerapi.Event{JobID: job.ID, Sequence: 1, Kind: runnerapi.EventFailed, Category: "worktree",
 			Error: fmt.Sprintf("worktree isolation: %v", err)})
 	}
+	origin := wt.Root
+	if origin == "" {
+		origin = job.Agent.Cwd // a hook's worktree outside git: a copy of the job's cwd
+	}
 	agent := *job.Agent
 	agent.Cwd = cwd
 	job.Agent = &agent
 	if h, ok := job.Host.(CwdHost); ok {
 		// The engine decides the job's tool calls against the directory they run in.
-		job.Host = h.WithCwd(cwd)
+		job.Host = h.InWorktree(cwd, wt.Path, origin)
 	}
 	ReportWorktree(ctx, wt.Path, wt.Branch)
+	ctx = context.WithValue(ctx, worktreeKey{}, [2]string{wt.Path, origin})
 
 	finished := false
 	err = w.inner.Start(ctx, job, func(ev runnerapi.Event) error {

@@ -296,3 +296,69 @@ func TestWorktreeAfterWatchdog(t *testing.T) {
 		}
 	})
 }
+
+// worktreeHost records what the WorktreeSubagentRunner tells a CwdHost.
+type worktreeHost struct {
+	runnerapi.Host
+	got *[]string
+}
+
+func (h worktreeHost) InWorktree(cwd, dir, origin string) runnerapi.Host {
+	*h.got = append(*h.got, cwd+" "+dir+" "+origin)
+	return h
+}
+
+// ctxRecorder records what WorktreeFrom tells the inner runner.
+type ctxRecorder struct {
+	Runner
+	got *[]string
+}
+
+func (c ctxRecorder) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
+	if dir, origin, ok := WorktreeFrom(ctx); ok {
+		*c.got = append(*c.got, job.Agent.Cwd+" "+dir+" "+origin)
+	}
+	return c.Runner.Start(ctx, job, emit)
+}
+
+// The job's Host learns where the job runs, which worktree that is and what it is a
+// copy of (the repository; the job's cwd for a hook's worktree outside git), so the
+// engine decides its calls with the worktree as its project; the inner runner learns
+// the same from its context (WorktreeFrom).
+func TestWorktreeHostLearnsItsCopy(t *testing.T) {
+	tests := []struct {
+		name  string
+		git   *fakeGit
+		hooks *fakeHooks
+		want  string
+	}{
+		{"git worktree", &fakeGit{root: "/repo"}, nil, "/wt/agent-agent_1/pkg/x /wt/agent-agent_1 /repo"},
+		{"hook worktree outside git", &fakeGit{rootErr: ErrNotGitRepo}, &fakeHooks{path: "/jj/ws1"}, "/jj/ws1 /jj/ws1 /repo/pkg/x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var hooks WorktreeHooks
+				if tt.hooks != nil {
+					hooks = tt.hooks
+				}
+				var got, inner []string
+				m := newManager(t, Config{Runner: NewWorktreeSubagentRunner(ctxRecorder{newFake(fixed(completed("ok"))), &inner}, tt.git, hooks)})
+				req := agentReq("fix")
+				req.Job.Agent.Cwd = "/repo/pkg/x"
+				req.Job.Agent.Isolation = IsolationWorktree
+				req.Job.Host = worktreeHost{got: &got}
+				task, _ := m.Spawn(req)
+				if _, err := m.Wait(t.Context(), task.ID); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, []string{tt.want}) {
+					t.Errorf("InWorktree calls %q, want %q", got, tt.want)
+				}
+				if !slices.Equal(inner, []string{tt.want}) {
+					t.Errorf("the inner runner's WorktreeFrom: %q, want %q", inner, tt.want)
+				}
+			})
+		})
+	}
+}

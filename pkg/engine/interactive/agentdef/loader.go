@@ -27,6 +27,9 @@ type Dir struct {
 	// Confine, when set, skips (with a Problem) every file whose real path, symbolic
 	// links followed, lies outside it: a plugin's files stay inside the plugin.
 	Confine string
+	// Denied, when set, reports a file (its real path) a Read deny rule covers: it is
+	// skipped with a Problem, never read into a prompt.
+	Denied func(realPath string) bool
 }
 
 // Dirs returns the scan directories, highest priority first (agent-sdk,
@@ -134,6 +137,10 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 			problems = append(problems, Problem{Path: dir.Path, Skipped: true, Err: err})
 		}
 		for _, path := range files {
+			if err := denied(dir.Denied, path); err != nil {
+				problems = append(problems, Problem{Path: path, Skipped: true, Err: err})
+				continue
+			}
 			if err := confined(dir.Confine, path); err != nil {
 				problems = append(problems, Problem{Path: path, Skipped: true, Err: err})
 				continue
@@ -263,4 +270,23 @@ func realDir(dir string) string {
 		return real
 	}
 	return dir
+}
+
+// ErrDenied: a Read deny rule covers the file (Dir.Denied).
+var ErrDenied = errors.New("skipped: a Read deny rule covers it")
+
+// denied reports a file the session's Read deny rules cover (nil when there is no
+// such filter or they do not).
+func denied(isDenied func(string) bool, path string) error {
+	if isDenied == nil {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = filepath.Clean(path)
+	}
+	if isDenied(real) {
+		return ErrDenied
+	}
+	return nil
 }

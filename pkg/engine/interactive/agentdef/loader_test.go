@@ -208,3 +208,25 @@ func TestAssemblePrompt(t *testing.T) {
 		t.Errorf("fork prompt %q", got)
 	}
 }
+
+// An agent file a Read deny rule covers (Dir.Denied, given its real path) is skipped
+// with a problem naming it: its body never becomes a subagent's system prompt.
+func TestLoadSkipsDeniedFiles(t *testing.T) {
+	cwd := t.TempDir()
+	writeAgent(t, filepath.Join(cwd, ".claude/agents"), "secret.md", "secret", "d", "MARK-denied")
+	writeAgent(t, filepath.Join(cwd, ".claude/agents"), "ok.md", "ok", "d", "fine")
+	dirs := Dirs(cwd, "")
+	for i := range dirs {
+		dirs[i].Denied = func(p string) bool { return strings.HasSuffix(p, "/secret.md") }
+	}
+	cat, problems := Load(dirs)
+	if len(problems) != 1 || !errors.Is(problems[0], ErrDenied) || !strings.HasSuffix(problems[0].Path, "secret.md") {
+		t.Fatalf("problems = %v, want the denied agent named", problems)
+	}
+	if _, ok := cat.Lookup("secret"); ok {
+		t.Fatal("a denied agent was loaded")
+	}
+	if _, ok := cat.Lookup("ok"); !ok {
+		t.Fatal("the agent no rule covers was not loaded")
+	}
+}

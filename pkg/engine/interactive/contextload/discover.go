@@ -180,3 +180,24 @@ func realPath(p string) string {
 	}
 	return filepath.Clean(p)
 }
+
+// projectFileCheck returns the check a file of the project root (the memory index, a
+// task file) must pass before it is read into the system prompt: one whose real path
+// leaves the project (a link to /proc/self/environ, to a credentials file, or through a
+// linked directory) is refused with ErrEscapes naming where it leads, and one a Read
+// deny rule covers (denied, given the real path) with ErrDenied. A project that is the
+// home directory is the user's own: its files may link where the user likes.
+func projectFileCheck(root, home string, denied func(realPath string) bool) func(path string) error {
+	rroot := realPath(root)
+	confine := home == "" || realPath(home) != rroot
+	return func(path string) error {
+		real := realPath(path)
+		if confine && !inside(real, rroot) {
+			return fmt.Errorf("%w: it is a link to %s", ErrEscapes, real)
+		}
+		if denied != nil && denied(real) {
+			return ErrDenied
+		}
+		return nil
+	}
+}

@@ -20,6 +20,12 @@
 //     and reported in Context.Diagnostics, never an error and never an endless loop.
 //     Imports outside code spans and fenced blocks only.
 //   - Project memory is capped to its first 200 lines and 25 KB (spec, Project Memory).
+//   - What a cloned repository brings stays in it: a project's instruction file, memory
+//     index or task file whose real path leaves the project (a link to /proc/self/environ,
+//     to a credentials file, through a linked directory) is skipped with a Diagnostic
+//     naming it (ErrEscapes), never read into the prompt; so is one a Read deny rule
+//     covers (Options.Denied, ErrDenied). A project that is the home directory is the
+//     user's own and may link where the user likes.
 //   - Task files (spec, Task Context Helpers): DiscoverTasks, SelectTasks and
 //     FormatTaskContext build the neutral Active Task Context; UpdateTaskFileStatus sets a
 //     task's status (frontmatter `status:` key or `**Status**` line, as ParseTask reads

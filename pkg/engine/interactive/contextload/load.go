@@ -116,7 +116,8 @@ func Load(opts Options) (*Context, error) {
 	c.Files, c.Diagnostics = r.files, r.diags
 
 	c.CompactInstructions = compactInstructionsOf(c.Files)
-	mem, diag := loadMemory(root)
+	check := projectFileCheck(root, opts.Home, opts.Denied)
+	mem, diag := loadMemory(root, check)
 	c.Memory = mem
 	if diag != nil {
 		c.Diagnostics = append(c.Diagnostics, *diag)
@@ -126,7 +127,9 @@ func Load(opts Options) (*Context, error) {
 	if branch == "" {
 		branch = c.Git.Branch
 	}
-	c.Tasks = SelectTasks(DiscoverTasks(root), branch, opts.MaxTasks)
+	found, diags := discoverTasks(root, check)
+	c.Diagnostics = append(c.Diagnostics, diags...)
+	c.Tasks = SelectTasks(found, branch, opts.MaxTasks)
 	c.TaskContext = FormatTaskContext(c.Tasks)
 	c.Project = DetectProject(root)
 	return c, nil

@@ -32,8 +32,16 @@ type Memory struct {
 	TotalBytes int
 }
 
-func loadMemory(root string) (Memory, *Diagnostic) {
+// loadMemory reads the memory index of the project root. One that leaves the project
+// through a link, or that check refuses (a Read deny rule), is skipped with a diagnostic.
+func loadMemory(root string, check func(path string) error) (Memory, *Diagnostic) {
 	p := filepath.Join(root, MemoryFile)
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		return Memory{}, nil
+	}
+	if err := check(p); err != nil {
+		return Memory{}, &Diagnostic{File: filepath.ToSlash(MemoryFile), Err: err}
+	}
 	data, err := os.ReadFile(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

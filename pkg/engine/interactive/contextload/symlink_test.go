@@ -52,3 +52,94 @@ func TestContextFileLinksLeavingTheProjectAreSkipped(t *testing.T) {
 		t.Fatalf("a denied file was loaded: %v", err)
 	}
 }
+
+// The project memory (.robota/memory/MEMORY.md) and the task files (.agents/tasks/*.md)
+// go into the system prompt too: one that is a link leading out of the project (the file
+// or a directory above it) is skipped with a diagnostic naming it, and one a Read deny
+// rule covers is skipped; the same files inside the project load.
+func TestMemoryAndTaskLinksLeavingTheProjectAreSkipped(t *testing.T) {
+	outside := t.TempDir()
+	secret := outside + "/credentials.md"
+	if err := os.WriteFile(secret, []byte("# MARK-credentials\n- [ ] MARK-item\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(outside+"/memdir", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside+"/memdir/MEMORY.md", []byte("MARK-credentials\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prompt := func(c *Context) string { return c.Memory.Content + c.TaskContext }
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		want  string // the diagnostic's file
+	}{
+		{"memory file links out", func(t *testing.T, dir string) {
+			mkdir(t, dir+"/.robota/memory")
+			mustSymlink(t, secret, dir+"/.robota/memory/MEMORY.md")
+		}, ".robota/memory/MEMORY.md"},
+		{"memory file links to the environment", func(t *testing.T, dir string) {
+			mkdir(t, dir+"/.robota/memory")
+			mustSymlink(t, "/proc/self/environ", dir+"/.robota/memory/MEMORY.md")
+		}, ".robota/memory/MEMORY.md"},
+		{"memory directory links out", func(t *testing.T, dir string) {
+			mkdir(t, dir+"/.robota")
+			mustSymlink(t, outside+"/memdir", dir+"/.robota/memory")
+		}, ".robota/memory/MEMORY.md"},
+		{"task file links out", func(t *testing.T, dir string) {
+			mkdir(t, dir+"/.agents/tasks")
+			mustSymlink(t, secret, dir+"/.agents/tasks/leak.md")
+		}, ".agents/tasks/leak.md"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.setup(t, dir)
+			c, err := Load(Options{Cwd: dir, StopAt: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := prompt(c); strings.Contains(p, "MARK-") || strings.Contains(p, "PATH=") {
+				t.Errorf("read into the prompt:\n%s", p)
+			}
+			if len(c.Diagnostics) != 1 || !errors.Is(c.Diagnostics[0].Err, ErrEscapes) || c.Diagnostics[0].File != tc.want {
+				t.Errorf("diagnostics %v, want ErrEscapes naming %s", c.Diagnostics, tc.want)
+			}
+		})
+	}
+	dir := t.TempDir()
+	mkdir(t, dir+"/.robota/memory")
+	mkdir(t, dir+"/.agents/tasks")
+	if err := os.WriteFile(dir+"/.robota/memory/MEMORY.md", []byte("MARK-memory\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/.agents/tasks/t.md", []byte("# MARK-task\n- [ ] do it\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(Options{Cwd: dir, StopAt: dir})
+	if err != nil || !strings.Contains(prompt(c), "MARK-memory") || !strings.Contains(prompt(c), "MARK-task") {
+		t.Fatalf("the project's own memory and task: %v\n%s", err, prompt(c))
+	}
+	var asked []string
+	c, err = Load(Options{Cwd: dir, StopAt: dir, Denied: func(p string) bool { asked = append(asked, p); return true }})
+	if err != nil || strings.Contains(prompt(c), "MARK-") {
+		t.Fatalf("denied files were loaded: %v\n%s", err, prompt(c))
+	}
+	denied := 0
+	for _, d := range c.Diagnostics {
+		if errors.Is(d.Err, ErrDenied) {
+			denied++
+		}
+	}
+	if denied != 2 {
+		t.Errorf("diagnostics %v, want the memory and the task file named as denied (asked about %q)", c.Diagnostics, asked)
+	}
+}
+
+func mkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -36,14 +36,23 @@ var statusRank = map[string]int{"in-progress": 0, "todo": 1}
 const unknownRank = 2
 
 // DiscoverTasks lists the direct Markdown files of .agents/tasks under root, sorted by
-// name, without README.md (files under completed/ are not direct files).
+// name, without README.md (files under completed/ are not direct files). A file that
+// leaves root through a link is left out (see Load).
 func DiscoverTasks(root string) []Task {
+	out, _ := discoverTasks(root, projectFileCheck(root, "", nil))
+	return out
+}
+
+// discoverTasks is DiscoverTasks with the check every task file must pass (it goes into
+// the system prompt): one it refuses is left out and named in a diagnostic.
+func discoverTasks(root string, check func(path string) error) ([]Task, []Diagnostic) {
 	dir := filepath.Join(root, TasksDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var out []Task
+	var diags []Diagnostic
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.EqualFold(filepath.Ext(name), ".md") || strings.EqualFold(name, "README.md") {
@@ -51,6 +60,10 @@ func DiscoverTasks(root string) []Task {
 		}
 		p := filepath.Join(dir, name)
 		if !isRegular(p) {
+			continue
+		}
+		if err := check(p); err != nil {
+			diags = append(diags, Diagnostic{File: filepath.ToSlash(filepath.Join(TasksDir, name)), Err: err})
 			continue
 		}
 		data, err := os.ReadFile(p)
@@ -65,7 +78,7 @@ func DiscoverTasks(root string) []Task {
 		}
 		out = append(out, t)
 	}
-	return out
+	return out, diags
 }
 
 // Compiled on first use, not at start-up: every robota run, --version included, pays for

@@ -34,6 +34,9 @@ type Dir struct {
 	// links followed, lies outside it: a plugin's files stay inside the plugin. With a
 	// Namespace it is the plugin's root, which ${CLAUDE_PLUGIN_ROOT} expands to.
 	Confine string
+	// Denied, when set, reports a file (its real path) a Read deny rule covers: it is
+	// skipped with a Problem, never read into a prompt.
+	Denied func(realPath string) bool
 }
 
 // PluginDirs returns the skills and commands directories of a plugin rooted at root
@@ -175,6 +178,10 @@ func Load(dirs []Dir) (*Catalog, []Problem) {
 		}
 		dirNames := map[string]string{}
 		for _, f := range files {
+			if err := denied(dir.Denied, f.path); err != nil {
+				problems = append(problems, Problem{Path: f.path, Skipped: true, Err: err})
+				continue
+			}
 			if err := confined(dir.Confine, f.path); err != nil {
 				problems = append(problems, Problem{Path: f.path, Skipped: true, Err: err})
 				continue
@@ -297,4 +304,23 @@ func commandFiles(dir, name string) ([]candidate, error) {
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, err
+}
+
+// ErrDenied: a Read deny rule covers the file (Dir.Denied).
+var ErrDenied = errors.New("skipped: a Read deny rule covers it")
+
+// denied reports a file the session's Read deny rules cover (nil when there is no
+// such filter or they do not).
+func denied(isDenied func(string) bool, path string) error {
+	if isDenied == nil {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = filepath.Clean(path)
+	}
+	if isDenied(real) {
+		return ErrDenied
+	}
+	return nil
 }

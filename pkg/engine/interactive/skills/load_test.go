@@ -167,3 +167,25 @@ func TestLoadPluginNamespaceAndLowercaseSkillFile(t *testing.T) {
 		t.Fatalf("got %v\nwant %v", got, want)
 	}
 }
+
+// A skill or command file a Read deny rule covers (Dir.Denied, given its real path) is
+// skipped with a problem naming it: its text never reaches a prompt.
+func TestLoadSkipsDeniedFiles(t *testing.T) {
+	cwd := t.TempDir()
+	write(t, filepath.Join(cwd, ".claude/skills/secret/SKILL.md"), fm("secret", "MARK-denied"))
+	write(t, filepath.Join(cwd, ".claude/commands/ok.md"), fm("", "fine"))
+	dirs := Dirs(cwd, "")
+	for i := range dirs {
+		dirs[i].Denied = func(p string) bool { return strings.Contains(p, "/skills/secret/") }
+	}
+	cat, problems := Load(dirs)
+	if len(problems) != 1 || !errors.Is(problems[0], ErrDenied) || !strings.HasSuffix(problems[0].Path, "secret/SKILL.md") {
+		t.Fatalf("problems = %v, want the denied skill named", problems)
+	}
+	if _, ok := cat.Lookup("secret"); ok {
+		t.Fatal("a denied skill was loaded")
+	}
+	if _, ok := cat.Lookup("ok"); !ok {
+		t.Fatal("the command no rule covers was not loaded")
+	}
+}
