@@ -190,6 +190,8 @@ type Assembled struct {
 	memory *memoryState
 	// plugins are the plugins that loaded.
 	plugins []*plugins.Plugin
+	// slash is the SlashCommand tool; New binds it to the session's commands.
+	slash *slashCommandTool
 	// hookRunner runs the session's hooks (nil without hooks), for the events the
 	// session package does not fire itself (Notification).
 	hookRunner *hook.Runner
@@ -356,13 +358,17 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 		tools = append(tools, set...)
 	}
+	// The model runs the model-invocable commands through SlashCommand (a built-in
+	// tool: --tools names it); subagents do not get it.
+	a.slash = newSlashCommandTool(nil)
+	tools = append(tools, a.slash)
 	var unknownTools []string
 	tools, unknownTools = offeredBuiltins(tools, opts.BuiltinTools)
 	for _, name := range unknownTools {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("--tools: robota has no built-in tool %q; it is not offered", name))
 	}
 	skillCatalog, skillTool := a.loadSkills(opts, func() string { return sessionID }, spawner)
-	a.skills, a.skillSpawner = skillCatalog, spawner
+	a.skills, a.skillSpawner, a.slash.skill = skillCatalog, spawner, skillTool
 	if skillTool != nil {
 		tools = append(tools, skillTool)
 	}
@@ -494,7 +500,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		SessionID: id, Resume: resume, ProviderTimeout: choice.Timeout, MaxTurns: opts.MaxTurns, ContextWindow: choice.ContextWindow,
 		ToolOutputDir:       outputDir,
 		CompactInstructions: projectCtx.CompactInstructions, Callbacks: opts.Callbacks,
-		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{evaluator},
+		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{ev: evaluator, slash: a.slash},
 		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: sessionStore,
 		Logger: teeLogger{next: sessionLog, onMessage: opts.OnMessage}, TranscriptPath: a.LogPath,
 		DecorateRecord: a.decorateRecord,

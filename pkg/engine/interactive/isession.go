@@ -130,8 +130,11 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 	if !opts.NoPersistence {
 		s.cwd, s.checkpoints = opts.Cwd, newCheckpointStore(opts.Cwd, a.Session.ID(), opts.Now)
 	}
-	if a.skills != nil && len(a.skills.UserVisible()) > 0 {
+	if a.skills != nil && len(a.skills.List()) > 0 {
 		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID, grants: s.grants})
+	}
+	if a.slash != nil {
+		a.slash.bind(s.registry)
 	}
 	if a.tasks != nil {
 		a.tasks.pump(s.hub.publish, s.promptID, s.recordTask)

@@ -63,26 +63,67 @@ func (s *InteractiveSession) busy(name string) (commands.Result, bool) {
 	return commands.Result{}, false
 }
 
-func (s *InteractiveSession) builtins() []commands.Command {
-	return []commands.Command{
-		{Name: "help", Description: "List the available commands", Run: s.cmdHelp},
-		{Name: "clear", Description: "Start a new conversation", Run: s.cmdClear},
-		{Name: "compact", Description: "Compact the conversation", ArgumentHint: "[instructions]", Run: s.cmdCompact},
-		{Name: "mode", Description: "Show or set the permission mode", ArgumentHint: "[mode]", Subcommands: permissionModes, Run: s.cmdMode},
-		{Name: "model", Description: "Show or set the model", ArgumentHint: "[model]", Subcommands: []string{"default", "sonnet", "opus", "haiku"}, Run: s.cmdModel},
-		{Name: "language", Description: "Show the response language", Run: s.cmdLanguage},
-		{Name: "cost", Description: "Show the token usage of this session", Run: s.cmdCost},
-		{Name: "context", Description: "Show the context window state", Run: s.cmdContext},
-		{Name: "permissions", Description: "Show the permission rules", Run: s.cmdPermissions},
-		{Name: "memory", Description: "List, show, add and review project memory; report the memory used in this session",
-			ArgumentHint: "list | show [topic] | add <type> <topic> <text> | pending | approve ID | reject ID | used", Subcommands: memorySubcommands, Run: s.cmdMemory},
-		{Name: "rewind", Description: "Restore files edited since a prompt (Write and Edit; not Bash)", ArgumentHint: "list | code ID | [conversation] ID", Subcommands: []string{"list", "code", "conversation"}, Run: s.cmdRewind},
-		{Name: "resume", Description: "List stored sessions to resume", Run: s.cmdResume},
-		{Name: "rename", Description: "Name this session", ArgumentHint: "NAME", Run: s.cmdRename},
-		{Name: "reset", Description: "New conversation and clear the session's permission rules", Run: s.cmdReset},
-		{Name: "background", Description: "List background tasks", Run: s.cmdBackground},
-		{Name: "agent", Description: "List agent definitions and running subagents", Run: s.cmdAgent},
+// builtinCommands are the built-in commands without their handlers: what they are,
+// who may run them and what running them may do. Only /memory is model-invocable (the
+// spec's "model-invocable built-ins"); the rest change or show the user's session.
+var builtinCommands = []commands.Command{
+	{Name: "help", Description: "List the available commands", Safety: commands.SafetyReadOnly},
+	{Name: "clear", Description: "Start a new conversation", Safety: commands.SafetyWrite},
+	{Name: "compact", Description: "Compact the conversation", ArgumentHint: "[instructions]", Safety: commands.SafetyWrite},
+	{Name: "mode", Description: "Show or set the permission mode", ArgumentHint: "[mode]", Subcommands: permissionModes,
+		Safety: commands.SafetyWrite, SafetyFor: showsWithoutArgs},
+	{Name: "model", Description: "Show or set the model", ArgumentHint: "[model]", Subcommands: []string{"default", "sonnet", "opus", "haiku"},
+		Safety: commands.SafetyWrite, SafetyFor: showsWithoutArgs},
+	{Name: "language", Description: "Show or set the response language (saved in the user's settings)", ArgumentHint: "[language]",
+		Safety: commands.SafetyWrite, SafetyFor: showsWithoutArgs},
+	{Name: "cost", Description: "Show the session's id, message count and token usage", Safety: commands.SafetyReadOnly},
+	{Name: "context", Description: "Show the context window state", Safety: commands.SafetyReadOnly},
+	{Name: "permissions", Description: "Show the permission rules", Safety: commands.SafetyReadOnly},
+	{Name: "memory", Description: "Project memory: list, show, add and review it, report the memory used in this session. " +
+		"Inspect it when stored context may help; add only durable, reusable facts (preferences, conventions, feedback, references), never secrets or transient facts",
+		ArgumentHint: "list | show [topic] | add <user|feedback|project|reference> <topic> <text> | pending | approve ID | reject ID | used",
+		Subcommands:  memorySubcommands, ModelInvocable: true, Safety: commands.SafetyWrite, SafetyFor: memorySafety},
+	{Name: "rewind", Description: "Restore files edited since a prompt (Write and Edit; not Bash)", ArgumentHint: "list | code ID | [conversation] ID",
+		Subcommands: []string{"list", "code", "conversation"}, Safety: commands.SafetyWrite},
+	{Name: "resume", Description: "List stored sessions to resume", Safety: commands.SafetyReadOnly},
+	{Name: "rename", Description: "Name this session", ArgumentHint: "NAME", Safety: commands.SafetyWrite},
+	{Name: "reset", Description: "Start a new conversation (Claude Code's alias of /clear) and clear the session's permission rules", Safety: commands.SafetyWrite},
+	{Name: "background", Description: "List background tasks", Safety: commands.SafetyBackgroundAgent},
+	{Name: "agent", Description: "List agent definitions and running subagents", Safety: commands.SafetyBackgroundAgent},
+}
+
+// showsWithoutArgs: a command that shows a setting without arguments and sets it with
+// one only reads when run bare.
+func showsWithoutArgs(args string) commands.Safety {
+	if strings.TrimSpace(args) == "" {
+		return commands.SafetyReadOnly
 	}
+	return commands.SafetyWrite
+}
+
+// memorySafety: /memory list, show, pending (review) and used read; add, approve and
+// reject write.
+func memorySafety(args string) commands.Safety {
+	switch sub, _ := splitWord(args); sub {
+	case "", "list", "show", "pending", "review", "used":
+		return commands.SafetyReadOnly
+	}
+	return commands.SafetyWrite
+}
+
+func (s *InteractiveSession) builtins() []commands.Command {
+	run := map[string]commands.Handler{
+		"help": s.cmdHelp, "clear": s.cmdClear, "compact": s.cmdCompact, "mode": s.cmdMode, "model": s.cmdModel,
+		"language": s.cmdLanguage, "cost": s.cmdCost, "context": s.cmdContext, "permissions": s.cmdPermissions,
+		"memory": s.cmdMemory, "rewind": s.cmdRewind, "resume": s.cmdResume, "rename": s.cmdRename, "reset": s.cmdReset,
+		"background": s.cmdBackground, "agent": s.cmdAgent,
+	}
+	out := make([]commands.Command, 0, len(builtinCommands))
+	for _, c := range builtinCommands {
+		c.UserInvocable, c.Run = true, run[c.Name]
+		out = append(out, c)
+	}
+	return out
 }
 
 func (s *InteractiveSession) cmdHelp(_ context.Context, _ string) commands.Result {

@@ -128,7 +128,7 @@ func TestCommandsRefusedWhileRunning(t *testing.T) {
 // ListCommands filters by prefix and includes the sources added after the built-ins.
 func TestListCommands(t *testing.T) {
 	s := newTestSession(t, scriptProvider(t, commandScript), Options{})
-	s.AddCommandSource(commands.Static{SourceName: "plugin", List: []commands.Command{{Name: "deploy", Plugin: "ops"}}})
+	s.AddCommandSource(commands.Static{SourceName: "plugin", List: []commands.Command{{Name: "deploy", Plugin: "ops", UserInvocable: true}}})
 	var got []string
 	for _, c := range s.ListCommands("/co") {
 		got = append(got, c.QualifiedName())

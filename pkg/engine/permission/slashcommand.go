@@ -15,13 +15,14 @@ const SlashCommandTool = "SlashCommand"
 // commandPattern is a compiled SlashCommand specifier.
 type commandPattern struct {
 	name string
-	// args is the exact argument text (whitespace collapsed) when !anyArgs.
+	// args is the argument text (whitespace collapsed): all of it, or with anyArgs its
+	// first words (`/memory add:*` is /memory add with anything after).
 	args    string
 	anyArgs bool
 }
 
-// compileCommandPattern reads `/name`, `/name args`, `/name:*` and `/name *`; the
-// leading "/" may be left out.
+// compileCommandPattern reads `/name`, `/name args`, `/name:*`, `/name *` and
+// `/name args:*`; the leading "/" may be left out.
 func compileCommandPattern(spec string) (commandPattern, error) {
 	s := strings.TrimPrefix(strings.TrimSpace(spec), "/")
 	var p commandPattern
@@ -34,9 +35,6 @@ func compileCommandPattern(spec string) (commandPattern, error) {
 	name, args, _ := strings.Cut(strings.TrimSpace(s), " ")
 	if name == "" || strings.ContainsAny(name, "*/") {
 		return commandPattern{}, fmt.Errorf("SlashCommand specifier must be /NAME, /NAME ARGS or /NAME:*, got %q", spec)
-	}
-	if p.anyArgs && strings.TrimSpace(args) != "" {
-		return commandPattern{}, fmt.Errorf("SlashCommand specifier %q: arguments and :* together", spec)
 	}
 	p.name, p.args = name, collapse(args)
 	return p, nil
@@ -74,5 +72,9 @@ func commandMatch(p commandPattern, names []string, args string, allow bool) boo
 	if !hit {
 		return false
 	}
-	return p.anyArgs || eq(collapse(args), p.args)
+	args = collapse(args)
+	if !p.anyArgs || p.args == "" {
+		return p.anyArgs || eq(args, p.args)
+	}
+	return eq(args, p.args) || (len(args) > len(p.args) && args[len(p.args)] == ' ' && eq(args[:len(p.args)], p.args))
 }

@@ -33,6 +33,9 @@ func TestSlashCommandRules(t *testing.T) {
 		{"exact allow without arguments", ModeDefault, []Layer{allow("SlashCommand(/deploy)")}, call("/deploy", ClassModify), Allow, "SlashCommand(/deploy)"},
 		{"exact allow does not cover arguments", ModeDefault, []Layer{allow("SlashCommand(/deploy)")}, call("/deploy prod", ClassModify), Ask, "mode default"},
 		{"exact allow with arguments", ModeDefault, []Layer{allow("SlashCommand(/deploy staging)")}, call("/deploy   staging", ClassModify), Allow, "SlashCommand(/deploy staging)"},
+		{"argument prefix", ModeBypassPermissions, []Layer{deny("SlashCommand(/memory add:*)")}, call("/memory  add project x", ClassModify), Deny, "/memory add:*"},
+		{"argument prefix is whole words", ModeBypassPermissions, []Layer{deny("SlashCommand(/memory add:*)")}, call("/memory addendum", ClassModify), Allow, "bypassPermissions"},
+		{"argument prefix alone", ModeBypassPermissions, []Layer{deny("SlashCommand(/memory add:*)")}, call("/memory add", ClassModify), Deny, "/memory add:*"},
 		{"prefix is the whole name", ModeDefault, []Layer{allow("SlashCommand(/mem:*)")}, call("/memory add a b c", ClassModify), Ask, "mode default"},
 		{"old colon syntax", ModeDefault, []Layer{allow("SlashCommand:/memory:*")}, call("/memory add a b c", ClassModify), Allow, "SlashCommand(/memory:*)"},
 		{"tool-wide deny", ModeBypassPermissions, []Layer{deny("SlashCommand")}, call("/memory list", ClassRead), Deny, `"SlashCommand"`},
@@ -60,7 +63,7 @@ func TestSlashCommandRuleParsing(t *testing.T) {
 		ok   bool
 	}{
 		{"SlashCommand(/memory)", true}, {"SlashCommand(memory:*)", true}, {"SlashCommand(/frontend:component:*)", true},
-		{"SlashCommand:/commit", true}, {"SlashCommand(/)", false}, {"SlashCommand(/a b:*)", false}, {"SlashCommand(/*)", false},
+		{"SlashCommand:/commit", true}, {"SlashCommand(/)", false}, {"SlashCommand(/a b:*)", true}, {"SlashCommand(/*)", false},
 		{"SlashCommand:", false},
 	} {
 		_, err := NewRule(Allow, tc.rule, Source{})
