@@ -192,6 +192,10 @@ type Assembled struct {
 	plugins []*plugins.Plugin
 	// slash is the SlashCommand tool; New binds it to the session's commands.
 	slash *slashCommandTool
+	// systemFor composes the session's system prompt for a model and a response
+	// language (/language); home is the user's home directory (their settings file).
+	systemFor func(model, language string) string
+	home      string
 	// hookRunner runs the session's hooks (nil without hooks), for the events the
 	// session package does not fire itself (Notification).
 	hookRunner *hook.Runner
@@ -326,7 +330,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return nil, err
 	}
 	a.Warnings = append(a.Warnings, hookWarnings...)
-	a.hookRunner, a.cwd = hookRunnerOf(hooks), opts.Cwd
+	a.hookRunner, a.cwd, a.home = hookRunnerOf(hooks), opts.Cwd, opts.Home
+	if a.home == "" {
+		a.home, _ = os.UserHomeDir()
+	}
 	outputDir := ToolOutputDir(opts.Cwd)
 	var sessionID string // known once the store is open, below
 	var background bash.BackgroundRunner
@@ -399,24 +406,32 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if spawner != nil {
 		spawner.claudeMD, spawner.agentsMD = instructions(projectCtx)
 	}
-	system := contextload.BuildSystemPrompt(contextload.PromptInput{
-		Context: projectCtx, Model: choice.Model, Language: settings.Language,
-		PermissionMode: settings.PermissionMode(), AdditionalDirectories: dirs, Now: opts.Now,
-	})
-	if opts.SystemPrompt != nil {
-		system = *opts.SystemPrompt
-	}
-	if block := skills.SystemPromptBlock(skillCatalog.ModelVisible()); block != "" && skillTool != nil && (opts.SystemPrompt == nil || *opts.SystemPrompt != "") {
-		if system != "" {
-			system += "\n\n"
+	// systemFor composes the system prompt; /language composes it again for a new
+	// response language (and the model the session has then).
+	permissionMode := settings.PermissionMode()
+	systemFor := func(model, language string) string {
+		system := contextload.BuildSystemPrompt(contextload.PromptInput{
+			Context: projectCtx, Model: model, Language: language,
+			PermissionMode: permissionMode, AdditionalDirectories: dirs, Now: opts.Now,
+		})
+		if opts.SystemPrompt != nil {
+			system = *opts.SystemPrompt
 		}
-		system += block
+		if block := skills.SystemPromptBlock(skillCatalog.ModelVisible()); block != "" && skillTool != nil && (opts.SystemPrompt == nil || *opts.SystemPrompt != "") {
+			if system != "" {
+				system += "\n\n"
+			}
+			system += block
+		}
+		if opts.AppendSystemPrompt != "" && system != "" {
+			system += "\n\n" + opts.AppendSystemPrompt
+		} else if opts.AppendSystemPrompt != "" {
+			system = opts.AppendSystemPrompt
+		}
+		return system
 	}
-	if opts.AppendSystemPrompt != "" && system != "" {
-		system += "\n\n" + opts.AppendSystemPrompt
-	} else if opts.AppendSystemPrompt != "" {
-		system = opts.AppendSystemPrompt
-	}
+	system := systemFor(choice.Model, settings.Language)
+	a.systemFor = systemFor
 
 	if err := ensureRuntimeGitignore(opts.Cwd); err != nil {
 		a.Warnings = append(a.Warnings, err.Error())
