@@ -29,7 +29,7 @@ func TestHeadlessSlashPrompts(t *testing.T) {
 	}{
 		{"/help", "json", 0, false, "/compact [instructions]"},
 		{"/mode plan", "json", 0, false, "Permission mode set to plan"},
-		{"/cost", "text", 0, false, "0 input, 0 output over 0 prompt"},
+		{"/cost", "text", 0, false, "Messages: 1\nTokens: 0 input, 0 output (0 total)\nThis run: 0 prompt(s)"},
 		{"/memory", "json", 0, false, "0 memory topic(s), 0 pending candidate(s)."},
 		{"/memory add project keys sk-ant-api03-abcdefghijklmnopqrstuvwx", "json", 1, true, "Not saved: it looks like an Anthropic API key"},
 		{"/frobnicate now", "json", 1, true, "Unknown command: /frobnicate"},
@@ -87,7 +87,7 @@ func TestStreamJSONSlashLines(t *testing.T) {
 	}
 	c.user("/cost")
 	seen = c.until("the /cost result", isType("result"))
-	if res := seen[len(seen)-1]; !strings.Contains(res["result"].(string), "10 input, 3 output over 1 prompt") {
+	if res := seen[len(seen)-1]; !strings.Contains(res["result"].(string), "Tokens: 10 input, 3 output (13 total)\nThis run: 1 prompt(s)") {
 		t.Fatalf("/cost result = %v", res)
 	}
 	if code := c.finish(); code != 0 {

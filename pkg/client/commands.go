@@ -24,9 +24,13 @@ func (c *Client) ExecuteCommand(ctx context.Context, sessionID, name, args strin
 	return CommandResult{Success: resp.GetSuccess(), Message: resp.GetMessage(), Data: resp.GetData().AsMap()}, nil
 }
 
-// CommandInfo describes a slash command a session offers.
+// CommandInfo describes a slash command a session offers: ModelInvocable says the
+// model may run it too, Safety what running it may do ("read-only", "write", "process",
+// "network", "background-agent").
 type CommandInfo struct {
 	Name, Description, Source, ArgumentHint string
+	ModelInvocable, UserInvocable           bool
+	Safety                                  string
 }
 
 // ListCommands lists the slash commands of a live session, sorted by name.
@@ -37,7 +41,8 @@ func (c *Client) ListCommands(ctx context.Context, sessionID string) ([]CommandI
 	}
 	out := make([]CommandInfo, 0, len(resp.GetCommands()))
 	for _, ci := range resp.GetCommands() {
-		out = append(out, CommandInfo{Name: ci.GetName(), Description: ci.GetDescription(), Source: ci.GetSource(), ArgumentHint: ci.GetArgumentHint()})
+		out = append(out, CommandInfo{Name: ci.GetName(), Description: ci.GetDescription(), Source: ci.GetSource(), ArgumentHint: ci.GetArgumentHint(),
+			ModelInvocable: ci.GetModelInvocable(), UserInvocable: ci.GetUserInvocable(), Safety: ci.GetSafety()})
 	}
 	return out, nil
 }

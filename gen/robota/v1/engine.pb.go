@@ -1540,7 +1540,14 @@ type CommandInfo struct {
 	// Where it comes from: "builtin", "skill", "command", "plugin".
 	Source string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
 	// Hint for its arguments ("<instructions>").
-	ArgumentHint  string `protobuf:"bytes,4,opt,name=argument_hint,json=argumentHint,proto3" json:"argument_hint,omitempty"`
+	ArgumentHint string `protobuf:"bytes,4,opt,name=argument_hint,json=argumentHint,proto3" json:"argument_hint,omitempty"`
+	// Whether the model may run it (the SlashCommand tool).
+	ModelInvocable bool `protobuf:"varint,5,opt,name=model_invocable,json=modelInvocable,proto3" json:"model_invocable,omitempty"`
+	// Whether a user may run it; the list holds only such commands, so it is true.
+	UserInvocable bool `protobuf:"varint,6,opt,name=user_invocable,json=userInvocable,proto3" json:"user_invocable,omitempty"`
+	// What running it may do, at most: "read-only", "write", "process", "network" or
+	// "background-agent"; empty when the command does not say.
+	Safety        string `protobuf:"bytes,7,opt,name=safety,proto3" json:"safety,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1599,6 +1606,27 @@ func (x *CommandInfo) GetSource() string {
 func (x *CommandInfo) GetArgumentHint() string {
 	if x != nil {
 		return x.ArgumentHint
+	}
+	return ""
+}
+
+func (x *CommandInfo) GetModelInvocable() bool {
+	if x != nil {
+		return x.ModelInvocable
+	}
+	return false
+}
+
+func (x *CommandInfo) GetUserInvocable() bool {
+	if x != nil {
+		return x.UserInvocable
+	}
+	return false
+}
+
+func (x *CommandInfo) GetSafety() string {
+	if x != nil {
+		return x.Safety
 	}
 	return ""
 }
@@ -2813,12 +2841,15 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04data\"4\n" +
 	"\x13ListCommandsRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"\x80\x01\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\xe8\x01\n" +
 	"\vCommandInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x16\n" +
 	"\x06source\x18\x03 \x01(\tR\x06source\x12#\n" +
-	"\rargument_hint\x18\x04 \x01(\tR\fargumentHint\"J\n" +
+	"\rargument_hint\x18\x04 \x01(\tR\fargumentHint\x12'\n" +
+	"\x0fmodel_invocable\x18\x05 \x01(\bR\x0emodelInvocable\x12%\n" +
+	"\x0euser_invocable\x18\x06 \x01(\bR\ruserInvocable\x12\x16\n" +
+	"\x06safety\x18\a \x01(\tR\x06safety\"J\n" +
 	"\x14ListCommandsResponse\x122\n" +
 	"\bcommands\x18\x01 \x03(\v2\x16.robota.v1.CommandInfoR\bcommands\"7\n" +
 	"\x16GetContextStateRequest\x12\x1d\n" +

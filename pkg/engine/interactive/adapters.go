@@ -17,7 +17,11 @@ import (
 )
 
 // evaluatorAdapter serves session.PermissionEvaluator from a permission.Evaluator.
-type evaluatorAdapter struct{ ev *permission.Evaluator }
+type evaluatorAdapter struct {
+	ev *permission.Evaluator
+	// slash classifies SlashCommand calls by their command (nil: no such tool).
+	slash *slashCommandTool
+}
 
 func (a evaluatorAdapter) Evaluate(_ context.Context, req session.PermissionRequest, mode session.PermissionMode) session.PermissionDecision {
 	ev := a.ev
@@ -25,7 +29,11 @@ func (a evaluatorAdapter) Evaluate(_ context.Context, req session.PermissionRequ
 		ev = ev.WithMode(m)
 	}
 	ev = ev.WithRules(append(sessionAllowRules(req.SessionAllow), promptAllowRules(req.PromptAllow)...)...)
-	d := ev.Evaluate(permission.Request{Tool: req.ToolName, Input: req.Input, Cwd: req.Cwd})
+	preq := permission.Request{Tool: req.ToolName, Input: req.Input, Cwd: req.Cwd}
+	if req.ToolName == permission.SlashCommandTool && a.slash != nil {
+		preq.Class, preq.CommandNames = a.slash.classify(req.Input)
+	}
+	d := ev.Evaluate(preq)
 	out := session.PermissionDecision{Behavior: session.Behavior(d.Behavior), Reason: d.Reason, Binding: binding(d)}
 	if d.Rule != nil {
 		out.Rule = d.Rule.String()

@@ -18,7 +18,7 @@ func testEvaluator(t *testing.T, dir string, mode permission.Mode, l permission.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return evaluatorAdapter{permission.New(permission.Config{Mode: mode, Rules: rules, ProjectRoot: dir, Home: t.TempDir()})}
+	return evaluatorAdapter{ev: permission.New(permission.Config{Mode: mode, Rules: rules, ProjectRoot: dir, Home: t.TempDir()})}
 }
 
 func jsonArgs(kv ...string) json.RawMessage {

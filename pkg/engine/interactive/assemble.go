@@ -191,6 +191,12 @@ type Assembled struct {
 	memory *memoryState
 	// plugins are the plugins that loaded.
 	plugins []*plugins.Plugin
+	// slash is the SlashCommand tool; New binds it to the session's commands.
+	slash *slashCommandTool
+	// systemFor composes the session's system prompt for a model and a response
+	// language (/language); home is the user's home directory (their settings file).
+	systemFor func(model, language string) string
+	home      string
 	// hookRunner runs the session's hooks (nil without hooks), for the events the
 	// session package does not fire itself (Notification).
 	hookRunner *hook.Runner
@@ -339,7 +345,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return nil, err
 	}
 	a.Warnings = append(a.Warnings, hookWarnings...)
-	a.hookRunner, a.cwd = hookRunnerOf(hooks), opts.Cwd
+	a.hookRunner, a.cwd, a.home = hookRunnerOf(hooks), opts.Cwd, opts.Home
+	if a.home == "" {
+		a.home, _ = os.UserHomeDir()
+	}
 	// Where this session's records, logs, tool output and checkpoints go: the project,
 	// or ~/.robota for a session started in home or the temporary directory.
 	a.stateRoot = StateRoot(opts.Cwd, opts.Home)
@@ -378,13 +387,17 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 		tools = append(tools, set...)
 	}
+	// The model runs the model-invocable commands through SlashCommand (a built-in
+	// tool: --tools names it); subagents do not get it.
+	a.slash = newSlashCommandTool(nil)
+	tools = append(tools, a.slash)
 	var unknownTools []string
 	tools, unknownTools = offeredBuiltins(tools, opts.BuiltinTools)
 	for _, name := range unknownTools {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("--tools: robota has no built-in tool %q; it is not offered", name))
 	}
 	skillCatalog, skillTool := a.loadSkills(opts, func() string { return sessionID }, spawner)
-	a.skills, a.skillSpawner = skillCatalog, spawner
+	a.skills, a.skillSpawner, a.slash.skill = skillCatalog, spawner, skillTool
 	if skillTool != nil {
 		tools = append(tools, skillTool)
 	}
@@ -412,24 +425,32 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if spawner != nil {
 		spawner.claudeMD, spawner.agentsMD = instructions(projectCtx)
 	}
-	system := contextload.BuildSystemPrompt(contextload.PromptInput{
-		Context: projectCtx, Model: choice.Model, Language: settings.Language,
-		PermissionMode: settings.PermissionMode(), AdditionalDirectories: dirs, Now: opts.Now,
-	})
-	if opts.SystemPrompt != nil {
-		system = *opts.SystemPrompt
-	}
-	if block := skills.SystemPromptBlock(skillCatalog.ModelVisible()); block != "" && skillTool != nil && (opts.SystemPrompt == nil || *opts.SystemPrompt != "") {
-		if system != "" {
-			system += "\n\n"
+	// systemFor composes the system prompt; /language composes it again for a new
+	// response language (and the model the session has then).
+	permissionMode := settings.PermissionMode()
+	systemFor := func(model, language string) string {
+		system := contextload.BuildSystemPrompt(contextload.PromptInput{
+			Context: projectCtx, Model: model, Language: language,
+			PermissionMode: permissionMode, AdditionalDirectories: dirs, Now: opts.Now,
+		})
+		if opts.SystemPrompt != nil {
+			system = *opts.SystemPrompt
 		}
-		system += block
+		if block := skills.SystemPromptBlock(skillCatalog.ModelVisible()); block != "" && skillTool != nil && (opts.SystemPrompt == nil || *opts.SystemPrompt != "") {
+			if system != "" {
+				system += "\n\n"
+			}
+			system += block
+		}
+		if opts.AppendSystemPrompt != "" && system != "" {
+			system += "\n\n" + opts.AppendSystemPrompt
+		} else if opts.AppendSystemPrompt != "" {
+			system = opts.AppendSystemPrompt
+		}
+		return system
 	}
-	if opts.AppendSystemPrompt != "" && system != "" {
-		system += "\n\n" + opts.AppendSystemPrompt
-	} else if opts.AppendSystemPrompt != "" {
-		system = opts.AppendSystemPrompt
-	}
+	system := systemFor(choice.Model, settings.Language)
+	a.systemFor = systemFor
 
 	if err := ensureRuntimeGitignore(a.stateRoot); err != nil {
 		a.Warnings = append(a.Warnings, err.Error())
@@ -519,7 +540,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		SessionID: id, Resume: resume, ProviderTimeout: choice.Timeout, MaxTurns: opts.MaxTurns, ContextWindow: choice.ContextWindow,
 		ToolOutputDir:       outputDir,
 		CompactInstructions: projectCtx.CompactInstructions, Callbacks: opts.Callbacks,
-		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{evaluator},
+		PermissionMode: session.PermissionMode(settings.PermissionMode()), Evaluator: evaluatorAdapter{ev: evaluator, slash: a.slash},
 		PermissionHandler: opts.PermissionHandler, Hooks: hooks, Store: sessionStore,
 		Logger: teeLogger{next: sessionLog, onMessage: opts.OnMessage}, TranscriptPath: a.LogPath,
 		DecorateRecord: a.decorateRecord,

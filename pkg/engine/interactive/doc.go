@@ -148,8 +148,27 @@
 //     of the built-ins (help, clear, compact, mode, model, language, cost, context,
 //     permissions, memory, rewind, resume, rename, reset, background, agent) and the
 //     sources added with AddCommandSource; ListCommands filters by prefix. clear,
-//     compact, reset, model and rewind (code, conversation) refuse while a prompt runs
-//     (Success false).
+//     compact, reset, model, language X and rewind (code, conversation) refuse while a
+//     prompt runs (Success false). Every command carries modelInvocable, userInvocable
+//     and safety (read-only, write, process, network, background-agent; /memory's and
+//     /mode's depend on the arguments). ListCommands and ExecuteCommand are the user's:
+//     a command that is not user-invocable (a skill with user-invocable: false) is
+//     neither listed nor run. /language X saves `language` in ~/.robota/settings.json and
+//     composes the system prompt again ("Response language: X"); /cost shows the
+//     session id, message count and token usage, a resumed session's usage restored
+//     from its usage-summary entries; /reset clears the conversation and the session's
+//     approvals and answers the spec's data.resetRequested, but it neither exits nor
+//     deletes settings as the spec's CLI did: Claude Code's /reset is /clear's alias,
+//     and Claude Code wins (DESIGN decision 1).
+//   - The SlashCommand tool (Claude Code's name; the spec's ExecuteCommand as a model
+//     tool) runs a model-invocable command for the model: /memory, and the skills and
+//     custom commands without disable-model-invocation (run as the Skill tool runs
+//     them). It is a built-in tool (--tools names it; subagents do not get it), so the
+//     permission rules (SlashCommand, SlashCommand(/name), SlashCommand(/name:*)) and the
+//     PreToolUse/PostToolUse hooks apply; a call's mode class is its command's safety
+//     for its arguments (/memory list reads, /memory add modifies: asked in default
+//     mode, allowed in acceptEdits). A command that is not model-invocable, or unknown,
+//     is refused with a message naming the commands the model can run.
 //   - Project memory (package memory; spec: Project Memory): /memory list | show [topic] |
 //     add <user|feedback|project|reference> <topic> <text> | pending (alias review) |
 //     approve ID | reject ID | used. Memory is written and retrieved only by the command,

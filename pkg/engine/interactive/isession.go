@@ -78,9 +78,15 @@ type InteractiveSession struct {
 	loopDone chan struct{} // closed when the running loop ends
 	closed   bool
 
+	langMu sync.Mutex // one /language at a time
+
 	usageMu sync.Mutex
 	usage   llm.Usage // the prompts' usage, summed (/cost)
 	prompts int
+	// restored is the usage of the prompts a resumed session ran before (its
+	// usage-summary entries), restoredTurns their number.
+	restored      llm.Usage
+	restoredTurns int
 
 	checkpoints *checkpointStore // nil without a project directory or persistence
 	cwd         string
@@ -130,8 +136,14 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 	if !opts.NoPersistence {
 		s.cwd, s.checkpoints = opts.Cwd, newCheckpointStore(a.stateRoot, a.Session.ID(), opts.Now)
 	}
-	if a.skills != nil && len(a.skills.UserVisible()) > 0 {
+	if a.skills != nil && len(a.skills.List()) > 0 {
 		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID, grants: s.grants})
+	}
+	if a.slash != nil {
+		a.slash.bind(s.registry)
+	}
+	if a.ResumedFrom != "" {
+		s.restored, s.restoredTurns = restoredUsage(a.Session.FullHistory())
 	}
 	if a.tasks != nil {
 		a.tasks.pump(s.hub.publish, s.promptID, s.recordTask)

@@ -2,13 +2,17 @@ package interactive
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 )
@@ -64,26 +68,67 @@ func (s *InteractiveSession) busy(name string) (commands.Result, bool) {
 	return commands.Result{}, false
 }
 
-func (s *InteractiveSession) builtins() []commands.Command {
-	return []commands.Command{
-		{Name: "help", Description: "List the available commands", Run: s.cmdHelp},
-		{Name: "clear", Description: "Start a new conversation", Run: s.cmdClear},
-		{Name: "compact", Description: "Compact the conversation", ArgumentHint: "[instructions]", Run: s.cmdCompact},
-		{Name: "mode", Description: "Show or set the permission mode", ArgumentHint: "[mode]", Subcommands: permissionModes, Run: s.cmdMode},
-		{Name: "model", Description: "Show or set the model", ArgumentHint: "[model]", Subcommands: []string{"default", "sonnet", "opus", "haiku"}, Run: s.cmdModel},
-		{Name: "language", Description: "Show the response language", Run: s.cmdLanguage},
-		{Name: "cost", Description: "Show the token usage of this session", Run: s.cmdCost},
-		{Name: "context", Description: "Show the context window state", Run: s.cmdContext},
-		{Name: "permissions", Description: "Show the permission rules", Run: s.cmdPermissions},
-		{Name: "memory", Description: "List, show, add and review project memory; report the memory used in this session",
-			ArgumentHint: "list | show [topic] | add <type> <topic> <text> | pending | approve ID | reject ID | used", Subcommands: memorySubcommands, Run: s.cmdMemory},
-		{Name: "rewind", Description: "Restore files edited since a prompt (Write and Edit; not Bash)", ArgumentHint: "list | code ID | [conversation] ID", Subcommands: []string{"list", "code", "conversation"}, Run: s.cmdRewind},
-		{Name: "resume", Description: "List stored sessions to resume", Run: s.cmdResume},
-		{Name: "rename", Description: "Name this session", ArgumentHint: "NAME", Run: s.cmdRename},
-		{Name: "reset", Description: "New conversation and clear the session's permission rules", Run: s.cmdReset},
-		{Name: "background", Description: "List background tasks", Run: s.cmdBackground},
-		{Name: "agent", Description: "List agent definitions and running subagents", Run: s.cmdAgent},
+// builtinCommands are the built-in commands without their handlers: what they are,
+// who may run them and what running them may do. Only /memory is model-invocable (the
+// spec's "model-invocable built-ins"); the rest change or show the user's session.
+var builtinCommands = []commands.Command{
+	{Name: "help", Description: "List the available commands", Safety: commands.SafetyReadOnly},
+	{Name: "clear", Description: "Start a new conversation", Safety: commands.SafetyWrite},
+	{Name: "compact", Description: "Compact the conversation", ArgumentHint: "[instructions]", Safety: commands.SafetyWrite},
+	{Name: "mode", Description: "Show or set the permission mode", ArgumentHint: "[mode]", Subcommands: permissionModes,
+		Safety: commands.SafetyWrite, SafetyFor: showsWithoutArgs},
+	{Name: "model", Description: "Show or set the model", ArgumentHint: "[model]", Subcommands: []string{"default", "sonnet", "opus", "haiku"},
+		Safety: commands.SafetyWrite, SafetyFor: showsWithoutArgs},
+	{Name: "language", Description: "Show or set the response language (saved in the user's settings)", ArgumentHint: "[language]",
+		Safety: commands.SafetyWrite, SafetyFor: showsWithoutArgs},
+	{Name: "cost", Description: "Show the session's id, message count and token usage", Safety: commands.SafetyReadOnly},
+	{Name: "context", Description: "Show the context window state", Safety: commands.SafetyReadOnly},
+	{Name: "permissions", Description: "Show the permission rules", Safety: commands.SafetyReadOnly},
+	{Name: "memory", Description: "Project memory: list, show, add and review it, report the memory used in this session. " +
+		"Inspect it when stored context may help; add only durable, reusable facts (preferences, conventions, feedback, references), never secrets or transient facts",
+		ArgumentHint: "list | show [topic] | add <user|feedback|project|reference> <topic> <text> | pending | approve ID | reject ID | used",
+		Subcommands:  memorySubcommands, ModelInvocable: true, Safety: commands.SafetyWrite, SafetyFor: memorySafety},
+	{Name: "rewind", Description: "Restore files edited since a prompt (Write and Edit; not Bash)", ArgumentHint: "list | code ID | [conversation] ID",
+		Subcommands: []string{"list", "code", "conversation"}, Safety: commands.SafetyWrite},
+	{Name: "resume", Description: "List stored sessions to resume", Safety: commands.SafetyReadOnly},
+	{Name: "rename", Description: "Name this session", ArgumentHint: "NAME", Safety: commands.SafetyWrite},
+	{Name: "reset", Description: "Start a new conversation (Claude Code's alias of /clear) and clear the session's permission rules", Safety: commands.SafetyWrite},
+	{Name: "background", Description: "List background tasks", Safety: commands.SafetyBackgroundAgent},
+	{Name: "agent", Description: "List agent definitions and running subagents", Safety: commands.SafetyBackgroundAgent},
+}
+
+// showsWithoutArgs: a command that shows a setting without arguments and sets it with
+// one only reads when run bare.
+func showsWithoutArgs(args string) commands.Safety {
+	if strings.TrimSpace(args) == "" {
+		return commands.SafetyReadOnly
 	}
+	return commands.SafetyWrite
+}
+
+// memorySafety: /memory list, show, pending (review) and used read; add, approve and
+// reject write.
+func memorySafety(args string) commands.Safety {
+	switch sub, _ := splitWord(args); sub {
+	case "", "list", "show", "pending", "review", "used":
+		return commands.SafetyReadOnly
+	}
+	return commands.SafetyWrite
+}
+
+func (s *InteractiveSession) builtins() []commands.Command {
+	run := map[string]commands.Handler{
+		"help": s.cmdHelp, "clear": s.cmdClear, "compact": s.cmdCompact, "mode": s.cmdMode, "model": s.cmdModel,
+		"language": s.cmdLanguage, "cost": s.cmdCost, "context": s.cmdContext, "permissions": s.cmdPermissions,
+		"memory": s.cmdMemory, "rewind": s.cmdRewind, "resume": s.cmdResume, "rename": s.cmdRename, "reset": s.cmdReset,
+		"background": s.cmdBackground, "agent": s.cmdAgent,
+	}
+	out := make([]commands.Command, 0, len(builtinCommands))
+	for _, c := range builtinCommands {
+		c.UserInvocable, c.Run = true, run[c.Name]
+		out = append(out, c)
+	}
+	return out
 }
 
 func (s *InteractiveSession) cmdHelp(_ context.Context, _ string) commands.Result {
@@ -163,30 +208,111 @@ func (s *InteractiveSession) cmdModel(_ context.Context, args string) commands.R
 	return ok("Model set to "+id, map[string]any{"model": id, "previous": cur})
 }
 
-func (s *InteractiveSession) cmdLanguage(_ context.Context, args string) commands.Result {
-	lang := ""
-	if s.assembled != nil && s.assembled.Settings != nil {
-		lang = s.assembled.Settings.Language
+// cmdLanguage is /language: bare, it shows the response language; /language X saves X
+// as `language` in the user's settings (~/.robota/settings.json) and composes the
+// session's system prompt again so it asks for X from the next prompt on; /language
+// default removes the setting. A settings file above the user's that sets language
+// still wins in new sessions, and the message says so.
+func (s *InteractiveSession) cmdLanguage(ctx context.Context, args string) commands.Result {
+	if s.assembled == nil || s.assembled.Settings == nil {
+		return fail("This session has no settings: the response language cannot be set here.", map[string]any{"available": false})
 	}
-	if args != "" {
-		return fail("Setting the language from a command is not available yet; set `language` in settings.",
-			map[string]any{"language": lang, "available": false})
-	}
+	a := s.assembled
+	s.langMu.Lock()
+	defer s.langMu.Unlock()
+	cur := a.Settings.Language
+	lang := strings.TrimSpace(args)
 	if lang == "" {
-		return ok("No response language is set.", map[string]any{"language": ""})
+		if cur == "" {
+			return ok("No response language is set. Set one with /language LANGUAGE (e.g. /language French).", map[string]any{"language": ""})
+		}
+		return ok("Response language: "+cur, map[string]any{"language": cur})
 	}
-	return ok("Response language: "+lang, map[string]any{"language": lang})
+	if r, refused := s.busy("language"); refused {
+		return r
+	}
+	if len([]rune(lang)) > 64 || strings.ContainsFunc(lang, unicode.IsControl) {
+		return fail("A language is a name such as French or 日本語, on one line, at most 64 characters.", map[string]any{"language": cur})
+	}
+	var value any = lang
+	if strings.EqualFold(lang, "default") {
+		lang, value = "", nil
+	}
+	if a.home == "" {
+		return fail("No home directory: the user's settings file cannot be written.", map[string]any{"language": cur})
+	}
+	path := config.UserSettingsPath(a.home)
+	origin, hasOrigin := a.Settings.Origin("language")
+	if err := config.WriteKey(path, "language", value); err != nil {
+		return fail("language: "+err.Error(), map[string]any{"language": cur})
+	}
+	if a.systemFor != nil && s.sess.SystemMessage() != "" {
+		if sys := a.systemFor(s.sess.Model(), lang); sys != "" && sys != s.sess.SystemMessage() {
+			if err := s.sess.SetSystemMessage(ctx, sys); err != nil {
+				if errors.Is(err, session.ErrRunInProgress) {
+					r, _ := s.busy("language")
+					return r
+				}
+				return fail("language: saved in "+path+", but the system prompt could not be changed: "+err.Error(), map[string]any{"language": cur, "settingsPath": path})
+			}
+		}
+	}
+	a.Settings.Language = lang
+	msg := "Response language set to " + lang + " (saved in " + path + ")."
+	if lang == "" {
+		msg = "Response language setting removed (from " + path + ")."
+	}
+	data := map[string]any{"language": lang, "previous": cur, "settingsPath": path}
+	if hasOrigin && origin.Path != "" && origin.Path != path && origin.Layer > 1 {
+		// A higher layer's language wins when the next session reads the settings.
+		msg += " " + origin.Display + " also sets language and wins in new sessions."
+		data["overriddenBy"] = origin.Display
+	}
+	return ok(msg, data)
 }
 
+// cmdCost is /cost: the session's id and message count (the spec's) and its token
+// usage, which a resumed session restores from the usage-summary entries of the prompts
+// it ran before.
 func (s *InteractiveSession) cmdCost(_ context.Context, _ string) commands.Result {
 	s.usageMu.Lock()
 	u, n := s.usage, s.prompts
+	r, rn := s.restored, s.restoredTurns
 	s.usageMu.Unlock()
+	total := r.Add(u)
 	sub := s.sess.SubagentUsage()
-	return ok(fmt.Sprintf("Tokens: %d input, %d output over %d prompt(s); subagents %d.", u.InputTokens, u.OutputTokens, n, sub.Total()),
-		map[string]any{"inputTokens": u.InputTokens, "outputTokens": u.OutputTokens,
-			"cacheCreationInputTokens": u.CacheCreationInputTokens, "cacheReadInputTokens": u.CacheReadInputTokens,
-			"totalTokens": u.Total(), "prompts": n, "subagentTokens": sub.Total(), "costStatus": "unknown"})
+	id, msgs := s.ID(), s.sess.HistoryLen()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Session: %s\nMessages: %d\nTokens: %d input, %d output (%d total)", id, msgs, total.InputTokens, total.OutputTokens, total.Total())
+	if rn > 0 {
+		fmt.Fprintf(&b, "; %d input and %d output restored from %d earlier turn(s)", r.InputTokens, r.OutputTokens, rn)
+	}
+	fmt.Fprintf(&b, "\nThis run: %d prompt(s); subagents %d tokens.", n, sub.Total())
+	return ok(b.String(),
+		map[string]any{"sessionId": id, "messageCount": msgs,
+			"inputTokens": total.InputTokens, "outputTokens": total.OutputTokens,
+			"cacheCreationInputTokens": total.CacheCreationInputTokens, "cacheReadInputTokens": total.CacheReadInputTokens,
+			"totalTokens": total.Total(), "prompts": n, "restoredInputTokens": r.InputTokens, "restoredOutputTokens": r.OutputTokens,
+			"restoredTurns": rn, "subagentTokens": sub.Total(), "costStatus": "unknown"})
+}
+
+// restoredUsage adds up the usage-summary entries of a resumed conversation (one per
+// Run of an earlier prompt): the usage the session had before this process.
+func restoredUsage(history []session.HistoryEntry) (llm.Usage, int) {
+	var u llm.Usage
+	n := 0
+	for _, e := range history {
+		if e.Category != session.CategoryEvent || e.Type != EntryUsageSummary {
+			continue
+		}
+		var us usageSummary
+		if json.Unmarshal(e.Data, &us) != nil {
+			continue
+		}
+		u = u.Add(llm.Usage{InputTokens: us.PromptTokens, OutputTokens: us.CompletionTokens})
+		n++
+	}
+	return u, n
 }
 
 func (s *InteractiveSession) cmdContext(_ context.Context, _ string) commands.Result {
@@ -280,7 +406,11 @@ func (s *InteractiveSession) cmdReset(_ context.Context, _ string) commands.Resu
 		return fail("reset: "+err.Error(), nil)
 	}
 	s.sess.ClearSessionRules()
-	return ok("Conversation cleared and session permission rules removed.", map[string]any{"cleared": true, "sessionRulesCleared": true})
+	// resetRequested is the spec's contract (its CLI deleted the settings and exited);
+	// Claude Code's /reset is /clear, which wins (DESIGN decision 1): nothing exits and
+	// no settings file is touched.
+	return ok("Conversation cleared and session permission rules removed.",
+		map[string]any{"cleared": true, "sessionRulesCleared": true, "resetRequested": true})
 }
 
 func (s *InteractiveSession) taskList(kind tasks.Kind) []tasks.Task {

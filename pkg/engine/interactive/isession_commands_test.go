@@ -3,10 +3,12 @@ package interactive
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 )
 
 const commandScript = `
@@ -39,7 +41,8 @@ func TestBuiltinCommands(t *testing.T) {
 		check      func(t *testing.T)
 	}{
 		{name: "help", success: true, msg: "/compact [instructions] - Compact"},
-		{name: "cost", success: true, msg: "100 input, 7 output over 1 prompt", data: map[string]any{"inputTokens": 100, "outputTokens": 7, "prompts": 1}},
+		{name: "cost", success: true, msg: "Session: " + s.ID() + "\nMessages: 3\nTokens: 100 input, 7 output (107 total)\nThis run: 1 prompt(s)",
+			data: map[string]any{"sessionId": s.ID(), "messageCount": 3, "inputTokens": 100, "outputTokens": 7, "prompts": 1, "restoredTurns": 0}},
 		{name: "context", success: true, msg: "Context: ", data: map[string]any{"messages": len(s.Session().Messages())}},
 		{name: "mode", success: true, msg: "Permission mode: default", data: map[string]any{"mode": "default"}},
 		{name: "mode", args: "plan", success: true, msg: "set to plan", check: func(t *testing.T) {
@@ -56,6 +59,17 @@ func TestBuiltinCommands(t *testing.T) {
 		{name: "model", success: true, msg: "Model: other-model", data: map[string]any{"model": "other-model"}},
 		{name: "permissions", success: true, msg: "Mode plan", data: map[string]any{"mode": "plan"}},
 		{name: "language", success: true, msg: "No response language"},
+		{name: "language", args: "French", success: true, msg: "Response language set to French (saved in ", check: func(t *testing.T) {
+			if sys := s.Session().SystemMessage(); !strings.Contains(sys, "Response language: French") {
+				t.Errorf("system prompt after /language French:\n%s", sys)
+			}
+			b, err := os.ReadFile(config.UserSettingsPath(s.Assembled().home))
+			if err != nil || !strings.Contains(string(b), `"language": "French"`) {
+				t.Errorf("user settings: %s, %v", b, err)
+			}
+		}},
+		{name: "language", success: true, msg: "Response language: French", data: map[string]any{"language": "French"}},
+		{name: "language", args: "a\nb", success: false, msg: "on one line"},
 		{name: "memory", success: true, msg: "0 memory topic(s), 0 pending candidate(s).", data: map[string]any{"pending": 0}},
 		{name: "rewind", args: "list", success: true, msg: "1 checkpoint(s), newest first. Files changed by Bash are not tracked."},
 		{name: "rename", success: false, msg: "Usage: /rename NAME"},
@@ -80,7 +94,7 @@ func TestBuiltinCommands(t *testing.T) {
 				}
 			}
 		}},
-		{name: "reset", success: true, msg: "session permission rules removed", data: map[string]any{"sessionRulesCleared": true}},
+		{name: "reset", success: true, msg: "session permission rules removed", data: map[string]any{"sessionRulesCleared": true, "resetRequested": true}},
 	} {
 		res, err := s.ExecuteCommand(ctx, tc.name, tc.args)
 		if err != nil {
@@ -128,7 +142,7 @@ func TestCommandsRefusedWhileRunning(t *testing.T) {
 // ListCommands filters by prefix and includes the sources added after the built-ins.
 func TestListCommands(t *testing.T) {
 	s := newTestSession(t, scriptProvider(t, commandScript), Options{})
-	s.AddCommandSource(commands.Static{SourceName: "plugin", List: []commands.Command{{Name: "deploy", Plugin: "ops"}}})
+	s.AddCommandSource(commands.Static{SourceName: "plugin", List: []commands.Command{{Name: "deploy", Plugin: "ops", UserInvocable: true}}})
 	var got []string
 	for _, c := range s.ListCommands("/co") {
 		got = append(got, c.QualifiedName())
@@ -138,5 +152,31 @@ func TestListCommands(t *testing.T) {
 	}
 	if l := s.ListCommands("ops:"); len(l) != 1 || l[0].Source != "plugin" {
 		t.Errorf("ListCommands(ops:) = %+v", l)
+	}
+}
+
+// /cost after a resume counts the usage of the prompts the session ran before: its
+// usage-summary entries, then this run's prompts on top.
+func TestCostRestoredAfterResume(t *testing.T) {
+	dir := t.TempDir()
+	s := newTestSession(t, scriptProvider(t, commandScript), Options{Cwd: dir})
+	sub := s.Subscribe()
+	for _, p := range []string{"one", "two"} {
+		sent, _ := s.Submit(p)
+		until(t, sub, ends(sent.PromptID))
+	}
+	_ = s.Close(context.Background(), "other")
+
+	r := resumeSession(t, dir, s.ID(), "r")
+	res, err := r.ExecuteCommand(context.Background(), "cost", "")
+	if err != nil || !strings.Contains(res.Message, "Tokens: 200 input, 14 output (214 total); 200 input and 14 output restored from 2 earlier turn(s)") ||
+		res.Data["sessionId"] != s.ID() || res.Data["messageCount"] != 5 || res.Data["restoredTurns"] != 2 {
+		t.Fatalf("/cost after resume = %q %v, %v", res.Message, res.Data, err)
+	}
+	rsub := r.Subscribe()
+	sent, _ := r.Submit("three")
+	until(t, rsub, ends(sent.PromptID))
+	if res, _ := r.ExecuteCommand(context.Background(), "cost", ""); res.Data["inputTokens"] != 300 || res.Data["prompts"] != 1 {
+		t.Fatalf("/cost after one more prompt = %q %v", res.Message, res.Data)
 	}
 }

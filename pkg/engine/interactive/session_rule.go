@@ -32,6 +32,7 @@ var subcommandWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 //     file; Read, Glob, Grep, LS: `Read(//abs/dir/**)` (for Glob and Grep, the directory
 //     searched). Relative paths are resolved against cwd. A path with glob characters gets "".
 //   - WebFetch: `WebFetch(domain:host)`.
+//   - SlashCommand: the command with any arguments, `SlashCommand(/memory:*)`.
 //   - Any other tool: its name (there is nothing narrower to match).
 //
 // "" means no rule: the answer then allows the call once.
@@ -62,6 +63,13 @@ func SuggestSessionRule(tool string, input json.RawMessage, cwd string) string {
 			return ""
 		}
 		return "WebFetch(domain:" + u.Hostname() + ")"
+	case tool == permission.SlashCommandTool:
+		// The command, with any arguments (Claude Code's prefix rule).
+		name, _, err := permission.SplitCommandLine(str("command"))
+		if err != nil || strings.ContainsAny(name, "*()\\") {
+			return ""
+		}
+		return "SlashCommand(/" + name + ":*)"
 	}
 	return tool
 }

@@ -33,6 +33,8 @@ func TestSuggestSessionRule(t *testing.T) {
 		{"Glob", `{"pattern":"*.go"}`, "Read(//proj/**)"},
 		{"Edit", `{"file_path":"/w/[x]/a.go"}`, ""},
 		{"WebFetch", `{"url":"https://go.dev/doc"}`, "WebFetch(domain:go.dev)"},
+		{"SlashCommand", `{"command":"/memory add project build use make"}`, "SlashCommand(/memory:*)"},
+		{"SlashCommand", `{"command":"memory"}`, ""},
 		{"WebSearch", `{"query":"go"}`, "WebSearch"},
 	} {
 		if got := SuggestSessionRule(tc.tool, json.RawMessage(tc.input), "/proj"); got != tc.want {

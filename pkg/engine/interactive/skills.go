@@ -151,17 +151,26 @@ func (g *promptGrants) take(text string) (skillInvocation, bool) {
 
 func (c skillCommands) Name() string { return "skill" }
 
+// Commands are every skill and custom command: the user runs the user-invocable ones
+// (/name args expands into the prompt), the model the model-invocable ones (the
+// SlashCommand tool runs them as the Skill tool does). Running one returns its
+// instructions, so it reads; a context: fork one starts a subagent.
 func (c skillCommands) Commands() []commands.Command {
 	var out []commands.Command
-	for _, sk := range c.cat.UserVisible() {
+	for _, sk := range c.cat.List() {
 		// A plugin's command answers to /plugin:name, and to /name while no other
 		// command has that name (commands.Registry.Lookup).
 		name, plugin, source := sk.Name, "", "skill"
 		if sk.Plugin != "" {
 			name, plugin, source = strings.TrimPrefix(sk.Name, sk.Plugin+":"), sk.Plugin, "plugin"
 		}
+		safety := commands.SafetyReadOnly
+		if sk.Fork() {
+			safety = commands.SafetyBackgroundAgent
+		}
 		out = append(out, commands.Command{Name: name, Plugin: plugin, Description: sk.Description, ArgumentHint: sk.ArgumentHint,
-			Source: source, Run: func(_ context.Context, args string) commands.Result {
+			Source: source, UserInvocable: sk.UserInvocable, ModelInvocable: sk.ModelInvocable(), Safety: safety,
+			Run: func(_ context.Context, args string) commands.Result {
 				text := skills.Expand(sk, args, skills.ExpandOptions{SessionID: c.sessionID()})
 				display := strings.TrimSpace("/" + name + " " + args)
 				c.grants.add(text, skillInvocation{skill: sk, args: args, display: display})

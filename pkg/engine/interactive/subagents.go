@@ -123,7 +123,7 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 		if worktree != "" && s.evaluator != nil {
 			// A job's worktree is its project: it writes there as the mode allows, its
 			// writes to the main checkout ask, and deny rules hold for both copies.
-			ev = evaluatorAdapter{s.evaluator.InWorktree(worktree, origin)}
+			ev = evaluatorAdapter{ev: s.evaluator.InWorktree(worktree, origin)}
 		}
 		return sess.SubagentHost(session.SubagentHostConfig{Cwd: cwd, NoHooks: spec.HookAgent, Evaluator: ev,
 			WrapHandler: func(h session.PermissionHandler) session.PermissionHandler {

@@ -93,7 +93,12 @@
 // batch jobs (general-purpose when omitted): a deny or ask rule naming any of them in any
 // capitalisation holds, an allow rule must name every one; `mcp__server` and
 // `mcp__server__*` name a server's tools; `WebFetch(domain:host)` (or
-// `domain:*.host`) matches the URL's host.
+// `domain:*.host`) matches the URL's host. `SlashCommand(/name)` matches the model's
+// run of /name without arguments (`SlashCommand(/name args)` with exactly those),
+// `SlashCommand(/name:*)` or `SlashCommand(/name *)` with any arguments, under any name
+// the command answers to (Request.CommandNames: `plugin:name` and `name`); Claude
+// Code's older `SlashCommand:/name` spelling is read too. A SlashCommand call's mode
+// class is the command's safety (Request.Class), not a fixed class of the tool.
 //
 // Bash specifiers: `*` matches anything anywhere; a trailing ` *` or `:*` means "this
 // command, alone or with arguments" (`Bash(ls *)` matches `ls -la`, not `lsof`). The

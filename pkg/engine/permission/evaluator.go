@@ -116,6 +116,13 @@ type Request struct {
 	Tool  string
 	Input json.RawMessage // the tool's arguments; see InputFromMap
 	Cwd   string          // the session's working directory; empty means ProjectRoot
+	// Class, when set, is the call's class for the mode policy in place of ClassOf(Tool):
+	// a SlashCommand call is as safe as the command it runs (Safety), which only the
+	// session knows. Rules still apply first.
+	Class Class
+	// CommandNames are the other names the command of a SlashCommand call answers to
+	// (its plugin-qualified and bare names), so a rule naming either spelling governs it.
+	CommandNames []string
 }
 
 // Decision is the outcome of an evaluation.
@@ -165,7 +172,7 @@ func (e *Evaluator) Evaluate(req Request) Decision {
 	case readFamily[req.Tool] || editFamily[req.Tool]:
 		d = e.evalPathTool(req.Tool, in, ctx)
 	default:
-		d = e.evalGeneric(req.Tool, in)
+		d = e.evalGeneric(req, in)
 	}
 	d.Mode = e.cfg.Mode
 	if e.cfg.Mode == ModeDontAsk && d.Behavior == Ask {
@@ -294,7 +301,8 @@ func verbPhrase(b Behavior, what string) string {
 }
 
 // evalGeneric decides tools without path or command arguments.
-func (e *Evaluator) evalGeneric(tool string, in toolInput) Decision {
+func (e *Evaluator) evalGeneric(req Request, in toolInput) Decision {
+	tool := req.Tool
 	m := func(r *Rule) match {
 		switch r.spec.kind {
 		case specDomain:
@@ -317,10 +325,25 @@ func (e *Evaluator) evalGeneric(tool string, in toolInput) Decision {
 				anyHit = anyHit || strings.EqualFold(name, r.spec.name)
 			}
 			return match{all: all, any: anyHit}
+		case specCommand:
+			line, ok := in.str("command")
+			if !ok {
+				return matchUnknown
+			}
+			name, args, err := SplitCommandLine(line)
+			if err != nil {
+				return matchUnknown
+			}
+			names := append([]string{name}, req.CommandNames...)
+			return match{all: commandMatch(r.spec.command, names, args, true), any: commandMatch(r.spec.command, names, args, false)}
 		}
 		return matchUnknown
 	}
-	return e.pipeline(tool, m, gates{mode: e.classMode(ClassOf(tool))})
+	class := req.Class
+	if class == "" {
+		class = ClassOf(tool)
+	}
+	return e.pipeline(tool, m, gates{mode: e.classMode(class)})
 }
 
 // inside reports whether every spelling lies within a working directory.

@@ -51,6 +51,13 @@ func (r Rule) describe() string {
 // `Bash(*)` is normalised to `Bash`.
 func ParseRule(s string) (Rule, error) {
 	s = strings.TrimSpace(s)
+	if spec, ok := strings.CutPrefix(s, SlashCommandTool+":"); ok && !strings.ContainsAny(s, "()") {
+		// Claude Code's first SlashCommand rule syntax: `SlashCommand:/commit`.
+		if strings.TrimSpace(spec) == "" {
+			return Rule{Tool: SlashCommandTool}, fmt.Errorf("%w %q: empty specifier", ErrInvalidRule, s)
+		}
+		return Rule{Tool: SlashCommandTool, Specifier: strings.TrimSpace(spec), HasSpecifier: true}, nil
+	}
 	open := strings.IndexByte(s, '(')
 	if open < 0 {
 		if err := checkToolName(s); err != nil {

@@ -9,20 +9,22 @@ import (
 type specKind int
 
 const (
-	specNone   specKind = iota // tool-wide rule
-	specBash                   // Bash command pattern
-	specPath                   // gitignore-style path pattern (Read and Edit families)
-	specDomain                 // WebFetch(domain:host)
-	specName                   // Agent(Name) / Task(Name)
-	specOpaque                 // a specifier on a tool that exposes no matching argument
+	specNone    specKind = iota // tool-wide rule
+	specBash                    // Bash command pattern
+	specPath                    // gitignore-style path pattern (Read and Edit families)
+	specDomain                  // WebFetch(domain:host)
+	specName                    // Agent(Name) / Task(Name)
+	specCommand                 // SlashCommand(/name), SlashCommand(/name:*)
+	specOpaque                  // a specifier on a tool that exposes no matching argument
 )
 
 type specifier struct {
-	kind   specKind
-	bash   bashPattern
-	path   pathPattern
-	domain string
-	name   string
+	kind    specKind
+	bash    bashPattern
+	path    pathPattern
+	domain  string
+	name    string
+	command commandPattern
 }
 
 // Tool families: a rule naming the family head applies to every member, as Claude
@@ -54,6 +56,12 @@ func compileSpecifier(tool, spec string, has bool) (specifier, error) {
 		return specifier{kind: specDomain, domain: d}, nil
 	case tool == "Agent" || tool == "Task":
 		return specifier{kind: specName, name: spec}, nil
+	case tool == SlashCommandTool:
+		c, err := compileCommandPattern(spec)
+		if err != nil {
+			return specifier{}, err
+		}
+		return specifier{kind: specCommand, command: c}, nil
 	}
 	return specifier{kind: specOpaque}, nil
 }

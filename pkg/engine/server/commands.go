@@ -45,7 +45,7 @@ func (s *Server) ListCommands(ctx context.Context, req *robotav1.ListCommandsReq
 	var out []*robotav1.CommandInfo
 	for _, c := range l.ListCommands("") {
 		out = append(out, &robotav1.CommandInfo{Name: c.QualifiedName(), Description: c.Description, Source: c.Source,
-			ArgumentHint: c.ArgumentHint})
+			ArgumentHint: c.ArgumentHint, ModelInvocable: c.ModelInvocable, UserInvocable: c.UserInvocable, Safety: string(c.Safety)})
 	}
 	return &robotav1.ListCommandsResponse{Commands: out}, nil
 }

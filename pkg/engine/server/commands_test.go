@@ -26,7 +26,7 @@ func TestExecuteAndListCommands(t *testing.T) {
 		field      string  // a number data must hold
 		value      float64 // its value
 	}{
-		{name: "cost", success: true, msg: "100 input, 5 output over 1 prompt", field: "inputTokens", value: 100},
+		{name: "cost", success: true, msg: "Tokens: 100 input, 5 output (105 total)\nThis run: 1 prompt(s)", field: "inputTokens", value: 100},
 		{name: "context", success: true, msg: "Context: ", field: "messages", value: 3},
 		{name: "mode", args: "plan", success: true, msg: "Permission mode set to plan"},
 		{name: "mode", args: "nonsense", success: false, msg: "Unknown permission mode"},

@@ -124,6 +124,48 @@ func (s *Session) ClearHistory() error {
 	return nil
 }
 
+// SetSystemMessage replaces the system prompt: the conversation's first message, the
+// one a cleared or compacted conversation starts with, and the record's. The rest of
+// the conversation and its events stay; the change is saved and logged as a history
+// reset. It fails with ErrRunInProgress while a run is active; "" is refused (a session
+// without a system prompt keeps none).
+func (s *Session) SetSystemMessage(ctx context.Context, text string) error {
+	if text == "" {
+		return fmt.Errorf("%w: empty system message", ErrInvalidEntry)
+	}
+	msgs := append([]llm.Message(nil), s.Messages()...)
+	shift := 0
+	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
+		msgs[0] = s.factory.System(text)
+	} else {
+		msgs, shift = append([]llm.Message{s.factory.System(text)}, msgs...), 1
+	}
+	a, err := s.newAgent(msgs)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrRunInProgress
+	}
+	events := s.events
+	if shift > 0 {
+		// The events stay where they were in the conversation: one message later.
+		events = make([]anchoredEvent, len(s.events))
+		for i, e := range s.events {
+			e.after += shift
+			events[i] = e
+		}
+	}
+	s.agent, s.events, s.systemMessage = a, events, text
+	s.gen++
+	s.mu.Unlock()
+	s.logReset(msgs)
+	s.tracker.UpdateFromHistory(msgs, 0)
+	return s.persist(ctx)
+}
+
 // logReset records a history replacement for replay readers.
 func (s *Session) logReset(msgs []llm.Message) {
 	s.log(sessionlog.EventHistoryMutation, sessionlog.ResetHistory(msgs))

@@ -130,3 +130,41 @@ func TestHistory_Truncate(t *testing.T) {
 		t.Fatalf("record: %d messages, %d events", len(rec.Messages), len(rec.Events))
 	}
 }
+
+// SetSystemMessage replaces the system prompt in the conversation, for the next request,
+// after a clear, and in the record; the rest of the conversation and its events stay.
+func TestHistory_SetSystemMessage(t *testing.T) {
+	p := newProvider(t, "turns:\n  - text: ok\n    repeat: true\n")
+	s := newSession(t, session.Config{Provider: p})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.InjectMessage(llm.RoleUser, "q1"))
+	must(s.AddHistoryEntry(session.HistoryEntry{Category: session.CategoryEvent, Type: "kept", Data: json.RawMessage(`{}`)}))
+	if err := s.SetSystemMessage(context.Background(), ""); !errors.Is(err, session.ErrInvalidEntry) {
+		t.Errorf("empty system message: %v", err)
+	}
+	must(s.SetSystemMessage(context.Background(), "Respond in French."))
+	var kinds []string
+	for _, e := range s.FullHistory() {
+		kinds = append(kinds, e.Category+":"+e.Type)
+	}
+	if got, want := fmt.Sprint(kinds), "[chat:system chat:user event:kept]"; got != want {
+		t.Fatalf("after the change %s, want %s", got, want)
+	}
+	if m := s.Messages(); m[0].Text() != "Respond in French." || s.SystemMessage() != "Respond in French." || s.Record().SystemPrompt != "Respond in French." {
+		t.Fatalf("system message %q / %q / record %q", m[0].Text(), s.SystemMessage(), s.Record().SystemPrompt)
+	}
+	mustRun(t, s, "q2")
+	reqs := p.requests()
+	if sys := reqs[len(reqs)-1].Messages[0]; sys.Text() != "Respond in French." {
+		t.Fatalf("the model got system %q", sys.Text())
+	}
+	must(s.ClearHistory())
+	if m := s.Messages(); len(m) != 1 || m[0].Text() != "Respond in French." {
+		t.Fatalf("after clear: %v", m)
+	}
+}

@@ -35,7 +35,37 @@ type Command struct {
 	Plugin string `json:"plugin,omitempty"`
 	// Subcommands are the choices of the first argument (mode names, model aliases).
 	Subcommands []string `json:"subcommands,omitempty"`
-	Run         Handler  `json:"-"`
+	// ModelInvocable: the model may run it (the SlashCommand tool). UserInvocable: a
+	// user may (the slash menu, ExecuteCommand); false hides it from the user.
+	ModelInvocable bool `json:"modelInvocable"`
+	UserInvocable  bool `json:"userInvocable"`
+	// Safety is what running it may do, at most; SafetyFor, when set, says it for one
+	// run by its arguments (/memory list reads, /memory add writes).
+	Safety    Safety                   `json:"safety,omitempty"`
+	SafetyFor func(args string) Safety `json:"-"`
+	Run       Handler                  `json:"-"`
+}
+
+// Safety is the spec's capability safety of a command (TCapabilitySafety).
+type Safety string
+
+// The capability safety classes.
+const (
+	SafetyReadOnly        Safety = "read-only"
+	SafetyWrite           Safety = "write"
+	SafetyProcess         Safety = "process"
+	SafetyNetwork         Safety = "network"
+	SafetyBackgroundAgent Safety = "background-agent"
+)
+
+// SafetyOf is the safety of running c with args: SafetyFor's answer, else Safety.
+func (c Command) SafetyOf(args string) Safety {
+	if c.SafetyFor != nil {
+		if s := c.SafetyFor(args); s != "" {
+			return s
+		}
+	}
+	return c.Safety
 }
 
 // QualifiedName is plugin:name for a plugin's command, else the name.
@@ -90,17 +120,34 @@ func (r *Registry) all() []Command {
 	return out
 }
 
-// List returns the commands whose name or qualified name starts with prefix.
+// List returns the user-invocable commands whose name or qualified name starts with
+// prefix (the user's menu).
 func (r *Registry) List(prefix string) []Command {
 	prefix = strings.TrimPrefix(strings.TrimSpace(prefix), "/")
 	var out []Command
 	for _, c := range r.all() {
-		if strings.HasPrefix(c.Name, prefix) || strings.HasPrefix(c.QualifiedName(), prefix) {
+		if c.UserInvocable && (strings.HasPrefix(c.Name, prefix) || strings.HasPrefix(c.QualifiedName(), prefix)) {
 			out = append(out, c)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].QualifiedName() < out[j].QualifiedName() })
+	sortByName(out)
 	return out
+}
+
+// ModelCommands returns the model-invocable commands, sorted by qualified name.
+func (r *Registry) ModelCommands() []Command {
+	var out []Command
+	for _, c := range r.all() {
+		if c.ModelInvocable {
+			out = append(out, c)
+		}
+	}
+	sortByName(out)
+	return out
+}
+
+func sortByName(cs []Command) {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].QualifiedName() < cs[j].QualifiedName() })
 }
 
 // Lookup finds a command by bare or qualified name (a leading "/" ignored).
@@ -120,11 +167,15 @@ func (r *Registry) Lookup(name string) (Command, bool) {
 	return Command{}, false
 }
 
-// Execute runs the named command with args.
+// Execute runs the named command with args for a user. A command that is not
+// user-invocable is unknown to the user (its error says only the model runs it).
 func (r *Registry) Execute(ctx context.Context, name, args string) (Result, error) {
 	c, ok := r.Lookup(name)
 	if !ok || c.Run == nil {
 		return Result{}, fmt.Errorf("/%s: %w", strings.TrimPrefix(name, "/"), ErrUnknownCommand)
+	}
+	if !c.UserInvocable {
+		return Result{}, fmt.Errorf("/%s: %w (user-invocable is false: only the model runs it)", strings.TrimPrefix(name, "/"), ErrUnknownCommand)
 	}
 	return c.Run(ctx, strings.TrimSpace(args)), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -13,8 +14,10 @@ func run(msg string) Handler {
 
 func testRegistry() *Registry {
 	return NewRegistry(
-		Static{SourceName: "builtin", List: []Command{{Name: "help", Run: run("b-help")}, {Name: "clear", Run: run("b-clear")}}},
-		Static{SourceName: "plugin", List: []Command{{Name: "help", Plugin: "p", Run: run("p-help")}, {Name: "deploy", Plugin: "p", Run: run("p-deploy")}}},
+		Static{SourceName: "builtin", List: []Command{{Name: "help", UserInvocable: true, Run: run("b-help")}, {Name: "clear", UserInvocable: true, Run: run("b-clear")},
+			{Name: "memory", UserInvocable: true, ModelInvocable: true, Run: run("b-memory")}}},
+		Static{SourceName: "plugin", List: []Command{{Name: "help", Plugin: "p", UserInvocable: true, Run: run("p-help")}, {Name: "deploy", Plugin: "p", UserInvocable: true, ModelInvocable: true, Run: run("p-deploy")},
+			{Name: "hidden", Plugin: "p", ModelInvocable: true, Run: run("p-hidden")}}},
 	)
 }
 
@@ -32,7 +35,7 @@ func TestList(t *testing.T) {
 		prefix string
 		want   []string
 	}{
-		{"", []string{"clear", "help", "p:deploy", "p:help"}},
+		{"", []string{"clear", "help", "memory", "p:deploy", "p:help"}}, // p:hidden is the model's only
 		{"/he", []string{"help", "p:help"}},
 		{"p:", []string{"p:deploy", "p:help"}},
 		{"dep", []string{"p:deploy"}},
@@ -58,6 +61,12 @@ func TestExecute(t *testing.T) {
 	}
 	if _, err := r.Execute(context.Background(), "nope", ""); !errors.Is(err, ErrUnknownCommand) {
 		t.Errorf("unknown: err = %v", err)
+	}
+	if _, err := r.Execute(context.Background(), "hidden", ""); !errors.Is(err, ErrUnknownCommand) || !strings.Contains(err.Error(), "only the model") {
+		t.Errorf("a command hidden from the user: err = %v", err)
+	}
+	if got := names(r.ModelCommands()); !reflect.DeepEqual(got, []string{"memory", "p:deploy", "p:hidden"}) {
+		t.Errorf("ModelCommands = %v", got)
 	}
 }
 
