@@ -235,17 +235,30 @@ func BenchmarkThroughput(b *testing.B) {
 		wg.Wait()
 		return time.Since(t0)
 	}
+	// msgs counts the messages the server took in and sent out: what a job costs the
+	// server beside a bare work-queue message.
+	msgs := func() int64 {
+		vz, err := ns.Varz(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return vz.InMsgs + vz.OutMsgs
+	}
 	var bares, remotes []time.Duration
 	var bareCPU, remoteCPU time.Duration
+	var bareMsgs, remoteMsgs int64
 	b.ResetTimer()
 	for i := range b.N {
-		c0 := cpuTime()
+		c0, m0 := cpuTime(), msgs()
 		bares = append(bares, bare())
-		c1 := cpuTime()
+		c1, m1 := cpuTime(), msgs()
 		remotes = append(remotes, remote(i))
 		bareCPU, remoteCPU = bareCPU+c1-c0, remoteCPU+cpuTime()-c1
+		bareMsgs, remoteMsgs = bareMsgs+m1-m0, remoteMsgs+msgs()-m1
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(remoteMsgs)/float64(b.N*jobs), "server-msgs/job")
+	b.ReportMetric(float64(bareMsgs)/float64(b.N*jobs), "server-msgs/bare-msg")
 	jr, br := float64(jobs)/p50(remotes).Seconds(), float64(jobs)/p50(bares).Seconds()
 	b.ReportMetric(jr, "jobs/s")
 	b.ReportMetric(br, "bare-msgs/s")
