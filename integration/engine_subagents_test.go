@@ -236,7 +236,8 @@ func TestEngineAgentJobsAskThroughTheParentsClient(t *testing.T) {
 		}
 	}
 	// Progress: the subagent's Bash start and end, its answer's text, and a snapshot
-	// whose current action is the running Bash.
+	// whose current action is the running Bash (each Bash lasts at least 0.3 s, so the
+	// one that finds the other's file at once is still seen running: CI saw it missed).
 	for label, task := range labelTasks {
 		job := strings.TrimPrefix(label, "general-purpose: job ")
 		answer := map[string]string{"a": "a met b", "b": "b met a"}[job]
