@@ -55,6 +55,9 @@ func probe() (bool, string) {
 // sandboxed commands).
 func RunIfSandbox() {
 	hosted.Store(true)
+	if len(os.Args) == 2 && os.Args[1] == serverArg {
+		os.Exit(serve())
+	}
 	if len(os.Args) < 4 || os.Args[1] != helperArg {
 		return
 	}
@@ -67,7 +70,7 @@ func RunIfSandbox() {
 // RunHelper is robota-sandbox's main: it becomes the sandbox's first process (never
 // returning) when started by Command, and otherwise says what it is and exits 2.
 func RunHelper() {
-	if len(os.Args) < 4 || os.Args[1] != helperArg {
+	if (len(os.Args) < 4 || os.Args[1] != helperArg) && !(len(os.Args) == 2 && os.Args[1] == serverArg) {
 		fmt.Fprintln(os.Stderr, HelperName+": the first process of robota's command sandbox; robota starts it, people do not")
 		os.Exit(2)
 	}
@@ -75,11 +78,28 @@ func RunHelper() {
 }
 
 func enter(shell string, argv []string) error {
+	if err := setUp(); err != nil {
+		return err
+	}
+	env := os.Environ()
+	for i, kv := range env {
+		if strings.HasPrefix(kv, policyEnv+"=") {
+			env = append(env[:i], env[i+1:]...)
+			break
+		}
+	}
+	return syscall.Exec(shell, argv, env)
+}
+
+// setUp makes this process's mount namespace as the policy in policyEnv says and drops
+// every capability of the calling thread, to which it locks the goroutine: capabilities
+// are per thread, and what this process runs must start from this one.
+func setUp() error {
 	var p Policy
 	if err := json.Unmarshal([]byte(os.Getenv(policyEnv)), &p); err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
-	runtime.LockOSThread() // capabilities are per thread: the exec must come from this one
+	runtime.LockOSThread()
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
@@ -97,17 +117,7 @@ func enter(shell string, argv []string) error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount /proc: %w", err)
 	}
-	if err := dropPrivileges(); err != nil {
-		return err
-	}
-	env := os.Environ()
-	for i, kv := range env {
-		if strings.HasPrefix(kv, policyEnv+"=") {
-			env = append(env[:i], env[i+1:]...)
-			break
-		}
-	}
-	return syscall.Exec(shell, argv, env)
+	return dropPrivileges()
 }
 
 func hide(path string) error {

@@ -2,11 +2,16 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestMain(m *testing.M) {
@@ -36,8 +41,16 @@ func sandboxProject(t *testing.T) (dir string, p Policy) {
 // Command's choice).
 var helperUnderTest string
 
-func runIn(t *testing.T, p Policy, dir, script string) (string, error) {
+// serverUnderTest, when set, runs runIn's commands (a Server of the policy runIn is
+// given).
+var serverUnderTest *Server
+
+// runIn runs script sandboxed by p in dir and returns its output and exit code.
+func runIn(t *testing.T, p Policy, dir, script string) (string, int) {
 	t.Helper()
+	if serverUnderTest != nil {
+		return runInServer(t, serverUnderTest, dir, script)
+	}
 	cmd, err := p.Command("/bin/bash", []string{"bash", "-c", script}, dir, nil)
 	if helperUnderTest != "" {
 		cmd, err = p.commandVia(helperUnderTest, "/bin/bash", []string{"bash", "-c", script}, dir, nil)
@@ -48,7 +61,31 @@ func runIn(t *testing.T, p Policy, dir, script string) (string, error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
-	return out.String(), err
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+func runInServer(t *testing.T, s *Server, dir, script string) (string, int) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	proc, err := s.Start("/bin/bash", []string{"bash", "-c", script}, dir, nil, pw, pw)
+	pw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(pr)
+	status, err := proc.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), status.ExitStatus()
 }
 
 // Each way around the policy, run for real: the marker never shows, .git is never
@@ -69,10 +106,18 @@ func TestSandboxHoldsAgainstCommands(t *testing.T) {
 	helperUnderTest = bin
 	t.Cleanup(func() { helperUnderTest = "" })
 	t.Run("helper", testSandboxHolds)
+	t.Run("server", func(t *testing.T) {
+		serverUnderTest = &Server{helper: func() (string, error) { return bin, nil }}
+		t.Cleanup(func() { serverUnderTest.Close(); serverUnderTest = nil })
+		testSandboxHolds(t)
+	})
 }
 
 func testSandboxHolds(t *testing.T) {
 	dir, p := sandboxProject(t)
+	if serverUnderTest != nil {
+		serverUnderTest.policy = p // the project's policy, made once for the server
+	}
 	for _, script := range []string{
 		"cat secret.txt",
 		"cat private/key.pem; ls private",
@@ -108,13 +153,13 @@ func testSandboxHolds(t *testing.T) {
 		t.Error("a file was created in .git")
 	}
 	// What touches nothing denied works, with its output unchanged.
-	out, err := runIn(t, p, dir, "cat notes.txt && echo made > made.txt && cat made.txt && ls -a | sort")
-	if err != nil || out != "hello\nmade\n.\n..\n.git\nmade.txt\nnotes.txt\nprivate\nsecret.txt\n" {
-		t.Errorf("plain commands: %v\n%q", err, out)
+	out, code := runIn(t, p, dir, "cat notes.txt && echo made > made.txt && cat made.txt && ls -a | sort")
+	if code != 0 || out != "hello\nmade\n.\n..\n.git\nmade.txt\nnotes.txt\nprivate\nsecret.txt\n" {
+		t.Errorf("plain commands: exit %d\n%q", code, out)
 	}
 	// The exit status comes through.
-	if _, err := runIn(t, p, dir, "exit 3"); err == nil || err.(*exec.ExitError).ExitCode() != 3 {
-		t.Errorf("exit 3: %v", err)
+	if _, code := runIn(t, p, dir, "exit 3"); code != 3 {
+		t.Errorf("exit 3: exit %d", code)
 	}
 	// A process left behind ends with the command.
 	runIn(t, p, dir, "(sleep 30; echo late > late.txt) & echo started")
@@ -146,9 +191,20 @@ func BenchmarkSandboxedTrue(b *testing.B) {
 			}
 		}
 	})
-	// sandboxed starts the sandbox from robota-sandbox (what make build installs);
-	// sandboxed-reexec from this whole test binary (the fallback), for comparison.
-	for name, helper := range map[string]string{"sandboxed": buildHelper(b), "sandboxed-reexec": self(b)} {
+	// server runs it in the session's sandbox server (what the session's Bash uses): the
+	// sandbox is made once, each command is a message and a process start.
+	helper := buildHelper(b)
+	b.Run("server", func(b *testing.B) {
+		s := &Server{policy: p.Abs(), helper: func() (string, error) { return helper, nil }}
+		defer s.Close()
+		for b.Loop() {
+			benchServerRun(b, s, "/bin/bash", []string{"bash", "-c", "true"}, dir)
+		}
+	})
+	// sandboxed starts a sandbox per command from robota-sandbox (what background and
+	// subagent commands use in a worker); sandboxed-reexec from this whole test binary
+	// (the fallback), for comparison.
+	for name, helper := range map[string]string{"sandboxed": helper, "sandboxed-reexec": self(b)} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				cmd, err := p.commandVia(helper, "/bin/bash", []string{"bash", "-c", "true"}, dir, nil)
@@ -216,6 +272,13 @@ func BenchmarkSandboxedGoBuild(b *testing.B) {
 		}
 	})
 	helper := buildHelper(b)
+	b.Run("server", func(b *testing.B) {
+		s := &Server{policy: p.Abs(), helper: func() (string, error) { return helper, nil }}
+		defer s.Close()
+		for b.Loop() {
+			benchServerRun(b, s, "/bin/bash", []string{"bash", "-c", script}, dir)
+		}
+	})
 	b.Run("sandboxed", func(b *testing.B) {
 		for b.Loop() {
 			cmd, err := p.commandVia(helper, "/bin/bash", []string{"bash", "-c", script}, dir, nil)
@@ -227,4 +290,107 @@ func BenchmarkSandboxedGoBuild(b *testing.B) {
 			}
 		}
 	})
+}
+
+// serverOf is a Server of p started from robota-sandbox built for the test.
+func serverOf(t *testing.T, p Policy) *Server {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), HelperName)
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/sandbox")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", HelperName, err, out)
+	}
+	s := &Server{policy: p, helper: func() (string, error) { return bin, nil }}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// The server runs commands side by side, each with its own output and status; Kill ends
+// a command's group; a server whose first process died is started again at the next
+// command (the commands it ran end with an error); after Close nothing starts; the first
+// process keeps none of robota's environment.
+func TestServerLifecycle(t *testing.T) {
+	if ok, why := Available(); !ok {
+		t.Skipf("no sandbox on this kernel: %s", why)
+	}
+	dir, p := sandboxProject(t)
+	s := serverOf(t, p)
+	t.Setenv("ROBOTA_TEST_TOKEN", "MARK-env-1")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, code := runInServer(t, s, dir, fmt.Sprintf("sleep 0.2; echo job %d; cat secret.txt; exit %d", i, i))
+			if out != fmt.Sprintf("job %d\n", i) || code != i {
+				t.Errorf("job %d: exit %d, %q", i, code, out)
+			}
+		}()
+	}
+	wg.Wait()
+	if out, _ := runInServer(t, s, dir, "cat /proc/1/environ 2>&1; echo; echo $ROBOTA_TEST_TOKEN"); strings.Count(out, "MARK-env-1") != 1 {
+		t.Errorf("the command's own environment, and only it, holds robota's: %q", out)
+	}
+
+	pr, pw, _ := os.Pipe()
+	proc, err := s.Start("/bin/bash", []string{"bash", "-c", "sleep 30 & sleep 30"}, dir, nil, pw, pw)
+	pw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	status, err := proc.Wait()
+	if err != nil || !status.Signaled() || time.Since(t0) > 5*time.Second {
+		t.Fatalf("killed command: %v, %v after %v", status, err, time.Since(t0))
+	}
+	if _, err := io.ReadAll(pr); err != nil { // every writer is gone: the group was killed
+		t.Fatal(err)
+	}
+	pr.Close()
+
+	// The first process dies: what ran ends with an error, the next command restarts it.
+	_, pw2, _ := os.Pipe()
+	long, err := s.Start("/bin/bash", []string{"bash", "-c", "sleep 30"}, dir, nil, pw2, pw2)
+	pw2.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	first := s.conn.cmd.Process
+	s.mu.Unlock()
+	if err := first.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := long.Wait(); err == nil {
+		t.Fatal("a command whose sandbox died ended without an error")
+	}
+	if out, code := runInServer(t, s, dir, "echo again; cat secret.txt"); out != "again\n" || code != 0 {
+		t.Fatalf("after a restart: exit %d, %q", code, out)
+	}
+	s.Close()
+	if _, err := s.Start("/bin/true", []string{"true"}, dir, nil, os.Stdout, os.Stderr); !errors.Is(err, ErrServerClosed) {
+		t.Fatalf("Start after Close: %v", err)
+	}
+}
+
+// benchServerRun runs one command in s and fails b unless it exits 0.
+func benchServerRun(b *testing.B, s *Server, shell string, argv []string, dir string) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pr.Close()
+	proc, err := s.Start(shell, argv, dir, nil, pw, pw)
+	pw.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, _ := io.ReadAll(pr)
+	if st, err := proc.Wait(); err != nil || st.ExitStatus() != 0 {
+		b.Fatalf("%v %v: %s", st, err, out)
+	}
 }

@@ -150,9 +150,11 @@ type Options struct {
 
 // Assembled is a ready session and what was decided while building it.
 type Assembled struct {
-	Session  *session.Session
-	Settings *config.Settings
-	Provider ProviderChoice
+	// commandSandbox runs the session's commands sandboxed (nil: the sandbox is off).
+	commandSandbox *commandSandbox
+	Session        *session.Session
+	Settings       *config.Settings
+	Provider       ProviderChoice
 	// Tools are the tool names offered to the model.
 	Tools []string
 	// RecordPath and LogPath are where the session is persisted and logged; both are
@@ -325,6 +327,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		return denied && evaluator.SandboxDenies("Read", p)
 	}
 	var isolate func(string, []string, string, []string, string) (*exec.Cmd, error)
+	var spawn func(string, []string, string, []string, string, *os.File) (bash.Process, error)
 	var jobSandbox func() *runnerapi.Sandbox // nil: workers run commands as they are
 	if sandboxSet != nil {
 		home := opts.Home
@@ -332,7 +335,8 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			home, _ = os.UserHomeDir()
 		}
 		sb := newCommandSandbox(*sandboxSet, evaluator, settings.PermissionMode(), sandboxRoots(opts.Cwd, dirs), home)
-		isolate, jobSandbox, a.Sandbox = sb.isolate, sb.jobSandbox, "on"
+		isolate, spawn, jobSandbox, a.Sandbox = sb.isolate, sb.spawn, sb.jobSandbox, "on"
+		a.commandSandbox = sb
 	} else if sandboxWarning != "" {
 		a.Warnings = append(a.Warnings, sandboxWarning)
 		a.Sandbox = "unavailable"
@@ -370,7 +374,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	native := &nativeSearch{} // bound to the provider once it is open, below
 	webSearch := webSearchBackend(settings.WebSearch, native)
 	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: background,
-		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env), Isolate: isolate,
+		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env), Isolate: isolate, Spawn: spawn,
 		Search: webSearch})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
@@ -589,6 +593,9 @@ func (a *Assembled) Close(ctx context.Context, reason string) error {
 	// After SessionEnd: its hooks may still expect the servers. A server that exits
 	// badly when told to stop loses nothing of the session, so it is no error here.
 	a.closeMCP()
+	if a.commandSandbox != nil {
+		a.commandSandbox.close()
+	}
 	if a.logger != nil {
 		if cerr := a.logger.Close(); err == nil {
 			err = cerr

@@ -13,6 +13,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/sandbox"
+	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 )
 
 // The command sandbox (pkg/sandbox) is on by default: every Bash command of the session
@@ -57,6 +58,9 @@ type commandSandbox struct {
 	once      sync.Once
 	policy    sandbox.Policy
 	policyErr error
+	// serverOnce makes server, the session's one sandbox (closed with the session).
+	serverOnce sync.Once
+	server     *sandbox.Server
 }
 
 // sandboxSettingsOf reads the settings and the kernel: the settings when the sandbox is
@@ -96,6 +100,30 @@ func (c *commandSandbox) isolate(shell string, argv []string, dir string, env []
 	// starts ends with it, and with robota (kill -9 included).
 	c.once.Do(func() { c.policy = c.build() })
 	return c.policy.Command(shell, argv, dir, env)
+}
+
+// spawn is the Bash tool's Config.Spawn: the session's commands run in one sandbox made
+// at the first of them (a Server), so each costs a process start, not a new set of
+// namespaces and mounts. The policy is made once per session either way.
+func (c *commandSandbox) spawn(shell string, argv []string, dir string, env []string, command string, out *os.File) (bash.Process, error) {
+	if c.isExcluded(command) {
+		return nil, nil
+	}
+	c.once.Do(func() { c.policy = c.build() })
+	c.serverOnce.Do(func() { c.server = sandbox.NewServer(c.policy) })
+	proc, err := c.server.Start(shell, argv, dir, env, out, out)
+	if err != nil {
+		return nil, err
+	}
+	return proc, nil
+}
+
+// close ends the session's sandbox server, if it was started.
+func (c *commandSandbox) close() {
+	c.serverOnce.Do(func() {}) // no server is made after this
+	if c.server != nil {
+		_ = c.server.Close()
+	}
 }
 
 // isExcluded: sandbox.excludedCommands lists commands that run outside the sandbox.

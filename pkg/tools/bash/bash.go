@@ -75,6 +75,11 @@ type Config struct {
 	// the command as usual. The command it returns must be in a process group of its own,
 	// so a timeout kills everything it started.
 	Isolate func(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error)
+	// Spawn, when set, starts a command elsewhere, before Isolate is asked: the
+	// composition root runs commands in the session's sandbox server through it
+	// (pkg/sandbox), which costs a message instead of a new sandbox per command. Its
+	// stdout and stderr go to out. It returns nil to run the command as usual.
+	Spawn func(shell string, argv []string, dir string, env []string, command string, out *os.File) (Process, error)
 	// OutputDir is where the whole output of a truncated command is saved (created on
 	// first use), so the model can Read what was cut; it must be a directory the Read
 	// tool may read. Empty: output is not saved and the truncation note says so.
@@ -207,8 +212,34 @@ func (b *Bash) spillFile(ctx context.Context) func() (*os.File, error) {
 	}
 }
 
-func exitText(state *os.ProcessState) string {
-	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+// Process is a command Spawn started.
+type Process interface {
+	// Wait waits for the command; what it left in its process group is killed then.
+	Wait() (syscall.WaitStatus, error)
+	// Kill kills the command's process group.
+	Kill() error
+}
+
+// exitState is how a command ended.
+type exitState struct{ ws syscall.WaitStatus }
+
+func stateOf(ps *os.ProcessState) exitState {
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	return exitState{ws}
+}
+
+// ExitCode is the exit code, -1 when a signal ended the command (as os.ProcessState's).
+func (e exitState) ExitCode() int {
+	if e.ws.Signaled() {
+		return -1
+	}
+	return e.ws.ExitStatus()
+}
+
+func (e exitState) Success() bool { return e.ExitCode() == 0 }
+
+func exitText(state exitState) string {
+	if ws := state.ws; ws.Signaled() {
 		return fmt.Sprintf("The command was killed by signal %d (%s).", int(ws.Signal()), ws.Signal())
 	}
 	return fmt.Sprintf("Exit code %d", state.ExitCode())
@@ -216,17 +247,28 @@ func exitText(state *os.ProcessState) string {
 
 // exec runs command in its own process group and returns its captured output and exit
 // state. When ctx ends first, the group is killed.
-func (b *Bash) exec(ctx context.Context, command string, spill func() (*os.File, error)) (*capture, *os.ProcessState, error) {
+func (b *Bash) exec(ctx context.Context, command string, spill func() (*os.File, error)) (*capture, exitState, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, exitState{}, err
 	}
 	defer pr.Close()
+	if b.cfg.Spawn != nil {
+		proc, err := b.cfg.Spawn(b.cfg.Shell, []string{b.cfg.Shell, "-c", command}, b.cfg.Cwd, b.cfg.Env, command, pw)
+		if err != nil {
+			pw.Close()
+			return nil, exitState{}, err
+		}
+		if proc != nil {
+			pw.Close() // the command holds the only write ends now
+			return b.collect(ctx, pr, spill, proc.Wait, proc.Kill)
+		}
+	}
 	var cmd *exec.Cmd
 	if b.cfg.Isolate != nil {
 		if cmd, err = b.cfg.Isolate(b.cfg.Shell, []string{b.cfg.Shell, "-c", command}, b.cfg.Cwd, b.cfg.Env, command); err != nil {
 			pw.Close()
-			return nil, nil, err
+			return nil, exitState{}, err
 		}
 	}
 	if cmd == nil {
@@ -239,35 +281,49 @@ func (b *Bash) exec(ctx context.Context, command string, spill func() (*os.File,
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		pw.Close()
-		return nil, nil, err
+		return nil, exitState{}, err
 	}
 	pw.Close() // the children hold the only write ends now
 	pgid := cmd.Process.Pid
+	killGroup := func() error { return syscall.Kill(-pgid, syscall.SIGKILL) }
+	return b.collect(ctx, pr, spill, func() (syscall.WaitStatus, error) {
+		_ = cmd.Wait()
+		// Whatever the shell left running in its group would keep the pipe open: end it.
+		_ = killGroup()
+		return stateOf(cmd.ProcessState).ws, nil
+	}, killGroup)
+}
 
+// collect reads a started command's output from pr until it ends (killing its group when
+// ctx ends first) and returns the output and how it ended.
+func (b *Bash) collect(ctx context.Context, pr *os.File, spill func() (*os.File, error),
+	wait func() (syscall.WaitStatus, error), kill func() error) (*capture, exitState, error) {
 	out := newCapture(b.cfg.MaxOutputChars, spill)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
 		_, _ = io.Copy(out, pr)
 	}()
+	var ws syscall.WaitStatus
+	var werr error
 	waited := make(chan struct{})
 	go func() {
 		defer close(waited)
-		_ = cmd.Wait()
+		ws, werr = wait()
 	}()
-
 	select {
 	case <-waited:
 	case <-ctx.Done():
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = kill()
 		<-waited
 	}
-	// Whatever the shell left running in its group would keep the pipe open: end it.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	// A process that left the group (setsid) may still hold the pipe; do not wait forever.
 	_ = pr.SetReadDeadline(time.Now().Add(drainGrace))
 	<-copied
-	return out, cmd.ProcessState, nil
+	if werr != nil {
+		return nil, exitState{}, werr
+	}
+	return out, exitState{ws}, nil
 }
 
 func (b *Bash) background(ctx context.Context, rec record.Call, p Params) llm.ToolResult {

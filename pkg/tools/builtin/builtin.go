@@ -3,6 +3,7 @@ package builtin
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -38,6 +39,9 @@ type Config struct {
 	// Isolate runs Bash commands in the session's sandbox (bash.Config.Isolate); nil runs
 	// them as they are.
 	Isolate func(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error)
+	// Spawn starts Bash commands in the session's sandbox server (bash.Config.Spawn);
+	// nil leaves them to Isolate.
+	Spawn func(shell string, argv []string, dir string, env []string, command string, out *os.File) (bash.Process, error)
 	// Exclude, when set, reports whether a search tool ("Grep" or "Glob") must leave the
 	// file or directory at absPath out: such files are never read, matched, counted or
 	// listed (see search.Exclude). It lets deny rules reach every file a search walks over;
@@ -58,7 +62,7 @@ func New(cfg Config) ([]llm.Tool, *workspace.Workspace, error) {
 		return nil, nil, err
 	}
 	bashTool, err := bash.New(bash.Config{Cwd: ws.Cwd(), Env: cfg.Env, Background: cfg.Background, OutputDir: cfg.ToolOutputDir,
-		Isolate: cfg.Isolate})
+		Isolate: cfg.Isolate, Spawn: cfg.Spawn})
 	if err != nil {
 		return nil, nil, fmt.Errorf("building Bash: %w", err)
 	}
