@@ -15,6 +15,15 @@
 // it, and a user namespace of its own cannot unlock them. When the command's first
 // process ends, every process it left in the sandbox ends with it.
 //
+// A Server makes one such sandbox and keeps its first process (robota-sandbox, started
+// as serverArg) running: it receives each command over a socket with its descriptors and
+// starts it from its one thread without capabilities, so a command costs a process start
+// instead of new namespaces and mounts. The first process is not dumpable (no command
+// can ptrace it or read its memory), holds none of robota's environment, ignores the
+// signals a command could send it, and ends when its socket closes or robota dies (a
+// parent-death signal); the kernel then kills every command in its PID namespace. The
+// commands of one Server share its mounts and PID namespace.
+//
 // What it guarantees, and what it does not:
 //   - The paths hidden or made read-only are the ones that exist when the command
 //     starts; a file created later under a denied name is covered by the permission
