@@ -227,8 +227,12 @@ type AgentJob struct {
 	// Directories (absolute) the job's file tools may use besides cwd: the parent
 	// session's additional directories.
 	AdditionalDirectories []string `protobuf:"bytes,10,rep,name=additional_directories,json=additionalDirectories,proto3" json:"additional_directories,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// Paths (absolute) whose contents the job's Grep and Glob leave out: the files and
+	// directories a Read deny rule covers under its roots (a search of a directory is
+	// asked about once, for the directory, so the files in it are left out here).
+	SearchExclude []string `protobuf:"bytes,11,rep,name=search_exclude,json=searchExclude,proto3" json:"search_exclude,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AgentJob) Reset() {
@@ -327,6 +331,13 @@ func (x *AgentJob) GetIsolation() string {
 func (x *AgentJob) GetAdditionalDirectories() []string {
 	if x != nil {
 		return x.AdditionalDirectories
+	}
+	return nil
+}
+
+func (x *AgentJob) GetSearchExclude() []string {
+	if x != nil {
+		return x.SearchExclude
 	}
 	return nil
 }
@@ -1299,7 +1310,7 @@ const file_robota_v1_runner_proto_rawDesc = "" +
 	"\x0eCommandSandbox\x12\x12\n" +
 	"\x04hide\x18\x01 \x03(\tR\x04hide\x12\x1b\n" +
 	"\tread_only\x18\x02 \x03(\tR\breadOnly\x12+\n" +
-	"\x11excluded_commands\x18\x03 \x03(\tR\x10excludedCommands\"\xd0\x02\n" +
+	"\x11excluded_commands\x18\x03 \x03(\tR\x10excludedCommands\"\xf7\x02\n" +
 	"\bAgentJob\x12\x1d\n" +
 	"\n" +
 	"agent_type\x18\x01 \x01(\tR\tagentType\x12\x16\n" +
@@ -1312,7 +1323,8 @@ const file_robota_v1_runner_proto_rawDesc = "" +
 	"\ftool_schemas\x18\b \x03(\v2\x15.robota.v1.ToolSchemaR\vtoolSchemas\x12\x1c\n" +
 	"\tisolation\x18\t \x01(\tR\tisolation\x125\n" +
 	"\x16additional_directories\x18\n" +
-	" \x03(\tR\x15additionalDirectories\"\xc1\x01\n" +
+	" \x03(\tR\x15additionalDirectories\x12%\n" +
+	"\x0esearch_exclude\x18\v \x03(\tR\rsearchExclude\"\xc1\x01\n" +
 	"\n" +
 	"ProcessJob\x12\x18\n" +
 	"\acommand\x18\x01 \x01(\tR\acommand\x12\x10\n" +

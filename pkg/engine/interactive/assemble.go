@@ -361,7 +361,8 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	var sessionID string // known once the store is open, below
 	var background bash.BackgroundRunner
 	if opts.Runner != nil {
-		if a.tasks, err = newTaskRuntime(tasks.Config{RunnerFor: runnerFor(opts.Runner, hookRunnerOf(hooks), func() string { return sessionID }, jobSandbox),
+		if a.tasks, err = newTaskRuntime(tasks.Config{RunnerFor: runnerFor(opts.Runner, hookRunnerOf(hooks), func() string { return sessionID }, jobSandbox,
+			jobSearchExclude(evaluator, sandboxRoots(opts.Cwd, dirs))),
 			MaxConcurrent: opts.MaxBackgroundTasks, NewID: taskID(opts.NewID),
 			Watchdog: opts.TaskWatchdog.WithDefaults(DefaultTaskWatchdog)}); err != nil {
 			return nil, fmt.Errorf("background tasks: %w", err)

@@ -138,45 +138,26 @@ func (c *commandSandbox) jobSandbox() *runnerapi.Sandbox {
 	return &runnerapi.Sandbox{Hide: c.policy.Hide, ReadOnly: c.policy.ReadOnly, ExcludedCommands: c.excluded}
 }
 
+// jobSearchExclude is, once computed, what a Read deny rule covers under roots (the
+// sandbox's walk, for Read only): what subagents' Grep and Glob leave out. nil when no
+// rule names a file.
+func jobSearchExclude(ev *permission.Evaluator, roots []string) func() []string {
+	if !ev.HasFileDenyRules() {
+		return nil
+	}
+	return sync.OnceValue(func() []string {
+		c := &commandSandbox{ev: ev, roots: roots}
+		return c.readDenied()
+	})
+}
+
 // build finds the paths the policy covers: the denied entries of the working
 // directories (a denied directory is covered whole), the protected ones, and the
 // protected files of the home directory.
 func (c *commandSandbox) build() sandbox.Policy {
 	var p sandbox.Policy
-	seen := 0
-	walk := c.ev.HasFileDenyRules() // without one, only the protected paths are covered
-	for _, root := range c.roots {
-		if !walk {
-			break
-		}
-		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if seen++; seen > maxSandboxWalk {
-				return filepath.SkipAll
-			}
-			// A rule that denies a directory's every entry (`secrets/**`) covers the
-			// directory: a child with a name no one uses stands for every entry.
-			covers := func(tool string) bool {
-				return c.ev.SandboxDenies(tool, path) || d.IsDir() && c.ev.SandboxDenies(tool, filepath.Join(path, anyEntry))
-			}
-			switch {
-			case covers("Read"):
-				p.Hide = append(p.Hide, path)
-			case covers("Edit"):
-				p.ReadOnly = append(p.ReadOnly, path)
-			default:
-				if d.IsDir() && d.Name() == ".git" && path != root {
-					return filepath.SkipDir // its contents are git's; the protected parts are below
-				}
-				return nil
-			}
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		})
+	if c.ev.HasFileDenyRules() { // without one, only the protected paths are covered
+		p.Hide, p.ReadOnly = c.walkDenied()
 	}
 	for _, root := range c.roots {
 		if c.protect {
@@ -191,6 +172,49 @@ func (c *commandSandbox) build() sandbox.Policy {
 		}
 	}
 	return p.Abs()
+}
+
+// readDenied is what a Read deny rule covers under the roots (cleaned as a policy's).
+func (c *commandSandbox) readDenied() []string {
+	hide, _ := c.walkDenied()
+	return sandbox.Policy{Hide: hide}.Abs().Hide
+}
+
+// walkDenied walks the roots for the entries a Read deny rule covers (hide) and those an
+// Edit deny rule covers (readOnly); a covered directory is not walked into.
+func (c *commandSandbox) walkDenied() (hide, readOnly []string) {
+	seen := 0
+	for _, root := range c.roots {
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if seen++; seen > maxSandboxWalk {
+				return filepath.SkipAll
+			}
+			// A rule that denies a directory's every entry (`secrets/**`) covers the
+			// directory: a child with a name no one uses stands for every entry.
+			covers := func(tool string) bool {
+				return c.ev.SandboxDenies(tool, path) || d.IsDir() && c.ev.SandboxDenies(tool, filepath.Join(path, anyEntry))
+			}
+			switch {
+			case covers("Read"):
+				hide = append(hide, path)
+			case covers("Edit"):
+				readOnly = append(readOnly, path)
+			default:
+				if d.IsDir() && d.Name() == ".git" && path != root {
+					return filepath.SkipDir // its contents are git's; the protected parts are below
+				}
+				return nil
+			}
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		})
+	}
+	return hide, readOnly
 }
 
 // sandboxRoots are the directories whose denied entries the sandbox looks for.

@@ -236,9 +236,10 @@ func jobEnv(env []string, lookup func(string) (string, bool)) map[string]string 
 // runnerFor is the task manager's launch seam: agent jobs asking for worktree isolation
 // go through the WorktreeSubagentRunner (git worktrees, WorktreeCreate/WorktreeRemove
 // hooks), everything else straight to the session's runner.
-func runnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string, jobSandbox func() *runnerapi.Sandbox) tasks.RunnerFor {
-	if jobSandbox != nil {
-		r = sandboxedJobs{Runner: r, sandbox: jobSandbox}
+func runnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string, jobSandbox func() *runnerapi.Sandbox,
+	searchExclude func() []string) tasks.RunnerFor {
+	if jobSandbox != nil || searchExclude != nil {
+		r = sandboxedJobs{Runner: r, sandbox: jobSandbox, searchExclude: searchExclude}
 	}
 	isolated := tasks.NewWorktreeSubagentRunner(r, &tasks.GitWorktrees{}, worktreeHooks{r: hooks, sessionID: sessionID})
 	return func(job runnerapi.Job) (tasks.Runner, error) {
@@ -328,15 +329,32 @@ func (r *taskRuntime) recordTasks(held []json.RawMessage) []json.RawMessage {
 
 // sandboxedJobs gives every job the session's command sandbox: a background command and
 // a subagent's Bash calls run in a worker under the same policy as the session's Bash.
+//
+// It also gives an agent job the paths its Grep and Glob leave out (what a Read deny rule
+// covers): a search is decided once, for its directory, and the files in it that a rule
+// denies must not reach the subagent's model through it. This holds with the sandbox off
+// or unavailable too.
 type sandboxedJobs struct {
 	tasks.Runner
-	sandbox func() *runnerapi.Sandbox
+	sandbox       func() *runnerapi.Sandbox // nil: commands run as they are
+	searchExclude func() []string           // nil: no file deny rule
 }
 
 func (s sandboxedJobs) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
-	job.Sandbox = s.sandbox()
-	if dir, origin, ok := tasks.WorktreeFrom(ctx); ok && job.Sandbox != nil {
-		job.Sandbox = inWorktree(job.Sandbox, dir, origin)
+	dir, origin, inTree := tasks.WorktreeFrom(ctx)
+	if s.sandbox != nil {
+		job.Sandbox = s.sandbox()
+		if inTree && job.Sandbox != nil {
+			job.Sandbox = inWorktree(job.Sandbox, dir, origin)
+		}
+	}
+	if s.searchExclude != nil && job.Agent != nil {
+		a := *job.Agent
+		a.SearchExclude = s.searchExclude()
+		if inTree {
+			a.SearchExclude = mirrored(a.SearchExclude, dir, origin)
+		}
+		job.Agent = &a
 	}
 	return s.Runner.Start(ctx, job, emit)
 }
@@ -347,19 +365,21 @@ func (s sandboxedJobs) Start(ctx context.Context, job runnerapi.Job, emit func(r
 // worktree's own protected paths (.claude, .robota/settings.json …) are read-only as
 // the project's are.
 func inWorktree(sb *runnerapi.Sandbox, dir, origin string) *runnerapi.Sandbox {
-	dir, origin = realOrSelf(dir), realOrSelf(origin)
-	mirror := func(paths []string) []string {
-		out := slices.Clone(paths)
-		for _, p := range paths {
-			if rel, err := filepath.Rel(origin, p); err == nil && filepath.IsLocal(rel) && !inDir(p, dir) {
-				out = append(out, filepath.Join(dir, rel))
-			}
-		}
-		return out
-	}
 	out := *sb
-	out.Hide, out.ReadOnly = mirror(sb.Hide), mirror(sb.ReadOnly)
+	out.Hide, out.ReadOnly = mirrored(sb.Hide, dir, origin), mirrored(sb.ReadOnly, dir, origin)
 	return &out
+}
+
+// mirrored is paths and, for each one in origin, its copy in dir (a worktree of origin).
+func mirrored(paths []string, dir, origin string) []string {
+	dir, origin = realOrSelf(dir), realOrSelf(origin)
+	out := slices.Clone(paths)
+	for _, p := range paths {
+		if rel, err := filepath.Rel(origin, p); err == nil && filepath.IsLocal(rel) && !inDir(p, dir) {
+			out = append(out, filepath.Join(dir, rel))
+		}
+	}
+	return out
 }
 
 // inDir reports whether p is dir or below it.

@@ -76,6 +76,10 @@ type AgentJob struct {
 	// AdditionalDirs widen the job's workspace beyond Cwd, as the parent session's
 	// additional directories widen its own (the file tools refuse paths outside both).
 	AdditionalDirs []string
+	// SearchExclude are absolute paths whose contents the job's Grep and Glob leave out:
+	// what a Read deny rule covers under the job's roots. A search is decided once, for
+	// its directory; the files in it that a rule denies are left out by the tool.
+	SearchExclude []string
 }
 
 // ProcessJob is a shell command run with /bin/sh -c.

@@ -115,7 +115,7 @@ func (w *Worker) startAgent(ctx context.Context, job runnerapi.Job, emit func(ru
 	defer cancel(nil)
 	j := &agentJob{output: newOutputLog(defaultLogCap), done: make(chan struct{}), cancel: cancel}
 	events := &jobEvents{jobID: job.ID, emit: emit, onFail: func() { j.stop(reasonStreamClosed) }}
-	tools, err := agentTools(cwd, spec.AdditionalDirs, spec.Tools, job.Host, events, job.Sandbox)
+	tools, err := agentTools(cwd, spec.AdditionalDirs, spec.Tools, job.Host, events, job.Sandbox, spec.SearchExclude)
 	if err != nil {
 		return fmt.Errorf("job %s: tools: %w", job.ID, err)
 	}

@@ -24,9 +24,9 @@ const maxToolErrorRunes = 200
 
 // agentTools builds the built-in tools over cwd and dirs, keeps those named in allow
 // (all when allow is empty) and wraps each so its calls go through host.RunTool.
-func agentTools(cwd string, dirs, allow []string, host runnerapi.Host, events *jobEvents, sb *runnerapi.Sandbox) ([]llm.Tool, error) {
+func agentTools(cwd string, dirs, allow []string, host runnerapi.Host, events *jobEvents, sb *runnerapi.Sandbox, searchExclude []string) ([]llm.Tool, error) {
 	all, _, err := builtin.New(builtin.Config{Cwd: cwd, AdditionalDirectories: dirs, Env: processEnv(os.Environ()),
-		Isolate: isolateFor(sb)})
+		Isolate: isolateFor(sb), Exclude: excludeWithin(searchExclude)})
 	if err != nil {
 		return nil, err
 	}
@@ -101,4 +101,20 @@ func firstLine(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// excludeWithin is the search tools' Exclude for a job's SearchExclude: a path at or
+// below one of them is left out (nil: nothing is).
+func excludeWithin(paths []string) func(tool, absPath string) bool {
+	if len(paths) == 0 {
+		return nil
+	}
+	return func(_, absPath string) bool {
+		for _, p := range paths {
+			if absPath == p || strings.HasPrefix(absPath, p+string(os.PathSeparator)) {
+				return true
+			}
+		}
+		return false
+	}
 }

@@ -21,7 +21,7 @@ func (w *Worker) Prepare(ctx context.Context) error {
 		return err
 	}
 	events := &jobEvents{jobID: "prepare", emit: func(runnerapi.Event) error { return nil }}
-	tools, err := agentTools(os.TempDir(), nil, nil, nil, events, nil)
+	tools, err := agentTools(os.TempDir(), nil, nil, nil, events, nil, nil)
 	if err != nil {
 		return fmt.Errorf("prepare agent jobs: tools: %w", err)
 	}

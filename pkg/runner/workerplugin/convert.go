@@ -18,7 +18,7 @@ func jobToProto(job runnerapi.Job) (*robotav1.StartRequest, error) {
 		req.Job = &robotav1.StartRequest_Agent{Agent: &robotav1.AgentJob{
 			AgentType: a.AgentType, Prompt: a.Prompt, SystemPrompt: a.SystemPrompt, Model: a.Model,
 			Cwd: a.Cwd, Tools: a.Tools, MaxTurns: int32(a.MaxTurns), Isolation: a.Isolation,
-			AdditionalDirectories: a.AdditionalDirs,
+			AdditionalDirectories: a.AdditionalDirs, SearchExclude: a.SearchExclude,
 		}}
 	case job.Process != nil:
 		p := job.Process
@@ -46,6 +46,7 @@ func jobFromProto(req *robotav1.StartRequest) (runnerapi.Job, error) {
 			AgentType: a.GetAgentType(), Prompt: a.GetPrompt(), SystemPrompt: a.GetSystemPrompt(),
 			Model: a.GetModel(), Cwd: a.GetCwd(), Tools: a.GetTools(), MaxTurns: int(a.GetMaxTurns()),
 			Isolation: a.GetIsolation(), AdditionalDirs: a.GetAdditionalDirectories(),
+			SearchExclude: a.GetSearchExclude(),
 		}
 	case *robotav1.StartRequest_Process:
 		p := j.Process

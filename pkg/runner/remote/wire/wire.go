@@ -103,6 +103,7 @@ type AgentJob struct {
 	Tools          []string `json:"tools,omitempty"`
 	MaxTurns       int      `json:"maxTurns,omitempty"`
 	AdditionalDirs []string `json:"additionalDirs,omitempty"`
+	SearchExclude  []string `json:"searchExclude,omitempty"`
 }
 
 // ProcessJob is a shell command. It has no environment on purpose (see the package doc).
@@ -122,7 +123,7 @@ func FromRunner(id string, job runnerapi.Job, labels map[string]string) Job {
 	out := Job{ID: id, Labels: labels, Sandbox: job.Sandbox}
 	if a := job.Agent; a != nil {
 		out.Agent = &AgentJob{AgentType: a.AgentType, Prompt: a.Prompt, SystemPrompt: a.SystemPrompt, Model: a.Model,
-			Cwd: a.Cwd, Tools: a.Tools, MaxTurns: a.MaxTurns, AdditionalDirs: a.AdditionalDirs}
+			Cwd: a.Cwd, Tools: a.Tools, MaxTurns: a.MaxTurns, AdditionalDirs: a.AdditionalDirs, SearchExclude: a.SearchExclude}
 	}
 	if p := job.Process; p != nil {
 		out.Process = &ProcessJob{Command: p.Command, Cwd: p.Cwd, TimeoutMs: p.Timeout.Milliseconds()}
@@ -135,7 +136,8 @@ func (j Job) Runner() runnerapi.Job {
 	out := runnerapi.Job{ID: j.ID, Sandbox: j.Sandbox}
 	if a := j.Agent; a != nil {
 		out.Agent = &runnerapi.AgentJob{AgentType: a.AgentType, Prompt: a.Prompt, SystemPrompt: a.SystemPrompt,
-			Model: a.Model, Cwd: a.Cwd, Tools: a.Tools, MaxTurns: a.MaxTurns, AdditionalDirs: a.AdditionalDirs}
+			Model: a.Model, Cwd: a.Cwd, Tools: a.Tools, MaxTurns: a.MaxTurns, AdditionalDirs: a.AdditionalDirs,
+			SearchExclude: a.SearchExclude}
 	}
 	if p := j.Process; p != nil {
 		out.Process = &runnerapi.ProcessJob{Command: p.Command, Cwd: p.Cwd, Timeout: msDuration(p.TimeoutMs)}
