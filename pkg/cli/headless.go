@@ -108,7 +108,9 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	// A signal while a command runs (/agent parallel waiting for its agents) ends it.
 	cmdCtx, endCmd := context.WithCancel(ctx)
 	cmdSig := make(chan os.Signal, 1)
+	watched := make(chan struct{})
 	go func() {
+		defer close(watched)
 		select {
 		case s := <-sigs:
 			cmdSig <- s
@@ -118,6 +120,7 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	}()
 	res, isCommand := slashResult(cmdCtx, s, cwd, &prompt, out)
 	endCmd()
+	<-watched
 	select {
 	case sig = <-cmdSig:
 	default:
