@@ -89,7 +89,7 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
 	var sig os.Signal
-	res, isCommand := runSlash(cwd, &prompt, r.out, r.executeCommand(ctx))
+	res, isCommand := runSlash(context.Background(), cwd, &prompt, r.out, r.engineGroupEvents(ctx, r.executeCommand(ctx)))
 	if !isCommand {
 		end, s, runErr := r.submit(ctx, prompt, sigs)
 		if runErr != nil {
@@ -118,7 +118,12 @@ func runEngineHeadless(ctx context.Context, o Options, stdin *os.File, stdout, s
 // executeCommand runs a slash command in the engine's session.
 func (r *engineRun) executeCommand(ctx context.Context) func(context.Context, string, string) (commands.Result, error) {
 	return func(_ context.Context, name, args string) (commands.Result, error) {
-		callCtx, cancel := context.WithTimeout(ctx, engineRPCWait)
+		wait := engineRPCWait
+		if name == "agent" || name == "background" || name == "/agent" || name == "/background" {
+			// They may wait for agents (/agent parallel, /agent wait): as long as the jobs run.
+			wait = 24 * time.Hour
+		}
+		callCtx, cancel := context.WithTimeout(ctx, wait)
 		defer cancel()
 		res, err := r.c.ExecuteCommand(callCtx, r.id, name, args)
 		return commands.Result{Success: res.Success, Message: res.Message, Data: res.Data}, err

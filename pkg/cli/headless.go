@@ -105,7 +105,26 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
 	var sig os.Signal
-	res, isCommand := slashResult(ctx, s, cwd, &prompt, out)
+	// A signal while a command runs (/agent parallel waiting for its agents) ends it.
+	cmdCtx, endCmd := context.WithCancel(ctx)
+	cmdSig := make(chan os.Signal, 1)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case s := <-sigs:
+			cmdSig <- s
+			endCmd()
+		case <-cmdCtx.Done():
+		}
+	}()
+	res, isCommand := slashResult(cmdCtx, s, cwd, &prompt, out)
+	endCmd()
+	<-watched
+	select {
+	case sig = <-cmdSig:
+	default:
+	}
 	if !isCommand {
 		var end *interactive.Result
 		end, sig, err = runPrompt(ctx, s, prompt, sigs, eventPrinter{out: out, verbose: o.Verbose, stderr: stderr,

@@ -104,6 +104,8 @@ func (p eventPrinter) print(ev interactive.Event) {
 		p.out.Message(*ev.Message)
 	case interactive.EventSubagentMessage:
 		p.out.SubagentMessage(*ev.Message, ev.ParentToolUseID)
+	case interactive.EventBackgroundJobGroup:
+		p.out.JobGroup(groupLine(ev.Group))
 	case interactive.EventCompaction:
 		p.out.CompactBoundary(ev.Compaction.Trigger, ev.Compaction.Before.UsedTokens)
 	case interactive.EventToolStart, interactive.EventToolEnd:

@@ -23,19 +23,20 @@ import (
 // A command whose data holds a "prompt" (a skill or custom command the user invoked)
 // is not an answer: its text goes to the model instead, returned in *prompt.
 func slashResult(ctx context.Context, s *interactive.InteractiveSession, cwd string, prompt *string, out *output.Writer) (res output.Result, handled bool) {
-	res, handled = runSlash(cwd, prompt, out, s.ExecuteCommand)
+	res, handled = runSlash(ctx, cwd, prompt, out, withGroupEvents(s, out, s.ExecuteCommand))
 	res.Model, res.ContextWindow = s.Session().Model(), s.Session().ContextWindow()
 	return res, handled
 }
 
-// runSlash is slashResult over exec, which runs a command in process or in an engine.
-func runSlash(cwd string, prompt *string, out *output.Writer,
+// runSlash is slashResult over exec, which runs a command in process or in an engine;
+// ctx ends the command (a signal while /agent parallel waits).
+func runSlash(ctx context.Context, cwd string, prompt *string, out *output.Writer,
 	exec func(ctx context.Context, name, args string) (commands.Result, error)) (res output.Result, handled bool) {
 	name, args, ok := commands.Split(*prompt)
 	if !ok {
 		return res, false
 	}
-	cmd, err := exec(context.Background(), name, args)
+	cmd, err := exec(ctx, name, args)
 	switch {
 	case errors.Is(err, commands.ErrUnknownCommand) || errors.Is(err, client.ErrNotFound):
 		if isExistingPath(cwd, "/"+name) {

@@ -180,6 +180,10 @@ func eventFromProto(e *robotav1.SessionEvent) (Event, error) {
 		if st := ev.BackgroundTaskEvent.GetStateChanged(); st != nil {
 			out.Task = taskFromProto(st)
 		}
+	case *robotav1.SessionEvent_BackgroundJobGroupEvent:
+		out.Type = EventBackgroundJobGroup
+		out.GroupEvent = strings.ToLower(strings.TrimPrefix(ev.BackgroundJobGroupEvent.GetType().String(), "BACKGROUND_JOB_GROUP_EVENT_TYPE_"))
+		out.Group = groupFromProto(ev.BackgroundJobGroupEvent.GetGroup())
 	case *robotav1.SessionEvent_SubagentMessage:
 		m := messageFromProto(ev.SubagentMessage.GetMessage())
 		out.Type, out.Message, out.ParentToolUseID = EventSubagentMessage, &m, ev.SubagentMessage.GetParentToolUseId()

@@ -70,6 +70,9 @@ const (
 	// EventSubagentMessage is a message of a subagent the session's Agent or forked
 	// Skill call started (Message, ParentToolUseID).
 	EventSubagentMessage EventType = "subagent_message"
+	// EventBackgroundJobGroup is a job group's lifecycle change: GroupEvent (created,
+	// updated or completed) and Group, its snapshot after it.
+	EventBackgroundJobGroup EventType = "background_job_group"
 )
 
 // Event is one event of a session. Which pointer field is set depends on Type.
@@ -102,6 +105,9 @@ type Event struct {
 	// whose subagent wrote it.
 	Message         *llm.Message
 	ParentToolUseID string
+	// GroupEvent and Group of background_job_group.
+	GroupEvent string
+	Group      *JobGroup
 }
 
 // IsEnd reports whether e ends its prompt.

@@ -2732,6 +2732,419 @@ func (x *ReadBackgroundTaskLogResponse) GetEof() bool {
 	return false
 }
 
+// CreateBackgroundJobGroupRequest groups existing tasks.
+type CreateBackgroundJobGroupRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The tasks, in the group's order.
+	TaskIds []string `protobuf:"bytes,2,rep,name=task_ids,json=taskIds,proto3" json:"task_ids,omitempty"`
+	// How the group completes; UNSPECIFIED means WAIT_ALL.
+	WaitPolicy BackgroundJobWaitPolicy `protobuf:"varint,3,opt,name=wait_policy,json=waitPolicy,proto3,enum=robota.v1.BackgroundJobWaitPolicy" json:"wait_policy,omitempty"`
+	// A label for the group.
+	Label         string `protobuf:"bytes,4,opt,name=label,proto3" json:"label,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateBackgroundJobGroupRequest) Reset() {
+	*x = CreateBackgroundJobGroupRequest{}
+	mi := &file_robota_v1_engine_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateBackgroundJobGroupRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateBackgroundJobGroupRequest) ProtoMessage() {}
+
+func (x *CreateBackgroundJobGroupRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_engine_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateBackgroundJobGroupRequest.ProtoReflect.Descriptor instead.
+func (*CreateBackgroundJobGroupRequest) Descriptor() ([]byte, []int) {
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *CreateBackgroundJobGroupRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *CreateBackgroundJobGroupRequest) GetTaskIds() []string {
+	if x != nil {
+		return x.TaskIds
+	}
+	return nil
+}
+
+func (x *CreateBackgroundJobGroupRequest) GetWaitPolicy() BackgroundJobWaitPolicy {
+	if x != nil {
+		return x.WaitPolicy
+	}
+	return BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED
+}
+
+func (x *CreateBackgroundJobGroupRequest) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+// CreateBackgroundJobGroupResponse returns the new group.
+type CreateBackgroundJobGroupResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group (tasks that had already ended are its first results).
+	Group         *BackgroundJobGroup `protobuf:"bytes,1,opt,name=group,proto3" json:"group,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateBackgroundJobGroupResponse) Reset() {
+	*x = CreateBackgroundJobGroupResponse{}
+	mi := &file_robota_v1_engine_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateBackgroundJobGroupResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateBackgroundJobGroupResponse) ProtoMessage() {}
+
+func (x *CreateBackgroundJobGroupResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_engine_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateBackgroundJobGroupResponse.ProtoReflect.Descriptor instead.
+func (*CreateBackgroundJobGroupResponse) Descriptor() ([]byte, []int) {
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *CreateBackgroundJobGroupResponse) GetGroup() *BackgroundJobGroup {
+	if x != nil {
+		return x.Group
+	}
+	return nil
+}
+
+// ListBackgroundJobGroupsRequest names a session.
+type ListBackgroundJobGroupsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId     string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBackgroundJobGroupsRequest) Reset() {
+	*x = ListBackgroundJobGroupsRequest{}
+	mi := &file_robota_v1_engine_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBackgroundJobGroupsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBackgroundJobGroupsRequest) ProtoMessage() {}
+
+func (x *ListBackgroundJobGroupsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_engine_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBackgroundJobGroupsRequest.ProtoReflect.Descriptor instead.
+func (*ListBackgroundJobGroupsRequest) Descriptor() ([]byte, []int) {
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *ListBackgroundJobGroupsRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+// ListBackgroundJobGroupsResponse lists the groups.
+type ListBackgroundJobGroupsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The groups, oldest first.
+	Groups        []*BackgroundJobGroup `protobuf:"bytes,1,rep,name=groups,proto3" json:"groups,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBackgroundJobGroupsResponse) Reset() {
+	*x = ListBackgroundJobGroupsResponse{}
+	mi := &file_robota_v1_engine_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBackgroundJobGroupsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBackgroundJobGroupsResponse) ProtoMessage() {}
+
+func (x *ListBackgroundJobGroupsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_engine_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBackgroundJobGroupsResponse.ProtoReflect.Descriptor instead.
+func (*ListBackgroundJobGroupsResponse) Descriptor() ([]byte, []int) {
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *ListBackgroundJobGroupsResponse) GetGroups() []*BackgroundJobGroup {
+	if x != nil {
+		return x.Groups
+	}
+	return nil
+}
+
+// GetBackgroundJobGroupRequest names a group.
+type GetBackgroundJobGroupRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The group id.
+	GroupId       string `protobuf:"bytes,2,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBackgroundJobGroupRequest) Reset() {
+	*x = GetBackgroundJobGroupRequest{}
+	mi := &file_robota_v1_engine_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBackgroundJobGroupRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBackgroundJobGroupRequest) ProtoMessage() {}
+
+func (x *GetBackgroundJobGroupRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_engine_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBackgroundJobGroupRequest.ProtoReflect.Descriptor instead.
+func (*GetBackgroundJobGroupRequest) Descriptor() ([]byte, []int) {
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *GetBackgroundJobGroupRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *GetBackgroundJobGroupRequest) GetGroupId() string {
+	if x != nil {
+		return x.GroupId
+	}
+	return ""
+}
+
+// GetBackgroundJobGroupResponse returns the group.
+type GetBackgroundJobGroupResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	Group         *BackgroundJobGroup `protobuf:"bytes,1,opt,name=group,proto3" json:"group,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBackgroundJobGroupResponse) Reset() {
+	*x = GetBackgroundJobGroupResponse{}
+	mi := &file_robota_v1_engine_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBackgroundJobGroupResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBackgroundJobGroupResponse) ProtoMessage() {}
+
+func (x *GetBackgroundJobGroupResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_engine_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBackgroundJobGroupResponse.ProtoReflect.Descriptor instead.
+func (*GetBackgroundJobGroupResponse) Descriptor() ([]byte, []int) {
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *GetBackgroundJobGroupResponse) GetGroup() *BackgroundJobGroup {
+	if x != nil {
+		return x.Group
+	}
+	return nil
+}
+
+// WaitBackgroundJobGroupRequest names a group to wait on.
+type WaitBackgroundJobGroupRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The group id.
+	GroupId       string `protobuf:"bytes,2,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WaitBackgroundJobGroupRequest) Reset() {
+	*x = WaitBackgroundJobGroupRequest{}
+	mi := &file_robota_v1_engine_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WaitBackgroundJobGroupRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WaitBackgroundJobGroupRequest) ProtoMessage() {}
+
+func (x *WaitBackgroundJobGroupRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_engine_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WaitBackgroundJobGroupRequest.ProtoReflect.Descriptor instead.
+func (*WaitBackgroundJobGroupRequest) Descriptor() ([]byte, []int) {
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *WaitBackgroundJobGroupRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *WaitBackgroundJobGroupRequest) GetGroupId() string {
+	if x != nil {
+		return x.GroupId
+	}
+	return ""
+}
+
+// WaitBackgroundJobGroupResponse returns the group as its wait ended.
+type WaitBackgroundJobGroupResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	Group         *BackgroundJobGroup `protobuf:"bytes,1,opt,name=group,proto3" json:"group,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WaitBackgroundJobGroupResponse) Reset() {
+	*x = WaitBackgroundJobGroupResponse{}
+	mi := &file_robota_v1_engine_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WaitBackgroundJobGroupResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WaitBackgroundJobGroupResponse) ProtoMessage() {}
+
+func (x *WaitBackgroundJobGroupResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_engine_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WaitBackgroundJobGroupResponse.ProtoReflect.Descriptor instead.
+func (*WaitBackgroundJobGroupResponse) Descriptor() ([]byte, []int) {
+	return file_robota_v1_engine_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *WaitBackgroundJobGroupResponse) GetGroup() *BackgroundJobGroup {
+	if x != nil {
+		return x.Group
+	}
+	return nil
+}
+
 var File_robota_v1_engine_proto protoreflect.FileDescriptor
 
 const file_robota_v1_engine_proto_rawDesc = "" +
@@ -2918,14 +3331,40 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x1f\n" +
 	"\vnext_offset\x18\x02 \x01(\x03R\n" +
 	"nextOffset\x12\x10\n" +
-	"\x03eof\x18\x03 \x01(\bR\x03eof*\xd0\x01\n" +
+	"\x03eof\x18\x03 \x01(\bR\x03eof\"\xb6\x01\n" +
+	"\x1fCreateBackgroundJobGroupRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x19\n" +
+	"\btask_ids\x18\x02 \x03(\tR\ataskIds\x12C\n" +
+	"\vwait_policy\x18\x03 \x01(\x0e2\".robota.v1.BackgroundJobWaitPolicyR\n" +
+	"waitPolicy\x12\x14\n" +
+	"\x05label\x18\x04 \x01(\tR\x05label\"W\n" +
+	" CreateBackgroundJobGroupResponse\x123\n" +
+	"\x05group\x18\x01 \x01(\v2\x1d.robota.v1.BackgroundJobGroupR\x05group\"?\n" +
+	"\x1eListBackgroundJobGroupsRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"X\n" +
+	"\x1fListBackgroundJobGroupsResponse\x125\n" +
+	"\x06groups\x18\x01 \x03(\v2\x1d.robota.v1.BackgroundJobGroupR\x06groups\"X\n" +
+	"\x1cGetBackgroundJobGroupRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x19\n" +
+	"\bgroup_id\x18\x02 \x01(\tR\agroupId\"T\n" +
+	"\x1dGetBackgroundJobGroupResponse\x123\n" +
+	"\x05group\x18\x01 \x01(\v2\x1d.robota.v1.BackgroundJobGroupR\x05group\"Y\n" +
+	"\x1dWaitBackgroundJobGroupRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x19\n" +
+	"\bgroup_id\x18\x02 \x01(\tR\agroupId\"U\n" +
+	"\x1eWaitBackgroundJobGroupResponse\x123\n" +
+	"\x05group\x18\x01 \x01(\v2\x1d.robota.v1.BackgroundJobGroupR\x05group*\xd0\x01\n" +
 	"\x0ePermissionMode\x12\x1f\n" +
 	"\x1bPERMISSION_MODE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17PERMISSION_MODE_DEFAULT\x10\x01\x12 \n" +
 	"\x1cPERMISSION_MODE_ACCEPT_EDITS\x10\x02\x12\x18\n" +
 	"\x14PERMISSION_MODE_PLAN\x10\x03\x12&\n" +
 	"\"PERMISSION_MODE_BYPASS_PERMISSIONS\x10\x04\x12\x1c\n" +
-	"\x18PERMISSION_MODE_DONT_ASK\x10\x052\x80\x0e\n" +
+	"\x18PERMISSION_MODE_DONT_ASK\x10\x052\xc2\x11\n" +
 	"\rEngineService\x12R\n" +
 	"\rCreateSession\x12\x1f.robota.v1.CreateSessionRequest\x1a .robota.v1.CreateSessionResponse\x12O\n" +
 	"\fListSessions\x12\x1e.robota.v1.ListSessionsRequest\x1a\x1f.robota.v1.ListSessionsResponse\x12I\n" +
@@ -2949,7 +3388,11 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x14CancelBackgroundTask\x12&.robota.v1.CancelBackgroundTaskRequest\x1a'.robota.v1.CancelBackgroundTaskResponse\x12d\n" +
 	"\x13CloseBackgroundTask\x12%.robota.v1.CloseBackgroundTaskRequest\x1a&.robota.v1.CloseBackgroundTaskResponse\x12a\n" +
 	"\x12SendBackgroundTask\x12$.robota.v1.SendBackgroundTaskRequest\x1a%.robota.v1.SendBackgroundTaskResponse\x12j\n" +
-	"\x15ReadBackgroundTaskLog\x12'.robota.v1.ReadBackgroundTaskLogRequest\x1a(.robota.v1.ReadBackgroundTaskLogResponseB8Z6github.com/robota-sdk/robota-go/gen/robota/v1;robotav1b\x06proto3"
+	"\x15ReadBackgroundTaskLog\x12'.robota.v1.ReadBackgroundTaskLogRequest\x1a(.robota.v1.ReadBackgroundTaskLogResponse\x12s\n" +
+	"\x18CreateBackgroundJobGroup\x12*.robota.v1.CreateBackgroundJobGroupRequest\x1a+.robota.v1.CreateBackgroundJobGroupResponse\x12p\n" +
+	"\x17ListBackgroundJobGroups\x12).robota.v1.ListBackgroundJobGroupsRequest\x1a*.robota.v1.ListBackgroundJobGroupsResponse\x12j\n" +
+	"\x15GetBackgroundJobGroup\x12'.robota.v1.GetBackgroundJobGroupRequest\x1a(.robota.v1.GetBackgroundJobGroupResponse\x12m\n" +
+	"\x16WaitBackgroundJobGroup\x12(.robota.v1.WaitBackgroundJobGroupRequest\x1a).robota.v1.WaitBackgroundJobGroupResponseB8Z6github.com/robota-sdk/robota-go/gen/robota/v1;robotav1b\x06proto3"
 
 var (
 	file_robota_v1_engine_proto_rawDescOnce sync.Once
@@ -2964,134 +3407,157 @@ func file_robota_v1_engine_proto_rawDescGZIP() []byte {
 }
 
 var file_robota_v1_engine_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_robota_v1_engine_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
+var file_robota_v1_engine_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_robota_v1_engine_proto_goTypes = []any{
-	(PermissionMode)(0),                   // 0: robota.v1.PermissionMode
-	(*SessionInfo)(nil),                   // 1: robota.v1.SessionInfo
-	(*CreateSessionRequest)(nil),          // 2: robota.v1.CreateSessionRequest
-	(*CreateSessionResponse)(nil),         // 3: robota.v1.CreateSessionResponse
-	(*ListSessionsRequest)(nil),           // 4: robota.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),          // 5: robota.v1.ListSessionsResponse
-	(*GetSessionRequest)(nil),             // 6: robota.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),            // 7: robota.v1.GetSessionResponse
-	(*DeleteSessionRequest)(nil),          // 8: robota.v1.DeleteSessionRequest
-	(*DeleteSessionResponse)(nil),         // 9: robota.v1.DeleteSessionResponse
-	(*SubmitRequest)(nil),                 // 10: robota.v1.SubmitRequest
-	(*SubmitResponse)(nil),                // 11: robota.v1.SubmitResponse
-	(*SubmitAccepted)(nil),                // 12: robota.v1.SubmitAccepted
-	(*WatchRequest)(nil),                  // 13: robota.v1.WatchRequest
-	(*WatchResponse)(nil),                 // 14: robota.v1.WatchResponse
-	(*RespondPermissionRequest)(nil),      // 15: robota.v1.RespondPermissionRequest
-	(*RespondPermissionResponse)(nil),     // 16: robota.v1.RespondPermissionResponse
-	(*AbortRequest)(nil),                  // 17: robota.v1.AbortRequest
-	(*AbortResponse)(nil),                 // 18: robota.v1.AbortResponse
-	(*CancelQueueRequest)(nil),            // 19: robota.v1.CancelQueueRequest
-	(*CancelQueueResponse)(nil),           // 20: robota.v1.CancelQueueResponse
-	(*ExecuteCommandRequest)(nil),         // 21: robota.v1.ExecuteCommandRequest
-	(*ExecuteCommandResponse)(nil),        // 22: robota.v1.ExecuteCommandResponse
-	(*ListCommandsRequest)(nil),           // 23: robota.v1.ListCommandsRequest
-	(*CommandInfo)(nil),                   // 24: robota.v1.CommandInfo
-	(*ListCommandsResponse)(nil),          // 25: robota.v1.ListCommandsResponse
-	(*GetContextStateRequest)(nil),        // 26: robota.v1.GetContextStateRequest
-	(*GetContextStateResponse)(nil),       // 27: robota.v1.GetContextStateResponse
-	(*GetHistoryRequest)(nil),             // 28: robota.v1.GetHistoryRequest
-	(*GetHistoryResponse)(nil),            // 29: robota.v1.GetHistoryResponse
-	(*CompactRequest)(nil),                // 30: robota.v1.CompactRequest
-	(*CompactResponse)(nil),               // 31: robota.v1.CompactResponse
-	(*CloseSessionRequest)(nil),           // 32: robota.v1.CloseSessionRequest
-	(*CloseSessionResponse)(nil),          // 33: robota.v1.CloseSessionResponse
-	(*ListBackgroundTasksRequest)(nil),    // 34: robota.v1.ListBackgroundTasksRequest
-	(*ListBackgroundTasksResponse)(nil),   // 35: robota.v1.ListBackgroundTasksResponse
-	(*GetBackgroundTaskRequest)(nil),      // 36: robota.v1.GetBackgroundTaskRequest
-	(*GetBackgroundTaskResponse)(nil),     // 37: robota.v1.GetBackgroundTaskResponse
-	(*CancelBackgroundTaskRequest)(nil),   // 38: robota.v1.CancelBackgroundTaskRequest
-	(*CancelBackgroundTaskResponse)(nil),  // 39: robota.v1.CancelBackgroundTaskResponse
-	(*CloseBackgroundTaskRequest)(nil),    // 40: robota.v1.CloseBackgroundTaskRequest
-	(*CloseBackgroundTaskResponse)(nil),   // 41: robota.v1.CloseBackgroundTaskResponse
-	(*SendBackgroundTaskRequest)(nil),     // 42: robota.v1.SendBackgroundTaskRequest
-	(*SendBackgroundTaskResponse)(nil),    // 43: robota.v1.SendBackgroundTaskResponse
-	(*ReadBackgroundTaskLogRequest)(nil),  // 44: robota.v1.ReadBackgroundTaskLogRequest
-	(*ReadBackgroundTaskLogResponse)(nil), // 45: robota.v1.ReadBackgroundTaskLogResponse
-	(*timestamppb.Timestamp)(nil),         // 46: google.protobuf.Timestamp
-	(*ContextState)(nil),                  // 47: robota.v1.ContextState
-	(*SessionEvent)(nil),                  // 48: robota.v1.SessionEvent
-	(PermissionAnswer)(0),                 // 49: robota.v1.PermissionAnswer
-	(*structpb.Struct)(nil),               // 50: google.protobuf.Struct
-	(*HistoryEntry)(nil),                  // 51: robota.v1.HistoryEntry
-	(*CompactEvent)(nil),                  // 52: robota.v1.CompactEvent
-	(BackgroundTaskStatus)(0),             // 53: robota.v1.BackgroundTaskStatus
-	(*BackgroundTaskState)(nil),           // 54: robota.v1.BackgroundTaskState
+	(PermissionMode)(0),                      // 0: robota.v1.PermissionMode
+	(*SessionInfo)(nil),                      // 1: robota.v1.SessionInfo
+	(*CreateSessionRequest)(nil),             // 2: robota.v1.CreateSessionRequest
+	(*CreateSessionResponse)(nil),            // 3: robota.v1.CreateSessionResponse
+	(*ListSessionsRequest)(nil),              // 4: robota.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),             // 5: robota.v1.ListSessionsResponse
+	(*GetSessionRequest)(nil),                // 6: robota.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),               // 7: robota.v1.GetSessionResponse
+	(*DeleteSessionRequest)(nil),             // 8: robota.v1.DeleteSessionRequest
+	(*DeleteSessionResponse)(nil),            // 9: robota.v1.DeleteSessionResponse
+	(*SubmitRequest)(nil),                    // 10: robota.v1.SubmitRequest
+	(*SubmitResponse)(nil),                   // 11: robota.v1.SubmitResponse
+	(*SubmitAccepted)(nil),                   // 12: robota.v1.SubmitAccepted
+	(*WatchRequest)(nil),                     // 13: robota.v1.WatchRequest
+	(*WatchResponse)(nil),                    // 14: robota.v1.WatchResponse
+	(*RespondPermissionRequest)(nil),         // 15: robota.v1.RespondPermissionRequest
+	(*RespondPermissionResponse)(nil),        // 16: robota.v1.RespondPermissionResponse
+	(*AbortRequest)(nil),                     // 17: robota.v1.AbortRequest
+	(*AbortResponse)(nil),                    // 18: robota.v1.AbortResponse
+	(*CancelQueueRequest)(nil),               // 19: robota.v1.CancelQueueRequest
+	(*CancelQueueResponse)(nil),              // 20: robota.v1.CancelQueueResponse
+	(*ExecuteCommandRequest)(nil),            // 21: robota.v1.ExecuteCommandRequest
+	(*ExecuteCommandResponse)(nil),           // 22: robota.v1.ExecuteCommandResponse
+	(*ListCommandsRequest)(nil),              // 23: robota.v1.ListCommandsRequest
+	(*CommandInfo)(nil),                      // 24: robota.v1.CommandInfo
+	(*ListCommandsResponse)(nil),             // 25: robota.v1.ListCommandsResponse
+	(*GetContextStateRequest)(nil),           // 26: robota.v1.GetContextStateRequest
+	(*GetContextStateResponse)(nil),          // 27: robota.v1.GetContextStateResponse
+	(*GetHistoryRequest)(nil),                // 28: robota.v1.GetHistoryRequest
+	(*GetHistoryResponse)(nil),               // 29: robota.v1.GetHistoryResponse
+	(*CompactRequest)(nil),                   // 30: robota.v1.CompactRequest
+	(*CompactResponse)(nil),                  // 31: robota.v1.CompactResponse
+	(*CloseSessionRequest)(nil),              // 32: robota.v1.CloseSessionRequest
+	(*CloseSessionResponse)(nil),             // 33: robota.v1.CloseSessionResponse
+	(*ListBackgroundTasksRequest)(nil),       // 34: robota.v1.ListBackgroundTasksRequest
+	(*ListBackgroundTasksResponse)(nil),      // 35: robota.v1.ListBackgroundTasksResponse
+	(*GetBackgroundTaskRequest)(nil),         // 36: robota.v1.GetBackgroundTaskRequest
+	(*GetBackgroundTaskResponse)(nil),        // 37: robota.v1.GetBackgroundTaskResponse
+	(*CancelBackgroundTaskRequest)(nil),      // 38: robota.v1.CancelBackgroundTaskRequest
+	(*CancelBackgroundTaskResponse)(nil),     // 39: robota.v1.CancelBackgroundTaskResponse
+	(*CloseBackgroundTaskRequest)(nil),       // 40: robota.v1.CloseBackgroundTaskRequest
+	(*CloseBackgroundTaskResponse)(nil),      // 41: robota.v1.CloseBackgroundTaskResponse
+	(*SendBackgroundTaskRequest)(nil),        // 42: robota.v1.SendBackgroundTaskRequest
+	(*SendBackgroundTaskResponse)(nil),       // 43: robota.v1.SendBackgroundTaskResponse
+	(*ReadBackgroundTaskLogRequest)(nil),     // 44: robota.v1.ReadBackgroundTaskLogRequest
+	(*ReadBackgroundTaskLogResponse)(nil),    // 45: robota.v1.ReadBackgroundTaskLogResponse
+	(*CreateBackgroundJobGroupRequest)(nil),  // 46: robota.v1.CreateBackgroundJobGroupRequest
+	(*CreateBackgroundJobGroupResponse)(nil), // 47: robota.v1.CreateBackgroundJobGroupResponse
+	(*ListBackgroundJobGroupsRequest)(nil),   // 48: robota.v1.ListBackgroundJobGroupsRequest
+	(*ListBackgroundJobGroupsResponse)(nil),  // 49: robota.v1.ListBackgroundJobGroupsResponse
+	(*GetBackgroundJobGroupRequest)(nil),     // 50: robota.v1.GetBackgroundJobGroupRequest
+	(*GetBackgroundJobGroupResponse)(nil),    // 51: robota.v1.GetBackgroundJobGroupResponse
+	(*WaitBackgroundJobGroupRequest)(nil),    // 52: robota.v1.WaitBackgroundJobGroupRequest
+	(*WaitBackgroundJobGroupResponse)(nil),   // 53: robota.v1.WaitBackgroundJobGroupResponse
+	(*timestamppb.Timestamp)(nil),            // 54: google.protobuf.Timestamp
+	(*ContextState)(nil),                     // 55: robota.v1.ContextState
+	(*SessionEvent)(nil),                     // 56: robota.v1.SessionEvent
+	(PermissionAnswer)(0),                    // 57: robota.v1.PermissionAnswer
+	(*structpb.Struct)(nil),                  // 58: google.protobuf.Struct
+	(*HistoryEntry)(nil),                     // 59: robota.v1.HistoryEntry
+	(*CompactEvent)(nil),                     // 60: robota.v1.CompactEvent
+	(BackgroundTaskStatus)(0),                // 61: robota.v1.BackgroundTaskStatus
+	(*BackgroundTaskState)(nil),              // 62: robota.v1.BackgroundTaskState
+	(BackgroundJobWaitPolicy)(0),             // 63: robota.v1.BackgroundJobWaitPolicy
+	(*BackgroundJobGroup)(nil),               // 64: robota.v1.BackgroundJobGroup
 }
 var file_robota_v1_engine_proto_depIdxs = []int32{
 	0,  // 0: robota.v1.SessionInfo.permission_mode:type_name -> robota.v1.PermissionMode
-	46, // 1: robota.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	46, // 2: robota.v1.SessionInfo.updated_at:type_name -> google.protobuf.Timestamp
-	47, // 3: robota.v1.SessionInfo.context_state:type_name -> robota.v1.ContextState
+	54, // 1: robota.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	54, // 2: robota.v1.SessionInfo.updated_at:type_name -> google.protobuf.Timestamp
+	55, // 3: robota.v1.SessionInfo.context_state:type_name -> robota.v1.ContextState
 	0,  // 4: robota.v1.CreateSessionRequest.permission_mode:type_name -> robota.v1.PermissionMode
 	1,  // 5: robota.v1.CreateSessionResponse.session:type_name -> robota.v1.SessionInfo
 	1,  // 6: robota.v1.ListSessionsResponse.sessions:type_name -> robota.v1.SessionInfo
 	1,  // 7: robota.v1.GetSessionResponse.session:type_name -> robota.v1.SessionInfo
 	12, // 8: robota.v1.SubmitResponse.accepted:type_name -> robota.v1.SubmitAccepted
-	48, // 9: robota.v1.SubmitResponse.events:type_name -> robota.v1.SessionEvent
-	48, // 10: robota.v1.WatchResponse.event:type_name -> robota.v1.SessionEvent
-	48, // 11: robota.v1.WatchResponse.events:type_name -> robota.v1.SessionEvent
-	49, // 12: robota.v1.RespondPermissionRequest.answer:type_name -> robota.v1.PermissionAnswer
-	50, // 13: robota.v1.ExecuteCommandResponse.data:type_name -> google.protobuf.Struct
+	56, // 9: robota.v1.SubmitResponse.events:type_name -> robota.v1.SessionEvent
+	56, // 10: robota.v1.WatchResponse.event:type_name -> robota.v1.SessionEvent
+	56, // 11: robota.v1.WatchResponse.events:type_name -> robota.v1.SessionEvent
+	57, // 12: robota.v1.RespondPermissionRequest.answer:type_name -> robota.v1.PermissionAnswer
+	58, // 13: robota.v1.ExecuteCommandResponse.data:type_name -> google.protobuf.Struct
 	24, // 14: robota.v1.ListCommandsResponse.commands:type_name -> robota.v1.CommandInfo
-	47, // 15: robota.v1.GetContextStateResponse.state:type_name -> robota.v1.ContextState
-	51, // 16: robota.v1.GetHistoryResponse.entries:type_name -> robota.v1.HistoryEntry
-	52, // 17: robota.v1.CompactResponse.compact:type_name -> robota.v1.CompactEvent
-	53, // 18: robota.v1.ListBackgroundTasksRequest.statuses:type_name -> robota.v1.BackgroundTaskStatus
-	54, // 19: robota.v1.ListBackgroundTasksResponse.tasks:type_name -> robota.v1.BackgroundTaskState
-	54, // 20: robota.v1.GetBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
-	54, // 21: robota.v1.CancelBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
-	2,  // 22: robota.v1.EngineService.CreateSession:input_type -> robota.v1.CreateSessionRequest
-	4,  // 23: robota.v1.EngineService.ListSessions:input_type -> robota.v1.ListSessionsRequest
-	6,  // 24: robota.v1.EngineService.GetSession:input_type -> robota.v1.GetSessionRequest
-	8,  // 25: robota.v1.EngineService.DeleteSession:input_type -> robota.v1.DeleteSessionRequest
-	10, // 26: robota.v1.EngineService.Submit:input_type -> robota.v1.SubmitRequest
-	13, // 27: robota.v1.EngineService.Watch:input_type -> robota.v1.WatchRequest
-	15, // 28: robota.v1.EngineService.RespondPermission:input_type -> robota.v1.RespondPermissionRequest
-	17, // 29: robota.v1.EngineService.Abort:input_type -> robota.v1.AbortRequest
-	19, // 30: robota.v1.EngineService.CancelQueue:input_type -> robota.v1.CancelQueueRequest
-	21, // 31: robota.v1.EngineService.ExecuteCommand:input_type -> robota.v1.ExecuteCommandRequest
-	23, // 32: robota.v1.EngineService.ListCommands:input_type -> robota.v1.ListCommandsRequest
-	26, // 33: robota.v1.EngineService.GetContextState:input_type -> robota.v1.GetContextStateRequest
-	28, // 34: robota.v1.EngineService.GetHistory:input_type -> robota.v1.GetHistoryRequest
-	30, // 35: robota.v1.EngineService.Compact:input_type -> robota.v1.CompactRequest
-	32, // 36: robota.v1.EngineService.CloseSession:input_type -> robota.v1.CloseSessionRequest
-	34, // 37: robota.v1.EngineService.ListBackgroundTasks:input_type -> robota.v1.ListBackgroundTasksRequest
-	36, // 38: robota.v1.EngineService.GetBackgroundTask:input_type -> robota.v1.GetBackgroundTaskRequest
-	38, // 39: robota.v1.EngineService.CancelBackgroundTask:input_type -> robota.v1.CancelBackgroundTaskRequest
-	40, // 40: robota.v1.EngineService.CloseBackgroundTask:input_type -> robota.v1.CloseBackgroundTaskRequest
-	42, // 41: robota.v1.EngineService.SendBackgroundTask:input_type -> robota.v1.SendBackgroundTaskRequest
-	44, // 42: robota.v1.EngineService.ReadBackgroundTaskLog:input_type -> robota.v1.ReadBackgroundTaskLogRequest
-	3,  // 43: robota.v1.EngineService.CreateSession:output_type -> robota.v1.CreateSessionResponse
-	5,  // 44: robota.v1.EngineService.ListSessions:output_type -> robota.v1.ListSessionsResponse
-	7,  // 45: robota.v1.EngineService.GetSession:output_type -> robota.v1.GetSessionResponse
-	9,  // 46: robota.v1.EngineService.DeleteSession:output_type -> robota.v1.DeleteSessionResponse
-	11, // 47: robota.v1.EngineService.Submit:output_type -> robota.v1.SubmitResponse
-	14, // 48: robota.v1.EngineService.Watch:output_type -> robota.v1.WatchResponse
-	16, // 49: robota.v1.EngineService.RespondPermission:output_type -> robota.v1.RespondPermissionResponse
-	18, // 50: robota.v1.EngineService.Abort:output_type -> robota.v1.AbortResponse
-	20, // 51: robota.v1.EngineService.CancelQueue:output_type -> robota.v1.CancelQueueResponse
-	22, // 52: robota.v1.EngineService.ExecuteCommand:output_type -> robota.v1.ExecuteCommandResponse
-	25, // 53: robota.v1.EngineService.ListCommands:output_type -> robota.v1.ListCommandsResponse
-	27, // 54: robota.v1.EngineService.GetContextState:output_type -> robota.v1.GetContextStateResponse
-	29, // 55: robota.v1.EngineService.GetHistory:output_type -> robota.v1.GetHistoryResponse
-	31, // 56: robota.v1.EngineService.Compact:output_type -> robota.v1.CompactResponse
-	33, // 57: robota.v1.EngineService.CloseSession:output_type -> robota.v1.CloseSessionResponse
-	35, // 58: robota.v1.EngineService.ListBackgroundTasks:output_type -> robota.v1.ListBackgroundTasksResponse
-	37, // 59: robota.v1.EngineService.GetBackgroundTask:output_type -> robota.v1.GetBackgroundTaskResponse
-	39, // 60: robota.v1.EngineService.CancelBackgroundTask:output_type -> robota.v1.CancelBackgroundTaskResponse
-	41, // 61: robota.v1.EngineService.CloseBackgroundTask:output_type -> robota.v1.CloseBackgroundTaskResponse
-	43, // 62: robota.v1.EngineService.SendBackgroundTask:output_type -> robota.v1.SendBackgroundTaskResponse
-	45, // 63: robota.v1.EngineService.ReadBackgroundTaskLog:output_type -> robota.v1.ReadBackgroundTaskLogResponse
-	43, // [43:64] is the sub-list for method output_type
-	22, // [22:43] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	55, // 15: robota.v1.GetContextStateResponse.state:type_name -> robota.v1.ContextState
+	59, // 16: robota.v1.GetHistoryResponse.entries:type_name -> robota.v1.HistoryEntry
+	60, // 17: robota.v1.CompactResponse.compact:type_name -> robota.v1.CompactEvent
+	61, // 18: robota.v1.ListBackgroundTasksRequest.statuses:type_name -> robota.v1.BackgroundTaskStatus
+	62, // 19: robota.v1.ListBackgroundTasksResponse.tasks:type_name -> robota.v1.BackgroundTaskState
+	62, // 20: robota.v1.GetBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
+	62, // 21: robota.v1.CancelBackgroundTaskResponse.task:type_name -> robota.v1.BackgroundTaskState
+	63, // 22: robota.v1.CreateBackgroundJobGroupRequest.wait_policy:type_name -> robota.v1.BackgroundJobWaitPolicy
+	64, // 23: robota.v1.CreateBackgroundJobGroupResponse.group:type_name -> robota.v1.BackgroundJobGroup
+	64, // 24: robota.v1.ListBackgroundJobGroupsResponse.groups:type_name -> robota.v1.BackgroundJobGroup
+	64, // 25: robota.v1.GetBackgroundJobGroupResponse.group:type_name -> robota.v1.BackgroundJobGroup
+	64, // 26: robota.v1.WaitBackgroundJobGroupResponse.group:type_name -> robota.v1.BackgroundJobGroup
+	2,  // 27: robota.v1.EngineService.CreateSession:input_type -> robota.v1.CreateSessionRequest
+	4,  // 28: robota.v1.EngineService.ListSessions:input_type -> robota.v1.ListSessionsRequest
+	6,  // 29: robota.v1.EngineService.GetSession:input_type -> robota.v1.GetSessionRequest
+	8,  // 30: robota.v1.EngineService.DeleteSession:input_type -> robota.v1.DeleteSessionRequest
+	10, // 31: robota.v1.EngineService.Submit:input_type -> robota.v1.SubmitRequest
+	13, // 32: robota.v1.EngineService.Watch:input_type -> robota.v1.WatchRequest
+	15, // 33: robota.v1.EngineService.RespondPermission:input_type -> robota.v1.RespondPermissionRequest
+	17, // 34: robota.v1.EngineService.Abort:input_type -> robota.v1.AbortRequest
+	19, // 35: robota.v1.EngineService.CancelQueue:input_type -> robota.v1.CancelQueueRequest
+	21, // 36: robota.v1.EngineService.ExecuteCommand:input_type -> robota.v1.ExecuteCommandRequest
+	23, // 37: robota.v1.EngineService.ListCommands:input_type -> robota.v1.ListCommandsRequest
+	26, // 38: robota.v1.EngineService.GetContextState:input_type -> robota.v1.GetContextStateRequest
+	28, // 39: robota.v1.EngineService.GetHistory:input_type -> robota.v1.GetHistoryRequest
+	30, // 40: robota.v1.EngineService.Compact:input_type -> robota.v1.CompactRequest
+	32, // 41: robota.v1.EngineService.CloseSession:input_type -> robota.v1.CloseSessionRequest
+	34, // 42: robota.v1.EngineService.ListBackgroundTasks:input_type -> robota.v1.ListBackgroundTasksRequest
+	36, // 43: robota.v1.EngineService.GetBackgroundTask:input_type -> robota.v1.GetBackgroundTaskRequest
+	38, // 44: robota.v1.EngineService.CancelBackgroundTask:input_type -> robota.v1.CancelBackgroundTaskRequest
+	40, // 45: robota.v1.EngineService.CloseBackgroundTask:input_type -> robota.v1.CloseBackgroundTaskRequest
+	42, // 46: robota.v1.EngineService.SendBackgroundTask:input_type -> robota.v1.SendBackgroundTaskRequest
+	44, // 47: robota.v1.EngineService.ReadBackgroundTaskLog:input_type -> robota.v1.ReadBackgroundTaskLogRequest
+	46, // 48: robota.v1.EngineService.CreateBackgroundJobGroup:input_type -> robota.v1.CreateBackgroundJobGroupRequest
+	48, // 49: robota.v1.EngineService.ListBackgroundJobGroups:input_type -> robota.v1.ListBackgroundJobGroupsRequest
+	50, // 50: robota.v1.EngineService.GetBackgroundJobGroup:input_type -> robota.v1.GetBackgroundJobGroupRequest
+	52, // 51: robota.v1.EngineService.WaitBackgroundJobGroup:input_type -> robota.v1.WaitBackgroundJobGroupRequest
+	3,  // 52: robota.v1.EngineService.CreateSession:output_type -> robota.v1.CreateSessionResponse
+	5,  // 53: robota.v1.EngineService.ListSessions:output_type -> robota.v1.ListSessionsResponse
+	7,  // 54: robota.v1.EngineService.GetSession:output_type -> robota.v1.GetSessionResponse
+	9,  // 55: robota.v1.EngineService.DeleteSession:output_type -> robota.v1.DeleteSessionResponse
+	11, // 56: robota.v1.EngineService.Submit:output_type -> robota.v1.SubmitResponse
+	14, // 57: robota.v1.EngineService.Watch:output_type -> robota.v1.WatchResponse
+	16, // 58: robota.v1.EngineService.RespondPermission:output_type -> robota.v1.RespondPermissionResponse
+	18, // 59: robota.v1.EngineService.Abort:output_type -> robota.v1.AbortResponse
+	20, // 60: robota.v1.EngineService.CancelQueue:output_type -> robota.v1.CancelQueueResponse
+	22, // 61: robota.v1.EngineService.ExecuteCommand:output_type -> robota.v1.ExecuteCommandResponse
+	25, // 62: robota.v1.EngineService.ListCommands:output_type -> robota.v1.ListCommandsResponse
+	27, // 63: robota.v1.EngineService.GetContextState:output_type -> robota.v1.GetContextStateResponse
+	29, // 64: robota.v1.EngineService.GetHistory:output_type -> robota.v1.GetHistoryResponse
+	31, // 65: robota.v1.EngineService.Compact:output_type -> robota.v1.CompactResponse
+	33, // 66: robota.v1.EngineService.CloseSession:output_type -> robota.v1.CloseSessionResponse
+	35, // 67: robota.v1.EngineService.ListBackgroundTasks:output_type -> robota.v1.ListBackgroundTasksResponse
+	37, // 68: robota.v1.EngineService.GetBackgroundTask:output_type -> robota.v1.GetBackgroundTaskResponse
+	39, // 69: robota.v1.EngineService.CancelBackgroundTask:output_type -> robota.v1.CancelBackgroundTaskResponse
+	41, // 70: robota.v1.EngineService.CloseBackgroundTask:output_type -> robota.v1.CloseBackgroundTaskResponse
+	43, // 71: robota.v1.EngineService.SendBackgroundTask:output_type -> robota.v1.SendBackgroundTaskResponse
+	45, // 72: robota.v1.EngineService.ReadBackgroundTaskLog:output_type -> robota.v1.ReadBackgroundTaskLogResponse
+	47, // 73: robota.v1.EngineService.CreateBackgroundJobGroup:output_type -> robota.v1.CreateBackgroundJobGroupResponse
+	49, // 74: robota.v1.EngineService.ListBackgroundJobGroups:output_type -> robota.v1.ListBackgroundJobGroupsResponse
+	51, // 75: robota.v1.EngineService.GetBackgroundJobGroup:output_type -> robota.v1.GetBackgroundJobGroupResponse
+	53, // 76: robota.v1.EngineService.WaitBackgroundJobGroup:output_type -> robota.v1.WaitBackgroundJobGroupResponse
+	52, // [52:77] is the sub-list for method output_type
+	27, // [27:52] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_robota_v1_engine_proto_init() }
@@ -3107,7 +3573,7 @@ func file_robota_v1_engine_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_robota_v1_engine_proto_rawDesc), len(file_robota_v1_engine_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   45,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,27 +19,31 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	EngineService_CreateSession_FullMethodName         = "/robota.v1.EngineService/CreateSession"
-	EngineService_ListSessions_FullMethodName          = "/robota.v1.EngineService/ListSessions"
-	EngineService_GetSession_FullMethodName            = "/robota.v1.EngineService/GetSession"
-	EngineService_DeleteSession_FullMethodName         = "/robota.v1.EngineService/DeleteSession"
-	EngineService_Submit_FullMethodName                = "/robota.v1.EngineService/Submit"
-	EngineService_Watch_FullMethodName                 = "/robota.v1.EngineService/Watch"
-	EngineService_RespondPermission_FullMethodName     = "/robota.v1.EngineService/RespondPermission"
-	EngineService_Abort_FullMethodName                 = "/robota.v1.EngineService/Abort"
-	EngineService_CancelQueue_FullMethodName           = "/robota.v1.EngineService/CancelQueue"
-	EngineService_ExecuteCommand_FullMethodName        = "/robota.v1.EngineService/ExecuteCommand"
-	EngineService_ListCommands_FullMethodName          = "/robota.v1.EngineService/ListCommands"
-	EngineService_GetContextState_FullMethodName       = "/robota.v1.EngineService/GetContextState"
-	EngineService_GetHistory_FullMethodName            = "/robota.v1.EngineService/GetHistory"
-	EngineService_Compact_FullMethodName               = "/robota.v1.EngineService/Compact"
-	EngineService_CloseSession_FullMethodName          = "/robota.v1.EngineService/CloseSession"
-	EngineService_ListBackgroundTasks_FullMethodName   = "/robota.v1.EngineService/ListBackgroundTasks"
-	EngineService_GetBackgroundTask_FullMethodName     = "/robota.v1.EngineService/GetBackgroundTask"
-	EngineService_CancelBackgroundTask_FullMethodName  = "/robota.v1.EngineService/CancelBackgroundTask"
-	EngineService_CloseBackgroundTask_FullMethodName   = "/robota.v1.EngineService/CloseBackgroundTask"
-	EngineService_SendBackgroundTask_FullMethodName    = "/robota.v1.EngineService/SendBackgroundTask"
-	EngineService_ReadBackgroundTaskLog_FullMethodName = "/robota.v1.EngineService/ReadBackgroundTaskLog"
+	EngineService_CreateSession_FullMethodName            = "/robota.v1.EngineService/CreateSession"
+	EngineService_ListSessions_FullMethodName             = "/robota.v1.EngineService/ListSessions"
+	EngineService_GetSession_FullMethodName               = "/robota.v1.EngineService/GetSession"
+	EngineService_DeleteSession_FullMethodName            = "/robota.v1.EngineService/DeleteSession"
+	EngineService_Submit_FullMethodName                   = "/robota.v1.EngineService/Submit"
+	EngineService_Watch_FullMethodName                    = "/robota.v1.EngineService/Watch"
+	EngineService_RespondPermission_FullMethodName        = "/robota.v1.EngineService/RespondPermission"
+	EngineService_Abort_FullMethodName                    = "/robota.v1.EngineService/Abort"
+	EngineService_CancelQueue_FullMethodName              = "/robota.v1.EngineService/CancelQueue"
+	EngineService_ExecuteCommand_FullMethodName           = "/robota.v1.EngineService/ExecuteCommand"
+	EngineService_ListCommands_FullMethodName             = "/robota.v1.EngineService/ListCommands"
+	EngineService_GetContextState_FullMethodName          = "/robota.v1.EngineService/GetContextState"
+	EngineService_GetHistory_FullMethodName               = "/robota.v1.EngineService/GetHistory"
+	EngineService_Compact_FullMethodName                  = "/robota.v1.EngineService/Compact"
+	EngineService_CloseSession_FullMethodName             = "/robota.v1.EngineService/CloseSession"
+	EngineService_ListBackgroundTasks_FullMethodName      = "/robota.v1.EngineService/ListBackgroundTasks"
+	EngineService_GetBackgroundTask_FullMethodName        = "/robota.v1.EngineService/GetBackgroundTask"
+	EngineService_CancelBackgroundTask_FullMethodName     = "/robota.v1.EngineService/CancelBackgroundTask"
+	EngineService_CloseBackgroundTask_FullMethodName      = "/robota.v1.EngineService/CloseBackgroundTask"
+	EngineService_SendBackgroundTask_FullMethodName       = "/robota.v1.EngineService/SendBackgroundTask"
+	EngineService_ReadBackgroundTaskLog_FullMethodName    = "/robota.v1.EngineService/ReadBackgroundTaskLog"
+	EngineService_CreateBackgroundJobGroup_FullMethodName = "/robota.v1.EngineService/CreateBackgroundJobGroup"
+	EngineService_ListBackgroundJobGroups_FullMethodName  = "/robota.v1.EngineService/ListBackgroundJobGroups"
+	EngineService_GetBackgroundJobGroup_FullMethodName    = "/robota.v1.EngineService/GetBackgroundJobGroup"
+	EngineService_WaitBackgroundJobGroup_FullMethodName   = "/robota.v1.EngineService/WaitBackgroundJobGroup"
 )
 
 // EngineServiceClient is the client API for EngineService service.
@@ -116,6 +120,18 @@ type EngineServiceClient interface {
 	SendBackgroundTask(ctx context.Context, in *SendBackgroundTaskRequest, opts ...grpc.CallOption) (*SendBackgroundTaskResponse, error)
 	// ReadBackgroundTaskLog reads a page of a background task's output log.
 	ReadBackgroundTaskLog(ctx context.Context, in *ReadBackgroundTaskLogRequest, opts ...grpc.CallOption) (*ReadBackgroundTaskLogResponse, error)
+	// CreateBackgroundJobGroup groups existing background tasks under a wait policy
+	// (INVALID_ARGUMENT for no tasks, an unknown or repeated task, an unknown policy).
+	CreateBackgroundJobGroup(ctx context.Context, in *CreateBackgroundJobGroupRequest, opts ...grpc.CallOption) (*CreateBackgroundJobGroupResponse, error)
+	// ListBackgroundJobGroups lists a session's job groups, a resumed session's earlier
+	// ones first.
+	ListBackgroundJobGroups(ctx context.Context, in *ListBackgroundJobGroupsRequest, opts ...grpc.CallOption) (*ListBackgroundJobGroupsResponse, error)
+	// GetBackgroundJobGroup returns one job group (NOT_FOUND for an unknown id).
+	GetBackgroundJobGroup(ctx context.Context, in *GetBackgroundJobGroupRequest, opts ...grpc.CallOption) (*GetBackgroundJobGroupResponse, error)
+	// WaitBackgroundJobGroup answers once the group's wait policy completed it (a manual
+	// group: once every task ended; a group restored from an earlier run: at once), or
+	// DEADLINE_EXCEEDED / CANCELLED with the call.
+	WaitBackgroundJobGroup(ctx context.Context, in *WaitBackgroundJobGroupRequest, opts ...grpc.CallOption) (*WaitBackgroundJobGroupResponse, error)
 }
 
 type engineServiceClient struct {
@@ -354,6 +370,46 @@ func (c *engineServiceClient) ReadBackgroundTaskLog(ctx context.Context, in *Rea
 	return out, nil
 }
 
+func (c *engineServiceClient) CreateBackgroundJobGroup(ctx context.Context, in *CreateBackgroundJobGroupRequest, opts ...grpc.CallOption) (*CreateBackgroundJobGroupResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateBackgroundJobGroupResponse)
+	err := c.cc.Invoke(ctx, EngineService_CreateBackgroundJobGroup_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *engineServiceClient) ListBackgroundJobGroups(ctx context.Context, in *ListBackgroundJobGroupsRequest, opts ...grpc.CallOption) (*ListBackgroundJobGroupsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListBackgroundJobGroupsResponse)
+	err := c.cc.Invoke(ctx, EngineService_ListBackgroundJobGroups_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *engineServiceClient) GetBackgroundJobGroup(ctx context.Context, in *GetBackgroundJobGroupRequest, opts ...grpc.CallOption) (*GetBackgroundJobGroupResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetBackgroundJobGroupResponse)
+	err := c.cc.Invoke(ctx, EngineService_GetBackgroundJobGroup_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *engineServiceClient) WaitBackgroundJobGroup(ctx context.Context, in *WaitBackgroundJobGroupRequest, opts ...grpc.CallOption) (*WaitBackgroundJobGroupResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WaitBackgroundJobGroupResponse)
+	err := c.cc.Invoke(ctx, EngineService_WaitBackgroundJobGroup_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // EngineServiceServer is the server API for EngineService service.
 // All implementations must embed UnimplementedEngineServiceServer
 // for forward compatibility.
@@ -428,6 +484,18 @@ type EngineServiceServer interface {
 	SendBackgroundTask(context.Context, *SendBackgroundTaskRequest) (*SendBackgroundTaskResponse, error)
 	// ReadBackgroundTaskLog reads a page of a background task's output log.
 	ReadBackgroundTaskLog(context.Context, *ReadBackgroundTaskLogRequest) (*ReadBackgroundTaskLogResponse, error)
+	// CreateBackgroundJobGroup groups existing background tasks under a wait policy
+	// (INVALID_ARGUMENT for no tasks, an unknown or repeated task, an unknown policy).
+	CreateBackgroundJobGroup(context.Context, *CreateBackgroundJobGroupRequest) (*CreateBackgroundJobGroupResponse, error)
+	// ListBackgroundJobGroups lists a session's job groups, a resumed session's earlier
+	// ones first.
+	ListBackgroundJobGroups(context.Context, *ListBackgroundJobGroupsRequest) (*ListBackgroundJobGroupsResponse, error)
+	// GetBackgroundJobGroup returns one job group (NOT_FOUND for an unknown id).
+	GetBackgroundJobGroup(context.Context, *GetBackgroundJobGroupRequest) (*GetBackgroundJobGroupResponse, error)
+	// WaitBackgroundJobGroup answers once the group's wait policy completed it (a manual
+	// group: once every task ended; a group restored from an earlier run: at once), or
+	// DEADLINE_EXCEEDED / CANCELLED with the call.
+	WaitBackgroundJobGroup(context.Context, *WaitBackgroundJobGroupRequest) (*WaitBackgroundJobGroupResponse, error)
 	mustEmbedUnimplementedEngineServiceServer()
 }
 
@@ -500,6 +568,18 @@ func (UnimplementedEngineServiceServer) SendBackgroundTask(context.Context, *Sen
 }
 func (UnimplementedEngineServiceServer) ReadBackgroundTaskLog(context.Context, *ReadBackgroundTaskLogRequest) (*ReadBackgroundTaskLogResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReadBackgroundTaskLog not implemented")
+}
+func (UnimplementedEngineServiceServer) CreateBackgroundJobGroup(context.Context, *CreateBackgroundJobGroupRequest) (*CreateBackgroundJobGroupResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateBackgroundJobGroup not implemented")
+}
+func (UnimplementedEngineServiceServer) ListBackgroundJobGroups(context.Context, *ListBackgroundJobGroupsRequest) (*ListBackgroundJobGroupsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListBackgroundJobGroups not implemented")
+}
+func (UnimplementedEngineServiceServer) GetBackgroundJobGroup(context.Context, *GetBackgroundJobGroupRequest) (*GetBackgroundJobGroupResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetBackgroundJobGroup not implemented")
+}
+func (UnimplementedEngineServiceServer) WaitBackgroundJobGroup(context.Context, *WaitBackgroundJobGroupRequest) (*WaitBackgroundJobGroupResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method WaitBackgroundJobGroup not implemented")
 }
 func (UnimplementedEngineServiceServer) mustEmbedUnimplementedEngineServiceServer() {}
 func (UnimplementedEngineServiceServer) testEmbeddedByValue()                       {}
@@ -886,6 +966,78 @@ func _EngineService_ReadBackgroundTaskLog_Handler(srv interface{}, ctx context.C
 	return interceptor(ctx, in, info, handler)
 }
 
+func _EngineService_CreateBackgroundJobGroup_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateBackgroundJobGroupRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EngineServiceServer).CreateBackgroundJobGroup(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: EngineService_CreateBackgroundJobGroup_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EngineServiceServer).CreateBackgroundJobGroup(ctx, req.(*CreateBackgroundJobGroupRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _EngineService_ListBackgroundJobGroups_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListBackgroundJobGroupsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EngineServiceServer).ListBackgroundJobGroups(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: EngineService_ListBackgroundJobGroups_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EngineServiceServer).ListBackgroundJobGroups(ctx, req.(*ListBackgroundJobGroupsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _EngineService_GetBackgroundJobGroup_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBackgroundJobGroupRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EngineServiceServer).GetBackgroundJobGroup(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: EngineService_GetBackgroundJobGroup_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EngineServiceServer).GetBackgroundJobGroup(ctx, req.(*GetBackgroundJobGroupRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _EngineService_WaitBackgroundJobGroup_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WaitBackgroundJobGroupRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EngineServiceServer).WaitBackgroundJobGroup(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: EngineService_WaitBackgroundJobGroup_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EngineServiceServer).WaitBackgroundJobGroup(ctx, req.(*WaitBackgroundJobGroupRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // EngineService_ServiceDesc is the grpc.ServiceDesc for EngineService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -968,6 +1120,22 @@ var EngineService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReadBackgroundTaskLog",
 			Handler:    _EngineService_ReadBackgroundTaskLog_Handler,
+		},
+		{
+			MethodName: "CreateBackgroundJobGroup",
+			Handler:    _EngineService_CreateBackgroundJobGroup_Handler,
+		},
+		{
+			MethodName: "ListBackgroundJobGroups",
+			Handler:    _EngineService_ListBackgroundJobGroups_Handler,
+		},
+		{
+			MethodName: "GetBackgroundJobGroup",
+			Handler:    _EngineService_GetBackgroundJobGroup_Handler,
+		},
+		{
+			MethodName: "WaitBackgroundJobGroup",
+			Handler:    _EngineService_WaitBackgroundJobGroup_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

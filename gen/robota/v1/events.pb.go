@@ -379,6 +379,177 @@ func (BackgroundTaskStatus) EnumDescriptor() ([]byte, []int) {
 	return file_robota_v1_events_proto_rawDescGZIP(), []int{5}
 }
 
+// BackgroundJobWaitPolicy says when a background job group completes.
+type BackgroundJobWaitPolicy int32
+
+const (
+	// Never sent; in a request it means WAIT_ALL.
+	BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED BackgroundJobWaitPolicy = 0
+	// Nobody waits (fire and return); the group completes when every task ended.
+	BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_DETACHED BackgroundJobWaitPolicy = 1
+	// The group completes when every task ended.
+	BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL BackgroundJobWaitPolicy = 2
+	// The group completes when the first task ended; the others' results still come.
+	BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY BackgroundJobWaitPolicy = 3
+	// The policy never completes the group: it collects results and stays running.
+	BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_MANUAL BackgroundJobWaitPolicy = 4
+)
+
+// Enum value maps for BackgroundJobWaitPolicy.
+var (
+	BackgroundJobWaitPolicy_name = map[int32]string{
+		0: "BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED",
+		1: "BACKGROUND_JOB_WAIT_POLICY_DETACHED",
+		2: "BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL",
+		3: "BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY",
+		4: "BACKGROUND_JOB_WAIT_POLICY_MANUAL",
+	}
+	BackgroundJobWaitPolicy_value = map[string]int32{
+		"BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED": 0,
+		"BACKGROUND_JOB_WAIT_POLICY_DETACHED":    1,
+		"BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL":    2,
+		"BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY":    3,
+		"BACKGROUND_JOB_WAIT_POLICY_MANUAL":      4,
+	}
+)
+
+func (x BackgroundJobWaitPolicy) Enum() *BackgroundJobWaitPolicy {
+	p := new(BackgroundJobWaitPolicy)
+	*p = x
+	return p
+}
+
+func (x BackgroundJobWaitPolicy) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (BackgroundJobWaitPolicy) Descriptor() protoreflect.EnumDescriptor {
+	return file_robota_v1_events_proto_enumTypes[6].Descriptor()
+}
+
+func (BackgroundJobWaitPolicy) Type() protoreflect.EnumType {
+	return &file_robota_v1_events_proto_enumTypes[6]
+}
+
+func (x BackgroundJobWaitPolicy) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use BackgroundJobWaitPolicy.Descriptor instead.
+func (BackgroundJobWaitPolicy) EnumDescriptor() ([]byte, []int) {
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{6}
+}
+
+// BackgroundJobGroupStatus is a group's status.
+type BackgroundJobGroupStatus int32
+
+const (
+	// Never sent.
+	BackgroundJobGroupStatus_BACKGROUND_JOB_GROUP_STATUS_UNSPECIFIED BackgroundJobGroupStatus = 0
+	// Its wait policy is not met yet (a manual group stays running).
+	BackgroundJobGroupStatus_BACKGROUND_JOB_GROUP_STATUS_RUNNING BackgroundJobGroupStatus = 1
+	// Its wait policy was met.
+	BackgroundJobGroupStatus_BACKGROUND_JOB_GROUP_STATUS_COMPLETED BackgroundJobGroupStatus = 2
+)
+
+// Enum value maps for BackgroundJobGroupStatus.
+var (
+	BackgroundJobGroupStatus_name = map[int32]string{
+		0: "BACKGROUND_JOB_GROUP_STATUS_UNSPECIFIED",
+		1: "BACKGROUND_JOB_GROUP_STATUS_RUNNING",
+		2: "BACKGROUND_JOB_GROUP_STATUS_COMPLETED",
+	}
+	BackgroundJobGroupStatus_value = map[string]int32{
+		"BACKGROUND_JOB_GROUP_STATUS_UNSPECIFIED": 0,
+		"BACKGROUND_JOB_GROUP_STATUS_RUNNING":     1,
+		"BACKGROUND_JOB_GROUP_STATUS_COMPLETED":   2,
+	}
+)
+
+func (x BackgroundJobGroupStatus) Enum() *BackgroundJobGroupStatus {
+	p := new(BackgroundJobGroupStatus)
+	*p = x
+	return p
+}
+
+func (x BackgroundJobGroupStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (BackgroundJobGroupStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_robota_v1_events_proto_enumTypes[7].Descriptor()
+}
+
+func (BackgroundJobGroupStatus) Type() protoreflect.EnumType {
+	return &file_robota_v1_events_proto_enumTypes[7]
+}
+
+func (x BackgroundJobGroupStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use BackgroundJobGroupStatus.Descriptor instead.
+func (BackgroundJobGroupStatus) EnumDescriptor() ([]byte, []int) {
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{7}
+}
+
+// BackgroundJobGroupEventType is what happened to a group.
+type BackgroundJobGroupEventType int32
+
+const (
+	// Never sent.
+	BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_UNSPECIFIED BackgroundJobGroupEventType = 0
+	// The group was created.
+	BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_CREATED BackgroundJobGroupEventType = 1
+	// A task of the group ended (one more result).
+	BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_UPDATED BackgroundJobGroupEventType = 2
+	// The group's wait policy was met.
+	BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_COMPLETED BackgroundJobGroupEventType = 3
+)
+
+// Enum value maps for BackgroundJobGroupEventType.
+var (
+	BackgroundJobGroupEventType_name = map[int32]string{
+		0: "BACKGROUND_JOB_GROUP_EVENT_TYPE_UNSPECIFIED",
+		1: "BACKGROUND_JOB_GROUP_EVENT_TYPE_CREATED",
+		2: "BACKGROUND_JOB_GROUP_EVENT_TYPE_UPDATED",
+		3: "BACKGROUND_JOB_GROUP_EVENT_TYPE_COMPLETED",
+	}
+	BackgroundJobGroupEventType_value = map[string]int32{
+		"BACKGROUND_JOB_GROUP_EVENT_TYPE_UNSPECIFIED": 0,
+		"BACKGROUND_JOB_GROUP_EVENT_TYPE_CREATED":     1,
+		"BACKGROUND_JOB_GROUP_EVENT_TYPE_UPDATED":     2,
+		"BACKGROUND_JOB_GROUP_EVENT_TYPE_COMPLETED":   3,
+	}
+)
+
+func (x BackgroundJobGroupEventType) Enum() *BackgroundJobGroupEventType {
+	p := new(BackgroundJobGroupEventType)
+	*p = x
+	return p
+}
+
+func (x BackgroundJobGroupEventType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (BackgroundJobGroupEventType) Descriptor() protoreflect.EnumDescriptor {
+	return file_robota_v1_events_proto_enumTypes[8].Descriptor()
+}
+
+func (BackgroundJobGroupEventType) Type() protoreflect.EnumType {
+	return &file_robota_v1_events_proto_enumTypes[8]
+}
+
+func (x BackgroundJobGroupEventType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use BackgroundJobGroupEventType.Descriptor instead.
+func (BackgroundJobGroupEventType) EnumDescriptor() ([]byte, []int) {
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{8}
+}
+
 // SessionEvent is one event of a session, as streamed by Submit and Watch.
 //
 // Delivery: text_delta events may be coalesced (several deltas joined into one)
@@ -415,6 +586,7 @@ type SessionEvent struct {
 	//	*SessionEvent_BackgroundTaskEvent
 	//	*SessionEvent_PermissionResolved
 	//	*SessionEvent_SubagentMessage
+	//	*SessionEvent_BackgroundJobGroupEvent
 	Event         isSessionEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -602,6 +774,15 @@ func (x *SessionEvent) GetSubagentMessage() *SubagentMessageEvent {
 	return nil
 }
 
+func (x *SessionEvent) GetBackgroundJobGroupEvent() *BackgroundJobGroupEvent {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_BackgroundJobGroupEvent); ok {
+			return x.BackgroundJobGroupEvent
+		}
+	}
+	return nil
+}
+
 type isSessionEvent_Event interface {
 	isSessionEvent_Event()
 }
@@ -673,6 +854,12 @@ type SessionEvent_SubagentMessage struct {
 	SubagentMessage *SubagentMessageEvent `protobuf:"bytes,22,opt,name=subagent_message,json=subagentMessage,proto3,oneof"`
 }
 
+type SessionEvent_BackgroundJobGroupEvent struct {
+	// A background job group was created, gained a task's result, or was completed by
+	// its wait policy. Never dropped.
+	BackgroundJobGroupEvent *BackgroundJobGroupEvent `protobuf:"bytes,23,opt,name=background_job_group_event,json=backgroundJobGroupEvent,proto3,oneof"`
+}
+
 func (*SessionEvent_TextDelta) isSessionEvent_Event() {}
 
 func (*SessionEvent_Thinking) isSessionEvent_Event() {}
@@ -698,6 +885,8 @@ func (*SessionEvent_BackgroundTaskEvent) isSessionEvent_Event() {}
 func (*SessionEvent_PermissionResolved) isSessionEvent_Event() {}
 
 func (*SessionEvent_SubagentMessage) isSessionEvent_Event() {}
+
+func (*SessionEvent_BackgroundJobGroupEvent) isSessionEvent_Event() {}
 
 // SubagentMessageEvent is one message of a subagent started by the session's Agent (or
 // forked Skill) call: its answers and its tool results, in the order it commits them.
@@ -2022,11 +2211,299 @@ func (*BackgroundTaskEvent_ToolEnd) isBackgroundTaskEvent_Event() {}
 
 func (*BackgroundTaskEvent_PermissionRequest) isBackgroundTaskEvent_Event() {}
 
+// BackgroundJobResult is the outcome of one task of a group that ended.
+type BackgroundJobResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task.
+	TaskId string `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// The task's label (its description, agent type or command).
+	Label string `protobuf:"bytes,2,opt,name=label,proto3" json:"label,omitempty"`
+	// Its terminal status.
+	Status BackgroundTaskStatus `protobuf:"varint,3,opt,name=status,proto3,enum=robota.v1.BackgroundTaskStatus" json:"status,omitempty"`
+	// The head of its output.
+	Summary string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Where its whole output is (a subagent's transcript), when known.
+	OutputRef string `protobuf:"bytes,5,opt,name=output_ref,json=outputRef,proto3" json:"output_ref,omitempty"`
+	// Why it failed or was cancelled.
+	Error string `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
+	// When it started and ended.
+	StartedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	CompletedAt   *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=completed_at,json=completedAt,proto3" json:"completed_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BackgroundJobResult) Reset() {
+	*x = BackgroundJobResult{}
+	mi := &file_robota_v1_events_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BackgroundJobResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BackgroundJobResult) ProtoMessage() {}
+
+func (x *BackgroundJobResult) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_events_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BackgroundJobResult.ProtoReflect.Descriptor instead.
+func (*BackgroundJobResult) Descriptor() ([]byte, []int) {
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *BackgroundJobResult) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *BackgroundJobResult) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *BackgroundJobResult) GetStatus() BackgroundTaskStatus {
+	if x != nil {
+		return x.Status
+	}
+	return BackgroundTaskStatus_BACKGROUND_TASK_STATUS_UNSPECIFIED
+}
+
+func (x *BackgroundJobResult) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *BackgroundJobResult) GetOutputRef() string {
+	if x != nil {
+		return x.OutputRef
+	}
+	return ""
+}
+
+func (x *BackgroundJobResult) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *BackgroundJobResult) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *BackgroundJobResult) GetCompletedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CompletedAt
+	}
+	return nil
+}
+
+// BackgroundJobGroup is a snapshot of a group of a session's background tasks.
+type BackgroundJobGroup struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group id (group_1, group_2, ...).
+	GroupId string `protobuf:"bytes,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The session the group belongs to.
+	ParentSessionId string `protobuf:"bytes,2,opt,name=parent_session_id,json=parentSessionId,proto3" json:"parent_session_id,omitempty"`
+	// How it completes.
+	WaitPolicy BackgroundJobWaitPolicy `protobuf:"varint,3,opt,name=wait_policy,json=waitPolicy,proto3,enum=robota.v1.BackgroundJobWaitPolicy" json:"wait_policy,omitempty"`
+	// Its tasks, in order.
+	TaskIds []string `protobuf:"bytes,4,rep,name=task_ids,json=taskIds,proto3" json:"task_ids,omitempty"`
+	// Running or completed.
+	Status BackgroundJobGroupStatus `protobuf:"varint,5,opt,name=status,proto3,enum=robota.v1.BackgroundJobGroupStatus" json:"status,omitempty"`
+	// A label (agent parallel, or the creator's).
+	Label     string                 `protobuf:"bytes,6,opt,name=label,proto3" json:"label,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// When its wait policy was met; unset before.
+	CompletedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=completed_at,json=completedAt,proto3" json:"completed_at,omitempty"`
+	// One result per task that ended, in the order they ended.
+	Results       []*BackgroundJobResult `protobuf:"bytes,10,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BackgroundJobGroup) Reset() {
+	*x = BackgroundJobGroup{}
+	mi := &file_robota_v1_events_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BackgroundJobGroup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BackgroundJobGroup) ProtoMessage() {}
+
+func (x *BackgroundJobGroup) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_events_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BackgroundJobGroup.ProtoReflect.Descriptor instead.
+func (*BackgroundJobGroup) Descriptor() ([]byte, []int) {
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *BackgroundJobGroup) GetGroupId() string {
+	if x != nil {
+		return x.GroupId
+	}
+	return ""
+}
+
+func (x *BackgroundJobGroup) GetParentSessionId() string {
+	if x != nil {
+		return x.ParentSessionId
+	}
+	return ""
+}
+
+func (x *BackgroundJobGroup) GetWaitPolicy() BackgroundJobWaitPolicy {
+	if x != nil {
+		return x.WaitPolicy
+	}
+	return BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED
+}
+
+func (x *BackgroundJobGroup) GetTaskIds() []string {
+	if x != nil {
+		return x.TaskIds
+	}
+	return nil
+}
+
+func (x *BackgroundJobGroup) GetStatus() BackgroundJobGroupStatus {
+	if x != nil {
+		return x.Status
+	}
+	return BackgroundJobGroupStatus_BACKGROUND_JOB_GROUP_STATUS_UNSPECIFIED
+}
+
+func (x *BackgroundJobGroup) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *BackgroundJobGroup) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *BackgroundJobGroup) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *BackgroundJobGroup) GetCompletedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CompletedAt
+	}
+	return nil
+}
+
+func (x *BackgroundJobGroup) GetResults() []*BackgroundJobResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+// BackgroundJobGroupEvent is a group's lifecycle change with its snapshot after it.
+type BackgroundJobGroupEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What happened.
+	Type BackgroundJobGroupEventType `protobuf:"varint,1,opt,name=type,proto3,enum=robota.v1.BackgroundJobGroupEventType" json:"type,omitempty"`
+	// The group after it.
+	Group         *BackgroundJobGroup `protobuf:"bytes,2,opt,name=group,proto3" json:"group,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BackgroundJobGroupEvent) Reset() {
+	*x = BackgroundJobGroupEvent{}
+	mi := &file_robota_v1_events_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BackgroundJobGroupEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BackgroundJobGroupEvent) ProtoMessage() {}
+
+func (x *BackgroundJobGroupEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_events_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BackgroundJobGroupEvent.ProtoReflect.Descriptor instead.
+func (*BackgroundJobGroupEvent) Descriptor() ([]byte, []int) {
+	return file_robota_v1_events_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *BackgroundJobGroupEvent) GetType() BackgroundJobGroupEventType {
+	if x != nil {
+		return x.Type
+	}
+	return BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_UNSPECIFIED
+}
+
+func (x *BackgroundJobGroupEvent) GetGroup() *BackgroundJobGroup {
+	if x != nil {
+		return x.Group
+	}
+	return nil
+}
+
 var File_robota_v1_events_proto protoreflect.FileDescriptor
 
 const file_robota_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x16robota/v1/events.proto\x12\trobota.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15robota/v1/types.proto\"\x83\b\n" +
+	"\x16robota/v1/events.proto\x12\trobota.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15robota/v1/types.proto\"\xe6\b\n" +
 	"\fSessionEvent\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1a\n" +
@@ -2048,7 +2525,8 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"\vinterrupted\x18\x13 \x01(\v2\x1b.robota.v1.InterruptedEventH\x00R\vinterrupted\x12T\n" +
 	"\x15background_task_event\x18\x14 \x01(\v2\x1e.robota.v1.BackgroundTaskEventH\x00R\x13backgroundTaskEvent\x12U\n" +
 	"\x13permission_resolved\x18\x15 \x01(\v2\".robota.v1.PermissionResolvedEventH\x00R\x12permissionResolved\x12L\n" +
-	"\x10subagent_message\x18\x16 \x01(\v2\x1f.robota.v1.SubagentMessageEventH\x00R\x0fsubagentMessageB\a\n" +
+	"\x10subagent_message\x18\x16 \x01(\v2\x1f.robota.v1.SubagentMessageEventH\x00R\x0fsubagentMessage\x12a\n" +
+	"\x1abackground_job_group_event\x18\x17 \x01(\v2\".robota.v1.BackgroundJobGroupEventH\x00R\x17backgroundJobGroupEventB\a\n" +
 	"\x05event\"q\n" +
 	"\x14SubagentMessageEvent\x12+\n" +
 	"\x12parent_tool_use_id\x18\x01 \x01(\tR\x0fparentToolUseId\x12,\n" +
@@ -2160,7 +2638,36 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	"tool_start\x18\x04 \x01(\v2\x14.robota.v1.ToolStateH\x00R\ttoolStart\x121\n" +
 	"\btool_end\x18\x05 \x01(\v2\x14.robota.v1.ToolStateH\x00R\atoolEnd\x12R\n" +
 	"\x12permission_request\x18\x06 \x01(\v2!.robota.v1.PermissionRequestEventH\x00R\x11permissionRequestB\a\n" +
-	"\x05event*\xb3\x01\n" +
+	"\x05event\"\xc6\x02\n" +
+	"\x13BackgroundJobResult\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x14\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label\x127\n" +
+	"\x06status\x18\x03 \x01(\x0e2\x1f.robota.v1.BackgroundTaskStatusR\x06status\x12\x18\n" +
+	"\asummary\x18\x04 \x01(\tR\asummary\x12\x1d\n" +
+	"\n" +
+	"output_ref\x18\x05 \x01(\tR\toutputRef\x12\x14\n" +
+	"\x05error\x18\x06 \x01(\tR\x05error\x129\n" +
+	"\n" +
+	"started_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12=\n" +
+	"\fcompleted_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\"\xfd\x03\n" +
+	"\x12BackgroundJobGroup\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12*\n" +
+	"\x11parent_session_id\x18\x02 \x01(\tR\x0fparentSessionId\x12C\n" +
+	"\vwait_policy\x18\x03 \x01(\x0e2\".robota.v1.BackgroundJobWaitPolicyR\n" +
+	"waitPolicy\x12\x19\n" +
+	"\btask_ids\x18\x04 \x03(\tR\ataskIds\x12;\n" +
+	"\x06status\x18\x05 \x01(\x0e2#.robota.v1.BackgroundJobGroupStatusR\x06status\x12\x14\n" +
+	"\x05label\x18\x06 \x01(\tR\x05label\x129\n" +
+	"\n" +
+	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12=\n" +
+	"\fcompleted_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\x128\n" +
+	"\aresults\x18\n" +
+	" \x03(\v2\x1e.robota.v1.BackgroundJobResultR\aresults\"\x8a\x01\n" +
+	"\x17BackgroundJobGroupEvent\x12:\n" +
+	"\x04type\x18\x01 \x01(\x0e2&.robota.v1.BackgroundJobGroupEventTypeR\x04type\x123\n" +
+	"\x05group\x18\x02 \x01(\v2\x1d.robota.v1.BackgroundJobGroupR\x05group*\xb3\x01\n" +
 	"\vToolOutcome\x12\x1c\n" +
 	"\x18TOOL_OUTCOME_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14TOOL_OUTCOME_SUCCESS\x10\x01\x12\x16\n" +
@@ -2193,7 +2700,22 @@ const file_robota_v1_events_proto_rawDesc = "" +
 	")BACKGROUND_TASK_STATUS_WAITING_PERMISSION\x10\x03\x12$\n" +
 	" BACKGROUND_TASK_STATUS_COMPLETED\x10\x04\x12!\n" +
 	"\x1dBACKGROUND_TASK_STATUS_FAILED\x10\x05\x12$\n" +
-	" BACKGROUND_TASK_STATUS_CANCELLED\x10\x06B8Z6github.com/robota-sdk/robota-go/gen/robota/v1;robotav1b\x06proto3"
+	" BACKGROUND_TASK_STATUS_CANCELLED\x10\x06*\xe7\x01\n" +
+	"\x17BackgroundJobWaitPolicy\x12*\n" +
+	"&BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED\x10\x00\x12'\n" +
+	"#BACKGROUND_JOB_WAIT_POLICY_DETACHED\x10\x01\x12'\n" +
+	"#BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL\x10\x02\x12'\n" +
+	"#BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY\x10\x03\x12%\n" +
+	"!BACKGROUND_JOB_WAIT_POLICY_MANUAL\x10\x04*\x9b\x01\n" +
+	"\x18BackgroundJobGroupStatus\x12+\n" +
+	"'BACKGROUND_JOB_GROUP_STATUS_UNSPECIFIED\x10\x00\x12'\n" +
+	"#BACKGROUND_JOB_GROUP_STATUS_RUNNING\x10\x01\x12)\n" +
+	"%BACKGROUND_JOB_GROUP_STATUS_COMPLETED\x10\x02*\xd7\x01\n" +
+	"\x1bBackgroundJobGroupEventType\x12/\n" +
+	"+BACKGROUND_JOB_GROUP_EVENT_TYPE_UNSPECIFIED\x10\x00\x12+\n" +
+	"'BACKGROUND_JOB_GROUP_EVENT_TYPE_CREATED\x10\x01\x12+\n" +
+	"'BACKGROUND_JOB_GROUP_EVENT_TYPE_UPDATED\x10\x02\x12-\n" +
+	")BACKGROUND_JOB_GROUP_EVENT_TYPE_COMPLETED\x10\x03B8Z6github.com/robota-sdk/robota-go/gen/robota/v1;robotav1b\x06proto3"
 
 var (
 	file_robota_v1_events_proto_rawDescOnce sync.Once
@@ -2207,88 +2729,106 @@ func file_robota_v1_events_proto_rawDescGZIP() []byte {
 	return file_robota_v1_events_proto_rawDescData
 }
 
-var file_robota_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_robota_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_robota_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
+var file_robota_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_robota_v1_events_proto_goTypes = []any{
-	(ToolOutcome)(0),                // 0: robota.v1.ToolOutcome
-	(PermissionAnswer)(0),           // 1: robota.v1.PermissionAnswer
-	(PermissionOutcome)(0),          // 2: robota.v1.PermissionOutcome
-	(CompactTrigger)(0),             // 3: robota.v1.CompactTrigger
-	(BackgroundTaskKind)(0),         // 4: robota.v1.BackgroundTaskKind
-	(BackgroundTaskStatus)(0),       // 5: robota.v1.BackgroundTaskStatus
-	(*SessionEvent)(nil),            // 6: robota.v1.SessionEvent
-	(*SubagentMessageEvent)(nil),    // 7: robota.v1.SubagentMessageEvent
-	(*TextDeltaEvent)(nil),          // 8: robota.v1.TextDeltaEvent
-	(*ThinkingEvent)(nil),           // 9: robota.v1.ThinkingEvent
-	(*ToolStartEvent)(nil),          // 10: robota.v1.ToolStartEvent
-	(*ToolEndEvent)(nil),            // 11: robota.v1.ToolEndEvent
-	(*ToolState)(nil),               // 12: robota.v1.ToolState
-	(*PermissionRequestEvent)(nil),  // 13: robota.v1.PermissionRequestEvent
-	(*PermissionResolvedEvent)(nil), // 14: robota.v1.PermissionResolvedEvent
-	(*ContextUpdateEvent)(nil),      // 15: robota.v1.ContextUpdateEvent
-	(*CompactEvent)(nil),            // 16: robota.v1.CompactEvent
-	(*CompleteEvent)(nil),           // 17: robota.v1.CompleteEvent
-	(*ErrorEvent)(nil),              // 18: robota.v1.ErrorEvent
-	(*InterruptedEvent)(nil),        // 19: robota.v1.InterruptedEvent
-	(*ExecutionResult)(nil),         // 20: robota.v1.ExecutionResult
-	(*BackgroundTaskState)(nil),     // 21: robota.v1.BackgroundTaskState
-	(*BackgroundTaskEvent)(nil),     // 22: robota.v1.BackgroundTaskEvent
-	(*timestamppb.Timestamp)(nil),   // 23: google.protobuf.Timestamp
-	(*Message)(nil),                 // 24: robota.v1.Message
-	(*durationpb.Duration)(nil),     // 25: google.protobuf.Duration
-	(*structpb.Struct)(nil),         // 26: google.protobuf.Struct
-	(*ContextState)(nil),            // 27: robota.v1.ContextState
-	(*Usage)(nil),                   // 28: robota.v1.Usage
+	(ToolOutcome)(0),                 // 0: robota.v1.ToolOutcome
+	(PermissionAnswer)(0),            // 1: robota.v1.PermissionAnswer
+	(PermissionOutcome)(0),           // 2: robota.v1.PermissionOutcome
+	(CompactTrigger)(0),              // 3: robota.v1.CompactTrigger
+	(BackgroundTaskKind)(0),          // 4: robota.v1.BackgroundTaskKind
+	(BackgroundTaskStatus)(0),        // 5: robota.v1.BackgroundTaskStatus
+	(BackgroundJobWaitPolicy)(0),     // 6: robota.v1.BackgroundJobWaitPolicy
+	(BackgroundJobGroupStatus)(0),    // 7: robota.v1.BackgroundJobGroupStatus
+	(BackgroundJobGroupEventType)(0), // 8: robota.v1.BackgroundJobGroupEventType
+	(*SessionEvent)(nil),             // 9: robota.v1.SessionEvent
+	(*SubagentMessageEvent)(nil),     // 10: robota.v1.SubagentMessageEvent
+	(*TextDeltaEvent)(nil),           // 11: robota.v1.TextDeltaEvent
+	(*ThinkingEvent)(nil),            // 12: robota.v1.ThinkingEvent
+	(*ToolStartEvent)(nil),           // 13: robota.v1.ToolStartEvent
+	(*ToolEndEvent)(nil),             // 14: robota.v1.ToolEndEvent
+	(*ToolState)(nil),                // 15: robota.v1.ToolState
+	(*PermissionRequestEvent)(nil),   // 16: robota.v1.PermissionRequestEvent
+	(*PermissionResolvedEvent)(nil),  // 17: robota.v1.PermissionResolvedEvent
+	(*ContextUpdateEvent)(nil),       // 18: robota.v1.ContextUpdateEvent
+	(*CompactEvent)(nil),             // 19: robota.v1.CompactEvent
+	(*CompleteEvent)(nil),            // 20: robota.v1.CompleteEvent
+	(*ErrorEvent)(nil),               // 21: robota.v1.ErrorEvent
+	(*InterruptedEvent)(nil),         // 22: robota.v1.InterruptedEvent
+	(*ExecutionResult)(nil),          // 23: robota.v1.ExecutionResult
+	(*BackgroundTaskState)(nil),      // 24: robota.v1.BackgroundTaskState
+	(*BackgroundTaskEvent)(nil),      // 25: robota.v1.BackgroundTaskEvent
+	(*BackgroundJobResult)(nil),      // 26: robota.v1.BackgroundJobResult
+	(*BackgroundJobGroup)(nil),       // 27: robota.v1.BackgroundJobGroup
+	(*BackgroundJobGroupEvent)(nil),  // 28: robota.v1.BackgroundJobGroupEvent
+	(*timestamppb.Timestamp)(nil),    // 29: google.protobuf.Timestamp
+	(*Message)(nil),                  // 30: robota.v1.Message
+	(*durationpb.Duration)(nil),      // 31: google.protobuf.Duration
+	(*structpb.Struct)(nil),          // 32: google.protobuf.Struct
+	(*ContextState)(nil),             // 33: robota.v1.ContextState
+	(*Usage)(nil),                    // 34: robota.v1.Usage
 }
 var file_robota_v1_events_proto_depIdxs = []int32{
-	23, // 0: robota.v1.SessionEvent.timestamp:type_name -> google.protobuf.Timestamp
-	8,  // 1: robota.v1.SessionEvent.text_delta:type_name -> robota.v1.TextDeltaEvent
-	9,  // 2: robota.v1.SessionEvent.thinking:type_name -> robota.v1.ThinkingEvent
-	10, // 3: robota.v1.SessionEvent.tool_start:type_name -> robota.v1.ToolStartEvent
-	11, // 4: robota.v1.SessionEvent.tool_end:type_name -> robota.v1.ToolEndEvent
-	13, // 5: robota.v1.SessionEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
-	15, // 6: robota.v1.SessionEvent.context_update:type_name -> robota.v1.ContextUpdateEvent
-	16, // 7: robota.v1.SessionEvent.compact:type_name -> robota.v1.CompactEvent
-	17, // 8: robota.v1.SessionEvent.complete:type_name -> robota.v1.CompleteEvent
-	18, // 9: robota.v1.SessionEvent.error:type_name -> robota.v1.ErrorEvent
-	19, // 10: robota.v1.SessionEvent.interrupted:type_name -> robota.v1.InterruptedEvent
-	22, // 11: robota.v1.SessionEvent.background_task_event:type_name -> robota.v1.BackgroundTaskEvent
-	14, // 12: robota.v1.SessionEvent.permission_resolved:type_name -> robota.v1.PermissionResolvedEvent
-	7,  // 13: robota.v1.SessionEvent.subagent_message:type_name -> robota.v1.SubagentMessageEvent
-	24, // 14: robota.v1.SubagentMessageEvent.message:type_name -> robota.v1.Message
-	12, // 15: robota.v1.ToolStartEvent.tool:type_name -> robota.v1.ToolState
-	12, // 16: robota.v1.ToolEndEvent.tool:type_name -> robota.v1.ToolState
-	0,  // 17: robota.v1.ToolState.outcome:type_name -> robota.v1.ToolOutcome
-	25, // 18: robota.v1.ToolState.duration:type_name -> google.protobuf.Duration
-	26, // 19: robota.v1.ToolState.metadata:type_name -> google.protobuf.Struct
-	23, // 20: robota.v1.PermissionRequestEvent.deadline:type_name -> google.protobuf.Timestamp
-	2,  // 21: robota.v1.PermissionResolvedEvent.outcome:type_name -> robota.v1.PermissionOutcome
-	1,  // 22: robota.v1.PermissionResolvedEvent.answer:type_name -> robota.v1.PermissionAnswer
-	27, // 23: robota.v1.ContextUpdateEvent.state:type_name -> robota.v1.ContextState
-	3,  // 24: robota.v1.CompactEvent.trigger:type_name -> robota.v1.CompactTrigger
-	27, // 25: robota.v1.CompactEvent.before:type_name -> robota.v1.ContextState
-	27, // 26: robota.v1.CompactEvent.after:type_name -> robota.v1.ContextState
-	20, // 27: robota.v1.CompleteEvent.result:type_name -> robota.v1.ExecutionResult
-	20, // 28: robota.v1.ErrorEvent.result:type_name -> robota.v1.ExecutionResult
-	20, // 29: robota.v1.InterruptedEvent.result:type_name -> robota.v1.ExecutionResult
-	12, // 30: robota.v1.ExecutionResult.tools:type_name -> robota.v1.ToolState
-	28, // 31: robota.v1.ExecutionResult.usage:type_name -> robota.v1.Usage
-	27, // 32: robota.v1.ExecutionResult.context_state:type_name -> robota.v1.ContextState
-	25, // 33: robota.v1.ExecutionResult.duration:type_name -> google.protobuf.Duration
-	4,  // 34: robota.v1.BackgroundTaskState.kind:type_name -> robota.v1.BackgroundTaskKind
-	5,  // 35: robota.v1.BackgroundTaskState.status:type_name -> robota.v1.BackgroundTaskStatus
-	23, // 36: robota.v1.BackgroundTaskState.created_at:type_name -> google.protobuf.Timestamp
-	23, // 37: robota.v1.BackgroundTaskState.started_at:type_name -> google.protobuf.Timestamp
-	23, // 38: robota.v1.BackgroundTaskState.ended_at:type_name -> google.protobuf.Timestamp
-	21, // 39: robota.v1.BackgroundTaskEvent.state_changed:type_name -> robota.v1.BackgroundTaskState
-	12, // 40: robota.v1.BackgroundTaskEvent.tool_start:type_name -> robota.v1.ToolState
-	12, // 41: robota.v1.BackgroundTaskEvent.tool_end:type_name -> robota.v1.ToolState
-	13, // 42: robota.v1.BackgroundTaskEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
-	43, // [43:43] is the sub-list for method output_type
-	43, // [43:43] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	29, // 0: robota.v1.SessionEvent.timestamp:type_name -> google.protobuf.Timestamp
+	11, // 1: robota.v1.SessionEvent.text_delta:type_name -> robota.v1.TextDeltaEvent
+	12, // 2: robota.v1.SessionEvent.thinking:type_name -> robota.v1.ThinkingEvent
+	13, // 3: robota.v1.SessionEvent.tool_start:type_name -> robota.v1.ToolStartEvent
+	14, // 4: robota.v1.SessionEvent.tool_end:type_name -> robota.v1.ToolEndEvent
+	16, // 5: robota.v1.SessionEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
+	18, // 6: robota.v1.SessionEvent.context_update:type_name -> robota.v1.ContextUpdateEvent
+	19, // 7: robota.v1.SessionEvent.compact:type_name -> robota.v1.CompactEvent
+	20, // 8: robota.v1.SessionEvent.complete:type_name -> robota.v1.CompleteEvent
+	21, // 9: robota.v1.SessionEvent.error:type_name -> robota.v1.ErrorEvent
+	22, // 10: robota.v1.SessionEvent.interrupted:type_name -> robota.v1.InterruptedEvent
+	25, // 11: robota.v1.SessionEvent.background_task_event:type_name -> robota.v1.BackgroundTaskEvent
+	17, // 12: robota.v1.SessionEvent.permission_resolved:type_name -> robota.v1.PermissionResolvedEvent
+	10, // 13: robota.v1.SessionEvent.subagent_message:type_name -> robota.v1.SubagentMessageEvent
+	28, // 14: robota.v1.SessionEvent.background_job_group_event:type_name -> robota.v1.BackgroundJobGroupEvent
+	30, // 15: robota.v1.SubagentMessageEvent.message:type_name -> robota.v1.Message
+	15, // 16: robota.v1.ToolStartEvent.tool:type_name -> robota.v1.ToolState
+	15, // 17: robota.v1.ToolEndEvent.tool:type_name -> robota.v1.ToolState
+	0,  // 18: robota.v1.ToolState.outcome:type_name -> robota.v1.ToolOutcome
+	31, // 19: robota.v1.ToolState.duration:type_name -> google.protobuf.Duration
+	32, // 20: robota.v1.ToolState.metadata:type_name -> google.protobuf.Struct
+	29, // 21: robota.v1.PermissionRequestEvent.deadline:type_name -> google.protobuf.Timestamp
+	2,  // 22: robota.v1.PermissionResolvedEvent.outcome:type_name -> robota.v1.PermissionOutcome
+	1,  // 23: robota.v1.PermissionResolvedEvent.answer:type_name -> robota.v1.PermissionAnswer
+	33, // 24: robota.v1.ContextUpdateEvent.state:type_name -> robota.v1.ContextState
+	3,  // 25: robota.v1.CompactEvent.trigger:type_name -> robota.v1.CompactTrigger
+	33, // 26: robota.v1.CompactEvent.before:type_name -> robota.v1.ContextState
+	33, // 27: robota.v1.CompactEvent.after:type_name -> robota.v1.ContextState
+	23, // 28: robota.v1.CompleteEvent.result:type_name -> robota.v1.ExecutionResult
+	23, // 29: robota.v1.ErrorEvent.result:type_name -> robota.v1.ExecutionResult
+	23, // 30: robota.v1.InterruptedEvent.result:type_name -> robota.v1.ExecutionResult
+	15, // 31: robota.v1.ExecutionResult.tools:type_name -> robota.v1.ToolState
+	34, // 32: robota.v1.ExecutionResult.usage:type_name -> robota.v1.Usage
+	33, // 33: robota.v1.ExecutionResult.context_state:type_name -> robota.v1.ContextState
+	31, // 34: robota.v1.ExecutionResult.duration:type_name -> google.protobuf.Duration
+	4,  // 35: robota.v1.BackgroundTaskState.kind:type_name -> robota.v1.BackgroundTaskKind
+	5,  // 36: robota.v1.BackgroundTaskState.status:type_name -> robota.v1.BackgroundTaskStatus
+	29, // 37: robota.v1.BackgroundTaskState.created_at:type_name -> google.protobuf.Timestamp
+	29, // 38: robota.v1.BackgroundTaskState.started_at:type_name -> google.protobuf.Timestamp
+	29, // 39: robota.v1.BackgroundTaskState.ended_at:type_name -> google.protobuf.Timestamp
+	24, // 40: robota.v1.BackgroundTaskEvent.state_changed:type_name -> robota.v1.BackgroundTaskState
+	15, // 41: robota.v1.BackgroundTaskEvent.tool_start:type_name -> robota.v1.ToolState
+	15, // 42: robota.v1.BackgroundTaskEvent.tool_end:type_name -> robota.v1.ToolState
+	16, // 43: robota.v1.BackgroundTaskEvent.permission_request:type_name -> robota.v1.PermissionRequestEvent
+	5,  // 44: robota.v1.BackgroundJobResult.status:type_name -> robota.v1.BackgroundTaskStatus
+	29, // 45: robota.v1.BackgroundJobResult.started_at:type_name -> google.protobuf.Timestamp
+	29, // 46: robota.v1.BackgroundJobResult.completed_at:type_name -> google.protobuf.Timestamp
+	6,  // 47: robota.v1.BackgroundJobGroup.wait_policy:type_name -> robota.v1.BackgroundJobWaitPolicy
+	7,  // 48: robota.v1.BackgroundJobGroup.status:type_name -> robota.v1.BackgroundJobGroupStatus
+	29, // 49: robota.v1.BackgroundJobGroup.created_at:type_name -> google.protobuf.Timestamp
+	29, // 50: robota.v1.BackgroundJobGroup.updated_at:type_name -> google.protobuf.Timestamp
+	29, // 51: robota.v1.BackgroundJobGroup.completed_at:type_name -> google.protobuf.Timestamp
+	26, // 52: robota.v1.BackgroundJobGroup.results:type_name -> robota.v1.BackgroundJobResult
+	8,  // 53: robota.v1.BackgroundJobGroupEvent.type:type_name -> robota.v1.BackgroundJobGroupEventType
+	27, // 54: robota.v1.BackgroundJobGroupEvent.group:type_name -> robota.v1.BackgroundJobGroup
+	55, // [55:55] is the sub-list for method output_type
+	55, // [55:55] is the sub-list for method input_type
+	55, // [55:55] is the sub-list for extension type_name
+	55, // [55:55] is the sub-list for extension extendee
+	0,  // [0:55] is the sub-list for field type_name
 }
 
 func init() { file_robota_v1_events_proto_init() }
@@ -2311,6 +2851,7 @@ func file_robota_v1_events_proto_init() {
 		(*SessionEvent_BackgroundTaskEvent)(nil),
 		(*SessionEvent_PermissionResolved)(nil),
 		(*SessionEvent_SubagentMessage)(nil),
+		(*SessionEvent_BackgroundJobGroupEvent)(nil),
 	}
 	file_robota_v1_events_proto_msgTypes[16].OneofWrappers = []any{
 		(*BackgroundTaskEvent_StateChanged)(nil),
@@ -2324,8 +2865,8 @@ func file_robota_v1_events_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_robota_v1_events_proto_rawDesc), len(file_robota_v1_events_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   17,
+			NumEnums:      9,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

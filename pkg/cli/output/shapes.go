@@ -172,3 +172,36 @@ type UserMessage struct {
 	UUID            string          `json:"uuid"`
 	IsReplay        bool            `json:"isReplay"`
 }
+
+// JobGroupLine is system/background_job_group (stream-json only; robota's own line,
+// Claude Code has no job groups): a background job group was created, gained a task's
+// result (updated), or was completed by its wait policy. Consumers that do not know the
+// subtype skip it, as they skip any system line they do not know.
+type JobGroupLine struct {
+	Type      string   `json:"type"`
+	Subtype   string   `json:"subtype"`
+	Event     string   `json:"event"`
+	Group     JobGroup `json:"group"`
+	SessionID string   `json:"session_id"`
+	UUID      string   `json:"uuid"`
+}
+
+// JobGroup is a group's snapshot in stream-json.
+type JobGroup struct {
+	GroupID    string      `json:"group_id"`
+	WaitPolicy string      `json:"wait_policy"`
+	Status     string      `json:"status"`
+	Label      string      `json:"label,omitempty"`
+	TaskIDs    []string    `json:"task_ids"`
+	Results    []JobResult `json:"results"`
+}
+
+// JobResult is one ended task of a group in stream-json.
+type JobResult struct {
+	TaskID    string `json:"task_id"`
+	Label     string `json:"label"`
+	Status    string `json:"status"`
+	Summary   string `json:"summary,omitempty"`
+	Error     string `json:"error,omitempty"`
+	OutputRef string `json:"output_ref,omitempty"`
+}

@@ -207,6 +207,21 @@ func (w *Writer) CompactBoundary(trigger string, preTokens int) {
 		CompactMetadata: CompactMetadata{Trigger: trigger, PreTokens: preTokens}})
 }
 
+// JobGroup emits system/background_job_group (stream-json only); event is created,
+// updated or completed.
+func (w *Writer) JobGroup(event string, g JobGroup) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.format != FormatStreamJSON {
+		return
+	}
+	g.TaskIDs = nonNil(g.TaskIDs)
+	if g.Results == nil {
+		g.Results = []JobResult{}
+	}
+	w.line(JobGroupLine{Type: "system", Subtype: "background_job_group", Event: event, Group: g, SessionID: w.sessionID, UUID: w.newID()})
+}
+
 // Result emits the end of the run: the answer for text, the result object for
 // json and stream-json. It returns the first error any write met.
 func (w *Writer) Result(r Result) error {

@@ -222,6 +222,7 @@ func (a *Assembled) decorateRecord(rec *store.Record) {
 	}
 	if a.tasks != nil {
 		rec.BackgroundTasks = a.tasks.recordTasks(rec.BackgroundTasks)
+		rec.BackgroundJobGroups, rec.BackgroundJobGroupEvents = a.tasks.recordGroups(rec.BackgroundJobGroups, rec.BackgroundJobGroupEvents)
 	}
 }
 
@@ -487,6 +488,9 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 	}
 	sessionID = id
+	if resume != nil && a.tasks != nil {
+		a.tasks.restoredGroups = restoreGroups(resume.BackgroundJobGroups)
+	}
 	a.memory = newMemoryState(opts.Cwd, resume, opts.Now, opts.NewID)
 	var sessionStore store.Store = st
 	var sessionLog session.Logger // stays nil (no log) without persistence

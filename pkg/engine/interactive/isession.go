@@ -146,7 +146,7 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		s.restored, s.restoredTurns = restoredUsage(a.Session.FullHistory())
 	}
 	if a.tasks != nil {
-		a.tasks.pump(s.hub.publish, s.promptID, s.recordTask)
+		a.tasks.pump(s.hub.publish, s.promptID, s.recordTask, s.recordGroup, opts.Now)
 		a.subagents.observe(s.hub.publish, s.promptID)
 	}
 	if name := strings.TrimSpace(opts.Name); name != "" {

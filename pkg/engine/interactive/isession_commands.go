@@ -93,8 +93,12 @@ var builtinCommands = []commands.Command{
 	{Name: "resume", Description: "List stored sessions to resume", Safety: commands.SafetyReadOnly},
 	{Name: "rename", Description: "Name this session", ArgumentHint: "NAME", Safety: commands.SafetyWrite},
 	{Name: "reset", Description: "Start a new conversation (Claude Code's alias of /clear) and clear the session's permission rules", Safety: commands.SafetyWrite},
-	{Name: "background", Description: "List background tasks", Safety: commands.SafetyBackgroundAgent},
-	{Name: "agent", Description: "List agent definitions and running subagents", Safety: commands.SafetyBackgroundAgent},
+	{Name: "background", Description: "Background tasks and job groups: list, read a task's log, cancel, close; list, make and wait on groups",
+		ArgumentHint: "[list] | read TASK_ID [OFFSET] | cancel TASK_ID | close TASK_ID | groups | group GROUP_ID | group create POLICY TASK_ID... | wait GROUP_ID",
+		Subcommands:  backgroundSubcommands, Safety: commands.SafetyBackgroundAgent, SafetyFor: backgroundSafety},
+	{Name: "agent", Description: "Agents: list definitions and jobs, start one in the background, run several in parallel under a job group, read, stop, close",
+		ArgumentHint: `[list] | [run] [AGENT] PROMPT | parallel [--detach|--any|--manual] LABEL:"PROMPT"... | wait GROUP_ID | read ID | stop ID | close ID`,
+		Subcommands:  agentSubcommands, Safety: commands.SafetyBackgroundAgent, SafetyFor: agentSafety},
 }
 
 // showsWithoutArgs: a command that shows a setting without arguments and sets it with
@@ -420,47 +424,9 @@ func (s *InteractiveSession) taskList(kind tasks.Kind) []tasks.Task {
 	return s.assembled.Tasks().List(tasks.Filter{Kind: kind})
 }
 
-func (s *InteractiveSession) cmdBackground(_ context.Context, _ string) commands.Result {
-	list := s.taskList("")
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d background task(s).", len(list))
-	for _, t := range list {
-		label := t.Command
-		if label == "" {
-			label = t.AgentType + ": " + t.Description
-		}
-		fmt.Fprintf(&b, "\n%s  %s  %s  %s", t.ID, t.Kind, t.State, label)
-	}
-	return ok(b.String(), map[string]any{"tasks": nonNilTasks(list)})
-}
-
 func nonNilTasks(v []tasks.Task) []tasks.Task {
 	if v == nil {
 		return []tasks.Task{}
 	}
 	return v
-}
-
-func (s *InteractiveSession) cmdAgent(_ context.Context, _ string) commands.Result {
-	var defs []map[string]any
-	if s.assembled != nil && s.assembled.agentCatalog != nil {
-		for _, d := range s.assembled.agentCatalog.List() {
-			defs = append(defs, map[string]any{"name": d.Name, "description": d.Description})
-		}
-	}
-	var running []tasks.Task
-	for _, t := range s.taskList(tasks.KindAgent) {
-		if !t.State.Terminal() {
-			running = append(running, t)
-		}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d agent definition(s), %d running subagent(s).", len(defs), len(running))
-	for _, d := range defs {
-		fmt.Fprintf(&b, "\n%s - %s", d["name"], d["description"])
-	}
-	if defs == nil {
-		defs = []map[string]any{}
-	}
-	return ok(b.String(), map[string]any{"definitions": defs, "running": nonNilTasks(running)})
 }

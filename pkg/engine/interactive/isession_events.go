@@ -49,6 +49,10 @@ const (
 	// command's) state change or progress (Task). Its text may be coalesced per task;
 	// its state changes are never dropped.
 	EventBackgroundTask EventType = "background_task"
+	// EventBackgroundJobGroup reports a background job group's lifecycle change
+	// (Group: created, updated with a task's result, completed by its wait policy).
+	// Never dropped.
+	EventBackgroundJobGroup EventType = "background_job_group"
 )
 
 // mergeable reports whether an undelivered event of type t may absorb a later one of the
@@ -83,6 +87,7 @@ type Event struct {
 	Message    *llm.Message            `json:"message,omitempty"`
 	Result     *Result                 `json:"result,omitempty"`
 	Task       *TaskEvent              `json:"task,omitempty"`
+	Group      *JobGroupEvent          `json:"group,omitempty"`
 	// ParentToolUseID, on an EventSubagentMessage, is the tool call (Agent, a forked
 	// Skill) whose subagent wrote the message (stream-json's parent_tool_use_id).
 	ParentToolUseID string `json:"parentToolUseId,omitempty"`

@@ -500,6 +500,11 @@ func eventSize(e Event) int {
 			}
 		}
 	}
+	if g := e.Group; g != nil {
+		for _, r := range g.Group.Results {
+			n += 64 + len(r.Summary) + len(r.Error) + len(r.Label)
+		}
+	}
 	if r := e.Result; r != nil {
 		n += len(r.Response) + len(r.Error)
 		for _, t := range r.Tools {

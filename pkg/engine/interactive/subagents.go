@@ -139,10 +139,11 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 				}
 			}})
 	}
-	if spec.HookAgent {
+	if spec.HookAgent || spec.ParentToolUseID == "" {
 		// An agent hook's reads and verdict are the hook's work, not the model's: Claude
 		// Code shows them in no stream, and a line without a parent id would read as the
-		// main model's. They stay in the subagent's transcript.
+		// main model's. So for an agent the user started (/agent): no tool call of the
+		// model is its parent. They stay in the subagent's transcript (/agent read).
 		publish = nil
 	}
 	host := &subagentHost{inner: innerAt(s.cwd, "", ""), innerAt: innerAt, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID}

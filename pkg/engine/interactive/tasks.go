@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/runner/jobgroups"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
@@ -29,6 +31,14 @@ type taskRuntime struct {
 	subagents *tasks.SubagentManager
 	sub       *tasks.Subscription
 	pumped    chan struct{}
+
+	// groups are the session's background job groups (made by pump); restoredGroups
+	// are those of the resumed record, which it starts with.
+	groups         *jobgroups.Orchestrator
+	restoredGroups []jobgroups.Group
+	// groupEvents are this run's group events, for the record (JSON, in order).
+	groupMu     sync.Mutex
+	groupEvents []json.RawMessage
 }
 
 // DefaultTaskWatchdog bounds a session's subagents and background commands unless
@@ -55,8 +65,24 @@ func newTaskRuntime(cfg tasks.Config) (*taskRuntime, error) {
 }
 
 // pump publishes the manager's events until the subscription ends, and hands each to
-// record (the session's log and timeline).
-func (r *taskRuntime) pump(publish func(Event) Event, promptID func() string, record func(*TaskEvent)) {
+// record (the session's log and timeline). It makes the session's job groups, which see
+// every task event after the session's subscribers (a task's end comes before the
+// group event it causes), and hands their events to recordGroup.
+func (r *taskRuntime) pump(publish func(Event) Event, promptID func() string, record func(*TaskEvent),
+	recordGroup func(*JobGroupEvent), now func() time.Time) {
+	r.groups = jobgroups.New(jobgroups.Config{Tasks: r.tasks, Now: now, Restored: r.restoredGroups,
+		OutputRef: r.outputRef,
+		OnEvent: func(ev jobgroups.Event) {
+			if b, err := json.Marshal(ev); err == nil {
+				r.groupMu.Lock()
+				r.groupEvents = append(r.groupEvents, b)
+				r.groupMu.Unlock()
+			}
+			if recordGroup != nil {
+				recordGroup(&ev)
+			}
+			publish(Event{Type: EventBackgroundJobGroup, PromptID: promptID(), Group: &ev})
+		}})
 	r.sub = r.tasks.Subscribe(tasks.SubscribeOptions{MaxPending: taskPending})
 	r.pumped = make(chan struct{})
 	go func() {
@@ -72,6 +98,7 @@ func (r *taskRuntime) pump(publish func(Event) Event, promptID func() string, re
 				}
 				publish(Event{Type: EventBackgroundTask, PromptID: promptID(), Task: te})
 			}
+			r.groups.Observe(ev)
 		}
 	}()
 }
@@ -322,6 +349,61 @@ func (r *taskRuntime) recordTasks(held []json.RawMessage) []json.RawMessage {
 		}
 		if b, err := json.Marshal(rt); err == nil {
 			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// outputRef is where a task's whole output is, for its group result: a subagent's
+// transcript.
+func (r *taskRuntime) outputRef(t tasks.Task) string {
+	if t.Kind == tasks.KindAgent && r.logsDir != "" && t.ParentSessionID != "" {
+		return SubagentTranscriptPath(r.logsDir, t.ParentSessionID, t.ID)
+	}
+	return ""
+}
+
+// recordGroups puts the session's job groups into its record (the spec's
+// backgroundJobGroups and backgroundJobGroupEvents): the snapshots replace the held
+// ones by id (the held ones were restored into the groups, so they are all there), and
+// this run's events follow the held ones.
+func (r *taskRuntime) recordGroups(held, heldEvents []json.RawMessage) (groups, events []json.RawMessage) {
+	if r.groups == nil {
+		return held, heldEvents
+	}
+	now := r.groups.List()
+	ids := make(map[string]bool, len(now))
+	for _, g := range now {
+		ids[g.ID] = true
+	}
+	for _, raw := range held {
+		var old struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(raw, &old) == nil && ids[old.ID] {
+			continue
+		}
+		groups = append(groups, raw)
+	}
+	for _, g := range now {
+		if b, err := json.Marshal(g); err == nil {
+			groups = append(groups, b)
+		}
+	}
+	r.groupMu.Lock()
+	events = append(slices.Clone(heldEvents), r.groupEvents...)
+	r.groupMu.Unlock()
+	return groups, events
+}
+
+// restoreGroups reads a resumed record's groups (one it cannot read is left out; the
+// record keeps it).
+func restoreGroups(raws []json.RawMessage) []jobgroups.Group {
+	var out []jobgroups.Group
+	for _, raw := range raws {
+		var g jobgroups.Group
+		if json.Unmarshal(raw, &g) == nil && g.ID != "" {
+			out = append(out, g)
 		}
 	}
 	return out

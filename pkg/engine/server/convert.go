@@ -271,6 +271,8 @@ func eventToProto(sessionID string, e interactive.Event, ctxState func() context
 		}
 	case interactive.EventBackgroundTask:
 		out.Event = &robotav1.SessionEvent_BackgroundTaskEvent{BackgroundTaskEvent: taskEventToProto(e.Task)}
+	case interactive.EventBackgroundJobGroup:
+		out.Event = &robotav1.SessionEvent_BackgroundJobGroupEvent{BackgroundJobGroupEvent: groupEventToProto(e.Group)}
 	case interactive.EventSubagentMessage:
 		// The session's own messages are not sent (GetHistory has them); a subagent's
 		// are nowhere else a client can read them as they come.
@@ -296,6 +298,8 @@ func complete(e interactive.Event) bool {
 		return e.Permission != nil
 	case interactive.EventBackgroundTask:
 		return e.Task != nil
+	case interactive.EventBackgroundJobGroup:
+		return e.Group != nil
 	case interactive.EventPermissionResolved:
 		return e.Resolution != nil
 	case interactive.EventContextUpdate:

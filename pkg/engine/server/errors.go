@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robota-sdk/robota-go/pkg/runner/jobgroups"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 
@@ -42,6 +43,10 @@ var codeOf = []struct {
 	{interactive.ErrInvalidApproval, codes.InvalidArgument},
 	{interactive.ErrEmptyPrompt, codes.InvalidArgument},
 	{interactive.ErrInvalidConfiguration, codes.InvalidArgument},
+	// Before ErrUnknownTask: a group request naming an unknown task is an invalid request.
+	{jobgroups.ErrInvalidRequest, codes.InvalidArgument},
+	{jobgroups.ErrUnknownGroup, codes.NotFound},
+	{interactive.ErrNoBackgroundTasks, codes.FailedPrecondition},
 	{tasks.ErrUnknownTask, codes.NotFound},
 	{runnerapi.ErrUnknownJob, codes.NotFound},
 	{tasks.ErrTaskActive, codes.FailedPrecondition},
