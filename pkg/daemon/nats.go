@@ -29,6 +29,10 @@ type NATSConfig struct {
 	TLSCA, TLSCert, TLSKey string
 	// Listen is --nats-listen, for EmbeddedNATS.
 	Listen string
+	// Hosts is --nats-hosts, for EmbeddedNATS: the host agents to make credentials for
+	// (STATE_DIR/nats/hosts/NAME.creds, kept across restarts). Hosts made earlier keep
+	// theirs; removing a file revokes that host at the next start.
+	Hosts []string
 	// Dispatch is --dispatch (default local without NATS, auto with it).
 	Dispatch remote.Mode
 	// JobTimeout is the heartbeat timeout (--nats-job-timeout).
@@ -68,13 +72,24 @@ func startNATS(ctx context.Context, cfg NATSConfig, stateDir string, log *zap.Lo
 	var extra []nats.Option
 	if cfg.URLs == EmbeddedNATS {
 		dir := filepath.Join(stateDir, "nats")
-		creds, hostPW, err := natsserver.HostCreds(dir)
+		hostsDir := natsserver.HostsDir(dir)
+		for _, name := range cfg.Hosts {
+			if _, _, err := natsserver.HostCreds(hostsDir, name); err != nil {
+				return nil, nil, fmt.Errorf("%w: --nats-hosts: %v", ErrNATS, err)
+			}
+		}
+		hosts, err := natsserver.LoadHostCreds(hostsDir)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrNATS, err)
 		}
+		creds := make(map[string]string, len(hosts))
+		for name := range hosts {
+			creds[name] = filepath.Join(hostsDir, name+".creds")
+		}
+		// The engine's password lives only in this process: its connection is in-process.
 		enginePW := natsserver.RandomPassword()
 		ns, err := natsserver.Start(natsserver.Config{Listen: cfg.Listen, StoreDir: filepath.Join(dir, "jetstream"),
-			TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, TLSCA: cfg.TLSCA, EnginePassword: enginePW, HostPassword: hostPW})
+			TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, TLSCA: cfg.TLSCA, EnginePassword: enginePW, Hosts: hosts})
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrNATS, err)
 		}
@@ -84,7 +99,10 @@ func startNATS(ctx context.Context, cfg NATSConfig, stateDir string, log *zap.Lo
 		cc = remote.ConnConfig{URLs: "nats://" + ns.Addr().String(), Name: "robota-engine", Log: log}
 		extra = append(extra, nats.InProcessServer(ns), nats.UserInfo(natsserver.EngineUser, enginePW))
 		log.Info("embedded NATS server listening", zap.String("url", ns.ClientURL()), zap.String("store", dir),
-			zap.String("host_creds", creds))
+			zap.String("host_creds_dir", hostsDir), zap.Any("host_creds", creds))
+		if len(hosts) == 0 {
+			log.Warn("no host agent can connect to the embedded NATS server: name them with --nats-hosts", zap.String("host_creds_dir", hostsDir))
+		}
 		if cfg.ListeningNATS != nil {
 			cfg.ListeningNATS(ns.ClientURL())
 		}
