@@ -362,7 +362,8 @@ func TestEngineExitsWhenNATSIsUnreachable(t *testing.T) {
 // 0600, NAME:PASSWORD). A host agent with a wrong credential, with another host's
 // password, with no credential, or with another host's file under its own name is
 // refused and says so in one line, exiting non-zero within seconds; one with its own
-// file (its name taken from the file) takes jobs, and on SIGTERM exits 0.
+// file (its name taken from the file) takes jobs, and on SIGTERM exits 0. Removing a
+// host's file revokes it while it runs.
 func TestHostAgentCredentials(t *testing.T) {
 	_, _, url, credsDir := natsEngine(t, "--workers", "0")
 	files := map[string]string{}
@@ -429,6 +430,23 @@ func TestHostAgentCredentials(t *testing.T) {
 	}
 	if code, err := h.Wait(10 * time.Second); err != nil || code != 0 {
 		t.Fatalf("host agent after SIGTERM: exit %d, %v\n%s", code, err, h.RawLog())
+	}
+
+	// Revoking a host while it runs: its file removed, the engine drops its user within
+	// seconds, the server disconnects it, and the host agent stops saying why (exit 1).
+	h3 := hostAgent(t, url, credsDir, "h3")
+	if err := os.Remove(filepath.Join(credsDir, "h3.creds")); err != nil {
+		t.Fatal(err)
+	}
+	code, err := h3.Wait(15 * time.Second)
+	said := 0
+	for _, line := range strings.Split(h3.RawLog(), "\n") {
+		if !strings.HasPrefix(line, "{") && strings.HasPrefix(line, "robota-worker host: NATS closed the connection at "+url) {
+			said++
+		}
+	}
+	if err != nil || code != 1 || said != 1 {
+		t.Fatalf("host agent h3 after its file was removed: exit %d, %v\n%s\nwant exit 1 and one line saying NATS closed the connection", code, err, h3.RawLog())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -45,12 +46,16 @@ type NATSConfig struct {
 
 // natsSetup is what startNATS made; close undoes it.
 type natsSetup struct {
-	server *server.Server
-	conn   *nats.Conn
-	disp   *remote.Dispatcher
+	server    *server.Server
+	conn      *nats.Conn
+	disp      *remote.Dispatcher
+	stopWatch func()
 }
 
 func (s *natsSetup) close() {
+	if s.stopWatch != nil {
+		s.stopWatch()
+	}
 	if s.disp != nil {
 		s.disp.Close()
 	}
@@ -88,12 +93,14 @@ func startNATS(ctx context.Context, cfg NATSConfig, stateDir string, log *zap.Lo
 		}
 		// The engine's password lives only in this process: its connection is in-process.
 		enginePW := natsserver.RandomPassword()
-		ns, err := natsserver.Start(natsserver.Config{Listen: cfg.Listen, StoreDir: filepath.Join(dir, "jetstream"),
-			TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, TLSCA: cfg.TLSCA, EnginePassword: enginePW, Hosts: hosts})
+		scfg := natsserver.Config{Listen: cfg.Listen, StoreDir: filepath.Join(dir, "jetstream"),
+			TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, TLSCA: cfg.TLSCA, EnginePassword: enginePW, Hosts: hosts}
+		ns, err := natsserver.Start(scfg)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrNATS, err)
 		}
 		s.server = ns
+		s.stopWatch = watchHostCreds(ns, scfg, hostsDir, hostCredsPoll, log)
 		// The engine's own connection is in-process: no socket, so no TLS (the server
 		// does not require it there); a tls:// URL would make the client try a handshake.
 		cc = remote.ConnConfig{URLs: "nats://" + ns.Addr().String(), Name: "robota-engine", Log: log}
@@ -135,4 +142,68 @@ func startNATS(ctx context.Context, cfg NATSConfig, stateDir string, log *zap.Lo
 	log.Info("remote dispatch over NATS JetStream", zap.String("nats", cfg.URLs), zap.String("dispatch", string(mode)),
 		zap.Duration("job_timeout", cfg.JobTimeout))
 	return s, &remote.Router{Remote: disp, Mode: mode}, nil
+}
+
+// hostCredsPoll is how often the embedded server's hosts' credentials files are read.
+const hostCredsPoll = 2 * time.Second
+
+// watchHostCreds rereads dir's NAME.creds files every interval and, when they changed,
+// reloads the embedded server's users: a file an operator added (NAME:PASSWORD, mode
+// 0600) lets that host connect without restarting the engine, and a file removed
+// disconnects its host and refuses it from then on. A directory that does not read
+// cleanly leaves the users as they were (logged). The returned func stops watching.
+func watchHostCreds(ns *server.Server, cfg natsserver.Config, dir string, interval time.Duration, log *zap.Logger) func() {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		current := cfg.Hosts
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			hosts, err := natsserver.LoadHostCreds(dir)
+			if err != nil {
+				log.Warn("the hosts' credentials did not read; their users stay as they were", zap.Error(err))
+				continue
+			}
+			added, removed := diffHosts(current, hosts)
+			if len(added) == 0 && len(removed) == 0 {
+				continue
+			}
+			cfg.Hosts = hosts
+			if err := natsserver.Reload(ns, cfg); err != nil {
+				log.Warn("could not apply the hosts' changed credentials", zap.Error(err))
+				continue
+			}
+			current = hosts
+			log.Info("host credentials changed", zap.Strings("added", added), zap.Strings("removed", removed))
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
+}
+
+// diffHosts lists the hosts of b that a lacks or whose password changed (added) and
+// those of a that b lacks (removed), sorted.
+func diffHosts(a, b map[string]string) (added, removed []string) {
+	for name, pw := range b {
+		if old, ok := a[name]; !ok || old != pw {
+			added = append(added, name)
+		}
+	}
+	for name := range a {
+		if _, ok := b[name]; !ok {
+			removed = append(removed, name)
+		}
+	}
+	sort.Strings(added)
+	sort.Strings(removed)
+	return added, removed
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"go.uber.org/zap"
 
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
@@ -86,7 +87,23 @@ func HostMain(args []string, stdout, stderr io.Writer) int {
 	}
 	defer func() { _ = log.Sync() }()
 	cc.Name, cc.Log = "robota-host "+*name, log
-	nc, err := Connect(cc, HostOptions(*name)...)
+	sig, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	// NATS closes the connection for good when the server refuses the credential again
+	// on a reconnect (the host's credentials file was removed from the engine): the
+	// agent then stops and says so, rather than pulling on a closed connection forever.
+	ctx, closed := context.WithCancelCause(sig)
+	defer closed(nil)
+	nc, err := Connect(cc, append(HostOptions(*name),
+		nats.ClosedHandler(func(c *nats.Conn) {
+			if err := c.LastError(); err != nil {
+				closed(fmt.Errorf("NATS closed the connection at %s: %w", cc.URLs, err))
+			}
+		}),
+		// A refused publish or subscribe (permissions) is a setup error worth a line.
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			log.Warn("NATS refused an operation", zap.Error(err))
+		}))...)
 	if err != nil {
 		fmt.Fprintf(stderr, "robota-worker host: %v\n", err)
 		return 1
@@ -102,11 +119,13 @@ func HostMain(args []string, stdout, stderr io.Writer) int {
 	workers := pool.New(pool.FromPool(warm))
 	defer func() { _ = workers.Close() }()
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
 	agent := NewAgent(AgentConfig{Conn: nc, Name: *name, Labels: lbl, Slots: *slots, JobTimeout: *timeout, Runner: workers, Log: log})
 	if err := agent.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "robota-worker host: %v\n", err)
+		return 1
+	}
+	if sig.Err() == nil && ctx.Err() != nil {
+		fmt.Fprintf(stderr, "robota-worker host: %v\n", context.Cause(ctx))
 		return 1
 	}
 	_ = nc.FlushTimeout(2 * time.Second)

@@ -67,6 +67,41 @@ const DefaultListen = "127.0.0.1:4222"
 
 // Start starts the server and waits until it accepts connections.
 func Start(cfg Config) (*server.Server, error) {
+	opts, err := options(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.StoreDir, 0o700); err != nil {
+		return nil, fmt.Errorf("JetStream store: %w", err)
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("embedded NATS server: %w", err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		return nil, fmt.Errorf("embedded NATS server on %s did not start", cfg.Listen)
+	}
+	return ns, nil
+}
+
+// Reload applies cfg (the one ns was started with, with other Hosts) to a running
+// server: new hosts may connect at once, and a host no longer listed is disconnected
+// (the server re-checks every connection on a reload) and refused from then on.
+func Reload(ns *server.Server, cfg Config) error {
+	opts, err := options(cfg)
+	if err != nil {
+		return err
+	}
+	if err := ns.ReloadOptions(opts); err != nil {
+		return fmt.Errorf("reload the embedded NATS server's users: %w", err)
+	}
+	return nil
+}
+
+// options are the server's options for cfg.
+func options(cfg Config) (*server.Options, error) {
 	if cfg.Listen == "" {
 		cfg.Listen = DefaultListen
 	}
@@ -98,9 +133,6 @@ func Start(cfg Config) (*server.Server, error) {
 	if cfg.StoreDir == "" {
 		return nil, errors.New("the embedded NATS server needs a state directory for JetStream")
 	}
-	if err := os.MkdirAll(cfg.StoreDir, 0o700); err != nil {
-		return nil, fmt.Errorf("JetStream store: %w", err)
-	}
 	opts := &server.Options{
 		ServerName: "robota-engine", Host: host, Port: port, JetStream: true, StoreDir: cfg.StoreDir,
 		NoSigs: true, NoLog: true, MaxPayload: 8 << 20,
@@ -116,16 +148,7 @@ func Start(cfg Config) (*server.Server, error) {
 		}
 		opts.TLSConfig, opts.TLS, opts.TLSVerify, opts.TLSTimeout = tc, true, true, 2
 	}
-	ns, err := server.NewServer(opts)
-	if err != nil {
-		return nil, fmt.Errorf("embedded NATS server: %w", err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		ns.Shutdown()
-		return nil, fmt.Errorf("embedded NATS server on %s did not start", cfg.Listen)
-	}
-	return ns, nil
+	return opts, nil
 }
 
 // Loopback reports whether host names only the local machine.
