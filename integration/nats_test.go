@@ -20,11 +20,14 @@ import (
 )
 
 // natsEngine starts robota-engine with an embedded NATS server on a free loopback port
-// and returns it, a client, the server's URL and the hosts' credentials file.
+// (extra may say otherwise) with credentials for the host agents h1, h2 and h3, and
+// returns it, a client, the server's URL and the directory of the hosts' credentials
+// files (NAME.creds).
 func natsEngine(t *testing.T, extra ...string) (*engineproc.Proc, robotav1.EngineServiceClient, string, string) {
 	t.Helper()
 	sock := filepath.Join(shortTempDir(t), "e.sock")
-	args := append([]string{"--state-dir", t.TempDir(), "--nats", "embedded", "--nats-listen", "127.0.0.1:0"}, extra...)
+	args := append([]string{"--state-dir", t.TempDir(), "--nats", "embedded", "--nats-listen", "127.0.0.1:0",
+		"--nats-hosts", "h1,h2,h3"}, extra...)
 	p, err := engineproc.Start(binDir, sock, nil, args...)
 	if err != nil {
 		t.Fatal(err)
@@ -48,14 +51,22 @@ func natsEngine(t *testing.T, extra ...string) (*engineproc.Proc, robotav1.Engin
 	}
 	t.Cleanup(func() { conn.Close() })
 	url, _ := ns["url"].(string)
-	creds, _ := ns["host_creds"].(string)
-	return p, robotav1.NewEngineServiceClient(conn), url, creds
+	dir, _ := ns["host_creds_dir"].(string)
+	return p, robotav1.NewEngineServiceClient(conn), url, dir
 }
 
-// hostAgent starts `robota-worker host` and waits until it takes jobs.
-func hostAgent(t *testing.T, url, creds, name string, extra ...string) *engineproc.Proc {
+// hostAgent starts `robota-worker host` as name, with its own credentials file from
+// credsDir, and waits until it takes jobs.
+func hostAgent(t *testing.T, url, credsDir, name string, extra ...string) *engineproc.Proc {
 	t.Helper()
-	h, err := engineproc.StartHost(binDir, url, name, nil, append([]string{"--creds", creds}, extra...)...)
+	return hostAgentIn(t, nil, url, credsDir, name, extra...)
+}
+
+// hostAgentIn is hostAgent run through wrap (engineproc.StartHostIn).
+func hostAgentIn(t *testing.T, wrap []string, url, credsDir, name string, extra ...string) *engineproc.Proc {
+	t.Helper()
+	creds := filepath.Join(credsDir, name+".creds")
+	h, err := engineproc.StartHostIn(wrap, binDir, url, name, nil, append([]string{"--creds", creds}, extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +77,7 @@ func hostAgent(t *testing.T, url, creds, name string, extra ...string) *enginepr
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, _, err := h.WaitMsg(ctx, 0, "host agent taking jobs"); err != nil {
-		t.Fatal(err)
+		t.Fatalf("host agent %s: %v\n%s", name, err, h.RawLog())
 	}
 	return h
 }
@@ -185,9 +196,24 @@ func TestNATSJobsSurviveAKilledHost(t *testing.T) {
 	t.Setenv("HOME", p.Home)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	e, c, url, creds := natsEngine(t, "--workers", "0", "--dispatch", "remote", "--nats-job-timeout", "2s")
+	// As root, each host agent runs in a network namespace of its own and reaches the
+	// engine's NATS server over a veth pair with mutual TLS (hostNets).
+	nets, why := newHostNets(t, 3)
+	engineArgs := []string{"--workers", "0", "--dispatch", "remote", "--nats-job-timeout", "2s"}
+	if nets != nil {
+		engineArgs = append(engineArgs, nets.engineArgs()...)
+	} else {
+		t.Logf("host agents share the engine's network namespace: %s", why)
+	}
+	e, c, url, creds := natsEngine(t, engineArgs...)
 	hosts := map[string]*engineproc.Proc{}
-	for _, name := range []string{"h1", "h2", "h3"} {
+	for i := range 3 {
+		name := hostName(i)
+		if nets != nil {
+			hosts[name] = hostAgentIn(t, nets.wrap(i), nets.url(i, url), creds, name,
+				append([]string{"--slots", "6", "--job-timeout", "2s"}, nets.tlsArgs(i)...)...)
+			continue
+		}
 		hosts[name] = hostAgent(t, url, creds, name, "--slots", "6", "--job-timeout", "2s")
 	}
 	script := p.writeScript(t, "nats_jobs.yaml", natsJobsScript(p, commands, subagents))
@@ -332,26 +358,95 @@ func TestEngineExitsWhenNATSIsUnreachable(t *testing.T) {
 	}
 }
 
-// A host agent with a wrong credential is refused and says so; one with the right one
-// takes jobs, and on SIGTERM exits 0.
+// Each host agent has its own credentials file (STATE_DIR/nats/hosts/NAME.creds, mode
+// 0600, NAME:PASSWORD). A host agent with a wrong credential, with another host's
+// password, with no credential, or with another host's file under its own name is
+// refused and says so in one line, exiting non-zero within seconds; one with its own
+// file (its name taken from the file) takes jobs, and on SIGTERM exits 0. Removing a
+// host's file revokes it while it runs.
 func TestHostAgentCredentials(t *testing.T) {
-	_, _, url, creds := natsEngine(t, "--workers", "0")
-	bad := filepath.Join(t.TempDir(), "bad.creds")
-	if err := os.WriteFile(bad, []byte("host:wrong\n"), 0o600); err != nil {
+	_, _, url, credsDir := natsEngine(t, "--workers", "0")
+	files := map[string]string{}
+	for _, name := range []string{"h1", "h2", "h3"} {
+		path := filepath.Join(credsDir, name+".creds")
+		st, err := os.Stat(path)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v, want a file of mode 0600", path, err)
+		}
+		b, _ := os.ReadFile(path)
+		files[name] = strings.TrimSpace(string(b))
+		if user, pw, _ := strings.Cut(files[name], ":"); user != name || len(pw) != 32 {
+			t.Fatalf("%s holds %q, want %s:PASSWORD", path, files[name], name)
+		}
+	}
+	if files["h1"] == files["h2"] || strings.TrimPrefix(files["h1"], "h1:") == strings.TrimPrefix(files["h2"], "h2:") {
+		t.Fatal("two hosts share a password")
+	}
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"wrong password", []string{"--creds", write("wrong.creds", "h1:wrong")}, "NATS refused the credentials at " + url},
+		{"another host's password", []string{"--creds", write("stolen.creds", "h1:"+strings.TrimPrefix(files["h2"], "h2:"))},
+			"NATS refused the credentials at " + url},
+		{"no credential", []string{"--name", "h1"}, "NATS refused the credentials at " + url},
+		{"another host's file", []string{"--name", "h1", "--creds", filepath.Join(credsDir, "h2.creds")}, "which is host h2's"},
+	} {
+		cmd := exec.Command(filepath.Join(binDir, "robota-worker"), append([]string{"host", "--nats", url}, tc.args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		begin := time.Now()
+		err := cmd.Run()
+		var exit *exec.ExitError
+		lines := strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n")
+		if !errors.As(err, &exit) || exit.ExitCode() == 0 || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+			t.Errorf("host agent with %s: %v, stderr %q; want a non-zero exit and one line saying %q", tc.name, err, stderr.String(), tc.want)
+		}
+		if took := time.Since(begin); took > 10*time.Second {
+			t.Errorf("host agent with %s: refused after %s", tc.name, took)
+		}
+	}
+	h, err := engineproc.StartHost(binDir, url, "", nil, "--creds", filepath.Join(credsDir, "h2.creds"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(binDir, "robota-worker"), "host", "--nats", url, "--name", "h1", "--creds", bad)
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() == 0 || !strings.Contains(string(out), "refused the credentials") {
-		t.Fatalf("host agent with a wrong credential: %v\n%s\nwant a refusal and a non-zero exit", err, out)
+	t.Cleanup(func() { h.KillGroup(); _, _ = h.Wait(5 * time.Second) })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, _, err := h.WaitMsg(ctx, 0, "host agent taking jobs"); err != nil {
+		t.Fatalf("host agent h2 (its name from its credentials file): %v\n%s", err, h.RawLog())
 	}
-	h := hostAgent(t, url, creds, "h2")
 	if err := h.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	if code, err := h.Wait(10 * time.Second); err != nil || code != 0 {
 		t.Fatalf("host agent after SIGTERM: exit %d, %v\n%s", code, err, h.RawLog())
+	}
+
+	// Revoking a host while it runs: its file removed, the engine drops its user within
+	// seconds, the server disconnects it, and the host agent stops saying why (exit 1).
+	h3 := hostAgent(t, url, credsDir, "h3")
+	if err := os.Remove(filepath.Join(credsDir, "h3.creds")); err != nil {
+		t.Fatal(err)
+	}
+	code, err := h3.Wait(15 * time.Second)
+	said := 0
+	for _, line := range strings.Split(h3.RawLog(), "\n") {
+		if !strings.HasPrefix(line, "{") && strings.HasPrefix(line, "robota-worker host: NATS closed the connection at "+url) {
+			said++
+		}
+	}
+	if err != nil || code != 1 || said != 1 {
+		t.Fatalf("host agent h3 after its file was removed: exit %d, %v\n%s\nwant exit 1 and one line saying NATS closed the connection", code, err, h3.RawLog())
 	}
 }
 

@@ -33,7 +33,7 @@ func runHosts(bin string, first int) error {
 
 	step(first, "Start robota-engine with an embedded NATS server (JetStream), dispatching to host agents only")
 	eng, err := engineproc.Start(bin, filepath.Join(tmp, "engine.sock"), nil, "--state-dir", filepath.Join(tmp, "state"),
-		"--nats", "embedded", "--nats-listen", "127.0.0.1:0", "--dispatch", "remote", "--nats-job-timeout", "2s", "--workers", "0")
+		"--nats", "embedded", "--nats-listen", "127.0.0.1:0", "--dispatch", "remote", "--nats-job-timeout", "2s", "--workers", "0", "--nats-hosts", "alpha,beta")
 	if err != nil {
 		return err
 	}
@@ -46,13 +46,13 @@ func runHosts(bin string, first int) error {
 		return err
 	}
 	url, _ := ns["url"].(string)
-	creds, _ := ns["host_creds"].(string)
-	say("NATS at %s; the hosts' credential is %s (mode 0600)", url, creds)
+	credsDir, _ := ns["host_creds_dir"].(string)
+	say("NATS at %s; each host's own credential is %s/NAME.creds (mode 0600)", url, credsDir)
 
-	step(first+1, "Start two host agents: robota-worker host --nats URL --name NAME --creds FILE")
+	step(first+1, "Start two host agents: robota-worker host --nats URL --creds NAME.creds (its name and its user)")
 	hosts := map[string]*engineproc.Proc{}
 	for _, name := range []string{"alpha", "beta"} {
-		h, err := engineproc.StartHost(bin, url, name, nil, "--creds", creds, "--job-timeout", "2s")
+		h, err := engineproc.StartHost(bin, url, name, nil, "--creds", filepath.Join(credsDir, name+".creds"), "--job-timeout", "2s")
 		if err != nil {
 			return err
 		}

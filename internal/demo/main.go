@@ -15,7 +15,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding robota, robota-engine and robota-worker")
 	examples := flag.String("examples", "examples", "directory holding demo/, demo.script.yaml and engine-clients/")
-	only := flag.String("only", "", "run one part: tui")
+	only := flag.String("only", "", "run one part: tui or hosts")
 	flag.StringVar(&screenshots, "screenshots", "", "with -only tui: write PNGs of the TUI's screens to this directory (the README's pictures)")
 	flag.Parse()
 	do := run
@@ -24,6 +24,12 @@ func main() {
 			bin, _ = filepath.Abs(bin)
 			examples, _ = filepath.Abs(examples)
 			return runTUI(bin, examples, 1)
+		}
+	}
+	if *only == "hosts" {
+		do = func(bin, _ string) error {
+			bin, _ = filepath.Abs(bin)
+			return runHosts(bin, 1)
 		}
 	}
 	if err := do(*bin, *examples); err != nil {

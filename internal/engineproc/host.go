@@ -12,8 +12,15 @@ import (
 // url under name, in a process group of its own (KillGroup ends it with its workers as
 // a crashed machine would). Its JSON log is followed like the engine's.
 func StartHost(binDir, url, name string, echo io.Writer, extra ...string) (*Proc, error) {
-	args := append([]string{"host", "--nats", url, "--name", name}, extra...)
-	cmd := exec.Command(filepath.Join(binDir, "robota-worker"), args...)
+	return StartHostIn(nil, binDir, url, name, echo, extra...)
+}
+
+// StartHostIn is StartHost with the host agent run through wrap, a command that execs
+// its arguments in place (`ip netns exec NS`: the agent then has wrap's process's pid
+// and group, so KillGroup still ends it and its workers).
+func StartHostIn(wrap []string, binDir, url, name string, echo io.Writer, extra ...string) (*Proc, error) {
+	argv := append(append(append([]string(nil), wrap...), filepath.Join(binDir, "robota-worker"), "host", "--nats", url, "--name", name), extra...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

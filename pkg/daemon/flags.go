@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -44,6 +45,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.StringVar(&o.NATS.TLSCert, "nats-tls-cert", "", "PEM certificate for NATS TLS (client certificate, or with embedded the server's)")
 	fs.StringVar(&o.NATS.TLSKey, "nats-tls-key", "", "PEM private key of --nats-tls-cert")
 	fs.StringVar(&o.NATS.Listen, "nats-listen", natsserver.DefaultListen, "HOST:PORT the embedded NATS server listens on (TLS required off loopback)")
+	hosts := fs.String("nats-hosts", "", "with --nats embedded: host agent names, comma-separated; each gets its own credentials file STATE_DIR/nats/hosts/NAME.creds to copy to that host")
 	dispatch := fs.String("dispatch", "", "where subagents and background commands run: local, remote or auto (default local without --nats, auto with it)")
 	fs.DurationVar(&o.NATS.JobTimeout, "nats-job-timeout", remote.DefaultJobTimeout, "heartbeat timeout: a remote job whose host stops heartbeating runs again elsewhere after it")
 	fs.DurationVar(&o.NATS.QueueTimeout, "nats-queue-timeout", remote.DefaultQueueTimeout, "how long a remote job waits for a host offering its labels before it fails")
@@ -66,6 +68,18 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 		return Options{}, err
 	}
 	o.Worker = launcher.Command{Path: *workerFlag}
+	for _, name := range strings.Split(*hosts, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		if !natsserver.ValidHostName(name) {
+			return Options{}, fmt.Errorf("--nats-hosts: %q is not a host name (1 to 64 of A-Z, a-z, 0-9, '_' and '-'; not %q)", name, natsserver.EngineUser)
+		}
+		o.NATS.Hosts = append(o.NATS.Hosts, name)
+	}
+	if len(o.NATS.Hosts) > 0 && o.NATS.URLs != EmbeddedNATS {
+		return Options{}, errors.New("--nats-hosts needs --nats embedded (with your own cluster, its configuration has the users)")
+	}
 	if *dispatch != "" {
 		if o.NATS.Dispatch, err = remote.ParseMode(*dispatch); err != nil {
 			return Options{}, err

@@ -16,6 +16,7 @@ func TestNATSFlags(t *testing.T) {
 		dispatch remote.Mode
 		timeout  time.Duration
 		maxTasks int
+		hosts    []string
 		err      string
 	}{
 		{name: "no nats", args: nil, dispatch: "", timeout: 5 * time.Second},
@@ -25,6 +26,10 @@ func TestNATSFlags(t *testing.T) {
 		{name: "auto needs nats", args: []string{"--dispatch", "auto"}, err: "--dispatch auto needs --nats"},
 		{name: "bad mode", args: []string{"--nats", "embedded", "--dispatch", "everywhere"}, err: `--dispatch "everywhere"`},
 		{name: "bad timeout", args: []string{"--nats", "embedded", "--nats-job-timeout", "0s"}, err: "--nats-job-timeout must be positive"},
+		{name: "hosts", args: []string{"--nats", "embedded", "--nats-hosts", "b, c-2,"}, timeout: 5 * time.Second, maxTasks: 64, hosts: []string{"b", "c-2"}},
+		{name: "host name with a dot", args: []string{"--nats", "embedded", "--nats-hosts", "b.c"}, err: `--nats-hosts: "b.c" is not a host name`},
+		{name: "host named engine", args: []string{"--nats", "embedded", "--nats-hosts", "engine"}, err: `--nats-hosts: "engine" is not a host name`},
+		{name: "hosts need embedded", args: []string{"--nats", "nats://a:4222", "--nats-hosts", "b"}, err: "--nats-hosts needs --nats embedded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := ParseFlags(append([]string{"--listen", "unix:///tmp/x.sock"}, tc.args...), io.Discard)
@@ -37,8 +42,10 @@ func TestNATSFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.NATS.Dispatch != tc.dispatch || o.NATS.JobTimeout != tc.timeout || o.Sessions.MaxBackgroundTasks != tc.maxTasks {
-				t.Fatalf("ParseFlags(%v): dispatch %q timeout %s max tasks %d", tc.args, o.NATS.Dispatch, o.NATS.JobTimeout, o.Sessions.MaxBackgroundTasks)
+			if o.NATS.Dispatch != tc.dispatch || o.NATS.JobTimeout != tc.timeout || o.Sessions.MaxBackgroundTasks != tc.maxTasks ||
+				strings.Join(o.NATS.Hosts, ",") != strings.Join(tc.hosts, ",") {
+				t.Fatalf("ParseFlags(%v): dispatch %q timeout %s max tasks %d hosts %v", tc.args, o.NATS.Dispatch, o.NATS.JobTimeout,
+					o.Sessions.MaxBackgroundTasks, o.NATS.Hosts)
 			}
 		})
 	}

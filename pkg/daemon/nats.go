@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -29,6 +30,10 @@ type NATSConfig struct {
 	TLSCA, TLSCert, TLSKey string
 	// Listen is --nats-listen, for EmbeddedNATS.
 	Listen string
+	// Hosts is --nats-hosts, for EmbeddedNATS: the host agents to make credentials for
+	// (STATE_DIR/nats/hosts/NAME.creds, kept across restarts). Hosts made earlier keep
+	// theirs; removing a file revokes that host at the next start.
+	Hosts []string
 	// Dispatch is --dispatch (default local without NATS, auto with it).
 	Dispatch remote.Mode
 	// JobTimeout is the heartbeat timeout (--nats-job-timeout).
@@ -41,12 +46,16 @@ type NATSConfig struct {
 
 // natsSetup is what startNATS made; close undoes it.
 type natsSetup struct {
-	server *server.Server
-	conn   *nats.Conn
-	disp   *remote.Dispatcher
+	server    *server.Server
+	conn      *nats.Conn
+	disp      *remote.Dispatcher
+	stopWatch func()
 }
 
 func (s *natsSetup) close() {
+	if s.stopWatch != nil {
+		s.stopWatch()
+	}
 	if s.disp != nil {
 		s.disp.Close()
 	}
@@ -68,23 +77,39 @@ func startNATS(ctx context.Context, cfg NATSConfig, stateDir string, log *zap.Lo
 	var extra []nats.Option
 	if cfg.URLs == EmbeddedNATS {
 		dir := filepath.Join(stateDir, "nats")
-		creds, hostPW, err := natsserver.HostCreds(dir)
+		hostsDir := natsserver.HostsDir(dir)
+		for _, name := range cfg.Hosts {
+			if _, _, err := natsserver.HostCreds(hostsDir, name); err != nil {
+				return nil, nil, fmt.Errorf("%w: --nats-hosts: %v", ErrNATS, err)
+			}
+		}
+		hosts, err := natsserver.LoadHostCreds(hostsDir)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrNATS, err)
 		}
+		creds := make(map[string]string, len(hosts))
+		for name := range hosts {
+			creds[name] = filepath.Join(hostsDir, name+".creds")
+		}
+		// The engine's password lives only in this process: its connection is in-process.
 		enginePW := natsserver.RandomPassword()
-		ns, err := natsserver.Start(natsserver.Config{Listen: cfg.Listen, StoreDir: filepath.Join(dir, "jetstream"),
-			TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, TLSCA: cfg.TLSCA, EnginePassword: enginePW, HostPassword: hostPW})
+		scfg := natsserver.Config{Listen: cfg.Listen, StoreDir: filepath.Join(dir, "jetstream"),
+			TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, TLSCA: cfg.TLSCA, EnginePassword: enginePW, Hosts: hosts}
+		ns, err := natsserver.Start(scfg)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrNATS, err)
 		}
 		s.server = ns
+		s.stopWatch = watchHostCreds(ns, scfg, hostsDir, hostCredsPoll, log)
 		// The engine's own connection is in-process: no socket, so no TLS (the server
 		// does not require it there); a tls:// URL would make the client try a handshake.
 		cc = remote.ConnConfig{URLs: "nats://" + ns.Addr().String(), Name: "robota-engine", Log: log}
 		extra = append(extra, nats.InProcessServer(ns), nats.UserInfo(natsserver.EngineUser, enginePW))
 		log.Info("embedded NATS server listening", zap.String("url", ns.ClientURL()), zap.String("store", dir),
-			zap.String("host_creds", creds))
+			zap.String("host_creds_dir", hostsDir), zap.Any("host_creds", creds))
+		if len(hosts) == 0 {
+			log.Warn("no host agent can connect to the embedded NATS server: name them with --nats-hosts", zap.String("host_creds_dir", hostsDir))
+		}
 		if cfg.ListeningNATS != nil {
 			cfg.ListeningNATS(ns.ClientURL())
 		}
@@ -117,4 +142,68 @@ func startNATS(ctx context.Context, cfg NATSConfig, stateDir string, log *zap.Lo
 	log.Info("remote dispatch over NATS JetStream", zap.String("nats", cfg.URLs), zap.String("dispatch", string(mode)),
 		zap.Duration("job_timeout", cfg.JobTimeout))
 	return s, &remote.Router{Remote: disp, Mode: mode}, nil
+}
+
+// hostCredsPoll is how often the embedded server's hosts' credentials files are read.
+const hostCredsPoll = 2 * time.Second
+
+// watchHostCreds rereads dir's NAME.creds files every interval and, when they changed,
+// reloads the embedded server's users: a file an operator added (NAME:PASSWORD, mode
+// 0600) lets that host connect without restarting the engine, and a file removed
+// disconnects its host and refuses it from then on. A directory that does not read
+// cleanly leaves the users as they were (logged). The returned func stops watching.
+func watchHostCreds(ns *server.Server, cfg natsserver.Config, dir string, interval time.Duration, log *zap.Logger) func() {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		current := cfg.Hosts
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			hosts, err := natsserver.LoadHostCreds(dir)
+			if err != nil {
+				log.Warn("the hosts' credentials did not read; their users stay as they were", zap.Error(err))
+				continue
+			}
+			added, removed := diffHosts(current, hosts)
+			if len(added) == 0 && len(removed) == 0 {
+				continue
+			}
+			cfg.Hosts = hosts
+			if err := natsserver.Reload(ns, cfg); err != nil {
+				log.Warn("could not apply the hosts' changed credentials", zap.Error(err))
+				continue
+			}
+			current = hosts
+			log.Info("host credentials changed", zap.Strings("added", added), zap.Strings("removed", removed))
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
+}
+
+// diffHosts lists the hosts of b that a lacks or whose password changed (added) and
+// those of a that b lacks (removed), sorted.
+func diffHosts(a, b map[string]string) (added, removed []string) {
+	for name, pw := range b {
+		if old, ok := a[name]; !ok || old != pw {
+			added = append(added, name)
+		}
+	}
+	for name := range a {
+		if _, ok := b[name]; !ok {
+			removed = append(removed, name)
+		}
+	}
+	sort.Strings(added)
+	sort.Strings(removed)
+	return added, removed
 }

@@ -54,6 +54,12 @@ type Agent struct {
 	pulled chan struct{}
 }
 
+// HostOptions are the NATS options host agent name's connection needs: its own inbox
+// prefix (wire.InboxPrefix), the only inboxes its user may read.
+func HostOptions(name string) []nats.Option {
+	return []nats.Option{nats.CustomInboxPrefix(wire.InboxPrefix(name))}
+}
+
 // NewAgent returns an agent; Run starts it.
 func NewAgent(cfg AgentConfig) *Agent {
 	if cfg.Slots <= 0 {
@@ -74,6 +80,14 @@ func NewAgent(cfg AgentConfig) *Agent {
 // Run takes jobs until ctx ends, then hands its running jobs back to the stream (they
 // run again on another host) and returns nil.
 func (a *Agent) Run(ctx context.Context) error {
+	if !wire.ValidHostName(a.cfg.Name) {
+		return fmt.Errorf("host name %q: want 1 to 64 of A-Z, a-z, 0-9, '_' and '-'", a.cfg.Name)
+	}
+	if want := wire.InboxPrefix(a.cfg.Name); a.nc.Opts.InboxPrefix != want {
+		// The host's user may subscribe only to its own inboxes: any other prefix would
+		// be refused by the server one request at a time, far from the cause.
+		return fmt.Errorf("the host agent's NATS connection must use the inbox prefix %s (HostOptions)", want)
+	}
 	js, err := jetstream.New(a.nc)
 	if err != nil {
 		return err
@@ -231,7 +245,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 			continue
 		}
 		var r wire.ClaimReply
-		if err := a.request(wire.ClaimSubject(job.ID), wire.Claim{Host: a.cfg.Name, Probe: true}, 2*time.Second, &r); err == nil && !r.Run {
+		if err := a.request(wire.ClaimSubject(a.cfg.Name, job.ID), wire.Claim{Host: a.cfg.Name, Probe: true}, 2*time.Second, &r); err == nil && !r.Run {
 			_ = msg.TermWithReason(r.Reason)
 			return
 		}
@@ -250,7 +264,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	attempt := claim.Attempt
-	out := newOutbox(a.nc, wire.EventSubject(job.ID), a.cfg.Name, attempt)
+	out := newOutbox(a.nc, wire.EventSubject(a.cfg.Name, job.ID), a.cfg.Name, attempt)
 	if cwd := job.Cwd(); cwd != "" {
 		if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 			out.push(runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_directory",
@@ -282,10 +296,10 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 
 	rj := job.Runner()
 	if rj.Agent != nil {
-		rj.Host = &callHost{nc: a.nc, jobID: job.ID, attempt: attempt}
+		rj.Host = &callHost{nc: a.nc, host: a.cfg.Name, jobID: job.ID, attempt: attempt}
 	}
 	// The control subject feeds the agent's one control reader (no goroutine per job).
-	if ctl, err := a.nc.ChanSubscribe(wire.ControlSubject(job.ID), a.ctl); err == nil {
+	if ctl, err := a.nc.ChanSubscribe(wire.ControlSubject(a.cfg.Name, job.ID), a.ctl); err == nil {
 		defer func() { _ = ctl.Unsubscribe() }()
 	}
 	var final *runnerapi.Event
@@ -564,7 +578,7 @@ func (c *claimer) send() {
 			b.Claims[i] = p.c
 		}
 		var r wire.ClaimsReply
-		err := c.a.request(wire.ClaimsSubject, b, 5*time.Second, &r)
+		err := c.a.request(wire.ClaimsSubject(c.a.cfg.Name), b, 5*time.Second, &r)
 		if err == nil && len(r.Replies) != len(batch) {
 			err = fmt.Errorf("the engine answered %d of %d claims", len(r.Replies), len(batch))
 		}

@@ -167,7 +167,7 @@ func BenchmarkThroughput(b *testing.B) {
 	ns := startServer(b)
 	d := newDispatcher(b, ns, DispatcherConfig{JobTimeout: 5 * time.Second})
 	for i := range hosts {
-		nc := connect(b, ns, true)
+		nc := connect(b, ns, fmt.Sprintf("h%d", i))
 		a := NewAgent(AgentConfig{Conn: nc, Name: fmt.Sprintf("h%d", i), Slots: 128, JobTimeout: 5 * time.Second, Runner: newShell(), Log: zap.NewNop()})
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { _ = a.Run(ctx) }()
@@ -286,15 +286,15 @@ func BenchmarkFailover(b *testing.B) {
 	spare := localPool(b) // the job runs again in a real robota-worker, as on a host
 	var took []time.Duration
 	for i := range b.N {
-		nc1 := connect(b, ns, true)
-		a1 := NewAgent(AgentConfig{Conn: nc1, Name: fmt.Sprintf("dying%d", i), Slots: 1, JobTimeout: timeout, Runner: newShell(), Log: zap.NewNop()})
+		nc1 := connect(b, ns, fmt.Sprintf("dying%d", i%100))
+		a1 := NewAgent(AgentConfig{Conn: nc1, Name: fmt.Sprintf("dying%d", i%100), Slots: 1, JobTimeout: timeout, Runner: newShell(), Log: zap.NewNop()})
 		ctx1, cancel1 := context.WithCancel(context.Background())
 		go func() { _ = a1.Run(ctx1) }()
 		ev := newEvents()
 		stopJob, done := start(d, processJob(fmt.Sprintf("bash_%d", i), "sleep 30"), ev)
 		ev.next(b, runnerapi.EventStarted)
-		nc2 := connect(b, ns, true)
-		a2 := NewAgent(AgentConfig{Conn: nc2, Name: fmt.Sprintf("spare%d", i), Slots: 1, JobTimeout: timeout, Runner: spare, Log: zap.NewNop()})
+		nc2 := connect(b, ns, fmt.Sprintf("spare%d", i%100))
+		a2 := NewAgent(AgentConfig{Conn: nc2, Name: fmt.Sprintf("spare%d", i%100), Slots: 1, JobTimeout: timeout, Runner: spare, Log: zap.NewNop()})
 		ctx2, cancel2 := context.WithCancel(context.Background())
 		go func() { _ = a2.Run(ctx2) }()
 		t0 := time.Now()

@@ -19,6 +19,7 @@ import (
 // gets at most one "execute" request, then the result the model sees.
 type callHost struct {
 	nc      *nats.Conn
+	host    string
 	jobID   string
 	attempt int
 }
@@ -72,7 +73,7 @@ func (h *callHost) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbac
 		}
 		return llm.ChatResponse{}, llm.NewError(llm.CodeNetwork, "model call through the engine over NATS", err)
 	}
-	sub, err := h.open(wire.ChatSubject(h.jobID), wire.Call{Chat: body})
+	sub, err := h.open(wire.ChatSubject(h.host, h.jobID), wire.Call{Chat: body})
 	if err != nil {
 		return broken(err)
 	}
@@ -121,7 +122,7 @@ func (h *callHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exec ru
 		}
 		return llm.ToolFailure(fmt.Sprintf("Error: the engine could not decide %s: %v", call.Name, err))
 	}
-	sub, err := h.open(wire.ToolSubject(h.jobID), wire.Call{Tool: &wire.ToolCall{ID: call.ID, Name: call.Name, Input: call.Input}})
+	sub, err := h.open(wire.ToolSubject(h.host, h.jobID), wire.Call{Tool: &wire.ToolCall{ID: call.ID, Name: call.Name, Input: call.Input}})
 	if err != nil {
 		return fail(err)
 	}

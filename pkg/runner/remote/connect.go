@@ -84,9 +84,24 @@ func Connect(cfg ConnConfig, extra ...nats.Option) (*nats.Conn, error) {
 	return nc, nil
 }
 
+// credsUser returns the user of a USER:PASSWORD credentials file (ok false for any
+// other file, which credsOption judges).
+func credsUser(path string) (string, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	text := strings.TrimSpace(string(b))
+	user, pw, ok := strings.Cut(text, ":")
+	if !ok || user == "" || pw == "" || strings.Contains(text, "\n") || strings.Contains(text, "BEGIN NATS") {
+		return "", false
+	}
+	return user, true
+}
+
 // credsOption reads a credentials file: a NATS user JWT with its nkey seed (what `nsc`
 // writes for an operator-mode cluster), or USER:PASSWORD on one line (what the engine's
-// embedded server writes for its hosts, host.creds).
+// embedded server writes for each host, hosts/NAME.creds).
 func credsOption(path string) (nats.Option, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

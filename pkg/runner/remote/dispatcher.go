@@ -65,7 +65,15 @@ type Dispatcher struct {
 	byTask map[string]*job // task id → job
 	hosts  map[string]seenHost
 	closed bool
+	// recent holds the ids of the last jobs that ended (ring), so a late message for one
+	// is told apart from one for a job this engine never issued.
+	recent    map[string]struct{}
+	recentIDs []string
+	recentAt  int
 }
+
+// recentJobs bounds Dispatcher.recent.
+const recentJobs = 4096
 
 type seenHost struct {
 	at time.Time
@@ -122,7 +130,7 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 		return nil, fmt.Errorf("the job stream %s: %w", wire.Stream, err)
 	}
 	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: stream, byID: map[string]*job{}, byTask: map[string]*job{},
-		hosts: map[string]seenHost{}}
+		hosts: map[string]seenHost{}, recent: map[string]struct{}{}}
 	for subject, handler := range map[string]nats.MsgHandler{
 		wire.ClaimWildcard: d.onClaim, wire.EventWildcard: d.onEvent,
 		wire.ChatWildcard: d.onCall, wire.ToolWildcard: d.onCall, wire.HeartbeatWildcard: d.onHeartbeat,
@@ -346,6 +354,14 @@ func (d *Dispatcher) forget(j *job) {
 func (d *Dispatcher) forgetLocked(j *job) {
 	if d.byID[j.id] == j {
 		delete(d.byID, j.id)
+		if len(d.recentIDs) < recentJobs {
+			d.recentIDs = append(d.recentIDs, j.id)
+		} else {
+			delete(d.recent, d.recentIDs[d.recentAt])
+			d.recentIDs[d.recentAt] = j.id
+			d.recentAt = (d.recentAt + 1) % recentJobs
+		}
+		d.recent[j.id] = struct{}{}
 	}
 	if d.byTask[j.taskID] == j {
 		delete(d.byTask, j.taskID)
@@ -391,7 +407,7 @@ func (d *Dispatcher) cancel(j *job, reason string) {
 		return
 	}
 	j.cancelled, j.cancelReason = true, reason
-	claimed := j.attempt > 0
+	claimed, host := j.attempt > 0, j.host
 	d.mu.Unlock()
 	if !claimed {
 		d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: reason})
@@ -399,7 +415,7 @@ func (d *Dispatcher) cancel(j *job, reason string) {
 		return
 	}
 	body, _ := json.Marshal(wire.Control{Cancel: true, Reason: reason})
-	_ = d.nc.Publish(wire.ControlSubject(j.id), body)
+	_ = d.nc.Publish(wire.ControlSubject(host, j.id), body)
 }
 
 // drop deletes an ended job's message from the stream, so no host claims it only to be
@@ -434,12 +450,19 @@ func (d *Dispatcher) Cancel(_ context.Context, taskID, reason string) (bool, err
 func (d *Dispatcher) Send(_ context.Context, taskID, input string) error {
 	d.mu.Lock()
 	j := d.byTask[taskID]
+	var host string
+	if j != nil {
+		host = j.host
+	}
 	d.mu.Unlock()
 	if j == nil {
 		return runnerapi.ErrUnknownJob
 	}
+	if host == "" {
+		return errors.New("the remote job has not started on a host yet")
+	}
 	body, _ := json.Marshal(wire.Control{Send: input})
-	return d.nc.Publish(wire.ControlSubject(j.id), body)
+	return d.nc.Publish(wire.ControlSubject(host, j.id), body)
 }
 
 // ReadLog implements runnerapi.Runner: see ErrNoLog.
@@ -494,29 +517,54 @@ func reply(msg *nats.Msg, v any) {
 	}
 }
 
+// sender returns the host a message on a per-host subject comes from (the server let
+// only that host's user publish there) and whether it may be answered: a request's reply
+// subject must be one of that host's inboxes, or the engine's answer could be sent onto
+// another party's subject. Anything else is logged and dropped.
+func (d *Dispatcher) sender(msg *nats.Msg, request bool) (string, bool) {
+	host := wire.HostOf(msg.Subject)
+	if !wire.ValidHostName(host) {
+		d.log.Warn("dropped a message on a subject that names no host", zap.String("subject", msg.Subject))
+		return "", false
+	}
+	if request && !strings.HasPrefix(msg.Reply, wire.InboxPrefix(host)+".") {
+		d.log.Warn("dropped a host's request whose reply subject is not one of its inboxes",
+			zap.String("host", host), zap.String("subject", msg.Subject), zap.String("reply", msg.Reply))
+		return "", false
+	}
+	return host, true
+}
+
 // onClaim answers a host agent that took a job from the stream: run it as the next
 // attempt, or not (unknown, ended or cancelled job: the host terminates the message).
 // A batch (wire.ClaimsSubject) is answered claim by claim in one reply.
 func (d *Dispatcher) onClaim(msg *nats.Msg) {
-	if msg.Subject == wire.ClaimsSubject {
+	host, ok := d.sender(msg, true)
+	if !ok {
+		return
+	}
+	if wire.IsClaims(msg.Subject) {
 		var b wire.Claims
-		if err := json.Unmarshal(msg.Data, &b); err != nil || b.Host == "" {
+		if err := json.Unmarshal(msg.Data, &b); err != nil || (b.Host != "" && b.Host != host) {
+			d.log.Warn("refused a host's claims: unreadable, or naming another host", zap.String("host", host), zap.String("named", b.Host))
 			reply(msg, wire.ClaimsReply{})
 			return
 		}
 		out := wire.ClaimsReply{Replies: make([]wire.ClaimReply, len(b.Claims))}
 		for i, c := range b.Claims {
-			c.Host = b.Host
+			c.Host = host
 			out.Replies[i] = d.claim(c.Job, c)
 		}
 		reply(msg, out)
 		return
 	}
 	var c wire.Claim
-	if err := json.Unmarshal(msg.Data, &c); err != nil || c.Host == "" {
-		reply(msg, wire.ClaimReply{Reason: "unreadable claim"})
+	if err := json.Unmarshal(msg.Data, &c); err != nil || (c.Host != "" && c.Host != host) {
+		d.log.Warn("refused a host's claim: unreadable, or naming another host", zap.String("host", host), zap.String("named", c.Host))
+		reply(msg, wire.ClaimReply{Reason: "unreadable claim, or one naming another host"})
 		return
 	}
+	c.Host = host
 	reply(msg, d.claim(wire.JobIDOf(msg.Subject), c))
 }
 
@@ -562,27 +610,66 @@ func (d *Dispatcher) claim(id string, c wire.Claim) wire.ClaimReply {
 	return wire.ClaimReply{Run: true, Attempt: attempt}
 }
 
-// current returns the job of a per-job subject when host and attempt hold it now.
-func (d *Dispatcher) current(subject, host string, attempt int) (*job, context.Context, bool) {
+// current returns the job of a per-job subject when host's attempt holds it now; else
+// it logs why not and returns false. Late messages of an attempt that was superseded
+// or of a job that ended are expected (a slow or cut-off host) and logged at debug
+// level; a message for a job this engine did not issue, or for a job another host holds
+// now, is forged or misrouted and logged as a warning.
+func (d *Dispatcher) current(subject, host string, attempt int, what string) (*job, context.Context, bool) {
+	id := wire.JobIDOf(subject)
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	j := d.byID[wire.JobIDOf(subject)]
-	if j == nil || j.ended || j.attempt != attempt || (host != "" && j.host != host) {
-		return nil, nil, false
+	j := d.byID[id]
+	var why string
+	forged := false
+	switch {
+	case j == nil:
+		if _, ok := d.recent[id]; ok {
+			why = "the job has ended"
+		} else {
+			why, forged = "this engine did not issue the job", true
+		}
+	case j.ended:
+		why = "the job has ended"
+	case attempt < j.attempt:
+		why = "a later attempt holds the job"
+	case attempt != j.attempt || j.host != host:
+		why, forged = "the job is not this host's", true
 	}
-	return j, j.attemptCtx, true
+	var ctx context.Context
+	if why == "" {
+		ctx = j.attemptCtx
+	}
+	d.mu.Unlock()
+	if why == "" {
+		return j, ctx, true
+	}
+	log := d.log.Debug
+	if forged {
+		log = d.log.Warn
+	}
+	log("dropped a host's "+what+": "+why, zap.String("host", host), zap.String("job", id), zap.Int("attempt", attempt))
+	return nil, nil, false
 }
 
 // onEvent relays a batch of an attempt's events to the task manager; the events of any
 // attempt but the current one are dropped. At the terminal event the engine acks the
 // job's message on the stream: it has the result, the work queue may drop the job.
 func (d *Dispatcher) onEvent(msg *nats.Msg) {
+	host, ok := d.sender(msg, false)
+	if !ok {
+		return
+	}
 	var b wire.Events
 	if err := json.Unmarshal(msg.Data, &b); err != nil {
 		d.log.Warn("unreadable job events", zap.String("subject", msg.Subject), zap.Error(err))
 		return
 	}
-	j, _, ok := d.current(msg.Subject, b.Host, b.Attempt)
+	if b.Host != "" && b.Host != host {
+		d.log.Warn("dropped a host's events naming another host", zap.String("host", host), zap.String("named", b.Host),
+			zap.String("job", wire.JobIDOf(msg.Subject)))
+		return
+	}
+	j, _, ok := d.current(msg.Subject, host, b.Attempt, "events")
 	if !ok {
 		return
 	}
@@ -596,7 +683,7 @@ func (d *Dispatcher) onEvent(msg *nats.Msg) {
 		j.evSeq++
 		ev.JobID, ev.Sequence = j.taskID, j.evSeq
 		if ev.Kind == runnerapi.EventStarted {
-			ev.Host, ev.Attempt = b.Host, b.Attempt
+			ev.Host, ev.Attempt = host, b.Attempt
 		}
 		if j.cancelled && ev.Kind == runnerapi.EventFailed {
 			ev = runnerapi.Event{JobID: j.taskID, Sequence: j.evSeq, Kind: runnerapi.EventCancelled, Reason: j.cancelReason}
@@ -620,7 +707,8 @@ func (d *Dispatcher) onEvent(msg *nats.Msg) {
 
 // onCall serves a model or tool call of the attempt a host holds now; any other is refused.
 func (d *Dispatcher) onCall(msg *nats.Msg) {
-	if msg.Reply == "" {
+	host, ok := d.sender(msg, true)
+	if !ok {
 		return
 	}
 	var c wire.Call
@@ -628,7 +716,7 @@ func (d *Dispatcher) onCall(msg *nats.Msg) {
 		reply(msg, wire.Step{Done: true, Refuse: "unreadable call"})
 		return
 	}
-	j, ctx, ok := d.current(msg.Subject, "", c.Attempt)
+	j, ctx, ok := d.current(msg.Subject, host, c.Attempt, "call")
 	if !ok || j.rj.Host == nil {
 		reply(msg, wire.Step{Done: true, Refuse: "the engine answers only the attempt that holds the job now"})
 		return
@@ -637,11 +725,16 @@ func (d *Dispatcher) onCall(msg *nats.Msg) {
 }
 
 func (d *Dispatcher) onHeartbeat(msg *nats.Msg) {
-	var hb wire.Heartbeat
-	if err := json.Unmarshal(msg.Data, &hb); err != nil || hb.Host == "" {
+	host, ok := d.sender(msg, false)
+	if !ok {
 		return
 	}
+	var hb wire.Heartbeat
+	if err := json.Unmarshal(msg.Data, &hb); err != nil || (hb.Host != "" && hb.Host != host) {
+		return
+	}
+	hb.Host = host
 	d.mu.Lock()
-	d.hosts[hb.Host] = seenHost{at: time.Now(), hb: hb}
+	d.hosts[host] = seenHost{at: time.Now(), hb: hb}
 	d.mu.Unlock()
 }

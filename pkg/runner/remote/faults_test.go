@@ -109,7 +109,7 @@ func TestPartitionedHostStopsItsJob(t *testing.T) {
 	ns := startServer(t)
 	d := newDispatcher(t, ns, DispatcherConfig{})
 	px := newProxy(t, strings.TrimPrefix(ns.ClientURL(), "nats://"))
-	nc, err := Connect(ConnConfig{URLs: "nats://" + px.ln.Addr().String()}, nats.UserInfo(natsserver.HostUser, hostPassword))
+	nc, err := Connect(ConnConfig{URLs: "nats://" + px.ln.Addr().String()}, append(HostOptions("h1"), nats.UserInfo("h1", hostPassword("h1")))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestPartitionedHostStopsItsJob(t *testing.T) {
 func TestAutoModeResumesRemoteJobsWhenNATSReturns(t *testing.T) {
 	store := t.TempDir()
 	start := func(listen string) *server.Server {
-		ns, err := natsserver.Start(natsserver.Config{Listen: listen, StoreDir: store, EnginePassword: enginePassword, HostPassword: hostPassword})
+		ns, err := natsserver.Start(natsserver.Config{Listen: listen, StoreDir: store, EnginePassword: enginePassword, Hosts: testHosts()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,10 +13,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"go.uber.org/zap"
 
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
 	"github.com/robota-sdk/robota-go/pkg/runner/pool"
+	"github.com/robota-sdk/robota-go/pkg/runner/remote/wire"
 )
 
 // HostCommand is robota-worker's sub-command that runs a host agent.
@@ -29,11 +31,11 @@ func HostMain(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var cc ConnConfig
 	fs.StringVar(&cc.URLs, "nats", "", "NATS server URLs, comma-separated (nats:// or tls://); required")
-	fs.StringVar(&cc.Creds, "creds", "", "NATS credentials file")
+	fs.StringVar(&cc.Creds, "creds", "", "NATS credentials file: this host's NAME.creds from the engine's STATE_DIR/nats/hosts (its user names the host), or an nsc user JWT+seed")
 	fs.StringVar(&cc.TLSCA, "tls-ca", "", "PEM CA bundle the NATS server's certificate must chain to")
 	fs.StringVar(&cc.TLSCert, "tls-cert", "", "PEM client certificate for mutual TLS with NATS")
 	fs.StringVar(&cc.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
-	name := fs.String("name", "", "this host's name, unique in the cluster; required")
+	name := fs.String("name", "", "this host's name, unique in the cluster (default: the user of a NAME.creds --creds file)")
 	labels := fs.String("labels", "", "labels this host offers, k=v,... (os and arch are added)")
 	slots := fs.Int("slots", 4, "jobs run at once")
 	timeout := fs.Duration("job-timeout", DefaultJobTimeout, "heartbeat timeout: must match the engine's --nats-job-timeout")
@@ -48,13 +50,25 @@ func HostMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "robota-worker host: "+format+"\n", a...)
 		return 2
 	}
+	if cc.Creds != "" {
+		// A USER:PASSWORD file is one host's: its user is the host's name, the only name
+		// the server lets it use. Saying so here beats permission errors later.
+		if user, ok := credsUser(cc.Creds); ok {
+			switch {
+			case *name == "":
+				*name = user
+			case *name != user:
+				return fail("--name %s does not match the credentials file %s, which is host %s's", *name, cc.Creds, user)
+			}
+		}
+	}
 	switch {
 	case fs.NArg() > 0:
 		return fail("unexpected arguments: %v", fs.Args())
 	case cc.URLs == "":
 		return fail("--nats is required")
-	case *name == "" || strings.ContainsAny(*name, ".*> \t"):
-		return fail("--name is required: a NATS subject token (no '.', '*', '>' or space)")
+	case !wire.ValidHostName(*name):
+		return fail("--name is required: 1 to 64 of A-Z, a-z, 0-9, '_' and '-'")
 	case *slots <= 0:
 		return fail("--slots must be positive")
 	}
@@ -73,7 +87,23 @@ func HostMain(args []string, stdout, stderr io.Writer) int {
 	}
 	defer func() { _ = log.Sync() }()
 	cc.Name, cc.Log = "robota-host "+*name, log
-	nc, err := Connect(cc)
+	sig, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	// NATS closes the connection for good when the server refuses the credential again
+	// on a reconnect (the host's credentials file was removed from the engine): the
+	// agent then stops and says so, rather than pulling on a closed connection forever.
+	ctx, closed := context.WithCancelCause(sig)
+	defer closed(nil)
+	nc, err := Connect(cc, append(HostOptions(*name),
+		nats.ClosedHandler(func(c *nats.Conn) {
+			if err := c.LastError(); err != nil {
+				closed(fmt.Errorf("NATS closed the connection at %s: %w", cc.URLs, err))
+			}
+		}),
+		// A refused publish or subscribe (permissions) is a setup error worth a line.
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			log.Warn("NATS refused an operation", zap.Error(err))
+		}))...)
 	if err != nil {
 		fmt.Fprintf(stderr, "robota-worker host: %v\n", err)
 		return 1
@@ -89,11 +119,13 @@ func HostMain(args []string, stdout, stderr io.Writer) int {
 	workers := pool.New(pool.FromPool(warm))
 	defer func() { _ = workers.Close() }()
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
 	agent := NewAgent(AgentConfig{Conn: nc, Name: *name, Labels: lbl, Slots: *slots, JobTimeout: *timeout, Runner: workers, Log: log})
 	if err := agent.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "robota-worker host: %v\n", err)
+		return 1
+	}
+	if sig.Err() == nil && ctx.Err() != nil {
+		fmt.Fprintf(stderr, "robota-worker host: %v\n", context.Cause(ctx))
 		return 1
 	}
 	_ = nc.FlushTimeout(2 * time.Second)

@@ -24,13 +24,30 @@ import (
 const (
 	testTimeout    = time.Second
 	enginePassword = "engine-pw"
-	hostPassword   = "host-pw"
 )
+
+// testHosts are the host agents the test server has users for, each with its own
+// password (hostPassword).
+func testHosts() map[string]string {
+	out := map[string]string{}
+	for _, n := range []string{"h1", "h2", "h7", "plain", "gpu", "mallory"} {
+		out[n] = hostPassword(n)
+	}
+	for i := range 100 {
+		for _, p := range []string{"h", "dying", "spare"} {
+			n := fmt.Sprintf("%s%d", p, i)
+			out[n] = hostPassword(n)
+		}
+	}
+	return out
+}
+
+func hostPassword(name string) string { return "pw-" + name }
 
 func startServer(t testing.TB) *server.Server {
 	t.Helper()
 	ns, err := natsserver.Start(natsserver.Config{Listen: "127.0.0.1:0", StoreDir: t.TempDir(),
-		EnginePassword: enginePassword, HostPassword: hostPassword})
+		EnginePassword: enginePassword, Hosts: testHosts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +58,15 @@ func startServer(t testing.TB) *server.Server {
 	return ns
 }
 
-// connect connects as the engine (host false) or as a host agent.
-func connect(t testing.TB, ns *server.Server, host bool) *nats.Conn {
+// connect connects as the engine (host "") or as host agent host, with its own user
+// and inbox prefix (HostOptions).
+func connect(t testing.TB, ns *server.Server, host string) *nats.Conn {
 	t.Helper()
-	user := nats.UserInfo(natsserver.EngineUser, enginePassword)
-	if host {
-		user = nats.UserInfo(natsserver.HostUser, hostPassword)
+	opts := []nats.Option{nats.UserInfo(natsserver.EngineUser, enginePassword)}
+	if host != "" {
+		opts = append(HostOptions(host), nats.UserInfo(host, hostPassword(host)))
 	}
-	nc, err := Connect(ConnConfig{URLs: ns.ClientURL()}, user)
+	nc, err := Connect(ConnConfig{URLs: ns.ClientURL()}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +76,7 @@ func connect(t testing.TB, ns *server.Server, host bool) *nats.Conn {
 
 func newDispatcher(t testing.TB, ns *server.Server, cfg DispatcherConfig) *Dispatcher {
 	t.Helper()
-	cfg.Conn = connect(t, ns, false)
+	cfg.Conn = connect(t, ns, "")
 	if cfg.JobTimeout == 0 {
 		cfg.JobTimeout = testTimeout
 	}
@@ -74,7 +92,7 @@ func newDispatcher(t testing.TB, ns *server.Server, cfg DispatcherConfig) *Dispa
 // (stop waits for Run to return and reports its error).
 func runAgent(t testing.TB, ns *server.Server, name string, runner runnerapi.Runner, log *zap.Logger, labels map[string]string) (stop func() error, nc *nats.Conn) {
 	t.Helper()
-	nc = connect(t, ns, true)
+	nc = connect(t, ns, name)
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -273,7 +291,7 @@ func TestProcessJobRunsOnAHostAgent(t *testing.T) {
 func TestJobMessageHoldsNoEnvironment(t *testing.T) {
 	ns := startServer(t)
 	d := newDispatcher(t, ns, DispatcherConfig{})
-	watcher := connect(t, ns, false)
+	watcher := connect(t, ns, "")
 	sub, err := watcher.SubscribeSync(wire.JobsSubject)
 	if err != nil {
 		t.Fatal(err)
@@ -400,14 +418,14 @@ func TestDeadHostsJobRunsElsewhere(t *testing.T) {
 	}
 	// The dead attempt's result arrives late: the engine ignores it (checked below: it
 	// reaches the engine before the second attempt's end, on the same subscription).
-	late := connect(t, ns, true)
+	late := connect(t, ns, "h1")
 	body, _ := json.Marshal(wire.Events{Host: "h1", Attempt: 1, Events: []wire.Ev{{Kind: runnerapi.EventCompleted, Output: "stale"}}})
-	if err := late.Publish(wire.EventSubject(jobID), body); err != nil {
+	if err := late.Publish(wire.EventSubject("h1", jobID), body); err != nil {
 		t.Fatal(err)
 	}
 	// Its model calls are refused too.
 	call, _ := json.Marshal(wire.Call{Attempt: 1, Chat: json.RawMessage(`{}`)})
-	msg, err := late.Request(wire.ChatSubject(jobID), call, 5*time.Second)
+	msg, err := late.Request(wire.ChatSubject("h1", jobID), call, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,13 +63,13 @@ func TestEmbeddedServerMutualTLS(t *testing.T) {
 	srvCert, srvKey, _, _ := writePair(t, dir, "server", ca, caKey)
 	hostCert, hostKey, _, _ := writePair(t, dir, "host", ca, caKey)
 	ns, err := natsserver.Start(natsserver.Config{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), TLSCert: srvCert, TLSKey: srvKey,
-		TLSCA: caPath, EnginePassword: enginePassword, HostPassword: hostPassword})
+		TLSCA: caPath, EnginePassword: enginePassword, Hosts: testHosts()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ns.Shutdown()
 	url := strings.Replace(ns.ClientURL(), "nats://", "tls://", 1)
-	user := nats.UserInfo(natsserver.HostUser, hostPassword)
+	user := nats.UserInfo("h1", hostPassword("h1"))
 	nc, err := Connect(ConnConfig{URLs: url, TLSCA: caPath, TLSCert: hostCert, TLSKey: hostKey}, user)
 	if err != nil {
 		t.Fatalf("host with a certificate: %v", err)

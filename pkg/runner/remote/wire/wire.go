@@ -8,6 +8,10 @@
 //     the engine (ChatSubject, ToolSubject).
 //   - Job ids are 128 random bits (NewJobID): a party that did not see a job cannot name
 //     it, and the engine answers only for ids it issued.
+//   - Every subject a host sends on or reads names the host (robota.<kind>.<host>...),
+//     and a host's NATS user is confined to its own (HostPublish, HostSubscribe): the
+//     engine takes a message's host from its subject, never from its body, and answers
+//     or accepts only for the host that holds the job's current attempt.
 //   - DecodeJob refuses a message that does not parse or breaks the shape (no id, both
 //     or neither of agent and process), so a host agent can terminate it instead of
 //     having it redelivered forever.
@@ -34,28 +38,87 @@ const (
 	Consumer = "hosts"
 	// JobsSubject is the subject jobs are published on (the stream's only subject).
 	JobsSubject = "robota.jobs"
-	// HeartbeatWildcard matches every host agent's heartbeat subject.
-	HeartbeatWildcard = "robota.hb.*"
 )
 
-// Subjects of one job. The engine subscribes to the wildcard of each (claim, events,
-// chat, tool); a host agent subscribes to the control subject of the jobs it holds.
-func ClaimSubject(jobID string) string   { return "robota.claim." + jobID }
-func EventSubject(jobID string) string   { return "robota.ev." + jobID }
-func ChatSubject(jobID string) string    { return "robota.chat." + jobID }
-func ToolSubject(jobID string) string    { return "robota.tool." + jobID }
-func ControlSubject(jobID string) string { return "robota.ctl." + jobID }
+// Subjects of one job, scoped by the host that holds it: robota.<kind>.<host>.<job>.
+// A host's NATS user may publish and subscribe only under its own name (HostPublish,
+// HostSubscribe), so the host a subject names is the one that sent the message (the
+// server checked it), and the engine answers and accepts only for the job's holder.
+func ClaimSubject(host, jobID string) string   { return "robota.claim." + host + "." + jobID }
+func EventSubject(host, jobID string) string   { return "robota.ev." + host + "." + jobID }
+func ChatSubject(host, jobID string) string    { return "robota.chat." + host + "." + jobID }
+func ToolSubject(host, jobID string) string    { return "robota.tool." + host + "." + jobID }
+func ControlSubject(host, jobID string) string { return "robota.ctl." + host + "." + jobID }
 
 // HeartbeatSubject is host's heartbeat subject.
 func HeartbeatSubject(host string) string { return "robota.hb." + host }
 
+// ClaimsSubject is where host sends Claims: the claims of the jobs it took while its
+// previous batch was being answered, in one request (a host takes many short jobs at
+// once; one round trip each was most of a short job's dispatch cost). It is a claim
+// subject that names no job: job ids are hex.
+func ClaimsSubject(host string) string { return ClaimSubject(host, claimsToken) }
+
+const claimsToken = "batch"
+
+// IsClaims reports whether subject is a host's ClaimsSubject.
+func IsClaims(subject string) bool { return JobIDOf(subject) == claimsToken }
+
+// InboxPrefix is the prefix of host's reply inboxes (nats.CustomInboxPrefix): a host
+// may subscribe only under its own, so no host reads another's replies, and the engine
+// answers a host's request only when its reply subject is under this prefix.
+func InboxPrefix(host string) string { return "robota.inbox." + host }
+
 // Wildcards the engine subscribes to.
 const (
-	ClaimWildcard = "robota.claim.*"
-	EventWildcard = "robota.ev.*"
-	ChatWildcard  = "robota.chat.*"
-	ToolWildcard  = "robota.tool.*"
+	ClaimWildcard     = "robota.claim.*.*"
+	EventWildcard     = "robota.ev.*.*"
+	ChatWildcard      = "robota.chat.*.*"
+	ToolWildcard      = "robota.tool.*.*"
+	HeartbeatWildcard = "robota.hb.*"
 )
+
+// HostPublish lists the subjects host's NATS user may publish on: its claims, events,
+// calls and heartbeat, the hosts' consumer's pull and info requests, and acks of the
+// hosts' consumer's messages (progress acks, naks and terms of the jobs it took).
+func HostPublish(host string) []string {
+	return []string{
+		"robota.claim." + host + ".*", "robota.ev." + host + ".*", "robota.chat." + host + ".*",
+		"robota.tool." + host + ".*", HeartbeatSubject(host),
+		"$JS.API.CONSUMER.INFO." + Stream + "." + Consumer, "$JS.API.CONSUMER.MSG.NEXT." + Stream + "." + Consumer,
+		"$JS.ACK." + Stream + "." + Consumer + ".>",
+	}
+}
+
+// HostSubscribe lists the subjects host's NATS user may subscribe to: the control
+// subjects of its own jobs and its own inboxes. Never the job stream's subject, another
+// host's subjects, the engine's subjects or the engine's inboxes.
+func HostSubscribe(host string) []string {
+	return []string{"robota.ctl." + host + ".*", InboxPrefix(host) + ".>"}
+}
+
+// ValidHostName reports whether name can name a host agent: 1 to 64 of A-Z a-z 0-9 _ -
+// (a NATS subject token, a NATS user name and a file name).
+func ValidHostName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// HostOf returns the host a per-host subject names ("" when it names none).
+func HostOf(subject string) string {
+	t := strings.Split(subject, ".")
+	if len(t) < 3 || t[0] != "robota" {
+		return ""
+	}
+	return t[2]
+}
 
 // JobIDOf returns the job id a per-job subject names ("" when it names none).
 func JobIDOf(subject string) string {
@@ -179,6 +242,8 @@ func DecodeJob(data []byte) (Job, error) {
 
 // Claim is a host agent's request to run a job it took from the stream.
 type Claim struct {
+	// Host is the claiming host's name; the engine trusts the one the subject names and
+	// refuses a claim whose Host differs.
 	Host string `json:"host"`
 	// Probe asks only whether the job is still wanted, without taking it (a host that
 	// lacks a label the job requires asks, and terminates the message when not).
@@ -199,12 +264,6 @@ type ClaimReply struct {
 	Attempt int    `json:"attempt,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 }
-
-// ClaimsSubject is where a host agent sends Claims: the claims of the jobs it took
-// while its previous batch was being answered, in one request (a host takes many short
-// jobs at once; one round trip each was most of a short job's dispatch cost). It is a
-// claim subject (robota.claim.*) that names no job: job ids are hex.
-const ClaimsSubject = "robota.claim.batch"
 
 // Claims is a batch of claims of one host; each Claim names its Job.
 type Claims struct {

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,9 +64,75 @@ func TestJobIDs(t *testing.T) {
 	if a == b || !ValidJobID(a) || ValidJobID("bash_1") || ValidJobID(a[:31]+"g") {
 		t.Fatalf("ids %s %s", a, b)
 	}
-	if got := JobIDOf(EventSubject(a)); got != a {
+	if got := JobIDOf(EventSubject("h1", a)); got != a {
 		t.Fatalf("JobIDOf = %q", got)
 	}
+}
+
+// Every per-host subject names its host where HostOf reads it, and falls under the
+// host's own publish or subscribe rights and the engine's wildcards; a batch of claims
+// is told from a claim of one job.
+func TestHostSubjects(t *testing.T) {
+	id := NewJobID()
+	for _, tc := range []struct {
+		subject, wildcard string
+		sub               bool
+	}{
+		{ClaimSubject("b", id), ClaimWildcard, false},
+		{ClaimsSubject("b"), ClaimWildcard, false},
+		{EventSubject("b", id), EventWildcard, false},
+		{ChatSubject("b", id), ChatWildcard, false},
+		{ToolSubject("b", id), ToolWildcard, false},
+		{HeartbeatSubject("b"), HeartbeatWildcard, false},
+		{ControlSubject("b", id), "robota.ctl.*.*", true},
+		{InboxPrefix("b") + ".x1", "robota.inbox.>", true},
+	} {
+		if !strings.HasPrefix(tc.subject, "robota.inbox.") && HostOf(tc.subject) != "b" {
+			t.Errorf("HostOf(%s) = %q, want b", tc.subject, HostOf(tc.subject))
+		}
+		if !matches(tc.wildcard, tc.subject) {
+			t.Errorf("%s does not match %s", tc.subject, tc.wildcard)
+		}
+		rights := HostPublish("b")
+		if tc.sub {
+			rights = HostSubscribe("b")
+		}
+		allowed := false
+		for _, r := range rights {
+			allowed = allowed || matches(r, tc.subject)
+		}
+		if !allowed {
+			t.Errorf("host b may not use %s (rights %v)", tc.subject, rights)
+		}
+		for _, r := range append(HostPublish("c"), HostSubscribe("c")...) {
+			if matches(r, tc.subject) {
+				t.Errorf("host c's right %s covers host b's subject %s", r, tc.subject)
+			}
+		}
+	}
+	if !IsClaims(ClaimsSubject("b")) || IsClaims(ClaimSubject("b", id)) {
+		t.Error("IsClaims does not tell a batch from one claim")
+	}
+	for name, ok := range map[string]bool{"b": true, "gpu-1_x": true, "": false, "a.b": false, "*": false, ">": false, "a b": false,
+		strings.Repeat("x", 65): false} {
+		if ValidHostName(name) != ok {
+			t.Errorf("ValidHostName(%q) = %v, want %v", name, !ok, ok)
+		}
+	}
+}
+
+// matches reports whether NATS subject pattern p matches subject s.
+func matches(p, s string) bool {
+	pt, st := strings.Split(p, "."), strings.Split(s, ".")
+	for i, t := range pt {
+		if t == ">" {
+			return len(st) > i
+		}
+		if i >= len(st) || (t != "*" && t != st[i]) {
+			return false
+		}
+	}
+	return len(pt) == len(st)
 }
 
 // FuzzDecodeJob: job messages come from the stream, which any publisher with rights
