@@ -34,13 +34,26 @@ func (j *journalCursor) segment(msgs []llm.Message, n int) *store.Segment {
 		if len(s.Messages) < max(n, len(msgs)) {
 			continue
 		}
-		if k := len(msgs); k > 0 && (s.Messages[0].ID != msgs[0].ID || s.Messages[k-1].ID != msgs[k-1].ID) {
+		if k := len(msgs); k > 0 && (!hasIDAt(s, 0, msgs[0].ID) || !hasIDAt(s, k-1, msgs[k-1].ID)) {
 			continue
 		}
 		j.at = i
 		return s
 	}
 	return nil
+}
+
+// hasIDAt reports whether the segment's message i has the ID, as appended or as replaced.
+func hasIDAt(s *store.Segment, i int, id string) bool {
+	if s.Messages[i].ID == id {
+		return true
+	}
+	for _, r := range s.Replaced {
+		if r.Index == i && r.Message.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // extend returns msgs extended to n messages with the journal's (msgs itself when it

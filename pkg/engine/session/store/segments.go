@@ -17,8 +17,21 @@ import (
 // A session log written at the compact level (package sessionlog) does not hold the
 // messages and entries: its replay takes them from these.
 type Segment struct {
+	// Messages are the messages as they were appended; Replaced the later replacements
+	// of some of them (a resumed session's new system prompt), in order. Load's history
+	// has them applied; a log names the point where they were made.
 	Messages []llm.Message
+	Replaced []IndexedMessage
 	Events   []Event
+}
+
+// Current is the segment's messages with the replacements applied (a new list).
+func (s *Segment) Current() []llm.Message {
+	out := append([]llm.Message(nil), s.Messages...)
+	for _, r := range s.Replaced {
+		out[r.Index] = r.Message
+	}
+	return out
 }
 
 // Segments reads the conversations the journal of id holds, oldest first (the last is
@@ -48,7 +61,7 @@ func (s *FileStore) Segments(ctx context.Context, id string) ([]Segment, error) 
 
 // JournalSegments reads the conversations a journal's bytes hold, up to its last commit
 // (a torn or uncommitted tail is not read). A replaced message ("s" line) is replaced in
-// its segment.
+// its segment's Replaced.
 func JournalSegments(data []byte) ([]Segment, error) {
 	end, _, ok := lastCommit(data)
 	if !ok {
@@ -77,7 +90,7 @@ func JournalSegments(data []byte) ([]Segment, error) {
 				if ml.I < 0 || ml.I >= len(cur.Messages) {
 					err = fmt.Errorf("replace of message %d in a history of %d", ml.I, len(cur.Messages))
 				} else {
-					cur.Messages[ml.I] = m
+					cur.Replaced = append(cur.Replaced, IndexedMessage{Index: ml.I, Message: m})
 				}
 			}
 		case bytes.HasPrefix(l, prefixEvent):
@@ -95,6 +108,25 @@ func JournalSegments(data []byte) ([]Segment, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
+	}
+	return segs, nil
+}
+
+// Segments is FileStore.Segments for a session of the memory store.
+func (m *MemoryStore) Segments(ctx context.Context, id string) ([]Segment, error) {
+	m.mu.Lock()
+	data, ok := m.records[id]
+	m.mu.Unlock()
+	if !ok || !isJournal(data) {
+		rec, err := m.Load(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return []Segment{{Messages: rec.Messages, Events: rec.Events}}, nil
+	}
+	segs, err := JournalSegments(data)
+	if err != nil {
+		return nil, &CorruptError{Path: where(id), Err: err}
 	}
 	return segs, nil
 }

@@ -62,7 +62,7 @@ func TestJournalWrittenBeforeShortCommits(t *testing.T) {
 }
 
 // JournalSegments gives each conversation of a journal, a reset starting the next one,
-// with replaced messages replaced; the last is Load's.
+// its messages as appended and their replacements apart; the last is Load's.
 func TestJournalSegments(t *testing.T) {
 	s, _ := newFileStore(t)
 	ctx := context.Background()
@@ -87,7 +87,8 @@ func TestJournalSegments(t *testing.T) {
 		t.Fatalf("%d segments, want 2", len(segs))
 	}
 	first := append([]llm.Message{sys}, rec.Messages[1:]...)
-	if !reflect.DeepEqual(segs[0].Messages, first) || len(segs[0].Events) != len(rec.Events) {
+	if !reflect.DeepEqual(segs[0].Messages, rec.Messages) || !reflect.DeepEqual(segs[0].Current(), first) ||
+		len(segs[0].Replaced) != 1 || len(segs[0].Events) != len(rec.Events) {
 		t.Errorf("first segment: %d messages (first %q), %d events", len(segs[0].Messages), segs[0].Messages[0].ID, len(segs[0].Events))
 	}
 	loaded, err := s.Load(ctx, "seg")
