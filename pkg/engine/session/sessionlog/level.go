@@ -20,7 +20,8 @@ import (
 // the raw payloads are left out. A round is then its provider_request (written against
 // the history: base {history: true, messages: k, toolsFrom}, with no message when the
 // request is the history's) and a provider_response_normalized without its message
-// (stopReason, toolCallsCount). Not written: provider_native_raw_payload,
+// (stopReason, toolCallsCount); a turn's assistant event has no historyStructure. Not
+// written: provider_native_raw_payload,
 // provider_stream_raw_delta, provider_response_raw, text_delta, timeline_entry,
 // assistant_message_committed, tool_message_committed, tool_batch_started,
 // tool_execution_request, a successful tool_execution_result (the tool call and its
@@ -108,6 +109,16 @@ func (l *FileLogger) compactData(event string, data any) (out any, write bool, o
 		if ev, ok := data.(agent.Event); ok && ev.Request != nil {
 			return l.compactRequest(ev), true, nil
 		}
+	case EventAssistant:
+		// historyStructure describes the messages the run added, which the journal holds.
+		switch d := data.(type) {
+		case AssistantData:
+			return compactAssistant{Content: d.Content, HistoryLength: d.HistoryLength, HistoryFrom: d.HistoryFrom}, true, nil
+		case *AssistantData:
+			if d != nil {
+				return compactAssistant{Content: d.Content, HistoryLength: d.HistoryLength, HistoryFrom: d.HistoryFrom}, true, nil
+			}
+		}
 	case EventProviderResponseNormalized:
 		if ev, ok := data.(agent.Event); ok && ev.Response != nil {
 			return compactResponse{ExecutionID: ev.ExecutionID, Round: ev.Round, ConversationID: l.otherConversation(ev),
@@ -147,13 +158,23 @@ func (l *FileLogger) compactMutation(data any) (any, bool, *histOp) {
 				out.Replaced = append(out.Replaced, IndexedMessage{Index: i, Message: msgs[i]})
 			}
 		}
+		l.verified = nil
 		return out, true, &histOp{reset: true, msgs: msgs}
 	}
 	out, op := l.historyMutation(data)
 	if op != nil && !op.reset && !op.forget {
 		return nil, false, op // an append: the journal holds the message
 	}
+	l.verified = nil // a new history: no request's prefix is known to be it
 	return out, true, op
+}
+
+// compactAssistant is an assistant event at the compact level: AssistantData without
+// historyStructure.
+type compactAssistant struct {
+	Content       string `json:"content"`
+	HistoryLength int    `json:"historyLength"`
+	HistoryFrom   int    `json:"historyFrom"`
 }
 
 // compactResponse is a provider_response_normalized at the compact level: the message is
@@ -223,7 +244,16 @@ func (l *FileLogger) compactRequest(ev agent.Event) any {
 	if req.Omitted() > 0 || len(h) == 0 {
 		return ev
 	}
-	k := 0
+	// The messages of the agent's previous request that were the history's still are
+	// (the history is append-only, the agent's requests extend each other): only those
+	// after them are compared, so a round costs what it adds, not the history.
+	from := 0
+	if b := req.Base; b != nil {
+		if last, ok := l.verified[ev.ConversationID]; ok && last.ref == (RoundRef{b.ExecutionID, b.Round}) {
+			from = min(b.Messages, last.k, len(h), len(req.Messages))
+		}
+	}
+	k := from
 	for k < len(h) && k < len(req.Messages) && sameHistoryMessage(h[k], req.Messages[k]) {
 		k++
 	}
@@ -231,11 +261,24 @@ func (l *FileLogger) compactRequest(ev agent.Event) any {
 		return ev
 	}
 	base := compactBase{History: true, Messages: k}
-	for i := range k {
+	for i := from; i < k; i++ {
 		if !sameMessage(h[i], req.Messages[i]) {
 			base.Replaced = append(base.Replaced, IndexedMessage{Index: i, Message: req.Messages[i]})
 		}
 	}
+	if l.verified == nil {
+		l.verified = map[string]verifiedPrefix{}
+	}
+	if from > 0 {
+		var kept []IndexedMessage
+		for _, r := range l.verified[ev.ConversationID].replaced {
+			if r.Index < from {
+				kept = append(kept, r)
+			}
+		}
+		base.Replaced = append(kept, base.Replaced...)
+	}
+	l.verified[ev.ConversationID] = verifiedPrefix{ref: RoundRef{ev.ExecutionID, ev.Round}, k: k, replaced: base.Replaced}
 	w := compactRequestWire{Provider: req.Provider, Model: req.Model, Purpose: req.Purpose, Base: base,
 		MessageCount: len(req.Messages), NewMessages: req.Messages[k:], Tools: req.Tools}
 	if w.NewMessages == nil {
@@ -255,6 +298,14 @@ func (l *FileLogger) compactRequest(ev agent.Event) any {
 		l.tools[ev.ConversationID] = toolsMark{ref: ref, tools: req.Tools}
 	}
 	return compactRequestEvent{ConversationID: l.otherConversation(ev), ExecutionID: ev.ExecutionID, Round: ev.Round, Request: w}
+}
+
+// verifiedPrefix is, for the last compact request of a conversation, how many of its
+// leading messages were the history's (k) and which of those differed (replaced).
+type verifiedPrefix struct {
+	ref      RoundRef
+	k        int
+	replaced []IndexedMessage
 }
 
 // sameTools reports whether two tool lists are alike (the agent hands the same slice on

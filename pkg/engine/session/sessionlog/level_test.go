@@ -81,6 +81,7 @@ func TestCompactLevelWritesWhatTheJournalLacks(t *testing.T) {
 		{sessionlog.EventTimelineEntry, sessionlog.TimelineEntryData{After: 3, Entry: []byte(`{"id":"t1"}`)}},
 		{string(agent.EventProviderRequest), request(2, []llm.Message{sys, user, answer})},
 		{string(resp2.Type), resp2},
+		{sessionlog.EventAssistant, sessionlog.NewAssistantData("hello", []llm.Message{sys, user, answer}, 1)},
 	}
 	for _, tc := range []struct {
 		level sessionlog.Level
@@ -88,9 +89,9 @@ func TestCompactLevelWritesWhatTheJournalLacks(t *testing.T) {
 	}{
 		{sessionlog.LevelFull, "session_init history_mutation history_mutation provider_request provider_native_raw_payload " +
 			"text_delta provider_response_normalized history_mutation tool_execution_request tool_execution_result " +
-			"tool_execution_result timeline_entry provider_request provider_response_normalized"},
+			"tool_execution_result timeline_entry provider_request provider_response_normalized assistant"},
 		{sessionlog.LevelCompact, "session_init history_mutation provider_request provider_response_normalized " +
-			"tool_execution_result provider_request provider_response_normalized"},
+			"tool_execution_result provider_request provider_response_normalized assistant"},
 	} {
 		dir := t.TempDir()
 		l, err := sessionlog.Open(dir, "s1", sessionlog.Options{Now: tickingClock(), Level: tc.level})
@@ -114,7 +115,10 @@ func TestCompactLevelWritesWhatTheJournalLacks(t *testing.T) {
 		if tc.level != sessionlog.LevelCompact {
 			continue
 		}
-		last := string(c.Entries[len(c.Entries)-2].Data)
+		last := string(c.Entries[len(c.Entries)-3].Data)
+		if d := string(c.Entries[len(c.Entries)-1].Data); strings.Contains(d, "historyStructure") || !strings.Contains(d, `"historyLength":3`) {
+			t.Errorf("compact assistant %s", d)
+		}
 		for _, s := range []string{`"history":true,"messages":3`, `"toolsFrom":{"round":1}`, `"newMessages":[]`} {
 			if !strings.Contains(last, s) {
 				t.Errorf("compact request %s lacks %s", last, s)

@@ -85,6 +85,9 @@ type FileLogger struct {
 	compact bool
 	// tools is, per conversation, the tool list a compact provider_request last wrote.
 	tools map[string]toolsMark
+	// verified is, per conversation, what the last compact request shared with the
+	// history (see compactRequest).
+	verified map[string]verifiedPrefix
 	// bg is the background writer (Options.Background); nil: events are written by
 	// the goroutine that logs them.
 	bg *writer
