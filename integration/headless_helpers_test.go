@@ -19,6 +19,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
@@ -44,6 +45,14 @@ func newProject(t *testing.T) *project {
 		}
 	}
 	return p
+}
+
+// fullLog makes the project's sessions write their logs at the full level
+// (.robota/settings.local.json sessionLog.level), for tests that read streamed deltas, raw payloads or
+// tool events in the log.
+func (p *project) fullLog(t *testing.T) {
+	t.Helper()
+	p.writeFile(t, ".robota/settings.local.json", `{"sessionLog":{"level":"full"}}`)
 }
 
 // writeFile writes a file relative to the project directory and returns its absolute path.
@@ -159,6 +168,17 @@ func (p *project) sessionsDir() string { return filepath.Join(p.Dir, ".robota", 
 func (p *project) logsDir() string     { return filepath.Join(p.Dir, ".robota", "logs") }
 
 // recordPath is the session's journal (see package store).
+// replayLog replays the log entries of session id with its journal's conversations: a
+// log written at the default (compact) level takes its messages from the journal.
+func (p *project) replayLog(t *testing.T, id string, entries []sessionlog.Entry) (sessionlog.ReplayRecord, error) {
+	t.Helper()
+	segs, err := store.NewFileStore(p.sessionsDir(), store.Options{}).Segments(context.Background(), id)
+	if err != nil {
+		t.Fatalf("journal of %s: %v", id, err)
+	}
+	return sessionlog.ReplaySessionLog(entries, sessionlog.DirPayloads(p.logsDir()), sessionlog.ReplayOptions{Journal: segs})
+}
+
 func (p *project) recordPath(id string) string { return filepath.Join(p.sessionsDir(), id+".jsonl") }
 func (p *project) logPath(id string) string    { return filepath.Join(p.logsDir(), id+".jsonl") }
 

@@ -44,6 +44,7 @@ func TestHeadlessCtrlCSavesAndResumes(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newProject(t)
+			p.fullLog(t) // the test reads streamed events in the log
 			base := []string{"--provider", "script", "--script", p.script(t, "interrupt", nil), "--allowedTools", "Bash(sleep *)"}
 			id, stdout, stderr, err := interruptRun(t, p, tc.waitFor, syscall.SIGINT, append([]string{"-p", tc.prompt, "--output-format", "stream-json"}, base...))
 			var exitErr *exec.ExitError
@@ -82,6 +83,7 @@ func TestHeadlessTermAndHangupSaveAndExit128PlusSignal(t *testing.T) {
 	}{{syscall.SIGTERM, 143}, {syscall.SIGHUP, 129}} {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			p := newProject(t)
+			p.fullLog(t) // the test reads streamed events in the log
 			args := []string{"-p", "tell me a long story", "--output-format", "stream-json",
 				"--provider", "script", "--script", p.script(t, "interrupt", nil)}
 			id, _, stderr, err := interruptRun(t, p, `"event":"text_delta"`, tc.sig, args)

@@ -38,6 +38,7 @@ func TestHeadlessRedactsAPIKeysFromEveryFile(t *testing.T) {
 
 	t.Run("script profile", func(t *testing.T) {
 		p := newProject(t)
+		p.fullLog(t)               // the test reads streamed events in the log
 		var secret strings.Builder // over the log's inline threshold, so it goes to a payload file
 		for i := range 300 {
 			if i == 150 {
@@ -72,6 +73,7 @@ func TestHeadlessRedactsAPIKeysFromEveryFile(t *testing.T) {
 
 	t.Run("anthropic profile", func(t *testing.T) {
 		p := newProject(t)
+		p.fullLog(t) // the test reads streamed events in the log
 		srv := &fakeAnthropic{answer: "Noted: your key is " + keys["prompt"] + "."}
 		ts := httptest.NewServer(srv)
 		defer ts.Close()
@@ -186,6 +188,7 @@ func keyTail(rng *rand.Rand) string {
 func TestHeadlessRedactsKeysSplitAcrossTextDeltas(t *testing.T) {
 	key := "sk-ant-api03-" + keyTail(rand.New(rand.NewPCG(6, 4)))
 	p := newProject(t)
+	p.fullLog(t) // the test reads streamed events in the log
 	script := p.script(t, "redact_split", map[string]any{"Key": key})
 	res := resultObject(t, p.mustRun(t, "-p", "my key is "+key+", repeat it", "--provider", "script", "--script", script,
 		"--output-format", "json").Stdout)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -110,7 +109,7 @@ func wantReplayMatchesRecord(t *testing.T, p *project, id string) {
 	if err != nil || len(c.Skipped) > 0 {
 		t.Fatalf("log of %s: %v, skipped lines %v", id, err, c.Skipped)
 	}
-	replayed, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(p.logsDir()))
+	replayed, err := p.replayLog(t, id, c.Entries)
 	if err != nil {
 		t.Fatalf("replay of %s: %v", id, err)
 	}
@@ -180,7 +179,7 @@ func lastRequestUserTexts(t *testing.T, p *project, id string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(filepath.Dir(p.logPath(id))))
+	rec, err := p.replayLog(t, id, c.Entries)
 	if err != nil {
 		t.Fatalf("replay the log of %s: %v", id, err)
 	}

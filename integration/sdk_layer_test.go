@@ -349,7 +349,7 @@ turns:
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(p.logsDir()))
+	rec, err := p.replayLog(t, id, c.Entries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,7 +531,7 @@ agents:
 	if err != nil {
 		t.Fatal(err)
 	}
-	replayed, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(p.logsDir()))
+	replayed, err := p.replayLog(t, id, c.Entries)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -503,7 +503,12 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 			}
 		}
 	} else {
-		logger, err := sessionlog.Open(sessionlog.ProjectDir(a.stateRoot), id, sessionlog.Options{Now: opts.Now, Background: true})
+		level, err := sessionlog.ParseLevel(a.Settings.SessionLogLevel) // the settings' schema checked it
+		if err != nil {
+			return nil, err
+		}
+		logger, err := sessionlog.Open(sessionlog.ProjectDir(a.stateRoot), id,
+			sessionlog.Options{Now: opts.Now, Background: true, Level: level})
 		if err != nil {
 			return nil, fmt.Errorf("session log: %w", err)
 		}

@@ -211,6 +211,16 @@ func (s *memStore) load(t testing.TB, id string) store.Record {
 	return rec
 }
 
+// segments are the conversations the journal of id holds.
+func (s *memStore) segments(t testing.TB, id string) []store.Segment {
+	t.Helper()
+	segs, err := s.store().Segments(context.Background(), id)
+	if err != nil {
+		t.Fatalf("journal %s: %v", id, err)
+	}
+	return segs
+}
+
 // logEntry is one logged event with its data in JSON form (which proves it serializes).
 type logEntry struct {
 	event string

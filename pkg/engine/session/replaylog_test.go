@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -38,18 +39,51 @@ func loggedSession(t *testing.T, dir string, st *memStore, cfg session.Config, p
 	return st.load(t, s.ID())
 }
 
-// replayLog rebuilds the conversation from the log of id alone.
-func replayLog(t *testing.T, dir, id string) []llm.Message {
+// replayLog rebuilds the conversation from the log of id alone or, given the journal's
+// conversations (a compact log), from the log and the journal.
+func replayLog(t *testing.T, dir, id string, journal ...store.Segment) []llm.Message {
 	t.Helper()
 	c, err := sessionlog.ReadLogFile(sessionlog.LogPath(dir, id))
 	if err != nil || len(c.Skipped) > 0 {
 		t.Fatalf("read log %s: %v, skipped %v", id, err, c.Skipped)
 	}
-	rec, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(dir))
+	rec, err := sessionlog.ReplaySessionLog(c.Entries, sessionlog.DirPayloads(dir), sessionlog.ReplayOptions{Journal: journal})
 	if err != nil {
 		t.Fatalf("replay %s: %v", id, err)
 	}
 	return rec.Messages
+}
+
+// wantSameTimeline checks that the timeline replayed from the log of id (with the
+// journal's conversations, for a compact log) is the record's: the same entries in order.
+func wantSameTimeline(t *testing.T, what, dir, id string, rec store.Record, journal ...store.Segment) {
+	t.Helper()
+	c, err := sessionlog.ReadLogFile(sessionlog.LogPath(dir, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := sessionlog.ReplaySessionLog(c.Entries, sessionlog.DirPayloads(dir), sessionlog.ReplayOptions{Journal: journal})
+	if err != nil {
+		t.Fatalf("%s: replay: %v", what, err)
+	}
+	want, err := rec.Timeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, exp []string
+	for _, e := range replayed.Timeline {
+		got = append(got, e.Category+":"+e.Type+":"+e.ID)
+	}
+	for _, raw := range want {
+		var e sessionlog.TimelineEntry
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatal(err)
+		}
+		exp = append(exp, e.Category+":"+e.Type+":"+e.ID)
+	}
+	if strings.Join(got, "\n") != strings.Join(exp, "\n") {
+		t.Fatalf("%s: replayed timeline differs from the record's\nreplayed %v\nrecord   %v", what, got, exp)
+	}
 }
 
 func wantSameMessages(t *testing.T, what string, got, want []llm.Message) {
@@ -130,8 +164,9 @@ func canonicalJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-// replayRequests validates the log of id and rebuilds every provider request from it alone.
-func replayRequests(t *testing.T, dir, id string) []sessionlog.ReplayedRequest {
+// replayRequests validates the log of id and rebuilds every provider request from it alone
+// (or with the journal's conversations, see replayLog).
+func replayRequests(t *testing.T, dir, id string, journal ...store.Segment) []sessionlog.ReplayedRequest {
 	t.Helper()
 	c, err := sessionlog.ReadLogFile(sessionlog.LogPath(dir, id))
 	if err != nil || len(c.Skipped) > 0 {
@@ -145,7 +180,7 @@ func replayRequests(t *testing.T, dir, id string) []sessionlog.ReplayedRequest {
 			t.Fatalf("log %s: %+v", id, is)
 		}
 	}
-	rec, err := sessionlog.ReplaySessionLogEntries(c.Entries, sessionlog.DirPayloads(dir))
+	rec, err := sessionlog.ReplaySessionLog(c.Entries, sessionlog.DirPayloads(dir), sessionlog.ReplayOptions{Journal: journal})
 	if err != nil {
 		t.Fatalf("replay %s: %v", id, err)
 	}
@@ -190,8 +225,22 @@ func nonNilTools(t []llm.ToolSchema) []llm.ToolSchema {
 // fork into a new one) logs each request as a delta of the one before, and replaying the
 // log rebuilds every request exactly as the provider received it.
 func TestSessionLog_LongSessionReplaysEveryRequest(t *testing.T) {
+	for _, level := range []sessionlog.Level{sessionlog.LevelFull, sessionlog.LevelCompact} {
+		t.Run(string(level), func(t *testing.T) { longSessionReplaysEveryRequest(t, level) })
+	}
+}
+
+// longSessionReplaysEveryRequest is the test at one log level: a compact log is replayed
+// with the journal's conversations.
+func longSessionReplaysEveryRequest(t *testing.T, level sessionlog.Level) {
 	dir := t.TempDir()
 	st := &memStore{}
+	journal := func(id string) []store.Segment {
+		if level != sessionlog.LevelCompact {
+			return nil
+		}
+		return st.segments(t, id)
+	}
 	script := `
 turns:
   - when: {compaction: true}
@@ -221,7 +270,7 @@ turns:
 	// runs drives a logged session: read runs (4 tool rounds and a forced summary each),
 	// quick runs, a compaction every 10 runs and one aborted call.
 	runs := func(cfg session.Config, n int) (*recordingProvider, store.Record) {
-		lg, err := sessionlog.Open(dir, cfg.SessionID, sessionlog.Options{Now: fixedClock})
+		lg, err := sessionlog.Open(dir, cfg.SessionID, sessionlog.Options{Now: fixedClock, Level: level})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,6 +295,11 @@ turns:
 				mustRun(t, s, fmt.Sprintf("quick %d", i))
 			default:
 				mustRun(t, s, fmt.Sprintf("read %d", i))
+				// A timeline event entry (the interactive layer's tool-start, tool-end ...).
+				note, _ := json.Marshal(map[string]int{"run": i})
+				if err := s.AddHistoryEntry(session.HistoryEntry{Category: session.CategoryEvent, Type: "note", Data: note}); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		if err := s.Shutdown(context.Background(), "other"); err != nil {
@@ -263,8 +317,8 @@ turns:
 	if n := len(p1.requests()); n < 100 {
 		t.Fatalf("only %d provider calls", n)
 	}
-	wantSameRequests(t, "fresh", replayRequests(t, dir, "long"), p1)
-	wantSameMessages(t, "fresh", replayLog(t, dir, "long"), rec.Messages)
+	wantSameRequests(t, "fresh", replayRequests(t, dir, "long", journal("long")...), p1)
+	wantSameMessages(t, "fresh", replayLog(t, dir, "long", journal("long")...), rec.Messages)
 
 	// Resumed into the same log three times (the last with a new system prompt): each
 	// resume continues the log's history instead of writing it again, its first request
@@ -281,8 +335,9 @@ turns:
 		p, rec2 = runs(resumed, n)
 		providers = append(providers, p)
 		what := fmt.Sprintf("resume %d", i+1)
-		wantSameRequests(t, what, replayRequests(t, dir, "long"), providers...)
-		wantSameMessages(t, what, replayLog(t, dir, "long"), rec2.Messages)
+		wantSameRequests(t, what, replayRequests(t, dir, "long", journal("long")...), providers...)
+		wantSameMessages(t, what, replayLog(t, dir, "long", journal("long")...), rec2.Messages)
+		wantSameTimeline(t, what, dir, "long", rec2, journal("long")...)
 	}
 	c, err := sessionlog.ReadLogFile(sessionlog.LogPath(dir, "long"))
 	if err != nil {
@@ -301,6 +356,19 @@ turns:
 		}
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			t.Fatal(err)
+		}
+		if level == sessionlog.LevelCompact {
+			switch e.Event {
+			case sessionlog.EventProviderRequest, sessionlog.EventProviderResponseNormalized, sessionlog.EventSessionInit,
+				sessionlog.EventPreRun, sessionlog.EventAssistant, sessionlog.EventContextCompact, sessionlog.EventSessionShutdown,
+				sessionlog.EventError:
+			case sessionlog.EventHistoryMutation:
+				if !strings.Contains(string(e.Data), `"kind":"reset"`) {
+					t.Errorf("a compact log holds an append: %s", e.Data)
+				}
+			default:
+				t.Errorf("a compact log holds a %s line", e.Event)
+			}
 		}
 		if d.Continues != nil {
 			continued++
@@ -323,8 +391,9 @@ turns:
 	forked := base
 	forked.SessionID, forked.Resume = "long-fork", &rec2
 	p3, rec3 := runs(forked, 12)
-	wantSameRequests(t, "forked", replayRequests(t, dir, "long-fork"), p3)
-	wantSameMessages(t, "forked", replayLog(t, dir, "long-fork"), rec3.Messages)
+	wantSameRequests(t, "forked", replayRequests(t, dir, "long-fork", journal("long-fork")...), p3)
+	wantSameMessages(t, "forked", replayLog(t, dir, "long-fork", journal("long-fork")...), rec3.Messages)
+	wantSameTimeline(t, "forked", dir, "long-fork", rec3, journal("long-fork")...)
 }
 
 // A run of many small tool rounds writes a log that grows with the conversation, not with

@@ -189,6 +189,7 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 	s.DisableAllHooks = shape.DisableAllHooks
 	s.Env = shape.Env
 	s.WorkerLabels = shape.Workers.Labels
+	s.SessionLogLevel = shape.SessionLog.Level
 	s.Permissions.DefaultMode = shape.Permissions.DefaultMode
 	s.Permissions.DefaultModeSource, _ = s.Origin("permissions.defaultMode")
 	s.Permissions.DisableBypassPermissions = shape.Permissions.DisableBypassPermissionsMode == "disable"
@@ -270,7 +271,7 @@ var modelledKeys = map[string]bool{
 	"$schema": true, "currentProvider": true, "providers": true, "provider": true,
 	"permissions": true, "additionalDirectories": true, "language": true, "model": true,
 	"defaultTrustLevel": true, "hooks": true, "disableAllHooks": true, "env": true,
-	"workers": true, "webSearch": true,
+	"workers": true, "webSearch": true, "sessionLog": true,
 }
 
 // checkProviders reports profiles without a type and a currentProvider naming no profile.
@@ -315,7 +316,10 @@ type fileShape struct {
 	Workers           struct {
 		Labels map[string]string `json:"labels"`
 	} `json:"workers"`
-	WebSearch   *webSearchShape `json:"webSearch"`
+	WebSearch  *webSearchShape `json:"webSearch"`
+	SessionLog struct {
+		Level string `json:"level"`
+	} `json:"sessionLog"`
 	Permissions struct {
 		DefaultMode                  string `json:"defaultMode"`
 		DisableBypassPermissionsMode string `json:"disableBypassPermissionsMode"`

@@ -211,6 +211,12 @@ var settingsSchema = object(map[string]*node{
 	// What backs the WebSearch tool: the provider's hosted search or a search API
 	// (websearch.go).
 	"webSearch": webSearchSchema(),
+	// How much the session log writes (sessionlog.Level): "compact" (the default) what
+	// the session journal does not hold, "full" every event with the raw provider
+	// payloads as well.
+	"sessionLog": object(map[string]*node{
+		"level": enum(SessionLogLevels...),
+	}),
 	// Claude Code's sandbox settings (the command sandbox, pkg/sandbox): enabled false
 	// turns it off, excludedCommands run outside it; the network keys are accepted, and
 	// robota's sandbox does not restrict the network.

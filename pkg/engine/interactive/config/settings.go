@@ -42,6 +42,9 @@ type Settings struct {
 	WorkerLabels map[string]string
 	// WebSearch is `webSearch`: what backs the WebSearch tool (websearch.go).
 	WebSearch WebSearch
+	// SessionLogLevel is `sessionLog.level`, one of SessionLogLevels, or "" when no file
+	// sets it (the session log's default level, "compact").
+	SessionLogLevel string
 	// Extra holds the other known top-level keys (Claude Code keys this engine passes
 	// through without interpreting) as their merged JSON.
 	Extra map[string]json.RawMessage
@@ -55,6 +58,9 @@ type Settings struct {
 	fileIssues []Issue // validation findings of the layers, warnings only
 	loader     Loader  // home, project directory and environment the layers were built with
 }
+
+// SessionLogLevels are the values `sessionLog.level` accepts (sessionlog.Level's).
+var SessionLogLevels = []string{"compact", "full"}
 
 // ProviderProfile is one entry of `providers` (or the legacy `provider`). APIKey,
 // BaseURL, Type and Model have `$ENV:NAME` references already substituted.

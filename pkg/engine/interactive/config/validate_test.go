@@ -43,6 +43,10 @@ func TestWrongTypesNameFileAndKeyPath(t *testing.T) {
 			`.claude/settings.json: hooks.Stop[0]: missing "hooks"`, ErrValue},
 		{"trust level", "~/.robota/settings.json", `{"defaultTrustLevel":"total"}`,
 			`~/.robota/settings.json: defaultTrustLevel: want one of safe, moderate, full, got "total"`, ErrValue},
+		{"session log level", ".robota/settings.json", `{"sessionLog":{"level":"verbose"}}`,
+			`.robota/settings.json: sessionLog.level: want one of compact, full, got "verbose"`, ErrValue},
+		{"session log key", ".robota/settings.json", `{"sessionLog":{"level":2}}`,
+			".robota/settings.json: sessionLog.level: want string, got number", ErrType},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

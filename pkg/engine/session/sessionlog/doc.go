@@ -8,6 +8,13 @@
 // ValidateSessionReplayLogEntries (missing pairs, broken request chains, bad payload
 // references).
 //
+// Levels (Level, Options.Level; a session's from settings.json sessionLog.level): at
+// LevelCompact, the default of sessions, a round writes what the session journal does not
+// hold: its provider_request written against the history (no message, tools named by
+// base.toolsFrom) and a provider_response_normalized without its message; messages,
+// timeline entries, raw payloads and deltas are the journal's or LevelFull's (see Level).
+// The forms below are LevelFull's; LevelCompact writes a subset of them.
+//
 // What a line records: each line holds what is new, never the whole conversation again,
 // so writing a line costs the size of its new content and a long session's log grows
 // with the conversation, not with its square.
@@ -47,11 +54,10 @@
 //     byte for byte as the provider encoded them), and the members listed in
 //     payloadBase.same are left out: they are the base body's. payloadBase names the base
 //     line by executionId and round (the latest earlier native request body with them).
-//     A process's first body for a conversation in a log it reopened is a delta of the
-//     last body the log holds for it: the logger rebuilds that body in one streaming pass
-//     over the log (taking a conversation array in a payload file as it is) and compares
-//     the new body's elements and members in the form the log holds them (redacted,
-//     encoded as lines are). EachNativeRequest rebuilds every body, one at a time.
+//     A process's first body for a conversation in a log it reopened is written whole:
+//     the log is not read back for the last body (a resume costs the conversation, not
+//     the log). Logs written before this hold it as a delta of the earlier process's
+//     last body; EachNativeRequest rebuilds every body of both, one at a time.
 //   - pre_run: the enriched input and historyLength, the length of the history before the
 //     call (the history is the one history_mutation events rebuild at that line).
 //   - assistant: the answer, historyLength and historyStructure for the messages from

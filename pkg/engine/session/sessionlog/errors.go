@@ -7,6 +7,8 @@ var (
 	ErrInvalidEvent = errors.New("session log: invalid event name")
 	// ErrClosed: Log after Close.
 	ErrClosed = errors.New("session log: logger closed")
+	// ErrInvalidLevel: a log level that is neither compact nor full.
+	ErrInvalidLevel = errors.New("session log: invalid level")
 	// ErrPayloadReference: a payload reference is malformed, points outside the payload
 	// directory, or does not match the content it names.
 	ErrPayloadReference = errors.New("session log: bad payload reference")

@@ -98,6 +98,9 @@ type SessionInitData struct {
 	Model              string           `json:"model"`
 	Cwd                string           `json:"cwd"`
 	ToolSchemas        []llm.ToolSchema `json:"toolSchemas"`
+	// LogLevel is set by a FileLogger writing at LevelCompact: the lines after it (up to
+	// the next session_init) are that level's (see Level).
+	LogLevel Level `json:"logLevel,omitempty"`
 }
 
 // NewSessionInit fills SystemPromptLength (in characters) from systemPrompt.
@@ -277,6 +280,10 @@ type HistoryMutationData struct {
 	Length   *int   `json:"length,omitempty"`
 	LastID   string `json:"lastId,omitempty"`
 	LastHash string `json:"lastHash,omitempty"` // SHA-256 of the last message's JSON on its line
+	// Journal, on a reset that Continues, says the continued history is the session
+	// journal's (a log written at LevelCompact does not hold its messages): replay takes
+	// them from ReplayOptions.Journal.
+	Journal bool `json:"journal,omitempty"`
 
 	// resumed marks data built by ContinueHistory; changed are its indices that differ
 	// from the resumed conversation.

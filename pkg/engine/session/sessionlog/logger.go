@@ -66,6 +66,9 @@ type Options struct {
 	// WriteDelay overrides DefaultWriteDelay for a Background logger when > 0; < 0
 	// starts its writer with the first event of a burst.
 	WriteDelay time.Duration
+	// Level is what the logger writes (see Level); empty is LevelFull. A session sets it
+	// from settings.json sessionLog.level, whose default is LevelCompact.
+	Level Level
 }
 
 // FileLogger appends one session's events to {dir}/{sessionID}.jsonl. It assumes it is the
@@ -78,6 +81,13 @@ type FileLogger struct {
 	threshold int
 	onError   func(event string, err error)
 	interval  time.Duration
+	// compact: Options.Level is LevelCompact.
+	compact bool
+	// tools is, per conversation, the tool list a compact provider_request last wrote.
+	tools map[string]toolsMark
+	// verified is, per conversation, what the last compact request shared with the
+	// history (see compactRequest).
+	verified map[string]verifiedPrefix
 	// bg is the background writer (Options.Background); nil: events are written by
 	// the goroutine that logs them.
 	bg *writer
@@ -92,10 +102,6 @@ type FileLogger struct {
 	held holdback
 	// native is the last native request body written per conversation and provider.
 	native map[string]*nativeMark
-	// opened is the log's size when opened; nativeRecovered the conversations whose last
-	// native body in that part of the log was looked for (see native_recover.go).
-	opened          int64
-	nativeRecovered map[string]bool
 	// hist is what the logger knows of the history the log rebuilds (see history.go).
 	hist histState
 	// shown is the last answer written, which later lines refer to (see refs.go).
@@ -143,7 +149,11 @@ func Open(dir, sessionID string, opts Options) (*FileLogger, error) {
 		return nil, fmt.Errorf("session log: %w", err)
 	}
 	l := &FileLogger{dir: dir, sessionID: sessionID, path: LogPath(dir, sessionID), now: opts.Now,
-		threshold: opts.InlineThreshold, onError: opts.OnError, interval: opts.CoalesceInterval}
+		threshold: opts.InlineThreshold, onError: opts.OnError, interval: opts.CoalesceInterval,
+		compact: opts.Level == LevelCompact}
+	if opts.Level != "" && opts.Level != LevelCompact && opts.Level != LevelFull {
+		return nil, fmt.Errorf("session log: %w: %q", ErrInvalidLevel, opts.Level)
+	}
 	if l.interval <= 0 {
 		l.interval = DefaultCoalesceInterval
 	}
@@ -161,8 +171,11 @@ func Open(dir, sessionID string, opts Options) (*FileLogger, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("session log: recover %s: %w", l.path, err)
 	}
-	l.hist = recoverHistory(f, l.size, DirPayloads(dir))
-	l.opened = l.size
+	if !l.compact {
+		// A compact log's history is the journal's: a resumed session names it
+		// (ContinueHistory), and the log is not read for it.
+		l.hist = recoverHistory(f, l.size, DirPayloads(dir))
+	}
 	l.f = f
 	if opts.Background {
 		l.bg = startWriter(l, opts.WriteDelay)
@@ -182,6 +195,9 @@ func (l *FileLogger) SessionID() string { return l.sessionID }
 // Log appends one event like Append and reports a failure to Options.OnError instead of
 // returning it.
 func (l *FileLogger) Log(event string, data any) {
+	if l.compact && compactSkipsData(event, data) {
+		return // neither copied nor queued
+	}
 	if l.bg != nil {
 		if err := l.enqueue(event, data, nil); err != nil && l.onError != nil {
 			l.onError(event, err)
@@ -217,6 +233,23 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	if !validEvent(event) {
 		return fmt.Errorf("%w: %q", ErrInvalidEvent, event)
 	}
+	var compactOp *histOp
+	if l.compact {
+		var write bool
+		l.mu.Lock()
+		data, write, compactOp = l.compactData(event, data)
+		if !write {
+			if l.f == nil {
+				l.mu.Unlock()
+				return ErrClosed
+			}
+			l.hist.apply(compactOp)
+		}
+		l.mu.Unlock()
+		if !write {
+			return nil
+		}
+	}
 	if held, ok := typedDelta(event, data); ok {
 		return l.appendHeld(held, stamp)
 	}
@@ -236,11 +269,15 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 		data, referred = l.refer(event, data)
 		l.mu.Unlock()
 	case EventHistoryMutation:
+		if l.compact {
+			op = compactOp
+			break
+		}
 		l.mu.Lock()
 		data, op = l.historyMutation(data)
 		l.mu.Unlock()
 	case EventProviderRequest:
-		if ev, ok := data.(agent.Event); ok {
+		if ev, ok := data.(agent.Event); ok && !l.compact {
 			l.mu.Lock()
 			data = l.requestFromHistory(ev)
 			l.mu.Unlock()

@@ -65,18 +65,11 @@ func (l *FileLogger) nativeDelta(ev agent.Event) (out agent.Event, base *Payload
 	if p == nil || p.PayloadKind != llm.PayloadRequest {
 		return ev, nil, nil
 	}
+	// A process's first body of a conversation in a log it reopened (a session resumed
+	// into it) has no base: rebuilding the last body the log holds would mean reading the
+	// log back to its start (that body's chain of deltas), and a resume must cost the
+	// conversation, not the log. Only the full level writes native bodies.
 	prev := l.native[nativeKey(ev)]
-	if prev == nil && l.opened > 0 && !l.nativeRecovered[nativeKey(ev)] {
-		// The first body of this conversation since the log was reopened: its base is
-		// the last one the log holds.
-		if l.nativeRecovered == nil {
-			l.nativeRecovered = map[string]bool{}
-		}
-		l.nativeRecovered[nativeKey(ev)] = true
-		if logged := l.recoverNative(ev.ConversationID, p.Provider); logged != nil {
-			return logged.delta(ev)
-		}
-	}
 	mark, shared := scanBody(bytes.Clone(p.Payload), prev) // the mark keeps the body
 	if mark == nil {
 		return ev, nil, nil

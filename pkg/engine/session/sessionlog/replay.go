@@ -4,10 +4,73 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
+
+// ReplayOptions are what ReplaySessionLog reads besides the log.
+type ReplayOptions struct {
+	// Journal is the session journal's conversations (store.FileStore.Segments). A log
+	// written at LevelCompact does not hold the messages and timeline entries the
+	// journal does: replay takes them from the segment that continues the history the
+	// log rebuilds. Without it such a log replays as far as its own lines go, and a
+	// request or continuation that needs the journal's messages is an ErrReplay.
+	Journal []store.Segment
+}
+
+// journalCursor finds the journal's messages a compact log leaves out.
+type journalCursor struct {
+	segs []store.Segment
+	at   int // the segment last used: segments are searched from it on
+}
+
+// segment returns the segment whose messages start with msgs and number at least n.
+func (j *journalCursor) segment(msgs []llm.Message, n int) *store.Segment {
+	for i := j.at; i < len(j.segs); i++ {
+		s := &j.segs[i]
+		if len(s.Messages) < max(n, len(msgs)) {
+			continue
+		}
+		if k := len(msgs); k > 0 && (!hasIDAt(s, 0, msgs[0].ID) || !hasIDAt(s, k-1, msgs[k-1].ID)) {
+			continue
+		}
+		j.at = i
+		return s
+	}
+	return nil
+}
+
+// hasIDAt reports whether the segment's message i has the ID, as appended or as replaced.
+func hasIDAt(s *store.Segment, i int, id string) bool {
+	if s.Messages[i].ID == id {
+		return true
+	}
+	for _, r := range s.Replaced {
+		if r.Index == i && r.Message.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// extend returns msgs extended to n messages with the journal's (msgs itself when it
+// has n or more).
+func (j *journalCursor) extend(msgs []llm.Message, n int) ([]llm.Message, error) {
+	if n <= len(msgs) {
+		return msgs, nil
+	}
+	if len(j.segs) == 0 {
+		return msgs, fmt.Errorf("the log's history has %d messages and the line needs %d: a compact log takes them from the journal, which replay was not given", len(msgs), n)
+	}
+	s := j.segment(msgs, n)
+	if s == nil {
+		return msgs, fmt.Errorf("no conversation of the journal continues the log's history of %d messages to %d", len(msgs), n)
+	}
+	return append(slices.Clip(msgs), s.Messages[len(msgs):n]...), nil
+}
 
 // ReplayRecord is the session state rebuilt from a log (the spec's ISessionReplayRecord).
 type ReplayRecord struct {
@@ -117,10 +180,34 @@ func normalizeKind(k string) string {
 // cannot be applied, or a request whose base is not in the log or does not add up, is an
 // error matching ErrReplay.
 func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (rec ReplayRecord, err error) {
+	return ReplaySessionLog(entries, payloads, ReplayOptions{})
+}
+
+// ReplaySessionLog is ReplaySessionLogEntries for a log written at any level: where the
+// log was written at LevelCompact, the messages and timeline entries it does not hold are
+// taken from opts.Journal (the history at the end of the log is then the journal
+// conversation that continues it, and the timeline's event entries that conversation's).
+func ReplaySessionLog(entries []Entry, payloads PayloadSource, opts ReplayOptions) (rec ReplayRecord, err error) {
 	rec = ReplayRecord{Messages: []llm.Message{}}
 	requests := newRequestRebuilder()
+	journal := &journalCursor{segs: opts.Journal}
+	compact := false // a compact session_init was seen
 	var events []anchoredEntry
-	defer func() { rec.Requests, rec.Timeline = requests.out, timeline(rec.Messages, events) }()
+	defer func() {
+		if compact && err == nil {
+			if s := journal.segment(rec.Messages, len(rec.Messages)); s != nil {
+				rec.Messages = append(slices.Clip(rec.Messages), s.Messages[len(rec.Messages):]...)
+				events = events[:0]
+				for _, ev := range s.Events {
+					var entry TimelineEntry
+					if json.Unmarshal(ev.Entry, &entry) == nil {
+						events = append(events, anchoredEntry{after: ev.After, entry: entry})
+					}
+				}
+			}
+		}
+		rec.Requests, rec.Timeline = requests.out, timeline(rec.Messages, events)
+	}()
 	for _, e := range entries {
 		if rec.SessionID == "" {
 			rec.SessionID = e.SessionID
@@ -130,16 +217,28 @@ func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (rec Repla
 		switch e.Event {
 		case EventSessionInit:
 			var d struct {
-				Cwd string `json:"cwd"`
+				Cwd      string `json:"cwd"`
+				LogLevel Level  `json:"logLevel"`
 			}
 			if json.Unmarshal(e.Data, &d) == nil && d.Cwd != "" {
 				rec.Cwd = d.Cwd
 			}
+			compact = compact || d.LogLevel == LevelCompact
 		case EventProviderRequest:
+			if n := historyShared(e); n > len(rec.Messages) {
+				if rec.Messages, err = journal.extend(rec.Messages, n); err != nil {
+					return rec, fmt.Errorf("%w: provider_request %d (line %d): %w", ErrReplay, e.Sequence, e.Line, err)
+				}
+			}
 			if err := requests.add(e, payloads, rec.Messages); err != nil {
 				return rec, err
 			}
 		case EventHistoryMutation:
+			if n := continuedLength(e); n > len(rec.Messages) {
+				if rec.Messages, err = journal.extend(rec.Messages, n); err != nil {
+					return rec, fmt.Errorf("%w: history_mutation %d (line %d): %w", ErrReplay, e.Sequence, e.Line, err)
+				}
+			}
 			msgs, err := applyMutation(rec.Messages, e, payloads)
 			if err != nil {
 				return rec, err
@@ -186,6 +285,33 @@ func ReplaySessionLogEntries(entries []Entry, payloads PayloadSource) (rec Repla
 		}
 	}
 	return rec, nil
+}
+
+// historyShared is how many messages of the history a provider_request's base shares
+// (0 for a request not written against the history).
+func historyShared(e Entry) int {
+	var d struct {
+		Request *struct {
+			Base *requestBase `json:"base"`
+		} `json:"request"`
+	}
+	if json.Unmarshal(e.Data, &d) != nil || d.Request == nil || d.Request.Base == nil || !d.Request.Base.History {
+		return 0
+	}
+	return d.Request.Base.Messages
+}
+
+// continuedLength is the length of the journal's history a compact log's continuing
+// reset continues (0 for any other history_mutation).
+func continuedLength(e Entry) int {
+	var d struct {
+		Continues *HistoryContinuation `json:"continues"`
+		Journal   bool                 `json:"journal"`
+	}
+	if json.Unmarshal(e.Data, &d) != nil || d.Continues == nil || !d.Journal {
+		return 0
+	}
+	return d.Continues.Messages
 }
 
 // sameStart reports whether next extends prev (an append, or a reset that continues it):

@@ -31,6 +31,8 @@ type requestBase struct {
 	// history.go), except Replaced.
 	History  bool             `json:"history"`
 	Replaced []IndexedMessage `json:"replaced"`
+	// ToolsFrom (a compact line) names the request whose tools this one had.
+	ToolsFrom *RoundRef `json:"toolsFrom"`
 }
 
 // requestEvent is what replay reads from a provider_request's data. A line written whole
@@ -131,6 +133,16 @@ func (b *requestRebuilder) add(e Entry, payloads PayloadSource, history []llm.Me
 	}
 	if base != nil && req.Base.Tools && !req.Base.History {
 		out.Tools = base.Tools
+	} else if req.Base != nil && req.Base.ToolsFrom != nil {
+		from := *req.Base.ToolsFrom
+		if from.ExecutionID == "" {
+			from.ExecutionID = ev.ExecutionID
+		}
+		i, ok := b.byKey[roundKey{from.ExecutionID, from.Round}]
+		if !ok {
+			return fail(fmt.Errorf("tools of request %s round %d, which is not in the log", from.ExecutionID, from.Round))
+		}
+		out.Tools = b.out[i].Tools
 	} else if len(req.Tools) > 0 {
 		if err := json.Unmarshal(req.Tools, &out.Tools); err != nil {
 			return fail(fmt.Errorf("tools: %w", err))

@@ -99,6 +99,8 @@ type toolKey struct {
 type roundEvents struct {
 	request                         *Entry
 	nativeResponse, raw, normalized bool
+	// compact: the request was written at LevelCompact, which writes no raw payloads.
+	compact bool
 }
 
 // ValidateSessionReplayLogEntries checks that a log can be replayed: every provider_request
@@ -132,6 +134,9 @@ type validator struct {
 	requestCounts map[roundKey]int
 	// nativeRequests are the native request bodies seen.
 	nativeRequests map[roundKey]bool
+	// compact: the lines since the last session_init are LevelCompact's (no history
+	// appends, no tool requests, no raw payloads; see Level).
+	compact bool
 }
 
 func (v *validator) add(e *Entry, code IssueCode, format string, args ...any) *Issue {
@@ -157,6 +162,15 @@ func (v *validator) entry(e *Entry, payloads PayloadSource) {
 	v.checkReferences(e, payloads)
 
 	switch e.Event {
+	case EventSessionInit:
+		var d struct {
+			LogLevel Level `json:"logLevel"`
+		}
+		_ = json.Unmarshal(e.Data, &d)
+		v.compact = d.LogLevel == LevelCompact
+		if v.compact {
+			v.histKnown = false // the journal holds the appends
+		}
 	case EventProviderRequest, EventProviderNativeRawPayload, EventProviderResponseRaw,
 		EventProviderResponseNormalized:
 		v.providerEvent(e, payloads)
@@ -197,7 +211,7 @@ func (v *validator) providerEvent(e *Entry, payloads PayloadSource) {
 	}
 	switch e.Event {
 	case EventProviderRequest:
-		r.request = e
+		r.request, r.compact = e, v.compact
 		v.requestChain(e, k, payloads)
 	case EventProviderNativeRawPayload:
 		if kind := id.payloadKind(); kind == "response" || kind == "stream_event" {
@@ -235,7 +249,7 @@ func (v *validator) toolEvent(e *Entry) {
 		v.requests[k] = e
 		return
 	}
-	if _, ok := v.requests[k]; !ok {
+	if _, ok := v.requests[k]; !ok && !v.compact {
 		is := v.add(e, IssueToolRequestMissing, "tool result %s has no request", call)
 		is.ExecutionID, is.Round, is.ToolCallID = k.execution, k.round, call
 	}
@@ -273,13 +287,17 @@ func (v *validator) historyEvent(e *Entry, payloads PayloadSource) {
 			err = json.Unmarshal(data, &full)
 		}
 		if c := full.Continues; c != nil && err == nil {
+			if v.compact {
+				v.histKnown = false // the journal's history: appends follow unlogged
+				return
+			}
 			if v.histKnown && c.Messages != v.histLen {
 				v.add(e, IssueHistoryIndexMismatch, "reset continues a history of %d messages, the log's has %d", c.Messages, v.histLen)
 			}
 			v.histLen, v.histKnown = c.Messages+len(full.Messages), true
 			return
 		}
-		v.histLen, v.histKnown = len(full.Messages), err == nil
+		v.histLen, v.histKnown = len(full.Messages), err == nil && !v.compact
 	default:
 		v.add(e, IssueEntryMalformed, "unknown history_mutation kind %q", m.kind)
 	}
@@ -404,8 +422,8 @@ func (v *validator) finish() {
 			code IssueCode
 			what string
 		}{
-			{r.nativeResponse, IssueNativeRawPayloadMissing, "provider_native_raw_payload (response or stream_event)"},
-			{r.raw, IssueResponseRawMissing, "provider_response_raw"},
+			{r.nativeResponse || r.compact, IssueNativeRawPayloadMissing, "provider_native_raw_payload (response or stream_event)"},
+			{r.raw || r.compact, IssueResponseRawMissing, "provider_response_raw"},
 			{r.normalized, IssueResponseNormalizedMissing, "provider_response_normalized"},
 		}
 		for _, m := range missing {

@@ -254,10 +254,18 @@ func (e *encoder) batch(d *Delta, st tail, exists bool, storedHeader []byte, bas
 	e.buf.WriteString(strconv.Itoa(st.e))
 	e.buf.WriteString(`,"t":"`)
 	e.buf.WriteString(st.updated.Format(time.RFC3339Nano))
-	e.buf.WriteString(`","h":`)
-	e.buf.WriteString(strconv.FormatInt(st.headerOff, 10))
-	e.buf.WriteString(`,"r":`)
-	e.buf.WriteString(strconv.FormatInt(st.resetOff, 10))
+	e.buf.WriteByte('"')
+	// h and r are left out when 0 (the header is the first line; there was no reset),
+	// as a reader takes a missing member: a round's commit is most of what a small
+	// round adds besides its messages.
+	if st.headerOff != 0 {
+		e.buf.WriteString(`,"h":`)
+		e.buf.WriteString(strconv.FormatInt(st.headerOff, 10))
+	}
+	if st.resetOff != 0 {
+		e.buf.WriteString(`,"r":`)
+		e.buf.WriteString(strconv.FormatInt(st.resetOff, 10))
+	}
 	e.buf.WriteString("}\n")
 	st.end = base + int64(e.buf.Len())
 	if d.Header != nil {
