@@ -230,6 +230,9 @@ func spellings(abs string) []string {
 
 var errSymlinkLoop = errors.New("too many levels of symbolic links")
 
+// errProcLink: a path through one of /proc's links, which depend on the process.
+var errProcLink = errors.New("a /proc link leads where the reading process is")
+
 // resolve resolves symlinks the way the kernel does: component by component, with
 // `..` applied after the component before it has been resolved (so link/.. is the
 // parent of the link's target, not the link's directory). The part of the path that
@@ -263,6 +266,12 @@ func resolve(abs string) (string, error) {
 		}
 		if links++; links > 255 {
 			return "", errSymlinkLoop
+		}
+		if strings.HasPrefix(next, "/proc/") {
+			// /proc/self, /proc/PID/cwd, root, fd/N: they lead where the process that
+			// opens them is (the command's working directory, its files), not where
+			// they lead for us.
+			return "", errProcLink
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
