@@ -315,7 +315,7 @@ var manSpec = &cmdSpec{
 		"H": "man -H runs a browser", "html": "man --html runs a browser", "X": "man -X runs a viewer",
 		"gxditview": "man --gxditview runs a viewer", "C": "man -C reads configuration that names programs",
 		"config-file": "man --config-file reads configuration that names programs",
-		"M": "man -M formats pages from a directory we do not check", "manpath": "man --manpath formats pages from a directory we do not check"},
+		"M":           "man -M formats pages from a directory we do not check", "manpath": "man --manpath formats pages from a directory we do not check"},
 	post: func(p *parsed, ef *effects) {
 		local := p.has("l", "local-file")
 		for _, w := range p.operands {
