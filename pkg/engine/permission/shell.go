@@ -404,6 +404,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 			// (GIT_CONFIG_*, PAGER, LD_PRELOAD ...): a prefix rule does not approve it.
 			x.cmd.Subs[at].danger = "run with " + envDanger + " set, which can change what it runs"
 			x.cmd.Subs[at].readOnly = false
+			x.cmd.Subs[at].opaque = true
 		}
 		x.depth--
 	}
