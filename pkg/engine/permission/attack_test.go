@@ -564,7 +564,8 @@ func TestAttackSandboxClassesWithSandbox(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"curl -s file://{P}/secret.txt", "curl -s file://localhost{P}/secret.txt", "curl -s FILE://{P}/secr%65t.txt",
-		"curl --url file://{P}/secret.txt", "git show HEAD:secret.txt", "git show :secret.txt", "man ./secret.txt", "man -l secret.txt"} {
+		"curl --url file://{P}/secret.txt", "git show HEAD:secret.txt", "git show :secret.txt", "git -C src show HEAD:secret.txt",
+		"cd src && git show HEAD:secret.txt", "git show HEAD:src/../secret.txt", "man ./secret.txt", "man -l secret.txt"} {
 		if d := decide(ev, cmd); d.Behavior != Deny {
 			t.Errorf("sandboxed %q: %s (%s), want deny", cmd, d.Behavior, d.Reason)
 		}

@@ -291,7 +291,8 @@
 // sandbox, what an archive or a recursive copy writes (tar -x, unzip, cp -r DIR/. .,
 // rsync, git apply, patch) is checked at its destination, not at each name inside it
 // (the sandbox holds the rest; without it, see "Without the sandbox"). REV:PATH names
-// PATH from the repository's top, checked from the working directory.
+// PATH from the repository's top, checked from each directory the line may be in (and
+// below git -C DIR), not from a top above them.
 // Globs are expanded when the line is checked; the files can change before it runs
 // (without the sandbox, a glob that matches nothing is a path known only at run time).
 // The filesystem work for one call is bounded (directory entries read, paths

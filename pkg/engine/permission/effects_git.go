@@ -243,6 +243,10 @@ func gitEffects(args []word) effects {
 			if w.static {
 				if _, p, ok := strings.Cut(w.lit, ":"); ok && p != "" {
 					ef.add(roleRead, place(litWord(strings.TrimPrefix(p, "./"))))
+					if dir != nil && !strings.HasPrefix(p, "./") && !strings.HasPrefix(p, "../") {
+						// PATH is from the repository's top, which -C DIR may be below.
+						ef.add(roleRead, litWord(p))
+					}
 				}
 			}
 		}
