@@ -528,7 +528,8 @@ func TestAttackSandboxClassesWithoutSandbox(t *testing.T) {
 		"curl -s https://example.com", "curl -s file:///etc/hostname", "cp -r src build", "cp -a src/. build/",
 		"rsync -a src/ build/", "rm -rf build", "find build -name '*.o' -delete", "chmod -R 755 src", "mv build out",
 		"sed -i s/a/b/ notes.txt", "sort -o out.txt notes.txt", "less notes.txt", "echo hi > out.txt", "i=0; echo $i",
-		"x=$(git rev-parse HEAD); echo $x", "export FOO=1; ls", "LC_ALL=C sort notes.txt"}
+		"x=$(git rev-parse HEAD); echo $x", "export FOO=1; ls", "LC_ALL=C sort notes.txt",
+		"cat /dev/stdin", "echo x > /dev/stderr", "cat /proc/self/status", "cat /proc/cpuinfo"}
 	// A recursive delete of a directory holding a .git of its own writes a protected path.
 	for _, cmd := range []string{"rm -rf y", "find y -delete", "chmod -R 700 y", "mv y/.git y2", "cp -r y z"} {
 		if d := decide(build(ModeAcceptEdits, true, allow("Bash")), cmd); d.Behavior == Allow {
@@ -571,7 +572,8 @@ func TestAttackSandboxClassesWithSandbox(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"curl -s 'file://{P}/secr{et,ex}.txt'", "curl -s file:///proc/self/cwd/secret.txt", `curl -s "file://$PWD/secret.txt"`,
-		"curl -s file:secret.txt", "cat /proc/self/cwd/secret.txt", "cat /proc/$$/root{P}/secret.txt"} {
+		"curl -s file:secret.txt", "cat /proc/self/cwd/secret.txt", "cat /proc/$$/root{P}/secret.txt",
+		"cat /proc/thread-self/cwd/secret.txt", "cat /proc/99999999/cwd/secret.txt", "cat /proc/self/task/1/cwd/secret.txt"} {
 		if d := decide(ev, cmd); d.Behavior != Ask {
 			t.Errorf("sandboxed %q: %s (%s), want ask (the path cannot be checked)", cmd, d.Behavior, d.Reason)
 		}

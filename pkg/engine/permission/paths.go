@@ -257,6 +257,10 @@ func resolve(abs string) (string, error) {
 		next := filepath.Join(resolved, c)
 		fi, err := os.Lstat(next)
 		if err != nil {
+			if strings.HasPrefix(next, "/proc/") && len(pending) > 0 {
+				// Another process's directory, there when the command runs (its own).
+				return "", errProcLink
+			}
 			// Nothing below a missing directory can be a link: finish lexically.
 			return filepath.Join(append([]string{next}, pending...)...), nil
 		}
@@ -268,10 +272,16 @@ func resolve(abs string) (string, error) {
 			return "", errSymlinkLoop
 		}
 		if strings.HasPrefix(next, "/proc/") {
-			// /proc/self, /proc/PID/cwd, root, fd/N: they lead where the process that
-			// opens them is (the command's working directory, its files), not where
-			// they lead for us.
-			return "", errProcLink
+			// /proc/PID/cwd, root, exe ... lead where the process that opens them is (the
+			// command's working directory), not where they lead for us. /proc/self only
+			// names a process; a descriptor (fd/N, /dev/stdin) is what the line's own
+			// redirections made it, and those are checked: it stays as written.
+			switch segs := strings.Split(next, "/"); {
+			case len(segs) >= 2 && segs[len(segs)-2] == "fd":
+				return filepath.Join(append([]string{next}, pending...)...), nil
+			case segs[len(segs)-1] != "self" && segs[len(segs)-1] != "thread-self":
+				return "", errProcLink
+			}
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
