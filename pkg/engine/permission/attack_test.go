@@ -447,7 +447,7 @@ var sandboxClasses = []sandboxClass{
 		"git stash -a && git show 'stash@{0}^3'"}},
 	{"file:// URLs", false, []string{"curl -s file://{P}/secret.txt", "curl -s file://localhost{P}/secret.txt",
 		"curl -s FILE://{P}/secr%65t.txt", "curl -s 'file://{P}/secr{et,ex}.txt'", "curl -s file:///proc/self/cwd/secret.txt",
-		`curl -s "file://$PWD/secret.txt"`, "curl -s $U", "curl -K cfg.txt", "curl --url file://{P}/secret.txt",
+		`curl -s "file://$PWD/secret.txt"`, "curl -s $U", "curl -K cfg.txt", "curl -sK cfg.txt", "curl --url file://{P}/secret.txt",
 		"curl -so out.txt file://{P}/secret.txt", "git clone -q file://{P} /tmp/c", "cat /proc/self/cwd/secret.txt"}},
 	{"options that run a program", false, []string{"man -H ls", "man -Hcat ls", "man -P 'cat secret.txt' ls",
 		"man --pager='cat secret.txt' ls", "man -C evil.conf ls", "man -M ./pages ls", "man ./page.1",
@@ -525,7 +525,7 @@ func TestAttackSandboxClassesWithoutSandbox(t *testing.T) {
 	}
 	harmless := []string{"git status", "git add notes.txt", "git commit -m x", "cat notes.txt", "ls -la", "ls src/*.go",
 		"tar -tf a.tar", "tar -cf /tmp/o.tar src", "unzip -l a.zip", "unzip -p a.zip x | wc -l", "man ls", "man -k printf",
-		"curl -s https://example.com", "curl -s file:///etc/hostname", "cp -r src build", "cp -a src/. build/",
+		"curl -s https://example.com", "curl -uKEY:x https://example.com", "curl -s file:///etc/hostname", "cp -r src build", "cp -a src/. build/",
 		"rsync -a src/ build/", "rm -rf build", "find build -name '*.o' -delete", "chmod -R 755 src", "mv build out",
 		"sed -i s/a/b/ notes.txt", "sort -o out.txt notes.txt", "less notes.txt", "echo hi > out.txt", "i=0; echo $i",
 		"x=$(git rev-parse HEAD); echo $x", "export FOO=1; ls", "LC_ALL=C sort notes.txt",

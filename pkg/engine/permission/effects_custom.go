@@ -173,7 +173,7 @@ func curlEffects(args []word) effects {
 					remoteName = true
 				}
 				if k, ok := value["-"+a.lit[j:j+1]]; ok {
-					kind, known = k, true
+					name, kind, known = "-"+a.lit[j:j+1], k, true
 					val, hasVal = a.lit[j+1:], j+1 < len(a.lit)
 					break
 				}
@@ -199,7 +199,7 @@ func curlEffects(args []word) effects {
 		switch kind {
 		case "r":
 			ef.add(roleRead, v)
-			if name == "-K" || name == "--config" || strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "--") && strings.ContainsRune(name, 'K') {
+			if name == "-K" || name == "--config" {
 				ef.unknownReads() // the URLs (file:// too) and options it holds
 			}
 		case "w":
