@@ -18,8 +18,13 @@ import (
 // Issue 27's attack table, run for real through robota -p: with Bash allowed and
 // Read(./secret.txt) and Edit(./.git/**) denied, commands of every class the permission
 // checker cannot see into (interpreters running inline code, commands built at run time,
-// git reading files itself, extractors and copies into .git) run in the command sandbox:
-// the secret's marker never reaches a tool result and no git hook lands, while commands
+// git reading files itself, extractors and copies into .git, and issue 31's classes in
+// sandbox_classes_test.go: extractors, patch tools, recursive copies, git's index and
+// work tree, run-time matches, whole-tree reads, file:// URLs, options and variables
+// that run a program) run in the command sandbox (those the checker cannot see into run
+// for real, not stopped by the checker):
+// the secret's marker never reaches a tool result, no git hook lands or goes, .git/config
+// and .claude/settings.json stay as they were, while commands
 // that touch nothing denied (a build, git status, go test) work with their output as
 // outside. The same table with the sandbox off (settings sandbox.enabled false, the path
 // an unavailable kernel takes too) shows the fallback: each such command is asked about,
@@ -66,32 +71,32 @@ func TestSandboxAttackTable(t *testing.T) {
 		"cat notes.txt":                "hello notes",
 	}
 
+	// Issue 31's classes (sandbox_classes_test.go), each a step of its own on fixtures.
+	var runs = map[string]bool{}
+	for _, a := range classAttacksHere(t) {
+		attacks = append(attacks, a.cmd)
+		runs[a.cmd] = a.runs
+	}
+	for cmd, want := range map[string]string{"tar -tf fx/t.tar": ".git/hooks/post-checkout",
+		"cp -r tpl build && ls build/hooks": "pre-commit", "less notes.txt": "hello notes",
+		"curl -s file://{P}/notes.txt": "hello notes", "unzip -l fx/u.zip": ".git/hooks/pre-commit"} {
+		if _, err := exec.LookPath(strings.Fields(cmd)[0]); err == nil {
+			benign[cmd] = want
+		}
+	}
+
 	for _, sandboxed := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sandboxed=%v", sandboxed), func(t *testing.T) {
-			p := newProject(t)
-			p.writeFile(t, "secret.txt", marker+"\n")
-			p.writeFile(t, "notes.txt", "hello notes\n")
-			p.writeFile(t, ".gitignore", "secret.txt\n")
-			p.writeFile(t, "go.mod", "module example.com/m\n\ngo 1.22\n")
-			p.writeFile(t, "m.go", "package m\n\nfunc Two() int { return 2 }\n")
-			p.writeFile(t, "m_test.go", "package m\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif Two() != 2 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n")
-			p.writeFile(t, "tpl/hooks/pre-commit", "#!/bin/sh\necho pwned\n")
-			p.writeFile(t, "tpl/hooks/post-checkout", "#!/bin/sh\necho pwned\n")
-			for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"}} {
-				if out, err := exec.Command("git", append([]string{"-C", p.Dir}, args...)...).CombinedOutput(); err != nil {
-					t.Fatalf("git %v: %v\n%s", args, err, out)
-				}
-			}
-			gitConfig, _ := os.ReadFile(filepath.Join(p.Dir, ".git/config"))
-			wantStatus, _ := exec.Command("git", "-C", p.Dir, "status", "--short").Output()
-			benign["git status --short"] = string(wantStatus)
 			settings := map[string]any{"permissions": map[string]any{"allow": []string{"Bash"},
 				"deny": []string{"Read(./secret.txt)", "Edit(./.git/**)"}}}
 			if !sandboxed {
 				settings["sandbox"] = map[string]any{"enabled": false}
 			}
 			b, _ := json.Marshal(settings)
-			p.writeFile(t, ".claude/settings.json", string(b))
+			p := attackProject(t, marker, string(b))
+			before := protectedState(t, p.Dir)
+			wantStatus, _ := exec.Command("git", "-C", p.Dir, "status", "--short").Output()
+			benign["git status --short"] = string(wantStatus)
 
 			var calls []string
 			var cmds []string
@@ -102,7 +107,7 @@ func TestSandboxAttackTable(t *testing.T) {
 				cmds = append(cmds, c)
 			}
 			for i, c := range cmds {
-				in, _ := json.Marshal(map[string]string{"command": c})
+				in, _ := json.Marshal(map[string]string{"command": strings.ReplaceAll(c, "{P}", p.Dir)})
 				calls = append(calls, fmt.Sprintf("      - {id: call_%d, name: Bash, input: %s}", i, in))
 			}
 			script := p.writeScript(t, "attack.yaml", "turns:\n  - toolCalls:\n"+strings.Join(calls, "\n")+"\n  - text: done\n")
@@ -135,17 +140,17 @@ func TestSandboxAttackTable(t *testing.T) {
 				case sandboxed && strings.HasPrefix(c, "python3 -c 'print") && (!ran || denied[id]):
 					// The checker cannot see into it: it ran, and the sandbox held.
 					t.Errorf("with the sandbox, %q was denied instead of running: %q", c, out)
+				case sandboxed && runs[c] && (!ran || denied[id]):
+					// The checker cannot see what it does: it ran, and the sandbox held.
+					t.Errorf("with the sandbox, %q was denied instead of running: %q", c, out)
 				case !isBenign && !sandboxed && !denied[id]:
 					t.Errorf("without the sandbox, %q was not asked about (output %q)", c, out)
 				}
 			}
-			for _, hook := range []string{"pre-commit", "post-checkout"} {
-				if _, err := os.Stat(filepath.Join(p.Dir, ".git/hooks", hook)); err == nil {
-					t.Errorf("a %s hook landed in .git/hooks", hook)
-				}
-			}
-			if now, _ := os.ReadFile(filepath.Join(p.Dir, ".git/config")); string(now) != string(gitConfig) {
-				t.Errorf(".git/config changed:\n%s", now)
+			// No hook landed or went, .git/config and .claude/settings.json are as they were.
+			after := protectedState(t, p.Dir)
+			for _, k := range changedState(before, after) {
+				t.Errorf("%s changed:\nbefore: %q\nafter:  %q", k, before[k], after[k])
 			}
 			if t.Failed() {
 				t.Logf("stderr:\n%s", res.Stderr)

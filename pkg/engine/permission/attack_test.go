@@ -409,3 +409,187 @@ func TestAttackCaseInsensitivePaths(t *testing.T) {
 		t.Errorf("case-sensitive: .ENV is not .env, got %s: %s", d.Behavior, d.Reason)
 	}
 }
+
+// sandboxClass is one of the classes issue 31 names for the sandbox's attack table, with
+// commands of our own. write: the class writes (extractors, patches, copies, git's work
+// tree, run-time matches), so a protected path alone must stop it too.
+type sandboxClass struct {
+	class string
+	write bool
+	cmds  []string
+}
+
+// sandboxClasses: {P} is the project's absolute path.
+var sandboxClasses = []sandboxClass{
+	{"extractors into .", true, []string{"tar -xf a.tar", "tar xf a.tar", "tar -xzf a.tgz -C .", "tar -xPf a.tar -C build",
+		"gunzip -c a.tgz | tar -x", "unzip a.zip", "unzip -o a.zip -d .", "unzip -qo a.zip -d src/..", "cd src && unzip ../a.zip -d ..",
+		"unzip -: a.zip -d build", "bsdtar -xf a.tar", "7z x a.zip", "cpio -idm < a.cpio"}},
+	{"patch tools", true, []string{"git apply p.diff", "git apply --unsafe-paths p.diff", "git apply --index p.diff",
+		"patch -p1 < p.diff", "patch -p0 -i p.diff", "patch -d src -p1 < p.diff", "git am < p.mbox"}},
+	{"recursive copies into .", true, []string{"cp -r y/. .", "cp -a y/. ./", "cp -R y/.git .", "rsync -a y/ ./", "rsync -r y/ .",
+		"mv y/.git .", "cd y && cp -r . ..", "cp -r y/. " + "{P}"}},
+	{"git index and work tree", true, []string{
+		"git update-index --add --cacheinfo 100755,0123456789012345678901234567890123456789,hooks/pre-commit && git --work-tree=.git checkout-index -f hooks/pre-commit",
+		"git checkout-index -a -f --prefix=.git/", "git checkout-index -a -f", "git reset --hard", "git reset --hard HEAD~1",
+		"git --work-tree=.git reset --hard HEAD", "git checkout .", "git checkout HEAD~1 -- .", "git restore .",
+		"git restore --source=HEAD~1 --worktree .", "git --work-tree=.git restore --source=evil hooks", "git stash", "git stash pop",
+		"git stash -a", "git clean -fdx", "git clean -ffdx -- .claude", "git read-tree -u --reset HEAD", "git switch -f main",
+		"git merge evil"}},
+	{"run-time matches", true, []string{"find . -delete", "find . -name '*.sample' -delete", "find .git -name '*.sample' -delete",
+		"find tpl -name pre-commit -exec cp {} .git/hooks/ \\;", "find . -name '*.sample' -exec rm {} +",
+		"cp -r q/.gi? .", "mkdir -p q/.git/hooks && cp h q/.git/hooks/ && cp -r q/.gi? .", "ln -s .git zz && cp h z?/hooks/",
+		"chmod -R 777 .", "rm -rf *", "touch qq/.gi?/hooks/pre-commit"}},
+	{"run-time matches (reads)", false, []string{"find . -name secret.txt -exec cat {} \\;", "find . -maxdepth 1 -name 'secr*' -exec cat {} +",
+		"find . -name '*.txt' -print0 | xargs -0 cat", "cat lnk*", "cat zz/secr*", "ln -s secret.txt zz && cat z?"}},
+	{"reads through REV:PATH and whole trees", false, []string{"git show HEAD:secret.txt", "git show HEAD:./secret.txt",
+		"git show :secret.txt", "git cat-file -p HEAD:secret.txt", "git log -p", "git archive HEAD",
+		"git archive --format=tar HEAD | tar -xO", "zip -r o.zip .", "zip -qr - . | cat", "tar -cf - . | tar -xOf - ./secret.txt",
+		"git stash -a && git show 'stash@{0}^3'"}},
+	{"file:// URLs", false, []string{"curl -s file://{P}/secret.txt", "curl -s file://localhost{P}/secret.txt",
+		"curl -s FILE://{P}/secr%65t.txt", "curl -s 'file://{P}/secr{et,ex}.txt'", "curl -s file:///proc/self/cwd/secret.txt",
+		`curl -s "file://$PWD/secret.txt"`, "curl -s $U", "curl -K cfg.txt", "curl -sK cfg.txt", "curl --url file://{P}/secret.txt",
+		"curl -so out.txt file://{P}/secret.txt", "git clone -q file://{P} /tmp/c", "cat /proc/self/cwd/secret.txt"}},
+	{"options that run a program", false, []string{"man -H ls", "man -Hcat ls", "man -P 'cat secret.txt' ls",
+		"man --pager='cat secret.txt' ls", "man -C evil.conf ls", "man -M ./pages ls", "man ./page.1",
+		"MANPAGER='cat secret.txt' man ls", "PAGER='cat secret.txt' git log", "GIT_PAGER='cat secret.txt' git -p log",
+		"git -c core.pager='cat secret.txt' log", "git -c core.sshCommand='sh -c \"cat secret.txt\"' fetch ssh://h/r",
+		"GIT_SSH_COMMAND='cat secret.txt' git fetch", "GIT_EXTERNAL_DIFF='cat secret.txt' git diff",
+		"git -c diff.external='cat secret.txt' diff", "git -c core.fsmonitor='cat secret.txt' status",
+		"LESSOPEN='|cat secret.txt %s' less notes.txt", "export LESSOPEN='|cat secret.txt %s'; less notes.txt",
+		"LESSOPEN='|cat secret.txt %s'; less notes.txt", "env LESSOPEN='|cat secret.txt %s' less notes.txt",
+		"declare -x PAGER='cat secret.txt'; git log", "script -qc \"man -P 'cat secret.txt' ls\" /dev/null",
+		"less '+!cat secret.txt' notes.txt"}},
+}
+
+// sandboxClassEnv is a project with a marked secret, a git directory with a sample hook,
+// archives, a patch, and a directory holding a .git of its own.
+func sandboxClassEnv(t *testing.T) env {
+	t.Helper()
+	e := newEnv(t)
+	for _, f := range []string{"secret.txt", "notes.txt", ".git/config", ".git/hooks/pre-commit.sample", "tpl/hooks/pre-commit",
+		"y/.git/hooks/pre-commit", "y/a.txt", "a.zip", "a.tar", "a.tgz", "a.cpio", "p.diff", "p.mbox", "h", "src/a.go", "build/x.o"} {
+		writeFile(t, filepath.Join(e.project, f))
+	}
+	return e
+}
+
+func classCmd(e env, cmd string) string { return strings.ReplaceAll(cmd, "{P}", e.project) }
+
+// TestAttackSandboxClassesWithoutSandbox: without the command sandbox (Config.NoSandbox),
+// every command of issue 31's classes asks (dontAsk: is denied), never allowed, with
+// `Bash` allowed and Read(./secret.txt) and Edit(./.git/**) denied, in every mode; the
+// writing classes ask with no rule at all too, for the protected paths they may write,
+// in every mode but bypassPermissions. Harmless commands stay allowed.
+func TestAttackSandboxClassesWithoutSandbox(t *testing.T) {
+	e := sandboxClassEnv(t)
+	build := func(mode Mode, noSandbox bool, layers ...Layer) *Evaluator {
+		r, err := Rules(layers...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return New(Config{Mode: mode, Rules: r, ProjectRoot: e.project, Home: e.home, NoSandbox: noSandbox})
+	}
+	decide := func(ev *Evaluator, cmd string) Decision {
+		req := bashReq(t, classCmd(e, cmd))
+		req.Cwd = e.project
+		return ev.Evaluate(req)
+	}
+	rules := []Layer{allow("Bash"), deny("Read(./secret.txt)", "Edit(./.git/**)")}
+	prefixes := allow("Bash(tar *)", "Bash(unzip *)", "Bash(bsdtar *)", "Bash(7z *)", "Bash(cpio *)", "Bash(gunzip *)",
+		"Bash(git *)", "Bash(patch *)", "Bash(cp *)", "Bash(rsync *)", "Bash(mv *)", "Bash(cd *)", "Bash(find *)",
+		"Bash(mkdir *)", "Bash(ln *)", "Bash(rm *)", "Bash(chmod *)", "Bash(cat *)")
+	for _, c := range sandboxClasses {
+		if len(c.cmds) < 5 {
+			t.Errorf("%s: only %d commands", c.class, len(c.cmds))
+		}
+		for _, cmd := range c.cmds {
+			for _, mode := range []Mode{ModeDefault, ModeAcceptEdits, ModeBypassPermissions} {
+				if d := decide(build(mode, true, rules...), cmd); d.Behavior == Allow {
+					t.Errorf("%s: no sandbox, %s: %q was allowed: %s", c.class, mode, cmd, d.Reason)
+				}
+			}
+			if d := decide(build(ModeDontAsk, true, rules...), cmd); d.Behavior != Deny {
+				t.Errorf("%s: no sandbox, dontAsk: %q: %s, want deny", c.class, cmd, d.Behavior)
+			}
+			if !c.write {
+				continue
+			}
+			// No rule at all: the protected paths below the directory it writes.
+			for _, ev := range []*Evaluator{build(ModeAcceptEdits, true, allow("Bash")), build(ModeAcceptEdits, true, prefixes),
+				build(ModeDefault, true, prefixes)} {
+				if d := decide(ev, cmd); d.Behavior == Allow {
+					t.Errorf("%s: no sandbox, no file rule, %s: %q was allowed: %s", c.class, ev.Mode(), cmd, d.Reason)
+				}
+			}
+		}
+	}
+	harmless := []string{"git status", "git add notes.txt", "git commit -m x", "cat notes.txt", "ls -la", "ls src/*.go",
+		"tar -tf a.tar", "tar -cf /tmp/o.tar src", "unzip -l a.zip", "unzip -p a.zip x | wc -l", "man ls", "man -k printf",
+		"curl -s https://example.com", "curl -uKEY:x https://example.com", "curl -s file:///etc/hostname", "cp -r src build", "cp -a src/. build/",
+		"rsync -a src/ build/", "rm -rf build", "find build -name '*.o' -delete", "chmod -R 755 src", "mv build out",
+		"sed -i s/a/b/ notes.txt", "sort -o out.txt notes.txt", "less notes.txt", "echo hi > out.txt", "i=0; echo $i",
+		"x=$(git rev-parse HEAD); echo $x", "export FOO=1; ls", "LC_ALL=C sort notes.txt",
+		"cat /dev/stdin", "echo x > /dev/stderr", "cat /proc/self/status", "cat /proc/cpuinfo"}
+	// A recursive delete of a directory holding a .git of its own writes a protected path.
+	for _, cmd := range []string{"rm -rf y", "find y -delete", "chmod -R 700 y", "mv y/.git y2", "cp -r y z"} {
+		if d := decide(build(ModeAcceptEdits, true, allow("Bash")), cmd); d.Behavior == Allow {
+			t.Errorf("no sandbox, no file rule: %q was allowed: %s", cmd, d.Reason)
+		}
+	}
+	for _, cmd := range harmless {
+		if d := decide(build(ModeDefault, true, rules...), cmd); d.Behavior != Allow {
+			t.Errorf("no sandbox, harmless %q: %s (%s), want allow", cmd, d.Behavior, d.Reason)
+		}
+		if d := decide(build(ModeAcceptEdits, true, allow("Bash")), cmd); d.Behavior != Allow {
+			t.Errorf("no sandbox, no file rule, harmless %q: %s (%s), want allow", cmd, d.Behavior, d.Reason)
+		}
+	}
+}
+
+// TestAttackSandboxClassesWithSandbox: with the sandbox, the operating system holds the
+// rules against what a command does, so the tree writes the checker cannot see are
+// left to it; what the checker does see still stops the command (a file:// URL or a
+// REV:PATH naming the secret), and a prefix rule never approves an option that runs a
+// program.
+func TestAttackSandboxClassesWithSandbox(t *testing.T) {
+	e := sandboxClassEnv(t)
+	ev := e.evaluator(t, ModeDefault, allow("Bash"), deny("Read(./secret.txt)", "Edit(./.git/**)"))
+	decide := func(ev *Evaluator, cmd string) Decision {
+		req := bashReq(t, classCmd(e, cmd))
+		req.Cwd = e.project
+		return ev.Evaluate(req)
+	}
+	for _, cmd := range []string{"tar -xf a.tar", "unzip a.zip", "git reset --hard", "cp -r y/. .", "git clean -fdx", "patch -p1 < p.diff"} {
+		if d := decide(ev, cmd); d.Behavior != Allow {
+			t.Errorf("sandboxed %q: %s (%s), want allow (the sandbox holds the rules)", cmd, d.Behavior, d.Reason)
+		}
+	}
+	for _, cmd := range []string{"curl -s file://{P}/secret.txt", "curl -s file://localhost{P}/secret.txt", "curl -s FILE://{P}/secr%65t.txt",
+		"curl --url file://{P}/secret.txt", "git show HEAD:secret.txt", "git show :secret.txt", "git -C src show HEAD:secret.txt",
+		"cd src && git show HEAD:secret.txt", "git show HEAD:src/../secret.txt", "man ./secret.txt", "man -l secret.txt"} {
+		if d := decide(ev, cmd); d.Behavior != Deny {
+			t.Errorf("sandboxed %q: %s (%s), want deny", cmd, d.Behavior, d.Reason)
+		}
+	}
+	for _, cmd := range []string{"curl -s 'file://{P}/secr{et,ex}.txt'", "curl -s file:///proc/self/cwd/secret.txt", `curl -s "file://$PWD/secret.txt"`,
+		"curl -s file:secret.txt", "cat /proc/self/cwd/secret.txt", "cat /proc/$$/root{P}/secret.txt",
+		"cat /proc/thread-self/cwd/secret.txt", "cat /proc/99999999/cwd/secret.txt", "cat /proc/self/task/1/cwd/secret.txt"} {
+		if d := decide(ev, cmd); d.Behavior != Ask {
+			t.Errorf("sandboxed %q: %s (%s), want ask (the path cannot be checked)", cmd, d.Behavior, d.Reason)
+		}
+	}
+	prefixes := e.evaluator(t, ModeDefault, allow("Bash(man *)", "Bash(git *)", "Bash(less *)", "Bash(script *)", "Bash(env *)", "Bash(unzip *)"))
+	for _, cmd := range []string{"man -H ls", "man -Hfirefox ls", "man -P 'cat secret.txt' ls", "man --pag=sh ls", "man -C evil.conf ls",
+		"man -M ./pages ls", "man ./page.1", "man $OPTS ls", "man --no-such-option ls", "git -c core.pager=sh log",
+		"git -c core.sshCommand=sh fetch", "env MANPAGER=sh man ls", "env LESSOPEN='|sh %s' less notes.txt",
+		"script -qc \"man -P sh ls\" /dev/null", "less '+!sh' notes.txt", "unzip -: a.zip -d build", "unzip a.zip -d .git"} {
+		if d := decide(prefixes, cmd); d.Behavior == Allow {
+			t.Errorf("prefix rules: %q was allowed: %s", cmd, d.Reason)
+		}
+	}
+	for _, cmd := range []string{"man ls", "man 3 printf", "man -k printf", "man -f ls", "man -w ls", "unzip -l a.zip", "unzip -o a.zip -d build"} {
+		if d := decide(prefixes, cmd); d.Behavior != Allow {
+			t.Errorf("prefix rules: %q: %s (%s), want allow", cmd, d.Behavior, d.Reason)
+		}
+	}
+}

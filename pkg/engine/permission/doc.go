@@ -134,8 +134,11 @@
 // cat, head, tail, less, more, grep, rg, sed, awk, base64, od, xxd, hexdump,
 // strings, nl, sort, uniq, cut, wc, diff, cmp, comm, jq, ls, du, find's paths,
 // git's path arguments (REV:PATH too), source, a shell's script file, cp, ln and
-// tar -c sources, curl uploads (-T, -d @F, -F n=@F), xargs -a, and input
-// redirections. Writes: cp, mv (source too), install, ln (its targets too: a link
+// tar -c sources, curl uploads (-T, -d @F, -F n=@F) and file:// URLs (percent-decoded;
+// another host, a relative file: URL, curl's {a,b} and [1-9] globs, a run-time URL or a
+// -K config make the read unknown), man's files (-l, or a name with a slash), xargs -a,
+// and input redirections. A path through one of /proc's links (/proc/self/cwd/...) is
+// known only at run time: it leads where the reading process is. Writes: cp, mv (source too), install, ln (its targets too: a link
 // is another way to write them), rm, rmdir, unlink, shred,
 // touch, mkdir, truncate, chmod, chown, tee, dd of=, rsync and scp destinations,
 // sed -i, sort -o, uniq and xxd's second operand, tar -x's directory, git rm, mv,
@@ -167,7 +170,8 @@
 // foreach, bisect run, difftool, mergetool, filter-branch; rg --pre, --pre-glob and
 // --hostname-bin; tar --to-command, --use-compress-program, -I,
 // --checkpoint-action, --info-script, --new-volume-script, -F, --rsh-command,
-// --rmt-command, -f HOST:FILE, -g and --index-file, or two modes at once; rsync -e
+// --rmt-command, -f HOST:FILE, -g and --index-file, or two modes at once; man -P, -H,
+// -X, -C, -M and a file to format; unzip -:; rsync -e
 // and --rsync-path; install --strip-program; wget -e; an option of such a command
 // that we do not know or that is known only at run time; and any command run by env
 // or sudo with variables other than locale and display ones (GIT_CONFIG_*, PAGER,
@@ -183,6 +187,39 @@
 // `path` or `./path` from the cwd. A path is matched in its lexical form and with
 // its symlinks resolved (component by component, as the kernel does, `..` included):
 // a deny rule matching either denies; an allow rule must match both.
+//
+// # Without the sandbox
+//
+// Commands normally run in the operating system's sandbox (pkg/sandbox), which hides the
+// Read-denied paths and makes the Edit-denied and protected ones read-only whatever a
+// command does. Where it cannot be made (Config.NoSandbox), the checker alone must hold
+// the rules, so it asks about more (sandbox.go, trees.go):
+//
+//   - while a Read or Edit deny rule with a specifier is in force, every command whose file
+//     access the table cannot fully know asks: unknown programs, interpreters, git
+//     subcommands outside the few whose operands it follows, dangerous forms that run a
+//     program or that it does not fully read (git -c core.pager=..., man -P, find -exec,
+//     an option it does not know; a form that only writes the files it names, such as
+//     sed -i or sort -o, is checked as it is), a command given NAME=value other than
+//     locale and display variables (`LESSOPEN=... less`, through env or sudo too), and a
+//     line that sets or exports a variable that steers programs (PAGER, MANPAGER,
+//     LESSOPEN, GIT_*, LD_*, PATH, HOME ...: see steeringVars);
+//   - tree writes: what a command writes below a directory under names its words do not
+//     show. An extractor (tar -x, unzip, 7z, bsdtar, cpio ...), git writing its work tree
+//     from its objects, index or a patch (reset --hard, checkout, restore, stash, clean,
+//     checkout-index, read-tree -u, apply, am, merge ...) and patch may write any name
+//     there, a protected one included: they ask, in every mode but bypassPermissions (and
+//     there when an Edit or Write rule exists). A recursive copy or move (cp -r, cp -a,
+//     mv, rsync -r) and a recursive delete or mode change (rm -r, find -delete, chmod -R,
+//     rsync --delete) are walked instead: each entry they will write, placed below the
+//     destination, goes through the deny and ask rules and the protected paths (a walk
+//     that cannot finish asks);
+//   - a glob that matches nothing is a path known only at run time (bash leaves it
+//     literal, or it matches what the line itself creates first).
+//
+// Without a file deny rule, an opaque program is decided by the Bash rules and the mode
+// as before (it could write a protected path, as any interpreter can): the tree writes
+// above are what the table knows to write protected paths.
 //
 // # Where this differs from the Robota spec, and why
 //
@@ -250,10 +287,14 @@
 // one (`.env`) can match anywhere below, so the directory is walked as the command
 // walks it (hidden entries skipped for rg, symlinks followed only by grep -R and rg
 // -L, grep --include honoured), up to 20,000 entries and the call's filesystem
-// budget: a match denies, a walk that cannot finish asks (see walk.go); and what an archive or a recursive copy writes
-// (tar -x, unzip, cp -r DIR/. ., rsync, git apply, patch) is checked at its
-// destination, not at each name inside it.
-// Globs are expanded when the line is checked; the files can change before it runs.
+// budget: a match denies, a walk that cannot finish asks (see walk.go); and, with the
+// sandbox, what an archive or a recursive copy writes (tar -x, unzip, cp -r DIR/. .,
+// rsync, git apply, patch) is checked at its destination, not at each name inside it
+// (the sandbox holds the rest; without it, see "Without the sandbox"). REV:PATH names
+// PATH from the repository's top, checked from each directory the line may be in (and
+// below git -C DIR), not from a top above them.
+// Globs are expanded when the line is checked; the files can change before it runs
+// (without the sandbox, a glob that matches nothing is a path known only at run time).
 // The filesystem work for one call is bounded (directory entries read, paths
 // placed): past the bound a line's paths are unknown.
 // The arguments of unknown commands are compared lexically (no symlink

@@ -29,6 +29,34 @@ type effects struct {
 	// includes: its recursive reads open only files whose base name matches one of
 	// these globs (grep --include); nil means every file.
 	includes []string
+	// trees are directories it writes below under names its words do not show (an
+	// archive's members, git's history, a copied or deleted directory's entries).
+	// Without the sandbox they are checked entry by entry, or asked about (tree).
+	trees []tree
+}
+
+// treeKind says where the names a tree write creates come from.
+type treeKind uint8
+
+const (
+	// treeUnseen: from something we do not read (an archive, git's objects, a patch):
+	// any name may be written below dest.
+	treeUnseen treeKind = iota
+	// treeCopy: the entries below src, placed below dest (and below dest/base(src), as
+	// cp and rsync do when dest is a directory).
+	treeCopy
+	// treeInPlace: the entries below dest itself (a recursive delete, chmod -R).
+	treeInPlace
+)
+
+// tree is one directory written below (effects.trees).
+type tree struct {
+	dest, src word
+	kind      treeKind
+}
+
+func (ef *effects) addTree(kind treeKind, dest, src word) {
+	ef.trees = append(ef.trees, tree{dest: dest, src: src, kind: kind})
 }
 
 // includeGlobs returns the static globs of the options named, and false when one is

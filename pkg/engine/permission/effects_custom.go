@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"net/url"
 	"path"
 	"strings"
 )
@@ -11,7 +12,104 @@ var customCommands = map[string]func([]word) effects{
 	"chmod": modeEffects("chmod"), "chown": modeEffects("chown"), "chgrp": modeEffects("chgrp"),
 	"sh": shellEffects, "bash": shellEffects, "dash": shellEffects, "zsh": shellEffects, "ksh": shellEffects,
 	"mksh": shellEffects, "ash": shellEffects, "curl": curlEffects, "wget": wgetEffects, "xargs": xargsEffects,
-	"jq": jqEffects,
+	"jq": jqEffects, "unzip": unzipEffects, "patch": patchEffects,
+	"7z": extractorEffects, "7za": extractorEffects, "7zr": extractorEffects, "bsdtar": extractorEffects,
+	"cpio": extractorEffects, "pax": extractorEffects, "ar": extractorEffects, "jar": extractorEffects,
+	"unrar": extractorEffects, "unar": extractorEffects,
+}
+
+// unzipEffects: unzip ARCHIVE [MEMBER ...] [-x NAME ...] [-d DIR]. The archive is read;
+// its members are written below DIR (or the working directory) under the archive's
+// names, unless it only lists, tests or prints them (-l, -t, -v, -z, -Z, -p, -c); with
+// -: names keep their `../`, so they may land anywhere. Options may follow operands.
+func unzipEffects(args []word) effects {
+	ef := effects{}
+	dest, writes, haveArchive, excluding := litWord("."), true, false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.static {
+			if a.splittable { // may be options: -d DIR, -:
+				ef.unknownReads()
+				ef.add(roleWrite, dynWord())
+			}
+			if !haveArchive {
+				ef.add(roleRead, a)
+				haveArchive = true
+			}
+			continue
+		}
+		if strings.HasPrefix(a.lit, "-") && len(a.lit) > 1 {
+			excluding = false
+		cluster:
+			for j := 1; j < len(a.lit); j++ {
+				switch c := a.lit[j]; c {
+				case 'l', 't', 'v', 'z', 'Z', 'p', 'c':
+					writes = false
+				case ':':
+					ef.add(roleWrite, dynWord())
+				case 'x':
+					excluding = true
+				case 'd', 'P':
+					v := litWord(a.lit[j+1:])
+					if j+1 == len(a.lit) {
+						if i+1 >= len(args) {
+							break cluster
+						}
+						i++
+						v = args[i]
+					}
+					if c == 'd' {
+						dest = v
+					}
+					break cluster
+				}
+			}
+			continue
+		}
+		if excluding {
+			continue
+		}
+		if !haveArchive {
+			ef.add(roleRead, a)
+			haveArchive = true
+		}
+		// Further operands are member names, written below dest with the rest.
+	}
+	if writes {
+		ef.add(roleWrite, dest)
+		ef.addTree(treeUnseen, dest, word{})
+	}
+	ef.readOnly = len(ef.writes) == 0
+	return ef
+}
+
+// patchEffects: patch writes the files its patch names, below -d DIR (or the working
+// directory). We do not read the patch, and its many options are not in the table:
+// unknown, and a tree write below the directory.
+func patchEffects(args []word) effects {
+	ef := effects{unknown: true}
+	dest := litWord(".")
+	for i, a := range args {
+		switch {
+		case !a.static:
+		case (a.lit == "-d" || a.lit == "--directory") && i+1 < len(args):
+			dest = args[i+1]
+		case strings.HasPrefix(a.lit, "--directory="):
+			dest = litWord(strings.TrimPrefix(a.lit, "--directory="))
+		case strings.HasPrefix(a.lit, "-d") && len(a.lit) > 2:
+			dest = litWord(a.lit[2:])
+		}
+	}
+	ef.addTree(treeUnseen, dest, word{})
+	return ef
+}
+
+// extractorEffects: archivers we do not read the options of (7z, bsdtar, cpio, ar ...):
+// unknown, and they may write any name below the working directory.
+func extractorEffects([]word) effects {
+	ef := effects{unknown: true}
+	ef.addTree(treeUnseen, litWord("."), word{})
+	return ef
 }
 
 // xargsEffects: xargs runs its command (a sub-command of its own); -a FILE is read.
@@ -62,6 +160,7 @@ func curlEffects(args []word) effects {
 				ef.unknownReads()
 				ef.add(roleWrite, dynWord())
 			}
+			urls = append(urls, a) // or a URL, file:// too
 			continue
 		}
 		name, val, hasVal := strings.Cut(a.lit, "=")
@@ -74,7 +173,7 @@ func curlEffects(args []word) effects {
 					remoteName = true
 				}
 				if k, ok := value["-"+a.lit[j:j+1]]; ok {
-					kind, known = k, true
+					name, kind, known = "-"+a.lit[j:j+1], k, true
 					val, hasVal = a.lit[j+1:], j+1 < len(a.lit)
 					break
 				}
@@ -100,6 +199,9 @@ func curlEffects(args []word) effects {
 		switch kind {
 		case "r":
 			ef.add(roleRead, v)
+			if name == "-K" || name == "--config" {
+				ef.unknownReads() // the URLs (file:// too) and options it holds
+			}
 		case "w":
 			ef.add(roleWrite, v)
 		case "u":
@@ -127,7 +229,56 @@ func curlEffects(args []word) effects {
 			ef.add(roleWrite, urlBaseName(u))
 		}
 	}
+	globOff := false
+	for _, a := range args {
+		if a.static && (a.lit == "-g" || a.lit == "--globoff") {
+			globOff = true
+		}
+	}
+	for _, u := range urls {
+		fileURLRead(&ef, u, globOff)
+	}
 	return ef
+}
+
+// fileURLRead adds what a URL curl fetches reads from this machine: a file:// URL reads
+// its path (percent-decoded); one whose path we cannot tell (a run-time part that may
+// be the scheme, another host, a relative file: URL, curl's own {a,b} and [1-9]
+// globbing) reads a file known only at run time. Other schemes read nothing here.
+func fileURLRead(ef *effects, u word, globOff bool) {
+	if !u.static {
+		var lit strings.Builder
+		for _, t := range u.toks {
+			if t.kind != tokLit {
+				break
+			}
+			lit.WriteRune(t.r)
+		}
+		scheme, _, found := strings.Cut(lit.String(), "://")
+		if !found || strings.EqualFold(scheme, "file") {
+			ef.unknownReads()
+		}
+		return
+	}
+	scheme, rest, found := strings.Cut(u.lit, ":")
+	if !found || !strings.EqualFold(scheme, "file") {
+		return
+	}
+	if !strings.HasPrefix(rest, "//") {
+		ef.unknownReads()
+		return
+	}
+	host, p, _ := strings.Cut(rest[2:], "/")
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	decoded, err := url.PathUnescape("/" + p)
+	if err != nil || (host != "" && !strings.EqualFold(host, "localhost") && host != "127.0.0.1") ||
+		!globOff && strings.ContainsAny(decoded, "{}[]") || strings.ContainsRune(decoded, 0) {
+		ef.unknownReads()
+		return
+	}
+	ef.add(roleRead, litWord(decoded))
 }
 
 // wgetEffects: wget saves to -O FILE, or below -P DIR under the URL's name; -i and
@@ -282,6 +433,7 @@ func findEffects(args []word) effects {
 			ef.setDanger("find -delete deletes files")
 			for _, s := range starts {
 				ef.add(roleWrite, s)
+				ef.addTree(treeInPlace, s, word{})
 			}
 		case "-exec", "-execdir", "-ok", "-okdir":
 			ef.setDanger("find " + a.lit + " runs a program")
@@ -352,6 +504,7 @@ func modeEffects(name string) func([]word) effects {
 	return func(args []word) effects {
 		ef := effects{}
 		skip := 1
+		recursive := false
 		var ops []word
 		for i := 0; i < len(args); i++ {
 			a := args[i]
@@ -374,8 +527,11 @@ func modeEffects(name string) func([]word) effects {
 				if a.lit == "--from" {
 					i++
 				}
+			case a.lit == "--recursive":
+				recursive = true
 			case strings.HasPrefix(a.lit, "--"):
 			case strings.HasPrefix(a.lit, "-") && len(a.lit) > 1 && strings.Trim(a.lit[1:], "cfvRHLPh") == "":
+				recursive = recursive || strings.Contains(a.lit, "R")
 			default:
 				ops = append(ops, a) // an operand, or chmod's -x style mode
 			}
@@ -383,6 +539,9 @@ func modeEffects(name string) func([]word) effects {
 		for k, w := range ops {
 			if k >= skip {
 				ef.add(roleWrite, w)
+				if recursive {
+					ef.addTree(treeInPlace, w, word{})
+				}
 			}
 		}
 		return ef

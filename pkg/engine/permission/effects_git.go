@@ -214,6 +214,11 @@ func gitEffects(args []word) effects {
 		}
 		return joinWord(*dir, w)
 	}
+	if gitWritesTree(sub, ops, opts) {
+		// The files come from git's objects, the index or a patch: names we do not see,
+		// below the repository's top, wherever that is from here.
+		ef.addTree(treeUnseen, dynWord(), word{})
+	}
 	switch sub {
 	case "rm", "mv", "checkout", "restore", "reset", "clean", "apply", "am", "init", "clone":
 		for _, w := range ops {
@@ -238,6 +243,10 @@ func gitEffects(args []word) effects {
 			if w.static {
 				if _, p, ok := strings.Cut(w.lit, ":"); ok && p != "" {
 					ef.add(roleRead, place(litWord(strings.TrimPrefix(p, "./"))))
+					if dir != nil && !strings.HasPrefix(p, "./") && !strings.HasPrefix(p, "../") {
+						// PATH is from the repository's top, which -C DIR may be below.
+						ef.add(roleRead, litWord(p))
+					}
 				}
 			}
 		}
@@ -250,6 +259,33 @@ func gitEffects(args []word) effects {
 		}
 	}
 	return ef
+}
+
+// gitWritesTree reports whether a git subcommand writes work-tree files from git's
+// objects, the index or a patch (or deletes untracked ones), under names the command
+// line does not show: `git reset --hard`, `git checkout .`, `git restore`, `git stash`,
+// `git clean -fdx`, `git checkout-index -a`, `git apply`, a merge ...
+func gitWritesTree(sub string, ops []word, opts []string) bool {
+	switch sub {
+	case "checkout", "switch":
+		// -b NAME without a start point makes a branch where HEAD is: no file changes.
+		return !(anyOf(opts, "-b", "-B", "-c", "-C", "--orphan") && len(ops) <= 1)
+	case "clean":
+		return !anyOf(opts, "-n", "--dry-run")
+	case "restore", "checkout-index", "merge", "pull", "rebase", "cherry-pick",
+		"revert", "am", "bisect", "read-tree", "sparse-checkout", "worktree", "clone", "submodule":
+		if sub == "worktree" {
+			return len(ops) > 0 && litIn(ops[0], "add", "move", "remove", "repair")
+		}
+		return true
+	case "reset":
+		return anyOf(opts, "--hard", "--merge", "--keep", "--recurse-submodules")
+	case "stash":
+		return len(ops) == 0 || !litIn(ops[0], "list", "show", "create", "store")
+	case "apply":
+		return !anyOf(opts, "--check", "--stat", "--numstat", "--summary", "--cached") || anyOf(opts, "--apply", "--index")
+	}
+	return false
 }
 
 // tarEffects: -f names the archive (read when listing or extracting, written when
@@ -340,10 +376,16 @@ func tarEffects(args []word) effects {
 		if hasArchive {
 			ef.add(roleRead, archive)
 		}
+		dest := litWord(".")
 		if hasDir {
-			ef.add(roleWrite, dir)
-		} else {
-			ef.add(roleWrite, litWord("."))
+			dest = dir
+		}
+		ef.add(roleWrite, dest)
+		// The members' names are the archive's: anything below dest, and anywhere at
+		// all with -P (absolute names and `..` kept).
+		ef.addTree(treeUnseen, dest, word{})
+		if p.has("P", "absolute-names") {
+			ef.add(roleWrite, dynWord())
 		}
 		// Members named on the line are written where they are extracted.
 		for _, w := range p.operands {

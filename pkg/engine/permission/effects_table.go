@@ -145,6 +145,9 @@ var (
 		abbrev: true, writer: true, post: func(p *parsed, ef *effects) {
 			copyLike(roleRead, false)(p, ef)
 			ef.recursive = p.has("r", "R", "a", "recursive", "archive")
+			if ef.recursive {
+				copyTrees(p, ef)
+			}
 		},
 	}
 	mvSpec = &cmdSpec{
@@ -153,7 +156,10 @@ var (
 				"no-target-directory", "verbose", "exchange", "debug"}, helpVersion...),
 			longWithArg: []string{"suffix", "target-directory"},
 			longOptArg:  []string{"backup", "update", "context"}},
-		abbrev: true, writer: true, post: copyLike(roleReadWrite, false),
+		abbrev: true, writer: true, post: func(p *parsed, ef *effects) {
+			copyLike(roleReadWrite, false)(p, ef)
+			copyTrees(p, ef) // a directory moves with everything below it
+		},
 	}
 	installSpec = &cmdSpec{
 		opts: optSpec{noArg: "bcCdDpsTvZ", withArg: "gmoSt",
@@ -200,6 +206,13 @@ var (
 	}
 	rmSpec = plainWriter("dfiIrRv", "", append([]string{"force", "recursive", "dir", "verbose", "one-file-system",
 		"no-preserve-root", "preserve-root"}, helpVersion...), []string{"interactive"})
+	_ = addPost(rmSpec, func(p *parsed, ef *effects) {
+		if p.has("r", "R", "recursive") {
+			for _, w := range p.operands {
+				ef.addTree(treeInPlace, w, word{})
+			}
+		}
+	})
 	mkdirSpec = &cmdSpec{
 		opts: optSpec{noArg: "pvZ", withArg: "m", longNoArg: append([]string{"parents", "verbose"}, helpVersion...),
 			longWithArg: []string{"mode"}, longOptArg: []string{"context"}},
@@ -276,11 +289,42 @@ var commandTable = map[string]*cmdSpec{
 	"sed":      sedSpec,
 	"awk":      awkSpec, "gawk": awkSpec, "mawk": awkSpec, "nawk": awkSpec,
 	"rg":    rgSpec,
+	"man":   manSpec,
 	"rsync": rsyncSpec,
 	"scp": {opts: optSpec{noArg: "346ABCdOpqRrsTv", withArg: "cDFiJlPoSX"}, writer: true, post: func(p *parsed, ef *effects) {
 		remoteCopy(p, ef)
 		ef.recursive = p.has("r")
 	}},
+}
+
+// manSpec is man-db's man. Its operands are page names, or files when they hold a slash
+// or -l is given (read, and formatted by groff, whose requests read other files: a
+// dangerous form). Options that run programs (-P pager, -H browser, -X viewer) or take
+// them from elsewhere (-C config file, -M pages from a directory) are dangerous forms.
+var manSpec = &cmdSpec{
+	opts: optSpec{noArg: "dDfkKlwWciIaut7ZV", withArg: "CRLmMSsePrEp", optArg: "THX",
+		longNoArg: []string{"debug", "default", "whatis", "apropos", "global-apropos", "local-file", "where", "path",
+			"location", "where-cat", "location-cat", "catman", "regex", "wildcard", "names-only", "all", "update",
+			"no-subpages", "ascii", "ditroff", "troff", "no-hyphenation", "nh", "no-justification", "nj",
+			"ignore-case", "match-case", "help", "usage", "version"},
+		longWithArg: []string{"config-file", "locale", "systems", "manpath", "sections", "extension", "pager", "prompt",
+			"encoding", "recode", "preprocessor"},
+		longOptArg: []string{"warnings", "troff-device", "html", "gxditview"}},
+	abbrev: true, operands: roleNone,
+	danger: map[string]string{"P": "man -P runs a pager program", "pager": "man --pager runs a pager program",
+		"H": "man -H runs a browser", "html": "man --html runs a browser", "X": "man -X runs a viewer",
+		"gxditview": "man --gxditview runs a viewer", "C": "man -C reads configuration that names programs",
+		"config-file": "man --config-file reads configuration that names programs",
+		"M":           "man -M formats pages from a directory we do not check", "manpath": "man --manpath formats pages from a directory we do not check"},
+	post: func(p *parsed, ef *effects) {
+		local := p.has("l", "local-file")
+		for _, w := range p.operands {
+			if local || !w.static || strings.Contains(w.lit, "/") {
+				ef.add(roleRead, w)
+				ef.setDanger("man formats a file, whose requests can read other files")
+			}
+		}
+	},
 }
 
 // rsyncSpec: the last operand is written, the others are read; a HOST:PATH operand
@@ -315,7 +359,50 @@ var rsyncSpec = &cmdSpec{
 	post: func(p *parsed, ef *effects) {
 		remoteCopy(p, ef)
 		ef.recursive = p.has("r", "a", "recursive", "archive")
+		if ef.recursive {
+			copyTrees(p, ef)
+		}
 	},
+}
+
+// addPost sets a spec's post function (for specs built by plainWriter).
+func addPost(s *cmdSpec, post func(p *parsed, ef *effects)) *cmdSpec {
+	s.post = post
+	return s
+}
+
+// copyTrees records the tree writes of a recursive copy or move: every local source's
+// entries land below the destination (the last operand, or -t DIR). A remote operand
+// (HOST:PATH) is neither walked nor written here.
+func copyTrees(p *parsed, ef *effects) {
+	ops := p.operands
+	dest, hasDest := p.arg("t", "target-directory")
+	if !hasDest {
+		if len(ops) < 2 {
+			return
+		}
+		dest, ops = ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	if isRemote(dest) {
+		return
+	}
+	for _, src := range ops {
+		if !isRemote(src) {
+			ef.addTree(treeCopy, dest, src)
+		}
+	}
+	if p.has("delete", "delete-before", "delete-during", "delete-delay", "delete-after", "delete-excluded") {
+		ef.addTree(treeInPlace, dest, word{}) // rsync --delete removes what the destination holds
+	}
+}
+
+// isRemote: a HOST:PATH operand of rsync or scp.
+func isRemote(w word) bool {
+	if !w.static {
+		return false
+	}
+	head, _, found := strings.Cut(w.lit, ":")
+	return found && !strings.Contains(head, "/")
 }
 
 // hasPathOperand reports an operand after grep's pattern (the pattern is the first

@@ -60,7 +60,7 @@ func TestEffectsOperands(t *testing.T) {
 		{"sed -i s/a/b/ f", "f", "f", true},
 		{"sort -o out in", "in", "out", true},
 		{"mv a b", "a", "b a b/a", false},
-		{"git -C sub show HEAD:x", "sub/HEAD:x sub/x", "", false},
+		{"git -C sub show HEAD:x", "sub/HEAD:x sub/x x", "", false},
 		{"curl -d @f -o out https://h/x", "f", "out", false},
 	} {
 		c, err := ParseCommand(tc.cmd)

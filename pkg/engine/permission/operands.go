@@ -117,6 +117,7 @@ func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) 
 			pattern = rawJoin(ctx.home, strings.TrimPrefix(p[1:], "/"))
 		}
 	}
+	globbed := false
 	var bases []string
 	if filepath.IsAbs(raw) || filepath.IsAbs(pattern) {
 		bases = []string{"/"}
@@ -151,6 +152,7 @@ func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) 
 			if !ok {
 				return nil, false
 			}
+			globbed = true
 			for _, m := range matches {
 				if !add(m) {
 					return nil, false
@@ -167,6 +169,12 @@ func (e *Evaluator) placeAs(w word, ld lineDirs, ctx pathContext, lexical bool) 
 				return nil, false
 			}
 		}
+	}
+	if globbed && len(ops) == 0 && e.cfg.NoSandbox {
+		// A glob that matches nothing now is left literal by bash, or matches what the
+		// line itself creates before it runs (a link, an extracted file): without the
+		// sandbox, a path known only at run time.
+		return nil, false
 	}
 	return ops, true
 }
@@ -290,7 +298,7 @@ func (e *Evaluator) operandParts(sub *SubCommand, ld lineDirs, ctx pathContext) 
 			parts = append(parts, p)
 		}
 	}
-	return parts
+	return append(parts, e.treeParts(sub, ld, ctx)...)
 }
 
 // stopKind says why an operand stops its command.

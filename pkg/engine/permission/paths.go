@@ -230,6 +230,9 @@ func spellings(abs string) []string {
 
 var errSymlinkLoop = errors.New("too many levels of symbolic links")
 
+// errProcLink: a path through one of /proc's links, which depend on the process.
+var errProcLink = errors.New("a /proc link leads where the reading process is")
+
 // resolve resolves symlinks the way the kernel does: component by component, with
 // `..` applied after the component before it has been resolved (so link/.. is the
 // parent of the link's target, not the link's directory). The part of the path that
@@ -254,6 +257,10 @@ func resolve(abs string) (string, error) {
 		next := filepath.Join(resolved, c)
 		fi, err := os.Lstat(next)
 		if err != nil {
+			if strings.HasPrefix(next, "/proc/") && len(pending) > 0 {
+				// Another process's directory, there when the command runs (its own).
+				return "", errProcLink
+			}
 			// Nothing below a missing directory can be a link: finish lexically.
 			return filepath.Join(append([]string{next}, pending...)...), nil
 		}
@@ -263,6 +270,18 @@ func resolve(abs string) (string, error) {
 		}
 		if links++; links > 255 {
 			return "", errSymlinkLoop
+		}
+		if strings.HasPrefix(next, "/proc/") {
+			// /proc/PID/cwd, root, exe ... lead where the process that opens them is (the
+			// command's working directory), not where they lead for us. /proc/self only
+			// names a process; a descriptor (fd/N, /dev/stdin) is what the line's own
+			// redirections made it, and those are checked: it stays as written.
+			switch segs := strings.Split(next, "/"); {
+			case len(segs) >= 2 && segs[len(segs)-2] == "fd":
+				return filepath.Join(append([]string{next}, pending...)...), nil
+			case segs[len(segs)-1] != "self" && segs[len(segs)-1] != "thread-self":
+				return "", errProcLink
+			}
 		}
 		target, err := os.Readlink(next)
 		if err != nil {

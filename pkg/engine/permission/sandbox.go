@@ -26,12 +26,23 @@ var gitKnown = map[string]bool{"status": true, "add": true, "rm": true, "mv": tr
 	"remote": true, "fetch": true, "push": true, "tag": true, "rev-parse": true, "ls-files": true, "config": true,
 	"describe": true, "version": true, "help": true}
 
-// opaqueProgram reports whether a simple command's file access is beyond the table.
+// opaqueProgram reports whether a simple command's file access is beyond the table:
+// besides unknown programs and interpreters, a known command in a dangerous form that
+// runs a program or that we do not fully read (git -c core.pager=..., find -exec, an
+// option we do not know), and the declaration builtins setting a variable that steers
+// what programs run (export PAGER=...).
 func opaqueProgram(words []word, ef effects) bool {
 	if ef.unknown || len(words) == 0 || !words[0].static {
 		return true
 	}
+	if ef.danger != "" && !dangerIsWrite(ef) {
+		return true
+	}
 	name := path.Base(words[0].lit)
+	switch name {
+	case "export", "declare", "typeset", "local", "readonly":
+		return steersPrograms(words[1:])
+	}
 	if interpreters[name] || strings.HasPrefix(name, "python3.") {
 		return true
 	}
@@ -40,6 +51,69 @@ func opaqueProgram(words []word, ef effects) bool {
 		return !known || !gitKnown[sub]
 	}
 	return false
+}
+
+// dangerIsWrite: the dangerous form only writes files, and the table names them (sed -i
+// FILE, sort -o FILE, find -delete below its paths): its writes are checked as they are.
+// Every danger message that is not about writing runs a program or is not fully read.
+func dangerIsWrite(ef effects) bool {
+	if len(ef.writes) == 0 {
+		return false
+	}
+	for _, w := range []string{" writes ", " edits files in place", " deletes "} {
+		if strings.Contains(ef.danger+" ", w) {
+			return true
+		}
+	}
+	return false
+}
+
+// steeringVars are variables that make programs run other programs or read other
+// configuration (pagers, editors, git's and ssh's commands, preloaded libraries, the
+// search path, where configuration is read from). Assigned by the line, bare or
+// exported, they change what a later command does: outside what the table knows.
+var steeringVars = map[string]bool{"PAGER": true, "MANPAGER": true, "GIT_PAGER": true, "SYSTEMD_PAGER": true,
+	"LESSOPEN": true, "LESSCLOSE": true, "LESS": true, "LESSKEY": true, "LESSKEYIN": true, "LESSEDIT": true,
+	"MANOPT": true, "MANPATH": true, "BROWSER": true, "EDITOR": true, "VISUAL": true, "GIT_EDITOR": true,
+	"GIT_SEQUENCE_EDITOR": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true,
+	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_EXEC_PATH": true, "GIT_DIR": true,
+	"GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_TEMPLATE_DIR": true, "GIT_CONFIG": true,
+	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_COUNT": true, "GIT_CONFIG_PARAMETERS": true,
+	"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "PATH": true, "BASH_ENV": true, "ENV": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "PROMPT_COMMAND": true, "HOME": true, "XDG_CONFIG_HOME": true,
+	"TAR_OPTIONS": true, "UNZIP": true, "UNZIPOPT": true, "ZIPOPT": true, "RSYNC_RSH": true, "CURL_HOME": true,
+	"WGETRC": true, "PYTHONSTARTUP": true, "PYTHONPATH": true, "PERL5OPT": true, "PERL5LIB": true, "RUBYOPT": true,
+	"NODE_OPTIONS": true, "GREP_OPTIONS": true, "RIPGREP_CONFIG_PATH": true}
+
+// steersPrograms reports whether NAME=value words (a bare assignment, export's
+// arguments) set a steering variable, or one whose name is known only at run time.
+func steersPrograms(ws []word) bool {
+	for _, w := range ws {
+		name, ok := assignedName(w)
+		if !ok {
+			return true
+		}
+		if steeringVars[name] || strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "LD_") {
+			return true
+		}
+	}
+	return false
+}
+
+// assignedName is the NAME of a NAME=value (or NAME+=value, or a bare NAME) word; ok is
+// false when the name itself is only known at run time.
+func assignedName(w word) (name string, ok bool) {
+	var b strings.Builder
+	for _, t := range w.toks {
+		if t.kind != tokLit {
+			return "", false
+		}
+		if t.r == '=' {
+			break
+		}
+		b.WriteRune(t.r)
+	}
+	return strings.TrimSuffix(b.String(), "+"), true
 }
 
 // gitSubcommand finds git's subcommand after its own options; known is false when it is

@@ -38,6 +38,7 @@ type SubCommand struct {
 	skipsHidden          bool     // and leave out hidden entries there
 	followsLinks         bool     // and follow symlinks met there
 	includes             []string // and open only files whose base name matches these
+	trees                []tree   // directories written below under names not on the line
 }
 
 // Target is a file named by a redirection.
@@ -274,7 +275,7 @@ func (x *extractor) declClause(c *syntax.DeclClause) {
 		ws = append(ws, renderAssign(a))
 	}
 	t := joinWords(ws)
-	x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}, readOnly: true})
+	x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}, readOnly: true, opaque: steersPrograms(ws[1:])})
 }
 
 func renderAssign(a *syntax.Assign) word {
@@ -325,7 +326,7 @@ func (x *extractor) callExpr(c *syntax.CallExpr) {
 	if len(words) == 0 {
 		// A bare assignment changes the shell's state (PATH=..., IFS=...) for what follows.
 		t := joinWords(assigns)
-		x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}, readOnly: true})
+		x.add(SubCommand{Text: x.text(c), allow: t, deny: [][]ctok{t}, readOnly: true, opaque: steersPrograms(assigns)})
 		return
 	}
 	x.simple(x.text(c), assigns, words)
@@ -369,8 +370,8 @@ func (x *extractor) simple(text string, assigns, words []word) {
 	sub := SubCommand{Text: text, allow: allow, deny: deny, computedName: !words[0].static}
 	ef := effectsOf(words)
 	sub.reads, sub.writes, sub.danger, sub.readOnly, sub.recursive = ef.reads, ef.writes, ef.danger, ef.readOnly, ef.recursive
-	sub.skipsHidden, sub.followsLinks, sub.includes = ef.skipsHidden, ef.followsLinks, ef.includes
-	sub.opaque = opaqueProgram(words, ef)
+	sub.skipsHidden, sub.followsLinks, sub.includes, sub.trees = ef.skipsHidden, ef.followsLinks, ef.includes, ef.trees
+	sub.opaque = opaqueProgram(words, ef) || unsafeEnv(assigns) != ""
 	if ef.unknown && words[0].static {
 		sub.names = words[1:]
 	}
@@ -403,6 +404,7 @@ func (x *extractor) simple(text string, assigns, words []word) {
 			// (GIT_CONFIG_*, PAGER, LD_PRELOAD ...): a prefix rule does not approve it.
 			x.cmd.Subs[at].danger = "run with " + envDanger + " set, which can change what it runs"
 			x.cmd.Subs[at].readOnly = false
+			x.cmd.Subs[at].opaque = true
 		}
 		x.depth--
 	}
