@@ -156,8 +156,10 @@ func jobSearchExclude(ev *permission.Evaluator, roots []string) func() []string 
 // protected files of the home directory.
 func (c *commandSandbox) build() sandbox.Policy {
 	var p sandbox.Policy
-	if c.ev.HasFileDenyRules() { // without one, only the protected paths are covered
-		p.Hide, p.ReadOnly = c.walkDenied()
+	// Without a file deny rule only the protected paths are covered; those below the
+	// roots (a nested repository's hooks, a subdirectory's .claude) need the walk too.
+	if deny := c.ev.HasFileDenyRules(); deny || c.protect {
+		p.Hide, p.ReadOnly = c.walk(deny, c.protect)
 	}
 	for _, root := range c.roots {
 		if c.protect {
@@ -176,13 +178,15 @@ func (c *commandSandbox) build() sandbox.Policy {
 
 // readDenied is what a Read deny rule covers under the roots (cleaned as a policy's).
 func (c *commandSandbox) readDenied() []string {
-	hide, _ := c.walkDenied()
+	hide, _ := c.walk(true, false)
 	return sandbox.Policy{Hide: hide}.Abs().Hide
 }
 
-// walkDenied walks the roots for the entries a Read deny rule covers (hide) and those an
-// Edit deny rule covers (readOnly); a covered directory is not walked into.
-func (c *commandSandbox) walkDenied() (hide, readOnly []string) {
+// walk walks the roots for the entries a Read deny rule covers (hide) and those an
+// Edit deny rule covers (readOnly), when deny; and, when protect, for the protected
+// entries below the roots' own (readOnly): what the permission checker protects at any
+// depth. A covered directory is not walked into.
+func (c *commandSandbox) walk(deny, protect bool) (hide, readOnly []string) {
 	seen := 0
 	for _, root := range c.roots {
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -191,6 +195,16 @@ func (c *commandSandbox) walkDenied() (hide, readOnly []string) {
 			}
 			if seen++; seen > maxSandboxWalk {
 				return filepath.SkipAll
+			}
+			if protect && path != root {
+				nested, skip := protectedBelow(path, d, filepath.Dir(path) == root)
+				readOnly = append(readOnly, nested...)
+				if skip && !deny { // with deny rules, what is below may still be denied
+					return filepath.SkipDir
+				}
+			}
+			if !deny {
+				return nil
 			}
 			// A rule that denies a directory's every entry (`secrets/**`) covers the
 			// directory: a child with a name no one uses stands for every entry.
@@ -216,6 +230,56 @@ func (c *commandSandbox) walkDenied() (hide, readOnly []string) {
 	}
 	return hide, readOnly
 }
+
+// protectedBelow is what of the entry at path the sandbox makes read-only as the checker
+// protects it wherever it is (isProtected): a repository's hooks, config and info (and
+// its submodules'), a .claude, .vscode or .idea directory, robota's settings and
+// definition directories, shell start-up files and MCP server lists. atRoot: the entry
+// is directly in a root, whose protected paths protectedInProject lists already. skip:
+// do not walk into it.
+func protectedBelow(path string, d fs.DirEntry, atRoot bool) (readOnly []string, skip bool) {
+	name := d.Name()
+	if !d.IsDir() {
+		if !atRoot && nestedProtectedFiles[name] {
+			return []string{path}, false
+		}
+		return nil, false
+	}
+	switch name {
+	case ".git":
+		if atRoot {
+			readOnly = nil // listed already
+		} else {
+			readOnly = []string{filepath.Join(path, "hooks"), filepath.Join(path, "config"), filepath.Join(path, "info")}
+		}
+		// Submodules keep their git directories here, hooks and config included.
+		if mods, err := filepath.Glob(filepath.Join(path, "modules", "*")); err == nil {
+			for _, m := range mods {
+				readOnly = append(readOnly, filepath.Join(m, "hooks"), filepath.Join(m, "config"), filepath.Join(m, "info"))
+			}
+		}
+		return readOnly, true
+	case ".claude", ".vscode", ".idea":
+		if atRoot {
+			return nil, true
+		}
+		return []string{path}, true
+	case ".robota", ".agents":
+		if atRoot {
+			return nil, true
+		}
+		for _, rel := range []string{"settings.json", "settings.local.json", "skills", "agents", "commands"} {
+			readOnly = append(readOnly, filepath.Join(path, rel))
+		}
+		return readOnly, true
+	}
+	return nil, false
+}
+
+// nestedProtectedFiles are the start-up and configuration files protected in any
+// directory (the checker's protectedFiles that live in a project).
+var nestedProtectedFiles = map[string]bool{".gitmodules": true, ".mcp.json": true, ".claude.json": true,
+	".bashrc": true, ".zshrc": true, ".profile": true, ".bash_profile": true, ".zprofile": true, ".zshenv": true}
 
 // sandboxRoots are the directories whose denied entries the sandbox looks for.
 func sandboxRoots(cwd string, dirs []string) []string {
