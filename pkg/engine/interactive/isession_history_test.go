@@ -1,6 +1,7 @@
 package interactive
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -61,8 +62,11 @@ turns:
 	}
 	var summary toolSummary
 	var usage usageSummary
+	var editEnd []byte
 	for _, e := range hist {
 		switch e.Type {
+		case EntryToolEnd:
+			editEnd = bytes.ReplaceAll(e.Data, []byte(dir), []byte("$DIR")) // the last is the Edit's
 		case EntryToolSummary:
 			_ = json.Unmarshal(e.Data, &summary)
 		case EntryUsageSummary:
@@ -77,6 +81,8 @@ turns:
 		!slices.Equal(summary.Tools[1].DiffLines, wantDiff) || summary.Summary != "2 tool calls (2 success)" {
 		t.Fatalf("tool summary %+v", summary)
 	}
+	// The Edit's tool-end entry as saved: diff lines keyed by the spec's type.
+	goldenJSON(t, "edit_tool_end.json", editEnd)
 	if usage.Kind != "exact" || usage.Scope != "turn" || usage.PromptTokens != 450 || usage.CompletionTokens != 25 ||
 		usage.TotalTokens != 475 || usage.ContextMaxTokens == 0 || usage.CostStatus != "unknown" {
 		t.Fatalf("usage summary %+v", usage)
