@@ -552,7 +552,9 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 	tools := s.promptTools
 	s.promptTools = nil
 	s.toolsMu.Unlock()
-	res := &Result{Response: answer, StopReason: last.StopReason, Rounds: last.Rounds, Usage: last.Usage, Tools: tools}
+	st := s.sess.ContextState()
+	res := &Result{Response: answer, StopReason: last.StopReason, Rounds: last.Rounds, Usage: last.Usage, Tools: tools,
+		ContextState: st, UsageSnapshot: usageSnapshot(last.Usage, st)}
 	// The delta is read when asked for (Result.History): the end event, kept for
 	// replay and queued for every client, does not hold a second copy of the answer.
 	sess, to := s.sess, s.sess.Mark()
@@ -584,23 +586,35 @@ func (s *InteractiveSession) addTurnEntries(last agent.Result) {
 	if len(tools) > 0 {
 		s.addEntry(EntryToolSummary, toolSummary{Summary: summarize(tools), Tools: tools})
 	}
-	if !last.Usage.IsZero() {
-		st := s.sess.ContextState()
-		s.addEntry(EntryUsageSummary, usageSummary{Kind: "exact", Scope: "turn",
-			PromptTokens: last.Usage.InputTokens, CompletionTokens: last.Usage.OutputTokens, TotalTokens: last.Usage.Total(),
-			ContextUsedTokens: st.UsedTokens, ContextMaxTokens: st.MaxTokens, ContextUsedPercentage: st.UsedPercentage,
-			CostStatus: "unknown"})
+	if snap := usageSnapshot(last.Usage, s.sess.ContextState()); snap != nil {
+		s.addEntry(EntryUsageSummary, snap)
 	}
 }
 
-// toolSummary and usageSummary are the data of the spec's tool-summary and
-// usage-summary entries.
+// usageSnapshot is the turn's usage as the spec's IUsageSnapshot, with the context
+// window after it; nil when the provider reported no usage (the spec adds the
+// usage-summary entry, and sets the result's usage, only with exact provider usage).
+func usageSnapshot(u llm.Usage, st contextwin.WindowState) *UsageSnapshot {
+	if u.IsZero() {
+		return nil
+	}
+	return &UsageSnapshot{Kind: "exact", Scope: "turn",
+		PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.Total(),
+		ContextUsedTokens: st.UsedTokens, ContextMaxTokens: st.MaxTokens, ContextUsedPercentage: st.UsedPercentage,
+		CostStatus: "unknown"}
+}
+
+// toolSummary is the data of the spec's tool-summary entry.
 type toolSummary struct {
 	Summary string      `json:"summary"`
 	Tools   []ToolState `json:"tools"`
 }
 
-type usageSummary struct {
+// UsageSnapshot is the spec's IUsageSnapshot: a prompt's provider-neutral usage record,
+// the data of its usage-summary entry and Result.UsageSnapshot. Kind is "exact"
+// (provider-reported tokens), Scope "turn"; the context fields are the window after the
+// turn; CostStatus is "unknown" (no price table).
+type UsageSnapshot struct {
 	Kind                  string  `json:"kind"`
 	Scope                 string  `json:"scope"`
 	PromptTokens          int     `json:"promptTokens"`

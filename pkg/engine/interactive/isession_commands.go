@@ -310,7 +310,7 @@ func restoredUsage(history []session.HistoryEntry) (llm.Usage, int) {
 		if e.Category != session.CategoryEvent || e.Type != EntryUsageSummary {
 			continue
 		}
-		var us usageSummary
+		var us UsageSnapshot
 		if json.Unmarshal(e.Data, &us) != nil {
 			continue
 		}

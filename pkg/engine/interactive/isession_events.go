@@ -99,6 +99,12 @@ type Result struct {
 	// Tools are the prompt's tool calls as they ended, in order (the spec's
 	// toolSummaries; the tool-summary entry of History sums them up).
 	Tools []ToolState `json:"tools,omitempty"`
+	// ContextState is the context window when the prompt ended (the spec's
+	// contextState), also for an interrupted or failed prompt.
+	ContextState contextwin.WindowState `json:"contextState"`
+	// UsageSnapshot is the spec's usage: the prompt's usage-summary (tokens and the
+	// context window after them), nil when the provider reported no usage.
+	UsageSnapshot *UsageSnapshot `json:"usageSnapshot,omitempty"`
 	// history reads the prompt's history delta (History).
 	history func() ([]session.HistoryEntry, bool)
 	// Error is the failure's text (EventError); Reason says why a prompt was
