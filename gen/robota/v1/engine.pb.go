@@ -768,7 +768,14 @@ type SubmitRequest struct {
 	// The session id.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The prompt text given to the model.
-	Prompt        string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	Prompt string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	// What the user typed when prompt was built from it (the spec's displayInput, e.g.
+	// "/audit"): the user message shows it (its metadata "displayInput"), not prompt.
+	// Empty: prompt is shown.
+	DisplayPrompt string `protobuf:"bytes,4,opt,name=display_prompt,json=displayPrompt,proto3" json:"display_prompt,omitempty"`
+	// The prompt hooks see (the spec's rawInput: UserPromptSubmit's prompt, for their
+	// matching). Empty: prompt.
+	RawPrompt     string `protobuf:"bytes,5,opt,name=raw_prompt,json=rawPrompt,proto3" json:"raw_prompt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -813,6 +820,20 @@ func (x *SubmitRequest) GetSessionId() string {
 func (x *SubmitRequest) GetPrompt() string {
 	if x != nil {
 		return x.Prompt
+	}
+	return ""
+}
+
+func (x *SubmitRequest) GetDisplayPrompt() string {
+	if x != nil {
+		return x.DisplayPrompt
+	}
+	return ""
+}
+
+func (x *SubmitRequest) GetRawPrompt() string {
+	if x != nil {
+		return x.RawPrompt
 	}
 	return ""
 }
@@ -2791,11 +2812,14 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x14DeleteSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\x17\n" +
-	"\x15DeleteSessionResponse\"[\n" +
+	"\x15DeleteSessionResponse\"\xa1\x01\n" +
 	"\rSubmitRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
-	"\x06prompt\x18\x02 \x01(\tR\x06promptJ\x04\b\x03\x10\x04R\rdisplay_input\"\x85\x01\n" +
+	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12%\n" +
+	"\x0edisplay_prompt\x18\x04 \x01(\tR\rdisplayPrompt\x12\x1d\n" +
+	"\n" +
+	"raw_prompt\x18\x05 \x01(\tR\trawPromptJ\x04\b\x03\x10\x04R\rdisplay_input\"\x85\x01\n" +
 	"\x0eSubmitResponse\x125\n" +
 	"\baccepted\x18\x02 \x01(\v2\x19.robota.v1.SubmitAcceptedR\baccepted\x12/\n" +
 	"\x06events\x18\x03 \x03(\v2\x17.robota.v1.SessionEventR\x06eventsJ\x04\b\x01\x10\x02R\x05event\"E\n" +
