@@ -1568,7 +1568,10 @@ type CommandInfo struct {
 	UserInvocable bool `protobuf:"varint,6,opt,name=user_invocable,json=userInvocable,proto3" json:"user_invocable,omitempty"`
 	// What running it may do, at most: "read-only", "write", "process", "network" or
 	// "background-agent"; empty when the command does not say.
-	Safety        string `protobuf:"bytes,7,opt,name=safety,proto3" json:"safety,omitempty"`
+	Safety string `protobuf:"bytes,7,opt,name=safety,proto3" json:"safety,omitempty"`
+	// The choices of its first argument, for completion (mode names, model aliases,
+	// languages; the spec's subcommand trees); empty when it has none.
+	Subcommands   []string `protobuf:"bytes,8,rep,name=subcommands,proto3" json:"subcommands,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1650,6 +1653,13 @@ func (x *CommandInfo) GetSafety() string {
 		return x.Safety
 	}
 	return ""
+}
+
+func (x *CommandInfo) GetSubcommands() []string {
+	if x != nil {
+		return x.Subcommands
+	}
+	return nil
 }
 
 // ListCommandsResponse lists the commands.
@@ -2865,7 +2875,7 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04data\"4\n" +
 	"\x13ListCommandsRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"\xe8\x01\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\x8a\x02\n" +
 	"\vCommandInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x16\n" +
@@ -2873,7 +2883,8 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\rargument_hint\x18\x04 \x01(\tR\fargumentHint\x12'\n" +
 	"\x0fmodel_invocable\x18\x05 \x01(\bR\x0emodelInvocable\x12%\n" +
 	"\x0euser_invocable\x18\x06 \x01(\bR\ruserInvocable\x12\x16\n" +
-	"\x06safety\x18\a \x01(\tR\x06safety\"J\n" +
+	"\x06safety\x18\a \x01(\tR\x06safety\x12 \n" +
+	"\vsubcommands\x18\b \x03(\tR\vsubcommands\"J\n" +
 	"\x14ListCommandsResponse\x122\n" +
 	"\bcommands\x18\x01 \x03(\v2\x16.robota.v1.CommandInfoR\bcommands\"7\n" +
 	"\x16GetContextStateRequest\x12\x1d\n" +
