@@ -110,3 +110,52 @@ func TestHeadlessWebSearchBackends(t *testing.T) {
 		})
 	}
 }
+
+// TestHeadlessWebSearchNativeByDefaultOnAnthropic: robota -p on Anthropic (a loopback
+// fake of its Messages API) with no webSearch setting searches with Anthropic's hosted
+// web search, as Claude Code does out of the box: WebSearch's call is one request that
+// carries the hosted tool and no function tool, its answer is the tool's result, and the
+// session's own requests never carry the hosted tool.
+func TestHeadlessWebSearchNativeByDefaultOnAnthropic(t *testing.T) {
+	hosted := func(r fakeRequest) bool {
+		for _, tool := range r.Body.Tools {
+			if tool.Name == "web_search" {
+				return true
+			}
+		}
+		return false
+	}
+	fake := newFakeMessagesAPI(t, []fakeRule{
+		{Name: "hosted-search", When: hosted, Reply: fakeReply{Text: "Go 1.18 added generics: https://go.dev/blog/intro-generics"}},
+		{Name: "after-search", When: resultOf("WebSearch"), Reply: fakeReply{Text: "found it"}},
+		{Name: "search", When: userSays("search the web"), Reply: fakeReply{Text: "Searching.", Tool: "WebSearch",
+			Input: map[string]any{"query": "go generics tutorial"}}},
+	})
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	p := newProject(t)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "search the web", "--provider", "anthropic", "--model", "claude-sonnet-4-5",
+		"--allowedTools", "WebSearch", "--output-format", "stream-json", "--verbose")
+	cmd.Env = append(cmd.Env, "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=test-key")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("robota: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if out := stdout.String(); !strings.Contains(out, `Go 1.18 added generics: https://go.dev/blog/intro-generics`) ||
+		!strings.Contains(out, `"result":"found it"`) {
+		t.Fatalf("stdout lacks the hosted search's answer as WebSearch's result, or the final answer:\n%s\nstderr:\n%s", out, stderr.String())
+	}
+	var rules []string
+	for _, r := range fake.Requests() {
+		rules = append(rules, r.Rule)
+		if hosted(r) && len(r.Body.Tools) != 1 {
+			t.Errorf("the search request carries %d tools, want the hosted one only", len(r.Body.Tools))
+		}
+	}
+	if strings.Join(rules, ",") != "search,hosted-search,after-search" {
+		t.Fatalf("requests answered by %v, want the session's, the search's, the session's", rules)
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -23,34 +24,76 @@ var headlessDelivery = interactive.DeliveryLimits{SubscriberEvents: math.MaxInt3
 // (DESIGN.md decision 6), never for stdout.
 var stdoutDelivery = interactive.SubscribeOptions{Exact: true}
 
-// runPrompt submits prompt to s and prints the session's events until the prompt ends,
-// returning its result. A signal from sigs, or the end of ctx, aborts the prompt, which
+// runPrompt runs prompt on s through a headlessTransport and returns its result. A
+// signal from sigs, or the end of ctx, stops the transport, which aborts the prompt; it
 // still ends (interrupted, its partial answer kept and saved); sig is that signal.
 func runPrompt(ctx context.Context, s *interactive.InteractiveSession, prompt string, sigs <-chan os.Signal,
 	p eventPrinter) (end *interactive.Result, sig os.Signal, err error) {
-	sub := s.SubscribeWith(stdoutDelivery) // before Submit: no event of the prompt is missed
-	defer sub.Close()
-	sent, err := s.Submit(prompt)
-	if err != nil {
-		return nil, nil, fmt.Errorf("submit the prompt: %w", err)
-	}
+	t := &headlessTransport{prompt: prompt, printer: p}
+	s.AttachTransport(t)
 	done := make(chan struct{})
 	caught := make(chan os.Signal, 1)
 	go func() {
 		select {
 		case sig := <-sigs:
 			caught <- sig
-			s.Abort()
-		case <-ctx.Done():
-			caught <- nil
-			s.Abort()
+			_ = t.Stop(context.WithoutCancel(ctx))
 		case <-done:
 			caught <- nil
 		}
 	}()
-	end, err = printUntilEnd(sub, sent.PromptID, p)
+	err = t.Start(ctx)
 	close(done)
-	return end, <-caught, err
+	return t.end, <-caught, err
+}
+
+// headlessTransport is robota -p's front end as an interactive.Transport: Start submits
+// its one prompt and prints the session's events until the prompt ends (the end of ctx
+// aborts it, and Start still waits for that end); Stop aborts the prompt. End is the
+// prompt's result once Start returned without an error.
+type headlessTransport struct {
+	prompt  string
+	printer eventPrinter
+	s       *interactive.InteractiveSession
+	end     *interactive.Result
+}
+
+var errNotAttached = errors.New("headless transport: no session attached")
+
+func (t *headlessTransport) Name() string { return "headless" }
+
+func (t *headlessTransport) Attach(s *interactive.InteractiveSession) { t.s = s }
+
+func (t *headlessTransport) Start(ctx context.Context) error {
+	if t.s == nil {
+		return errNotAttached
+	}
+	sub := t.s.SubscribeWith(stdoutDelivery) // before Submit: no event of the prompt is missed
+	defer sub.Close()
+	sent, err := t.s.Submit(t.prompt)
+	if err != nil {
+		return fmt.Errorf("submit the prompt: %w", err)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			t.s.Abort()
+		case <-done:
+		}
+	}()
+	t.end, err = printUntilEnd(sub, sent.PromptID, t.printer)
+	return err
+}
+
+// Stop aborts the prompt; Start returns once its end event is printed.
+func (t *headlessTransport) Stop(context.Context) error {
+	if t.s == nil {
+		return errNotAttached
+	}
+	t.s.Abort()
+	return nil
 }
 
 // printUntilEnd prints events until the end event of the prompt (complete, error or

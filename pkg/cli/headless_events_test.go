@@ -100,3 +100,38 @@ func TestRunPromptAbortsOnSignalOrCancel(t *testing.T) {
 		})
 	}
 }
+
+// robota -p's runner is an interactive.Transport: attached to the session, Start runs
+// its prompt and prints the session's events until it ends; it refuses to start with no
+// session attached.
+func TestHeadlessTransport(t *testing.T) {
+	var out bytes.Buffer
+	ht := &headlessTransport{prompt: "say hi", printer: eventPrinter{out: output.New(&out, output.FormatStreamJSON, llm.NewID), stderr: &bytes.Buffer{}}}
+	var tr interactive.Transport = ht
+	if tr.Name() != "headless" {
+		t.Fatalf("name %q", tr.Name())
+	}
+	if err := tr.Start(context.Background()); !errors.Is(err, errNotAttached) {
+		t.Fatalf("Start before Attach: %v", err)
+	}
+	p, err := script.New([]byte("turns:\n  - text: \"hi from the transport\"\n"), "hi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := interactive.New(context.Background(), interactive.Options{Cwd: t.TempDir(), Home: t.TempDir(), LLM: p,
+		Interactive: interactive.InteractiveOptions{NoPrompt: true, Delivery: headlessDelivery}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background(), "other")
+	s.AttachTransport(tr)
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if ht.end == nil || ht.end.Response != "hi from the transport" || !strings.Contains(out.String(), `"text":"hi from the transport"`) {
+		t.Fatalf("result %+v, output:\n%s", ht.end, out.String())
+	}
+}

@@ -148,7 +148,24 @@ type Prompt struct {
 // Submit sends a prompt and returns when the engine accepted it. Cancelling ctx ends
 // the stream, not the prompt (it belongs to the session: use Abort).
 func (c *Client) Submit(ctx context.Context, sessionID, prompt string) (*Prompt, error) {
-	stream, err := c.rpc.Submit(ctx, &robotav1.SubmitRequest{SessionId: sessionID, Prompt: prompt})
+	return c.SubmitWith(ctx, sessionID, prompt, SubmitInput{})
+}
+
+// SubmitInput is what the user typed when the prompt was built from it (the spec's
+// displayInput and rawInput).
+type SubmitInput struct {
+	// DisplayInput is shown instead of the prompt (the user message's metadata
+	// "displayInput"); empty: the prompt is shown.
+	DisplayInput string
+	// RawInput is the prompt hooks see (UserPromptSubmit's prompt); empty: the prompt.
+	RawInput string
+}
+
+// SubmitWith is Submit of a prompt built from what the user typed: in says what to
+// show for it and what its hooks see.
+func (c *Client) SubmitWith(ctx context.Context, sessionID, prompt string, in SubmitInput) (*Prompt, error) {
+	stream, err := c.rpc.Submit(ctx, &robotav1.SubmitRequest{SessionId: sessionID, Prompt: prompt,
+		DisplayPrompt: in.DisplayInput, RawPrompt: in.RawInput})
 	if err != nil {
 		return nil, rpcErr("submit to session "+sessionID, err)
 	}

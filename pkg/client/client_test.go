@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -299,5 +301,50 @@ func TestListHistoryContextCancelDelete(t *testing.T) {
 	}
 	if _, err := c.GetSession(ctx, b.ID); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("GetSession after DeleteSession: %v, want ErrNotFound", err)
+	}
+}
+
+// SubmitWith carries the spec's displayInput and rawInput: the model gets the prompt,
+// the history's user message shows the display input, UserPromptSubmit sees the raw one.
+func TestSubmitWithDisplayAndRawInput(t *testing.T) {
+	c := bufEngine(t)
+	dir := project(t, "turns:\n  - when: {lastUserContains: \"BUILT\"}\n    text: \"audited\"\n")
+	seen := filepath.Join(dir, "hook-prompt.json")
+	if err := os.MkdirAll(filepath.Join(dir, ".robota"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat > ` + seen + `"}]}]}}`
+	if err := os.WriteFile(filepath.Join(dir, ".robota", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	s := scriptSession(t, c, dir)
+	p, err := c.SubmitWith(ctx, s.ID, "BUILT audit prompt", client.SubmitInput{DisplayInput: "/audit", RawInput: "/audit src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(t, p, nil)
+	if end := evs[len(evs)-1]; end.Result == nil || end.Result.Response != "audited" {
+		t.Fatalf("end %+v", end)
+	}
+	hist, err := c.History(ctx, s.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var user *llm.Message
+	for _, e := range hist.Entries {
+		if e.Message != nil && e.Message.Role == llm.RoleUser {
+			user = e.Message
+		}
+	}
+	if user == nil || user.Text() != "BUILT audit prompt" || user.Metadata["displayInput"] != "/audit" {
+		t.Fatalf("user message %+v: want the prompt, shown as /audit", user)
+	}
+	b, err := os.ReadFile(seen)
+	var in struct {
+		Prompt string `json:"prompt"`
+	}
+	if err != nil || json.Unmarshal(b, &in) != nil || in.Prompt != "/audit src" {
+		t.Fatalf("UserPromptSubmit input %s (%v): want prompt /audit src", b, err)
 	}
 }

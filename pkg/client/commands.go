@@ -31,6 +31,8 @@ type CommandInfo struct {
 	Name, Description, Source, ArgumentHint string
 	ModelInvocable, UserInvocable           bool
 	Safety                                  string
+	// Subcommands are the choices of the first argument (mode names, model aliases ...).
+	Subcommands []string
 }
 
 // ListCommands lists the slash commands of a live session, sorted by name.
@@ -42,7 +44,8 @@ func (c *Client) ListCommands(ctx context.Context, sessionID string) ([]CommandI
 	out := make([]CommandInfo, 0, len(resp.GetCommands()))
 	for _, ci := range resp.GetCommands() {
 		out = append(out, CommandInfo{Name: ci.GetName(), Description: ci.GetDescription(), Source: ci.GetSource(), ArgumentHint: ci.GetArgumentHint(),
-			ModelInvocable: ci.GetModelInvocable(), UserInvocable: ci.GetUserInvocable(), Safety: ci.GetSafety()})
+			ModelInvocable: ci.GetModelInvocable(), UserInvocable: ci.GetUserInvocable(), Safety: ci.GetSafety(),
+			Subcommands: ci.GetSubcommands()})
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ type fakeSession struct {
 	aborts    int
 	mode      string
 	events    chan Event
+	executed  []string // "name args" of each command run
 }
 
 func newFake() *fakeSession { return &fakeSession{mode: "default", events: make(chan Event)} }
@@ -39,9 +41,13 @@ func (f *fakeSession) Respond(id string, a Answer, msg string) error {
 }
 func (f *fakeSession) SetPermissionMode(m string) error { f.mode = m; return nil }
 func (f *fakeSession) Commands() []Command {
-	return []Command{{Name: "help", Description: "List the available commands"}, {Name: "compact", ArgumentHint: "[instructions]"}}
+	return []Command{{Name: "help", Description: "List the available commands"}, {Name: "compact", ArgumentHint: "[instructions]"},
+		{Name: "language", ArgumentHint: "[language]", Subcommands: []string{"default", "English", "Korean", "Japanese"}}}
 }
-func (f *fakeSession) Execute(context.Context, string, string) (CommandResult, error) {
+func (f *fakeSession) Execute(_ context.Context, name, args string) (CommandResult, error) {
+	f.mu.Lock()
+	f.executed = append(f.executed, strings.TrimSpace(name+" "+args))
+	f.mu.Unlock()
 	return CommandResult{Message: "ok", Success: true}, nil
 }
 func (f *fakeSession) Context() ContextState           { return ContextState{UsedPercent: 12} }

@@ -99,7 +99,8 @@ func (p *InProcess) Commands() []Command {
 	list := p.s.ListCommands("")
 	out := make([]Command, 0, len(list))
 	for _, c := range list {
-		out = append(out, Command{Name: c.QualifiedName(), Description: c.Description, ArgumentHint: c.ArgumentHint, Source: c.Source})
+		out = append(out, Command{Name: c.QualifiedName(), Description: c.Description, ArgumentHint: c.ArgumentHint, Source: c.Source,
+			Subcommands: c.Subcommands})
 	}
 	return out
 }

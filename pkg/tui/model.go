@@ -549,10 +549,40 @@ func (m *model) command(name, args, text string) tea.Cmd {
 	return nil
 }
 
-// completing reports whether the slash completion list is open.
+// completing reports whether the slash completion list is open: while a command's name
+// is typed, and while the first argument of a command with subcommands is typed and
+// some of them match (any other argument is still accepted as typed).
 func (m *model) completing() bool {
 	t := m.ed.Text()
-	return m.perm == nil && strings.HasPrefix(t, "/") && !strings.ContainsAny(t, " \n")
+	if m.perm != nil || !strings.HasPrefix(t, "/") || strings.Contains(t, "\n") {
+		return false
+	}
+	if !strings.Contains(t, " ") {
+		return true
+	}
+	return len(m.subcommandMatches(t)) > 0
+}
+
+// subcommandMatches are the completions of the first argument t is typing ("/mode pl":
+// "/mode plan"), as commands named "name choice". Nothing before the argument's first
+// character: "/language " and Enter still shows the setting rather than choosing.
+func (m *model) subcommandMatches(t string) []Command {
+	name, arg, ok := strings.Cut(strings.TrimPrefix(t, "/"), " ")
+	if !ok || arg == "" || strings.Contains(arg, " ") {
+		return nil
+	}
+	var out []Command
+	for _, c := range m.commands {
+		if c.Name != name {
+			continue
+		}
+		for _, sub := range c.Subcommands {
+			if strings.HasPrefix(strings.ToLower(sub), strings.ToLower(arg)) {
+				out = append(out, Command{Name: name + " " + sub})
+			}
+		}
+	}
+	return out
 }
 
 // fileMatches are the @ completions of the word at the cursor (nil when there is none).
@@ -567,6 +597,9 @@ func (m *model) fileMatches() []string {
 }
 
 func (m *model) matches() []Command {
+	if strings.Contains(m.ed.Text(), " ") {
+		return m.subcommandMatches(m.ed.Text())
+	}
 	prefix := strings.TrimPrefix(m.ed.Text(), "/")
 	var out []Command
 	for _, c := range m.commands {

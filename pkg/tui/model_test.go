@@ -189,3 +189,31 @@ func TestLostSessionKeepsInput(t *testing.T) {
 		t.Fatal("not said on screen")
 	}
 }
+
+// A command's subcommands complete its first argument once one character of it is
+// typed (case-insensitive): Tab fills it in, Enter runs the chosen one. "/language "
+// alone and an argument no choice matches open no list, so Enter runs what was typed.
+func TestSubcommandsComplete(t *testing.T) {
+	m, f := newTestModel(t)
+	typeText(m, "/language j")
+	if v := m.View().Content; !strings.Contains(v, "/language Japanese") || strings.Contains(v, "/language English") {
+		t.Fatalf("completion list:\n%s", v)
+	}
+	m.key(tea.KeyPressMsg{Code: tea.KeyTab})
+	if got := m.ed.Text(); got != "/language Japanese " {
+		t.Fatalf("after tab: %q", got)
+	}
+	m.ed.Reset()
+	typeText(m, "/language ko")
+	press(m, "enter")
+	for _, tc := range []string{"/language ", "/language Klingon"} {
+		typeText(m, tc)
+		if m.completing() || strings.Contains(m.View().Content, "no matching command") {
+			t.Fatalf("%q opens the completion list:\n%s", tc, m.View().Content)
+		}
+		press(m, "enter")
+	}
+	if want := []string{"language Korean", "language", "language Klingon"}; strings.Join(f.executed, "|") != strings.Join(want, "|") {
+		t.Fatalf("ran %q, want %q", f.executed, want)
+	}
+}

@@ -219,7 +219,8 @@ func (r *Remote) Commands() []Command {
 	}
 	out := make([]Command, 0, len(list))
 	for _, c := range list {
-		out = append(out, Command{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Source: c.Source})
+		out = append(out, Command{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Source: c.Source,
+			Subcommands: c.Subcommands})
 	}
 	return out
 }

@@ -58,6 +58,8 @@ const (
 // Command is a slash command the completion list offers.
 type Command struct {
 	Name, Description, ArgumentHint, Source string
+	// Subcommands are the choices of the first argument, completed after "/name ".
+	Subcommands []string
 }
 
 // CommandResult is what a command returned. Prompt is set for a command that expands

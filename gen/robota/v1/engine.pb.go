@@ -768,7 +768,14 @@ type SubmitRequest struct {
 	// The session id.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The prompt text given to the model.
-	Prompt        string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	Prompt string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	// What the user typed when prompt was built from it (the spec's displayInput, e.g.
+	// "/audit"): the user message shows it (its metadata "displayInput"), not prompt.
+	// Empty: prompt is shown.
+	DisplayPrompt string `protobuf:"bytes,4,opt,name=display_prompt,json=displayPrompt,proto3" json:"display_prompt,omitempty"`
+	// The prompt hooks see (the spec's rawInput: UserPromptSubmit's prompt, for their
+	// matching). Empty: prompt.
+	RawPrompt     string `protobuf:"bytes,5,opt,name=raw_prompt,json=rawPrompt,proto3" json:"raw_prompt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -813,6 +820,20 @@ func (x *SubmitRequest) GetSessionId() string {
 func (x *SubmitRequest) GetPrompt() string {
 	if x != nil {
 		return x.Prompt
+	}
+	return ""
+}
+
+func (x *SubmitRequest) GetDisplayPrompt() string {
+	if x != nil {
+		return x.DisplayPrompt
+	}
+	return ""
+}
+
+func (x *SubmitRequest) GetRawPrompt() string {
+	if x != nil {
+		return x.RawPrompt
 	}
 	return ""
 }
@@ -1547,7 +1568,10 @@ type CommandInfo struct {
 	UserInvocable bool `protobuf:"varint,6,opt,name=user_invocable,json=userInvocable,proto3" json:"user_invocable,omitempty"`
 	// What running it may do, at most: "read-only", "write", "process", "network" or
 	// "background-agent"; empty when the command does not say.
-	Safety        string `protobuf:"bytes,7,opt,name=safety,proto3" json:"safety,omitempty"`
+	Safety string `protobuf:"bytes,7,opt,name=safety,proto3" json:"safety,omitempty"`
+	// The choices of its first argument, for completion (mode names, model aliases,
+	// languages; the spec's subcommand trees); empty when it has none.
+	Subcommands   []string `protobuf:"bytes,8,rep,name=subcommands,proto3" json:"subcommands,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1629,6 +1653,13 @@ func (x *CommandInfo) GetSafety() string {
 		return x.Safety
 	}
 	return ""
+}
+
+func (x *CommandInfo) GetSubcommands() []string {
+	if x != nil {
+		return x.Subcommands
+	}
+	return nil
 }
 
 // ListCommandsResponse lists the commands.
@@ -3204,11 +3235,14 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x14DeleteSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\x17\n" +
-	"\x15DeleteSessionResponse\"[\n" +
+	"\x15DeleteSessionResponse\"\xa1\x01\n" +
 	"\rSubmitRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
-	"\x06prompt\x18\x02 \x01(\tR\x06promptJ\x04\b\x03\x10\x04R\rdisplay_input\"\x85\x01\n" +
+	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12%\n" +
+	"\x0edisplay_prompt\x18\x04 \x01(\tR\rdisplayPrompt\x12\x1d\n" +
+	"\n" +
+	"raw_prompt\x18\x05 \x01(\tR\trawPromptJ\x04\b\x03\x10\x04R\rdisplay_input\"\x85\x01\n" +
 	"\x0eSubmitResponse\x125\n" +
 	"\baccepted\x18\x02 \x01(\v2\x19.robota.v1.SubmitAcceptedR\baccepted\x12/\n" +
 	"\x06events\x18\x03 \x03(\v2\x17.robota.v1.SessionEventR\x06eventsJ\x04\b\x01\x10\x02R\x05event\"E\n" +
@@ -3254,7 +3288,7 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04data\"4\n" +
 	"\x13ListCommandsRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"\xe8\x01\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\x8a\x02\n" +
 	"\vCommandInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x16\n" +
@@ -3262,7 +3296,8 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\rargument_hint\x18\x04 \x01(\tR\fargumentHint\x12'\n" +
 	"\x0fmodel_invocable\x18\x05 \x01(\bR\x0emodelInvocable\x12%\n" +
 	"\x0euser_invocable\x18\x06 \x01(\bR\ruserInvocable\x12\x16\n" +
-	"\x06safety\x18\a \x01(\tR\x06safety\"J\n" +
+	"\x06safety\x18\a \x01(\tR\x06safety\x12 \n" +
+	"\vsubcommands\x18\b \x03(\tR\vsubcommands\"J\n" +
 	"\x14ListCommandsResponse\x122\n" +
 	"\bcommands\x18\x01 \x03(\v2\x16.robota.v1.CommandInfoR\bcommands\"7\n" +
 	"\x16GetContextStateRequest\x12\x1d\n" +

@@ -531,7 +531,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	provider, err := openProvider(&choice, opts)
 	if err == nil && webSearch == web.SearchBackend(native) {
 		native.bind(provider, choice.Model, func() (llm.Provider, error) { return openProvider(&choice, opts) })
-		if reason := native.Unavailable(); reason != "" {
+		if reason := native.warning(); reason != "" {
 			a.Warnings = append(a.Warnings, reason)
 		}
 	}

@@ -97,7 +97,40 @@ type InteractiveSession struct {
 	live liveState // the running prompt's text so far and running tools
 }
 
-type pendingPrompt struct{ id, text string }
+type pendingPrompt struct {
+	id, text string
+	in       SubmitInput
+}
+
+// SubmitInput is what the user typed when it is not the prompt the model gets (the
+// spec's submit(input, displayInput, rawInput)): a client that builds a prompt from a
+// short command ("/audit") submits the built text with the command as both.
+type SubmitInput struct {
+	// DisplayInput is shown instead of the prompt: the user message carries it as
+	// Metadata[MetadataDisplayInput], which clients show, after a resume too.
+	DisplayInput string
+	// RawInput is the prompt hooks see (UserPromptSubmit's prompt, for their matching);
+	// empty: the prompt itself.
+	RawInput string
+}
+
+// runInput is the session's form of in: the hooks' prompt and the user message's
+// display metadata (none when in is empty, so the message is as Run makes it).
+func (in SubmitInput) runInput() session.RunInput {
+	out := session.RunInput{Raw: in.RawInput}
+	if strings.TrimSpace(in.DisplayInput) != "" {
+		out.UserMetadata = map[string]any{MetadataDisplayInput: in.DisplayInput}
+	}
+	return out
+}
+
+// label is what a prompt is listed as (edit checkpoints): its display input, if any.
+func (p *pendingPrompt) label() string {
+	if strings.TrimSpace(p.in.DisplayInput) != "" {
+		return p.in.DisplayInput
+	}
+	return p.text
+}
 
 // New assembles a session for opts (Assemble: settings, context, tools, permissions,
 // hooks, store and log from opts.Cwd) and wraps it. opts.LLM injects a ready provider;
@@ -348,6 +381,12 @@ func (s *InteractiveSession) LastSeq() uint64 { return s.hub.lastSeq() }
 // prompt: with one already queued, Submit fails with ErrQueueFull. Every accepted prompt
 // ends with exactly one complete, error or interrupted event carrying its PromptID.
 func (s *InteractiveSession) Submit(prompt string) (Submitted, error) {
+	return s.SubmitWith(prompt, SubmitInput{})
+}
+
+// SubmitWith is Submit of a prompt the user typed as something else: in says what to
+// show for it and what its hooks see (the spec's displayInput and rawInput).
+func (s *InteractiveSession) SubmitWith(prompt string, in SubmitInput) (Submitted, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return Submitted{}, ErrEmptyPrompt
 	}
@@ -357,13 +396,13 @@ func (s *InteractiveSession) Submit(prompt string) (Submitted, error) {
 	case s.closed:
 		return Submitted{}, ErrSessionClosed
 	case s.running == nil:
-		p := &pendingPrompt{id: s.newID(), text: prompt}
+		p := &pendingPrompt{id: s.newID(), text: prompt, in: in}
 		s.startLocked(p)
 		return Submitted{PromptID: p.id}, nil
 	case s.queued != nil:
 		return Submitted{}, ErrQueueFull
 	}
-	s.queued = &pendingPrompt{id: s.newID(), text: prompt}
+	s.queued = &pendingPrompt{id: s.newID(), text: prompt, in: in}
 	return Submitted{PromptID: s.queued.id, Queued: true}, nil
 }
 
@@ -535,7 +574,7 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 	if inv, ok := s.grants.take(p.text); ok {
 		answer, forked, err = s.runSkill(ctx, p, inv)
 	} else {
-		answer, err = s.sess.Run(ctx, p.text)
+		answer, err = s.sess.RunWith(ctx, p.text, p.in.runInput())
 	}
 	s.endCheckpoint()
 	last := s.sess.LastResult()
@@ -552,7 +591,9 @@ func (s *InteractiveSession) runPrompt(ctx context.Context, p *pendingPrompt) Ev
 	tools := s.promptTools
 	s.promptTools = nil
 	s.toolsMu.Unlock()
-	res := &Result{Response: answer, StopReason: last.StopReason, Rounds: last.Rounds, Usage: last.Usage, Tools: tools}
+	st := s.sess.ContextState()
+	res := &Result{Response: answer, StopReason: last.StopReason, Rounds: last.Rounds, Usage: last.Usage, Tools: tools,
+		ContextState: st, UsageSnapshot: usageSnapshot(last.Usage, st)}
 	// The delta is read when asked for (Result.History): the end event, kept for
 	// replay and queued for every client, does not hold a second copy of the answer.
 	sess, to := s.sess, s.sess.Mark()
@@ -584,23 +625,35 @@ func (s *InteractiveSession) addTurnEntries(last agent.Result) {
 	if len(tools) > 0 {
 		s.addEntry(EntryToolSummary, toolSummary{Summary: summarize(tools), Tools: tools})
 	}
-	if !last.Usage.IsZero() {
-		st := s.sess.ContextState()
-		s.addEntry(EntryUsageSummary, usageSummary{Kind: "exact", Scope: "turn",
-			PromptTokens: last.Usage.InputTokens, CompletionTokens: last.Usage.OutputTokens, TotalTokens: last.Usage.Total(),
-			ContextUsedTokens: st.UsedTokens, ContextMaxTokens: st.MaxTokens, ContextUsedPercentage: st.UsedPercentage,
-			CostStatus: "unknown"})
+	if snap := usageSnapshot(last.Usage, s.sess.ContextState()); snap != nil {
+		s.addEntry(EntryUsageSummary, snap)
 	}
 }
 
-// toolSummary and usageSummary are the data of the spec's tool-summary and
-// usage-summary entries.
+// usageSnapshot is the turn's usage as the spec's IUsageSnapshot, with the context
+// window after it; nil when the provider reported no usage (the spec adds the
+// usage-summary entry, and sets the result's usage, only with exact provider usage).
+func usageSnapshot(u llm.Usage, st contextwin.WindowState) *UsageSnapshot {
+	if u.IsZero() {
+		return nil
+	}
+	return &UsageSnapshot{Kind: "exact", Scope: "turn",
+		PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.Total(),
+		ContextUsedTokens: st.UsedTokens, ContextMaxTokens: st.MaxTokens, ContextUsedPercentage: st.UsedPercentage,
+		CostStatus: "unknown"}
+}
+
+// toolSummary is the data of the spec's tool-summary entry.
 type toolSummary struct {
 	Summary string      `json:"summary"`
 	Tools   []ToolState `json:"tools"`
 }
 
-type usageSummary struct {
+// UsageSnapshot is the spec's IUsageSnapshot: a prompt's provider-neutral usage record,
+// the data of its usage-summary entry and Result.UsageSnapshot. Kind is "exact"
+// (provider-reported tokens), Scope "turn"; the context fields are the window after the
+// turn; CostStatus is "unknown" (no price table).
+type UsageSnapshot struct {
 	Kind                  string  `json:"kind"`
 	Scope                 string  `json:"scope"`
 	PromptTokens          int     `json:"promptTokens"`

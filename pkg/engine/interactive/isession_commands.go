@@ -80,7 +80,7 @@ var builtinCommands = []commands.Command{
 	{Name: "model", Description: "Show or set the model", ArgumentHint: "[model]", Subcommands: []string{"default", "sonnet", "opus", "haiku"},
 		Safety: commands.SafetyWrite, SafetyFor: showsWithoutArgs},
 	{Name: "language", Description: "Show or set the response language (saved in the user's settings)", ArgumentHint: "[language]",
-		Safety: commands.SafetyWrite, SafetyFor: showsWithoutArgs},
+		Subcommands: languageChoices, Safety: commands.SafetyWrite, SafetyFor: showsWithoutArgs},
 	{Name: "cost", Description: "Show the session's id, message count and token usage", Safety: commands.SafetyReadOnly},
 	{Name: "context", Description: "Show the context window state", Safety: commands.SafetyReadOnly},
 	{Name: "permissions", Description: "Show the permission rules", Safety: commands.SafetyReadOnly},
@@ -100,6 +100,11 @@ var builtinCommands = []commands.Command{
 		ArgumentHint: `[list] | [run] [AGENT] PROMPT | parallel [--detach|--any|--manual] LABEL:"PROMPT"... | wait GROUP_ID | read ID | stop ID | close ID`,
 		Subcommands:  agentSubcommands, Safety: commands.SafetyBackgroundAgent, SafetyFor: agentSafety},
 }
+
+// languageChoices are the /language arguments offered for completion: "default" clears
+// the setting, the others are common response languages. Any other language name is
+// accepted too (the setting is free text, as Claude Code's language setting is).
+var languageChoices = []string{"default", "English", "Korean", "Japanese", "Chinese", "Spanish", "French", "German"}
 
 // showsWithoutArgs: a command that shows a setting without arguments and sets it with
 // one only reads when run bare.
@@ -309,7 +314,7 @@ func restoredUsage(history []session.HistoryEntry) (llm.Usage, int) {
 		if e.Category != session.CategoryEvent || e.Type != EntryUsageSummary {
 			continue
 		}
-		var us usageSummary
+		var us UsageSnapshot
 		if json.Unmarshal(e.Data, &us) != nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,6 +71,8 @@ func TestBuiltinCommands(t *testing.T) {
 		}},
 		{name: "language", success: true, msg: "Response language: French", data: map[string]any{"language": "French"}},
 		{name: "language", args: "a\nb", success: false, msg: "on one line"},
+		// The "default" choice of the subcommand list clears the setting.
+		{name: "language", args: "default", success: true, msg: "Response language setting removed", data: map[string]any{"language": "", "previous": "French"}},
 		{name: "memory", success: true, msg: "0 memory topic(s), 0 pending candidate(s).", data: map[string]any{"pending": 0}},
 		{name: "rewind", args: "list", success: true, msg: "1 checkpoint(s), newest first. Files changed by Bash are not tracked."},
 		{name: "rename", success: false, msg: "Usage: /rename NAME"},
@@ -152,6 +155,25 @@ func TestListCommands(t *testing.T) {
 	}
 	if l := s.ListCommands("ops:"); len(l) != 1 || l[0].Source != "plugin" {
 		t.Errorf("ListCommands(ops:) = %+v", l)
+	}
+	// The spec's subcommand trees: mode, model and language offer their choices.
+	for _, tc := range []struct {
+		name string
+		want []string // choices the command must offer
+	}{
+		{"mode", []string{"default", "acceptEdits", "plan", "bypassPermissions"}},
+		{"model", []string{"default", "sonnet", "opus", "haiku"}},
+		{"language", []string{"default", "English", "Korean", "Japanese", "Chinese"}},
+	} {
+		l := s.ListCommands(tc.name)
+		if len(l) == 0 || l[0].Name != tc.name {
+			t.Fatalf("ListCommands(%s) = %+v", tc.name, l)
+		}
+		for _, w := range tc.want {
+			if !slices.Contains(l[0].Subcommands, w) {
+				t.Errorf("/%s subcommands %v lack %q", tc.name, l[0].Subcommands, w)
+			}
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package interactive
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
@@ -103,6 +104,12 @@ type Result struct {
 	// Tools are the prompt's tool calls as they ended, in order (the spec's
 	// toolSummaries; the tool-summary entry of History sums them up).
 	Tools []ToolState `json:"tools,omitempty"`
+	// ContextState is the context window when the prompt ended (the spec's
+	// contextState), also for an interrupted or failed prompt.
+	ContextState contextwin.WindowState `json:"contextState"`
+	// UsageSnapshot is the spec's usage: the prompt's usage-summary (tokens and the
+	// context window after them), nil when the provider reported no usage.
+	UsageSnapshot *UsageSnapshot `json:"usageSnapshot,omitempty"`
 	// history reads the prompt's history delta (History).
 	history func() ([]session.HistoryEntry, bool)
 	// Error is the failure's text (EventError); Reason says why a prompt was
@@ -150,16 +157,37 @@ type ToolState struct {
 	Message string `json:"message,omitempty"`
 }
 
-// DiffLine is one line of an Edit's diff.
+// DiffLine is one line of an Edit's diff. Its JSON is the spec's {type, line, text};
+// UnmarshalJSON also reads the "kind" key that timelines saved before held.
 type DiffLine struct {
 	// Kind is "hunk" (the first line: "@@ -a,b +c,d @@"), "context" (an unchanged line
 	// around the change, read from the edited file when it is readable), "remove" or
 	// "add".
-	Kind string `json:"kind"`
+	Kind string `json:"type"`
 	// Line is the 1-based line number: the old file's for remove, the new file's for add
 	// and context, the first line's for hunk.
 	Line int    `json:"line"`
 	Text string `json:"text"`
+}
+
+// UnmarshalJSON reads a diff line written as {type, line, text}, or as {kind, line,
+// text}: the form of tool-end and tool-summary entries in records and session logs
+// saved before the spec's key was used. type wins when both are present.
+func (d *DiffLine) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Type *string `json:"type"`
+		Kind string  `json:"kind"`
+		Line int     `json:"line"`
+		Text string  `json:"text"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("diff line: %w", err)
+	}
+	*d = DiffLine{Kind: v.Kind, Line: v.Line, Text: v.Text}
+	if v.Type != nil {
+		d.Kind = *v.Type
+	}
+	return nil
 }
 
 // PermissionRequest is a tool call waiting for a client's answer.

@@ -1,6 +1,7 @@
 package interactive
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,9 +61,12 @@ turns:
 		t.Fatalf("history\n got %v\nwant %v", got, want)
 	}
 	var summary toolSummary
-	var usage usageSummary
+	var usage UsageSnapshot
+	var editEnd []byte
 	for _, e := range hist {
 		switch e.Type {
+		case EntryToolEnd:
+			editEnd = bytes.ReplaceAll(e.Data, []byte(dir), []byte("$DIR")) // the last is the Edit's
 		case EntryToolSummary:
 			_ = json.Unmarshal(e.Data, &summary)
 		case EntryUsageSummary:
@@ -77,6 +81,8 @@ turns:
 		!slices.Equal(summary.Tools[1].DiffLines, wantDiff) || summary.Summary != "2 tool calls (2 success)" {
 		t.Fatalf("tool summary %+v", summary)
 	}
+	// The Edit's tool-end entry as saved: diff lines keyed by the spec's type.
+	goldenJSON(t, "edit_tool_end.json", editEnd)
 	if usage.Kind != "exact" || usage.Scope != "turn" || usage.PromptTokens != 450 || usage.CompletionTokens != 25 ||
 		usage.TotalTokens != 475 || usage.ContextMaxTokens == 0 || usage.CostStatus != "unknown" {
 		t.Fatalf("usage summary %+v", usage)
@@ -185,5 +191,69 @@ func TestToolState(t *testing.T) {
 				t.Fatal(msg)
 			}
 		})
+	}
+}
+
+// A prompt's result carries the spec's contextState (the window when it ended) and its
+// usage snapshot, the same record as its usage-summary entry; without provider usage
+// the snapshot is absent and the context state is still there.
+func TestResultContextStateAndUsage(t *testing.T) {
+	s := newTestSession(t, scriptProvider(t, `
+turns:
+  - when: {lastUserContains: "counted"}
+    text: "counted answer"
+    usage: {inputTokens: 120, outputTokens: 8}
+  - text: "uncounted answer"
+    usage: {inputTokens: 0, outputTokens: 0}
+`), Options{})
+	sub := s.Subscribe()
+	for _, tc := range []struct {
+		prompt    string
+		wantUsage *UsageSnapshot // context fields filled in from the end state
+	}{
+		{"counted", &UsageSnapshot{Kind: "exact", Scope: "turn", PromptTokens: 120, CompletionTokens: 8, TotalTokens: 128, CostStatus: "unknown"}},
+		{"not this time", nil},
+	} {
+		sent, err := s.Submit(tc.prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := until(t, sub, ends(sent.PromptID))
+		res := evs[len(evs)-1].Result
+		st := s.Session().ContextState()
+		if res.ContextState != st || st.MaxTokens == 0 || st.UsedTokens == 0 {
+			t.Fatalf("%s: contextState %+v, session's %+v", tc.prompt, res.ContextState, st)
+		}
+		if tc.wantUsage == nil {
+			if res.UsageSnapshot != nil {
+				t.Fatalf("%s: usage snapshot %+v without provider usage", tc.prompt, *res.UsageSnapshot)
+			}
+			continue
+		}
+		want := *tc.wantUsage
+		want.ContextUsedTokens, want.ContextMaxTokens, want.ContextUsedPercentage = st.UsedTokens, st.MaxTokens, st.UsedPercentage
+		if res.UsageSnapshot == nil || *res.UsageSnapshot != want {
+			t.Fatalf("%s: usage snapshot %+v, want %+v", tc.prompt, res.UsageSnapshot, want)
+		}
+		// The same record as the prompt's usage-summary entry.
+		hist, ok := res.History()
+		if !ok {
+			t.Fatal("no history delta")
+		}
+		var entry UsageSnapshot
+		for _, e := range hist {
+			if e.Type == EntryUsageSummary {
+				if err := json.Unmarshal(e.Data, &entry); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if entry != want {
+			t.Fatalf("%s: usage-summary entry %+v, want %+v", tc.prompt, entry, want)
+		}
+		b, err := json.Marshal(res)
+		if err != nil || !strings.Contains(string(b), `"contextState":{"maxTokens":`) || !strings.Contains(string(b), `"usageSnapshot":{"kind":"exact"`) {
+			t.Fatalf("result JSON %s, %v", b, err)
+		}
 	}
 }

@@ -29,7 +29,7 @@ func (s *InteractiveSession) beginCheckpoint(p *pendingPrompt) {
 	if s.checkpoints == nil {
 		return
 	}
-	if err := s.checkpoints.begin(p.id, p.text, s.sess.HistoryLen()); err != nil {
+	if err := s.checkpoints.begin(p.id, p.label(), s.sess.HistoryLen()); err != nil {
 		s.addEntry(EntryCheckpointWarning, map[string]string{"error": err.Error()})
 	}
 }

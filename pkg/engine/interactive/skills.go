@@ -182,7 +182,9 @@ func (c skillCommands) Commands() []commands.Command {
 }
 
 // EntrySkillInvocation is the timeline entry of a skill the user ran as /name args:
-// {skill, args, displayInput, context}. It comes before the run's messages.
+// {skillName, skill, args, displayInput, context}. It comes before the run's messages.
+// skillName is the spec's key; skill holds the same name for readers of timelines
+// saved before skillName was written.
 const EntrySkillInvocation = "skill-invocation"
 
 // MetadataDisplayInput, in a user message's Metadata, is what the user typed when the
@@ -196,7 +198,7 @@ const MetadataDisplayInput = "displayInput"
 // an isolated subagent instead of the session's model.
 func (s *InteractiveSession) runSkill(ctx context.Context, p *pendingPrompt, inv skillInvocation) (answer string, forked bool, err error) {
 	fork := inv.skill.Fork() && s.assembled != nil && s.assembled.skillSpawner != nil
-	entry := map[string]any{"skill": inv.skill.Name, "args": inv.args, "displayInput": inv.display}
+	entry := map[string]any{"skillName": inv.skill.Name, "skill": inv.skill.Name, "args": inv.args, "displayInput": inv.display}
 	if fork {
 		entry["context"] = skills.ContextFork
 	}

@@ -2,6 +2,8 @@ package interactive
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,7 +78,28 @@ func TestSkillInvokedByTheUser(t *testing.T) {
 	if err != nil || !res.Success {
 		t.Fatalf("ExecuteCommand = %+v, %v", res, err)
 	}
-	if text, _ := res.Data[commands.PromptKey].(string); !strings.Contains(text, "Notes for 2.1 and 2.2, please.") {
+	text, _ := res.Data[commands.PromptKey].(string)
+	if !strings.Contains(text, "Notes for 2.1 and 2.2, please.") {
 		t.Fatalf("prompt %q", text)
+	}
+	// Submitting the expansion records a skill-invocation entry with the spec's
+	// skillName, and skill too for readers of timelines saved before it.
+	sub := s.Subscribe()
+	sent, err := s.Submit(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	until(t, sub, ends(sent.PromptID))
+	var got map[string]any
+	for _, e := range s.History() {
+		if e.Type == EntrySkillInvocation {
+			if err := json.Unmarshal(e.Data, &got); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := map[string]any{"skillName": "notes", "skill": "notes", "args": "2.1 and 2.2", "displayInput": "/notes 2.1 and 2.2"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("skill-invocation entry = %v, want %v", got, want)
 	}
 }

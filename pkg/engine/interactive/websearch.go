@@ -12,13 +12,16 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/tools/web"
 )
 
-// webSearchBackend is what backs the WebSearch tool per settings.json `webSearch`: nil
-// (no backend: the tool says how to configure one), a search API, or, for backend
-// native, native (bound to the session's provider once it is open).
+// webSearchBackend is what backs the WebSearch tool per settings.json `webSearch`: a
+// search API, or native (bound to the session's provider once it is open) for backend
+// native and for no backend at all. Unset, native is implicit: with a provider that has
+// hosted search (Anthropic) WebSearch works out of the box, as in Claude Code; with
+// another the tool says how to configure a backend, as it did before.
 func webSearchBackend(ws config.WebSearch, native *nativeSearch) web.SearchBackend {
 	switch {
-	case ws.Backend == "":
-		return nil
+	case ws.Backend == "" && ws.Unavailable == "":
+		native.implicit = true
+		return native
 	case ws.Unavailable != "":
 		return web.Unavailable(ws.Unavailable)
 	case ws.Backend == "native":
@@ -44,6 +47,9 @@ const nativeSearchSystem = "You are an assistant for performing a web search too
 // search enabled, opened at the first search, so the session's own rounds never carry it.
 type nativeSearch struct {
 	source string // the settings file that chose native, for messages
+	// implicit: no settings chose a backend; without hosted search the tool then says
+	// how to configure one (web.NotConfiguredMessage), and assembly warns of nothing.
+	implicit bool
 
 	mu       sync.Mutex
 	name     string                       // the provider's name, for messages
@@ -60,10 +66,23 @@ func (n *nativeSearch) bind(p llm.Provider, model string, open func() (llm.Provi
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.name, n.model, n.open, n.main = p.Name(), model, open, p
-	if !llm.ProviderCapabilities(p).NativeWebTools.WebSearch.Supported {
+	switch {
+	case llm.ProviderCapabilities(p).NativeWebTools.WebSearch.Supported:
+	case n.implicit:
+		n.reason = strings.TrimPrefix(web.NotConfiguredMessage, web.NotAvailablePrefix)
+	default:
 		n.reason = fmt.Sprintf("webSearch.backend in %s is native, but provider %s has no native web search; set webSearch.backend to brave, tavily or searxng",
 			n.source, p.Name())
 	}
+}
+
+// warning is what assembly reports when the backend cannot search: why, for a native
+// backend the settings chose; nothing for the implicit one (no settings, no warning).
+func (n *nativeSearch) warning() string {
+	if n.implicit {
+		return ""
+	}
+	return n.Unavailable()
 }
 
 // Unavailable reports why the provider cannot search ("" when it can).

@@ -51,8 +51,10 @@ func TestWebSearchBackendFromSettings(t *testing.T) {
 	}{
 		{name: "searxng", settings: fmt.Sprintf(`"webSearch": {"backend": "searxng", "url": %q}`, srv.URL),
 			result: "1. Tutorial: Getting started with generics\n   https://go.dev/doc/tutorial/generics"},
+		// No setting with a provider without hosted search: the implicit native backend
+		// says how to configure one, with no assembly warning.
 		{name: "none", settings: `"model": "default"`,
-			result: `no web search backend is configured. To enable it, set "webSearch"`},
+			result: `WebSearch is not available: no web search backend is configured. To enable it, set "webSearch"`},
 		{name: "native without hosted search", settings: `"webSearch": {"backend": "native"}`,
 			result:  "WebSearch is not available: webSearch.backend in .claude/settings.json is native, but provider script has no native web search",
 			warning: "provider script has no native web search; set webSearch.backend to brave, tavily or searxng"},
@@ -67,6 +69,9 @@ func TestWebSearchBackendFromSettings(t *testing.T) {
 			defer a.Close(ctx, "other")
 			if tc.warning != "" && !strings.Contains(strings.Join(a.Warnings, "\n"), tc.warning) {
 				t.Errorf("warnings %q, want %q", a.Warnings, tc.warning)
+			}
+			if tc.warning == "" && strings.Contains(strings.Join(a.Warnings, "\n"), "search") {
+				t.Errorf("warnings %q, want none about web search", a.Warnings)
 			}
 			if _, err := a.Session.Run(ctx, "search the web"); err != nil {
 				t.Fatal(err)
@@ -142,4 +147,61 @@ func webSearchBackendNative(t *testing.T, n *nativeSearch) web.SearchBackend {
 
 func configWebSearch(backend string) config.WebSearch {
 	return config.WebSearch{Backend: backend, Source: config.Source{Display: "~/.robota/settings.json"}}
+}
+
+// hostedScript is a scripted provider that also has hosted web search (as Anthropic
+// has): a call asking for it gets answer, every other call the script.
+type hostedScript struct {
+	llm.Provider
+	answer   string
+	searches []llm.ChatRequest
+}
+
+func (h *hostedScript) Capabilities() llm.Capabilities {
+	c := llm.ProviderCapabilities(h.Provider)
+	c.NativeWebTools.WebSearch = llm.NativeToolSupport{Supported: true}
+	return c
+}
+
+func (h *hostedScript) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
+	if req.NativeWebTools != nil && req.NativeWebTools.WebSearch {
+		h.searches = append(h.searches, req)
+		return llm.ChatResponse{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart(h.answer)}}}, nil
+	}
+	return h.Provider.Chat(ctx, req, cb)
+}
+
+// With no webSearch setting, a provider with hosted search backs WebSearch itself (the
+// spec: enabled automatically with Anthropic; Claude Code searches out of the box): the
+// tool's call is one hosted-search call, and assembly warns of nothing.
+func TestWebSearchNativeByDefaultWithHostedSearch(t *testing.T) {
+	dir, home := project(t, webSearchScript, `, "permissions": {"allow": ["WebSearch"]}`)
+	p := &hostedScript{Provider: scriptProvider(t, webSearchScript), answer: "Go 1.18 added generics (https://go.dev/blog/intro-generics)."}
+	ctx := context.Background()
+	a, err := Assemble(ctx, Options{Cwd: dir, Home: home, Env: envOf(nil), LLM: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(ctx, "other")
+	if w := strings.Join(a.Warnings, "\n"); strings.Contains(w, "search") {
+		t.Errorf("warnings %q, want none about web search", a.Warnings)
+	}
+	if _, err := a.Session.Run(ctx, "search the web"); err != nil {
+		t.Fatal(err)
+	}
+	var results []string
+	for _, m := range a.Session.Messages() {
+		for _, part := range m.Content {
+			if part.ToolResult != nil {
+				results = append(results, part.ToolResult.Content)
+			}
+		}
+	}
+	if len(results) != 1 || !strings.Contains(results[0], "Go 1.18 added generics (https://go.dev/blog/intro-generics).") {
+		t.Fatalf("WebSearch results %q, want the hosted search's answer", results)
+	}
+	if len(p.searches) != 1 || len(p.searches[0].Tools) != 0 ||
+		!strings.Contains(p.searches[0].Messages[len(p.searches[0].Messages)-1].Text(), "Perform a web search for the query: go generics tutorial") {
+		t.Fatalf("hosted search calls %+v, want one for the query with no function tool", p.searches)
+	}
 }

@@ -45,7 +45,8 @@ func (s *Server) ListCommands(ctx context.Context, req *robotav1.ListCommandsReq
 	var out []*robotav1.CommandInfo
 	for _, c := range l.ListCommands("") {
 		out = append(out, &robotav1.CommandInfo{Name: c.QualifiedName(), Description: c.Description, Source: c.Source,
-			ArgumentHint: c.ArgumentHint, ModelInvocable: c.ModelInvocable, UserInvocable: c.UserInvocable, Safety: string(c.Safety)})
+			ArgumentHint: c.ArgumentHint, ModelInvocable: c.ModelInvocable, UserInvocable: c.UserInvocable, Safety: string(c.Safety),
+			Subcommands: c.Subcommands})
 	}
 	return &robotav1.ListCommandsResponse{Commands: out}, nil
 }

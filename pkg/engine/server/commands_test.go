@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +72,10 @@ func TestExecuteAndListCommands(t *testing.T) {
 		}
 		if c.GetName() == "compact" && c.GetArgumentHint() != "[instructions]" {
 			t.Errorf("compact hint %q", c.GetArgumentHint())
+		}
+		// The subcommand trees reach clients, for completion.
+		if c.GetName() == "language" && !slices.Contains(c.GetSubcommands(), "Korean") {
+			t.Errorf("language subcommands %q", c.GetSubcommands())
 		}
 	}
 	if got := strings.Join(names, ","); got != "agent,background,clear,compact,context,cost,help,language,memory,mode,model,permissions,rename,reset,resume,rewind" {

@@ -213,11 +213,21 @@ func textDeltaToProto(sessionID string, e interactive.Event) *robotav1.SessionEv
 func completeToProto(sessionID string, e interactive.Event, ctxState func() contextwin.WindowState) *robotav1.SessionEvent {
 	m := &completeMessage{}
 	newEventHeader(&m.ev, &m.ts, sessionID, e)
-	st := ctxState()
+	st := endContext(e.Result, ctxState)
 	m.done.Result = fillResult(&m.result, &m.usage, &m.state, e.Result, &st)
 	m.oneof.Complete = &m.done
 	m.ev.Event = &m.oneof
 	return &m.ev
+}
+
+// endContext is the context state of a prompt's end: the one its result holds (taken
+// when the prompt ended, so a replayed end event shows it too), else the session's now
+// (a result without one: a queued prompt removed before it ran).
+func endContext(r *interactive.Result, ctxState func() contextwin.WindowState) contextwin.WindowState {
+	if r != nil && r.ContextState.MaxTokens > 0 {
+		return r.ContextState
+	}
+	return ctxState()
 }
 
 // eventToProto maps one InteractiveSession event. ctxState is the session's context
@@ -258,7 +268,7 @@ func eventToProto(sessionID string, e interactive.Event, ctxState func() context
 	case interactive.EventCompaction:
 		out.Event = &robotav1.SessionEvent_Compact{Compact: compactToProto(e.Compaction)}
 	case interactive.EventComplete, interactive.EventError, interactive.EventInterrupted:
-		st := ctxState()
+		st := endContext(e.Result, ctxState)
 		res := resultToProto(e.Result, &st)
 		switch e.Type {
 		case interactive.EventComplete:

@@ -120,6 +120,13 @@ func TestQuickEventsMatchTheGeneralMapping(t *testing.T) {
 					Response: "ok", StopReason: "end_turn", Rounds: 2, Reason: "r",
 					Usage:        &robotav1.Usage{InputTokens: 10, OutputTokens: 1, CacheCreationInputTokens: 3, CacheReadInputTokens: 4},
 					ContextState: &robotav1.ContextState{MaxTokens: 200000, UsedTokens: 11, UsedPercentage: 0.0055, RemainingPercentage: 99.9945}}}}}},
+		// The state the result took when the prompt ended wins over the session's now.
+		{"complete, state at its end", interactive.Event{Seq: 9, Type: interactive.EventComplete, Time: at, PromptID: "p2",
+			Result: &interactive.Result{Response: "ok", ContextState: contextwin.WindowState{MaxTokens: 1000, UsedTokens: 250, UsedPercentage: 25, RemainingPercentage: 75}}},
+			&robotav1.SessionEvent{SessionId: "s", Sequence: 9, Timestamp: timestamppb.New(at), PromptId: "p2",
+				Event: &robotav1.SessionEvent_Complete{Complete: &robotav1.CompleteEvent{Result: &robotav1.ExecutionResult{
+					Response: "ok", Usage: &robotav1.Usage{},
+					ContextState: &robotav1.ContextState{MaxTokens: 1000, UsedTokens: 250, UsedPercentage: 25, RemainingPercentage: 75}}}}}},
 		{"complete, long answer", interactive.Event{Seq: 8, Type: interactive.EventComplete, Time: at, PromptID: "p1",
 			Result: &interactive.Result{Response: long}},
 			&robotav1.SessionEvent{SessionId: "s", Sequence: 8, Timestamp: timestamppb.New(at), PromptId: "p1",
@@ -132,7 +139,7 @@ func TestQuickEventsMatchTheGeneralMapping(t *testing.T) {
 			if !proto.Equal(got, tc.want) {
 				t.Fatalf("got %v\nwant %v", got, tc.want)
 			}
-			if r := got.GetComplete().GetResult(); r != nil && !proto.Equal(r, resultToProto(tc.ev.Result, &state)) {
+			if r := got.GetComplete().GetResult(); r != nil && !proto.Equal(r, resultToProto(tc.ev.Result, new(endContext(tc.ev.Result, func() contextwin.WindowState { return state })))) {
 				t.Fatalf("the end event's result differs from resultToProto's: %v", r)
 			}
 		})

@@ -36,7 +36,7 @@ func (s *Server) Submit(req *robotav1.SubmitRequest, stream robotav1.EngineServi
 	// the event after it: neither wakes this stream.
 	sub := l.SubscribeWith(submitSubscription)
 	defer sub.Close()
-	acc, err := l.Submit(req.GetPrompt())
+	acc, err := l.SubmitWith(req.GetPrompt(), interactive.SubmitInput{DisplayInput: req.GetDisplayPrompt(), RawInput: req.GetRawPrompt()})
 	if errors.Is(err, interactive.ErrEmptyPrompt) {
 		return invalidArg("prompt", "%v", err)
 	}

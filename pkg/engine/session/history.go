@@ -47,6 +47,26 @@ func ChatEntryToMessage(e HistoryEntry) (llm.Message, error) {
 	return m, nil
 }
 
+// MessagesForAPI is the spec's getMessagesForAPI: the messages a provider call gets
+// from a timeline. It keeps the chat entries (event entries are the timeline's, never
+// the model's), decodes them, and prepares them as llm.MessagesForAPI does (an
+// interrupted assistant message carries the interruption note). A chat entry that does
+// not decode is an error wrapping ErrInvalidEntry.
+func MessagesForAPI(entries []HistoryEntry) ([]llm.Message, error) {
+	msgs := make([]llm.Message, 0, len(entries))
+	for i, e := range entries {
+		if e.Category != CategoryChat {
+			continue
+		}
+		m, err := ChatEntryToMessage(e)
+		if err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, err)
+		}
+		msgs = append(msgs, m)
+	}
+	return llm.MessagesForAPI(msgs), nil
+}
+
 // anchoredEvent is an event entry placed after the first `after` chat messages.
 type anchoredEvent struct {
 	after int

@@ -168,3 +168,65 @@ func TestHistory_SetSystemMessage(t *testing.T) {
 		t.Fatalf("after clear: %v", m)
 	}
 }
+
+// MessagesForAPI keeps the chat entries of a timeline, in order, and prepares them for
+// a provider: the event entries between them are dropped, an interrupted assistant
+// message carries the note, and a chat entry that does not decode is an error.
+func TestMessagesForAPI(t *testing.T) {
+	user := llm.Message{Role: llm.RoleUser, Content: []llm.Part{llm.TextPart("edit a.txt")}}
+	cut := llm.Message{Role: llm.RoleAssistant, State: llm.StateInterrupted, Content: []llm.Part{llm.TextPart("I will ed")}}
+	done := llm.Message{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("done")}}
+	event := func(typ, data string) session.HistoryEntry {
+		return session.HistoryEntry{Category: session.CategoryEvent, Type: typ, Data: json.RawMessage(data)}
+	}
+	texts := func(msgs []llm.Message) []string {
+		var out []string
+		for _, m := range msgs {
+			out = append(out, string(m.Role)+": "+m.Text())
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		entries []session.HistoryEntry
+		want    []string
+		wantErr bool
+	}{
+		{name: "empty", entries: nil, want: nil},
+		{name: "events only", entries: []session.HistoryEntry{event("tool-summary", `{}`)}, want: nil},
+		{name: "chat and events", entries: []session.HistoryEntry{
+			session.MessageToHistoryEntry(user), event("skill-invocation", `{"skillName":"x"}`),
+			session.MessageToHistoryEntry(done), event("usage-summary", `{"totalTokens":3}`),
+		}, want: []string{"user: edit a.txt", "assistant: done"}},
+		{name: "interrupted answer", entries: []session.HistoryEntry{
+			session.MessageToHistoryEntry(user), session.MessageToHistoryEntry(cut), event("tool-start", `{}`),
+		}, want: []string{"user: edit a.txt", "assistant: I will ed\n\n" + llm.InterruptedSuffix}},
+		{name: "undecodable chat entry", entries: []session.HistoryEntry{
+			session.MessageToHistoryEntry(user), {Category: session.CategoryChat, Type: "user", Data: json.RawMessage(`{"role":`)},
+		}, wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := session.MessagesForAPI(tc.entries)
+			if tc.wantErr {
+				if !errors.Is(err, session.ErrInvalidEntry) {
+					t.Fatalf("err = %v, want ErrInvalidEntry", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := texts(got); fmt.Sprint(g) != fmt.Sprint(tc.want) {
+				t.Fatalf("messages %q, want %q", g, tc.want)
+			}
+		})
+	}
+	// The timeline is not modified: the entry still holds the message as it was cut.
+	entries := []session.HistoryEntry{session.MessageToHistoryEntry(cut)}
+	if _, err := session.MessagesForAPI(entries); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := session.ChatEntryToMessage(entries[0]); m.Text() != "I will ed" {
+		t.Fatalf("entry changed to %q", m.Text())
+	}
+}

@@ -66,14 +66,18 @@ func (u Unavailable) Unavailable() string { return string(u) }
 // WebSearch fail with it, as not available, before anything is sent.
 type unavailabler interface{ Unavailable() string }
 
+// NotAvailablePrefix starts WebSearch's result when its backend cannot search; the
+// backend's Unavailable reason follows.
+const NotAvailablePrefix = "WebSearch is not available: "
+
 // NotConfiguredMessage is WebSearch's result when no backend is configured: what to write
 // in settings.json.
-const NotConfiguredMessage = `WebSearch is not available: no web search backend is configured. ` +
+const NotConfiguredMessage = NotAvailablePrefix + `no web search backend is configured. ` +
 	`To enable it, set "webSearch" in ~/.robota/settings.json (or the project's .robota/settings.json), one of:
   {"webSearch": {"backend": "brave", "apiKey": "$ENV:BRAVE_API_KEY"}}
   {"webSearch": {"backend": "tavily", "apiKey": "$ENV:TAVILY_API_KEY"}}
   {"webSearch": {"backend": "searxng", "url": "https://searx.example.org"}}
-  {"webSearch": {"backend": "native"}}  (the provider's own search: Anthropic)`
+  {"webSearch": {"backend": "native"}}  (the provider's own search: Anthropic, where it is the default)`
 
 const searchDescription = `Searches the web and returns result titles, URLs and snippets.
 - Use it for information beyond the model's knowledge: recent events, current documentation.
@@ -122,7 +126,7 @@ func (s *Search) run(ctx context.Context, p SearchParams) llm.ToolResult {
 		return toolkit.Failure(rec, toolkit.CodeNotAvailable, NotConfiguredMessage, nil)
 	}
 	if u, ok := s.backend.(unavailabler); ok && u.Unavailable() != "" {
-		return toolkit.Failure(rec, toolkit.CodeNotAvailable, "WebSearch is not available: "+u.Unavailable(), nil)
+		return toolkit.Failure(rec, toolkit.CodeNotAvailable, NotAvailablePrefix+u.Unavailable(), nil)
 	}
 	if len(p.AllowedDomains) > 0 && len(p.BlockedDomains) > 0 {
 		return toolkit.Failure(rec, toolkit.CodeInvalidArgument, "Give allowed_domains or blocked_domains, not both.", nil)

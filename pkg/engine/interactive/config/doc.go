@@ -38,4 +38,6 @@
 //     file and key. An unset key variable is a warning and leaves the backend Unavailable
 //     with the reason. The credential rule holds: when a project or local file sets
 //     webSearch.url, a `$ENV:` key or one from another file is not used (a warning).
+//     Unset, the session uses native when the provider has hosted search (Anthropic), as
+//     Claude Code searches out of the box, and otherwise says how to configure one.
 package config

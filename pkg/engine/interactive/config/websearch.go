@@ -15,7 +15,8 @@ var WebSearchBackends = []string{"native", "brave", "tavily", "searxng"}
 var webSearchKeyVars = map[string]string{"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY"}
 
 // WebSearch is the `webSearch` setting: what backs the WebSearch tool. The zero value
-// (no `webSearch` key) means no backend.
+// (no `webSearch` key) chooses no backend: the session then uses the provider's hosted
+// search when it has one, else the tool says how to configure a backend.
 type WebSearch struct {
 	// Backend is one of WebSearchBackends, or "" when none is configured.
 	Backend string
