@@ -27,6 +27,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
+	"github.com/robota-sdk/robota-go/pkg/sandbox"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 	"github.com/robota-sdk/robota-go/pkg/tools/builtin"
 	"github.com/robota-sdk/robota-go/pkg/tools/mcp"
@@ -318,7 +319,12 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	if err != nil {
 		return nil, err
 	}
-	evaluator, err := buildEvaluator(settings, opts.Cwd, dirs, opts.Home, sandboxSet == nil)
+	var outsideSandbox func(string) bool
+	if sandboxSet != nil && len(sandboxSet.ExcludedCommands) > 0 {
+		excluded := sandboxSet.ExcludedCommands
+		outsideSandbox = func(command string) bool { return sandbox.Excluded(excluded, command) }
+	}
+	evaluator, err := buildEvaluator(settings, opts.Cwd, dirs, opts.Home, sandboxSet == nil, outsideSandbox)
 	if err != nil {
 		return nil, err
 	}
@@ -637,7 +643,8 @@ func loadSettings(opts Options) (*config.Settings, error) {
 	})
 }
 
-func buildEvaluator(settings *config.Settings, cwd string, dirs []string, home string, noSandbox bool) (*permission.Evaluator, error) {
+func buildEvaluator(settings *config.Settings, cwd string, dirs []string, home string, noSandbox bool,
+	outsideSandbox func(string) bool) (*permission.Evaluator, error) {
 	var layers []permission.Layer
 	for _, l := range settings.Permissions.ByLayer() {
 		layers = append(layers, permission.Layer{
@@ -659,7 +666,7 @@ func buildEvaluator(settings *config.Settings, cwd string, dirs []string, home s
 		return nil, invalid("permission mode: %w", err)
 	}
 	return permission.New(permission.Config{Mode: mode, Rules: rules, ProjectRoot: cwd, AdditionalDirs: dirs, Home: home,
-		NoSandbox: noSandbox}), nil
+		NoSandbox: noSandbox, OutsideSandbox: outsideSandbox}), nil
 }
 
 // searchExclude is the search tools' path filter. A call is checked at the path it names;

@@ -593,3 +593,33 @@ func TestAttackSandboxClassesWithSandbox(t *testing.T) {
 		}
 	}
 }
+
+// A command the settings run outside the sandbox (sandbox.excludedCommands) is checked as
+// with no sandbox: the checker alone holds the rules for it, so what it cannot see into
+// asks, while the same command inside the sandbox is left to the sandbox.
+func TestExcludedCommandsAreCheckedWithoutTheSandbox(t *testing.T) {
+	e := sandboxClassEnv(t)
+	rules, err := Rules(Layer{Source: Source{Name: "projectSettings"}, Allow: []string{"Bash"},
+		Deny: []string{"Read(./secret.txt)", "Edit(./.git/**)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := New(Config{Mode: ModeDefault, Rules: rules, ProjectRoot: e.project, Home: e.home,
+		OutsideSandbox: func(cmd string) bool { return strings.HasPrefix(cmd, "python3 ") || strings.HasPrefix(cmd, "tar ") }})
+	decide := func(cmd string) Decision {
+		req := bashReq(t, classCmd(e, cmd))
+		req.Cwd = e.project
+		return ev.Evaluate(req)
+	}
+	for cmd, want := range map[string]Behavior{
+		`python3 -c 'print(open("secret.txt").read())'`: Ask, // excluded: opaque, so it asks
+		"tar -xf a.tar":     Ask,   // excluded: a tree write the checker cannot see into
+		`perl -e 'print 1'`: Allow, // sandboxed: left to the sandbox
+		"unzip a.zip":       Allow,
+		"git status":        Allow,
+	} {
+		if d := decide(cmd); d.Behavior != want {
+			t.Errorf("%q: %s (%s), want %s", cmd, d.Behavior, d.Reason, want)
+		}
+	}
+}

@@ -23,6 +23,9 @@ type Config struct {
 	// while a file deny rule is in force, a command whose file access the table cannot
 	// fully know then asks.
 	NoSandbox bool
+	// OutsideSandbox, when set, reports a Bash command the sandbox leaves out
+	// (sandbox.excludedCommands): it is checked as if there were no sandbox.
+	OutsideSandbox func(command string) bool
 	// CopyOf says ProjectRoot is a copy of this directory (a worktree job's worktree of
 	// the project it was made from; see InWorktree): a deny or ask rule matching a
 	// path's counterpart in the other copy matches the path.
