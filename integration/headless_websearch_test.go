@@ -159,3 +159,47 @@ func TestHeadlessWebSearchNativeByDefaultOnAnthropic(t *testing.T) {
 		t.Fatalf("requests answered by %v, want the session's, the search's, the session's", rules)
 	}
 }
+
+// TestHeadlessSubagentWebSearch: a subagent's WebSearch runs in the engine with the
+// session's backend (settings.json webSearch, the key from $ENV:BRAVE_API_KEY): the job
+// holds no key, and before, a subagent's search always said no backend was configured.
+func TestHeadlessSubagentWebSearch(t *testing.T) {
+	const secret = "BSA-subagent-SECRET-9"
+	recorded, err := os.ReadFile("../pkg/tools/web/testdata/search/brave.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotKey string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotKey = r.Header.Get("X-Subscription-Token")
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(recorded)
+	}))
+	defer srv.Close()
+	p := newProject(t)
+	settings := filepath.Join(p.Home, ".robota", "settings.json") // a project file may not send an env key to its own URL
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"webSearch": {"backend": "brave", "url": "`+srv.URL+`/res/v1/web/search", "apiKey": "$ENV:BRAVE_API_KEY"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := p.script(t, "subagent_websearch", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "delegate a search", "--provider", "script", "--script", script,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose")
+	cmd.Env = append(cmd.Env, "BRAVE_API_KEY="+secret)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("robota: %v\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "go.dev/doc/tutorial/generics") || !strings.Contains(out, "subagent found it") {
+		t.Fatalf("the subagent's search did not reach the backend:\n%s\nstderr:\n%s", out, stderr.String())
+	}
+	if gotKey != secret || strings.Contains(out+stderr.String(), secret) {
+		t.Fatalf("key at the API %q; in the output: %v", gotKey, strings.Contains(out+stderr.String(), secret))
+	}
+}

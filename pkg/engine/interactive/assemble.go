@@ -389,6 +389,13 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	var spawner *agentSpawner
 	if a.subagents != nil {
+		if webSearch != nil {
+			for _, t := range tools {
+				if t.Schema().Name == "WebSearch" {
+					a.subagents.inEngine = map[string]llm.Tool{"WebSearch": t}
+				}
+			}
+		}
 		if spawner, err = a.agentSpawner(settings, opts, choice, tools); err != nil {
 			return nil, err
 		}

@@ -37,8 +37,10 @@ type subagentHost struct {
 	agentID         string
 	parentToolUseID string
 	log             *sessionlog.FileLogger // nil: no transcript
-	publish         func(Event) Event
-	promptID        func() string
+	// inEngine are the tools whose calls run in the engine, not the job (subagents.inEngine).
+	inEngine map[string]llm.Tool
+	publish  func(Event) Event
+	promptID func() string
 
 	mu        sync.Mutex
 	lastReply string
@@ -124,6 +126,9 @@ func (h *subagentHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exe
 	h.mu.Lock()
 	h.toolUses++
 	h.mu.Unlock()
+	if t, ok := h.inEngine[call.Name]; ok {
+		exec = t.Execute // decided as any call of the job, run where its backend's key is
+	}
 	res := h.innerHost().RunTool(ctx, call, exec)
 	h.logf(sessionlog.EventToolExecutionResult, map[string]any{"toolCallId": call.ID, "toolName": call.Name, "result": res})
 	content := res.ModelContent()

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
+	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
@@ -51,6 +52,10 @@ type subagents struct {
 	// made (permission.Evaluator.InWorktree); nil: worktree jobs are decided as the
 	// session's calls.
 	evaluator *permission.Evaluator
+	// inEngine are tools a subagent's call runs here, in the engine, after the same
+	// permission pipeline: WebSearch, whose backend may hold a key (a job holds no
+	// secret, DESIGN decision 4).
+	inEngine map[string]llm.Tool
 
 	mu       sync.Mutex
 	sess     *session.Session
@@ -146,7 +151,8 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 		// model is its parent. They stay in the subagent's transcript (/agent read).
 		publish = nil
 	}
-	host := &subagentHost{inner: innerAt(s.cwd, "", ""), innerAt: innerAt, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID}
+	host := &subagentHost{inner: innerAt(s.cwd, "", ""), innerAt: innerAt, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID,
+		inEngine: s.inEngine}
 	init := sessionlog.NewSessionInit(spec.SystemPrompt, s.provider, spec.Model, s.cwd, nil)
 	if l, err := subagentTranscript(s.logsDir, sess.ID(), id, init, spec.Prompt); err == nil {
 		host.log = l
