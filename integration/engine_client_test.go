@@ -130,6 +130,7 @@ func TestEngineClientExitCodes(t *testing.T) {
 // the interrupted partial answer, and the session resumes in-process.
 func TestEngineClientCtrlCAbortsInTheEngine(t *testing.T) {
 	p, addr := engineProject(t)
+	p.fullLog(t) // the run is interrupted once a text delta is in the log
 	base := []string{"--provider", "script", "--script", p.script(t, "interrupt", nil)}
 	args := append([]string{"-p", "tell me a long story", "--output-format", "stream-json", "--engine", addr}, base...)
 	id, stdout, stderr, err := interruptRun(t, p, `"event":"text_delta"`, syscall.SIGINT, args)

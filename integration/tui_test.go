@@ -137,7 +137,7 @@ func TestTUICJKEdit(t *testing.T) {
 // argument hints; Tab completes; /help lists the commands.
 func TestTUISlashCompletionAndHelp(t *testing.T) {
 	frontEnds(t, streamScript, func(t *testing.T, e tuiEnv) {
-		tm := startTUI(t, e, 80, 40) // tall enough for /help's whole list on screen
+		tm := startTUI(t, e, 80, 60) // tall enough for /help's whole list on screen
 		tm.typeText("/co")
 		s := tm.waitFor("/compact [instructions]", tuiWait)
 		for _, want := range []string{"Compact the conversation", "/context", "/cost"} {
