@@ -486,7 +486,14 @@ turns:
 // (background_task_event lines, collected by replay), and both survive a resume
 // (issue 28 §7).
 func TestTaskHistorySurvives(t *testing.T) {
-	p := newProject(t)
+	t.Run("inprocess", func(t *testing.T) { testTaskHistorySurvives(t, newProject(t), nil) })
+	t.Run("engine", func(t *testing.T) {
+		p, addr := engineProject(t)
+		testTaskHistorySurvives(t, p, []string{"--engine", addr})
+	})
+}
+
+func testTaskHistorySurvives(t *testing.T, p *project, extra []string) {
 	p.writeFile(t, "notes.txt", "remember the milk\n")
 	script := p.writeScript(t, "task_history.yaml", `
 turns:
@@ -500,7 +507,7 @@ agents:
   general-purpose:
     - text: "the notes say milk"
 `)
-	base := []string{"--provider", "script", "--script", script, "--permission-mode", "bypassPermissions", "--output-format", "json"}
+	base := append([]string{"--provider", "script", "--script", script, "--permission-mode", "bypassPermissions", "--output-format", "json"}, extra...)
 	id, _ := resultObject(t, p.mustRun(t, append([]string{"-p", "delegate"}, base...)...).Stdout)["session_id"].(string)
 	p.mustRun(t, append([]string{"-p", "again", "--resume", id}, base...)...)
 
