@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
+
+	"github.com/robota-sdk/robota-go/internal/atomicfile"
 )
 
 // The files of a plugin directory (~/.robota/plugins for the user, .robota/plugins for a
@@ -223,25 +225,4 @@ func (s Store) writeJSON(name string, v any) error {
 	return writeAtomic(filepath.Join(s.Dir, name), append(data, '\n'))
 }
 
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o755) }
