@@ -9,9 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
-
 	"github.com/robota-sdk/robota-go/internal/atomicfile"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 )
 
 // The files of a plugin directory (~/.robota/plugins for the user, .robota/plugins for a
