@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,17 +24,7 @@ import (
 //     resume find it.
 func TestEngineWebSearchAndSessionOutsideAProject(t *testing.T) {
 	const secret = "BSA-engine-SECRET-7"
-	recorded, err := os.ReadFile("../pkg/tools/web/testdata/search/brave.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gotKey string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotKey = r.Header.Get("X-Subscription-Token")
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(recorded)
-	}))
-	defer srv.Close()
+	braveURL, gotKey := fakeBrave(t)
 
 	p := newProject(t)
 	tmp := shortTempDir(t) // what os.TempDir reports to the engine
@@ -44,8 +32,8 @@ func TestEngineWebSearchAndSessionOutsideAProject(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	webSearch := `{"permissions": {"allow": ["WebSearch"]}, "webSearch": {"backend": "brave", "url": "` + srv.URL +
-		`/res/v1/web/search", "apiKey": "$ENV:BRAVE_API_KEY"}}`
+	webSearch := `{"permissions": {"allow": ["WebSearch"]}, "webSearch": {"backend": "brave", "url": "` + braveURL +
+		`", "apiKey": "$ENV:BRAVE_API_KEY"}}`
 	if err := os.WriteFile(settings, []byte(webSearch), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +65,8 @@ func TestEngineWebSearchAndSessionOutsideAProject(t *testing.T) {
 	if got := submitAndWait(ctx, t, c, info.ID, "search the web"); got != "found it" {
 		t.Fatalf("the model answered %q: the search result did not reach it", got)
 	}
-	if gotKey != secret {
-		t.Fatalf("the search API got key %q, want the one $ENV:BRAVE_API_KEY names", gotKey)
+	if gotKey() != secret {
+		t.Fatalf("the search API got key %q, want the one $ENV:BRAVE_API_KEY names", gotKey())
 	}
 
 	outside, err := c.CreateSession(ctx, client.SessionOptions{Cwd: tmp, Provider: "script", Script: script})

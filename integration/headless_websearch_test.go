@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -165,23 +166,13 @@ func TestHeadlessWebSearchNativeByDefaultOnAnthropic(t *testing.T) {
 // holds no key, and before, a subagent's search always said no backend was configured.
 func TestHeadlessSubagentWebSearch(t *testing.T) {
 	const secret = "BSA-subagent-SECRET-9"
-	recorded, err := os.ReadFile("../pkg/tools/web/testdata/search/brave.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gotKey string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotKey = r.Header.Get("X-Subscription-Token")
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(recorded)
-	}))
-	defer srv.Close()
+	braveURL, gotKey := fakeBrave(t)
 	p := newProject(t)
 	settings := filepath.Join(p.Home, ".robota", "settings.json") // a project file may not send an env key to its own URL
 	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(settings, []byte(`{"webSearch": {"backend": "brave", "url": "`+srv.URL+`/res/v1/web/search", "apiKey": "$ENV:BRAVE_API_KEY"}}`), 0o644); err != nil {
+	if err := os.WriteFile(settings, []byte(`{"webSearch": {"backend": "brave", "url": "`+braveURL+`", "apiKey": "$ENV:BRAVE_API_KEY"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	script := p.script(t, "subagent_websearch", nil)
@@ -199,7 +190,32 @@ func TestHeadlessSubagentWebSearch(t *testing.T) {
 	if !strings.Contains(out, "go.dev/doc/tutorial/generics") || !strings.Contains(out, "subagent found it") {
 		t.Fatalf("the subagent's search did not reach the backend:\n%s\nstderr:\n%s", out, stderr.String())
 	}
-	if gotKey != secret || strings.Contains(out+stderr.String(), secret) {
-		t.Fatalf("key at the API %q; in the output: %v", gotKey, strings.Contains(out+stderr.String(), secret))
+	if gotKey() != secret || strings.Contains(out+stderr.String(), secret) {
+		t.Fatalf("key at the API %q; in the output: %v", gotKey(), strings.Contains(out+stderr.String(), secret))
+	}
+}
+
+// fakeBrave serves Brave Search's recorded answer on loopback: the search URL to put in
+// settings, and the key the last request carried.
+func fakeBrave(t *testing.T) (url string, gotKey func() string) {
+	t.Helper()
+	recorded, err := os.ReadFile("../pkg/tools/web/testdata/search/brave.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var key string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		key = r.Header.Get("X-Subscription-Token")
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(recorded)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/res/v1/web/search", func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return key
 	}
 }
