@@ -13,9 +13,9 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/client"
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
 // engineRPCWait bounds each unary call to the engine (create, history, respond, close):
@@ -319,7 +319,7 @@ func (r *engineRun) result(end client.Event, maxTurns int) output.Result {
 	switch {
 	case end.Type == client.EventInterrupted:
 		res.Subtype, res.IsError = output.SubtypeErrorDuringExecution, true
-		res.Errors = append(res.Errors, fmt.Errorf("%w: %w", session.ErrAborted, context.Canceled).Error())
+		res.Errors = append(res.Errors, fmt.Errorf("%w: %w", interactive.ErrAborted, context.Canceled).Error())
 	case end.Type == client.EventError:
 		res.Subtype, res.IsError = output.SubtypeErrorDuringExecution, true
 		res.Errors = append(res.Errors, end.Error.Message)

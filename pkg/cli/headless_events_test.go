@@ -13,7 +13,6 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/providers/script"
 )
 
@@ -82,7 +81,7 @@ func TestRunPromptAbortsOnSignalOrCancel(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatal("the prompt was not aborted")
 			}
-			if r.err != nil || r.sig != tc.sig || !errors.Is(r.end.Err, session.ErrAborted) {
+			if r.err != nil || r.sig != tc.sig || !errors.Is(r.end.Err, interactive.ErrAborted) {
 				t.Fatalf("ended with %+v, signal %v, %v; want interrupted by %v", r.end, r.sig, r.err, tc.sig)
 			}
 			if tc.sig != nil && signalExit(r.sig) != tc.wantExit {

@@ -5,14 +5,21 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 )
+
+// runRecord is what the result line reads of a session after a prompt.
+type runRecord interface {
+	LastResult() agent.Result
+	ContextWindow() int
+	PermissionDenials() []interactive.PermissionDenial
+}
 
 // resultOf describes the run. num_turns counts the model/tool rounds that ran, over the
 // Stop-hook continuations too; the forced final summary made at the --max-turns cap is not
 // a turn (its usage is counted), so --max-turns N reports at most N. Claude Code reports
 // N+1 there: it counts the turn it refused to start.
-func resultOf(sess *session.Session, answer string, runErr error, maxTurns int) output.Result {
+func resultOf(sess runRecord, answer string, runErr error, maxTurns int) output.Result {
 	last := sess.LastResult()
 	res := output.Result{Subtype: output.SubtypeSuccess, NumTurns: last.Rounds, Text: answer, Usage: last.Usage,
 		StopReason: anthropicStopReason(last.StopReason), ContextWindow: sess.ContextWindow()}

@@ -2,19 +2,19 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
+	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
-	"github.com/robota-sdk/robota-go/pkg/providers/script"
 )
 
 func openFile(t *testing.T, path string) *os.File {
@@ -122,68 +122,59 @@ func (n *notifyingReader) Read(p []byte) (int, error) {
 	return n.r.Read(p)
 }
 
-func scriptSession(t *testing.T, yaml string, cfg session.Config) *session.Session {
-	t.Helper()
-	p, err := script.New([]byte(yaml), t.Name()+".yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Provider, cfg.Cwd = p, t.TempDir()
-	s, err := session.New(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+// fakeRun is a session's record of its last run, as resultOf reads it.
+type fakeRun struct {
+	last    agent.Result
+	denials []interactive.PermissionDenial
 }
 
-type echoTool struct{}
-
-func (echoTool) Schema() llm.ToolSchema {
-	return llm.ToolSchema{Name: "Echo", InputSchema: []byte(`{"type":"object"}`)}
-}
-func (echoTool) Execute(context.Context, json.RawMessage) llm.ToolResult {
-	return llm.ToolSuccess("echo")
-}
-
-type allowAll struct{}
-
-func (allowAll) Evaluate(context.Context, session.PermissionRequest, session.PermissionMode) session.PermissionDecision {
-	return session.PermissionDecision{Behavior: session.BehaviorAllow}
-}
+func (f fakeRun) LastResult() agent.Result                          { return f.last }
+func (f fakeRun) ContextWindow() int                                { return 1000 }
+func (f fakeRun) PermissionDenials() []interactive.PermissionDenial { return f.denials }
 
 // Review A8/A9: how a run ended decides the result's subtype, is_error, errors and
-// num_turns.
+// num_turns. (The rounds a run counts, and the guard's words, are the agent's tests.)
 func TestResultOf(t *testing.T) {
-	t.Run("context limit is an error", func(t *testing.T) {
-		s := scriptSession(t, "turns:\n  - text: unreachable\n", session.Config{ContextWindow: 1000})
-		answer, err := s.Run(context.Background(), strings.Repeat("y", 4000))
-		res := resultOf(s, answer, err, 0)
-		if res.Subtype != output.SubtypeErrorDuringExecution || !res.IsError || len(res.Errors) != 1 ||
-			!strings.Contains(res.Errors[0], "Context window limit reached") || res.NumTurns != 1 {
-			t.Fatalf("result %+v", res)
-		}
-	})
-	t.Run("max turns", func(t *testing.T) {
-		s := scriptSession(t, `
-turns:
-  - toolCalls: [{name: Echo}]
-    repeat: true
-`, session.Config{MaxTurns: 1, Tools: []llm.Tool{echoTool{}}, Evaluator: allowAll{}})
-		answer, err := s.Run(context.Background(), "go")
-		res := resultOf(s, answer, err, 1)
-		// The forced summary call after the one round is not a turn.
-		if res.Subtype != output.SubtypeErrorMaxTurns || !res.IsError || res.NumTurns != 1 ||
-			len(res.Errors) != 1 || res.Errors[0] != "Reached maximum number of turns (1)" {
-			t.Fatalf("result %+v", res)
-		}
-	})
-	t.Run("success", func(t *testing.T) {
-		s := scriptSession(t, "turns:\n  - text: fine\n", session.Config{})
-		answer, err := s.Run(context.Background(), "go")
-		if res := resultOf(s, answer, err, 0); res.Subtype != output.SubtypeSuccess || res.IsError || res.NumTurns != 1 || res.Text != "fine" {
-			t.Fatalf("result %+v", res)
-		}
-	})
+	denial := interactive.PermissionDenial{ToolName: "Write", ToolUseID: "t1"}
+	for _, tc := range []struct {
+		name     string
+		run      fakeRun
+		answer   string
+		runErr   error
+		maxTurns int
+		want     output.Result
+	}{
+		{name: "success", answer: "fine",
+			run: fakeRun{last: agent.Result{StopReason: agent.StopCompleted, Rounds: 1}},
+			want: output.Result{Subtype: output.SubtypeSuccess, NumTurns: 1, Text: "fine", StopReason: "end_turn", ContextWindow: 1000}},
+		{name: "context limit is an error",
+			run: fakeRun{last: agent.Result{StopReason: agent.StopContextLimit, Rounds: 1, Response: "Context window limit reached"}},
+			want: output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true, NumTurns: 1, ContextWindow: 1000,
+				Errors: []string{"Context window limit reached"}}},
+		{name: "max turns", maxTurns: 1,
+			run: fakeRun{last: agent.Result{StopReason: agent.StopMaxRounds, Rounds: 1, FinalSummary: true}},
+			want: output.Result{Subtype: output.SubtypeErrorMaxTurns, IsError: true, NumTurns: 1, ContextWindow: 1000,
+				Errors: []string{"Reached maximum number of turns (1)"}}},
+		{name: "provider error", runErr: nil,
+			run: fakeRun{last: agent.Result{StopReason: agent.StopProviderError, Err: errors.New("overloaded")}},
+			want: output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true, ContextWindow: 1000,
+				Errors: []string{"overloaded"}}},
+		{name: "run error", runErr: errors.New("aborted"),
+			run: fakeRun{last: agent.Result{StopReason: agent.StopCompleted}},
+			want: output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true, StopReason: "end_turn", ContextWindow: 1000,
+				Errors: []string{"aborted"}}},
+		{name: "denials are listed", answer: "ok",
+			run: fakeRun{last: agent.Result{StopReason: agent.StopCompleted, Rounds: 2}, denials: []interactive.PermissionDenial{denial}},
+			want: output.Result{Subtype: output.SubtypeSuccess, NumTurns: 2, Text: "ok", StopReason: "end_turn", ContextWindow: 1000,
+				PermissionDenials: []output.PermissionDenial{{ToolName: "Write", ToolUseID: "t1"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := resultOf(tc.run, tc.answer, tc.runErr, tc.maxTurns)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("result\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
 }
 
 func TestEventPrinterShowsHookMessagesAlways(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
 // The stream-json run's side of the control protocol: reading stdin, answering the
@@ -28,12 +27,12 @@ func (r *streamRun) askClient(ctx context.Context, s *interactive.InteractiveSes
 	raw, err := r.ctl.request(ctx, canUseToolRequest{Subtype: "can_use_tool", ToolName: pr.ToolName, Input: input,
 		PermissionSuggestions: []any{}, ToolUseID: pr.ToolUseID, DecisionReason: pr.Reason})
 	if err != nil {
-		_ = s.RespondPermission(pr.RequestID, session.ApprovalDeny, "no answer from the client: "+err.Error())
+		_ = s.RespondPermission(pr.RequestID, interactive.ApprovalDeny, "no answer from the client: "+err.Error())
 		return
 	}
 	var a canUseToolAnswer
 	if err := json.Unmarshal(raw, &a); err != nil {
-		_ = s.RespondPermission(pr.RequestID, session.ApprovalDeny, "unreadable answer from the client: "+err.Error())
+		_ = s.RespondPermission(pr.RequestID, interactive.ApprovalDeny, "unreadable answer from the client: "+err.Error())
 		return
 	}
 	switch a.Behavior {
@@ -46,16 +45,16 @@ func (r *streamRun) askClient(ctx context.Context, s *interactive.InteractiveSes
 			msg := fmt.Sprintf("the client allowed %s with an updatedInput that is not a JSON object (%.40s): the call is not run",
 				pr.ToolName, updated)
 			fmt.Fprintf(r.stderr, "robota: can_use_tool: %s\n", msg)
-			_ = s.RespondPermission(pr.RequestID, session.ApprovalDeny, msg)
+			_ = s.RespondPermission(pr.RequestID, interactive.ApprovalDeny, msg)
 			return
 		}
-		_ = s.RespondPermissionInput(pr.RequestID, session.ApprovalAllow, "", json.RawMessage(updated))
+		_ = s.RespondPermissionInput(pr.RequestID, interactive.ApprovalAllow, "", json.RawMessage(updated))
 	default:
 		msg := a.Message
 		if a.Behavior != "deny" {
 			msg = fmt.Sprintf("the client answered behavior %q (want allow or deny)", a.Behavior)
 		}
-		_ = s.RespondPermission(pr.RequestID, session.ApprovalDeny, msg)
+		_ = s.RespondPermission(pr.RequestID, interactive.ApprovalDeny, msg)
 		if a.Interrupt {
 			s.Abort()
 		}
@@ -189,7 +188,7 @@ func (r *streamRun) control(id string, raw json.RawMessage) {
 		s := r.sess
 		r.mu.Unlock()
 		if s != nil {
-			s.Session().SetPermissionMode(session.PermissionMode(req.Mode))
+			s.Session().SetPermissionMode(interactive.PermissionMode(req.Mode))
 		}
 		// Claude Code answers with the mode and reports it in a system/status line.
 		r.ctl.respond(id, map[string]string{"mode": req.Mode})

@@ -8,7 +8,6 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
 // InProcess adapts an InteractiveSession running in this process.
@@ -77,14 +76,14 @@ func (p *InProcess) Respond(id string, a Answer, message string) error {
 	return p.s.RespondPermission(id, approval(a), message)
 }
 
-func approval(a Answer) session.Approval {
+func approval(a Answer) interactive.Approval {
 	switch a {
 	case AllowOnce:
-		return session.ApprovalAllow
+		return interactive.ApprovalAllow
 	case AllowSession:
-		return session.ApprovalAllowSession
+		return interactive.ApprovalAllowSession
 	}
-	return session.ApprovalDeny
+	return interactive.ApprovalDeny
 }
 
 func (p *InProcess) SetPermissionMode(mode string) error {

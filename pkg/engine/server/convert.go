@@ -16,7 +16,6 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/manager"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
 var modeToProto = map[string]robotav1.PermissionMode{
@@ -37,23 +36,23 @@ func modeFromProto(m robotav1.PermissionMode) (string, error) {
 	return "", invalidArg("permission_mode", "unknown value %d", m)
 }
 
-func approvalFromProto(a robotav1.PermissionAnswer) (session.Approval, error) {
+func approvalFromProto(a robotav1.PermissionAnswer) (interactive.Approval, error) {
 	switch a {
 	case robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW:
-		return session.ApprovalAllow, nil
+		return interactive.ApprovalAllow, nil
 	case robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION:
-		return session.ApprovalAllowSession, nil
+		return interactive.ApprovalAllowSession, nil
 	case robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY:
-		return session.ApprovalDeny, nil
+		return interactive.ApprovalDeny, nil
 	}
 	return "", invalidArg("answer", "want ALLOW, ALLOW_FOR_SESSION or DENY, got %v", a)
 }
 
-func approvalToProto(a session.Approval) robotav1.PermissionAnswer {
+func approvalToProto(a interactive.Approval) robotav1.PermissionAnswer {
 	switch a {
-	case session.ApprovalAllow:
+	case interactive.ApprovalAllow:
 		return robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW
-	case session.ApprovalAllowSession:
+	case interactive.ApprovalAllowSession:
 		return robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION
 	}
 	return robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY
@@ -345,7 +344,7 @@ func errorToProto(r *interactive.Result, res *robotav1.ExecutionResult) *robotav
 	return out
 }
 
-func compactToProto(c *session.CompactEvent) *robotav1.CompactEvent {
+func compactToProto(c *interactive.CompactEvent) *robotav1.CompactEvent {
 	trig := robotav1.CompactTrigger_COMPACT_TRIGGER_AUTO
 	if c.Trigger == "manual" {
 		trig = robotav1.CompactTrigger_COMPACT_TRIGGER_MANUAL
@@ -354,13 +353,13 @@ func compactToProto(c *session.CompactEvent) *robotav1.CompactEvent {
 }
 
 // historyToProto maps one timeline entry.
-func historyToProto(e session.HistoryEntry) (*robotav1.HistoryEntry, error) {
+func historyToProto(e interactive.HistoryEntry) (*robotav1.HistoryEntry, error) {
 	out := &robotav1.HistoryEntry{Id: e.ID, Type: e.Type}
 	if !e.Timestamp.IsZero() {
 		out.Timestamp = timestamppb.New(e.Timestamp)
 	}
-	if e.Category == session.CategoryChat {
-		m, err := session.ChatEntryToMessage(e)
+	if e.Category == interactive.CategoryChat {
+		m, err := interactive.ChatEntryToMessage(e)
 		if err != nil {
 			return nil, err
 		}

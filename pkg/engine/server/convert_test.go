@@ -15,7 +15,6 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
 func TestToolStateOutcomes(t *testing.T) {
@@ -64,7 +63,7 @@ func TestMalformedEventsAreNotSent(t *testing.T) {
 		}
 	}
 	res := eventToProto("s", interactive.Event{Type: interactive.EventPermissionResolved, Resolution: &interactive.PermissionResolution{
-		RequestID: "r", Approval: session.ApprovalAllowSession, Outcome: "answered"}}, nil)
+		RequestID: "r", Approval: interactive.ApprovalAllowSession, Outcome: "answered"}}, nil)
 	if r := res.GetPermissionResolved(); r.GetAnswer() != robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION ||
 		r.GetOutcome() != robotav1.PermissionOutcome_PERMISSION_OUTCOME_ANSWERED {
 		t.Errorf("resolution %v", r)

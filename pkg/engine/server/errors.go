@@ -14,7 +14,6 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/manager"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )
 
 // protoField names CreateSessionRequest's field for a manager.FieldError.
@@ -38,7 +37,7 @@ var codeOf = []struct {
 	{interactive.ErrSubscriberTooSlow, codes.ResourceExhausted},
 	{interactive.ErrPermissionAnswered, codes.FailedPrecondition},
 	{interactive.ErrSessionClosed, codes.FailedPrecondition},
-	{session.ErrRunInProgress, codes.FailedPrecondition},
+	{interactive.ErrRunInProgress, codes.FailedPrecondition},
 	{interactive.ErrReplayUnavailable, codes.OutOfRange},
 	{interactive.ErrInvalidApproval, codes.InvalidArgument},
 	{interactive.ErrEmptyPrompt, codes.InvalidArgument},
