@@ -145,7 +145,7 @@ func TestResultOf(t *testing.T) {
 		want     output.Result
 	}{
 		{name: "success", answer: "fine",
-			run: fakeRun{last: agent.Result{StopReason: agent.StopCompleted, Rounds: 1}},
+			run:  fakeRun{last: agent.Result{StopReason: agent.StopCompleted, Rounds: 1}},
 			want: output.Result{Subtype: output.SubtypeSuccess, NumTurns: 1, Text: "fine", StopReason: "end_turn", ContextWindow: 1000}},
 		{name: "context limit is an error",
 			run: fakeRun{last: agent.Result{StopReason: agent.StopContextLimit, Rounds: 1, Response: "Context window limit reached"}},
