@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/checkpoint"
 )
 
 // resumeSession opens the stored session id again with its own ids.
@@ -56,7 +58,7 @@ func TestEditlessCheckpointsAfterResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 || entries[0].Name() != checkpointIndex {
+	if len(entries) != 1 || entries[0].Name() != checkpoint.IndexFile {
 		t.Fatalf("checkpoint directory holds %v, want only the index", entries)
 	}
 
@@ -98,7 +100,7 @@ func writeOldCheckpoint(t *testing.T, cpDir string, cp Checkpoint) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(cpDir, cp.ID, checkpointManifest), string(b))
+	writeFile(t, filepath.Join(cpDir, cp.ID, checkpoint.ManifestFile), string(b))
 }
 
 // Checkpoints written before the index (a manifest per prompt) still load, and stay
@@ -119,7 +121,7 @@ func TestCheckpointsWithoutIndexLoad(t *testing.T) {
 	writeOldCheckpoint(t, cpDir, Checkpoint{ID: "old-1", Seq: 1, Prompt: "first", Messages: 0, CreatedAt: at, Files: []CheckpointFile{}})
 	writeOldCheckpoint(t, cpDir, Checkpoint{ID: "old-2", Seq: 2, Prompt: "second", Messages: 2, CreatedAt: at,
 		Files: []CheckpointFile{{Path: target, Existed: false}}})
-	writeFile(t, filepath.Join(cpDir, "torn", checkpointManifest), `{"id": "torn", "se`) // died mid-write
+	writeFile(t, filepath.Join(cpDir, "torn", checkpoint.ManifestFile), `{"id": "torn", "se`) // died mid-write
 
 	r := resumeSession(t, dir, s.ID(), "r")
 	if ids := checkpointIDs(t, r); !slices.Equal(ids, []string{"old-2", "old-1"}) {
@@ -158,7 +160,7 @@ func TestCheckpointIndexTornLine(t *testing.T) {
 	if err := s.Close(context.Background(), "other"); err != nil {
 		t.Fatal(err)
 	}
-	index := filepath.Join(dir, ".robota", "checkpoints", s.ID(), checkpointIndex)
+	index := filepath.Join(dir, ".robota", "checkpoints", s.ID(), checkpoint.IndexFile)
 	f, err := os.OpenFile(index, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,10 @@
 package interactive
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/checkpoint"
+)
 
 // Sentinel errors of InteractiveSession. Transports map them (the gRPC server:
 // ErrQueueFull → RESOURCE_EXHAUSTED, ErrUnknownPermissionRequest → NOT_FOUND,
@@ -33,5 +37,5 @@ var (
 	// Agent call can only come from a running session, so this is a wiring error).
 	ErrSessionNotReady = errors.New("the session is not ready")
 	// ErrUnknownCheckpoint: a rewind names no checkpoint of this session.
-	ErrUnknownCheckpoint = errors.New("no such checkpoint")
+	ErrUnknownCheckpoint = checkpoint.ErrUnknown
 )

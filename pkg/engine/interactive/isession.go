@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
+	"github.com/robota-sdk/robota-go/pkg/engine/checkpoint"
 	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -88,7 +89,7 @@ type InteractiveSession struct {
 	restored      llm.Usage
 	restoredTurns int
 
-	checkpoints *checkpointStore // nil without a project directory or persistence
+	checkpoints *checkpoint.Store // nil without a project directory or persistence
 	cwd         string
 
 	cmdMu      sync.Mutex
@@ -167,7 +168,7 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		s.perms.notify = a.notifyPermission
 	}
 	if !opts.NoPersistence {
-		s.cwd, s.checkpoints = opts.Cwd, newCheckpointStore(a.stateRoot, a.Session.ID(), opts.Now)
+		s.cwd, s.checkpoints = opts.Cwd, checkpoint.NewStore(a.stateRoot, a.Session.ID(), opts.Now)
 	}
 	if a.skills != nil && len(a.skills.List()) > 0 {
 		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID, grants: s.grants})
@@ -515,7 +516,7 @@ func (s *InteractiveSession) Close(ctx context.Context, reason string) error {
 		}
 	}
 	if s.checkpoints != nil {
-		s.checkpoints.close()
+		s.checkpoints.Close()
 	}
 	var err error
 	if s.assembled != nil {

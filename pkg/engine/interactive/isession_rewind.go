@@ -9,8 +9,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/checkpoint"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
+)
+
+// Checkpoint is an edit checkpoint (package checkpoint); CheckpointFile a file it kept.
+type (
+	Checkpoint     = checkpoint.Checkpoint
+	CheckpointFile = checkpoint.File
 )
 
 // EntryCheckpointWarning is the history entry of a file a checkpoint could not keep;
@@ -29,14 +36,14 @@ func (s *InteractiveSession) beginCheckpoint(p *pendingPrompt) {
 	if s.checkpoints == nil {
 		return
 	}
-	if err := s.checkpoints.begin(p.id, p.label(), s.sess.HistoryLen()); err != nil {
+	if err := s.checkpoints.Begin(p.id, p.label(), s.sess.HistoryLen()); err != nil {
 		s.addEntry(EntryCheckpointWarning, map[string]string{"error": err.Error()})
 	}
 }
 
 func (s *InteractiveSession) endCheckpoint() {
 	if s.checkpoints != nil {
-		s.checkpoints.end()
+		s.checkpoints.End()
 	}
 }
 
@@ -47,7 +54,7 @@ func (s *InteractiveSession) recordEdit(ev session.ToolExecutionEvent) {
 		return
 	}
 	if p, ok := editedPath(ev.ToolArgs, s.cwd); ok {
-		if err := s.checkpoints.wrote(p); err != nil {
+		if err := s.checkpoints.Wrote(p); err != nil {
 			s.addEntry(EntryCheckpointWarning, map[string]string{"path": p, "error": err.Error()})
 		}
 	}
@@ -79,7 +86,7 @@ func (s *InteractiveSession) captureEdit(ev session.ToolExecutionEvent) {
 	if !ok {
 		return
 	}
-	if err := s.checkpoints.capture(p); err != nil {
+	if err := s.checkpoints.Capture(p); err != nil {
 		s.addEntry(EntryCheckpointWarning, map[string]string{"path": p, "error": err.Error()})
 	}
 }
@@ -89,7 +96,7 @@ func (s *InteractiveSession) EditCheckpoints() ([]Checkpoint, error) {
 	if s.checkpoints == nil {
 		return nil, nil
 	}
-	list, err := s.checkpoints.checkpoints()
+	list, err := s.checkpoints.List()
 	slices.Reverse(list)
 	return list, err
 }
@@ -154,7 +161,7 @@ func (s *InteractiveSession) rewind(id string, conversation bool) commands.Resul
 				map[string]any{"reason": "conversation_replaced"})
 		}
 	}
-	cp, restored, removed, kept, err := s.checkpoints.restore(id)
+	cp, restored, removed, kept, err := s.checkpoints.Restore(id)
 	if err != nil {
 		if errors.Is(err, ErrUnknownCheckpoint) {
 			return fail(fmt.Sprintf("No checkpoint %q; see /rewind list.", id), map[string]any{"reason": "unknown_checkpoint"})

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/checkpoint"
 )
 
 // rewindScript: the first prompt rewrites a.txt; the second edits it, creates b.txt
@@ -76,7 +78,7 @@ func TestRewindCodeAfterResume(t *testing.T) {
 	if err := s.Close(context.Background(), "other"); err != nil {
 		t.Fatal(err)
 	}
-	manifest := filepath.Join(dir, ".robota", "checkpoints", s.ID(), first, checkpointManifest)
+	manifest := filepath.Join(dir, ".robota", "checkpoints", s.ID(), first, checkpoint.ManifestFile)
 	if _, err := os.Stat(manifest); err != nil {
 		t.Fatalf("checkpoint not persisted: %v", err)
 	}

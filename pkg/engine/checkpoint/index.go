@@ -1,4 +1,4 @@
-package interactive
+package checkpoint
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // nothing). The index lists every checkpoint of the session; a checkpoint that captured
 // files also has its directory with manifest.json, which holds the files.
 //
-// The index stays open for appending while the session lives (closed by close, and
+// The index stays open for appending while the session lives (closed by Close, and
 // before a rewrite replaces the file), so a prompt's line costs one write.
 //
 // Crash safety: an append is one write of a whole line; a line cut short by a crash is
@@ -26,7 +26,8 @@ import (
 // the index have only manifests: they are read as before, and the first write of the
 // index lists them all.
 
-const checkpointIndex = "checkpoints.jsonl"
+// IndexFile is the index's name in a session's checkpoint directory.
+const IndexFile = "checkpoints.jsonl"
 
 // indexEntry is one line of the index: a Checkpoint without its files.
 type indexEntry struct {
@@ -44,11 +45,11 @@ type indexState struct {
 	f      *os.File // open for appending, nil until the first append
 }
 
-func (c *checkpointStore) indexPath() string { return filepath.Join(c.dir, checkpointIndex) }
+func (c *Store) indexPath() string { return filepath.Join(c.dir, IndexFile) }
 
 // readIndex reads the index's entries in file order (mu held). Lines that do not decode
 // (a line cut short by a crash) are skipped.
-func (c *checkpointStore) readIndex() ([]*Checkpoint, error) {
+func (c *Store) readIndex() ([]*Checkpoint, error) {
 	data, err := os.ReadFile(c.indexPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -65,14 +66,14 @@ func (c *checkpointStore) readIndex() ([]*Checkpoint, error) {
 			continue
 		}
 		out = append(out, &Checkpoint{ID: e.ID, Seq: e.Seq, Prompt: e.Prompt, Messages: e.Messages,
-			CreatedAt: e.CreatedAt, Files: []CheckpointFile{}})
+			CreatedAt: e.CreatedAt, Files: []File{}})
 	}
 	return out, nil
 }
 
 // record adds cp to the index (mu held): one appended line, or, when the index does not
 // exist yet but older checkpoints do, a new index listing them and cp.
-func (c *checkpointStore) record(cp *Checkpoint) error {
+func (c *Store) record(cp *Checkpoint) error {
 	if !c.index.exists && len(c.list) > 0 {
 		return c.writeIndex(append(c.list[:len(c.list):len(c.list)], cp))
 	}
@@ -92,7 +93,7 @@ func (c *checkpointStore) record(cp *Checkpoint) error {
 
 // appendIndex appends line to the index with one write, opening it (and making the
 // directory) on the first append.
-func (c *checkpointStore) appendIndex(line []byte) error {
+func (c *Store) appendIndex(line []byte) error {
 	if c.index.f == nil {
 		f, err := os.OpenFile(c.indexPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -114,7 +115,7 @@ func (c *checkpointStore) appendIndex(line []byte) error {
 }
 
 // closeIndex closes the index file if it is open (mu held).
-func (c *checkpointStore) closeIndex() {
+func (c *Store) closeIndex() {
 	if c.index.f != nil {
 		_ = c.index.f.Close()
 		c.index.f = nil
@@ -122,12 +123,12 @@ func (c *checkpointStore) closeIndex() {
 }
 
 // rewriteIndex replaces the index with the checkpoints kept (mu held).
-func (c *checkpointStore) rewriteIndex() error {
+func (c *Store) rewriteIndex() error {
 	return c.writeIndex(c.list)
 }
 
 // writeIndex writes an index listing list, atomically (temp file and rename).
-func (c *checkpointStore) writeIndex(list []*Checkpoint) error {
+func (c *Store) writeIndex(list []*Checkpoint) error {
 	var b []byte
 	for _, cp := range list {
 		line, err := indexLine(cp)

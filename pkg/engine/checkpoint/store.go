@@ -1,4 +1,4 @@
-package interactive
+package checkpoint
 
 import (
 	"crypto/sha256"
@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,26 +14,19 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 )
 
-// Edit checkpoints (spec: agent-sdk "Edit Checkpointing"). Every prompt of a session
-// with a project directory starts one, recorded as one line appended to
-// .robota/checkpoints/{sessionId}/checkpoints.jsonl (see checkpoint_index.go): a prompt
-// costs one small append, and one that edits nothing is still listed after a resume.
-// Before the first Write or Edit of a file within that prompt the file's prior content
-// (or its absence) is copied under .robota/checkpoints/{sessionId}/{checkpointId}/
-// (manifest.json plus files/N), so a resumed session can still restore it. Bash changes
-// are not seen.
-
 const (
-	checkpointManifest = "manifest.json"
+	ManifestFile       = "manifest.json"
 	checkpointFilesDir = "files"
 	maxPromptHead      = 80
 )
 
-// CheckpointFile is one file a checkpoint captured: its content before the prompt first
+// File is one file a checkpoint captured: its content before the prompt first
 // changed it.
-type CheckpointFile struct {
+type File struct {
 	Path    string      `json:"path"`
 	Existed bool        `json:"existed"`
 	Blob    string      `json:"blob,omitempty"` // name under files/ when Existed
@@ -47,12 +39,12 @@ type CheckpointFile struct {
 
 // Checkpoint is the state recorded when a prompt began.
 type Checkpoint struct {
-	ID        string           `json:"id"` // the prompt id
-	Seq       int              `json:"seq"`
-	Prompt    string           `json:"prompt"`   // the head of the prompt's text
-	Messages  int              `json:"messages"` // conversation length when the prompt began
-	CreatedAt time.Time        `json:"createdAt"`
-	Files     []CheckpointFile `json:"files"`
+	ID        string    `json:"id"` // the prompt id
+	Seq       int       `json:"seq"`
+	Prompt    string    `json:"prompt"`   // the head of the prompt's text
+	Messages  int       `json:"messages"` // conversation length when the prompt began
+	CreatedAt time.Time `json:"createdAt"`
+	Files     []File    `json:"files"`
 }
 
 // FilePaths are the files the checkpoint's prompt changed, in capture order.
@@ -64,8 +56,8 @@ func (c Checkpoint) FilePaths() []string {
 	return out
 }
 
-// checkpointStore keeps one session's checkpoints on disk and in memory.
-type checkpointStore struct {
+// Store keeps one session's checkpoints on disk and in memory.
+type Store struct {
 	dir string // .robota/checkpoints/{sessionId}
 	now func() time.Time
 
@@ -76,14 +68,14 @@ type checkpointStore struct {
 	index  indexState
 }
 
-func newCheckpointStore(cwd, sessionID string, now func() time.Time) *checkpointStore {
-	return &checkpointStore{dir: filepath.Join(cwd, ".robota", "checkpoints", sessionID), now: now}
+func NewStore(cwd, sessionID string, now func() time.Time) *Store {
+	return &Store{dir: filepath.Join(cwd, ".robota", "checkpoints", sessionID), now: now}
 }
 
 // loadLocked reads the checkpoints a previous run of the session left (once): the
 // index's entries, each with the files of its manifest when it has one. A session whose
 // checkpoints predate the index has only manifests; they are all loaded.
-func (c *checkpointStore) loadLocked() error {
+func (c *Store) loadLocked() error {
 	if c.loaded {
 		return nil
 	}
@@ -100,7 +92,7 @@ func (c *checkpointStore) loadLocked() error {
 		if !e.IsDir() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(c.dir, e.Name(), checkpointManifest))
+		b, err := os.ReadFile(filepath.Join(c.dir, e.Name(), ManifestFile))
 		if err != nil {
 			continue // a checkpoint being written when the process died; nothing to restore from
 		}
@@ -129,10 +121,10 @@ func (c *checkpointStore) loadLocked() error {
 	return nil
 }
 
-// begin starts the checkpoint of prompt id. It is recorded in the index at once (so a
+// Begin starts the checkpoint of prompt id. It is recorded in the index at once (so a
 // prompt that edits nothing is listed too); its directory and manifest are made by the
-// first capture.
-func (c *checkpointStore) begin(id, prompt string, messages int) error {
+// first Capture.
+func (c *Store) Begin(id, prompt string, messages int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.loadLocked(); err != nil {
@@ -146,7 +138,7 @@ func (c *checkpointStore) begin(id, prompt string, messages int) error {
 		id = fmt.Sprintf("%s-%d", id, seq) // a resumed session whose ids repeat (injected id generators)
 	}
 	// Redacted as every file robota writes is: a key pasted into the prompt stays out.
-	cp := &Checkpoint{ID: id, Seq: seq, Prompt: head(redact.String(prompt)), Messages: messages, CreatedAt: c.now(), Files: []CheckpointFile{}}
+	cp := &Checkpoint{ID: id, Seq: seq, Prompt: head(redact.String(prompt)), Messages: messages, CreatedAt: c.now(), Files: []File{}}
 	if err := c.record(cp); err != nil {
 		return err
 	}
@@ -155,30 +147,30 @@ func (c *checkpointStore) begin(id, prompt string, messages int) error {
 	return nil
 }
 
-// close closes the index file; a later prompt would open it again.
-func (c *checkpointStore) close() {
+// Close closes the index file; a later prompt would open it again.
+func (c *Store) Close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeIndex()
 }
 
-// end closes the running prompt's checkpoint.
-func (c *checkpointStore) end() {
+// End closes the running prompt's checkpoint.
+func (c *Store) End() {
 	c.mu.Lock()
 	c.cur = nil
 	c.mu.Unlock()
 }
 
-// capture saves path's content before the running prompt first changes it; later
+// Capture saves path's content before the running prompt first changes it; later
 // changes of the same file in the same prompt keep the first pre-image.
-func (c *checkpointStore) capture(path string) error {
+func (c *Store) Capture(path string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cp := c.cur
-	if cp == nil || slices.ContainsFunc(cp.Files, func(f CheckpointFile) bool { return f.Path == path }) {
+	if cp == nil || slices.ContainsFunc(cp.Files, func(f File) bool { return f.Path == path }) {
 		return nil
 	}
-	f := CheckpointFile{Path: path}
+	f := File{Path: path}
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -203,15 +195,15 @@ func (c *checkpointStore) capture(path string) error {
 	return c.writeManifest(cp)
 }
 
-// wrote records what the running prompt's Write or Edit left in path.
-func (c *checkpointStore) wrote(path string) error {
+// Wrote records what the running prompt's Write or Edit left in path.
+func (c *Store) Wrote(path string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cp := c.cur
 	if cp == nil {
 		return nil
 	}
-	i := slices.IndexFunc(cp.Files, func(f CheckpointFile) bool { return f.Path == path })
+	i := slices.IndexFunc(cp.Files, func(f File) bool { return f.Path == path })
 	if i < 0 {
 		return nil
 	}
@@ -237,7 +229,7 @@ func fileSum(path string) (string, bool) {
 	return hex.EncodeToString(h[:]), true
 }
 
-func (c *checkpointStore) writeManifest(cp *Checkpoint) error {
+func (c *Store) writeManifest(cp *Checkpoint) error {
 	b, err := json.MarshalIndent(cp, "", "  ")
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cp.ID, err)
@@ -245,7 +237,7 @@ func (c *checkpointStore) writeManifest(cp *Checkpoint) error {
 	if err := os.MkdirAll(filepath.Join(c.dir, cp.ID), 0o700); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cp.ID, err)
 	}
-	p := filepath.Join(c.dir, cp.ID, checkpointManifest)
+	p := filepath.Join(c.dir, cp.ID, ManifestFile)
 	tmp := p + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cp.ID, err)
@@ -256,8 +248,8 @@ func (c *checkpointStore) writeManifest(cp *Checkpoint) error {
 	return nil
 }
 
-// checkpoints lists the session's checkpoints, oldest first.
-func (c *checkpointStore) checkpoints() ([]Checkpoint, error) {
+// List lists the session's checkpoints, oldest first.
+func (c *Store) List() ([]Checkpoint, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.loadLocked(); err != nil {
@@ -272,14 +264,14 @@ func (c *checkpointStore) checkpoints() ([]Checkpoint, error) {
 	return out, nil
 }
 
-// restore rolls the files back to their state when checkpoint id began: the checkpoints
+// Restore rolls the files back to their state when checkpoint id began: the checkpoints
 // from the newest down to id are undone in reverse order (so the oldest pre-image of a
 // file wins) and files that did not exist are removed. The checkpoints after id are
 // deleted: their pre-images describe states that no longer lead anywhere. Checkpoint id
 // itself is kept, since the files are now as it began, so a later `/rewind id` can still
 // cut the conversation back to it (and restoring it again changes nothing). It returns
 // the checkpoint and the files restored and removed.
-func (c *checkpointStore) restore(id string) (cp Checkpoint, restored, removed, kept []string, err error) {
+func (c *Store) Restore(id string) (cp Checkpoint, restored, removed, kept []string, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.loadLocked(); err != nil {
@@ -287,9 +279,9 @@ func (c *checkpointStore) restore(id string) (cp Checkpoint, restored, removed, 
 	}
 	i := slices.IndexFunc(c.list, func(x *Checkpoint) bool { return x.ID == id })
 	if i < 0 {
-		return cp, nil, nil, nil, fmt.Errorf("%w: %s", ErrUnknownCheckpoint, id)
+		return cp, nil, nil, nil, fmt.Errorf("%w: %s", ErrUnknown, id)
 	}
-	final := map[string]CheckpointFile{}
+	final := map[string]File{}
 	owner := map[string]string{}
 	lastWrote := map[string]string{} // what the session's newest write left in each file
 	for j := len(c.list) - 1; j >= 0; j-- {
