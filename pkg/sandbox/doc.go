@@ -25,9 +25,11 @@
 // commands of one Server share its mounts and PID namespace.
 //
 // What it guarantees, and what it does not:
-//   - The paths hidden or made read-only are the ones that exist when the command
-//     starts; a file created later under a denied name is covered by the permission
-//     checker only (it asks or denies before the command runs).
+//   - The paths hidden or made read-only are the ones the Policy lists, which exist
+//     when the sandbox is made: a Server's when its first command starts. Its owner
+//     makes a new Server when the paths change (pkg/engine/interactive walks them again
+//     after every command); a file created under a denied name while a command runs is
+//     covered by the permission checker only (it asks or denies before the command runs).
 //   - Everything else of the filesystem is as outside; the network is not restricted.
 //   - Available reports once whether the kernel lets an unprivileged process make these
 //     namespaces; without them Command is not used and the checker's fallback asks.

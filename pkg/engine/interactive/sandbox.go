@@ -50,17 +50,28 @@ var protectedInHome = []string{".bashrc", ".bash_profile", ".bash_login", ".prof
 
 // commandSandbox decides, per command, whether and how it runs sandboxed.
 type commandSandbox struct {
-	ev        *permission.Evaluator
-	roots     []string
-	home      string
-	protect   bool // protected paths are read-only (every mode but bypassPermissions)
-	excluded  []string
-	once      sync.Once
-	policy    sandbox.Policy
-	policyErr error
-	// serverOnce makes server, the session's one sandbox (closed with the session).
-	serverOnce sync.Once
-	server     *sandbox.Server
+	ev       *permission.Evaluator
+	roots    []string
+	home     string
+	protect  bool // protected paths are read-only (every mode but bypassPermissions)
+	excluded []string
+	// walkPolicy walks the roots for the policy (c.build).
+	walkPolicy func() sandbox.Policy
+
+	mu sync.Mutex
+	// policy is the last walk's; built says the first walk was made.
+	policy sandbox.Policy
+	built  bool
+	// refreshing is closed when the running walk ends (nil: none runs); again asks it
+	// to walk once more (a command ended while it walked).
+	refreshing chan struct{}
+	again      bool
+	// server is the session's sandbox, made with serverPolicy; servers counts each
+	// server's running commands, so one the policy left behind closes when they end.
+	server       *sandbox.Server
+	serverPolicy sandbox.Policy
+	servers      map[*sandbox.Server]int
+	closed       bool
 }
 
 // sandboxSettingsOf reads the settings and the kernel: the settings when the sandbox is
@@ -87,8 +98,10 @@ func sandboxSettingsOf(settings *config.Settings) (*sandboxSettings, string, err
 }
 
 func newCommandSandbox(set sandboxSettings, ev *permission.Evaluator, mode string, roots []string, home string) *commandSandbox {
-	return &commandSandbox{ev: ev, roots: roots, home: home, protect: mode != string(permission.ModeBypassPermissions),
-		excluded: set.ExcludedCommands}
+	c := &commandSandbox{ev: ev, roots: roots, home: home, protect: mode != string(permission.ModeBypassPermissions),
+		excluded: set.ExcludedCommands, servers: map[*sandbox.Server]int{}}
+	c.walkPolicy = c.build
+	return c
 }
 
 // isolate is the Bash tool's Config.Isolate.
@@ -98,31 +111,44 @@ func (c *commandSandbox) isolate(shell string, argv []string, dir string, env []
 	}
 	// Even with nothing to hide, the command runs in its namespaces: everything it
 	// starts ends with it, and with robota (kill -9 included).
-	c.once.Do(func() { c.policy = c.build() })
-	return c.policy.Command(shell, argv, dir, env)
+	return c.current().Command(shell, argv, dir, env)
 }
 
 // spawn is the Bash tool's Config.Spawn: the session's commands run in one sandbox made
 // at the first of them (a Server), so each costs a process start, not a new set of
-// namespaces and mounts. The policy is made once per session either way.
+// namespaces and mounts. A command may make a path a rule covers (git init, an
+// extracted archive): the policy is walked again after each command, and a command
+// that finds it changed starts a new server with it (see sandbox_refresh.go).
 func (c *commandSandbox) spawn(shell string, argv []string, dir string, env []string, command string, out *os.File) (bash.Process, error) {
 	if c.isExcluded(command) {
 		return nil, nil
 	}
-	c.once.Do(func() { c.policy = c.build() })
-	c.serverOnce.Do(func() { c.server = sandbox.NewServer(c.policy) })
-	proc, err := c.server.Start(shell, argv, dir, env, out, out)
+	srv, err := c.serverFor(c.current())
 	if err != nil {
 		return nil, err
 	}
-	return proc, nil
+	proc, err := srv.Start(shell, argv, dir, env, out, out)
+	if err != nil {
+		c.release(srv)
+		return nil, err
+	}
+	return &sandboxedProc{Proc: proc, c: c, srv: srv}, nil
 }
 
-// close ends the session's sandbox server, if it was started.
+// close ends the session's sandbox servers: the commands still running in them end too.
 func (c *commandSandbox) close() {
-	c.serverOnce.Do(func() {}) // no server is made after this
+	c.mu.Lock()
+	c.closed = true
+	list := make([]*sandbox.Server, 0, len(c.servers))
+	for srv := range c.servers {
+		list = append(list, srv)
+	}
 	if c.server != nil {
-		_ = c.server.Close()
+		list = append(list, c.server)
+	}
+	c.mu.Unlock()
+	for _, srv := range list {
+		_ = srv.Close()
 	}
 }
 
@@ -134,8 +160,8 @@ func (c *commandSandbox) isExcluded(command string) bool {
 // jobSandbox is the sandbox of a background or subagent job's commands, which run in
 // a worker: the same policy as the session's Bash.
 func (c *commandSandbox) jobSandbox() *runnerapi.Sandbox {
-	c.once.Do(func() { c.policy = c.build() })
-	return &runnerapi.Sandbox{Hide: c.policy.Hide, ReadOnly: c.policy.ReadOnly, ExcludedCommands: c.excluded}
+	p := c.current()
+	return &runnerapi.Sandbox{Hide: p.Hide, ReadOnly: p.ReadOnly, ExcludedCommands: c.excluded}
 }
 
 // jobSearchExclude is, once computed, what a Read deny rule covers under roots (the

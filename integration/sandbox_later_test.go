@@ -1,0 +1,68 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The sandbox covers what an earlier command of the session made: a repository
+// initialised by one command has read-only hooks for the next, and a denied file an
+// archive brought in is hidden from the next. (The session's one sandbox server was made
+// at the first command, when neither existed.)
+func TestSandboxCoversPathsMadeByEarlierCommands(t *testing.T) {
+	for _, tool := range []string{"git", "python3", "tar"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("this test needs %s on PATH", tool)
+		}
+	}
+	const marker = "MARK-later-7f3a"
+	p := newProject(t)
+	p.writeFile(t, ".claude/settings.json", `{"permissions":{"allow":["Bash"],"deny":["Read(./secret.txt)","Edit(./.git/**)"]}}`)
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "secret.txt"), []byte(marker+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("tar", "-C", src, "-cf", filepath.Join(p.Dir, "b.tar"), "secret.txt").CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v %s", err, out)
+	}
+	script := p.writeScript(t, "later.yaml", `turns:
+  - toolCalls:
+      - {id: c1, name: Bash, input: {command: "echo first"}}
+  - toolCalls:
+      - {id: c2, name: Bash, input: {command: "git init -q . && sh -c 'tar -xf b.tar' && echo made"}}
+  - toolCalls:
+      - {id: c3, name: Bash, input: {command: "python3 -c 'print(open(\"secret.txt\").read())'"}}
+      - {id: c4, name: Bash, input: {command: "python3 -c 'open(\".git/hooks/pre-commit\",\"w\").write(\"echo pwned\")'; echo tried"}}
+      - {id: c5, name: Bash, input: {command: "git status --short b.tar"}}
+  - text: done
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := p.command(ctx, "-p", "go", "--provider", "script", "--script", script, "--output-format", "stream-json", "--verbose")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("robota: %v\nstderr:\n%s", err, stderr.String())
+	}
+	results, denied := sandboxToolResults(t, stdout.String())
+	if !strings.Contains(results["c2"], "made") {
+		t.Fatalf("the command that makes the repository and the secret: %q", results["c2"])
+	}
+	if strings.Contains(results["c3"], marker) {
+		t.Errorf("a later command read the secret an earlier one brought in: %q", results["c3"])
+	}
+	if !strings.Contains(results["c4"], "tried") || denied["c4"] {
+		t.Errorf("the hook write was not run in the sandbox (denied %v): %q", denied["c4"], results["c4"])
+	}
+	if _, err := os.Stat(filepath.Join(p.Dir, ".git", "hooks", "pre-commit")); err == nil {
+		t.Errorf("a git hook landed in the repository an earlier command made")
+	}
+	if !strings.Contains(results["c5"], "b.tar") || denied["c5"] {
+		t.Errorf("git status in the new repository: denied %v, %q", denied["c5"], results["c5"])
+	}
+}

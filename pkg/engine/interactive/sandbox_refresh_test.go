@@ -1,0 +1,86 @@
+package interactive
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/permission"
+	"github.com/robota-sdk/robota-go/pkg/sandbox"
+)
+
+// A command that changes what the policy covers gets the next command a new server; a
+// command still running in the old one (a background command) finishes there, and the
+// old server closes when it ends.
+func TestSandboxServerFollowsThePolicy(t *testing.T) {
+	if ok, why := sandbox.Available(); !ok {
+		t.Skipf("no sandbox here: %s", why)
+	}
+	dir := t.TempDir()
+	secret, later := filepath.Join(dir, "secret.txt"), filepath.Join(dir, "later.txt")
+	for _, f := range []string{secret, later} {
+		if err := os.WriteFile(f, []byte("MARK\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var walks atomic.Int32
+	c := newCommandSandbox(sandboxSettings{}, permission.New(permission.Config{ProjectRoot: dir}), "default", []string{dir}, "")
+	c.walkPolicy = func() sandbox.Policy {
+		if walks.Add(1) == 1 {
+			return sandbox.Policy{Hide: []string{secret}}
+		}
+		return sandbox.Policy{Hide: []string{secret, later}} // the first command made later.txt
+	}
+	t.Cleanup(c.close)
+
+	run := func(command string) (*sandboxedProc, *os.File) {
+		t.Helper()
+		out, err := os.CreateTemp(t.TempDir(), "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		proc, err := c.spawn("/bin/sh", []string{"/bin/sh", "-c", command}, dir, nil, command, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return proc.(*sandboxedProc), out
+	}
+	readOut := func(f *os.File) string {
+		b, err := os.ReadFile(f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	background, bgOut := run("sleep 0.5; cat later.txt")
+	first, _ := run("true")
+	if _, err := first.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	second, out := run("cat secret.txt later.txt")
+	if ws, err := second.Wait(); err != nil || ws.ExitStatus() != 0 {
+		t.Fatalf("second: %v %v", ws, err)
+	}
+	if got := readOut(out); got != "" {
+		t.Errorf("the second command, under the new policy, read %q", got)
+	}
+	if first.srv == second.srv {
+		t.Fatal("a changed policy kept the old server")
+	}
+	// The background command runs on in the first server, under the first policy.
+	if ws, err := background.Wait(); err != nil || ws.ExitStatus() != 0 {
+		t.Fatalf("background: %v %v", ws, err)
+	}
+	if got := readOut(bgOut); got != "MARK\n" {
+		t.Errorf("the background command's output %q", got)
+	}
+	if _, err := first.srv.Start("/bin/sh", []string{"/bin/sh", "-c", "true"}, dir, nil, nil, nil); !errors.Is(err, sandbox.ErrServerClosed) {
+		t.Errorf("the old server is still open after its last command: %v", err)
+	}
+	if _, err := second.srv.Start("/bin/sh", []string{"/bin/sh", "-c", "true"}, dir, nil, nil, nil); errors.Is(err, sandbox.ErrServerClosed) {
+		t.Errorf("the current server was closed")
+	}
+}
