@@ -66,3 +66,32 @@ func TestSandboxCoversPathsMadeByEarlierCommands(t *testing.T) {
 		t.Errorf("git status in the new repository: denied %v, %q", denied["c5"], results["c5"])
 	}
 }
+
+// The same in a worker: a subagent whose first command makes a repository cannot write
+// its hooks with the next.
+func TestSandboxInWorkersCoversARepositoryAJobMade(t *testing.T) {
+	p := newProject(t)
+	p.writeFile(t, ".claude/settings.json", `{"permissions":{"allow":["Bash"]}}`)
+	script := p.writeScript(t, "workers-later.yaml", `turns:
+  - when: {lastUserContains: "go"}
+    toolCalls: [{id: toolu_agent, name: Agent, input: {description: setup, prompt: "sub: make a repository", subagent_type: general-purpose}}]
+  - text: done
+agents:
+  general-purpose:
+    - when: {lastUserContains: "sub:"}
+      toolCalls: [{id: toolu_init, name: Bash, input: {command: "git init -q . && echo made"}}]
+    - when: {lastToolResultContains: "made"}
+      toolCalls: [{id: toolu_hook, name: Bash, input: {command: "python3 -c 'open(\".git/hooks/pre-commit\",\"w\").write(\"echo pwned\")'; echo tried"}}]
+    - text: "the subagent tried"
+`)
+	res := p.mustRun(t, "-p", "go", "--provider", "script", "--script", script, "--output-format", "stream-json", "--verbose")
+	if !strings.Contains(res.Stdout, "the subagent tried") {
+		t.Fatalf("the subagent did not run both commands:\n%s", res.Stdout)
+	}
+	if _, err := os.Stat(filepath.Join(p.Dir, ".git", "hooks")); err != nil {
+		t.Fatalf("the subagent's git init made no repository: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(p.Dir, ".git", "hooks", "pre-commit")); err == nil {
+		t.Fatal("a worker's command wrote a hook into the repository the job's earlier command made")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
@@ -159,9 +160,14 @@ func (c *commandSandbox) isExcluded(command string) bool {
 
 // jobSandbox is the sandbox of a background or subagent job's commands, which run in
 // a worker: the same policy as the session's Bash.
+//
+// The protected paths go whether they exist or not: the worker covers those that exist
+// when each command starts, so a repository one of the job's commands makes has
+// read-only hooks for the next.
 func (c *commandSandbox) jobSandbox() *runnerapi.Sandbox {
 	p := c.current()
-	return &runnerapi.Sandbox{Hide: p.Hide, ReadOnly: p.ReadOnly, ExcludedCommands: c.excluded}
+	readOnly := append(slices.Clone(p.ReadOnly), c.protectedPaths()...)
+	return &runnerapi.Sandbox{Hide: p.Hide, ReadOnly: readOnly, ExcludedCommands: c.excluded}
 }
 
 // jobSearchExclude is, once computed, what a Read deny rule covers under roots (the
@@ -187,19 +193,27 @@ func (c *commandSandbox) build() sandbox.Policy {
 	if deny := c.ev.HasFileDenyRules(); deny || c.protect {
 		p.Hide, p.ReadOnly = c.walk(deny, c.protect)
 	}
+	p.ReadOnly = append(p.ReadOnly, c.protectedPaths()...)
+	return p.Abs()
+}
+
+// protectedPaths are the protected paths of the roots and the home directory, whether
+// they exist or not.
+func (c *commandSandbox) protectedPaths() []string {
+	var out []string
 	for _, root := range c.roots {
 		if c.protect {
 			for _, rel := range protectedInProject {
-				p.ReadOnly = append(p.ReadOnly, filepath.Join(root, rel))
+				out = append(out, filepath.Join(root, rel))
 			}
 		}
 	}
 	if c.protect && filepath.IsAbs(c.home) {
 		for _, rel := range protectedInHome {
-			p.ReadOnly = append(p.ReadOnly, filepath.Join(c.home, rel))
+			out = append(out, filepath.Join(c.home, rel))
 		}
 	}
-	return p.Abs()
+	return out
 }
 
 // readDenied is what a Read deny rule covers under the roots (cleaned as a policy's).
