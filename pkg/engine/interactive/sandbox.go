@@ -170,17 +170,16 @@ func (c *commandSandbox) jobSandbox() *runnerapi.Sandbox {
 	return &runnerapi.Sandbox{Hide: p.Hide, ReadOnly: readOnly, ExcludedCommands: c.excluded}
 }
 
-// jobSearchExclude is, once computed, what a Read deny rule covers under roots (the
-// sandbox's walk, for Read only): what subagents' Grep and Glob leave out. nil when no
-// rule names a file.
+// jobSearchExclude is what a Read deny rule covers under roots as a job starts (the
+// sandbox's walk, for Read only): what subagents' Grep and Glob leave out. It is walked
+// for each job, so a denied file an earlier command brought in is left out too. nil when
+// no rule names a file.
 func jobSearchExclude(ev *permission.Evaluator, roots []string) func() []string {
 	if !ev.HasFileDenyRules() {
 		return nil
 	}
-	return sync.OnceValue(func() []string {
-		c := &commandSandbox{ev: ev, roots: roots}
-		return c.readDenied()
-	})
+	c := &commandSandbox{ev: ev, roots: roots}
+	return c.readDenied
 }
 
 // build finds the paths the policy covers: the denied entries of the working

@@ -84,3 +84,24 @@ func TestSandboxServerFollowsThePolicy(t *testing.T) {
 		t.Errorf("the current server was closed")
 	}
 }
+
+// What subagents' Grep and Glob leave out is walked for each job: a denied file that
+// appeared after the first job is left out of the next.
+func TestJobSearchExcludeSeesFilesMadeLater(t *testing.T) {
+	dir := t.TempDir()
+	rules, err := permission.Rules(permission.Layer{Deny: []string{"Read(./secret.txt)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := permission.New(permission.Config{ProjectRoot: dir, Home: t.TempDir(), Rules: rules})
+	exclude := jobSearchExclude(ev, []string{dir})
+	if got := exclude(); len(got) != 0 {
+		t.Fatalf("before the file exists: %q", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := exclude(); len(got) != 1 || got[0] != filepath.Join(dir, "secret.txt") {
+		t.Fatalf("after the file appeared: %q", got)
+	}
+}
