@@ -3,6 +3,7 @@ package interactive
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -184,6 +185,24 @@ func TestBackgroundCommandsControlTasks(t *testing.T) {
 			t.Fatalf("/background read never showed the job's text: %q", r.Message)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	// An offset reads from that byte on; one past the log reads nothing; a bad one is refused.
+	whole := mustRun(t, s, "/background read "+id)
+	text, _ := whole.Data["text"].(string)
+	at := strings.Index(text, "slow started")
+	if r := mustRun(t, s, fmt.Sprintf("/background read %s %d", id, at)); !r.Success || !strings.HasPrefix(r.Data["text"].(string), "slow started") ||
+		r.Data["offset"] != int64(at) {
+		t.Fatalf("read at offset %d: %v %q", at, r.Data, r.Message)
+	}
+	if r := mustRun(t, s, fmt.Sprintf("/background read %s %d", id, len(text)+100)); !r.Success || r.Data["text"] != "" {
+		t.Fatalf("read past the log: %v %q", r.Data, r.Message)
+	}
+	if r := mustRun(t, s, "/background read "+id+" -3"); r.Success || !strings.Contains(r.Message, "is not a byte offset") {
+		t.Fatalf("negative offset: %v %q", r.Success, r.Message)
+	}
+	// /agent read is the same reader.
+	if r := mustRun(t, s, "/agent read "+id); !r.Success || !strings.Contains(r.Message, "slow started") || r.Data["taskId"] != id {
+		t.Fatalf("/agent read: %v %q", r.Data, r.Message)
 	}
 	if r := mustRun(t, s, "/background close "+id); r.Success || !strings.Contains(r.Message, "cancel it first") {
 		t.Fatalf("close of a running task: %v %q", r.Success, r.Message)
