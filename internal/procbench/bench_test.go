@@ -19,19 +19,23 @@ turns:
 `
 
 // binaries are the robota under test and the hello-world baseline built the same way.
-type binaries struct{ robota, hello string }
+// inits links what robota links and runs only the package inits (BuildInitsOnly).
+type binaries struct{ robota, hello, inits string }
 
 func buildBinaries(b *testing.B) binaries {
 	b.Helper()
 	cfg := BuildConfig{Tags: os.Getenv("ROBOTA_BENCH_TAGS"), CGO: os.Getenv("ROBOTA_BENCH_CGO")}
 	dir := b.TempDir()
-	bins := binaries{robota: filepath.Join(dir, "robota"), hello: filepath.Join(dir, "hello")}
+	bins := binaries{robota: filepath.Join(dir, "robota"), hello: filepath.Join(dir, "hello"), inits: filepath.Join(dir, "inits")}
 	if binDir := os.Getenv("ROBOTA_BIN_DIR"); binDir != "" {
 		bins.robota = filepath.Join(binDir, "robota")
 	} else if err := Build(context.Background(), "../..", "./cmd/cli", bins.robota, cfg); err != nil {
 		b.Fatal(err)
 	}
 	if err := Build(context.Background(), "../..", "./internal/procbench/hello", bins.hello, cfg); err != nil {
+		b.Fatal(err)
+	}
+	if err := BuildInitsOnly(context.Background(), "../..", "./cmd/cli", bins.inits, cfg); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("robota %s, hello built with tags %q CGO_ENABLED=%q; page cache evicted (fadvise DONTNEED), one warm-up run each, then medians of paired runs; peak RSS is VmHWM at exit (ptrace)",
@@ -41,9 +45,15 @@ func buildBinaries(b *testing.B) binaries {
 
 // BenchmarkProcess runs `robota --version` and a two-turn `robota -p` Write run (script
 // provider), each paired with a run of the hello-world binary, and reports medians: wall
-// ms and peak RSS KiB of robota and of hello, and robota's ratios to hello.
+// ms and peak RSS KiB of robota and of hello, and robota's ratios to hello. "inits" runs
+// a program that links every package robota links (from this source tree) and runs only
+// their inits: the floor under --version that no deferral inside the binary can go below
+// (issue 29), short of not linking packages.
 func BenchmarkProcess(b *testing.B) {
 	bins := buildBinaries(b)
+	b.Run("inits", func(b *testing.B) {
+		measure(b, bins, func(*testing.B) *exec.Cmd { return exec.Command(bins.inits) })
+	})
 	b.Run("version", func(b *testing.B) {
 		measure(b, bins, func(*testing.B) *exec.Cmd { return exec.Command(bins.robota, "--version") })
 	})
@@ -79,12 +89,12 @@ func BenchmarkProcess(b *testing.B) {
 	})
 }
 
-// measure evicts both binaries from the page cache, runs each once, then b.N paired
+// measure evicts the binaries from the page cache, runs the measured one and hello once, then b.N paired
 // iterations: robota and hello each run once for wall time and once more under ptrace
 // for the peak RSS (PeakRSS; a traced run is slower, so it is not timed).
 func measure(b *testing.B, bins binaries, robota func(*testing.B) *exec.Cmd) {
 	b.Helper()
-	for _, p := range []string{bins.robota, bins.hello} {
+	for _, p := range []string{bins.robota, bins.hello, bins.inits} {
 		if err := Evict(p); err != nil {
 			b.Fatal(err)
 		}

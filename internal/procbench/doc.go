@@ -2,7 +2,9 @@
 // wall time and peak RSS (VmHWM at exit, see PeakRSS) of `robota --version` and of a
 // two-turn headless Write run with the script provider, each next to a hello-world Go
 // binary built with the same flags and measured in the same run, so the figures come as
-// ratios against what any Go program costs on this machine.
+// ratios against what any Go program costs on this machine. Beside them it measures the
+// floor of robota's link: a program of every package robota links, running only their
+// inits (BuildInitsOnly).
 //
 // The benchmarks (bench_test.go, run by `make bench`) build robota and the hello-world
 // binary from source with the build's tags and CGO setting ($ROBOTA_BENCH_TAGS,

@@ -177,7 +177,7 @@ func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
 		a.slash.bind(s.registry)
 	}
 	if a.ResumedFrom != "" {
-		s.restored, s.restoredTurns = restoredUsage(a.Session.FullHistory())
+		s.restored, s.restoredTurns = restoredUsage(a.Session.EventEntries())
 	}
 	if a.tasks != nil {
 		a.tasks.pump(s.hub.publish, s.promptID, s.recordTask, s.recordGroup, opts.Now)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
@@ -90,12 +92,15 @@ func mergeTimeline(msgs []llm.Message, events []anchoredEvent) []HistoryEntry {
 	return out
 }
 
-// eventsFromRecord decodes a stored record's timeline events.
+// eventsFromRecord decodes a stored record's timeline events. They are encoding/json's
+// output (the store's journal, written by this package), so json v2's stricter defaults
+// hold for them, and v2 decodes them in a fraction of encoding/json's time (issue 29:
+// the events of a long session are as many as its messages).
 func eventsFromRecord(stored []store.Event) ([]anchoredEvent, error) {
 	out := make([]anchoredEvent, 0, len(stored))
 	for i, e := range stored {
 		var entry HistoryEntry
-		if err := json.Unmarshal(e.Entry, &entry); err != nil {
+		if err := jsonv2.Unmarshal(e.Entry, &entry); err != nil {
 			return nil, fmt.Errorf("%w: entry %d: %w", ErrInvalidEntry, i, err)
 		}
 		out = append(out, anchoredEvent{after: e.After, entry: entry})

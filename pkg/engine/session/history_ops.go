@@ -26,6 +26,20 @@ func (s *Session) FullHistory() []HistoryEntry {
 	return mergeTimeline(msgs, events)
 }
 
+// EventEntries returns the timeline's event entries, in order, without its chat entries:
+// what FullHistory holds besides the messages, for a reader that wants only the events
+// (it does not encode every message of a long history as FullHistory does).
+func (s *Session) EventEntries() []HistoryEntry {
+	s.mu.Lock()
+	events := s.eventsView()
+	s.mu.Unlock()
+	out := make([]HistoryEntry, len(events))
+	for i, e := range events {
+		out[i] = e.entry
+	}
+	return out
+}
+
 // eventsView returns the timeline events without copying them (mu held). s.events is
 // only ever appended to or replaced whole, so the entries in the view never change, and
 // its capacity ends at its length. It must not be written to.

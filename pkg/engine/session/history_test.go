@@ -66,6 +66,10 @@ func TestHistory_InjectAddEntryClear(t *testing.T) {
 	if got := fmt.Sprint(again); got != want {
 		t.Fatalf("resumed full history %s, want %s", got, want)
 	}
+	// EventEntries is the timeline's events alone.
+	if ev := resumed.EventEntries(); len(ev) != 1 || ev[0].Type != "tool-summary" || string(ev[0].Data) != `{"tools":1}` {
+		t.Fatalf("event entries %+v, want the tool summary alone", ev)
+	}
 
 	if err := s.ClearHistory(); err != nil {
 		t.Fatal(err)

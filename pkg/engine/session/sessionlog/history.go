@@ -246,14 +246,17 @@ func sameHistoryMessage(a, b llm.Message) bool {
 // sameMessage reports whether a and b encode alike: the same memory (a message handed on
 // unchanged), else deep equality.
 func sameMessage(a, b llm.Message) bool {
-	if a.ID == b.ID && a.Role == b.Role && a.State == b.State && a.Usage == b.Usage && a.CreatedAt == b.CreatedAt &&
+	return sameMemory(a, b) || reflect.DeepEqual(a, b)
+}
+
+// sameMemory reports whether a and b are copies of one message value: the same fields,
+// the same content array, the same metadata map.
+func sameMemory(a, b llm.Message) bool {
+	return a.ID == b.ID && a.Role == b.Role && a.State == b.State && a.Usage == b.Usage && a.CreatedAt == b.CreatedAt &&
 		len(a.Content) == len(b.Content) &&
 		(len(a.Content) == 0 || &a.Content[0] == &b.Content[0]) &&
 		reflect.ValueOf(a.Metadata).UnsafePointer() == reflect.ValueOf(b.Metadata).UnsafePointer() &&
-		len(a.Metadata) == len(b.Metadata) && (a.Content == nil) == (b.Content == nil) && (a.Metadata == nil) == (b.Metadata == nil) {
-		return true
-	}
-	return reflect.DeepEqual(a, b)
+		len(a.Metadata) == len(b.Metadata) && (a.Content == nil) == (b.Content == nil) && (a.Metadata == nil) == (b.Metadata == nil)
 }
 
 // recoverHistory learns the length and last message ID of the history the log at r

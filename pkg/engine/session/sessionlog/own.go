@@ -42,6 +42,16 @@ func own(data any, memo *ownMemo) (any, error) {
 		}
 		return memo.event(d), nil
 	case HistoryMutationData:
+		if d.resumed && d.Continues == nil {
+			// A resumed conversation (ContinueHistory) is the committed history, whose
+			// messages no one changes (agent.ConversationStore): they are kept, not
+			// copied, and the agent's first request, which holds the same messages, is
+			// owned against them (ownMemo.request). Copying them cost a resume time in
+			// proportion to the whole conversation, twice (issue 29).
+			d.Messages = slices.Clone(d.Messages)
+			memo.share(d.Messages)
+			return d, nil
+		}
 		return ownMutation(d), nil
 	case AssistantData:
 		d.HistoryStructure = slices.Clone(d.HistoryStructure)
@@ -240,6 +250,19 @@ type ownMemo struct {
 	mu                   sync.Mutex
 	msgsSrc, msgsOwned   []llm.Message
 	toolsSrc, toolsOwned []llm.ToolSchema
+	// shared is the last resumed conversation (ContinueHistory), kept as given: a
+	// request message that is one of them (sameMemory) is not copied.
+	shared []llm.Message
+}
+
+// share records a resumed conversation's messages, kept uncopied (m may be nil).
+func (m *ownMemo) share(msgs []llm.Message) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.shared = msgs
+	m.mu.Unlock()
 }
 
 // request returns the owned forms of a request's messages and tools.
@@ -259,7 +282,22 @@ func (m *ownMemo) request(msgs []llm.Message, tools []llm.ToolSchema) ([]llm.Mes
 			ownedMsgs = append(ownedMsgs, ownMessage(msgs[i]))
 		}
 	} else {
-		ownedMsgs = ownMessages(msgs)
+		ownedMsgs = make([]llm.Message, len(msgs))
+		shared := 0
+		for i, msg := range msgs {
+			if i < len(m.shared) && sameMemory(m.shared[i], msg) {
+				ownedMsgs[i] = msg // a committed message of the resumed conversation
+				shared++
+			} else {
+				ownedMsgs[i] = ownMessage(msg)
+			}
+		}
+		if shared > 0 {
+			m.shared = nil // the requests after this one extend it (the branch above)
+		}
+		if msgs == nil {
+			ownedMsgs = nil
+		}
 	}
 	m.msgsSrc, m.msgsOwned = msgs, ownedMsgs
 	if len(tools) == 0 || len(tools) != len(m.toolsSrc) || unsafe.SliceData(tools) != unsafe.SliceData(m.toolsSrc) {

@@ -66,3 +66,48 @@ func TestOwnSharesTheLastRequestsCopies(t *testing.T) {
 		t.Error("a shorter request shared the last one's copies")
 	}
 }
+
+// A resumed conversation (ContinueHistory) is the committed history: it is kept as given,
+// not copied, and the agent's first request, whose messages are copies of the same values
+// in the agent's own array, shares them too; a message of that request that is not one of
+// the resumed conversation's (a new prompt) is copied.
+func TestOwnKeepsTheResumedHistory(t *testing.T) {
+	msg := func(text string) llm.Message {
+		return llm.Message{ID: text, Role: llm.RoleUser, Content: []llm.Part{llm.TextPart(text)}, Metadata: map[string]any{"k": text}}
+	}
+	resumed := []llm.Message{msg("system"), msg("one"), msg("two")}
+	var memo ownMemo
+	out, err := own(ContinueHistory(resumed, nil), &memo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := out.(HistoryMutationData).Messages
+	for i := range resumed {
+		if &kept[i].Content[0] != &resumed[i].Content[0] {
+			t.Errorf("resumed message %d was copied", i)
+		}
+	}
+	// The agent holds its own array of the same message values, and adds the prompt.
+	agentHistory := append(append([]llm.Message(nil), resumed...), msg("prompt"))
+	ev, err := own(agent.Event{Type: agent.EventProviderRequest, Request: &agent.ProviderRequestData{Messages: agentHistory}}, &memo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := ev.(agent.Event).Request
+	for i := range resumed {
+		if &req.Messages[i].Content[0] != &resumed[i].Content[0] {
+			t.Errorf("request message %d, the resumed conversation's, was copied", i)
+		}
+	}
+	if &req.Messages[3].Content[0] == &agentHistory[3].Content[0] {
+		t.Error("the new prompt was not copied")
+	}
+	// A plain reset (a cleared or compacted history) is still copied.
+	out, err = own(ResetHistory(resumed), &memo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &out.(HistoryMutationData).Messages[0].Content[0] == &resumed[0].Content[0] {
+		t.Error("a reset's messages were not copied")
+	}
+}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
@@ -69,8 +72,8 @@ type messageLine struct {
 }
 
 type eventLine struct {
-	A int             `json:"a"`
-	E json.RawMessage `json:"e"`
+	A int            `json:"a"`
+	E jsontext.Value `json:"e"`
 }
 
 // decodeJournal rebuilds a record from a journal's bytes in one pass: every committed
@@ -112,13 +115,13 @@ func decodeJournal(data []byte) (Record, int64, error) {
 		case bytes.HasPrefix(line, prefixMessage):
 			r.Messages = append(r.Messages, llm.Message{})
 			ml := messageLine{M: &r.Messages[len(r.Messages)-1]}
-			if err = json.Unmarshal(line, &ml); err == nil && ml.I != len(r.Messages)-1 {
+			if err = decodeLine(line, &ml); err == nil && ml.I != len(r.Messages)-1 {
 				err = fmt.Errorf("message index %d where %d was due", ml.I, len(r.Messages)-1)
 			}
 		case bytes.HasPrefix(line, prefixReplace):
 			var m llm.Message
 			ml := messageLine{M: &m}
-			if err = json.Unmarshal(line, &ml); err == nil {
+			if err = decodeLine(line, &ml); err == nil {
 				if ml.I < 0 || ml.I >= len(r.Messages) {
 					err = fmt.Errorf("replace of message %d in a history of %d", ml.I, len(r.Messages))
 				} else {
@@ -127,15 +130,15 @@ func decodeJournal(data []byte) (Record, int64, error) {
 			}
 		case bytes.HasPrefix(line, prefixEvent):
 			var el eventLine
-			if err = json.Unmarshal(line, &el); err == nil {
-				r.Events = append(r.Events, Event{After: min(el.A, len(r.Messages)), Entry: el.E})
+			if err = decodeLine(line, &el); err == nil {
+				r.Events = append(r.Events, Event{After: min(el.A, len(r.Messages)), Entry: json.RawMessage(el.E)})
 			}
 		case bytes.Equal(line, lineReset):
 			r.Messages, r.Events = r.Messages[:0], nil
 		case bytes.HasPrefix(line, prefixHeader): // superseded or the one decoded above
 		case bytes.HasPrefix(line, prefixCommit):
 			var c commitLine
-			if err = json.Unmarshal(line, &c); err == nil {
+			if err = decodeLine(line, &c); err == nil {
 				if c.N != len(r.Messages) || c.E != len(r.Events) {
 					err = fmt.Errorf("commit says %d messages and %d events, the journal holds %d and %d",
 						c.N, c.E, len(r.Messages), len(r.Events))
@@ -209,3 +212,10 @@ func forkBytes(parent []byte, parentID, newID string, now time.Time) ([]byte, er
 	out := make([]byte, 0, int(end)+len(b))
 	return append(append(out, parent[:end]...), b...), nil
 }
+
+// decodeLine decodes one journal line into v. The lines are this package's own output
+// (encoding/json), so the stricter defaults of json v2 (exact member names, valid UTF-8,
+// no duplicate members) hold for them; v2 decodes them with far less reflection than
+// encoding/json, which first scans each line whole to validate it (issue 29: decoding a
+// 2,000-round journal was the most of a resume's time).
+func decodeLine(line []byte, v any) error { return jsonv2.Unmarshal(line, v) }

@@ -80,13 +80,13 @@ func JournalSegments(data []byte) ([]Segment, error) {
 		case bytes.HasPrefix(l, prefixMessage):
 			cur.Messages = append(cur.Messages, llm.Message{})
 			ml := messageLine{M: &cur.Messages[len(cur.Messages)-1]}
-			if err = json.Unmarshal(l, &ml); err == nil && ml.I != len(cur.Messages)-1 {
+			if err = decodeLine(l, &ml); err == nil && ml.I != len(cur.Messages)-1 {
 				err = fmt.Errorf("message index %d where %d was due", ml.I, len(cur.Messages)-1)
 			}
 		case bytes.HasPrefix(l, prefixReplace):
 			var m llm.Message
 			ml := messageLine{M: &m}
-			if err = json.Unmarshal(l, &ml); err == nil {
+			if err = decodeLine(l, &ml); err == nil {
 				if ml.I < 0 || ml.I >= len(cur.Messages) {
 					err = fmt.Errorf("replace of message %d in a history of %d", ml.I, len(cur.Messages))
 				} else {
@@ -95,8 +95,8 @@ func JournalSegments(data []byte) ([]Segment, error) {
 			}
 		case bytes.HasPrefix(l, prefixEvent):
 			var el eventLine
-			if err = json.Unmarshal(l, &el); err == nil {
-				cur.Events = append(cur.Events, Event{After: min(el.A, len(cur.Messages)), Entry: el.E})
+			if err = decodeLine(l, &el); err == nil {
+				cur.Events = append(cur.Events, Event{After: min(el.A, len(cur.Messages)), Entry: json.RawMessage(el.E)})
 			}
 		case bytes.Equal(l, lineReset):
 			segs = append(segs, Segment{})
