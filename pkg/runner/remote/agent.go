@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -48,6 +47,7 @@ type Agent struct {
 	// ctl receives every running job's control messages (one goroutine reads them all).
 	ctl    chan *nats.Msg
 	claims claimer
+	events *eventSender
 	wg     sync.WaitGroup
 	// pulled is closed once the agent has no pull request pending: a job is handed back
 	// only then, or the server could deliver it right back to this stopping agent.
@@ -74,6 +74,7 @@ func NewAgent(cfg AgentConfig) *Agent {
 	a := &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]*hostJob{}, pulled: make(chan struct{}),
 		ctl: make(chan *nats.Msg, 1024)}
 	a.claims.a = a
+	a.events = newEventSender(cfg.Conn, cfg.Name)
 	return a
 }
 
@@ -100,6 +101,17 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	// One subscription to all its jobs' control subjects, made before the first job is
+	// taken, so no cancel or input sent once the job is claimed can miss it.
+	ctl, err := a.nc.ChanSubscribe(wire.ControlWildcard(a.cfg.Name), a.ctl)
+	if err == nil {
+		err = a.nc.FlushTimeout(5 * time.Second)
+	}
+	if err != nil {
+		close(a.pulled)
+		return fmt.Errorf("subscribe to the host's control subjects: %w", err)
+	}
+	defer func() { _ = ctl.Unsubscribe() }()
 	hbCtx, stopHB := context.WithCancel(context.Background())
 	defer stopHB()
 	go a.heartbeat(hbCtx)
@@ -151,6 +163,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	close(a.pulled)
 	a.wg.Wait()
 	<-keepAliveDone
+	a.events.wait() // the last jobs' results are on their way before Run returns
 	a.log.Info("host agent stopped", zap.String("host", a.cfg.Name))
 	return nil
 }
@@ -198,7 +211,7 @@ func (a *Agent) heartbeat(ctx context.Context) {
 			jobs[id] = j.attempt
 		}
 		a.mu.Unlock()
-		if b, err := json.Marshal(wire.Heartbeat{Host: a.cfg.Name, Labels: a.cfg.Labels, Slots: a.cfg.Slots, Jobs: jobs}); err == nil {
+		if b, err := wire.Marshal(wire.Heartbeat{Host: a.cfg.Name, Labels: a.cfg.Labels, Slots: a.cfg.Slots, Jobs: jobs}); err == nil {
 			_ = a.nc.Publish(wire.HeartbeatSubject(a.cfg.Name), b)
 		}
 		select {
@@ -210,7 +223,7 @@ func (a *Agent) heartbeat(ctx context.Context) {
 }
 
 func (a *Agent) request(subject string, v any, timeout time.Duration, out any) error {
-	body, err := json.Marshal(v)
+	body, err := wire.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -218,7 +231,7 @@ func (a *Agent) request(subject string, v any, timeout time.Duration, out any) e
 	if err != nil {
 		return err
 	}
-	return json.Unmarshal(m.Data, out)
+	return wire.Unmarshal(m.Data, out)
 }
 
 // handle runs one message of the stream.
@@ -264,7 +277,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	attempt := claim.Attempt
-	out := newOutbox(a.nc, wire.EventSubject(a.cfg.Name, job.ID), a.cfg.Name, attempt)
+	out := a.events.outbox(job.ID, attempt)
 	if cwd := job.Cwd(); cwd != "" {
 		if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 			out.push(runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_directory",
@@ -297,10 +310,6 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 	rj := job.Runner()
 	if rj.Agent != nil {
 		rj.Host = &callHost{nc: a.nc, host: a.cfg.Name, jobID: job.ID, attempt: attempt}
-	}
-	// The control subject feeds the agent's one control reader (no goroutine per job).
-	if ctl, err := a.nc.ChanSubscribe(wire.ControlSubject(a.cfg.Name, job.ID), a.ctl); err == nil {
-		defer func() { _ = ctl.Unsubscribe() }()
 	}
 	var final *runnerapi.Event
 	err = a.cfg.Runner.Start(jobCtx, rj, func(ev runnerapi.Event) error {
@@ -360,7 +369,7 @@ func (a *Agent) control(ctx context.Context) {
 			return
 		case m := <-a.ctl:
 			var c wire.Control
-			if json.Unmarshal(m.Data, &c) != nil {
+			if wire.Unmarshal(m.Data, &c) != nil {
 				continue
 			}
 			a.mu.Lock()
@@ -455,77 +464,140 @@ func (a *Agent) keepAlive(ctx context.Context) {
 	}
 }
 
-// outbox sends one attempt's events to the engine in order (wire.Events). The first
-// event (the start) and the terminal one go at once; progress between them is
-// coalesced for up to progressLinger, so a short job costs two messages and a chatty
-// one a few per second. A terminal event ends the outbox; the engine acks the job's
-// message when it has it, so the host neither waits for a reply nor acks. A batch lost
-// on the way leaves the message unacked: it is redelivered (at least once).
-type outbox struct {
+// eventSender sends the events of all the host's attempts to the engine in one
+// message when it can (wire.HostEvents on wire.EventsSubject): an attempt's first event
+// (the start) and its terminal one leave at once when no batch is being sent, else with
+// the next batch; progress between them is coalesced for up to progressLinger (one
+// timer for the host, none per job), so a short job costs a share of a message and a
+// chatty one a few per second. Each attempt's events leave in order (one sender at a
+// time, on one connection). A terminal event ends an attempt's outbox; the engine acks
+// the job's message when it has it, so the host neither waits for a reply nor acks. A
+// batch lost on the way leaves the messages unacked: they are redelivered (at least once).
+type eventSender struct {
 	nc      *nats.Conn
 	subject string
 	host    string
-	attempt int
 
-	mu     sync.Mutex // held while publishing, so batches leave in order
-	queue  []wire.Ev
-	sent   bool // the first event went
-	closed bool
-	timer  *time.Timer
+	mu    sync.Mutex
+	cond  sync.Cond // signalled when the sender goes idle
+	queue []wire.Events
+	at    map[*outbox]int // an outbox's entry in queue
+	busy  bool            // a goroutine is sending
+	timer *time.Timer     // the linger of queued progress, when one is pending
 }
 
 // progressLinger bounds how long a progress event waits to share a message.
 const progressLinger = 10 * time.Millisecond
 
-func newOutbox(nc *nats.Conn, subject, host string, attempt int) *outbox {
-	return &outbox{nc: nc, subject: subject, host: host, attempt: attempt}
+func newEventSender(nc *nats.Conn, host string) *eventSender {
+	s := &eventSender{nc: nc, subject: wire.EventsSubject(host), host: host, at: map[*outbox]int{}}
+	s.cond.L = &s.mu
+	return s
+}
+
+// outbox is one attempt's way to the engine; its fields are guarded by its sender's mu.
+type outbox struct {
+	s       *eventSender
+	job     string
+	attempt int
+	sent    bool // the first event was queued
+	closed  bool
+}
+
+func (s *eventSender) outbox(job string, attempt int) *outbox {
+	return &outbox{s: s, job: job, attempt: attempt}
 }
 
 // push queues ev; after a terminal event, or once closed, push drops events.
 func (o *outbox) push(ev runnerapi.Event) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	s := o.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if o.closed {
 		return
 	}
-	o.queue = append(o.queue, wire.EvOf(ev))
+	i, ok := s.at[o]
+	if !ok {
+		i = len(s.queue)
+		s.at[o] = i
+		s.queue = append(s.queue, wire.Events{Job: o.job, Attempt: o.attempt})
+	}
+	s.queue[i].Events = append(s.queue[i].Events, wire.EvOf(ev))
+	urgent := !o.sent || ev.Kind.Terminal()
+	o.sent, o.closed = true, ev.Kind.Terminal()
 	switch {
-	case !o.sent || ev.Kind.Terminal():
-		o.closed = ev.Kind.Terminal()
-		o.flushLocked()
-	case o.timer == nil:
-		o.timer = time.AfterFunc(progressLinger, o.flush)
+	case s.busy: // the running sender takes it with its next batch
+	case urgent:
+		s.startLocked()
+	case s.timer == nil:
+		s.timer = time.AfterFunc(progressLinger, s.kick)
 	}
 }
 
-func (o *outbox) flush() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.flushLocked()
-}
-
-func (o *outbox) flushLocked() {
-	if o.timer != nil {
-		o.timer.Stop()
-		o.timer = nil
-	}
-	if len(o.queue) == 0 {
-		return
-	}
-	if b, err := json.Marshal(wire.Events{Host: o.host, Attempt: o.attempt, Events: o.queue}); err == nil {
-		_ = o.nc.Publish(o.subject, b)
-	}
-	o.queue, o.sent = nil, true
-}
-
-// close drops what is queued and not sent (the attempt is handed back or lost).
+// close drops what o queued and did not send (the attempt is handed back or lost).
 func (o *outbox) close() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.closed, o.queue = true, nil
-	if o.timer != nil {
-		o.timer.Stop()
-		o.timer = nil
+	s := o.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o.closed = true
+	if i, ok := s.at[o]; ok {
+		s.queue[i].Events = nil
+	}
+}
+
+func (s *eventSender) kick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timer = nil
+	if !s.busy {
+		s.startLocked()
+	}
+}
+
+func (s *eventSender) startLocked() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	s.busy = true
+	go s.send()
+}
+
+// send publishes what is queued, batch after batch, until nothing is.
+func (s *eventSender) send() {
+	for {
+		s.mu.Lock()
+		batch := s.queue[:0:0]
+		for _, e := range s.queue {
+			if len(e.Events) > 0 {
+				batch = append(batch, e)
+			}
+		}
+		s.queue = nil
+		clear(s.at)
+		if len(batch) == 0 {
+			s.busy = false
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		if b, err := wire.Marshal(wire.HostEvents{Host: s.host, Jobs: batch}); err == nil {
+			_ = s.nc.Publish(s.subject, b)
+		}
+	}
+}
+
+// wait returns once every queued event was handed to the connection, progress
+// included.
+func (s *eventSender) wait() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.busy || s.timer != nil || len(s.queue) > 0 {
+		if !s.busy {
+			s.startLocked()
+		}
+		s.cond.Wait()
 	}
 }
 

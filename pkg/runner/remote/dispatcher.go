@@ -70,6 +70,10 @@ type Dispatcher struct {
 	recent    map[string]struct{}
 	recentIDs []string
 	recentAt  int
+	// unclaimed holds the jobs no host claimed yet: one sweep (sweeping while any is)
+	// shows them waiting and fails them at the queue timeout, not two timers per job.
+	unclaimed map[*job]struct{}
+	sweeping  bool
 }
 
 // recentJobs bounds Dispatcher.recent.
@@ -91,7 +95,10 @@ type job struct {
 	emitMu sync.Mutex // serializes emit; never held with the Dispatcher's mutex
 	emit   func(runnerapi.Event) error
 
-	seq           uint64 // the job message's stream sequence
+	seq           uint64    // the job message's stream sequence
+	queuedAt      time.Time // when it went on the stream
+	shownWaiting  bool      // the sweep reported it waiting
+	dropAtEnd     bool      // Start deletes its message once it ended (no host ran it)
 	attempt       int
 	host          string
 	ack           string // the current attempt's ack subject (wire.Claim.Ack)
@@ -130,7 +137,7 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 		return nil, fmt.Errorf("the job stream %s: %w", wire.Stream, err)
 	}
 	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: stream, byID: map[string]*job{}, byTask: map[string]*job{},
-		hosts: map[string]seenHost{}, recent: map[string]struct{}{}}
+		hosts: map[string]seenHost{}, recent: map[string]struct{}{}, unclaimed: map[*job]struct{}{}}
 	for subject, handler := range map[string]nats.MsgHandler{
 		wire.ClaimWildcard: d.onClaim, wire.EventWildcard: d.onEvent,
 		wire.ChatWildcard: d.onCall, wire.ToolWildcard: d.onCall, wire.HeartbeatWildcard: d.onHeartbeat,
@@ -195,7 +202,7 @@ func (d *Dispatcher) HostsAlive() int {
 func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runnerapi.Event) error) error {
 	j := &job{id: wire.NewJobID(), taskID: rj.ID, rj: rj, emit: emit, done: make(chan struct{})}
 	j.labels = jobLabels(rj, d.cfg.Labels)
-	body, err := json.Marshal(wire.FromRunner(j.id, rj, j.labels))
+	body, err := wire.Marshal(wire.FromRunner(j.id, rj, j.labels))
 	if err != nil {
 		return err
 	}
@@ -213,46 +220,78 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 	}
 	d.mu.Lock()
 	j.seq = pa.Sequence
+	if j.attempt == 0 && !j.ended {
+		// A job no host took at once is shown waiting, and fails at the queue timeout
+		// (sweep); most are claimed well within waitingAfter and never wait there.
+		j.queuedAt = time.Now()
+		d.unclaimed[j] = struct{}{}
+		if !d.sweeping {
+			d.sweeping = true
+			go d.sweep()
+		}
+	}
 	d.mu.Unlock()
 	d.log.Debug("remote job queued", zap.String("task", rj.ID), zap.String("job", j.id))
-	queued := time.NewTimer(d.cfg.QueueTimeout)
-	defer queued.Stop()
-	// A job no host took at once is shown waiting (the task is queued again), saying for
-	// what; most jobs are claimed well within waitingAfter and show no wait.
-	waiting := time.NewTimer(waitingAfter)
-	defer waiting.Stop()
-	for {
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		d.cancel(j, context.Cause(ctx).Error())
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
 		select {
 		case <-j.done:
-			return nil
-		case <-waiting.C:
-			d.mu.Lock()
-			unclaimed := j.attempt == 0 && !j.ended
-			var ev runnerapi.Event
-			if unclaimed {
+		case <-t.C:
+			d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: context.Cause(ctx).Error()})
+		}
+	}
+	d.mu.Lock()
+	drop := j.dropAtEnd
+	d.mu.Unlock()
+	if drop {
+		d.drop(j)
+	}
+	return nil
+}
+
+// sweepEvery is how often the sweep looks at the unclaimed jobs: a job is shown
+// waiting, and fails at the queue timeout, this much late at most.
+const sweepEvery = 50 * time.Millisecond
+
+// sweep shows the unclaimed jobs waiting once they waited waitingAfter (the task is
+// queued again, saying for what) and fails those that waited the queue timeout (Start
+// deletes their messages); it returns once no job is unclaimed.
+func (d *Dispatcher) sweep() {
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for range t.C {
+		now := time.Now()
+		var waiting []runnerapi.Event
+		var waitingJobs, expired []*job
+		d.mu.Lock()
+		if len(d.unclaimed) == 0 {
+			d.sweeping = false
+			d.mu.Unlock()
+			return
+		}
+		for j := range d.unclaimed {
+			switch age := now.Sub(j.queuedAt); {
+			case age >= d.cfg.QueueTimeout:
+				delete(d.unclaimed, j)
+				j.dropAtEnd = true
+				expired = append(expired, j)
+			case age >= waitingAfter && !j.shownWaiting:
+				j.shownWaiting = true
 				j.evSeq++
-				ev = runnerapi.Event{JobID: j.taskID, Sequence: j.evSeq, Kind: runnerapi.EventWaiting, Reason: d.waitingReasonLocked(j)}
+				waiting = append(waiting, runnerapi.Event{JobID: j.taskID, Sequence: j.evSeq, Kind: runnerapi.EventWaiting, Reason: d.waitingReasonLocked(j)})
+				waitingJobs = append(waitingJobs, j)
 			}
-			d.mu.Unlock()
-			if unclaimed {
-				d.deliver(j, ev)
-			}
-		case <-queued.C:
-			d.mu.Lock()
-			waiting := j.attempt == 0 && !j.ended
-			d.mu.Unlock()
-			if waiting {
-				d.finish(j, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_host", Error: d.noHostReason(j)})
-				d.drop(j)
-			}
-		case <-ctx.Done():
-			d.cancel(j, context.Cause(ctx).Error())
-			select {
-			case <-j.done:
-			case <-time.After(cancelGrace):
-				d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: context.Cause(ctx).Error()})
-			}
-			return nil
+		}
+		d.mu.Unlock()
+		for i, j := range waitingJobs {
+			d.deliver(j, waiting[i])
+		}
+		for _, j := range expired {
+			d.finish(j, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_host", Error: d.noHostReason(j)})
 		}
 	}
 }
@@ -366,6 +405,7 @@ func (d *Dispatcher) forgetLocked(j *job) {
 	if d.byTask[j.taskID] == j {
 		delete(d.byTask, j.taskID)
 	}
+	delete(d.unclaimed, j)
 }
 
 // finish ends j with a terminal event made by the engine (no host reported one).
@@ -414,7 +454,7 @@ func (d *Dispatcher) cancel(j *job, reason string) {
 		d.drop(j)
 		return
 	}
-	body, _ := json.Marshal(wire.Control{Cancel: true, Reason: reason})
+	body, _ := wire.Marshal(wire.Control{Cancel: true, Reason: reason})
 	_ = d.nc.Publish(wire.ControlSubject(host, j.id), body)
 }
 
@@ -461,7 +501,7 @@ func (d *Dispatcher) Send(_ context.Context, taskID, input string) error {
 	if host == "" {
 		return errors.New("the remote job has not started on a host yet")
 	}
-	body, _ := json.Marshal(wire.Control{Send: input})
+	body, _ := wire.Marshal(wire.Control{Send: input})
 	return d.nc.Publish(wire.ControlSubject(host, j.id), body)
 }
 
@@ -512,7 +552,7 @@ func reply(msg *nats.Msg, v any) {
 	if msg.Reply == "" {
 		return
 	}
-	if b, err := json.Marshal(v); err == nil {
+	if b, err := wire.Marshal(v); err == nil {
 		_ = msg.Respond(b)
 	}
 }
@@ -545,7 +585,7 @@ func (d *Dispatcher) onClaim(msg *nats.Msg) {
 	}
 	if wire.IsClaims(msg.Subject) {
 		var b wire.Claims
-		if err := json.Unmarshal(msg.Data, &b); err != nil || (b.Host != "" && b.Host != host) {
+		if err := wire.Unmarshal(msg.Data, &b); err != nil || (b.Host != "" && b.Host != host) {
 			d.log.Warn("refused a host's claims: unreadable, or naming another host", zap.String("host", host), zap.String("named", b.Host))
 			reply(msg, wire.ClaimsReply{})
 			return
@@ -559,7 +599,7 @@ func (d *Dispatcher) onClaim(msg *nats.Msg) {
 		return
 	}
 	var c wire.Claim
-	if err := json.Unmarshal(msg.Data, &c); err != nil || (c.Host != "" && c.Host != host) {
+	if err := wire.Unmarshal(msg.Data, &c); err != nil || (c.Host != "" && c.Host != host) {
 		d.log.Warn("refused a host's claim: unreadable, or naming another host", zap.String("host", host), zap.String("named", c.Host))
 		reply(msg, wire.ClaimReply{Reason: "unreadable claim, or one naming another host"})
 		return
@@ -598,6 +638,7 @@ func (d *Dispatcher) claim(id string, c wire.Claim) wire.ClaimReply {
 		j.attemptCancel() // the earlier attempt's calls end; its results are ignored
 	}
 	j.attempt++
+	delete(d.unclaimed, j)
 	prev := j.host
 	j.host, j.ack = c.Host, c.Ack
 	j.attemptCtx, j.attemptCancel = context.WithCancel(context.Background())
@@ -615,8 +656,7 @@ func (d *Dispatcher) claim(id string, c wire.Claim) wire.ClaimReply {
 // or of a job that ended are expected (a slow or cut-off host) and logged at debug
 // level; a message for a job this engine did not issue, or for a job another host holds
 // now, is forged or misrouted and logged as a warning.
-func (d *Dispatcher) current(subject, host string, attempt int, what string) (*job, context.Context, bool) {
-	id := wire.JobIDOf(subject)
+func (d *Dispatcher) current(id, host string, attempt int, what string) (*job, context.Context, bool) {
 	d.mu.Lock()
 	j := d.byID[id]
 	var why string
@@ -651,25 +691,46 @@ func (d *Dispatcher) current(subject, host string, attempt int, what string) (*j
 	return nil, nil, false
 }
 
-// onEvent relays a batch of an attempt's events to the task manager; the events of any
-// attempt but the current one are dropped. At the terminal event the engine acks the
-// job's message on the stream: it has the result, the work queue may drop the job.
+// onEvent relays batches of attempts' events to the task manager: one attempt's on its
+// job's event subject, or several attempts' of one host on its wire.EventsSubject.
 func (d *Dispatcher) onEvent(msg *nats.Msg) {
 	host, ok := d.sender(msg, false)
 	if !ok {
 		return
 	}
+	if wire.IsEvents(msg.Subject) {
+		var hb wire.HostEvents
+		if err := wire.Unmarshal(msg.Data, &hb); err != nil {
+			d.log.Warn("unreadable job events", zap.String("subject", msg.Subject), zap.Error(err))
+			return
+		}
+		if hb.Host != "" && hb.Host != host {
+			d.log.Warn("dropped a host's events naming another host", zap.String("host", host), zap.String("named", hb.Host))
+			return
+		}
+		for _, b := range hb.Jobs {
+			d.events(host, b.Job, b)
+		}
+		return
+	}
 	var b wire.Events
-	if err := json.Unmarshal(msg.Data, &b); err != nil {
+	if err := wire.Unmarshal(msg.Data, &b); err != nil {
 		d.log.Warn("unreadable job events", zap.String("subject", msg.Subject), zap.Error(err))
 		return
 	}
+	d.events(host, wire.JobIDOf(msg.Subject), b)
+}
+
+// events relays one attempt's events; the events of any attempt but the current one are
+// dropped. At the terminal event the engine acks the job's message on the stream: it has
+// the result, the work queue may drop the job.
+func (d *Dispatcher) events(host, id string, b wire.Events) {
 	if b.Host != "" && b.Host != host {
 		d.log.Warn("dropped a host's events naming another host", zap.String("host", host), zap.String("named", b.Host),
-			zap.String("job", wire.JobIDOf(msg.Subject)))
+			zap.String("job", id))
 		return
 	}
-	j, _, ok := d.current(msg.Subject, host, b.Attempt, "events")
+	j, _, ok := d.current(id, host, b.Attempt, "events")
 	if !ok {
 		return
 	}
@@ -716,7 +777,7 @@ func (d *Dispatcher) onCall(msg *nats.Msg) {
 		reply(msg, wire.Step{Done: true, Refuse: "unreadable call"})
 		return
 	}
-	j, ctx, ok := d.current(msg.Subject, host, c.Attempt, "call")
+	j, ctx, ok := d.current(wire.JobIDOf(msg.Subject), host, c.Attempt, "call")
 	if !ok || j.rj.Host == nil {
 		reply(msg, wire.Step{Done: true, Refuse: "the engine answers only the attempt that holds the job now"})
 		return
@@ -730,7 +791,7 @@ func (d *Dispatcher) onHeartbeat(msg *nats.Msg) {
 		return
 	}
 	var hb wire.Heartbeat
-	if err := json.Unmarshal(msg.Data, &hb); err != nil || (hb.Host != "" && hb.Host != host) {
+	if err := wire.Unmarshal(msg.Data, &hb); err != nil || (hb.Host != "" && hb.Host != host) {
 		return
 	}
 	hb.Host = host
