@@ -44,8 +44,6 @@ type Agent struct {
 	running map[string]*hostJob // job id → the attempt this host runs
 	// stopping is set once the agent stops: a job claimed after it is handed back.
 	stopping bool
-	// ctl receives every running job's control messages (one goroutine reads them all).
-	ctl    chan *nats.Msg
 	claims claimer
 	events *eventSender
 	wg     sync.WaitGroup
@@ -71,10 +69,9 @@ func NewAgent(cfg AgentConfig) *Agent {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	a := &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]*hostJob{}, pulled: make(chan struct{}),
-		ctl: make(chan *nats.Msg, 1024)}
-	a.claims.a = a
+	a := &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]*hostJob{}, pulled: make(chan struct{})}
 	a.events = newEventSender(cfg.Conn, cfg.Name)
+	a.claims = claimer{events: a.events, pending: map[uint64]pendingClaim{}}
 	return a
 }
 
@@ -101,10 +98,11 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	// One subscription to all its jobs' control subjects, made before the first job is
-	// taken, so no cancel or input sent once the job is claimed can miss it.
-	ctl, err := a.nc.ChanSubscribe(wire.ControlWildcard(a.cfg.Name), a.ctl)
+	// One subscription to all its jobs' control subjects and its claims' answers, made
+	// before the first job is taken, so no answer, cancel or input can miss it.
+	ctl, err := a.nc.Subscribe(wire.ControlWildcard(a.cfg.Name), a.onControl)
 	if err == nil {
+		_ = ctl.SetPendingLimits(-1, -1)
 		err = a.nc.FlushTimeout(5 * time.Second)
 	}
 	if err != nil {
@@ -115,7 +113,6 @@ func (a *Agent) Run(ctx context.Context) error {
 	hbCtx, stopHB := context.WithCancel(context.Background())
 	defer stopHB()
 	go a.heartbeat(hbCtx)
-	go a.control(hbCtx)
 	keepAliveDone := make(chan struct{})
 	go func() {
 		defer close(keepAliveDone)
@@ -149,11 +146,14 @@ func (a *Agent) Run(ctx context.Context) error {
 		got := 0
 		for msg := range batch.Messages() {
 			got++
+			// Decoded here, on the loop's long-lived stack: in each job's fresh goroutine
+			// the decoder's descent grew the stack, which cost more than the decoding.
+			job, err := wire.DecodeJob(msg.Data())
 			a.wg.Add(1)
 			go func() {
 				defer a.wg.Done()
 				defer func() { <-slots }()
-				a.handle(ctx, msg)
+				a.handle(ctx, msg, job, err)
 			}()
 		}
 		for range free - got {
@@ -234,14 +234,13 @@ func (a *Agent) request(subject string, v any, timeout time.Duration, out any) e
 	return wire.Unmarshal(m.Data, out)
 }
 
-// handle runs one message of the stream.
-func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
+// handle runs one message of the stream, job (decoded, or err saying why not).
+func (a *Agent) handle(ctx context.Context, msg jetstream.Msg, job wire.Job, err error) {
 	if ctx.Err() != nil { // taken by the last pull of a stopping agent
 		<-a.pulled
 		_ = msg.Nak()
 		return
 	}
-	job, err := wire.DecodeJob(msg.Data())
 	if err != nil {
 		meta, _ := msg.Metadata()
 		var seq uint64
@@ -361,30 +360,37 @@ type hostJob struct {
 	lost     bool      // NATS unreachable for the job timeout: another host has it now
 }
 
-// control applies the running jobs' control messages (cancel, input) until ctx ends.
-func (a *Agent) control(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
+// onControl applies the engine's messages to this host: the answers to its claims, and
+// its running jobs' control messages (cancel, input). Only the engine may publish on a
+// host's control subjects (wire.HostPublish has none).
+func (a *Agent) onControl(m *nats.Msg) {
+	if wire.IsControlBatch(m.Subject) {
+		var b wire.ControlBatch
+		if err := wire.Unmarshal(m.Data, &b); err != nil {
+			a.log.Warn("unreadable answers to this host's claims", zap.Error(err))
 			return
-		case m := <-a.ctl:
-			var c wire.Control
-			if wire.Unmarshal(m.Data, &c) != nil {
-				continue
-			}
-			a.mu.Lock()
-			j := a.running[wire.JobIDOf(m.Subject)]
-			a.mu.Unlock()
-			if j == nil {
-				continue
-			}
-			switch { // a worker's answer may take a while: the other jobs' controls do not wait
-			case c.Cancel:
-				go func() { _, _ = a.cfg.Runner.Cancel(j.ctx, j.id, c.Reason) }()
-			case c.Send != "":
-				go func() { _ = a.cfg.Runner.Send(j.ctx, j.id, c.Send) }()
-			}
 		}
+		for _, r := range b.Claims {
+			a.claims.answer(r)
+		}
+		a.events.answered(false)
+		return
+	}
+	var c wire.Control
+	if wire.Unmarshal(m.Data, &c) != nil {
+		return
+	}
+	a.mu.Lock()
+	j := a.running[wire.JobIDOf(m.Subject)]
+	a.mu.Unlock()
+	if j == nil {
+		return
+	}
+	switch { // a worker's answer may take a while: the other jobs' controls do not wait
+	case c.Cancel:
+		go func() { _, _ = a.cfg.Runner.Cancel(j.ctx, j.id, c.Reason) }()
+	case c.Send != "":
+		go func() { _ = a.cfg.Runner.Send(j.ctx, j.id, c.Send) }()
 	}
 }
 
@@ -398,6 +404,8 @@ func (a *Agent) keepAlive(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			// Claims not answered yet are handed back: the engine runs them elsewhere.
+			a.claims.fail(errors.New("the host agent is stopping"))
 			a.mu.Lock()
 			a.stopping = true
 			jobs := make([]*hostJob, 0, len(a.running))
@@ -425,6 +433,7 @@ func (a *Agent) keepAlive(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
+		a.claims.expire(time.Now())
 		a.mu.Lock()
 		jobs := make([]*hostJob, 0, len(a.running))
 		for _, j := range a.running {
@@ -478,9 +487,14 @@ type eventSender struct {
 	subject string
 	host    string
 
-	mu    sync.Mutex
-	cond  sync.Cond // signalled when the sender goes idle
-	queue []wire.Events
+	mu     sync.Mutex
+	cond   sync.Cond // signalled when the sender goes idle
+	claims []wire.Claim
+	// claimsOut counts the batches of claims sent and not answered yet: a claim goes at
+	// once only when none is (else with the next batch, or when the answer comes), so
+	// jobs taken together share a batch and its answer, as they shared a request.
+	claimsOut int
+	queue     []wire.Events
 	at    map[*outbox]int // an outbox's entry in queue
 	busy  bool            // a goroutine is sending
 	timer *time.Timer     // the linger of queued progress, when one is pending
@@ -534,6 +548,32 @@ func (o *outbox) push(ev runnerapi.Event) {
 	}
 }
 
+// claim queues c to go at once, or with the batch after the one being sent.
+func (s *eventSender) claim(c wire.Claim) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.claims = append(s.claims, c)
+	if !s.busy && s.claimsOut == 0 {
+		s.startLocked()
+	}
+}
+
+// answered is told that the engine answered a batch of claims (or that the claims
+// waiting for an answer were given up: all is true); queued claims go now.
+func (s *eventSender) answered(all bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.claimsOut > 0 {
+		s.claimsOut--
+	}
+	if all {
+		s.claimsOut = 0
+	}
+	if !s.busy && s.claimsOut == 0 && len(s.claims) > 0 {
+		s.startLocked()
+	}
+}
+
 // close drops what o queued and did not send (the attempt is handed back or lost).
 func (o *outbox) close() {
 	s := o.s
@@ -573,16 +613,20 @@ func (s *eventSender) send() {
 				batch = append(batch, e)
 			}
 		}
-		s.queue = nil
+		claims := s.claims
+		s.queue, s.claims = nil, nil
+		if len(claims) > 0 {
+			s.claimsOut++
+		}
 		clear(s.at)
-		if len(batch) == 0 {
+		if len(batch) == 0 && len(claims) == 0 {
 			s.busy = false
 			s.cond.Broadcast()
 			s.mu.Unlock()
 			return
 		}
 		s.mu.Unlock()
-		if b, err := wire.Marshal(wire.HostEvents{Host: s.host, Jobs: batch}); err == nil {
+		if b, err := wire.Marshal(wire.HostBatch{Host: s.host, Claims: claims, Jobs: batch}); err == nil {
 			_ = s.nc.Publish(s.subject, b)
 		}
 	}
@@ -593,7 +637,7 @@ func (s *eventSender) send() {
 func (s *eventSender) wait() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for s.busy || s.timer != nil || len(s.queue) > 0 {
+	for s.busy || s.timer != nil || len(s.queue) > 0 || len(s.claims) > 0 {
 		if !s.busy {
 			s.startLocked()
 		}
@@ -601,18 +645,27 @@ func (s *eventSender) wait() {
 	}
 }
 
-// claimer sends the agent's claims to the engine: at once when none is being answered,
-// else in one batch (wire.Claims) when the answer comes. A lone job waits no longer
-// than before; many jobs taken at once cost one round trip per batch, not one each.
+// claimer sends the agent's claims to the engine in its HostBatch messages (at once
+// when no batch is being sent, else with the next one) and hands each the engine's
+// answer (a ControlBatch on the host's control subjects). A lone job waits no longer
+// than a request's round trip; many jobs taken at once share the messages both ways,
+// and a claim costs no request, reply inbox or timer of its own: the agent's keepAlive
+// tick fails the claims left unanswered for claimTimeout.
 type claimer struct {
-	a     *Agent
-	mu    sync.Mutex
-	queue []pendingClaim
-	busy  bool
+	events  *eventSender
+	mu      sync.Mutex
+	next    uint64
+	pending map[uint64]pendingClaim // by Claim.N
+	stopped error                   // set by fail: later claims fail at once
 }
 
+// claimTimeout is how long a claim waits for the engine's answer before its message
+// is handed back.
+const claimTimeout = 5 * time.Second
+
 type pendingClaim struct {
-	c     wire.Claim
+	job   string
+	at    time.Time
 	reply chan claimResult
 }
 
@@ -622,44 +675,60 @@ type claimResult struct {
 }
 
 func (c *claimer) claim(cl wire.Claim) (wire.ClaimReply, error) {
-	p := pendingClaim{c: cl, reply: make(chan claimResult, 1)}
+	p := pendingClaim{job: cl.Job, at: time.Now(), reply: make(chan claimResult, 1)}
 	c.mu.Lock()
-	c.queue = append(c.queue, p)
-	if !c.busy {
-		c.busy = true
-		go c.send()
+	if err := c.stopped; err != nil {
+		c.mu.Unlock()
+		return wire.ClaimReply{}, err
 	}
+	c.next++
+	cl.N = c.next
+	c.pending[cl.N] = p
 	c.mu.Unlock()
+	c.events.claim(cl)
 	res := <-p.reply
 	return res.r, res.err
 }
 
-func (c *claimer) send() {
-	for {
-		c.mu.Lock()
-		batch := c.queue
-		c.queue = nil
-		if len(batch) == 0 {
-			c.busy = false
-			c.mu.Unlock()
-			return
+// answer hands r to the claim it answers; an answer to no pending claim (late, or
+// naming another job) is dropped.
+func (c *claimer) answer(r wire.ClaimReply) {
+	c.mu.Lock()
+	p, ok := c.pending[r.N]
+	if ok && p.job == r.Job {
+		delete(c.pending, r.N)
+	}
+	c.mu.Unlock()
+	if ok && p.job == r.Job {
+		p.reply <- claimResult{r: r}
+	}
+}
+
+// expire fails the claims that waited claimTimeout by now; their answers are taken as
+// lost, so the claims queued behind them go.
+func (c *claimer) expire(now time.Time) {
+	c.mu.Lock()
+	expired := false
+	for n, p := range c.pending {
+		if now.Sub(p.at) >= claimTimeout {
+			delete(c.pending, n)
+			expired = true
+			p.reply <- claimResult{err: fmt.Errorf("the engine did not answer the claim within %s", claimTimeout)}
 		}
-		c.mu.Unlock()
-		b := wire.Claims{Host: c.a.cfg.Name, Claims: make([]wire.Claim, len(batch))}
-		for i, p := range batch {
-			b.Claims[i] = p.c
-		}
-		var r wire.ClaimsReply
-		err := c.a.request(wire.ClaimsSubject(c.a.cfg.Name), b, 5*time.Second, &r)
-		if err == nil && len(r.Replies) != len(batch) {
-			err = fmt.Errorf("the engine answered %d of %d claims", len(r.Replies), len(batch))
-		}
-		for i, p := range batch {
-			if err != nil {
-				p.reply <- claimResult{err: err}
-				continue
-			}
-			p.reply <- claimResult{r: r.Replies[i]}
-		}
+	}
+	c.mu.Unlock()
+	if expired {
+		c.events.answered(true)
+	}
+}
+
+// fail fails every pending claim, and every later one, with err.
+func (c *claimer) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = err
+	for n, p := range c.pending {
+		delete(c.pending, n)
+		p.reply <- claimResult{err: err}
 	}
 }

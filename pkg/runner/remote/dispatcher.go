@@ -699,7 +699,7 @@ func (d *Dispatcher) onEvent(msg *nats.Msg) {
 		return
 	}
 	if wire.IsEvents(msg.Subject) {
-		var hb wire.HostEvents
+		var hb wire.HostBatch
 		if err := wire.Unmarshal(msg.Data, &hb); err != nil {
 			d.log.Warn("unreadable job events", zap.String("subject", msg.Subject), zap.Error(err))
 			return
@@ -707,6 +707,23 @@ func (d *Dispatcher) onEvent(msg *nats.Msg) {
 		if hb.Host != "" && hb.Host != host {
 			d.log.Warn("dropped a host's events naming another host", zap.String("host", host), zap.String("named", hb.Host))
 			return
+		}
+		if len(hb.Claims) > 0 {
+			// Answered on the host's own control subject, which only it may read: the
+			// engine picks where the answer goes, the host does not.
+			out := wire.ControlBatch{Claims: make([]wire.ClaimReply, len(hb.Claims))}
+			for i, c := range hb.Claims {
+				c.Host = host
+				if c.Probe { // probes ask by request (Agent.handle); not in a batch
+					out.Claims[i] = wire.ClaimReply{Reason: "a probe is a request"}
+				} else {
+					out.Claims[i] = d.claim(c.Job, c)
+				}
+				out.Claims[i].Job, out.Claims[i].N = c.Job, c.N
+			}
+			if b, err := wire.Marshal(out); err == nil {
+				_ = d.nc.Publish(wire.ControlBatchSubject(host), b)
+			}
 		}
 		for _, b := range hb.Jobs {
 			d.events(host, b.Job, b)

@@ -67,18 +67,28 @@ func ChatSubject(host, jobID string) string    { return "robota.chat." + host + 
 func ToolSubject(host, jobID string) string    { return "robota.tool." + host + "." + jobID }
 func ControlSubject(host, jobID string) string { return "robota.ctl." + host + "." + jobID }
 
-// EventsSubject is where host sends HostEvents: the events of all its attempts queued
-// while its previous batch was being sent, in one message (a host runs many short jobs
-// at once; one message each was a large part of a short job's dispatch cost). It is an
-// event subject that names no job: job ids are hex.
+// EventsSubject is where host sends HostBatch: its claims and the events of all its
+// attempts queued while its previous batch was being sent, in one message (a host runs
+// many short jobs at once; a request per claim batch and a message per attempt were most
+// of a short job's dispatch cost). It is an event subject that names no job: job ids
+// are hex. The engine answers the claims with a ControlBatch on ControlBatchSubject.
+
 func EventsSubject(host string) string { return EventSubject(host, batchToken) }
 
 // IsEvents reports whether subject is a host's EventsSubject.
 func IsEvents(subject string) bool { return JobIDOf(subject) == batchToken }
 
 // ControlWildcard is what a host agent subscribes to, once: the control subjects of all
-// its jobs (a subscription per job cost the server a subscribe and an unsubscribe each).
+// its jobs and its ControlBatchSubject (a subscription per job cost the server a
+// subscribe and an unsubscribe each).
 func ControlWildcard(host string) string { return "robota.ctl." + host + ".*" }
+
+// ControlBatchSubject is where the engine answers host's claims sent in a HostBatch
+// (ControlBatch). Only host may read it, as only host may read its inboxes.
+func ControlBatchSubject(host string) string { return ControlSubject(host, batchToken) }
+
+// IsControlBatch reports whether subject is a host's ControlBatchSubject.
+func IsControlBatch(subject string) bool { return JobIDOf(subject) == batchToken }
 
 // HeartbeatSubject is host's heartbeat subject.
 func HeartbeatSubject(host string) string { return "robota.hb." + host }
@@ -283,8 +293,12 @@ type Claim struct {
 	// and no wait on the host), and checks the subject names this stream, its consumer
 	// and the job's own stream sequence (AckSeq).
 	Ack string `json:"ack,omitempty"`
-	// Job is the job claimed, in a Claims batch (a single claim names it in its subject).
+	// Job is the job claimed, in a Claims or HostBatch batch (a single claim names it in
+	// its subject).
 	Job string `json:"job,omitempty"`
+	// N numbers a claim in a HostBatch, unique on its host; the reply echoes it, so a
+	// late reply to an earlier delivery's claim answers no later one.
+	N uint64 `json:"n,omitempty,omitzero"`
 }
 
 // ClaimReply is the engine's answer: Run says whether to run it, as attempt Attempt;
@@ -293,6 +307,15 @@ type ClaimReply struct {
 	Run     bool   `json:"run"`
 	Attempt int    `json:"attempt,omitempty,omitzero"`
 	Reason  string `json:"reason,omitempty"`
+	// Job and N name the claim answered, in a ControlBatch.
+	Job string `json:"job,omitempty"`
+	N   uint64 `json:"n,omitempty,omitzero"`
+}
+
+// ControlBatch is an engine → host message on the host's ControlBatchSubject: the
+// answers to the claims of a HostBatch.
+type ControlBatch struct {
+	Claims []ClaimReply `json:"claims,omitempty"`
 }
 
 // Claims is a batch of claims of one host; each Claim names its Job.
@@ -346,12 +369,14 @@ type Events struct {
 	Job string `json:"job,omitempty"`
 }
 
-// HostEvents is a batch of the events of several attempts of one host (EventsSubject),
+// HostBatch is what a host sends on its EventsSubject: claims of jobs it took (the
+// engine answers them in one ControlBatch) and the events of several of its attempts,
 // each attempt's in order. The engine takes the host from the subject and refuses a
 // batch whose Host differs.
-type HostEvents struct {
-	Host string   `json:"host"`
-	Jobs []Events `json:"jobs"`
+type HostBatch struct {
+	Host   string   `json:"host"`
+	Claims []Claim  `json:"claims,omitempty"`
+	Jobs   []Events `json:"jobs,omitempty"`
 }
 
 // Ev is runnerapi.Event on the wire, with short keys and empty fields left out (an
