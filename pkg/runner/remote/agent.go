@@ -251,7 +251,8 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg, job wire.Job, err
 		_ = msg.Term()
 		return
 	}
-	log := a.log.With(zap.String("job", job.ID))
+	// The job's field goes with each line, not into a logger per job (With copies it).
+	jobField := zap.String("job", job.ID)
 	for k, v := range job.Labels {
 		if a.cfg.Labels[k] == v {
 			continue
@@ -266,12 +267,12 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg, job wire.Job, err
 	}
 	claim, err := a.claims.claim(wire.Claim{Job: job.ID, Ack: msg.Reply()})
 	if err != nil {
-		log.Warn("could not claim the job from the engine; handed back", zap.Error(err))
+		a.log.Warn("could not claim the job from the engine; handed back", jobField, zap.Error(err))
 		_ = msg.NakWithDelay(time.Second)
 		return
 	}
 	if !claim.Run {
-		log.Info("the engine does not want the job; terminated", zap.String("reason", claim.Reason))
+		a.log.Info("the engine does not want the job; terminated", jobField, zap.String("reason", claim.Reason))
 		_ = msg.TermWithReason(claim.Reason)
 		return
 	}
@@ -304,7 +305,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg, job wire.Job, err
 		delete(a.running, job.ID)
 		a.mu.Unlock()
 	}()
-	log.Debug("job started", zap.Int("attempt", attempt))
+	a.log.Debug("job started", jobField, zap.Int("attempt", attempt))
 
 	rj := job.Runner()
 	if rj.Agent != nil {
@@ -326,7 +327,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg, job wire.Job, err
 	switch {
 	case hb:
 		out.close()
-		log.Info("job handed back to the stream", zap.Int("attempt", attempt))
+		a.log.Info("job handed back to the stream", jobField, zap.Int("attempt", attempt))
 		<-a.pulled
 		_ = msg.Nak()
 		return
@@ -342,7 +343,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg, job wire.Job, err
 		final = &runnerapi.Event{Kind: runnerapi.EventFailed, Category: "worker", Error: reason}
 	}
 	out.push(*final)
-	log.Debug("job ended", zap.Int("attempt", attempt), zap.Stringer("kind", final.Kind))
+	a.log.Debug("job ended", jobField, zap.Int("attempt", attempt), zap.Stringer("kind", final.Kind))
 }
 
 // hostJob is an attempt this host runs.
@@ -535,6 +536,9 @@ func (o *outbox) push(ev runnerapi.Event) {
 		i = len(s.queue)
 		s.at[o] = i
 		s.queue = append(s.queue, wire.Events{Job: o.job, Attempt: o.attempt})
+	}
+	if s.queue[i].Events == nil {
+		s.queue[i].Events = make([]wire.Ev, 0, 2) // a start and an end, most often
 	}
 	s.queue[i].Events = append(s.queue[i].Events, wire.EvOf(ev))
 	urgent := !o.sent || ev.Kind.Terminal()

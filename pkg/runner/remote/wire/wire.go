@@ -153,11 +153,16 @@ func ValidHostName(name string) bool {
 
 // HostOf returns the host a per-host subject names ("" when it names none).
 func HostOf(subject string) string {
-	t := strings.Split(subject, ".")
-	if len(t) < 3 || t[0] != "robota" {
+	rest, ok := strings.CutPrefix(subject, "robota.")
+	if !ok {
 		return ""
 	}
-	return t[2]
+	_, rest, ok = strings.Cut(rest, ".")
+	if !ok {
+		return ""
+	}
+	host, _, _ := strings.Cut(rest, ".")
+	return host
 }
 
 // JobIDOf returns the job id a per-job subject names ("" when it names none).
@@ -334,7 +339,16 @@ type ClaimsReply struct {
 // are read: $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<dseq>.<ts>.<pending> and
 // the newer $JS.ACK.<domain>.<account>.<stream>.<consumer>.<delivered>.<sseq>....
 func AckSeq(subject string) (seq uint64, ok bool) {
-	t := strings.Split(subject, ".")
+	var buf [16]string // a fixed array: read once per claim, no allocation
+	t := buf[:0]
+	for rest := subject; len(t) < len(buf); {
+		tok, after, more := strings.Cut(rest, ".")
+		t = append(t, tok)
+		if !more {
+			break
+		}
+		rest = after
+	}
 	if len(t) < 9 || t[0] != "$JS" || t[1] != "ACK" {
 		return 0, false
 	}
