@@ -59,6 +59,9 @@ type Dispatcher struct {
 	jobs jetstream.Stream
 	log  *zap.Logger
 	subs []*nats.Subscription
+	// ackInbox is where the stream's acks of the job messages come (ackInbox.<job id>):
+	// one subscription for all, and Start does not wake for its job's.
+	ackInbox string
 
 	mu     sync.Mutex
 	byID   map[string]*job // wire id → job
@@ -96,7 +99,8 @@ type job struct {
 	emit   func(runnerapi.Event) error
 
 	seq           uint64    // the job message's stream sequence
-	queuedAt      time.Time // when it went on the stream
+	queuedAt      time.Time // when it was published
+	startErr      error     // the stream refused the job: Start returns it
 	shownWaiting  bool      // the sweep reported it waiting
 	dropAtEnd     bool      // Start deletes its message once it ended (no host ran it)
 	attempt       int
@@ -122,10 +126,7 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	// Jobs are published asynchronously (each Start waits for its own ack): no request
-	// set-up per job, and the acks of many jobs share the connection's one inbox.
-	js, err := jetstream.New(cfg.Conn, jetstream.WithPublishAsyncMaxPending(1<<16),
-		jetstream.WithPublishAsyncTimeout(10*time.Second))
+	js, err := jetstream.New(cfg.Conn)
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +138,9 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 		return nil, fmt.Errorf("the job stream %s: %w", wire.Stream, err)
 	}
 	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: stream, byID: map[string]*job{}, byTask: map[string]*job{},
-		hosts: map[string]seenHost{}, recent: map[string]struct{}{}, unclaimed: map[*job]struct{}{}}
+		hosts: map[string]seenHost{}, recent: map[string]struct{}{}, unclaimed: map[*job]struct{}{}, ackInbox: cfg.Conn.NewInbox()}
 	for subject, handler := range map[string]nats.MsgHandler{
+		d.ackInbox + ".*":  d.onPubAck,
 		wire.ClaimWildcard: d.onClaim, wire.EventWildcard: d.onEvent,
 		wire.ChatWildcard: d.onCall, wire.ToolWildcard: d.onCall, wire.HeartbeatWildcard: d.onHeartbeat,
 	} {
@@ -212,25 +214,23 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 		return errors.New("the remote dispatcher is closed")
 	}
 	d.byID[j.id], d.byTask[rj.ID] = j, j
+	// Until a host claims it, the sweep watches it: the stream's ack must come within
+	// publishTimeout, a host must take it within the queue timeout, and it is shown
+	// waiting after waitingAfter (most are claimed well within that and never wait).
+	j.queuedAt = time.Now()
+	d.unclaimed[j] = struct{}{}
+	if !d.sweeping {
+		d.sweeping = true
+		go d.sweep()
+	}
 	d.mu.Unlock()
-	pa, err := d.publish(ctx, body, j.id)
-	if err != nil {
+	// The job id is the message id: the stream drops a second copy of a job.
+	m := &nats.Msg{Subject: wire.JobsSubject, Reply: d.ackInbox + "." + j.id, Data: body,
+		Header: nats.Header{jetstream.MsgIDHeader: []string{j.id}}}
+	if err := d.nc.PublishMsg(m); err != nil {
 		d.forget(j)
 		return fmt.Errorf("queue the job on NATS: %w", err)
 	}
-	d.mu.Lock()
-	j.seq = pa.Sequence
-	if j.attempt == 0 && !j.ended {
-		// A job no host took at once is shown waiting, and fails at the queue timeout
-		// (sweep); most are claimed well within waitingAfter and never wait there.
-		j.queuedAt = time.Now()
-		d.unclaimed[j] = struct{}{}
-		if !d.sweeping {
-			d.sweeping = true
-			go d.sweep()
-		}
-	}
-	d.mu.Unlock()
 	d.log.Debug("remote job queued", zap.String("task", rj.ID), zap.String("job", j.id))
 	select {
 	case <-j.done:
@@ -245,12 +245,64 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 		}
 	}
 	d.mu.Lock()
-	drop := j.dropAtEnd
+	drop, err := j.dropAtEnd, j.startErr
 	d.mu.Unlock()
 	if drop {
 		d.drop(j)
 	}
-	return nil
+	return err
+}
+
+// publishTimeout bounds the wait for the stream's ack of a job message.
+const publishTimeout = 10 * time.Second
+
+// pubAck is the stream's answer to a published message (JetStream's PubAck or its
+// API error).
+type pubAck struct {
+	Seq   uint64 `json:"seq"`
+	Error *struct {
+		Code        int    `json:"code"`
+		Description string `json:"description"`
+	} `json:"error,omitempty"`
+}
+
+// onPubAck takes the stream's ack of a job message: its sequence, or why the stream
+// did not take it (the job's Start then returns that error, as a failed publish).
+func (d *Dispatcher) onPubAck(msg *nats.Msg) {
+	var err error
+	var ack pubAck
+	switch {
+	case len(msg.Data) == 0 && msg.Header.Get("Status") == "503":
+		err = fmt.Errorf("no JetStream stream takes %s", wire.JobsSubject)
+	case wire.Unmarshal(msg.Data, &ack) != nil:
+		err = fmt.Errorf("unreadable answer of the stream: %q", msg.Data)
+	case ack.Error != nil:
+		err = fmt.Errorf("the stream refused the job: %s (%d)", ack.Error.Description, ack.Error.Code)
+	case ack.Seq == 0:
+		err = fmt.Errorf("the stream did not say where it put the job: %q", msg.Data)
+	}
+	d.mu.Lock()
+	j := d.byID[wire.JobIDOf(msg.Subject)]
+	if j != nil && err == nil && j.seq == 0 {
+		j.seq = ack.Seq
+	}
+	d.mu.Unlock()
+	if j != nil && err != nil {
+		d.refused(j, fmt.Errorf("queue the job on NATS: %w", err))
+	}
+}
+
+// refused ends a job the stream did not take: no event, Start returns err.
+func (d *Dispatcher) refused(j *job, err error) {
+	d.mu.Lock()
+	if j.ended || j.attempt > 0 {
+		d.mu.Unlock()
+		return
+	}
+	d.endLocked(j)
+	j.startErr = err
+	d.mu.Unlock()
+	close(j.done)
 }
 
 // sweepEvery is how often the sweep looks at the unclaimed jobs: a job is shown
@@ -266,7 +318,7 @@ func (d *Dispatcher) sweep() {
 	for range t.C {
 		now := time.Now()
 		var waiting []runnerapi.Event
-		var waitingJobs, expired []*job
+		var waitingJobs, expired, unacked []*job
 		d.mu.Lock()
 		if len(d.unclaimed) == 0 {
 			d.sweeping = false
@@ -275,6 +327,8 @@ func (d *Dispatcher) sweep() {
 		}
 		for j := range d.unclaimed {
 			switch age := now.Sub(j.queuedAt); {
+			case j.seq == 0 && age >= publishTimeout:
+				unacked = append(unacked, j) // refused below, which forgets it
 			case age >= d.cfg.QueueTimeout:
 				delete(d.unclaimed, j)
 				j.dropAtEnd = true
@@ -293,22 +347,9 @@ func (d *Dispatcher) sweep() {
 		for _, j := range expired {
 			d.finish(j, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_host", Error: d.noHostReason(j)})
 		}
-	}
-}
-
-// publish puts a job on the stream and waits for the stream's ack.
-func (d *Dispatcher) publish(ctx context.Context, body []byte, id string) (*jetstream.PubAck, error) {
-	f, err := d.js.PublishAsync(wire.JobsSubject, body, jetstream.WithMsgID(id))
-	if err != nil {
-		return nil, err
-	}
-	select {
-	case pa := <-f.Ok():
-		return pa, nil
-	case err := <-f.Err():
-		return nil, err
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
+		for _, j := range unacked {
+			d.refused(j, fmt.Errorf("queue the job on NATS: the stream did not ack it within %s", publishTimeout))
+		}
 	}
 }
 
