@@ -63,6 +63,16 @@ type Dispatcher struct {
 	// one subscription for all, and Start does not wake for its job's.
 	ackInbox string
 
+	// The job messages are encoded and published by one goroutine (publishLoop), in
+	// the order Start queued them: on a long-lived stack (in each Start's fresh one the
+	// encoder's descent grew the stack, which cost more than the encoding), and many
+	// jobs started together leave in one write.
+	pubMu   sync.Mutex
+	pubQ    []*job
+	pubWake chan struct{} // cap 1
+	pubStop chan struct{}
+	stopPub sync.Once
+
 	mu     sync.Mutex
 	byID   map[string]*job // wire id → job
 	byTask map[string]*job // task id → job
@@ -138,7 +148,8 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 		return nil, fmt.Errorf("the job stream %s: %w", wire.Stream, err)
 	}
 	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: stream, byID: map[string]*job{}, byTask: map[string]*job{},
-		hosts: map[string]seenHost{}, recent: map[string]struct{}{}, unclaimed: map[*job]struct{}{}, ackInbox: cfg.Conn.NewInbox()}
+		hosts: map[string]seenHost{}, recent: map[string]struct{}{}, unclaimed: map[*job]struct{}{}, ackInbox: cfg.Conn.NewInbox(),
+		pubWake: make(chan struct{}, 1), pubStop: make(chan struct{})}
 	for subject, handler := range map[string]nats.MsgHandler{
 		d.ackInbox + ".*":  d.onPubAck,
 		wire.ClaimWildcard: d.onClaim, wire.EventWildcard: d.onEvent,
@@ -156,6 +167,7 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 		d.Close()
 		return nil, fmt.Errorf("subscribe to the hosts' subjects: %w", err)
 	}
+	go d.publishLoop()
 	return d, nil
 }
 
@@ -204,10 +216,6 @@ func (d *Dispatcher) HostsAlive() int {
 func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runnerapi.Event) error) error {
 	j := &job{id: wire.NewJobID(), taskID: rj.ID, rj: rj, emit: emit, done: make(chan struct{})}
 	j.labels = jobLabels(rj, d.cfg.Labels)
-	body, err := wire.Marshal(wire.FromRunner(j.id, rj, j.labels))
-	if err != nil {
-		return err
-	}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -224,14 +232,13 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 		go d.sweep()
 	}
 	d.mu.Unlock()
-	// The job id is the message id: the stream drops a second copy of a job.
-	m := &nats.Msg{Subject: wire.JobsSubject, Reply: d.ackInbox + "." + j.id, Data: body,
-		Header: nats.Header{jetstream.MsgIDHeader: []string{j.id}}}
-	if err := d.nc.PublishMsg(m); err != nil {
-		d.forget(j)
-		return fmt.Errorf("queue the job on NATS: %w", err)
+	d.pubMu.Lock()
+	d.pubQ = append(d.pubQ, j)
+	d.pubMu.Unlock()
+	select {
+	case d.pubWake <- struct{}{}:
+	default: // the loop is awake already
 	}
-	d.log.Debug("remote job queued", zap.String("task", rj.ID), zap.String("job", j.id))
 	select {
 	case <-j.done:
 	case <-ctx.Done():
@@ -251,6 +258,54 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 		d.drop(j)
 	}
 	return err
+}
+
+// publishLoop publishes the jobs Start queued until the dispatcher closes; a job that
+// cannot be encoded or published is refused (its Start returns the error).
+func (d *Dispatcher) publishLoop() {
+	for {
+		select {
+		case <-d.pubWake:
+		case <-d.pubStop:
+			return
+		}
+		for {
+			d.pubMu.Lock()
+			q := d.pubQ
+			d.pubQ = nil
+			d.pubMu.Unlock()
+			if len(q) == 0 {
+				break
+			}
+			for _, j := range q {
+				if err := d.publish(j); err != nil {
+					d.refused(j, fmt.Errorf("queue the job on NATS: %w", err))
+				}
+			}
+		}
+	}
+}
+
+// publish puts j on the stream; the stream's ack comes to onPubAck.
+func (d *Dispatcher) publish(j *job) error {
+	d.mu.Lock()
+	ended := j.ended // cancelled while queued here: no host need see it
+	d.mu.Unlock()
+	if ended {
+		return nil
+	}
+	body, err := wire.Marshal(wire.FromRunner(j.id, j.rj, j.labels))
+	if err != nil {
+		return err
+	}
+	// The job id is the message id: the stream drops a second copy of a job.
+	m := &nats.Msg{Subject: wire.JobsSubject, Reply: d.ackInbox + "." + j.id, Data: body,
+		Header: nats.Header{jetstream.MsgIDHeader: []string{j.id}}}
+	if err := d.nc.PublishMsg(m); err != nil {
+		return err
+	}
+	d.log.Debug("remote job queued", zap.String("task", j.taskID), zap.String("job", j.id))
+	return nil
 }
 
 // publishTimeout bounds the wait for the stream's ack of a job message.
@@ -565,6 +620,7 @@ func (d *Dispatcher) Close() {
 		d.cancel(j, "the engine stopped")
 		d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: "the engine stopped"})
 	}
+	d.stopPub.Do(func() { close(d.pubStop) })
 	_ = d.nc.Flush()
 	for _, s := range d.subs {
 		_ = s.Unsubscribe()
