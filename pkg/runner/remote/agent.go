@@ -44,9 +44,9 @@ type Agent struct {
 	running map[string]*hostJob // job id → the attempt this host runs
 	// stopping is set once the agent stops: a job claimed after it is handed back.
 	stopping bool
-	claims claimer
-	events *eventSender
-	wg     sync.WaitGroup
+	claims   claimer
+	events   *eventSender
+	wg       sync.WaitGroup
 	// pulled is closed once the agent has no pull request pending: a job is handed back
 	// only then, or the server could deliver it right back to this stopping agent.
 	pulled chan struct{}
@@ -496,9 +496,9 @@ type eventSender struct {
 	// jobs taken together share a batch and its answer, as they shared a request.
 	claimsOut int
 	queue     []wire.Events
-	at    map[*outbox]int // an outbox's entry in queue
-	busy  bool            // a goroutine is sending
-	timer *time.Timer     // the linger of queued progress, when one is pending
+	at        map[*outbox]int // an outbox's entry in queue
+	busy      bool            // a goroutine is sending
+	timer     *time.Timer     // the linger of queued progress, when one is pending
 }
 
 // progressLinger bounds how long a progress event waits to share a message.

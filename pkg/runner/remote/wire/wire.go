@@ -76,7 +76,9 @@ func ControlSubject(host, jobID string) string { return "robota.ctl." + host + "
 func EventsSubject(host string) string { return EventSubject(host, batchToken) }
 
 // IsEvents reports whether subject is a host's EventsSubject.
-func IsEvents(subject string) bool { return JobIDOf(subject) == batchToken }
+func IsEvents(subject string) bool {
+	return strings.HasPrefix(subject, "robota.ev.") && JobIDOf(subject) == batchToken
+}
 
 // ControlWildcard is what a host agent subscribes to, once: the control subjects of all
 // its jobs and its ControlBatchSubject (a subscription per job cost the server a
@@ -88,7 +90,9 @@ func ControlWildcard(host string) string { return "robota.ctl." + host + ".*" }
 func ControlBatchSubject(host string) string { return ControlSubject(host, batchToken) }
 
 // IsControlBatch reports whether subject is a host's ControlBatchSubject.
-func IsControlBatch(subject string) bool { return JobIDOf(subject) == batchToken }
+func IsControlBatch(subject string) bool {
+	return strings.HasPrefix(subject, "robota.ctl.") && JobIDOf(subject) == batchToken
+}
 
 // HeartbeatSubject is host's heartbeat subject.
 func HeartbeatSubject(host string) string { return "robota.hb." + host }
@@ -102,7 +106,9 @@ func ClaimsSubject(host string) string { return ClaimSubject(host, batchToken) }
 const batchToken = "batch"
 
 // IsClaims reports whether subject is a host's ClaimsSubject.
-func IsClaims(subject string) bool { return JobIDOf(subject) == batchToken }
+func IsClaims(subject string) bool {
+	return strings.HasPrefix(subject, "robota.claim.") && JobIDOf(subject) == batchToken
+}
 
 // InboxPrefix is the prefix of host's reply inboxes (nats.CustomInboxPrefix): a host
 // may subscribe only under its own, so no host reads another's replies, and the engine
