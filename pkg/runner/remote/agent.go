@@ -164,7 +164,6 @@ func (a *Agent) Run(ctx context.Context) error {
 	a.wg.Wait()
 	<-keepAliveDone
 	a.events.wait() // the last jobs' results are on their way before Run returns
-	a.events.stop()
 	a.log.Info("host agent stopped", zap.String("host", a.cfg.Name))
 	return nil
 }
@@ -500,18 +499,13 @@ type eventSender struct {
 	at        map[*outbox]int // an outbox's entry in queue
 	busy      bool            // a goroutine is sending
 	timer     *time.Timer     // the linger of queued progress, when one is pending
-	// wake starts the one sending goroutine (run), on a stack that has grown once: a
-	// goroutine per batch grew a fresh stack in the encoder every time.
-	wake    chan struct{} // cap 1
-	running bool          // run was started
-	stopped bool          // run was stopped: a batch then gets a goroutine of its own
 }
 
 // progressLinger bounds how long a progress event waits to share a message.
 const progressLinger = 10 * time.Millisecond
 
 func newEventSender(nc *nats.Conn, host string) *eventSender {
-	s := &eventSender{nc: nc, subject: wire.EventsSubject(host), host: host, at: map[*outbox]int{}, wake: make(chan struct{}, 1)}
+	s := &eventSender{nc: nc, subject: wire.EventsSubject(host), host: host, at: map[*outbox]int{}}
 	s.cond.L = &s.mu
 	return s
 }
@@ -610,34 +604,7 @@ func (s *eventSender) startLocked() {
 		s.timer = nil
 	}
 	s.busy = true
-	switch {
-	case s.stopped:
-		go s.send()
-		return
-	case !s.running:
-		s.running = true
-		go s.run()
-	}
-	select {
-	case s.wake <- struct{}{}:
-	default: // run has a wake-up pending
-	}
-}
-
-func (s *eventSender) run() {
-	for range s.wake {
-		s.send()
-	}
-}
-
-// stop ends run (once everything queued was sent: see wait).
-func (s *eventSender) stop() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.stopped {
-		s.stopped = true
-		close(s.wake)
-	}
+	go s.send()
 }
 
 // send publishes what is queued, batch after batch, until nothing is.
