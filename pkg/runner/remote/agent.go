@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -45,10 +44,9 @@ type Agent struct {
 	running map[string]*hostJob // job id → the attempt this host runs
 	// stopping is set once the agent stops: a job claimed after it is handed back.
 	stopping bool
-	// ctl receives every running job's control messages (one goroutine reads them all).
-	ctl    chan *nats.Msg
-	claims claimer
-	wg     sync.WaitGroup
+	claims   claimer
+	events   *eventSender
+	wg       sync.WaitGroup
 	// pulled is closed once the agent has no pull request pending: a job is handed back
 	// only then, or the server could deliver it right back to this stopping agent.
 	pulled chan struct{}
@@ -71,9 +69,9 @@ func NewAgent(cfg AgentConfig) *Agent {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	a := &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]*hostJob{}, pulled: make(chan struct{}),
-		ctl: make(chan *nats.Msg, 1024)}
-	a.claims.a = a
+	a := &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]*hostJob{}, pulled: make(chan struct{})}
+	a.events = newEventSender(cfg.Conn, cfg.Name)
+	a.claims = claimer{events: a.events, pending: map[uint64]pendingClaim{}}
 	return a
 }
 
@@ -100,10 +98,21 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	// One subscription to all its jobs' control subjects and its claims' answers, made
+	// before the first job is taken, so no answer, cancel or input can miss it.
+	ctl, err := a.nc.Subscribe(wire.ControlWildcard(a.cfg.Name), a.onControl)
+	if err == nil {
+		_ = ctl.SetPendingLimits(-1, -1)
+		err = a.nc.FlushTimeout(5 * time.Second)
+	}
+	if err != nil {
+		close(a.pulled)
+		return fmt.Errorf("subscribe to the host's control subjects: %w", err)
+	}
+	defer func() { _ = ctl.Unsubscribe() }()
 	hbCtx, stopHB := context.WithCancel(context.Background())
 	defer stopHB()
 	go a.heartbeat(hbCtx)
-	go a.control(hbCtx)
 	keepAliveDone := make(chan struct{})
 	go func() {
 		defer close(keepAliveDone)
@@ -137,11 +146,14 @@ func (a *Agent) Run(ctx context.Context) error {
 		got := 0
 		for msg := range batch.Messages() {
 			got++
+			// Decoded here, on the loop's long-lived stack: in each job's fresh goroutine
+			// the decoder's descent grew the stack, which cost more than the decoding.
+			job, err := wire.DecodeJob(msg.Data())
 			a.wg.Add(1)
 			go func() {
 				defer a.wg.Done()
 				defer func() { <-slots }()
-				a.handle(ctx, msg)
+				a.handle(ctx, msg, job, err)
 			}()
 		}
 		for range free - got {
@@ -151,6 +163,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	close(a.pulled)
 	a.wg.Wait()
 	<-keepAliveDone
+	a.events.wait() // the last jobs' results are on their way before Run returns
 	a.log.Info("host agent stopped", zap.String("host", a.cfg.Name))
 	return nil
 }
@@ -198,7 +211,7 @@ func (a *Agent) heartbeat(ctx context.Context) {
 			jobs[id] = j.attempt
 		}
 		a.mu.Unlock()
-		if b, err := json.Marshal(wire.Heartbeat{Host: a.cfg.Name, Labels: a.cfg.Labels, Slots: a.cfg.Slots, Jobs: jobs}); err == nil {
+		if b, err := wire.Marshal(wire.Heartbeat{Host: a.cfg.Name, Labels: a.cfg.Labels, Slots: a.cfg.Slots, Jobs: jobs}); err == nil {
 			_ = a.nc.Publish(wire.HeartbeatSubject(a.cfg.Name), b)
 		}
 		select {
@@ -210,7 +223,7 @@ func (a *Agent) heartbeat(ctx context.Context) {
 }
 
 func (a *Agent) request(subject string, v any, timeout time.Duration, out any) error {
-	body, err := json.Marshal(v)
+	body, err := wire.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -218,17 +231,16 @@ func (a *Agent) request(subject string, v any, timeout time.Duration, out any) e
 	if err != nil {
 		return err
 	}
-	return json.Unmarshal(m.Data, out)
+	return wire.Unmarshal(m.Data, out)
 }
 
-// handle runs one message of the stream.
-func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
+// handle runs one message of the stream, job (decoded, or err saying why not).
+func (a *Agent) handle(ctx context.Context, msg jetstream.Msg, job wire.Job, err error) {
 	if ctx.Err() != nil { // taken by the last pull of a stopping agent
 		<-a.pulled
 		_ = msg.Nak()
 		return
 	}
-	job, err := wire.DecodeJob(msg.Data())
 	if err != nil {
 		meta, _ := msg.Metadata()
 		var seq uint64
@@ -239,7 +251,8 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Term()
 		return
 	}
-	log := a.log.With(zap.String("job", job.ID))
+	// The job's field goes with each line, not into a logger per job (With copies it).
+	jobField := zap.String("job", job.ID)
 	for k, v := range job.Labels {
 		if a.cfg.Labels[k] == v {
 			continue
@@ -254,17 +267,17 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	claim, err := a.claims.claim(wire.Claim{Job: job.ID, Ack: msg.Reply()})
 	if err != nil {
-		log.Warn("could not claim the job from the engine; handed back", zap.Error(err))
+		a.log.Warn("could not claim the job from the engine; handed back", jobField, zap.Error(err))
 		_ = msg.NakWithDelay(time.Second)
 		return
 	}
 	if !claim.Run {
-		log.Info("the engine does not want the job; terminated", zap.String("reason", claim.Reason))
+		a.log.Info("the engine does not want the job; terminated", jobField, zap.String("reason", claim.Reason))
 		_ = msg.TermWithReason(claim.Reason)
 		return
 	}
 	attempt := claim.Attempt
-	out := newOutbox(a.nc, wire.EventSubject(a.cfg.Name, job.ID), a.cfg.Name, attempt)
+	out := a.events.outbox(job.ID, attempt)
 	if cwd := job.Cwd(); cwd != "" {
 		if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 			out.push(runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_directory",
@@ -292,15 +305,11 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		delete(a.running, job.ID)
 		a.mu.Unlock()
 	}()
-	log.Debug("job started", zap.Int("attempt", attempt))
+	a.log.Debug("job started", jobField, zap.Int("attempt", attempt))
 
 	rj := job.Runner()
 	if rj.Agent != nil {
 		rj.Host = &callHost{nc: a.nc, host: a.cfg.Name, jobID: job.ID, attempt: attempt}
-	}
-	// The control subject feeds the agent's one control reader (no goroutine per job).
-	if ctl, err := a.nc.ChanSubscribe(wire.ControlSubject(a.cfg.Name, job.ID), a.ctl); err == nil {
-		defer func() { _ = ctl.Unsubscribe() }()
 	}
 	var final *runnerapi.Event
 	err = a.cfg.Runner.Start(jobCtx, rj, func(ev runnerapi.Event) error {
@@ -318,7 +327,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 	switch {
 	case hb:
 		out.close()
-		log.Info("job handed back to the stream", zap.Int("attempt", attempt))
+		a.log.Info("job handed back to the stream", jobField, zap.Int("attempt", attempt))
 		<-a.pulled
 		_ = msg.Nak()
 		return
@@ -334,7 +343,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg) {
 		final = &runnerapi.Event{Kind: runnerapi.EventFailed, Category: "worker", Error: reason}
 	}
 	out.push(*final)
-	log.Debug("job ended", zap.Int("attempt", attempt), zap.Stringer("kind", final.Kind))
+	a.log.Debug("job ended", jobField, zap.Int("attempt", attempt), zap.Stringer("kind", final.Kind))
 }
 
 // hostJob is an attempt this host runs.
@@ -352,30 +361,37 @@ type hostJob struct {
 	lost     bool      // NATS unreachable for the job timeout: another host has it now
 }
 
-// control applies the running jobs' control messages (cancel, input) until ctx ends.
-func (a *Agent) control(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
+// onControl applies the engine's messages to this host: the answers to its claims, and
+// its running jobs' control messages (cancel, input). Only the engine may publish on a
+// host's control subjects (wire.HostPublish has none).
+func (a *Agent) onControl(m *nats.Msg) {
+	if wire.IsControlBatch(m.Subject) {
+		var b wire.ControlBatch
+		if err := wire.Unmarshal(m.Data, &b); err != nil {
+			a.log.Warn("unreadable answers to this host's claims", zap.Error(err))
 			return
-		case m := <-a.ctl:
-			var c wire.Control
-			if json.Unmarshal(m.Data, &c) != nil {
-				continue
-			}
-			a.mu.Lock()
-			j := a.running[wire.JobIDOf(m.Subject)]
-			a.mu.Unlock()
-			if j == nil {
-				continue
-			}
-			switch { // a worker's answer may take a while: the other jobs' controls do not wait
-			case c.Cancel:
-				go func() { _, _ = a.cfg.Runner.Cancel(j.ctx, j.id, c.Reason) }()
-			case c.Send != "":
-				go func() { _ = a.cfg.Runner.Send(j.ctx, j.id, c.Send) }()
-			}
 		}
+		for _, r := range b.Claims {
+			a.claims.answer(r)
+		}
+		a.events.answered(false)
+		return
+	}
+	var c wire.Control
+	if wire.Unmarshal(m.Data, &c) != nil {
+		return
+	}
+	a.mu.Lock()
+	j := a.running[wire.JobIDOf(m.Subject)]
+	a.mu.Unlock()
+	if j == nil {
+		return
+	}
+	switch { // a worker's answer may take a while: the other jobs' controls do not wait
+	case c.Cancel:
+		go func() { _, _ = a.cfg.Runner.Cancel(j.ctx, j.id, c.Reason) }()
+	case c.Send != "":
+		go func() { _ = a.cfg.Runner.Send(j.ctx, j.id, c.Send) }()
 	}
 }
 
@@ -389,6 +405,8 @@ func (a *Agent) keepAlive(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			// Claims not answered yet are handed back: the engine runs them elsewhere.
+			a.claims.fail(errors.New("the host agent is stopping"))
 			a.mu.Lock()
 			a.stopping = true
 			jobs := make([]*hostJob, 0, len(a.running))
@@ -416,6 +434,7 @@ func (a *Agent) keepAlive(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
+		a.claims.expire(time.Now())
 		a.mu.Lock()
 		jobs := make([]*hostJob, 0, len(a.running))
 		for _, j := range a.running {
@@ -455,92 +474,202 @@ func (a *Agent) keepAlive(ctx context.Context) {
 	}
 }
 
-// outbox sends one attempt's events to the engine in order (wire.Events). The first
-// event (the start) and the terminal one go at once; progress between them is
-// coalesced for up to progressLinger, so a short job costs two messages and a chatty
-// one a few per second. A terminal event ends the outbox; the engine acks the job's
-// message when it has it, so the host neither waits for a reply nor acks. A batch lost
-// on the way leaves the message unacked: it is redelivered (at least once).
-type outbox struct {
+// eventSender sends the events of all the host's attempts to the engine in one
+// message when it can (wire.HostEvents on wire.EventsSubject): an attempt's first event
+// (the start) and its terminal one leave at once when no batch is being sent, else with
+// the next batch; progress between them is coalesced for up to progressLinger (one
+// timer for the host, none per job), so a short job costs a share of a message and a
+// chatty one a few per second. Each attempt's events leave in order (one sender at a
+// time, on one connection). A terminal event ends an attempt's outbox; the engine acks
+// the job's message when it has it, so the host neither waits for a reply nor acks. A
+// batch lost on the way leaves the messages unacked: they are redelivered (at least once).
+type eventSender struct {
 	nc      *nats.Conn
 	subject string
 	host    string
-	attempt int
 
-	mu     sync.Mutex // held while publishing, so batches leave in order
-	queue  []wire.Ev
-	sent   bool // the first event went
-	closed bool
-	timer  *time.Timer
+	mu     sync.Mutex
+	cond   sync.Cond // signalled when the sender goes idle
+	claims []wire.Claim
+	// claimsOut counts the batches of claims sent and not answered yet: a claim goes at
+	// once only when none is (else with the next batch, or when the answer comes), so
+	// jobs taken together share a batch and its answer, as they shared a request.
+	claimsOut int
+	queue     []wire.Events
+	at        map[*outbox]int // an outbox's entry in queue
+	busy      bool            // a goroutine is sending
+	timer     *time.Timer     // the linger of queued progress, when one is pending
 }
 
 // progressLinger bounds how long a progress event waits to share a message.
 const progressLinger = 10 * time.Millisecond
 
-func newOutbox(nc *nats.Conn, subject, host string, attempt int) *outbox {
-	return &outbox{nc: nc, subject: subject, host: host, attempt: attempt}
+func newEventSender(nc *nats.Conn, host string) *eventSender {
+	s := &eventSender{nc: nc, subject: wire.EventsSubject(host), host: host, at: map[*outbox]int{}}
+	s.cond.L = &s.mu
+	return s
+}
+
+// outbox is one attempt's way to the engine; its fields are guarded by its sender's mu.
+type outbox struct {
+	s       *eventSender
+	job     string
+	attempt int
+	sent    bool // the first event was queued
+	closed  bool
+}
+
+func (s *eventSender) outbox(job string, attempt int) *outbox {
+	return &outbox{s: s, job: job, attempt: attempt}
 }
 
 // push queues ev; after a terminal event, or once closed, push drops events.
 func (o *outbox) push(ev runnerapi.Event) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	s := o.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if o.closed {
 		return
 	}
-	o.queue = append(o.queue, wire.EvOf(ev))
+	i, ok := s.at[o]
+	if !ok {
+		i = len(s.queue)
+		s.at[o] = i
+		s.queue = append(s.queue, wire.Events{Job: o.job, Attempt: o.attempt})
+	}
+	if s.queue[i].Events == nil {
+		s.queue[i].Events = make([]wire.Ev, 0, 2) // a start and an end, most often
+	}
+	s.queue[i].Events = append(s.queue[i].Events, wire.EvOf(ev))
+	urgent := !o.sent || ev.Kind.Terminal()
+	o.sent, o.closed = true, ev.Kind.Terminal()
 	switch {
-	case !o.sent || ev.Kind.Terminal():
-		o.closed = ev.Kind.Terminal()
-		o.flushLocked()
-	case o.timer == nil:
-		o.timer = time.AfterFunc(progressLinger, o.flush)
+	case s.busy: // the running sender takes it with its next batch
+	case urgent:
+		s.startLocked()
+	case s.timer == nil:
+		s.timer = time.AfterFunc(progressLinger, s.kick)
 	}
 }
 
-func (o *outbox) flush() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.flushLocked()
+// claim queues c to go at once, or with the batch after the one being sent.
+func (s *eventSender) claim(c wire.Claim) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.claims = append(s.claims, c)
+	if !s.busy && s.claimsOut == 0 {
+		s.startLocked()
+	}
 }
 
-func (o *outbox) flushLocked() {
-	if o.timer != nil {
-		o.timer.Stop()
-		o.timer = nil
+// answered is told that the engine answered a batch of claims (or that the claims
+// waiting for an answer were given up: all is true); queued claims go now.
+func (s *eventSender) answered(all bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.claimsOut > 0 {
+		s.claimsOut--
 	}
-	if len(o.queue) == 0 {
-		return
+	if all {
+		s.claimsOut = 0
 	}
-	if b, err := json.Marshal(wire.Events{Host: o.host, Attempt: o.attempt, Events: o.queue}); err == nil {
-		_ = o.nc.Publish(o.subject, b)
+	if !s.busy && s.claimsOut == 0 && len(s.claims) > 0 {
+		s.startLocked()
 	}
-	o.queue, o.sent = nil, true
 }
 
-// close drops what is queued and not sent (the attempt is handed back or lost).
+// close drops what o queued and did not send (the attempt is handed back or lost).
 func (o *outbox) close() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.closed, o.queue = true, nil
-	if o.timer != nil {
-		o.timer.Stop()
-		o.timer = nil
+	s := o.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o.closed = true
+	if i, ok := s.at[o]; ok {
+		s.queue[i].Events = nil
 	}
 }
 
-// claimer sends the agent's claims to the engine: at once when none is being answered,
-// else in one batch (wire.Claims) when the answer comes. A lone job waits no longer
-// than before; many jobs taken at once cost one round trip per batch, not one each.
-type claimer struct {
-	a     *Agent
-	mu    sync.Mutex
-	queue []pendingClaim
-	busy  bool
+func (s *eventSender) kick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timer = nil
+	if !s.busy {
+		s.startLocked()
+	}
 }
+
+func (s *eventSender) startLocked() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	s.busy = true
+	go s.send()
+}
+
+// send publishes what is queued, batch after batch, until nothing is.
+func (s *eventSender) send() {
+	for {
+		s.mu.Lock()
+		batch := s.queue[:0:0]
+		for _, e := range s.queue {
+			if len(e.Events) > 0 {
+				batch = append(batch, e)
+			}
+		}
+		claims := s.claims
+		s.queue, s.claims = nil, nil
+		if len(claims) > 0 {
+			s.claimsOut++
+		}
+		clear(s.at)
+		if len(batch) == 0 && len(claims) == 0 {
+			s.busy = false
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		if b, err := wire.Marshal(wire.HostBatch{Host: s.host, Claims: claims, Jobs: batch}); err == nil {
+			_ = s.nc.Publish(s.subject, b)
+		}
+	}
+}
+
+// wait returns once every queued event was handed to the connection, progress
+// included.
+func (s *eventSender) wait() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.busy || s.timer != nil || len(s.queue) > 0 || len(s.claims) > 0 {
+		if !s.busy {
+			s.startLocked()
+		}
+		s.cond.Wait()
+	}
+}
+
+// claimer sends the agent's claims to the engine in its HostBatch messages (at once
+// when no batch is being sent, else with the next one) and hands each the engine's
+// answer (a ControlBatch on the host's control subjects). A lone job waits no longer
+// than a request's round trip; many jobs taken at once share the messages both ways,
+// and a claim costs no request, reply inbox or timer of its own: the agent's keepAlive
+// tick fails the claims left unanswered for claimTimeout.
+type claimer struct {
+	events  *eventSender
+	mu      sync.Mutex
+	next    uint64
+	pending map[uint64]pendingClaim // by Claim.N
+	stopped error                   // set by fail: later claims fail at once
+}
+
+// claimTimeout is how long a claim waits for the engine's answer before its message
+// is handed back.
+const claimTimeout = 5 * time.Second
 
 type pendingClaim struct {
-	c     wire.Claim
+	job   string
+	at    time.Time
 	reply chan claimResult
 }
 
@@ -550,44 +679,60 @@ type claimResult struct {
 }
 
 func (c *claimer) claim(cl wire.Claim) (wire.ClaimReply, error) {
-	p := pendingClaim{c: cl, reply: make(chan claimResult, 1)}
+	p := pendingClaim{job: cl.Job, at: time.Now(), reply: make(chan claimResult, 1)}
 	c.mu.Lock()
-	c.queue = append(c.queue, p)
-	if !c.busy {
-		c.busy = true
-		go c.send()
+	if err := c.stopped; err != nil {
+		c.mu.Unlock()
+		return wire.ClaimReply{}, err
 	}
+	c.next++
+	cl.N = c.next
+	c.pending[cl.N] = p
 	c.mu.Unlock()
+	c.events.claim(cl)
 	res := <-p.reply
 	return res.r, res.err
 }
 
-func (c *claimer) send() {
-	for {
-		c.mu.Lock()
-		batch := c.queue
-		c.queue = nil
-		if len(batch) == 0 {
-			c.busy = false
-			c.mu.Unlock()
-			return
+// answer hands r to the claim it answers; an answer to no pending claim (late, or
+// naming another job) is dropped.
+func (c *claimer) answer(r wire.ClaimReply) {
+	c.mu.Lock()
+	p, ok := c.pending[r.N]
+	if ok && p.job == r.Job {
+		delete(c.pending, r.N)
+	}
+	c.mu.Unlock()
+	if ok && p.job == r.Job {
+		p.reply <- claimResult{r: r}
+	}
+}
+
+// expire fails the claims that waited claimTimeout by now; their answers are taken as
+// lost, so the claims queued behind them go.
+func (c *claimer) expire(now time.Time) {
+	c.mu.Lock()
+	expired := false
+	for n, p := range c.pending {
+		if now.Sub(p.at) >= claimTimeout {
+			delete(c.pending, n)
+			expired = true
+			p.reply <- claimResult{err: fmt.Errorf("the engine did not answer the claim within %s", claimTimeout)}
 		}
-		c.mu.Unlock()
-		b := wire.Claims{Host: c.a.cfg.Name, Claims: make([]wire.Claim, len(batch))}
-		for i, p := range batch {
-			b.Claims[i] = p.c
-		}
-		var r wire.ClaimsReply
-		err := c.a.request(wire.ClaimsSubject(c.a.cfg.Name), b, 5*time.Second, &r)
-		if err == nil && len(r.Replies) != len(batch) {
-			err = fmt.Errorf("the engine answered %d of %d claims", len(r.Replies), len(batch))
-		}
-		for i, p := range batch {
-			if err != nil {
-				p.reply <- claimResult{err: err}
-				continue
-			}
-			p.reply <- claimResult{r: r.Replies[i]}
-		}
+	}
+	c.mu.Unlock()
+	if expired {
+		c.events.answered(true)
+	}
+}
+
+// fail fails every pending claim, and every later one, with err.
+func (c *claimer) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = err
+	for n, p := range c.pending {
+		delete(c.pending, n)
+		p.reply <- claimResult{err: err}
 	}
 }

@@ -59,6 +59,19 @@ type Dispatcher struct {
 	jobs jetstream.Stream
 	log  *zap.Logger
 	subs []*nats.Subscription
+	// ackInbox is where the stream's acks of the job messages come (ackInbox.<job id>):
+	// one subscription for all, and Start does not wake for its job's.
+	ackInbox string
+
+	// The job messages are encoded and published by one goroutine (publishLoop), in
+	// the order Start queued them: on a long-lived stack (in each Start's fresh one the
+	// encoder's descent grew the stack, which cost more than the encoding), and many
+	// jobs started together leave in one write.
+	pubMu   sync.Mutex
+	pubQ    []*job
+	pubWake chan struct{} // cap 1
+	pubStop chan struct{}
+	stopPub sync.Once
 
 	mu     sync.Mutex
 	byID   map[string]*job // wire id → job
@@ -70,6 +83,10 @@ type Dispatcher struct {
 	recent    map[string]struct{}
 	recentIDs []string
 	recentAt  int
+	// unclaimed holds the jobs no host claimed yet: one sweep (sweeping while any is)
+	// shows them waiting and fails them at the queue timeout, not two timers per job.
+	unclaimed map[*job]struct{}
+	sweeping  bool
 }
 
 // recentJobs bounds Dispatcher.recent.
@@ -91,7 +108,11 @@ type job struct {
 	emitMu sync.Mutex // serializes emit; never held with the Dispatcher's mutex
 	emit   func(runnerapi.Event) error
 
-	seq           uint64 // the job message's stream sequence
+	seq           uint64    // the job message's stream sequence
+	queuedAt      time.Time // when it was published
+	startErr      error     // the stream refused the job: Start returns it
+	shownWaiting  bool      // the sweep reported it waiting
+	dropAtEnd     bool      // Start deletes its message once it ended (no host ran it)
 	attempt       int
 	host          string
 	ack           string // the current attempt's ack subject (wire.Claim.Ack)
@@ -115,10 +136,7 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	// Jobs are published asynchronously (each Start waits for its own ack): no request
-	// set-up per job, and the acks of many jobs share the connection's one inbox.
-	js, err := jetstream.New(cfg.Conn, jetstream.WithPublishAsyncMaxPending(1<<16),
-		jetstream.WithPublishAsyncTimeout(10*time.Second))
+	js, err := jetstream.New(cfg.Conn)
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +148,10 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 		return nil, fmt.Errorf("the job stream %s: %w", wire.Stream, err)
 	}
 	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: stream, byID: map[string]*job{}, byTask: map[string]*job{},
-		hosts: map[string]seenHost{}, recent: map[string]struct{}{}}
+		hosts: map[string]seenHost{}, recent: map[string]struct{}{}, unclaimed: map[*job]struct{}{}, ackInbox: cfg.Conn.NewInbox(),
+		pubWake: make(chan struct{}, 1), pubStop: make(chan struct{})}
 	for subject, handler := range map[string]nats.MsgHandler{
+		d.ackInbox + ".*":  d.onPubAck,
 		wire.ClaimWildcard: d.onClaim, wire.EventWildcard: d.onEvent,
 		wire.ChatWildcard: d.onCall, wire.ToolWildcard: d.onCall, wire.HeartbeatWildcard: d.onHeartbeat,
 	} {
@@ -147,6 +167,7 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 		d.Close()
 		return nil, fmt.Errorf("subscribe to the hosts' subjects: %w", err)
 	}
+	go d.publishLoop()
 	return d, nil
 }
 
@@ -195,81 +216,195 @@ func (d *Dispatcher) HostsAlive() int {
 func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runnerapi.Event) error) error {
 	j := &job{id: wire.NewJobID(), taskID: rj.ID, rj: rj, emit: emit, done: make(chan struct{})}
 	j.labels = jobLabels(rj, d.cfg.Labels)
-	body, err := json.Marshal(wire.FromRunner(j.id, rj, j.labels))
-	if err != nil {
-		return err
-	}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
 		return errors.New("the remote dispatcher is closed")
 	}
 	d.byID[j.id], d.byTask[rj.ID] = j, j
-	d.mu.Unlock()
-	pa, err := d.publish(ctx, body, j.id)
-	if err != nil {
-		d.forget(j)
-		return fmt.Errorf("queue the job on NATS: %w", err)
+	// Until a host claims it, the sweep watches it: the stream's ack must come within
+	// publishTimeout, a host must take it within the queue timeout, and it is shown
+	// waiting after waitingAfter (most are claimed well within that and never wait).
+	j.queuedAt = time.Now()
+	d.unclaimed[j] = struct{}{}
+	if !d.sweeping {
+		d.sweeping = true
+		go d.sweep()
 	}
-	d.mu.Lock()
-	j.seq = pa.Sequence
 	d.mu.Unlock()
-	d.log.Debug("remote job queued", zap.String("task", rj.ID), zap.String("job", j.id))
-	queued := time.NewTimer(d.cfg.QueueTimeout)
-	defer queued.Stop()
-	// A job no host took at once is shown waiting (the task is queued again), saying for
-	// what; most jobs are claimed well within waitingAfter and show no wait.
-	waiting := time.NewTimer(waitingAfter)
-	defer waiting.Stop()
-	for {
+	d.pubMu.Lock()
+	d.pubQ = append(d.pubQ, j)
+	d.pubMu.Unlock()
+	select {
+	case d.pubWake <- struct{}{}:
+	default: // the loop is awake already
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		d.cancel(j, context.Cause(ctx).Error())
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
 		select {
 		case <-j.done:
-			return nil
-		case <-waiting.C:
-			d.mu.Lock()
-			unclaimed := j.attempt == 0 && !j.ended
-			var ev runnerapi.Event
-			if unclaimed {
-				j.evSeq++
-				ev = runnerapi.Event{JobID: j.taskID, Sequence: j.evSeq, Kind: runnerapi.EventWaiting, Reason: d.waitingReasonLocked(j)}
+		case <-t.C:
+			d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: context.Cause(ctx).Error()})
+		}
+	}
+	d.mu.Lock()
+	drop, err := j.dropAtEnd, j.startErr
+	d.mu.Unlock()
+	if drop {
+		d.drop(j)
+	}
+	return err
+}
+
+// publishLoop publishes the jobs Start queued until the dispatcher closes; a job that
+// cannot be encoded or published is refused (its Start returns the error).
+func (d *Dispatcher) publishLoop() {
+	for {
+		select {
+		case <-d.pubWake:
+		case <-d.pubStop:
+			return
+		}
+		for {
+			d.pubMu.Lock()
+			q := d.pubQ
+			d.pubQ = nil
+			d.pubMu.Unlock()
+			if len(q) == 0 {
+				break
 			}
-			d.mu.Unlock()
-			if unclaimed {
-				d.deliver(j, ev)
+			for _, j := range q {
+				if err := d.publish(j); err != nil {
+					d.refused(j, fmt.Errorf("queue the job on NATS: %w", err))
+				}
 			}
-		case <-queued.C:
-			d.mu.Lock()
-			waiting := j.attempt == 0 && !j.ended
-			d.mu.Unlock()
-			if waiting {
-				d.finish(j, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_host", Error: d.noHostReason(j)})
-				d.drop(j)
-			}
-		case <-ctx.Done():
-			d.cancel(j, context.Cause(ctx).Error())
-			select {
-			case <-j.done:
-			case <-time.After(cancelGrace):
-				d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: context.Cause(ctx).Error()})
-			}
-			return nil
 		}
 	}
 }
 
-// publish puts a job on the stream and waits for the stream's ack.
-func (d *Dispatcher) publish(ctx context.Context, body []byte, id string) (*jetstream.PubAck, error) {
-	f, err := d.js.PublishAsync(wire.JobsSubject, body, jetstream.WithMsgID(id))
-	if err != nil {
-		return nil, err
+// publish puts j on the stream; the stream's ack comes to onPubAck.
+func (d *Dispatcher) publish(j *job) error {
+	d.mu.Lock()
+	ended := j.ended // cancelled while queued here: no host need see it
+	d.mu.Unlock()
+	if ended {
+		return nil
 	}
-	select {
-	case pa := <-f.Ok():
-		return pa, nil
-	case err := <-f.Err():
-		return nil, err
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
+	body, err := wire.Marshal(wire.FromRunner(j.id, j.rj, j.labels))
+	if err != nil {
+		return err
+	}
+	// The job id is the message id: the stream drops a second copy of a job.
+	m := &nats.Msg{Subject: wire.JobsSubject, Reply: d.ackInbox + "." + j.id, Data: body,
+		Header: nats.Header{jetstream.MsgIDHeader: []string{j.id}}}
+	if err := d.nc.PublishMsg(m); err != nil {
+		return err
+	}
+	d.log.Debug("remote job queued", zap.String("task", j.taskID), zap.String("job", j.id))
+	return nil
+}
+
+// publishTimeout bounds the wait for the stream's ack of a job message.
+const publishTimeout = 10 * time.Second
+
+// pubAck is the stream's answer to a published message (JetStream's PubAck or its
+// API error).
+type pubAck struct {
+	Seq   uint64 `json:"seq"`
+	Error *struct {
+		Code        int    `json:"code"`
+		Description string `json:"description"`
+	} `json:"error,omitempty"`
+}
+
+// onPubAck takes the stream's ack of a job message: its sequence, or why the stream
+// did not take it (the job's Start then returns that error, as a failed publish).
+func (d *Dispatcher) onPubAck(msg *nats.Msg) {
+	var err error
+	var ack pubAck
+	switch {
+	case len(msg.Data) == 0 && msg.Header.Get("Status") == "503":
+		err = fmt.Errorf("no JetStream stream takes %s", wire.JobsSubject)
+	case wire.Unmarshal(msg.Data, &ack) != nil:
+		err = fmt.Errorf("unreadable answer of the stream: %q", msg.Data)
+	case ack.Error != nil:
+		err = fmt.Errorf("the stream refused the job: %s (%d)", ack.Error.Description, ack.Error.Code)
+	case ack.Seq == 0:
+		err = fmt.Errorf("the stream did not say where it put the job: %q", msg.Data)
+	}
+	d.mu.Lock()
+	j := d.byID[wire.JobIDOf(msg.Subject)]
+	if j != nil && err == nil && j.seq == 0 {
+		j.seq = ack.Seq
+	}
+	d.mu.Unlock()
+	if j != nil && err != nil {
+		d.refused(j, fmt.Errorf("queue the job on NATS: %w", err))
+	}
+}
+
+// refused ends a job the stream did not take: no event, Start returns err.
+func (d *Dispatcher) refused(j *job, err error) {
+	d.mu.Lock()
+	if j.ended || j.attempt > 0 {
+		d.mu.Unlock()
+		return
+	}
+	d.endLocked(j)
+	j.startErr = err
+	d.mu.Unlock()
+	close(j.done)
+}
+
+// sweepEvery is how often the sweep looks at the unclaimed jobs: a job is shown
+// waiting, and fails at the queue timeout, this much late at most.
+const sweepEvery = 50 * time.Millisecond
+
+// sweep shows the unclaimed jobs waiting once they waited waitingAfter (the task is
+// queued again, saying for what) and fails those that waited the queue timeout (Start
+// deletes their messages); it returns once no job is unclaimed.
+func (d *Dispatcher) sweep() {
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for range t.C {
+		now := time.Now()
+		var waiting []runnerapi.Event
+		var waitingJobs, expired, unacked []*job
+		d.mu.Lock()
+		if len(d.unclaimed) == 0 {
+			d.sweeping = false
+			d.mu.Unlock()
+			return
+		}
+		for j := range d.unclaimed {
+			switch age := now.Sub(j.queuedAt); {
+			case j.seq == 0 && age >= publishTimeout:
+				unacked = append(unacked, j) // refused below, which forgets it
+			case age >= d.cfg.QueueTimeout:
+				delete(d.unclaimed, j)
+				j.dropAtEnd = true
+				expired = append(expired, j)
+			case age >= waitingAfter && !j.shownWaiting:
+				j.shownWaiting = true
+				j.evSeq++
+				waiting = append(waiting, runnerapi.Event{JobID: j.taskID, Sequence: j.evSeq, Kind: runnerapi.EventWaiting, Reason: d.waitingReasonLocked(j)})
+				waitingJobs = append(waitingJobs, j)
+			}
+		}
+		d.mu.Unlock()
+		for i, j := range waitingJobs {
+			d.deliver(j, waiting[i])
+		}
+		for _, j := range expired {
+			d.finish(j, runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_host", Error: d.noHostReason(j)})
+		}
+		for _, j := range unacked {
+			d.refused(j, fmt.Errorf("queue the job on NATS: the stream did not ack it within %s", publishTimeout))
+		}
 	}
 }
 
@@ -366,6 +501,7 @@ func (d *Dispatcher) forgetLocked(j *job) {
 	if d.byTask[j.taskID] == j {
 		delete(d.byTask, j.taskID)
 	}
+	delete(d.unclaimed, j)
 }
 
 // finish ends j with a terminal event made by the engine (no host reported one).
@@ -414,7 +550,7 @@ func (d *Dispatcher) cancel(j *job, reason string) {
 		d.drop(j)
 		return
 	}
-	body, _ := json.Marshal(wire.Control{Cancel: true, Reason: reason})
+	body, _ := wire.Marshal(wire.Control{Cancel: true, Reason: reason})
 	_ = d.nc.Publish(wire.ControlSubject(host, j.id), body)
 }
 
@@ -461,7 +597,7 @@ func (d *Dispatcher) Send(_ context.Context, taskID, input string) error {
 	if host == "" {
 		return errors.New("the remote job has not started on a host yet")
 	}
-	body, _ := json.Marshal(wire.Control{Send: input})
+	body, _ := wire.Marshal(wire.Control{Send: input})
 	return d.nc.Publish(wire.ControlSubject(host, j.id), body)
 }
 
@@ -484,6 +620,7 @@ func (d *Dispatcher) Close() {
 		d.cancel(j, "the engine stopped")
 		d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: "the engine stopped"})
 	}
+	d.stopPub.Do(func() { close(d.pubStop) })
 	_ = d.nc.Flush()
 	for _, s := range d.subs {
 		_ = s.Unsubscribe()
@@ -512,7 +649,7 @@ func reply(msg *nats.Msg, v any) {
 	if msg.Reply == "" {
 		return
 	}
-	if b, err := json.Marshal(v); err == nil {
+	if b, err := wire.Marshal(v); err == nil {
 		_ = msg.Respond(b)
 	}
 }
@@ -545,7 +682,7 @@ func (d *Dispatcher) onClaim(msg *nats.Msg) {
 	}
 	if wire.IsClaims(msg.Subject) {
 		var b wire.Claims
-		if err := json.Unmarshal(msg.Data, &b); err != nil || (b.Host != "" && b.Host != host) {
+		if err := wire.Unmarshal(msg.Data, &b); err != nil || (b.Host != "" && b.Host != host) {
 			d.log.Warn("refused a host's claims: unreadable, or naming another host", zap.String("host", host), zap.String("named", b.Host))
 			reply(msg, wire.ClaimsReply{})
 			return
@@ -559,7 +696,7 @@ func (d *Dispatcher) onClaim(msg *nats.Msg) {
 		return
 	}
 	var c wire.Claim
-	if err := json.Unmarshal(msg.Data, &c); err != nil || (c.Host != "" && c.Host != host) {
+	if err := wire.Unmarshal(msg.Data, &c); err != nil || (c.Host != "" && c.Host != host) {
 		d.log.Warn("refused a host's claim: unreadable, or naming another host", zap.String("host", host), zap.String("named", c.Host))
 		reply(msg, wire.ClaimReply{Reason: "unreadable claim, or one naming another host"})
 		return
@@ -598,6 +735,7 @@ func (d *Dispatcher) claim(id string, c wire.Claim) wire.ClaimReply {
 		j.attemptCancel() // the earlier attempt's calls end; its results are ignored
 	}
 	j.attempt++
+	delete(d.unclaimed, j)
 	prev := j.host
 	j.host, j.ack = c.Host, c.Ack
 	j.attemptCtx, j.attemptCancel = context.WithCancel(context.Background())
@@ -615,8 +753,7 @@ func (d *Dispatcher) claim(id string, c wire.Claim) wire.ClaimReply {
 // or of a job that ended are expected (a slow or cut-off host) and logged at debug
 // level; a message for a job this engine did not issue, or for a job another host holds
 // now, is forged or misrouted and logged as a warning.
-func (d *Dispatcher) current(subject, host string, attempt int, what string) (*job, context.Context, bool) {
-	id := wire.JobIDOf(subject)
+func (d *Dispatcher) current(id, host string, attempt int, what string) (*job, context.Context, bool) {
 	d.mu.Lock()
 	j := d.byID[id]
 	var why string
@@ -651,25 +788,63 @@ func (d *Dispatcher) current(subject, host string, attempt int, what string) (*j
 	return nil, nil, false
 }
 
-// onEvent relays a batch of an attempt's events to the task manager; the events of any
-// attempt but the current one are dropped. At the terminal event the engine acks the
-// job's message on the stream: it has the result, the work queue may drop the job.
+// onEvent relays batches of attempts' events to the task manager: one attempt's on its
+// job's event subject, or several attempts' of one host on its wire.EventsSubject.
 func (d *Dispatcher) onEvent(msg *nats.Msg) {
 	host, ok := d.sender(msg, false)
 	if !ok {
 		return
 	}
+	if wire.IsEvents(msg.Subject) {
+		var hb wire.HostBatch
+		if err := wire.Unmarshal(msg.Data, &hb); err != nil {
+			d.log.Warn("unreadable job events", zap.String("subject", msg.Subject), zap.Error(err))
+			return
+		}
+		if hb.Host != "" && hb.Host != host {
+			d.log.Warn("dropped a host's events naming another host", zap.String("host", host), zap.String("named", hb.Host))
+			return
+		}
+		if len(hb.Claims) > 0 {
+			// Answered on the host's own control subject, which only it may read: the
+			// engine picks where the answer goes, the host does not.
+			out := wire.ControlBatch{Claims: make([]wire.ClaimReply, len(hb.Claims))}
+			for i, c := range hb.Claims {
+				c.Host = host
+				if c.Probe { // probes ask by request (Agent.handle); not in a batch
+					out.Claims[i] = wire.ClaimReply{Reason: "a probe is a request"}
+				} else {
+					out.Claims[i] = d.claim(c.Job, c)
+				}
+				out.Claims[i].Job, out.Claims[i].N = c.Job, c.N
+			}
+			if b, err := wire.Marshal(out); err == nil {
+				_ = d.nc.Publish(wire.ControlBatchSubject(host), b)
+			}
+		}
+		for _, b := range hb.Jobs {
+			d.events(host, b.Job, b)
+		}
+		return
+	}
 	var b wire.Events
-	if err := json.Unmarshal(msg.Data, &b); err != nil {
+	if err := wire.Unmarshal(msg.Data, &b); err != nil {
 		d.log.Warn("unreadable job events", zap.String("subject", msg.Subject), zap.Error(err))
 		return
 	}
+	d.events(host, wire.JobIDOf(msg.Subject), b)
+}
+
+// events relays one attempt's events; the events of any attempt but the current one are
+// dropped. At the terminal event the engine acks the job's message on the stream: it has
+// the result, the work queue may drop the job.
+func (d *Dispatcher) events(host, id string, b wire.Events) {
 	if b.Host != "" && b.Host != host {
 		d.log.Warn("dropped a host's events naming another host", zap.String("host", host), zap.String("named", b.Host),
-			zap.String("job", wire.JobIDOf(msg.Subject)))
+			zap.String("job", id))
 		return
 	}
-	j, _, ok := d.current(msg.Subject, host, b.Attempt, "events")
+	j, _, ok := d.current(id, host, b.Attempt, "events")
 	if !ok {
 		return
 	}
@@ -716,7 +891,7 @@ func (d *Dispatcher) onCall(msg *nats.Msg) {
 		reply(msg, wire.Step{Done: true, Refuse: "unreadable call"})
 		return
 	}
-	j, ctx, ok := d.current(msg.Subject, host, c.Attempt, "call")
+	j, ctx, ok := d.current(wire.JobIDOf(msg.Subject), host, c.Attempt, "call")
 	if !ok || j.rj.Host == nil {
 		reply(msg, wire.Step{Done: true, Refuse: "the engine answers only the attempt that holds the job now"})
 		return
@@ -730,7 +905,7 @@ func (d *Dispatcher) onHeartbeat(msg *nats.Msg) {
 		return
 	}
 	var hb wire.Heartbeat
-	if err := json.Unmarshal(msg.Data, &hb); err != nil || (hb.Host != "" && hb.Host != host) {
+	if err := wire.Unmarshal(msg.Data, &hb); err != nil || (hb.Host != "" && hb.Host != host) {
 		return
 	}
 	hb.Host = host

@@ -12,5 +12,8 @@
 //     when its reply subject is that host's inbox, and accepts events and answers model
 //     and tool calls only for a job it issued whose current attempt that host holds;
 //     everything else is dropped and logged (a warning when forged or misrouted).
+//   - The engine answers the claims a host sends in its batch (wire.HostBatch) on that
+//     host's own control subject (wire.ControlBatchSubject), which only that host may
+//     read and only the engine may publish on: the host does not pick where it goes.
 //   - Jobs hold no secret (see package wire).
 package remote

@@ -12,6 +12,10 @@
 //     and a host's NATS user is confined to its own (HostPublish, HostSubscribe): the
 //     engine takes a message's host from its subject, never from its body, and answers
 //     or accepts only for the host that holds the job's current attempt.
+//   - Messages are JSON (Marshal, Unmarshal). The hot ones (jobs, claims, events,
+//     control, heartbeats) go through github.com/go-json-experiment/json: a host
+//     decodes every job in a fresh goroutine, where encoding/json's deep reflective
+//     descent cost a stack growth and most of a short job's decoding time.
 //   - DecodeJob refuses a message that does not parse or breaks the shape (no id, both
 //     or neither of agent and process), so a host agent can terminate it instead of
 //     having it redelivered forever.
@@ -26,8 +30,21 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
+
+// codecOptions keep encoding/json's leniency where it matters on the wire: a job's
+// output may hold invalid UTF-8 (it becomes U+FFFD, as encoding/json makes it).
+var codecOptions = jsontext.AllowInvalidUTF8(true)
+
+// Marshal encodes a wire message.
+func Marshal(v any) ([]byte, error) { return jsonv2.Marshal(v, codecOptions) }
+
+// Unmarshal decodes a wire message into v.
+func Unmarshal(data []byte, v any) error { return jsonv2.Unmarshal(data, v, codecOptions) }
 
 // Names of the JetStream objects the engine creates and the host agents use.
 const (
@@ -50,6 +67,33 @@ func ChatSubject(host, jobID string) string    { return "robota.chat." + host + 
 func ToolSubject(host, jobID string) string    { return "robota.tool." + host + "." + jobID }
 func ControlSubject(host, jobID string) string { return "robota.ctl." + host + "." + jobID }
 
+// EventsSubject is where host sends HostBatch: its claims and the events of all its
+// attempts queued while its previous batch was being sent, in one message (a host runs
+// many short jobs at once; a request per claim batch and a message per attempt were most
+// of a short job's dispatch cost). It is an event subject that names no job: job ids
+// are hex. The engine answers the claims with a ControlBatch on ControlBatchSubject.
+
+func EventsSubject(host string) string { return EventSubject(host, batchToken) }
+
+// IsEvents reports whether subject is a host's EventsSubject.
+func IsEvents(subject string) bool {
+	return strings.HasPrefix(subject, "robota.ev.") && JobIDOf(subject) == batchToken
+}
+
+// ControlWildcard is what a host agent subscribes to, once: the control subjects of all
+// its jobs and its ControlBatchSubject (a subscription per job cost the server a
+// subscribe and an unsubscribe each).
+func ControlWildcard(host string) string { return "robota.ctl." + host + ".*" }
+
+// ControlBatchSubject is where the engine answers host's claims sent in a HostBatch
+// (ControlBatch). Only host may read it, as only host may read its inboxes.
+func ControlBatchSubject(host string) string { return ControlSubject(host, batchToken) }
+
+// IsControlBatch reports whether subject is a host's ControlBatchSubject.
+func IsControlBatch(subject string) bool {
+	return strings.HasPrefix(subject, "robota.ctl.") && JobIDOf(subject) == batchToken
+}
+
 // HeartbeatSubject is host's heartbeat subject.
 func HeartbeatSubject(host string) string { return "robota.hb." + host }
 
@@ -57,12 +101,14 @@ func HeartbeatSubject(host string) string { return "robota.hb." + host }
 // previous batch was being answered, in one request (a host takes many short jobs at
 // once; one round trip each was most of a short job's dispatch cost). It is a claim
 // subject that names no job: job ids are hex.
-func ClaimsSubject(host string) string { return ClaimSubject(host, claimsToken) }
+func ClaimsSubject(host string) string { return ClaimSubject(host, batchToken) }
 
-const claimsToken = "batch"
+const batchToken = "batch"
 
 // IsClaims reports whether subject is a host's ClaimsSubject.
-func IsClaims(subject string) bool { return JobIDOf(subject) == claimsToken }
+func IsClaims(subject string) bool {
+	return strings.HasPrefix(subject, "robota.claim.") && JobIDOf(subject) == batchToken
+}
 
 // InboxPrefix is the prefix of host's reply inboxes (nats.CustomInboxPrefix): a host
 // may subscribe only under its own, so no host reads another's replies, and the engine
@@ -94,7 +140,7 @@ func HostPublish(host string) []string {
 // subjects of its own jobs and its own inboxes. Never the job stream's subject, another
 // host's subjects, the engine's subjects or the engine's inboxes.
 func HostSubscribe(host string) []string {
-	return []string{"robota.ctl." + host + ".*", InboxPrefix(host) + ".>"}
+	return []string{ControlWildcard(host), InboxPrefix(host) + ".>"}
 }
 
 // ValidHostName reports whether name can name a host agent: 1 to 64 of A-Z a-z 0-9 _ -
@@ -113,11 +159,16 @@ func ValidHostName(name string) bool {
 
 // HostOf returns the host a per-host subject names ("" when it names none).
 func HostOf(subject string) string {
-	t := strings.Split(subject, ".")
-	if len(t) < 3 || t[0] != "robota" {
+	rest, ok := strings.CutPrefix(subject, "robota.")
+	if !ok {
 		return ""
 	}
-	return t[2]
+	_, rest, ok = strings.Cut(rest, ".")
+	if !ok {
+		return ""
+	}
+	host, _, _ := strings.Cut(rest, ".")
+	return host
 }
 
 // JobIDOf returns the job id a per-job subject names ("" when it names none).
@@ -164,7 +215,7 @@ type AgentJob struct {
 	Model          string   `json:"model,omitempty"`
 	Cwd            string   `json:"cwd,omitempty"`
 	Tools          []string `json:"tools,omitempty"`
-	MaxTurns       int      `json:"maxTurns,omitempty"`
+	MaxTurns       int      `json:"maxTurns,omitempty,omitzero"`
 	AdditionalDirs []string `json:"additionalDirs,omitempty"`
 	SearchExclude  []string `json:"searchExclude,omitempty"`
 }
@@ -173,7 +224,7 @@ type AgentJob struct {
 type ProcessJob struct {
 	Command   string `json:"command"`
 	Cwd       string `json:"cwd,omitempty"`
-	TimeoutMs int64  `json:"timeoutMs,omitempty"`
+	TimeoutMs int64  `json:"timeoutMs,omitempty,omitzero"`
 }
 
 // Errors of DecodeJob.
@@ -222,7 +273,7 @@ func (j Job) Cwd() string {
 // DecodeJob parses a job message and checks its shape.
 func DecodeJob(data []byte) (Job, error) {
 	var j Job
-	if err := json.Unmarshal(data, &j); err != nil {
+	if err := Unmarshal(data, &j); err != nil {
 		return Job{}, fmt.Errorf("%w: %v", ErrBadJob, err)
 	}
 	switch {
@@ -247,22 +298,35 @@ type Claim struct {
 	Host string `json:"host"`
 	// Probe asks only whether the job is still wanted, without taking it (a host that
 	// lacks a label the job requires asks, and terminates the message when not).
-	Probe bool `json:"probe,omitempty"`
+	Probe bool `json:"probe,omitempty,omitzero"`
 	// Ack is the JetStream ack subject of the delivery the host holds. The engine acks
 	// the message itself once it has the attempt's terminal event (one message fewer
 	// and no wait on the host), and checks the subject names this stream, its consumer
 	// and the job's own stream sequence (AckSeq).
 	Ack string `json:"ack,omitempty"`
-	// Job is the job claimed, in a Claims batch (a single claim names it in its subject).
+	// Job is the job claimed, in a Claims or HostBatch batch (a single claim names it in
+	// its subject).
 	Job string `json:"job,omitempty"`
+	// N numbers a claim in a HostBatch, unique on its host; the reply echoes it, so a
+	// late reply to an earlier delivery's claim answers no later one.
+	N uint64 `json:"n,omitempty,omitzero"`
 }
 
 // ClaimReply is the engine's answer: Run says whether to run it, as attempt Attempt;
 // when not, Reason says why (unknown job, already ended, cancelled).
 type ClaimReply struct {
 	Run     bool   `json:"run"`
-	Attempt int    `json:"attempt,omitempty"`
+	Attempt int    `json:"attempt,omitempty,omitzero"`
 	Reason  string `json:"reason,omitempty"`
+	// Job and N name the claim answered, in a ControlBatch.
+	Job string `json:"job,omitempty"`
+	N   uint64 `json:"n,omitempty,omitzero"`
+}
+
+// ControlBatch is an engine → host message on the host's ControlBatchSubject: the
+// answers to the claims of a HostBatch.
+type ControlBatch struct {
+	Claims []ClaimReply `json:"claims,omitempty"`
 }
 
 // Claims is a batch of claims of one host; each Claim names its Job.
@@ -281,7 +345,16 @@ type ClaimsReply struct {
 // are read: $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<dseq>.<ts>.<pending> and
 // the newer $JS.ACK.<domain>.<account>.<stream>.<consumer>.<delivered>.<sseq>....
 func AckSeq(subject string) (seq uint64, ok bool) {
-	t := strings.Split(subject, ".")
+	var buf [16]string // a fixed array: read once per claim, no allocation
+	t := buf[:0]
+	for rest := subject; len(t) < len(buf); {
+		tok, after, more := strings.Cut(rest, ".")
+		t = append(t, tok)
+		if !more {
+			break
+		}
+		rest = after
+	}
 	if len(t) < 9 || t[0] != "$JS" || t[1] != "ACK" {
 		return 0, false
 	}
@@ -311,20 +384,33 @@ type Events struct {
 	Host    string `json:"host"`
 	Attempt int    `json:"attempt"`
 	Events  []Ev   `json:"ev"`
+	// Job is the job whose events these are, in a HostEvents batch (on a job's own
+	// EventSubject, the subject names it).
+	Job string `json:"job,omitempty"`
+}
+
+// HostBatch is what a host sends on its EventsSubject: claims of jobs it took (the
+// engine answers them in one ControlBatch) and the events of several of its attempts,
+// each attempt's in order. The engine takes the host from the subject and refuses a
+// batch whose Host differs.
+type HostBatch struct {
+	Host   string   `json:"host"`
+	Claims []Claim  `json:"claims,omitempty"`
+	Jobs   []Events `json:"jobs,omitempty"`
 }
 
 // Ev is runnerapi.Event on the wire, with short keys and empty fields left out (an
 // event is encoded and decoded once per hop, and most fields are empty).
 type Ev struct {
 	Kind        runnerapi.EventKind `json:"k"`
-	PID         int                 `json:"pid,omitempty"`
+	PID         int                 `json:"pid,omitempty,omitzero"`
 	Text        string              `json:"t,omitempty"`
 	Tool        *ToolProgress       `json:"tool,omitempty"`
 	Output      string              `json:"out,omitempty"`
-	ExitCode    int                 `json:"code,omitempty"`
+	ExitCode    int                 `json:"code,omitempty,omitzero"`
 	Error       string              `json:"err,omitempty"`
 	Category    string              `json:"cat,omitempty"`
-	Recoverable bool                `json:"rec,omitempty"`
+	Recoverable bool                `json:"rec,omitempty,omitzero"`
 	Reason      string              `json:"why,omitempty"`
 }
 
@@ -399,7 +485,7 @@ type Step struct {
 
 // Control is an engine → host message on a job's control subject.
 type Control struct {
-	Cancel bool   `json:"cancel,omitempty"`
+	Cancel bool   `json:"cancel,omitempty,omitzero"`
 	Reason string `json:"reason,omitempty"`
 	Send   string `json:"send,omitempty"`
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,8 @@ func TestHostSubjects(t *testing.T) {
 		{ToolSubject("b", id), ToolWildcard, false},
 		{HeartbeatSubject("b"), HeartbeatWildcard, false},
 		{ControlSubject("b", id), "robota.ctl.*.*", true},
+		{EventsSubject("b"), EventWildcard, false},
+		{ControlBatchSubject("b"), ControlWildcard("b"), true},
 		{InboxPrefix("b") + ".x1", "robota.inbox.>", true},
 	} {
 		if !strings.HasPrefix(tc.subject, "robota.inbox.") && HostOf(tc.subject) != "b" {
@@ -203,5 +206,50 @@ func TestEvRoundTrip(t *testing.T) {
 			(ev.Tool != nil && (got.Tool == nil || *got.Tool != *ev.Tool)) {
 			t.Fatalf("%s: %+v came back as %+v", b, ev, got)
 		}
+	}
+}
+
+// A host's batch subjects name no job, and no job's subject is taken for one.
+func TestBatchSubjects(t *testing.T) {
+	id := NewJobID()
+	for _, tc := range []struct {
+		subject       string
+		events, ctlBt bool
+	}{
+		{EventsSubject("b"), true, false},
+		{EventSubject("b", id), false, false},
+		{ControlBatchSubject("b"), false, true},
+		{ControlSubject("b", id), false, false},
+	} {
+		if IsEvents(tc.subject) != tc.events || IsControlBatch(tc.subject) != tc.ctlBt {
+			t.Errorf("%s: IsEvents %v, IsControlBatch %v; want %v, %v", tc.subject, IsEvents(tc.subject), IsControlBatch(tc.subject), tc.events, tc.ctlBt)
+		}
+		if ValidJobID(JobIDOf(tc.subject)) == (tc.events || tc.ctlBt) {
+			t.Errorf("%s: job id %q", tc.subject, JobIDOf(tc.subject))
+		}
+	}
+}
+
+// A host's batch round-trips through the wire codec, and a job's output that is not
+// UTF-8 arrives mangled (U+FFFD), as encoding/json made it, not refused.
+func TestHostBatchRoundTrip(t *testing.T) {
+	in := HostBatch{Host: "b", Claims: []Claim{{Job: NewJobID(), Ack: "$JS.ACK.x", N: 7}},
+		Jobs: []Events{{Job: NewJobID(), Attempt: 2, Events: []Ev{{Kind: runnerapi.EventStarted, PID: 9},
+			{Kind: runnerapi.EventCompleted, Output: "a\xffb", ExitCode: 3}}}}}
+	b, err := Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out HostBatch
+	if err := Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	in.Jobs[0].Events[1].Output = "a\uFFFDb"
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("%s came back as %+v, want %+v", b, out, in)
+	}
+	// Zero numbers and flags are left out, as encoding/json's omitempty left them out.
+	if b, _ := Marshal(Ev{Kind: runnerapi.EventStarted}); string(b) != `{"k":1}` {
+		t.Errorf("a start with no pid is %s", b)
 	}
 }
