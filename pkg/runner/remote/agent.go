@@ -265,7 +265,7 @@ func (a *Agent) handle(ctx context.Context, msg jetstream.Msg, job wire.Job, err
 		_ = msg.NakWithDelay(500 * time.Millisecond) // another host may offer k=v
 		return
 	}
-	claim, err := a.claims.claim(wire.Claim{Job: job.ID, Ack: msg.Reply()})
+	claim, err := a.claims.claim(wire.Claim{Job: job.ID, Ack: msg.Reply()}, msg)
 	if err != nil {
 		a.log.Warn("could not claim the job from the engine; handed back", jobField, zap.Error(err))
 		_ = msg.NakWithDelay(time.Second)
@@ -441,7 +441,14 @@ func (a *Agent) keepAlive(ctx context.Context) {
 			jobs = append(jobs, j)
 		}
 		a.mu.Unlock()
+		claiming := a.claims.waiting()
+		for _, m := range claiming {
+			_ = m.InProgress() // a lost one only means the message goes to another host
+		}
 		if len(jobs) == 0 {
+			if len(claiming) > 0 {
+				_ = a.nc.FlushTimeout(a.cfg.JobTimeout / 4)
+			}
 			continue
 		}
 		var err error
@@ -669,6 +676,7 @@ const claimTimeout = 5 * time.Second
 
 type pendingClaim struct {
 	job   string
+	msg   jetstream.Msg // kept this host's by keepAlive while the claim waits
 	at    time.Time
 	reply chan claimResult
 }
@@ -678,8 +686,8 @@ type claimResult struct {
 	err error
 }
 
-func (c *claimer) claim(cl wire.Claim) (wire.ClaimReply, error) {
-	p := pendingClaim{job: cl.Job, at: time.Now(), reply: make(chan claimResult, 1)}
+func (c *claimer) claim(cl wire.Claim, msg jetstream.Msg) (wire.ClaimReply, error) {
+	p := pendingClaim{job: cl.Job, msg: msg, at: time.Now(), reply: make(chan claimResult, 1)}
 	c.mu.Lock()
 	if err := c.stopped; err != nil {
 		c.mu.Unlock()
@@ -706,6 +714,21 @@ func (c *claimer) answer(r wire.ClaimReply) {
 	if ok && p.job == r.Job {
 		p.reply <- claimResult{r: r}
 	}
+}
+
+// waiting are the job messages whose claims wait for the engine's answer: their
+// progress is acked with the running jobs', so a claim answered later than the stream's
+// ack wait does not see its message given to another host meanwhile.
+func (c *claimer) waiting() []jetstream.Msg {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]jetstream.Msg, 0, len(c.pending))
+	for _, p := range c.pending {
+		if p.msg != nil {
+			out = append(out, p.msg)
+		}
+	}
+	return out
 }
 
 // expire fails the claims that waited claimTimeout by now; their answers are taken as

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"go.uber.org/zap"
 
 	"github.com/robota-sdk/robota-go/pkg/runner/remote/wire"
@@ -133,7 +135,33 @@ func TestClaimAnswersReachOnlyTheirClaim(t *testing.T) {
 	if got := <-b; got.err == nil {
 		t.Errorf("a pending claim of a stopping agent: %+v", got)
 	}
-	if _, err := c.claim(wire.Claim{Job: "jd"}); err == nil {
+	if _, err := c.claim(wire.Claim{Job: "jd"}, nil); err == nil {
 		t.Error("a claim after the agent stopped did not fail at once")
+	}
+}
+
+// progressMsg is a job message that counts the progress acks it is sent.
+type progressMsg struct {
+	jetstream.Msg
+	acks int
+}
+
+func (m *progressMsg) InProgress() error { m.acks++; return nil }
+
+// A claim waiting for the engine's answer keeps its message this host's: keepAlive acks
+// the progress of the messages waiting() lists, so an answer later than the stream's ack
+// wait does not find the job given to another host (or to this one again) meanwhile.
+func TestWaitingClaimsKeepTheirMessages(t *testing.T) {
+	c := claimer{events: newEventSender(nil, "h"), pending: map[uint64]pendingClaim{}}
+	m := &progressMsg{}
+	c.pending[1] = pendingClaim{job: "ja", msg: m, at: time.Now(), reply: make(chan claimResult, 1)}
+	c.pending[2] = pendingClaim{job: "jb", at: time.Now(), reply: make(chan claimResult, 1)}
+	got := c.waiting()
+	if len(got) != 1 || got[0] != jetstream.Msg(m) {
+		t.Fatalf("waiting: %v", got)
+	}
+	c.answer(wire.ClaimReply{N: 1, Job: "ja", Run: true})
+	if got := c.waiting(); len(got) != 0 {
+		t.Fatalf("an answered claim is still waiting: %v", got)
 	}
 }
