@@ -13,6 +13,9 @@ import (
 // file, reachable from inside by its path as the rest of the filesystem is.
 type Network struct {
 	ProxySocket string `json:"proxySocket"`
+	// SocksSocket, when set, is where SocksPort leads instead (a SOCKS proxy of the
+	// user's own, Claude Code's socksProxyPort, beside robota's HTTP one, or the reverse).
+	SocksSocket string `json:"socksSocket,omitempty"`
 }
 
 // The ports inside the namespace, Claude Code's on Linux: its HTTP proxy on 3128, its

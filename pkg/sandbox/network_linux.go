@@ -40,14 +40,18 @@ func upLoopback() error {
 // startBridges listens on the proxy ports of the namespace's loopback (IPv4, and IPv6
 // where the kernel has it) and joins each connection to the proxy's Unix socket.
 func startBridges(n *Network) error {
-	for _, port := range []int{ProxyPort, SocksPort} {
+	socks := n.SocksSocket
+	if socks == "" {
+		socks = n.ProxySocket
+	}
+	for port, socket := range map[int]string{ProxyPort: n.ProxySocket, SocksPort: socks} {
 		l, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
 			return fmt.Errorf("proxy bridge: %w", err)
 		}
-		go bridge(l, n.ProxySocket)
+		go bridge(l, socket)
 		if l6, err := net.Listen("tcp6", net.JoinHostPort("::1", strconv.Itoa(port))); err == nil {
-			go bridge(l6, n.ProxySocket)
+			go bridge(l6, socket)
 		}
 	}
 	return nil
