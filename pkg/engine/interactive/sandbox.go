@@ -13,13 +13,15 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/sandbox"
+	"github.com/robota-sdk/robota-go/pkg/sandbox/netproxy"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 )
 
 // The command sandbox (pkg/sandbox) is on by default: every Bash command of the session
 // runs where the operating system hides the Read-denied paths and makes the Edit-denied
 // and protected ones read-only. Claude Code's `sandbox` settings keep their meaning:
-// `enabled: false` turns it off, `excludedCommands` run outside it. Where the kernel
+// `enabled: false` turns it off, `excludedCommands` run outside it, `network.allowedDomains`
+// confines commands' network to an allow-list (sandboxnet.go). Where the kernel
 // cannot make it, the session says so once and the permission checker asks about the
 // commands it cannot fully explain while a file deny rule is in force.
 
@@ -28,6 +30,8 @@ type sandboxSettings struct {
 	Enabled           *bool    `json:"enabled"`
 	ExcludedCommands  []string `json:"excludedCommands"`
 	FailIfUnavailable bool     `json:"failIfUnavailable"`
+	// network is sandbox.network as every settings file gives it (sandboxnet.go).
+	network config.SandboxNetwork
 }
 
 // anyEntry is the name of a directory entry that stands for every entry.
@@ -50,11 +54,17 @@ var protectedInHome = []string{".bashrc", ".bash_profile", ".bash_login", ".prof
 
 // commandSandbox decides, per command, whether and how it runs sandboxed.
 type commandSandbox struct {
-	ev        *permission.Evaluator
-	roots     []string
-	home      string
-	protect   bool // protected paths are read-only (every mode but bypassPermissions)
-	excluded  []string
+	ev       *permission.Evaluator
+	roots    []string
+	home     string
+	protect  bool // protected paths are read-only (every mode but bypassPermissions)
+	excluded []string
+	// network is the allow-list commands' network is confined to (nil: not confined);
+	// served, its proxy, started by prepare (netOnce) and stopped by close.
+	network   *runnerapi.SandboxNetwork
+	netOnce   sync.Once
+	served    *netproxy.Served
+	netErr    error
 	once      sync.Once
 	policy    sandbox.Policy
 	policyErr error
@@ -76,6 +86,7 @@ func sandboxSettingsOf(settings *config.Settings) (*sandboxSettings, string, err
 	if set.Enabled != nil && !*set.Enabled {
 		return nil, "", nil
 	}
+	set.network = settings.SandboxNetwork()
 	if ok, why := sandbox.Available(); !ok {
 		if set.FailIfUnavailable {
 			return nil, "", invalid("settings sandbox.failIfUnavailable: the command sandbox cannot be made here (%s)", why)
@@ -88,7 +99,7 @@ func sandboxSettingsOf(settings *config.Settings) (*sandboxSettings, string, err
 
 func newCommandSandbox(set sandboxSettings, ev *permission.Evaluator, mode string, roots []string, home string) *commandSandbox {
 	return &commandSandbox{ev: ev, roots: roots, home: home, protect: mode != string(permission.ModeBypassPermissions),
-		excluded: set.ExcludedCommands}
+		excluded: set.ExcludedCommands, network: networkOf(set.network, ev)}
 }
 
 // isolate is the Bash tool's Config.Isolate.
@@ -98,7 +109,9 @@ func (c *commandSandbox) isolate(shell string, argv []string, dir string, env []
 	}
 	// Even with nothing to hide, the command runs in its namespaces: everything it
 	// starts ends with it, and with robota (kill -9 included).
-	c.once.Do(func() { c.policy = c.build() })
+	if err := c.prepare(); err != nil {
+		return nil, err
+	}
 	return c.policy.Command(shell, argv, dir, env)
 }
 
@@ -109,7 +122,9 @@ func (c *commandSandbox) spawn(shell string, argv []string, dir string, env []st
 	if c.isExcluded(command) {
 		return nil, nil
 	}
-	c.once.Do(func() { c.policy = c.build() })
+	if err := c.prepare(); err != nil {
+		return nil, err
+	}
 	c.serverOnce.Do(func() { c.server = sandbox.NewServer(c.policy) })
 	proc, err := c.server.Start(shell, argv, dir, env, out, out)
 	if err != nil {
@@ -124,6 +139,10 @@ func (c *commandSandbox) close() {
 	if c.server != nil {
 		_ = c.server.Close()
 	}
+	c.netOnce.Do(func() {}) // no proxy is started after this
+	if c.served != nil {
+		c.served.Stop()
+	}
 }
 
 // isExcluded: sandbox.excludedCommands lists commands that run outside the sandbox.
@@ -135,7 +154,8 @@ func (c *commandSandbox) isExcluded(command string) bool {
 // a worker: the same policy as the session's Bash.
 func (c *commandSandbox) jobSandbox() *runnerapi.Sandbox {
 	c.once.Do(func() { c.policy = c.build() })
-	return &runnerapi.Sandbox{Hide: c.policy.Hide, ReadOnly: c.policy.ReadOnly, ExcludedCommands: c.excluded}
+	return &runnerapi.Sandbox{Hide: c.policy.Hide, ReadOnly: c.policy.ReadOnly, ExcludedCommands: c.excluded,
+		Network: c.network}
 }
 
 // jobSearchExclude is, once computed, what a Read deny rule covers under roots (the
