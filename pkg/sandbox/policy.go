@@ -20,10 +20,13 @@ type Policy struct {
 	Hide []string `json:"hide,omitempty"`
 	// ReadOnly are paths the command must not change (nor anything below them).
 	ReadOnly []string `json:"readOnly,omitempty"`
+	// Network, when set, gives the command a network namespace of its own, where only
+	// loopback exists and the proxy at Network.ProxySocket is the way out (network.go).
+	Network *Network `json:"network,omitempty"`
 }
 
 // Empty reports whether the policy restricts nothing.
-func (p Policy) Empty() bool { return len(p.Hide) == 0 && len(p.ReadOnly) == 0 }
+func (p Policy) Empty() bool { return len(p.Hide) == 0 && len(p.ReadOnly) == 0 && p.Network == nil }
 
 // helperArg is the first argument of the executable re-run as a sandbox's first
 // process; the policy travels in policyEnv.
@@ -63,7 +66,7 @@ func (p Policy) commandVia(helper, shell string, args []string, dir string, env 
 	cmd.Env = append(slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		return len(kv) > len(policyEnv) && kv[:len(policyEnv)+1] == policyEnv+"="
 	}), policyEnv+"="+string(spec))
-	cmd.SysProcAttr = namespaceAttrs()
+	cmd.SysProcAttr = namespaceAttrs(p)
 	return cmd, nil
 }
 
@@ -127,7 +130,7 @@ func Available() (bool, string) {
 // Abs cleans the policy's paths, keeps those that exist, and drops a path below
 // another of the same list (the outer one covers it).
 func (p Policy) Abs() Policy {
-	return Policy{Hide: existingRoots(p.Hide), ReadOnly: existingRoots(p.ReadOnly)}
+	return Policy{Hide: existingRoots(p.Hide), ReadOnly: existingRoots(p.ReadOnly), Network: p.Network}
 }
 
 func existingRoots(paths []string) []string {

@@ -12,9 +12,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func namespaceAttrs() *syscall.SysProcAttr {
+func namespaceAttrs(p Policy) *syscall.SysProcAttr {
+	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID)
+	if p.Network != nil {
+		flags |= syscall.CLONE_NEWNET // only loopback; the proxy bridge is the way out
+	}
 	return &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+		Cloneflags:  flags,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
 		// Without setgroups the gid map can be written by an unprivileged parent.
@@ -37,7 +41,7 @@ func probe() (bool, string) {
 	}
 	cmd := exec.Command(helper, helperArg, truePath, "true")
 	cmd.Env = append(os.Environ(), policyEnv+"={}")
-	cmd.SysProcAttr = namespaceAttrs()
+	cmd.SysProcAttr = namespaceAttrs(Policy{})
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		why := strings.TrimSpace(string(out))
@@ -78,46 +82,54 @@ func RunHelper() {
 }
 
 func enter(shell string, argv []string) error {
-	if err := setUp(); err != nil {
+	p, err := setUp()
+	if err != nil {
 		return err
 	}
-	env := os.Environ()
-	for i, kv := range env {
-		if strings.HasPrefix(kv, policyEnv+"=") {
-			env = append(env[:i], env[i+1:]...)
-			break
-		}
+	env := slicesWithout(os.Environ(), policyEnv+"=")
+	if p.Network == nil {
+		return syscall.Exec(shell, argv, env)
 	}
-	return syscall.Exec(shell, argv, env)
+	os.Exit(superviseNetworked(shell, argv, withProxyEnv(env)))
+	return nil
 }
 
-// setUp makes this process's mount namespace as the policy in policyEnv says and drops
-// every capability of the calling thread, to which it locks the goroutine: capabilities
-// are per thread, and what this process runs must start from this one.
-func setUp() error {
+// setUp makes this process's mount namespace as the policy in policyEnv says (and its
+// network: loopback up, the proxy bridges listening) and drops every capability of the
+// calling thread, to which it locks the goroutine: capabilities are per thread, and what
+// this process runs must start from this one. It returns the policy.
+func setUp() (Policy, error) {
 	var p Policy
 	if err := json.Unmarshal([]byte(os.Getenv(policyEnv)), &p); err != nil {
-		return fmt.Errorf("policy: %w", err)
+		return p, fmt.Errorf("policy: %w", err)
 	}
 	runtime.LockOSThread()
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
+		return p, fmt.Errorf("make mounts private: %w", err)
 	}
 	for _, path := range p.Hide {
 		if err := hide(path); err != nil {
-			return err
+			return p, err
 		}
 	}
 	for _, path := range p.ReadOnly {
 		if err := readOnly(path); err != nil {
-			return err
+			return p, err
 		}
 	}
 	// The new PID namespace's /proc: no /proc/PID/root of an outside process.
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mount /proc: %w", err)
+		return p, fmt.Errorf("mount /proc: %w", err)
 	}
-	return dropPrivileges()
+	if p.Network != nil {
+		if err := upLoopback(); err != nil {
+			return p, err
+		}
+		if err := startBridges(p.Network); err != nil {
+			return p, err
+		}
+	}
+	return p, dropPrivileges()
 }
 
 func hide(path string) error {

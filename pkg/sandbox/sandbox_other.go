@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-func namespaceAttrs() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+func namespaceAttrs(Policy) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 func probe() (bool, string) { return false, "the sandbox needs Linux namespaces" }
 

@@ -23,7 +23,8 @@ const serverFD = 3
 // every command still running.
 func serve() int {
 	send := sender(serverFD)
-	if err := setUp(); err != nil {
+	policy, err := setUp()
+	if err != nil {
 		send(serverMsg{Err: err.Error()}, nil)
 		return 126
 	}
@@ -62,7 +63,7 @@ func serve() int {
 				_ = syscall.Kill(-pgid, syscall.SIGKILL)
 			}
 		case "run":
-			cmd, err := startRequested(req, files)
+			cmd, err := startRequested(req, files, policy.Network != nil)
 			closeAll(files)
 			if err != nil {
 				_ = send(serverMsg{ID: req.ID, Err: err.Error()}, nil)
@@ -90,16 +91,21 @@ func serve() int {
 }
 
 // startRequested starts a request's command with the descriptors it sent (stdin, stdout,
-// stderr) in a process group of its own. It runs on the goroutine setUp locked to the
-// thread without capabilities, so the command is started from that thread.
-func startRequested(req serverRequest, files []*os.File) (*exec.Cmd, error) {
+// stderr) in a process group of its own; networked: with the proxy's environment. It
+// runs on the goroutine setUp locked to the thread without capabilities, so the command
+// is started from that thread.
+func startRequested(req serverRequest, files []*os.File, networked bool) (*exec.Cmd, error) {
 	if len(files) != 3 {
 		return nil, fmt.Errorf("want stdin, stdout and stderr, got %d descriptors", len(files))
 	}
 	if len(req.Argv) == 0 || req.Shell == "" {
 		return nil, fmt.Errorf("no command")
 	}
-	cmd := &exec.Cmd{Path: req.Shell, Args: req.Argv, Dir: req.Dir, Env: slicesWithout(req.Env, policyEnv+"="),
+	env := slicesWithout(req.Env, policyEnv+"=")
+	if networked {
+		env = withProxyEnv(env)
+	}
+	cmd := &exec.Cmd{Path: req.Shell, Args: req.Argv, Dir: req.Dir, Env: env,
 		Stdin: files[0], Stdout: files[1], Stderr: files[2], SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
 	return cmd, cmd.Start()
 }

@@ -60,7 +60,7 @@ func startServer(helper string, p Policy) (*serverConn, error) {
 	// is sent its own): nothing of it to find in /proc/1/environ.
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), policyEnv + "=" + string(spec)}
 	cmd.ExtraFiles = []*os.File{theirs}
-	cmd.SysProcAttr = namespaceAttrs()
+	cmd.SysProcAttr = namespaceAttrs(p)
 	started := make(chan error, 1)
 	launches() <- func() { started <- cmd.Start() }
 	err = <-started

@@ -148,8 +148,11 @@ type CommandSandbox struct {
 	ReadOnly []string `protobuf:"bytes,2,rep,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
 	// Commands (or "prefix *") that run outside the sandbox (sandbox.excludedCommands).
 	ExcludedCommands []string `protobuf:"bytes,3,rep,name=excluded_commands,json=excludedCommands,proto3" json:"excluded_commands,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// When set, commands' network is confined to an allow-list: the worker runs the
+	// filtering proxy they reach the outside through.
+	Network       *SandboxNetwork `protobuf:"bytes,4,opt,name=network,proto3" json:"network,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CommandSandbox) Reset() {
@@ -203,6 +206,87 @@ func (x *CommandSandbox) GetExcludedCommands() []string {
 	return nil
 }
 
+func (x *CommandSandbox) GetNetwork() *SandboxNetwork {
+	if x != nil {
+		return x.Network
+	}
+	return nil
+}
+
+// SandboxNetwork is the command sandbox's network allow-list (settings sandbox.network,
+// with the WebFetch(domain:...) rules added).
+type SandboxNetwork struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Domain patterns commands may reach ("example.com", "*.example.com", "host:port").
+	Allow []string `protobuf:"bytes,1,rep,name=allow,proto3" json:"allow,omitempty"`
+	// Domain patterns they may not, whatever allow says.
+	Deny []string `protobuf:"bytes,2,rep,name=deny,proto3" json:"deny,omitempty"`
+	// Ports of the user's own HTTP and SOCKS proxies on the host's loopback, used
+	// instead of robota's (0: robota's).
+	HttpProxyPort  int32 `protobuf:"varint,3,opt,name=http_proxy_port,json=httpProxyPort,proto3" json:"http_proxy_port,omitempty"`
+	SocksProxyPort int32 `protobuf:"varint,4,opt,name=socks_proxy_port,json=socksProxyPort,proto3" json:"socks_proxy_port,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SandboxNetwork) Reset() {
+	*x = SandboxNetwork{}
+	mi := &file_robota_v1_runner_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SandboxNetwork) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SandboxNetwork) ProtoMessage() {}
+
+func (x *SandboxNetwork) ProtoReflect() protoreflect.Message {
+	mi := &file_robota_v1_runner_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SandboxNetwork.ProtoReflect.Descriptor instead.
+func (*SandboxNetwork) Descriptor() ([]byte, []int) {
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SandboxNetwork) GetAllow() []string {
+	if x != nil {
+		return x.Allow
+	}
+	return nil
+}
+
+func (x *SandboxNetwork) GetDeny() []string {
+	if x != nil {
+		return x.Deny
+	}
+	return nil
+}
+
+func (x *SandboxNetwork) GetHttpProxyPort() int32 {
+	if x != nil {
+		return x.HttpProxyPort
+	}
+	return 0
+}
+
+func (x *SandboxNetwork) GetSocksProxyPort() int32 {
+	if x != nil {
+		return x.SocksProxyPort
+	}
+	return 0
+}
+
 // AgentJob is a subagent session to run.
 type AgentJob struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -237,7 +321,7 @@ type AgentJob struct {
 
 func (x *AgentJob) Reset() {
 	*x = AgentJob{}
-	mi := &file_robota_v1_runner_proto_msgTypes[2]
+	mi := &file_robota_v1_runner_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -249,7 +333,7 @@ func (x *AgentJob) String() string {
 func (*AgentJob) ProtoMessage() {}
 
 func (x *AgentJob) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[2]
+	mi := &file_robota_v1_runner_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -262,7 +346,7 @@ func (x *AgentJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentJob.ProtoReflect.Descriptor instead.
 func (*AgentJob) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{2}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *AgentJob) GetAgentType() string {
@@ -359,7 +443,7 @@ type ProcessJob struct {
 
 func (x *ProcessJob) Reset() {
 	*x = ProcessJob{}
-	mi := &file_robota_v1_runner_proto_msgTypes[3]
+	mi := &file_robota_v1_runner_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -371,7 +455,7 @@ func (x *ProcessJob) String() string {
 func (*ProcessJob) ProtoMessage() {}
 
 func (x *ProcessJob) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[3]
+	mi := &file_robota_v1_runner_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -384,7 +468,7 @@ func (x *ProcessJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessJob.ProtoReflect.Descriptor instead.
 func (*ProcessJob) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{3}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ProcessJob) GetCommand() string {
@@ -426,7 +510,7 @@ type StartResponse struct {
 
 func (x *StartResponse) Reset() {
 	*x = StartResponse{}
-	mi := &file_robota_v1_runner_proto_msgTypes[4]
+	mi := &file_robota_v1_runner_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -438,7 +522,7 @@ func (x *StartResponse) String() string {
 func (*StartResponse) ProtoMessage() {}
 
 func (x *StartResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[4]
+	mi := &file_robota_v1_runner_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -451,7 +535,7 @@ func (x *StartResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartResponse.ProtoReflect.Descriptor instead.
 func (*StartResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{4}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StartResponse) GetEvent() *JobEvent {
@@ -486,7 +570,7 @@ type JobEvent struct {
 
 func (x *JobEvent) Reset() {
 	*x = JobEvent{}
-	mi := &file_robota_v1_runner_proto_msgTypes[5]
+	mi := &file_robota_v1_runner_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -498,7 +582,7 @@ func (x *JobEvent) String() string {
 func (*JobEvent) ProtoMessage() {}
 
 func (x *JobEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[5]
+	mi := &file_robota_v1_runner_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -511,7 +595,7 @@ func (x *JobEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobEvent.ProtoReflect.Descriptor instead.
 func (*JobEvent) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{5}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *JobEvent) GetJobId() string {
@@ -662,7 +746,7 @@ type JobStarted struct {
 
 func (x *JobStarted) Reset() {
 	*x = JobStarted{}
-	mi := &file_robota_v1_runner_proto_msgTypes[6]
+	mi := &file_robota_v1_runner_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -674,7 +758,7 @@ func (x *JobStarted) String() string {
 func (*JobStarted) ProtoMessage() {}
 
 func (x *JobStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[6]
+	mi := &file_robota_v1_runner_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -687,7 +771,7 @@ func (x *JobStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStarted.ProtoReflect.Descriptor instead.
 func (*JobStarted) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{6}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *JobStarted) GetPid() int32 {
@@ -714,7 +798,7 @@ type JobCompleted struct {
 
 func (x *JobCompleted) Reset() {
 	*x = JobCompleted{}
-	mi := &file_robota_v1_runner_proto_msgTypes[7]
+	mi := &file_robota_v1_runner_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -726,7 +810,7 @@ func (x *JobCompleted) String() string {
 func (*JobCompleted) ProtoMessage() {}
 
 func (x *JobCompleted) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[7]
+	mi := &file_robota_v1_runner_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -739,7 +823,7 @@ func (x *JobCompleted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobCompleted.ProtoReflect.Descriptor instead.
 func (*JobCompleted) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{7}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *JobCompleted) GetOutput() string {
@@ -787,7 +871,7 @@ type JobFailed struct {
 
 func (x *JobFailed) Reset() {
 	*x = JobFailed{}
-	mi := &file_robota_v1_runner_proto_msgTypes[8]
+	mi := &file_robota_v1_runner_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -799,7 +883,7 @@ func (x *JobFailed) String() string {
 func (*JobFailed) ProtoMessage() {}
 
 func (x *JobFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[8]
+	mi := &file_robota_v1_runner_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -812,7 +896,7 @@ func (x *JobFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobFailed.ProtoReflect.Descriptor instead.
 func (*JobFailed) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{8}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *JobFailed) GetError() string {
@@ -854,7 +938,7 @@ type JobCancelled struct {
 
 func (x *JobCancelled) Reset() {
 	*x = JobCancelled{}
-	mi := &file_robota_v1_runner_proto_msgTypes[9]
+	mi := &file_robota_v1_runner_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -866,7 +950,7 @@ func (x *JobCancelled) String() string {
 func (*JobCancelled) ProtoMessage() {}
 
 func (x *JobCancelled) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[9]
+	mi := &file_robota_v1_runner_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -879,7 +963,7 @@ func (x *JobCancelled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobCancelled.ProtoReflect.Descriptor instead.
 func (*JobCancelled) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{9}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *JobCancelled) GetReason() string {
@@ -902,7 +986,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_robota_v1_runner_proto_msgTypes[10]
+	mi := &file_robota_v1_runner_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -914,7 +998,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[10]
+	mi := &file_robota_v1_runner_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -927,7 +1011,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{10}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CancelRequest) GetJobId() string {
@@ -955,7 +1039,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_robota_v1_runner_proto_msgTypes[11]
+	mi := &file_robota_v1_runner_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -967,7 +1051,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[11]
+	mi := &file_robota_v1_runner_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -980,7 +1064,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{11}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CancelResponse) GetWasRunning() bool {
@@ -1003,7 +1087,7 @@ type SendRequest struct {
 
 func (x *SendRequest) Reset() {
 	*x = SendRequest{}
-	mi := &file_robota_v1_runner_proto_msgTypes[12]
+	mi := &file_robota_v1_runner_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1099,7 @@ func (x *SendRequest) String() string {
 func (*SendRequest) ProtoMessage() {}
 
 func (x *SendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[12]
+	mi := &file_robota_v1_runner_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1112,7 @@ func (x *SendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendRequest.ProtoReflect.Descriptor instead.
 func (*SendRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{12}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SendRequest) GetJobId() string {
@@ -1054,7 +1138,7 @@ type SendResponse struct {
 
 func (x *SendResponse) Reset() {
 	*x = SendResponse{}
-	mi := &file_robota_v1_runner_proto_msgTypes[13]
+	mi := &file_robota_v1_runner_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1066,7 +1150,7 @@ func (x *SendResponse) String() string {
 func (*SendResponse) ProtoMessage() {}
 
 func (x *SendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[13]
+	mi := &file_robota_v1_runner_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1079,7 +1163,7 @@ func (x *SendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendResponse.ProtoReflect.Descriptor instead.
 func (*SendResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{13}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{14}
 }
 
 // ReadLogRequest pages a job's output log.
@@ -1097,7 +1181,7 @@ type ReadLogRequest struct {
 
 func (x *ReadLogRequest) Reset() {
 	*x = ReadLogRequest{}
-	mi := &file_robota_v1_runner_proto_msgTypes[14]
+	mi := &file_robota_v1_runner_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1109,7 +1193,7 @@ func (x *ReadLogRequest) String() string {
 func (*ReadLogRequest) ProtoMessage() {}
 
 func (x *ReadLogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[14]
+	mi := &file_robota_v1_runner_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1122,7 +1206,7 @@ func (x *ReadLogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadLogRequest.ProtoReflect.Descriptor instead.
 func (*ReadLogRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{14}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ReadLogRequest) GetJobId() string {
@@ -1161,7 +1245,7 @@ type ReadLogResponse struct {
 
 func (x *ReadLogResponse) Reset() {
 	*x = ReadLogResponse{}
-	mi := &file_robota_v1_runner_proto_msgTypes[15]
+	mi := &file_robota_v1_runner_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1173,7 +1257,7 @@ func (x *ReadLogResponse) String() string {
 func (*ReadLogResponse) ProtoMessage() {}
 
 func (x *ReadLogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[15]
+	mi := &file_robota_v1_runner_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1186,7 +1270,7 @@ func (x *ReadLogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadLogResponse.ProtoReflect.Descriptor instead.
 func (*ReadLogResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{15}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ReadLogResponse) GetData() []byte {
@@ -1223,7 +1307,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_robota_v1_runner_proto_msgTypes[16]
+	mi := &file_robota_v1_runner_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1235,7 +1319,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[16]
+	mi := &file_robota_v1_runner_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1248,7 +1332,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{16}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PrepareRequest) GetHostBrokerId() uint32 {
@@ -1267,7 +1351,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_robota_v1_runner_proto_msgTypes[17]
+	mi := &file_robota_v1_runner_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1279,7 +1363,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_robota_v1_runner_proto_msgTypes[17]
+	mi := &file_robota_v1_runner_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1292,7 +1376,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_robota_v1_runner_proto_rawDescGZIP(), []int{17}
+	return file_robota_v1_runner_proto_rawDescGZIP(), []int{18}
 }
 
 var File_robota_v1_runner_proto protoreflect.FileDescriptor
@@ -1306,11 +1390,17 @@ const file_robota_v1_runner_proto_rawDesc = "" +
 	"\aprocess\x18\x03 \x01(\v2\x15.robota.v1.ProcessJobH\x00R\aprocess\x12$\n" +
 	"\x0ehost_broker_id\x18\x04 \x01(\rR\fhostBrokerId\x123\n" +
 	"\asandbox\x18\x05 \x01(\v2\x19.robota.v1.CommandSandboxR\asandboxB\x05\n" +
-	"\x03job\"n\n" +
+	"\x03job\"\xa3\x01\n" +
 	"\x0eCommandSandbox\x12\x12\n" +
 	"\x04hide\x18\x01 \x03(\tR\x04hide\x12\x1b\n" +
 	"\tread_only\x18\x02 \x03(\tR\breadOnly\x12+\n" +
-	"\x11excluded_commands\x18\x03 \x03(\tR\x10excludedCommands\"\xf7\x02\n" +
+	"\x11excluded_commands\x18\x03 \x03(\tR\x10excludedCommands\x123\n" +
+	"\anetwork\x18\x04 \x01(\v2\x19.robota.v1.SandboxNetworkR\anetwork\"\x8c\x01\n" +
+	"\x0eSandboxNetwork\x12\x14\n" +
+	"\x05allow\x18\x01 \x03(\tR\x05allow\x12\x12\n" +
+	"\x04deny\x18\x02 \x03(\tR\x04deny\x12&\n" +
+	"\x0fhttp_proxy_port\x18\x03 \x01(\x05R\rhttpProxyPort\x12(\n" +
+	"\x10socks_proxy_port\x18\x04 \x01(\x05R\x0esocksProxyPort\"\xf7\x02\n" +
 	"\bAgentJob\x12\x1d\n" +
 	"\n" +
 	"agent_type\x18\x01 \x01(\tR\tagentType\x12\x16\n" +
@@ -1407,62 +1497,64 @@ func file_robota_v1_runner_proto_rawDescGZIP() []byte {
 	return file_robota_v1_runner_proto_rawDescData
 }
 
-var file_robota_v1_runner_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_robota_v1_runner_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_robota_v1_runner_proto_goTypes = []any{
 	(*StartRequest)(nil),    // 0: robota.v1.StartRequest
 	(*CommandSandbox)(nil),  // 1: robota.v1.CommandSandbox
-	(*AgentJob)(nil),        // 2: robota.v1.AgentJob
-	(*ProcessJob)(nil),      // 3: robota.v1.ProcessJob
-	(*StartResponse)(nil),   // 4: robota.v1.StartResponse
-	(*JobEvent)(nil),        // 5: robota.v1.JobEvent
-	(*JobStarted)(nil),      // 6: robota.v1.JobStarted
-	(*JobCompleted)(nil),    // 7: robota.v1.JobCompleted
-	(*JobFailed)(nil),       // 8: robota.v1.JobFailed
-	(*JobCancelled)(nil),    // 9: robota.v1.JobCancelled
-	(*CancelRequest)(nil),   // 10: robota.v1.CancelRequest
-	(*CancelResponse)(nil),  // 11: robota.v1.CancelResponse
-	(*SendRequest)(nil),     // 12: robota.v1.SendRequest
-	(*SendResponse)(nil),    // 13: robota.v1.SendResponse
-	(*ReadLogRequest)(nil),  // 14: robota.v1.ReadLogRequest
-	(*ReadLogResponse)(nil), // 15: robota.v1.ReadLogResponse
-	(*PrepareRequest)(nil),  // 16: robota.v1.PrepareRequest
-	(*PrepareResponse)(nil), // 17: robota.v1.PrepareResponse
-	nil,                     // 18: robota.v1.ProcessJob.EnvEntry
-	(*ToolSchema)(nil),      // 19: robota.v1.ToolSchema
-	(*ToolState)(nil),       // 20: robota.v1.ToolState
-	(*Usage)(nil),           // 21: robota.v1.Usage
-	(*structpb.Struct)(nil), // 22: google.protobuf.Struct
+	(*SandboxNetwork)(nil),  // 2: robota.v1.SandboxNetwork
+	(*AgentJob)(nil),        // 3: robota.v1.AgentJob
+	(*ProcessJob)(nil),      // 4: robota.v1.ProcessJob
+	(*StartResponse)(nil),   // 5: robota.v1.StartResponse
+	(*JobEvent)(nil),        // 6: robota.v1.JobEvent
+	(*JobStarted)(nil),      // 7: robota.v1.JobStarted
+	(*JobCompleted)(nil),    // 8: robota.v1.JobCompleted
+	(*JobFailed)(nil),       // 9: robota.v1.JobFailed
+	(*JobCancelled)(nil),    // 10: robota.v1.JobCancelled
+	(*CancelRequest)(nil),   // 11: robota.v1.CancelRequest
+	(*CancelResponse)(nil),  // 12: robota.v1.CancelResponse
+	(*SendRequest)(nil),     // 13: robota.v1.SendRequest
+	(*SendResponse)(nil),    // 14: robota.v1.SendResponse
+	(*ReadLogRequest)(nil),  // 15: robota.v1.ReadLogRequest
+	(*ReadLogResponse)(nil), // 16: robota.v1.ReadLogResponse
+	(*PrepareRequest)(nil),  // 17: robota.v1.PrepareRequest
+	(*PrepareResponse)(nil), // 18: robota.v1.PrepareResponse
+	nil,                     // 19: robota.v1.ProcessJob.EnvEntry
+	(*ToolSchema)(nil),      // 20: robota.v1.ToolSchema
+	(*ToolState)(nil),       // 21: robota.v1.ToolState
+	(*Usage)(nil),           // 22: robota.v1.Usage
+	(*structpb.Struct)(nil), // 23: google.protobuf.Struct
 }
 var file_robota_v1_runner_proto_depIdxs = []int32{
-	2,  // 0: robota.v1.StartRequest.agent:type_name -> robota.v1.AgentJob
-	3,  // 1: robota.v1.StartRequest.process:type_name -> robota.v1.ProcessJob
+	3,  // 0: robota.v1.StartRequest.agent:type_name -> robota.v1.AgentJob
+	4,  // 1: robota.v1.StartRequest.process:type_name -> robota.v1.ProcessJob
 	1,  // 2: robota.v1.StartRequest.sandbox:type_name -> robota.v1.CommandSandbox
-	19, // 3: robota.v1.AgentJob.tool_schemas:type_name -> robota.v1.ToolSchema
-	18, // 4: robota.v1.ProcessJob.env:type_name -> robota.v1.ProcessJob.EnvEntry
-	5,  // 5: robota.v1.StartResponse.event:type_name -> robota.v1.JobEvent
-	6,  // 6: robota.v1.JobEvent.started:type_name -> robota.v1.JobStarted
-	20, // 7: robota.v1.JobEvent.tool_start:type_name -> robota.v1.ToolState
-	20, // 8: robota.v1.JobEvent.tool_end:type_name -> robota.v1.ToolState
-	7,  // 9: robota.v1.JobEvent.completed:type_name -> robota.v1.JobCompleted
-	8,  // 10: robota.v1.JobEvent.failed:type_name -> robota.v1.JobFailed
-	9,  // 11: robota.v1.JobEvent.cancelled:type_name -> robota.v1.JobCancelled
-	21, // 12: robota.v1.JobCompleted.usage:type_name -> robota.v1.Usage
-	22, // 13: robota.v1.JobCompleted.metadata:type_name -> google.protobuf.Struct
-	0,  // 14: robota.v1.RunnerService.Start:input_type -> robota.v1.StartRequest
-	10, // 15: robota.v1.RunnerService.Cancel:input_type -> robota.v1.CancelRequest
-	12, // 16: robota.v1.RunnerService.Send:input_type -> robota.v1.SendRequest
-	14, // 17: robota.v1.RunnerService.ReadLog:input_type -> robota.v1.ReadLogRequest
-	16, // 18: robota.v1.RunnerService.Prepare:input_type -> robota.v1.PrepareRequest
-	4,  // 19: robota.v1.RunnerService.Start:output_type -> robota.v1.StartResponse
-	11, // 20: robota.v1.RunnerService.Cancel:output_type -> robota.v1.CancelResponse
-	13, // 21: robota.v1.RunnerService.Send:output_type -> robota.v1.SendResponse
-	15, // 22: robota.v1.RunnerService.ReadLog:output_type -> robota.v1.ReadLogResponse
-	17, // 23: robota.v1.RunnerService.Prepare:output_type -> robota.v1.PrepareResponse
-	19, // [19:24] is the sub-list for method output_type
-	14, // [14:19] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	2,  // 3: robota.v1.CommandSandbox.network:type_name -> robota.v1.SandboxNetwork
+	20, // 4: robota.v1.AgentJob.tool_schemas:type_name -> robota.v1.ToolSchema
+	19, // 5: robota.v1.ProcessJob.env:type_name -> robota.v1.ProcessJob.EnvEntry
+	6,  // 6: robota.v1.StartResponse.event:type_name -> robota.v1.JobEvent
+	7,  // 7: robota.v1.JobEvent.started:type_name -> robota.v1.JobStarted
+	21, // 8: robota.v1.JobEvent.tool_start:type_name -> robota.v1.ToolState
+	21, // 9: robota.v1.JobEvent.tool_end:type_name -> robota.v1.ToolState
+	8,  // 10: robota.v1.JobEvent.completed:type_name -> robota.v1.JobCompleted
+	9,  // 11: robota.v1.JobEvent.failed:type_name -> robota.v1.JobFailed
+	10, // 12: robota.v1.JobEvent.cancelled:type_name -> robota.v1.JobCancelled
+	22, // 13: robota.v1.JobCompleted.usage:type_name -> robota.v1.Usage
+	23, // 14: robota.v1.JobCompleted.metadata:type_name -> google.protobuf.Struct
+	0,  // 15: robota.v1.RunnerService.Start:input_type -> robota.v1.StartRequest
+	11, // 16: robota.v1.RunnerService.Cancel:input_type -> robota.v1.CancelRequest
+	13, // 17: robota.v1.RunnerService.Send:input_type -> robota.v1.SendRequest
+	15, // 18: robota.v1.RunnerService.ReadLog:input_type -> robota.v1.ReadLogRequest
+	17, // 19: robota.v1.RunnerService.Prepare:input_type -> robota.v1.PrepareRequest
+	5,  // 20: robota.v1.RunnerService.Start:output_type -> robota.v1.StartResponse
+	12, // 21: robota.v1.RunnerService.Cancel:output_type -> robota.v1.CancelResponse
+	14, // 22: robota.v1.RunnerService.Send:output_type -> robota.v1.SendResponse
+	16, // 23: robota.v1.RunnerService.ReadLog:output_type -> robota.v1.ReadLogResponse
+	18, // 24: robota.v1.RunnerService.Prepare:output_type -> robota.v1.PrepareResponse
+	20, // [20:25] is the sub-list for method output_type
+	15, // [15:20] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_robota_v1_runner_proto_init() }
@@ -1476,7 +1568,7 @@ func file_robota_v1_runner_proto_init() {
 		(*StartRequest_Agent)(nil),
 		(*StartRequest_Process)(nil),
 	}
-	file_robota_v1_runner_proto_msgTypes[5].OneofWrappers = []any{
+	file_robota_v1_runner_proto_msgTypes[6].OneofWrappers = []any{
 		(*JobEvent_Started)(nil),
 		(*JobEvent_TextDelta)(nil),
 		(*JobEvent_ToolStart)(nil),
@@ -1491,7 +1583,7 @@ func file_robota_v1_runner_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_robota_v1_runner_proto_rawDesc), len(file_robota_v1_runner_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

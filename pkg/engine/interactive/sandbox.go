@@ -14,13 +14,15 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/sandbox"
+	"github.com/robota-sdk/robota-go/pkg/sandbox/netproxy"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 )
 
 // The command sandbox (pkg/sandbox) is on by default: every Bash command of the session
 // runs where the operating system hides the Read-denied paths and makes the Edit-denied
 // and protected ones read-only. Claude Code's `sandbox` settings keep their meaning:
-// `enabled: false` turns it off, `excludedCommands` run outside it. Where the kernel
+// `enabled: false` turns it off, `excludedCommands` run outside it, `network.allowedDomains`
+// confines commands' network to an allow-list (sandboxnet.go). Where the kernel
 // cannot make it, the session says so once and the permission checker asks about the
 // commands it cannot fully explain while a file deny rule is in force.
 
@@ -29,6 +31,8 @@ type sandboxSettings struct {
 	Enabled           *bool    `json:"enabled"`
 	ExcludedCommands  []string `json:"excludedCommands"`
 	FailIfUnavailable bool     `json:"failIfUnavailable"`
+	// network is sandbox.network as every settings file gives it (sandboxnet.go).
+	network config.SandboxNetwork
 }
 
 // anyEntry is the name of a directory entry that stands for every entry.
@@ -56,6 +60,13 @@ type commandSandbox struct {
 	home     string
 	protect  bool // protected paths are read-only (every mode but bypassPermissions)
 	excluded []string
+	// network is the allow-list commands' network is confined to (nil: not confined);
+	// served, its proxy, started by startNetwork (netOnce) and stopped by close.
+	network   *runnerapi.SandboxNetwork
+	netOnce   sync.Once
+	served    *netproxy.Served
+	netPolicy *sandbox.Network
+	netErr    error
 	// walkPolicy walks the roots for the policy (c.build).
 	walkPolicy func() sandbox.Policy
 
@@ -88,6 +99,7 @@ func sandboxSettingsOf(settings *config.Settings) (*sandboxSettings, string, err
 	if set.Enabled != nil && !*set.Enabled {
 		return nil, "", nil
 	}
+	set.network = settings.SandboxNetwork()
 	if ok, why := sandbox.Available(); !ok {
 		if set.FailIfUnavailable {
 			return nil, "", invalid("settings sandbox.failIfUnavailable: the command sandbox cannot be made here (%s)", why)
@@ -100,7 +112,7 @@ func sandboxSettingsOf(settings *config.Settings) (*sandboxSettings, string, err
 
 func newCommandSandbox(set sandboxSettings, ev *permission.Evaluator, mode string, roots []string, home string) *commandSandbox {
 	c := &commandSandbox{ev: ev, roots: roots, home: home, protect: mode != string(permission.ModeBypassPermissions),
-		excluded: set.ExcludedCommands, servers: map[*sandbox.Server]int{}}
+		excluded: set.ExcludedCommands, servers: map[*sandbox.Server]int{}, network: networkOf(set.network, ev)}
 	c.walkPolicy = c.build
 	return c
 }
@@ -112,7 +124,11 @@ func (c *commandSandbox) isolate(shell string, argv []string, dir string, env []
 	}
 	// Even with nothing to hide, the command runs in its namespaces: everything it
 	// starts ends with it, and with robota (kill -9 included).
-	return c.current().Command(shell, argv, dir, env)
+	p, err := c.policyNow()
+	if err != nil {
+		return nil, err
+	}
+	return p.Command(shell, argv, dir, env)
 }
 
 // spawn is the Bash tool's Config.Spawn: the session's commands run in one sandbox made
@@ -124,7 +140,11 @@ func (c *commandSandbox) spawn(shell string, argv []string, dir string, env []st
 	if c.isExcluded(command) {
 		return nil, nil
 	}
-	srv, err := c.serverFor(c.current())
+	p, err := c.policyNow()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := c.serverFor(p)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +171,10 @@ func (c *commandSandbox) close() {
 	for _, srv := range list {
 		_ = srv.Close()
 	}
+	c.netOnce.Do(func() {}) // no proxy is started after this
+	if c.served != nil {
+		c.served.Stop()
+	}
 }
 
 // isExcluded: sandbox.excludedCommands lists commands that run outside the sandbox.
@@ -167,7 +191,7 @@ func (c *commandSandbox) isExcluded(command string) bool {
 func (c *commandSandbox) jobSandbox() *runnerapi.Sandbox {
 	p := c.current()
 	readOnly := append(slices.Clone(p.ReadOnly), c.protectedPaths()...)
-	return &runnerapi.Sandbox{Hide: p.Hide, ReadOnly: readOnly, ExcludedCommands: c.excluded}
+	return &runnerapi.Sandbox{Hide: p.Hide, ReadOnly: readOnly, ExcludedCommands: c.excluded, Network: c.network}
 }
 
 // jobSearchExclude is what a Read deny rule covers under roots as a job starts (the

@@ -102,7 +102,7 @@ func (c *commandSandbox) release(srv *sandbox.Server) {
 }
 
 func samePolicy(a, b sandbox.Policy) bool {
-	return slices.Equal(a.Hide, b.Hide) && slices.Equal(a.ReadOnly, b.ReadOnly)
+	return slices.Equal(a.Hide, b.Hide) && slices.Equal(a.ReadOnly, b.ReadOnly) && a.Network == b.Network
 }
 
 // sandboxedProc is a command of a session's sandbox server: when it ends, the server

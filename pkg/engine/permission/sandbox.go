@@ -168,3 +168,20 @@ func (e *Evaluator) SandboxDenies(tool, p string) bool {
 	}
 	return false
 }
+
+// WebFetchDomains are the hosts of the WebFetch(domain:...) allow and deny rules: with
+// a sandbox network allow-list in force, Claude Code adds them to the allowed and denied
+// domains of commands' network.
+func (e *Evaluator) WebFetchDomains() (allow, deny []string) {
+	for _, r := range e.allow {
+		if r.broken == nil && r.spec.kind == specDomain && r.Tool == "WebFetch" {
+			allow = append(allow, r.spec.domain)
+		}
+	}
+	for _, r := range e.deny {
+		if r.broken == nil && r.spec.kind == specDomain && strings.EqualFold(r.Tool, "WebFetch") {
+			deny = append(deny, r.spec.domain)
+		}
+	}
+	return allow, deny
+}

@@ -61,6 +61,19 @@ type Sandbox struct {
 	Hide             []string `json:"hide,omitempty"`
 	ReadOnly         []string `json:"readOnly,omitempty"`
 	ExcludedCommands []string `json:"excludedCommands,omitempty"`
+	// Network, when set, confines the commands' network to an allow-list: the worker
+	// runs the filtering proxy (pkg/sandbox/netproxy) for them.
+	Network *SandboxNetwork `json:"network,omitempty"`
+}
+
+// SandboxNetwork is the command sandbox's network allow-list (settings
+// sandbox.network, with the WebFetch(domain:...) rules added): domain patterns, and the
+// ports of the user's own proxies on the host's loopback (0: robota's).
+type SandboxNetwork struct {
+	Allow          []string `json:"allow,omitempty"`
+	Deny           []string `json:"deny,omitempty"`
+	HTTPProxyPort  int      `json:"httpProxyPort,omitempty"`
+	SOCKSProxyPort int      `json:"socksProxyPort,omitempty"`
 }
 
 // AgentJob is a subagent session.

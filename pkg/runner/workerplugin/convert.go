@@ -30,6 +30,10 @@ func jobToProto(job runnerapi.Job) (*robotav1.StartRequest, error) {
 	}
 	if sb := job.Sandbox; sb != nil {
 		req.Sandbox = &robotav1.CommandSandbox{Hide: sb.Hide, ReadOnly: sb.ReadOnly, ExcludedCommands: sb.ExcludedCommands}
+		if n := sb.Network; n != nil {
+			req.Sandbox.Network = &robotav1.SandboxNetwork{Allow: n.Allow, Deny: n.Deny,
+				HttpProxyPort: int32(n.HTTPProxyPort), SocksProxyPort: int32(n.SOCKSProxyPort)}
+		}
 	}
 	return req, nil
 }
@@ -62,6 +66,10 @@ func jobFromProto(req *robotav1.StartRequest) (runnerapi.Job, error) {
 	}
 	if sb := req.GetSandbox(); sb != nil {
 		job.Sandbox = &runnerapi.Sandbox{Hide: sb.GetHide(), ReadOnly: sb.GetReadOnly(), ExcludedCommands: sb.GetExcludedCommands()}
+		if n := sb.GetNetwork(); n != nil {
+			job.Sandbox.Network = &runnerapi.SandboxNetwork{Allow: n.GetAllow(), Deny: n.GetDeny(),
+				HTTPProxyPort: int(n.GetHttpProxyPort()), SOCKSProxyPort: int(n.GetSocksProxyPort())}
+		}
 	}
 	return job, nil
 }

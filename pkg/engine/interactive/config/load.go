@@ -210,6 +210,12 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 				Message: "accepted, has no effect in robota: " + why})
 		}
 	}
+	for path, why := range NoEffectPaths {
+		if src, ok := s.origins[path]; ok {
+			noEffect = append(noEffect, Issue{Severity: SeverityWarning, File: src.Display, Path: path,
+				Message: "accepted, has no effect in robota: " + why})
+		}
+	}
 
 	bad := s.checkProviders()
 	wsErrs, wsWarns := s.resolveWebSearch(shape.WebSearch, l.Env)
@@ -240,7 +246,7 @@ func (s *Settings) originOf(path string) Source {
 var HonouredExtraKeys = map[string]string{
 	"enabledPlugins":         "plugins enabled for the session (interactive/plugins)",
 	"extraKnownMarketplaces": "marketplaces plugins are installed from (interactive/plugins)",
-	"sandbox":                "the command sandbox: enabled, excludedCommands, failIfUnavailable (interactive, pkg/sandbox)",
+	"sandbox":                "the command sandbox: enabled, excludedCommands, failIfUnavailable, network (interactive, pkg/sandbox)",
 	"disabledMcpjsonServers": "project .mcp.json servers that are not started (interactive)",
 	// The TUI asks about a project .mcp.json server neither key approves (pkg/tui); a
 	// run that asks nobody starts every server not disabled, as Claude Code's print mode.

@@ -218,8 +218,8 @@ var settingsSchema = object(map[string]*node{
 		"level": enum(SessionLogLevels...),
 	}),
 	// Claude Code's sandbox settings (the command sandbox, pkg/sandbox): enabled false
-	// turns it off, excludedCommands run outside it; the network keys are accepted, and
-	// robota's sandbox does not restrict the network.
+	// turns it off, excludedCommands run outside it; network.allowedDomains confines
+	// commands' network to an allow-list (sandboxnet.go).
 	"sandbox": object(map[string]*node{
 		"enabled":                   boolean(),
 		"excludedCommands":          arrayOf(str()),
@@ -228,7 +228,7 @@ var settingsSchema = object(map[string]*node{
 		"allowUnsandboxedCommands":  anyJSON(),
 		"enableWeakerNestedSandbox": anyJSON(),
 		"ignoreViolations":          anyJSON(),
-		"network":                   anyJSON(),
+		"network":                   sandboxNetworkSchema(),
 	}),
 	// Claude Code keys this engine accepts and passes through without interpreting, so a
 	// user's existing .claude/settings.json loads without warnings.
