@@ -137,6 +137,12 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 						return session.PermissionAnswer{Approval: session.ApprovalDeny, Reason: "an agent hook never asks for approval"}
 					}
 				}
+				if h == nil {
+					// Nobody answers the session's questions (a headless run): neither
+					// are the job's, which are refused as the session's would be, saying
+					// so, rather than by a call of the nil handler.
+					return nil
+				}
 				return func(ctx context.Context, req session.ApprovalRequest) session.PermissionAnswer {
 					_ = m.SetWaitingPermission(id, true)
 					defer func() { _ = m.SetWaitingPermission(id, false) }()
