@@ -267,6 +267,11 @@ func (r *engineRun) handle(ctx context.Context, e client.Event) error {
 		// The Agent call that started the subagent is rendered (its tool_start synced
 		// the history) before any of its subagent's lines, as in-process.
 		r.out.SubagentMessage(*e.Message, e.ParentToolUseID)
+	case client.EventBackgroundJobGroup:
+		// A group the prompt made (the model's batch Agent call), as in-process prints it.
+		if e.Group != nil {
+			r.out.JobGroup(clientGroupLine(e))
+		}
 	case client.EventComplete, client.EventError, client.EventInterrupted:
 		return r.syncHistory(ctx)
 	}

@@ -100,6 +100,16 @@ func (s *subagents) observe(publish func(Event) Event, promptID func() string) {
 	s.mu.Unlock()
 }
 
+// sessionID is the id of the session the subagents belong to ("" before bind).
+func (s *subagents) sessionID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess == nil {
+		return ""
+	}
+	return s.sess.ID()
+}
+
 // taskCtxKey marks a permission ask made for a subagent's tool call.
 type taskCtxKey struct{}
 
