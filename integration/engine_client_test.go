@@ -176,7 +176,7 @@ func TestEngineClientDeniesPermissionQuestions(t *testing.T) {
 	if out["result"] != "The notes say to remember the milk; the checks pass." || out["is_error"] != false {
 		t.Fatalf("result %v: want the answer, no error", out)
 	}
-	if !strings.Contains(res.Stdout, `"tool_use_id":"toolu_rm","content":"Permission denied for Bash: denied by user: approval required and no one can be asked (`) {
+	if !strings.Contains(res.Stdout, `"tool_use_id":"toolu_rm","content":"Permission denied for Bash: approval required and no one can be asked (`) {
 		t.Fatalf("the model was not told the call was denied for want of someone to ask:\n%s", res.Stdout)
 	}
 }

@@ -343,3 +343,61 @@ func TestEngineJobGroupsAndAgentCommands(t *testing.T) {
 		t.Fatalf("results differ: in process %q, --engine %q", lr["result"], rr["result"])
 	}
 }
+
+// Issue 28: the model's batch Agent call (one call with jobs) is a listed job group of
+// the session, as /agent parallel's are: stream-json shows it from created to completed
+// (wait_all, labelled "Agent batch", its id the batch's groupId), and /background groups
+// lists it after a resume; in process and through robota-engine.
+func TestHeadlessModelAgentBatchIsAListedGroup(t *testing.T) {
+	t.Run("inprocess", func(t *testing.T) { testModelAgentBatchIsAListedGroup(t, newProject(t), nil) })
+	t.Run("engine", func(t *testing.T) {
+		p, addr := engineProject(t)
+		testModelAgentBatchIsAListedGroup(t, p, []string{"--engine", addr})
+	})
+}
+
+func testModelAgentBatchIsAListedGroup(t *testing.T, p *project, extra []string) {
+	script := p.writeScript(t, "batch.yaml", `
+turns:
+  - when: {lastUserContains: "delegate"}
+    toolCalls:
+      - id: toolu_batch
+        name: Agent
+        input:
+          jobs:
+            - {description: "job one", prompt: "fast one"}
+            - {description: "job two", prompt: "fast two"}
+  - when: {lastToolResultContains: "fast done"}
+    text: "Both done."
+agents:
+  general-purpose:
+    - when: {lastUserContains: "fast"}
+      text: "fast done"
+      repeat: true
+`)
+	base := append([]string{"--provider", "script", "--script", script, "--permission-mode", "bypassPermissions"}, extra...)
+	out := p.mustRun(t, append([]string{"-p", "delegate", "--output-format", "stream-json", "--verbose"}, base...)...).Stdout
+	lines := jsonLines(t, out)
+	if got := groupLines(lines); len(got) < 2 || !strings.HasPrefix(got[0], "created:running") || got[len(got)-1] != "completed:completed:2" {
+		t.Fatalf("group lines %v, want the batch's group created … completed with 2 results\n%s", got, out)
+	}
+	for _, l := range lines {
+		if l["type"] == "system" && l["subtype"] == "background_job_group" {
+			if g, _ := l["group"].(map[string]any); g["group_id"] != "group_1" || g["label"] != "Agent batch" || g["wait_policy"] != "wait_all" {
+				t.Fatalf("batch group %v, want group_1, wait_all, Agent batch", g)
+			}
+		}
+	}
+	if !strings.Contains(out, "group_1") || !strings.Contains(out, `"tool_use_id":"toolu_batch"`) {
+		t.Fatalf("the batch's tool result does not name its group group_1:\n%s", out)
+	}
+	res := resultLine(t, lines)
+	if res["result"] != "Both done." {
+		t.Fatalf("result %v", res)
+	}
+	id, _ := res["session_id"].(string)
+	listed := resultObject(t, p.mustRun(t, append([]string{"-p", "/background groups", "--resume", id, "--output-format", "json"}, base...)...).Stdout)
+	if s, _ := listed["result"].(string); !strings.Contains(s, "group_1  wait_all  completed  2/2 ended  Agent batch") {
+		t.Fatalf("/background groups after resume: %v", listed)
+	}
+}

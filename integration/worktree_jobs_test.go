@@ -14,9 +14,18 @@ import (
 // as any write outside the project would (headless: nobody can be asked, so refused).
 // An interpreter the permission checker cannot see into meets the command sandbox,
 // which hides the worktree's copy of the Read-denied file as it hides the project's.
+// Under --engine the client denies the engine's questions itself (nobody can be asked):
+// the engine must not word that "denied by user" either.
 func TestHeadlessWorktreeJobWritesInItsWorktreeOnly(t *testing.T) {
+	t.Run("inprocess", func(t *testing.T) { testWorktreeJobWritesInItsWorktreeOnly(t, newProject(t), nil) })
+	t.Run("engine", func(t *testing.T) {
+		p, addr := engineProject(t)
+		testWorktreeJobWritesInItsWorktreeOnly(t, p, []string{"--engine", addr})
+	})
+}
+
+func testWorktreeJobWritesInItsWorktreeOnly(t *testing.T, p *project, extra []string) {
 	const secret = "MARK-7c1f-secret"
-	p := newProject(t)
 	p.writeFile(t, "secret.txt", secret+"\n")
 	p.writeFile(t, "locked.txt", "locked\n")
 	p.writeFile(t, ".claude/settings.json", `{"permissions": {
@@ -41,8 +50,8 @@ agents:
         - {id: toolu_p, name: Bash, input: {command: "python3 -c 'print(open(\"secret.txt\").read())'"}}
     - text: "job done"
 `)
-	res := p.mustRun(t, "-p", "go", "--provider", "script", "--script", script,
-		"--permission-mode", "acceptEdits", "--output-format", "stream-json", "--verbose")
+	res := p.mustRun(t, append([]string{"-p", "go", "--provider", "script", "--script", script,
+		"--permission-mode", "acceptEdits", "--output-format", "stream-json", "--verbose"}, extra...)...)
 	wts, _ := filepath.Glob(filepath.Join(p.Dir, ".robota", "worktrees", "*"))
 	if len(wts) != 1 {
 		t.Fatalf("worktrees %v, want the job's one kept (it holds work)\nstdout:\n%s\nstderr:\n%s", wts, res.Stdout, res.Stderr)
@@ -67,5 +76,8 @@ agents:
 	}
 	if strings.Contains(res.Stdout, "denied by user") {
 		t.Errorf("a denial says \"by user\" though nobody was asked:\n%s", res.Stdout)
+	}
+	if !strings.Contains(res.Stdout, "approval required and no one can be asked") {
+		t.Errorf("the write into the main checkout was not refused as a headless run refuses it:\n%s", res.Stdout)
 	}
 }

@@ -77,8 +77,10 @@
 // same flags and the run's cwd, its committed messages are read from the session's
 // history as its events arrive and rendered by the same output writer, so the output
 // equals the in-process run's (timing fields and ids aside). Permission questions are
-// denied (no one can answer them) and listed in permission_denials; the denial text the
-// model sees has the engine's "denied by user: " before the in-process words. Exit statuses are the in-process ones: 2 for a bad --engine address, TLS files
+// denied (no one can answer them) and listed in permission_denials; the answer is marked
+// automatic (RespondPermissionRequest.automatic), so the denial text the model sees is
+// the in-process run's, never "denied by user". Exit statuses are the in-process ones:
+// 2 for a bad --engine address, TLS files
 // or a flag the engine refuses (INVALID_ARGUMENT); 1 for a failed run, no session to
 // resume, or no engine answering; 128+signal after the prompt was aborted in the engine.
 // The run's own session is closed (saved, SessionEnd fired) at the end; a session that

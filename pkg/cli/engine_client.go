@@ -22,13 +22,6 @@ import (
 // an engine that stopped answering fails the run instead of hanging it.
 const engineRPCWait = 30 * time.Second
 
-// denyMessage is what the model is told when robota --engine denies a permission
-// question: the in-process run's words (a headless run has no one to ask), which the
-// engine puts after its "denied by user: ".
-func denyMessage(reason string) string {
-	return "approval required and no one can be asked (" + reason + ")"
-}
-
 // engineFlags registers the client-side TLS flags of --engine tcp://.
 func engineFlags(fs *flag.FlagSet, o *Options) {
 	fs.StringVar(&o.EngineTLS.CertFile, "tls-cert", "", "with --engine tcp://: PEM client certificate (the engine's --tls-client-ca must have signed it)")
@@ -241,7 +234,9 @@ func (r *engineRun) handle(ctx context.Context, e client.Event) error {
 	case client.EventPermissionRequest:
 		callCtx, cancel := context.WithTimeout(ctx, engineRPCWait)
 		defer cancel()
-		err := r.c.RespondPermission(callCtx, r.id, e.Permission.ID, client.AnswerDeny, denyMessage(e.Permission.Reason))
+		// Nobody was asked: the engine words the denial as the in-process run does
+		// ("approval required and no one can be asked (reason)"), not as the user's.
+		err := r.c.RespondPermissionAutomatic(callCtx, r.id, e.Permission.ID, client.AnswerDeny, "")
 		if errors.Is(err, client.ErrFailedPrecondition) {
 			return nil // resolved already (another client answered, or it timed out)
 		}
@@ -272,6 +267,11 @@ func (r *engineRun) handle(ctx context.Context, e client.Event) error {
 		// The Agent call that started the subagent is rendered (its tool_start synced
 		// the history) before any of its subagent's lines, as in-process.
 		r.out.SubagentMessage(*e.Message, e.ParentToolUseID)
+	case client.EventBackgroundJobGroup:
+		// A group the prompt made (the model's batch Agent call), as in-process prints it.
+		if e.Group != nil {
+			r.out.JobGroup(clientGroupLine(e))
+		}
 	case client.EventComplete, client.EventError, client.EventInterrupted:
 		return r.syncHistory(ctx)
 	}

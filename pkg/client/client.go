@@ -80,13 +80,27 @@ func (c *Client) DeleteSession(ctx context.Context, id string) error {
 	return rpcErr("delete session "+id, err)
 }
 
-// RespondPermission answers a permission request; message goes to the model with a denial.
+// RespondPermission answers a permission request for a person; message goes to the
+// model with a denial, after "denied by user".
 func (c *Client) RespondPermission(ctx context.Context, sessionID, requestID string, a Answer, message string) error {
+	return c.respondPermission(ctx, sessionID, requestID, a, message, false)
+}
+
+// RespondPermissionAutomatic answers a permission request without a person having been
+// asked (a headless client, a fixed policy): a denial reaches the model as the engine's
+// own headless denial, "approval required and no one can be asked (reason)", with
+// message after it, never as the user's.
+func (c *Client) RespondPermissionAutomatic(ctx context.Context, sessionID, requestID string, a Answer, message string) error {
+	return c.respondPermission(ctx, sessionID, requestID, a, message, true)
+}
+
+func (c *Client) respondPermission(ctx context.Context, sessionID, requestID string, a Answer, message string, automatic bool) error {
 	pa, ok := answers[a]
 	if !ok {
 		return fmt.Errorf("%w: permission answer %d", ErrInvalidOption, a)
 	}
-	_, err := c.rpc.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: sessionID, RequestId: requestID, Answer: pa, Message: message})
+	_, err := c.rpc.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: sessionID, RequestId: requestID,
+		Answer: pa, Message: message, Automatic: automatic})
 	return rpcErr("respond to permission request "+requestID, err)
 }
 

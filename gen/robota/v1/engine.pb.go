@@ -1092,7 +1092,13 @@ type RespondPermissionRequest struct {
 	// The answer.
 	Answer PermissionAnswer `protobuf:"varint,3,opt,name=answer,proto3,enum=robota.v1.PermissionAnswer" json:"answer,omitempty"`
 	// Optional message given to the model with a denial.
-	Message       string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// The client answered without asking a person: a headless client that has no one to
+	// ask, a program's fixed policy. A denial is then worded as the engine's own headless
+	// runs word theirs, "approval required and no one can be asked (<the request's
+	// reason>)" followed by message if any, never "denied by user". False: a person
+	// answered (or a program acting for one), and a denial says "denied by user".
+	Automatic     bool `protobuf:"varint,5,opt,name=automatic,proto3" json:"automatic,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1153,6 +1159,13 @@ func (x *RespondPermissionRequest) GetMessage() string {
 		return x.Message
 	}
 	return ""
+}
+
+func (x *RespondPermissionRequest) GetAutomatic() bool {
+	if x != nil {
+		return x.Automatic
+	}
+	return false
 }
 
 // RespondPermissionResponse is empty.
@@ -3256,14 +3269,15 @@ const file_robota_v1_engine_proto_rawDesc = "" +
 	"\abatched\x18\x03 \x01(\bR\abatched\"s\n" +
 	"\rWatchResponse\x121\n" +
 	"\x05event\x18\x01 \x01(\v2\x17.robota.v1.SessionEventB\x02\x18\x01R\x05event\x12/\n" +
-	"\x06events\x18\x02 \x03(\v2\x17.robota.v1.SessionEventR\x06events\"\xa7\x01\n" +
+	"\x06events\x18\x02 \x03(\v2\x17.robota.v1.SessionEventR\x06events\"\xc5\x01\n" +
 	"\x18RespondPermissionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x02 \x01(\tR\trequestId\x123\n" +
 	"\x06answer\x18\x03 \x01(\x0e2\x1b.robota.v1.PermissionAnswerR\x06answer\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"\x1b\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x1c\n" +
+	"\tautomatic\x18\x05 \x01(\bR\tautomatic\"\x1b\n" +
 	"\x19RespondPermissionResponse\"-\n" +
 	"\fAbortRequest\x12\x1d\n" +
 	"\n" +

@@ -13,6 +13,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/contextload"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"
+	"github.com/robota-sdk/robota-go/pkg/runner/jobgroups"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 	"github.com/robota-sdk/robota-go/pkg/tools/agenttool"
 )
@@ -33,7 +34,32 @@ type agentSpawner struct {
 	claudeMD, agentsMD string
 }
 
-var _ agenttool.Spawner = (*agentSpawner)(nil)
+var (
+	_ agenttool.Spawner = (*agentSpawner)(nil)
+	_ agenttool.Grouper = (*agentSpawner)(nil)
+)
+
+// NewGroupID implements agenttool.Grouper: an id from the session's job groups, like
+// every other group's ("group_N").
+func (a *agentSpawner) NewGroupID() string {
+	if o := a.subs.rt.groups; o != nil {
+		return o.NewID()
+	}
+	return "group_" + llm.NewID()
+}
+
+// GroupBatch implements agenttool.Grouper: the model's batch is a wait_all group of the
+// session, listed by /background groups and ListBackgroundJobGroups, with its events on
+// Watch and in stream-json, as a /agent parallel group is.
+func (a *agentSpawner) GroupBatch(groupID string, agentIDs []string) error {
+	o := a.subs.rt.groups
+	if o == nil {
+		return ErrNoBackgroundTasks
+	}
+	_, err := o.Create(jobgroups.CreateRequest{ID: groupID, ParentSessionID: a.subs.sessionID(), WaitPolicy: jobgroups.WaitAll,
+		TaskIDs: agentIDs, Label: "Agent batch"})
+	return err
+}
 
 // subagentExcluded are the parent's tools a subagent never gets: subagents do not start
 // subagents, and the task tools read the parent's tasks.

@@ -461,14 +461,22 @@ func (s *InteractiveSession) dropQueueLocked() bool {
 // model. Errors: ErrUnknownPermissionRequest, ErrPermissionAnswered (answered before,
 // timed out or aborted), ErrInvalidApproval.
 func (s *InteractiveSession) RespondPermission(requestID string, approval session.Approval, message string) error {
-	return s.perms.respond(requestID, approval, message, nil)
+	return s.perms.respond(requestID, approval, message, nil, false)
+}
+
+// RespondPermissionAutomatic is RespondPermission from a client that answered without
+// asking a person (a headless client, which has no one to ask). A denial then says
+// so as a headless session's own does, "approval required and no one can be asked
+// (reason)" with message after it, never "denied by user".
+func (s *InteractiveSession) RespondPermissionAutomatic(requestID string, approval session.Approval, message string) error {
+	return s.perms.respond(requestID, approval, message, nil, true)
 }
 
 // RespondPermissionInput is RespondPermission whose allow also replaces the call's input
 // with updatedInput (a JSON object; nil keeps it), as the Agent SDK's canUseTool may. The
 // rewritten call is evaluated again: a deny rule still denies it.
 func (s *InteractiveSession) RespondPermissionInput(requestID string, approval session.Approval, message string, updatedInput json.RawMessage) error {
-	return s.perms.respond(requestID, approval, message, updatedInput)
+	return s.perms.respond(requestID, approval, message, updatedInput, false)
 }
 
 // PendingPermissions lists the permission requests still waiting for an answer (for a

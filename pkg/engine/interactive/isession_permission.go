@@ -118,8 +118,10 @@ func (b *permissionBroker) abortAll() {
 	}
 }
 
-// respond answers a pending request.
-func (b *permissionBroker) respond(id string, approval session.Approval, message string, updatedInput json.RawMessage) error {
+// respond answers a pending request. automatic says the client answered without asking
+// a person (a headless client denying what nobody can answer): its denial is worded as
+// the session's own headless denial, never as the user's.
+func (b *permissionBroker) respond(id string, approval session.Approval, message string, updatedInput json.RawMessage, automatic bool) error {
 	switch approval {
 	case session.ApprovalAllow, session.ApprovalAllowSession, session.ApprovalDeny:
 	default:
@@ -141,10 +143,13 @@ func (b *permissionBroker) respond(id string, approval session.Approval, message
 	b.publish(Event{Type: EventPermissionResolved, PromptID: b.prompt(),
 		Resolution: &PermissionResolution{RequestID: id, Approval: approval, Outcome: "answered"}})
 	a := session.PermissionAnswer{Approval: approval}
-	if approval == session.ApprovalDeny {
+	switch {
+	case approval == session.ApprovalDeny && automatic:
+		a.Reason, a.Message = session.NoOneToAsk(w.req.Reason), message
+	case approval == session.ApprovalDeny:
 		// A client of the session answered: a person, or a program acting for one.
 		a.Reason, a.Message = session.DeniedByUser, message
-	} else {
+	default:
 		a.UpdatedInput = updatedInput
 	}
 	w.answer <- a

@@ -100,6 +100,16 @@ func (s *subagents) observe(publish func(Event) Event, promptID func() string) {
 	s.mu.Unlock()
 }
 
+// sessionID is the id of the session the subagents belong to ("" before bind).
+func (s *subagents) sessionID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess == nil {
+		return ""
+	}
+	return s.sess.ID()
+}
+
 // taskCtxKey marks a permission ask made for a subagent's tool call.
 type taskCtxKey struct{}
 
@@ -136,6 +146,12 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 					return func(context.Context, session.ApprovalRequest) session.PermissionAnswer {
 						return session.PermissionAnswer{Approval: session.ApprovalDeny, Reason: "an agent hook never asks for approval"}
 					}
+				}
+				if h == nil {
+					// Nobody answers the session's questions (a headless run): neither
+					// are the job's, which are refused as the session's would be, saying
+					// so, rather than by a call of the nil handler.
+					return nil
 				}
 				return func(ctx context.Context, req session.ApprovalRequest) session.PermissionAnswer {
 					_ = m.SetWaitingPermission(id, true)

@@ -123,3 +123,41 @@ func TestBackgroundJobGroupRPCsWithoutWorkers(t *testing.T) {
 		t.Fatalf("list %v, %v", list, err)
 	}
 }
+
+// The model's batch Agent call (one call with jobs) is a group ListBackgroundJobGroups
+// lists: wait_all, labelled "Agent batch", over the batch's agents, completed with both
+// results once the call answered.
+func TestModelAgentBatchIsListed(t *testing.T) {
+	e := startEngine(t, "", func(c *manager.Config) { c.Runner = worker.New(nil) })
+	info := e.create(project(t, `
+turns:
+  - when: {lastUserContains: "delegate"}
+    toolCalls:
+      - {id: toolu_batch, name: Agent, input: {jobs: [{description: one, prompt: "fast one"}, {description: two, prompt: "fast two"}]}}
+  - text: "both done"
+agents:
+  general-purpose:
+    - when: {lastUserContains: "fast"}
+      text: "fast done"
+      repeat: true
+`), func(r *robotav1.CreateSessionRequest) {
+		r.PermissionMode = robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS
+	})
+	id := info.GetSessionId()
+	if got := e.submit(id, "delegate"); got.err != nil || got.last().GetComplete().GetResult().GetResponse() != "both done" {
+		t.Fatalf("the batch prompt ended with %v, %v", got.last(), got.err)
+	}
+	list, err := e.client.ListBackgroundJobGroups(testCtx(t), &robotav1.ListBackgroundJobGroupsRequest{SessionId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.GetGroups()) != 1 {
+		t.Fatalf("groups %v, want the batch's", list.GetGroups())
+	}
+	g := list.GetGroups()[0]
+	if g.GetGroupId() != "group_1" || g.GetLabel() != "Agent batch" || len(g.GetTaskIds()) != 2 ||
+		g.GetWaitPolicy() != robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL ||
+		g.GetStatus() != robotav1.BackgroundJobGroupStatus_BACKGROUND_JOB_GROUP_STATUS_COMPLETED || len(g.GetResults()) != 2 {
+		t.Fatalf("batch group %v", g)
+	}
+}

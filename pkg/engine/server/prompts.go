@@ -332,7 +332,11 @@ func (s *Server) RespondPermission(ctx context.Context, req *robotav1.RespondPer
 	if err != nil {
 		return nil, err
 	}
-	if err := l.RespondPermission(req.GetRequestId(), a, req.GetMessage()); err != nil {
+	respond := l.RespondPermission
+	if req.GetAutomatic() {
+		respond = l.RespondPermissionAutomatic // no person answered: a denial must not say "by user"
+	}
+	if err := respond(req.GetRequestId(), a, req.GetMessage()); err != nil {
 		return nil, toStatus(err)
 	}
 	return &robotav1.RespondPermissionResponse{}, nil

@@ -472,3 +472,60 @@ turns:
 		t.Fatalf("messages: one-by-one %d for %d events, batched %d (want fewer)", oneMsgs, len(one), batchMsgs)
 	}
 }
+
+// A denial's words say who denied: a person (automatic unset) is "denied by user"; a
+// client that answered without asking anyone (automatic, robota -p --engine) gets the
+// in-process headless wording with the request's reason, and its message after it.
+func TestPermissionDenialSaysWhoAnswered(t *testing.T) {
+	tests := []struct {
+		name      string
+		automatic bool
+		message   string
+		want      string
+	}{
+		{"a person", false, "", "Permission denied for Bash: denied by user"},
+		{"a person with a message", false, "use printf", "Permission denied for Bash: denied by user: use printf"},
+		{"nobody asked", true, "", "Permission denied for Bash: approval required and no one can be asked (mode default asks before execute tools)"},
+		{"nobody asked, with a message", true, "headless",
+			"Permission denied for Bash: approval required and no one can be asked (mode default asks before execute tools): headless"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := startEngine(t, "", nil)
+			dir := projectFor(t, func(string) string {
+				return `
+turns:
+  - toolCalls: [{id: b1, name: Bash, input: {command: "echo hi"}}]
+  - text: "done"
+`
+			})
+			id := e.create(dir, nil).GetSessionId()
+			ctx := testCtx(t)
+			stream, err := e.client.Submit(ctx, &robotav1.SubmitRequest{SessionId: id, Prompt: "go"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := drainSubmit(stream, func(ev *robotav1.SessionEvent) {
+				if p := ev.GetPermissionRequest(); p != nil {
+					if _, err := e.client.RespondPermission(ctx, &robotav1.RespondPermissionRequest{SessionId: id,
+						RequestId: p.GetRequestId(), Answer: robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY,
+						Message: tt.message, Automatic: tt.automatic}); err != nil {
+						t.Errorf("RespondPermission: %v", err)
+					}
+				}
+			})
+			if got.err != nil {
+				t.Fatal(got.err)
+			}
+			var text string
+			for _, ev := range got.events {
+				if te := ev.GetToolEnd(); te != nil && te.GetTool().GetToolCallId() == "b1" {
+					text = te.GetTool().GetOutput()
+				}
+			}
+			if text != tt.want {
+				t.Fatalf("denial %q, want %q", text, tt.want)
+			}
+		})
+	}
+}

@@ -353,7 +353,7 @@ func (e *PermissionEnforcer) approve(ctx context.Context, call PermissionRequest
 		return rewritten
 	}
 	if e.cfg.Handler == nil {
-		return false, "approval required and no one can be asked (" + d.Reason + ")", nil
+		return false, NoOneToAsk(d.Reason), nil
 	}
 	seen := len(e.SessionRules())
 	select {

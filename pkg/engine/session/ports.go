@@ -85,6 +85,13 @@ const (
 // DeniedByUser is the reason of a denial a user answered.
 const DeniedByUser = "denied by user"
 
+// NoOneToAsk is the reason of a denial because nobody can answer the question (a
+// headless run, in process or a client of the engine); why is the decision's reason
+// for asking.
+func NoOneToAsk(why string) string {
+	return "approval required and no one can be asked (" + why + ")"
+}
+
 // PermissionAnswer is a permission handler's whole answer.
 type PermissionAnswer struct {
 	Approval Approval

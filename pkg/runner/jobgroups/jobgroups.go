@@ -191,6 +191,9 @@ type CreateRequest struct {
 	WaitPolicy      Policy
 	TaskIDs         []string
 	Label           string
+	// ID, when set, is the group's id: one NewID handed out before the tasks started,
+	// so that they carry it (the model's Agent batch). Empty: a new one.
+	ID string
 }
 
 type record struct {
@@ -249,6 +252,14 @@ func (o *Orchestrator) newID() string {
 	return fmt.Sprintf("group_%d", o.seq)
 }
 
+// NewID hands out a group id no group has or will be given, for a group whose tasks
+// must name it before it is created (CreateRequest.ID).
+func (o *Orchestrator) NewID() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.newID()
+}
+
 // Create makes a group over existing tasks; tasks that already ended are its first
 // results. It emits created, then completed when the policy is already met.
 func (o *Orchestrator) Create(req CreateRequest) (Group, error) {
@@ -274,7 +285,10 @@ func (o *Orchestrator) Create(req CreateRequest) (Group, error) {
 	defer o.emitMu.Unlock()
 	now := o.cfg.Now()
 	o.mu.Lock()
-	id := o.newID()
+	id := req.ID
+	if id == "" {
+		id = o.newID()
+	}
 	if o.groups[id] != nil {
 		o.mu.Unlock()
 		return Group{}, fmt.Errorf("%w: group id %s is taken", ErrInvalidRequest, id)

@@ -237,3 +237,29 @@ func TestParsePolicy(t *testing.T) {
 		}
 	}
 }
+
+// An id handed out by NewID before the tasks started (the model's Agent batch) is the
+// group's when Create names it; later groups get the next ids; an id in use is refused.
+func TestCreateWithAnIDHandedOutBefore(t *testing.T) {
+	o := New(Config{Tasks: newFake("a", "b", "c")})
+	reserved := o.NewID()
+	tests := []struct {
+		name    string
+		req     CreateRequest
+		wantID  string
+		wantErr error
+	}{
+		{"the reserved id", CreateRequest{ID: reserved, TaskIDs: []string{"a"}}, "group_1", nil},
+		{"a new id after it", CreateRequest{TaskIDs: []string{"b"}}, "group_2", nil},
+		{"an id in use", CreateRequest{ID: reserved, TaskIDs: []string{"c"}}, "", ErrInvalidRequest},
+	}
+	for _, tt := range tests {
+		g, err := o.Create(tt.req)
+		if !errors.Is(err, tt.wantErr) || g.ID != tt.wantID {
+			t.Errorf("%s: group %q, err %v; want %q, %v", tt.name, g.ID, err, tt.wantID, tt.wantErr)
+		}
+	}
+	if n := len(o.List()); n != 2 {
+		t.Errorf("%d groups listed, want 2", n)
+	}
+}

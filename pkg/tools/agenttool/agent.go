@@ -83,6 +83,9 @@ func NewAgent(cfg Config) (*Agent, error) {
 	if cfg.DefaultType == "" {
 		cfg.DefaultType = DefaultAgentType
 	}
+	if g, ok := cfg.Spawner.(Grouper); ok && cfg.NewGroupID == nil {
+		cfg.NewGroupID = g.NewGroupID // the id of the group the batch will be listed as
+	}
 	if cfg.NewGroupID == nil {
 		cfg.NewGroupID = randomGroupID
 	}

@@ -62,12 +62,16 @@ func (a *Agent) runBatch(ctx context.Context, toolCallID string, p agentParams) 
 		results[i].AgentID, results[i].Status = id, StatusStarted
 		started = append(started, i)
 	}
-	if !p.RunInBackground {
-		a.waitAll(ctx, results, started)
-	}
 	agentIDs := make([]string, 0, len(started))
 	for _, i := range started {
 		agentIDs = append(agentIDs, results[i].AgentID)
+	}
+	if g, ok := a.cfg.Spawner.(Grouper); ok && len(agentIDs) > 0 {
+		// Listed before anything is waited for, so /background groups shows it running.
+		_ = g.GroupBatch(groupID, agentIDs)
+	}
+	if !p.RunInBackground {
+		a.waitAll(ctx, results, started)
 	}
 	meta := map[string]any{"groupId": groupID, "agentIds": agentIDs, "jobs": results, "background": p.RunInBackground}
 	text := batchText(groupID, agentIDs, results, p.RunInBackground)

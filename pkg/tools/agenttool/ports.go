@@ -80,6 +80,16 @@ type Spawner interface {
 	Cancel(agentID, reason string) error
 }
 
+// Grouper is implemented by a Spawner that keeps the model's batches as listed job
+// groups (the session's background job groups, policy wait_all): NewGroupID names a
+// batch before its jobs start (they carry the id), and GroupBatch makes the group once
+// they started, before any is waited for. A batch whose GroupBatch fails still runs;
+// only its listing is lost.
+type Grouper interface {
+	NewGroupID() string
+	GroupBatch(groupID string, agentIDs []string) error
+}
+
 // TaskInfo is a snapshot of a background task (a Bash command or an agent).
 type TaskInfo struct {
 	ID string

@@ -20,4 +20,14 @@
 //   - A text Evaluate refuses (API keys, tokens, passwords, private keys, payment cards,
 //     national identity numbers) is never written anywhere by this package; the verdict
 //     names what it looks like and never repeats the text.
+//
+// Retrieval and capture (the spec's MemoryRetrievalService and MemoryCandidateExtractor):
+// Store.Retrieve ranks the entries of every topic by the query terms they share, and
+// ExtractCandidates turns the durable-fact sentences of a text into pending candidates
+// through Evaluate (refused sentences are dropped, only their verdicts kept). As the
+// spec says, they are building blocks for explicit commands and are not wired into the
+// session: no turn retrieves topic memory or extracts candidates by itself, and the
+// spec's /memory subcommands (list, show, add, pending, approve, reject, used) do not
+// include a search, so nothing calls them yet. An extractor stores nothing; its
+// candidates go through Store.Queue and a person's /memory approve.
 package memory
