@@ -18,7 +18,8 @@ import (
 
 // askClient sends a permission question to the client as can_use_tool and applies its
 // answer: allow (with its updatedInput), or deny with its message (and interrupt: the
-// turn is aborted). No answer is a denial saying why.
+// turn is aborted). No answer, or one robota cannot follow, is robota's own denial
+// saying why, never worded as the user's.
 func (r *streamRun) askClient(ctx context.Context, s *interactive.InteractiveSession, pr interactive.PermissionRequest) {
 	input := pr.Input
 	if len(input) == 0 {
@@ -27,12 +28,12 @@ func (r *streamRun) askClient(ctx context.Context, s *interactive.InteractiveSes
 	raw, err := r.ctl.request(ctx, canUseToolRequest{Subtype: "can_use_tool", ToolName: pr.ToolName, Input: input,
 		PermissionSuggestions: []any{}, ToolUseID: pr.ToolUseID, DecisionReason: pr.Reason})
 	if err != nil {
-		_ = s.RespondPermission(pr.RequestID, interactive.ApprovalDeny, "no answer from the client: "+err.Error())
+		_ = s.RespondPermissionAutomatic(pr.RequestID, interactive.ApprovalDeny, "no answer from the client: "+err.Error())
 		return
 	}
 	var a canUseToolAnswer
 	if err := json.Unmarshal(raw, &a); err != nil {
-		_ = s.RespondPermission(pr.RequestID, interactive.ApprovalDeny, "unreadable answer from the client: "+err.Error())
+		_ = s.RespondPermissionAutomatic(pr.RequestID, interactive.ApprovalDeny, "unreadable answer from the client: "+err.Error())
 		return
 	}
 	switch a.Behavior {
@@ -45,16 +46,17 @@ func (r *streamRun) askClient(ctx context.Context, s *interactive.InteractiveSes
 			msg := fmt.Sprintf("the client allowed %s with an updatedInput that is not a JSON object (%.40s): the call is not run",
 				pr.ToolName, updated)
 			fmt.Fprintf(r.stderr, "robota: can_use_tool: %s\n", msg)
-			_ = s.RespondPermission(pr.RequestID, interactive.ApprovalDeny, msg)
+			_ = s.RespondPermissionAutomatic(pr.RequestID, interactive.ApprovalDeny, msg)
 			return
 		}
 		_ = s.RespondPermissionInput(pr.RequestID, interactive.ApprovalAllow, "", json.RawMessage(updated))
 	default:
-		msg := a.Message
 		if a.Behavior != "deny" {
-			msg = fmt.Sprintf("the client answered behavior %q (want allow or deny)", a.Behavior)
+			_ = s.RespondPermissionAutomatic(pr.RequestID, interactive.ApprovalDeny,
+				fmt.Sprintf("the client answered behavior %q (want allow or deny)", a.Behavior))
+			return
 		}
-		_ = s.RespondPermission(pr.RequestID, interactive.ApprovalDeny, msg)
+		_ = s.RespondPermission(pr.RequestID, interactive.ApprovalDeny, a.Message)
 		if a.Interrupt {
 			s.Abort()
 		}

@@ -611,7 +611,14 @@ turns:
 		lines = c.until("result", isType("result"))
 		said := false
 		for _, m := range lines {
-			said = said || m["type"] == "user" && strings.Contains(mustJSON(t, m), "not a JSON object")
+			if m["type"] != "user" || !strings.Contains(mustJSON(t, m), "not a JSON object") {
+				continue
+			}
+			said = true
+			// robota refused it, not a person: never worded as the user's denial.
+			if text := mustJSON(t, m); strings.Contains(text, "by user") || !strings.Contains(text, "no one can be asked") {
+				t.Errorf("updatedInput %v: the refusal is worded as someone's answer: %s", bad, text)
+			}
 		}
 		if !said {
 			t.Errorf("updatedInput %v: no tool result says why the call did not run", bad)
