@@ -251,6 +251,7 @@ func (c *commandSandbox) readDenied() []string {
 // depth. A covered directory is not walked into.
 func (c *commandSandbox) walk(deny, protect bool) (hide, readOnly []string) {
 	seen := 0
+	asked := c.ev.SandboxWalk()
 	for _, root := range c.roots {
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -272,7 +273,7 @@ func (c *commandSandbox) walk(deny, protect bool) (hide, readOnly []string) {
 			// A rule that denies a directory's every entry (`secrets/**`) covers the
 			// directory: a child with a name no one uses stands for every entry.
 			covers := func(tool string) bool {
-				return c.ev.SandboxDenies(tool, path) || d.IsDir() && c.ev.SandboxDenies(tool, filepath.Join(path, anyEntry))
+				return asked.Denies(tool, path) || d.IsDir() && asked.Denies(tool, filepath.Join(path, anyEntry))
 			}
 			switch {
 			case covers("Read"):

@@ -3,7 +3,9 @@ package interactive
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -104,4 +106,53 @@ func TestJobSearchExcludeSeesFilesMadeLater(t *testing.T) {
 	if got := exclude(); len(got) != 1 || got[0] != filepath.Join(dir, "secret.txt") {
 		t.Fatalf("after the file appeared: %q", got)
 	}
+}
+
+// BenchmarkSessionSandboxCommand is the session's Bash path back to back, the worst case
+// for the walk made after each command (no model time hides it): `bash -c true` bare and
+// through commandSandbox.spawn on a small project with a deny rule, in one run.
+func BenchmarkSessionSandboxCommand(b *testing.B) {
+	if ok, why := sandbox.Available(); !ok {
+		b.Skip(why)
+	}
+	dir := b.TempDir()
+	for i := range 50 {
+		sub := filepath.Join(dir, "pkg", strconv.Itoa(i%5))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, strconv.Itoa(i)+".go"), []byte("package p\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rules, err := permission.Rules(permission.Layer{Deny: []string{"Read(./secret.txt)", "Edit(./.git/**)"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev := permission.New(permission.Config{ProjectRoot: dir, Home: b.TempDir(), Rules: rules})
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devNull.Close()
+	b.Run("bare", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/bash", "-c", "true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("session", func(b *testing.B) {
+		c := newCommandSandbox(sandboxSettings{}, ev, "default", []string{dir}, "")
+		defer c.close()
+		for b.Loop() {
+			proc, err := c.spawn("/bin/bash", []string{"bash", "-c", "true"}, dir, nil, "true", devNull)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := proc.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

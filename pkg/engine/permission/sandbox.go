@@ -150,11 +150,15 @@ func (e *Evaluator) HasFileDenyRules() bool {
 // or modifying (tool "Edit") the existing path p: the sandbox hides, or makes read-only,
 // what it reports. Tool-wide rules name tools, not paths (gates.operand).
 func (e *Evaluator) SandboxDenies(tool, p string) bool {
-	ctx := pathContext{cwd: e.cfg.ProjectRoot, root: e.cfg.ProjectRoot, home: e.cfg.Home}
 	forms, isDir, ok := pathForms(p, e.cfg.ProjectRoot, e.cfg.Home)
 	if !ok {
 		return false
 	}
+	return e.sandboxDeniesForms(tool, forms, isDir)
+}
+
+func (e *Evaluator) sandboxDeniesForms(tool string, forms []string, isDir bool) bool {
+	ctx := pathContext{cwd: e.cfg.ProjectRoot, root: e.cfg.ProjectRoot, home: e.cfg.Home}
 	for _, r := range e.deny {
 		if !appliesTo(r, tool) || r.broken != nil || r.spec.kind != specPath {
 			continue
