@@ -1,6 +1,7 @@
 package sessionlog
 
 import (
+	"io"
 	"slices"
 	"strings"
 	"unsafe"
@@ -10,24 +11,22 @@ import (
 
 // Most events need nothing of their data's tree but its redacted encoding: no member is
 // referred to, lifted, moved to a payload file or held back. For them appendRedacted
-// goes from data's JSON text straight to the line's, in one pass and without the tree's
-// maps and slices: what decodeTree, redact.Value and appendTree make of the text, byte
-// for byte (canonical_test.go compares them, also under fuzzing).
+// goes from data's JSON text straight to the line's, read by jsontext's decoder, without
+// the tree's maps and slices: what decodeTree, redact.Value and appendTree make of the
+// text, value for value (canonical_test.go compares them, also under fuzzing).
 
-// appendRedacted appends the line form of raw, valid JSON text as json.Marshal returns
-// it: encodeJSON(redact.Value(tree)) of raw's tree. ok is false when raw holds anything
-// it does not take (see decodeTree) or a member name that redaction changes (the tree's
-// rename is then left to redact.Value); dst is then to be dropped.
+// appendRedacted appends the line form of raw, valid JSON text:
+// appendTree(redact.Value(tree)) of raw's tree. ok is false when raw holds anything it
+// does not take (invalid text, nesting deeper than maxCanonDepth) or a member name that
+// redaction changes (the tree's rename is then left to redact.Value); dst is then to be
+// dropped.
 //
 // raw is read in place, not copied (it is most of a line): nothing appendRedacted makes
 // keeps a string of it (redact.Member keeps a copy of a name it remembers), and raw must
 // not share memory with dst.
 func appendRedacted(dst []byte, raw []byte) (out []byte, ok bool) {
-	c := canon{s: unsafe.String(unsafe.SliceData(raw), len(raw)), ok: true}
-	c.space()
-	dst = c.value(dst, 0, false)
-	c.space()
-	return dst, c.ok && c.i == len(c.s)
+	c := canon{s: unsafe.String(unsafe.SliceData(raw), len(raw))}
+	return c.text(dst, raw, 0, false)
 }
 
 // maxCanonDepth bounds the nesting appendRedacted takes: an object's members are read
@@ -36,146 +35,119 @@ func appendRedacted(dst []byte, raw []byte) (out []byte, ok bool) {
 const maxCanonDepth = 64
 
 type canon struct {
-	s  string
-	i  int
-	ok bool
+	s string // the whole text, for member names
+	// base is the offset in s of the text the current decoder reads.
+	base int
 }
 
-func (c *canon) space() {
-	for c.i < len(c.s) {
-		switch c.s[c.i] {
-		case ' ', '\t', '\n', '\r':
-			c.i++
-		default:
-			return
+// text appends the redacted form of the one value text holds (a part of c.s from
+// c.base). schemaProps is redact.Value's: the members of a JSON Schema "properties"
+// object name parameters, not secrets.
+func (c *canon) text(dst, text []byte, depth int, schemaProps bool) ([]byte, bool) {
+	d := getDecoder(text)
+	defer putDecoder(d)
+	dst, ok := c.value(dst, d, depth, schemaProps)
+	if !ok {
+		return dst, false
+	}
+	_, err := d.ReadToken()
+	return dst, err == io.EOF
+}
+
+// value appends the redacted form of the value d reads next.
+func (c *canon) value(dst []byte, d *textDecoder, depth int, schemaProps bool) ([]byte, bool) {
+	if depth > maxCanonDepth {
+		return dst, false
+	}
+	switch d.PeekKind() {
+	case '{':
+		return c.object(dst, d, depth+1, schemaProps)
+	case '[':
+		if _, err := d.ReadToken(); err != nil {
+			return dst, false
 		}
-	}
-}
-
-func (c *canon) fail() { c.ok = false; c.i = len(c.s) }
-
-// more takes what follows a member or an element: a ',' (true: another follows) or
-// the container's closing byte (false); anything else fails (false, c.ok unset).
-func (c *canon) more(closing byte) bool {
-	c.space()
-	switch {
-	case c.i >= len(c.s):
-		c.fail()
-	case c.s[c.i] == ',':
-		c.i++
-		return true
-	case c.s[c.i] == closing:
-		c.i++
-	default:
-		c.fail()
-	}
-	return false
-}
-
-// value appends the redacted form of the value at c.i. schemaProps is redact.Value's:
-// the members of a JSON Schema "properties" object name parameters, not secrets.
-func (c *canon) value(dst []byte, depth int, schemaProps bool) []byte {
-	if !c.ok || c.i >= len(c.s) || depth > maxCanonDepth {
-		c.fail()
-		return dst
-	}
-	switch b := c.s[c.i]; {
-	case b == '{':
-		return c.object(dst, depth+1, schemaProps)
-	case b == '[':
-		return c.array(dst, depth+1)
-	case b == '"':
-		s, ok := c.str()
-		if !ok {
-			c.fail()
-			return dst
-		}
-		return appendString(dst, redact.String(s))
-	case b == 't' || b == 'f' || b == 'n' || b == '-' || '0' <= b && b <= '9':
-		if text, ok := c.scalar(); ok {
-			return append(dst, text...)
-		}
-	}
-	c.fail()
-	return dst
-}
-
-// scalar reads the literal or number at c.i and returns its text.
-func (c *canon) scalar() (string, bool) {
-	start := c.i
-	switch b := c.s[c.i]; b {
-	case 't', 'f', 'n':
-		for _, lit := range [...]string{"true", "false", "null"} {
-			if lit[0] == b && strings.HasPrefix(c.s[c.i:], lit) {
-				c.i += len(lit)
-				return lit, true
+		dst = append(dst, '[')
+		for i := 0; ; i++ {
+			switch d.PeekKind() {
+			case ']':
+				if _, err := d.ReadToken(); err != nil {
+					return dst, false
+				}
+				return append(dst, ']'), true
+			case 0:
+				return dst, false
+			}
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = c.value(dst, d, depth+1, false); !ok {
+				return dst, false
 			}
 		}
-		return "", false
-	}
-	for c.i < len(c.s) {
-		d := c.s[c.i]
-		if !('0' <= d && d <= '9' || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E') {
-			break
+	case '"':
+		v, err := d.ReadValue()
+		if err != nil {
+			return dst, false
 		}
-		c.i++
+		return appendRedactedString(dst, v), true
+	case '0', 't', 'f', 'n':
+		v, err := d.ReadValue()
+		if err != nil {
+			return dst, false
+		}
+		return append(dst, v...), true
 	}
-	n := c.s[start:c.i]
-	return n, isValidNumber(n)
+	return dst, false
 }
 
-// str reads the string at c.i (see treeDecoder.str).
-func (c *canon) str() (string, bool) {
-	d := treeDecoder{s: c.s, i: c.i}
-	s, ok := d.text()
-	c.i = d.i
-	return s, ok
+// appendRedactedString appends the redacted form of the string literal lit.
+func appendRedactedString(dst, lit []byte) []byte {
+	body := lit[1 : len(lit)-1]
+	if plainString(body) {
+		s := unsafe.String(unsafe.SliceData(body), len(body))
+		if r := redact.String(s); r != s {
+			return appendString(dst, r)
+		}
+		return append(dst, lit...) // as jsontext quotes it: nothing to escape
+	}
+	return appendString(dst, redact.String(unquote(lit)))
 }
 
-// member is an object member: its name and where its value's text is.
+// member is an object member: its name and where its value's text is in the decoder's.
 type member struct {
 	key        string
 	start, end int
 }
 
-func (c *canon) object(dst []byte, depth int, schemaProps bool) []byte {
-	c.i++ // '{'
+func (c *canon) object(dst []byte, d *textDecoder, depth int, schemaProps bool) ([]byte, bool) {
+	if _, err := d.ReadToken(); err != nil {
+		return dst, false
+	}
 	var buf [16]member
 	members := buf[:0]
-	c.space()
-	if c.i < len(c.s) && c.s[c.i] == '}' {
-		c.i++
-		return append(dst, '{', '}')
+	for d.PeekKind() == '"' {
+		name, err := d.ReadValue()
+		if err != nil {
+			return dst, false
+		}
+		var key string
+		if body := name[1 : len(name)-1]; plainString(body) {
+			end := c.base + int(d.InputOffset()) - 1
+			key = c.s[end-len(body) : end]
+		} else {
+			key = unquote(name)
+		}
+		v, err := d.ReadValue()
+		if err != nil {
+			return dst, false
+		}
+		end := int(d.InputOffset())
+		members = append(members, member{key, end - len(v), end})
 	}
-	for c.ok {
-		c.space()
-		if c.i >= len(c.s) || c.s[c.i] != '"' {
-			c.fail()
-			break
-		}
-		k, ok := c.str()
-		if !ok {
-			c.fail()
-			break
-		}
-		c.space()
-		if c.i >= len(c.s) || c.s[c.i] != ':' {
-			c.fail()
-			break
-		}
-		c.i++
-		c.space()
-		start := c.i
-		c.skip(depth)
-		members = append(members, member{k, start, c.i})
-		if !c.more('}') {
-			break
-		}
+	if _, err := d.ReadToken(); err != nil { // '}'
+		return dst, false
 	}
-	if !c.ok {
-		return dst
-	}
-	end := c.i
 	// Sorted by name, as a map is encoded; of a repeated name the last member counts,
 	// as in a decoded map.
 	slices.SortStableFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
@@ -187,8 +159,7 @@ func (c *canon) object(dst []byte, depth int, schemaProps bool) []byte {
 		}
 		secret, renamed := redact.Member(m.key)
 		if renamed {
-			c.fail()
-			return dst
+			return dst, false
 		}
 		if !first {
 			dst = append(dst, ',')
@@ -196,115 +167,38 @@ func (c *canon) object(dst []byte, depth int, schemaProps bool) []byte {
 		first = false
 		dst = appendString(dst, m.key)
 		dst = append(dst, ':')
-		childIsObject := c.s[m.start] == '{'
-		if !(schemaProps && childIsObject) && secret && c.hidesSomething(m) {
+		v := c.s[c.base+m.start : c.base+m.end]
+		childIsObject := v[0] == '{'
+		if !(schemaProps && childIsObject) && secret && hidesSomething(v) {
 			dst = appendString(dst, redact.Placeholder)
 			continue
 		}
-		c.i = m.start
-		dst = c.value(dst, depth, m.key == "properties" && childIsObject)
-		if !c.ok {
-			return dst
+		var ok bool
+		switch v[0] {
+		case '{', '[':
+			inner := canon{s: c.s, base: c.base + m.start}
+			dst, ok = inner.text(dst, unsafe.Slice(unsafe.StringData(v), len(v)), depth, m.key == "properties" && childIsObject)
+		case '"':
+			dst, ok = appendRedactedString(dst, unsafe.Slice(unsafe.StringData(v), len(v))), true
+		default:
+			dst, ok = append(dst, v...), true
+		}
+		if !ok {
+			return dst, false
 		}
 	}
-	c.i = end
-	return append(dst, '}')
+	return append(dst, '}'), true
 }
 
-// hidesSomething is redact's: false for null, booleans, "" and the placeholder.
-func (c *canon) hidesSomething(m member) bool {
-	switch c.s[m.start] {
+// hidesSomething is redact's, of a value's text: false for null, booleans, "" and the
+// placeholder.
+func hidesSomething(v string) bool {
+	switch v[0] {
 	case 'n', 't', 'f':
 		return false
 	case '"':
-		d := treeDecoder{s: c.s, i: m.start}
-		s, _ := d.text()
+		s := unquote(unsafe.Slice(unsafe.StringData(v), len(v)))
 		return s != "" && s != redact.Placeholder
 	}
 	return true
-}
-
-func (c *canon) array(dst []byte, depth int) []byte {
-	c.i++ // '['
-	dst = append(dst, '[')
-	c.space()
-	if c.i < len(c.s) && c.s[c.i] == ']' {
-		c.i++
-		return append(dst, ']')
-	}
-	for c.ok {
-		c.space()
-		dst = c.value(dst, depth, false)
-		if !c.more(']') {
-			if c.ok {
-				return append(dst, ']')
-			}
-			break
-		}
-		dst = append(dst, ',')
-	}
-	return dst
-}
-
-// skip moves past the value at c.i, checking its syntax as decodeTree does.
-func (c *canon) skip(depth int) {
-	if c.i >= len(c.s) || depth > maxCanonDepth {
-		c.fail()
-		return
-	}
-	switch b := c.s[c.i]; {
-	case b == '{':
-		c.i++
-		c.space()
-		if c.i < len(c.s) && c.s[c.i] == '}' {
-			c.i++
-			return
-		}
-		for c.ok {
-			c.space()
-			if c.i >= len(c.s) || c.s[c.i] != '"' {
-				c.fail()
-				return
-			}
-			if _, ok := c.str(); !ok {
-				c.fail()
-				return
-			}
-			c.space()
-			if c.i >= len(c.s) || c.s[c.i] != ':' {
-				c.fail()
-				return
-			}
-			c.i++
-			c.space()
-			c.skip(depth + 1)
-			if !c.more('}') {
-				return
-			}
-		}
-	case b == '[':
-		c.i++
-		c.space()
-		if c.i < len(c.s) && c.s[c.i] == ']' {
-			c.i++
-			return
-		}
-		for c.ok {
-			c.space()
-			c.skip(depth + 1)
-			if !c.more(']') {
-				return
-			}
-		}
-	case b == '"':
-		if _, ok := c.str(); !ok {
-			c.fail()
-		}
-	case b == 't' || b == 'f' || b == 'n' || b == '-' || '0' <= b && b <= '9':
-		if _, ok := c.scalar(); !ok {
-			c.fail()
-		}
-	default:
-		c.fail()
-	}
 }

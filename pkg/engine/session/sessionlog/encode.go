@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
@@ -130,7 +132,7 @@ func (e *jsonAppender) key(first bool, name string) {
 	e.b = append(e.b, '"', ':')
 }
 
-func (e *jsonAppender) str(s string) { e.b = appendHTMLString(e.b, s) }
+func (e *jsonAppender) str(s string) { e.b = appendString(e.b, s) }
 
 func (e *jsonAppender) int(n int64) { e.b = strconv.AppendInt(e.b, n, 10) }
 
@@ -157,47 +159,18 @@ func (e *jsonAppender) time(t time.Time) {
 }
 
 // raw appends a json.RawMessage as json.Marshal does: "null" for nil, else compacted
-// with HTML escaping (invalid text fails, as it fails json.Marshal).
+// (by jsontext; invalid text fails, as it fails json.Marshal).
 func (e *jsonAppender) raw(m json.RawMessage) {
 	if m == nil {
 		e.b = append(e.b, "null"...)
 		return
 	}
-	if !json.Valid(m) {
+	b, err := jsontext.AppendFormat(e.b, m, decodeOptions...)
+	if err != nil {
 		e.ok = false
 		return
 	}
-	start := 0
-	inStr, esc := false, false
-	for i := 0; i < len(m); i++ {
-		c := m[i]
-		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			case c == '<' || c == '>' || c == '&':
-				e.b = append(e.b, m[start:i]...)
-				e.b = append(e.b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-				start = i + 1
-			case c == 0xE2 && i+2 < len(m) && m[i+1] == 0x80 && m[i+2]&^1 == 0xA8:
-				e.b = append(e.b, m[start:i]...)
-				e.b = append(e.b, '\\', 'u', '2', '0', '2', hexDigits[m[i+2]&0xF])
-				i += 2
-				start = i + 1
-			}
-		case c == '"':
-			inStr = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			e.b = append(e.b, m[start:i]...)
-			start = i + 1
-		}
-	}
-	e.b = append(e.b, m[start:]...)
+	e.b = b
 }
 
 func (e *jsonAppender) event(ev agent.Event, request func(*jsonAppender), hasRequest bool) {
