@@ -26,7 +26,7 @@ import (
 // not share memory with dst.
 func appendRedacted(dst []byte, raw []byte) (out []byte, ok bool) {
 	c := canon{s: unsafe.String(unsafe.SliceData(raw), len(raw))}
-	return c.text(dst, raw, 0, false)
+	return c.text(dst, raw, 0, 0, false)
 }
 
 // maxCanonDepth bounds the nesting appendRedacted takes: an object's members are read
@@ -36,17 +36,15 @@ const maxCanonDepth = 64
 
 type canon struct {
 	s string // the whole text, for member names
-	// base is the offset in s of the text the current decoder reads.
-	base int
 }
 
-// text appends the redacted form of the one value text holds (a part of c.s from
-// c.base). schemaProps is redact.Value's: the members of a JSON Schema "properties"
-// object name parameters, not secrets.
-func (c *canon) text(dst, text []byte, depth int, schemaProps bool) ([]byte, bool) {
+// text appends the redacted form of the one value text holds, the part of c.s from base.
+// schemaProps is redact.Value's: the members of a JSON Schema "properties" object name
+// parameters, not secrets.
+func (c *canon) text(dst, text []byte, base, depth int, schemaProps bool) ([]byte, bool) {
 	d := getDecoder(text)
 	defer putDecoder(d)
-	dst, ok := c.value(dst, d, depth, schemaProps)
+	dst, ok := c.value(dst, d, base, depth, schemaProps)
 	if !ok {
 		return dst, false
 	}
@@ -54,14 +52,15 @@ func (c *canon) text(dst, text []byte, depth int, schemaProps bool) ([]byte, boo
 	return dst, err == io.EOF
 }
 
-// value appends the redacted form of the value d reads next.
-func (c *canon) value(dst []byte, d *textDecoder, depth int, schemaProps bool) ([]byte, bool) {
+// value appends the redacted form of the value d (reading the text at base in c.s) reads
+// next.
+func (c *canon) value(dst []byte, d *textDecoder, base, depth int, schemaProps bool) ([]byte, bool) {
 	if depth > maxCanonDepth {
 		return dst, false
 	}
 	switch d.PeekKind() {
 	case '{':
-		return c.object(dst, d, depth+1, schemaProps)
+		return c.object(dst, d, base, depth+1, schemaProps)
 	case '[':
 		if _, err := d.ReadToken(); err != nil {
 			return dst, false
@@ -81,7 +80,7 @@ func (c *canon) value(dst []byte, d *textDecoder, depth int, schemaProps bool) (
 				dst = append(dst, ',')
 			}
 			var ok bool
-			if dst, ok = c.value(dst, d, depth+1, false); !ok {
+			if dst, ok = c.value(dst, d, base, depth+1, false); !ok {
 				return dst, false
 			}
 		}
@@ -120,7 +119,7 @@ type member struct {
 	start, end int
 }
 
-func (c *canon) object(dst []byte, d *textDecoder, depth int, schemaProps bool) ([]byte, bool) {
+func (c *canon) object(dst []byte, d *textDecoder, base, depth int, schemaProps bool) ([]byte, bool) {
 	if _, err := d.ReadToken(); err != nil {
 		return dst, false
 	}
@@ -133,7 +132,7 @@ func (c *canon) object(dst []byte, d *textDecoder, depth int, schemaProps bool) 
 		}
 		var key string
 		if body := name[1 : len(name)-1]; plainString(body) {
-			end := c.base + int(d.InputOffset()) - 1
+			end := base + int(d.InputOffset()) - 1
 			key = c.s[end-len(body) : end]
 		} else {
 			key = unquote(name)
@@ -167,7 +166,7 @@ func (c *canon) object(dst []byte, d *textDecoder, depth int, schemaProps bool) 
 		first = false
 		dst = appendString(dst, m.key)
 		dst = append(dst, ':')
-		v := c.s[c.base+m.start : c.base+m.end]
+		v := c.s[base+m.start : base+m.end]
 		childIsObject := v[0] == '{'
 		if !(schemaProps && childIsObject) && secret && hidesSomething(v) {
 			dst = appendString(dst, redact.Placeholder)
@@ -176,8 +175,7 @@ func (c *canon) object(dst []byte, d *textDecoder, depth int, schemaProps bool) 
 		var ok bool
 		switch v[0] {
 		case '{', '[':
-			inner := canon{s: c.s, base: c.base + m.start}
-			dst, ok = inner.text(dst, unsafe.Slice(unsafe.StringData(v), len(v)), depth, m.key == "properties" && childIsObject)
+			dst, ok = c.text(dst, unsafe.Slice(unsafe.StringData(v), len(v)), base+m.start, depth, m.key == "properties" && childIsObject)
 		case '"':
 			dst, ok = appendRedactedString(dst, unsafe.Slice(unsafe.StringData(v), len(v))), true
 		default:

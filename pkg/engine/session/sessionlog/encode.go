@@ -15,16 +15,16 @@ import (
 
 // A turn's data (agent.Event values, messages, PreRunData, AssistantData and whatever
 // else a caller logs) is encoded by JSON v2 (github.com/go-json-experiment/json): it
-// caches each type's encoder, writes into the caller's buffer through jsontext, sorts a
-// map's members without reflecting on each, and formats times and numbers without
-// allocating. The types are tagged for encoding/json, so it runs with encoding/json's
+// caches each type's encoder, writes into the caller's buffer through jsontext, and
+// formats times and numbers without allocating. The types are tagged for encoding/json, so it runs with encoding/json's
 // meaning of those tags and of nil (marshalOptions); encode_test.go decodes its text and
 // json.Marshal's and compares the values, also under fuzzing. What it refuses (a NaN,
 // invalid raw JSON, a time outside RFC 3339), json.Marshal refuses too.
 
 // marshalOptions are encoding/json's meaning of the data's struct tags and values:
-// omitempty leaves out false and 0 too, a nil slice or map is null, map members are
-// sorted (a line is the same for the same data), invalid UTF-8 becomes U+FFFD, an
+// omitempty leaves out false and 0 too, a nil slice or map is null (map members are
+// not sorted here: the line sorts them, canonical.go and tree.go), invalid UTF-8 becomes
+// U+FFFD, an
 // encoding/json Number is a number; a provider request is written in its delta form
 // without its MarshalJSON (which would encode it with encoding/json, and v2 would check
 // that text again).
@@ -32,7 +32,6 @@ var marshalOptions = json.JoinOptions(
 	jsonv1.OmitEmptyWithLegacySemantics(true),
 	json.FormatNilSliceAsNull(true),
 	json.FormatNilMapAsNull(true),
-	json.Deterministic(true),
 	jsontext.AllowInvalidUTF8(true),
 	jsonv1.FormatDurationAsNano(true),
 	jsonv1.FormatByteArrayAsArray(true),
