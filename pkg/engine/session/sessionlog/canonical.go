@@ -11,9 +11,9 @@ import (
 
 // Most events need nothing of their data's tree but its redacted encoding: no member is
 // referred to, lifted, moved to a payload file or held back. For them appendRedacted
-// goes from data's JSON text straight to the line's, read by jsontext's decoder, without
-// the tree's maps and slices: what decodeTree, redact.Value and appendTree make of the
-// text, value for value (canonical_test.go compares them, also under fuzzing).
+// goes from data's JSON text straight to the line's, in one pass of jsontext's decoder,
+// without the tree's maps and slices: what decodeTree, redact.Value and appendTree make
+// of the text, value for value (canonical_test.go compares them, also under fuzzing).
 
 // appendRedacted appends the line form of raw, valid JSON text:
 // appendTree(redact.Value(tree)) of raw's tree. ok is false when raw holds anything it
@@ -25,26 +25,11 @@ import (
 // keeps a string of it (redact.Member keeps a copy of a name it remembers), and raw must
 // not share memory with dst.
 func appendRedacted(dst []byte, raw []byte) (out []byte, ok bool) {
-	c := canon{s: unsafe.String(unsafe.SliceData(raw), len(raw))}
-	return c.text(dst, raw, 0, 0, false)
-}
-
-// maxCanonDepth bounds the nesting appendRedacted takes: an object's members are read
-// twice (to sort them, then to write them), so deeply nested text would cost its size
-// times its depth. Deeper text takes the tree path, which is linear.
-const maxCanonDepth = 64
-
-type canon struct {
-	s string // the whole text, for member names
-}
-
-// text appends the redacted form of the one value text holds, the part of c.s from base.
-// schemaProps is redact.Value's: the members of a JSON Schema "properties" object name
-// parameters, not secrets.
-func (c *canon) text(dst, text []byte, base, depth int, schemaProps bool) ([]byte, bool) {
-	d := getDecoder(text)
+	d := getDecoder(raw)
 	defer putDecoder(d)
-	dst, ok := c.value(dst, d, base, depth, schemaProps)
+	c := canon{s: unsafe.String(unsafe.SliceData(raw), len(raw)), d: d}
+	defer c.release()
+	dst, ok = c.value(dst, 0, false)
 	if !ok {
 		return dst, false
 	}
@@ -52,15 +37,36 @@ func (c *canon) text(dst, text []byte, base, depth int, schemaProps bool) ([]byt
 	return dst, err == io.EOF
 }
 
-// value appends the redacted form of the value d (reading the text at base in c.s) reads
-// next.
-func (c *canon) value(dst []byte, d *textDecoder, base, depth int, schemaProps bool) ([]byte, bool) {
+// maxCanonDepth bounds the nesting appendRedacted takes: an object's members are written
+// in the text's order and then moved into name order, so each byte is copied once per
+// enclosing object. Deeper text takes the tree path.
+const maxCanonDepth = 64
+
+type canon struct {
+	s string // the text d reads, for member names
+	d *textDecoder
+	// scratch holds an object's members while they are put in order (an inner object
+	// is done with it before its outer one takes it).
+	scratch *[]byte
+}
+
+func (c *canon) release() {
+	if c.scratch != nil {
+		putEncodeBuffer(c.scratch)
+	}
+}
+
+// value appends the redacted form of the value c.d reads next. schemaProps is
+// redact.Value's: the members of a JSON Schema "properties" object name parameters, not
+// secrets.
+func (c *canon) value(dst []byte, depth int, schemaProps bool) ([]byte, bool) {
 	if depth > maxCanonDepth {
 		return dst, false
 	}
+	d := c.d
 	switch d.PeekKind() {
 	case '{':
-		return c.object(dst, d, base, depth+1, schemaProps)
+		return c.object(dst, depth+1, schemaProps)
 	case '[':
 		if _, err := d.ReadToken(); err != nil {
 			return dst, false
@@ -80,7 +86,7 @@ func (c *canon) value(dst []byte, d *textDecoder, base, depth int, schemaProps b
 				dst = append(dst, ',')
 			}
 			var ok bool
-			if dst, ok = c.value(dst, d, base, depth+1, false); !ok {
+			if dst, ok = c.value(dst, depth+1, false); !ok {
 				return dst, false
 			}
 		}
@@ -113,18 +119,22 @@ func appendRedactedString(dst, lit []byte) []byte {
 	return appendString(dst, redact.String(unquote(lit)))
 }
 
-// member is an object member: its name and where its value's text is in the decoder's.
+// member is an object member: its name and where its redacted value is in dst.
 type member struct {
 	key        string
 	start, end int
 }
 
-func (c *canon) object(dst []byte, d *textDecoder, base, depth int, schemaProps bool) ([]byte, bool) {
+// object appends the redacted object c.d reads next, its members sorted by name (as a
+// map is encoded): they are written as they come, then put in order.
+func (c *canon) object(dst []byte, depth int, schemaProps bool) ([]byte, bool) {
+	d := c.d
 	if _, err := d.ReadToken(); err != nil {
 		return dst, false
 	}
 	var buf [16]member
 	members := buf[:0]
+	from := len(dst)
 	for d.PeekKind() == '"' {
 		name, err := d.ReadValue()
 		if err != nil {
@@ -132,33 +142,58 @@ func (c *canon) object(dst []byte, d *textDecoder, base, depth int, schemaProps 
 		}
 		var key string
 		if body := name[1 : len(name)-1]; plainString(body) {
-			end := base + int(d.InputOffset()) - 1
+			end := int(d.InputOffset()) - 1
 			key = c.s[end-len(body) : end]
 		} else {
 			key = unquote(name)
 		}
-		v, err := d.ReadValue()
-		if err != nil {
+		secret, renamed := redact.Member(key)
+		if renamed {
 			return dst, false
 		}
-		end := int(d.InputOffset())
-		members = append(members, member{key, end - len(v), end})
+		start := len(dst)
+		kind := d.PeekKind()
+		var ok bool
+		switch {
+		case schemaProps && kind == '{' || !secret:
+			dst, ok = c.value(dst, depth, key == "properties" && kind == '{')
+		case kind == '"':
+			// A secret's string is hidden unless it is "" or the placeholder already.
+			var v []byte
+			if v, err = d.ReadValue(); err == nil {
+				if s := unquote(v); s != "" && s != redact.Placeholder {
+					dst = appendString(dst, redact.Placeholder)
+				} else {
+					dst = appendString(dst, s)
+				}
+				ok = true
+			}
+		case kind == 'n' || kind == 't' || kind == 'f':
+			dst, ok = c.value(dst, depth, false)
+		default: // a number, object or array under a secret's name: hidden whole
+			ok = d.SkipValue() == nil
+			dst = appendString(dst, redact.Placeholder)
+		}
+		if !ok {
+			return dst, false
+		}
+		members = append(members, member{key, start, len(dst)})
 	}
 	if _, err := d.ReadToken(); err != nil { // '}'
 		return dst, false
 	}
-	// Sorted by name, as a map is encoded; of a repeated name the last member counts,
-	// as in a decoded map.
+	// In name order; of a repeated name the last member counts, as in a decoded map.
 	slices.SortStableFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
-	dst = append(dst, '{')
+	if c.scratch == nil {
+		c.scratch = getEncodeBuffer()
+	}
+	values := append((*c.scratch)[:0], dst[from:]...)
+	*c.scratch = values
+	dst = append(dst[:from], '{')
 	first := true
 	for i, m := range members {
 		if i+1 < len(members) && members[i+1].key == m.key {
 			continue
-		}
-		secret, renamed := redact.Member(m.key)
-		if renamed {
-			return dst, false
 		}
 		if !first {
 			dst = append(dst, ',')
@@ -166,37 +201,7 @@ func (c *canon) object(dst []byte, d *textDecoder, base, depth int, schemaProps 
 		first = false
 		dst = appendString(dst, m.key)
 		dst = append(dst, ':')
-		v := c.s[base+m.start : base+m.end]
-		childIsObject := v[0] == '{'
-		if !(schemaProps && childIsObject) && secret && hidesSomething(v) {
-			dst = appendString(dst, redact.Placeholder)
-			continue
-		}
-		var ok bool
-		switch v[0] {
-		case '{', '[':
-			dst, ok = c.text(dst, unsafe.Slice(unsafe.StringData(v), len(v)), base+m.start, depth, m.key == "properties" && childIsObject)
-		case '"':
-			dst, ok = appendRedactedString(dst, unsafe.Slice(unsafe.StringData(v), len(v))), true
-		default:
-			dst, ok = append(dst, v...), true
-		}
-		if !ok {
-			return dst, false
-		}
+		dst = append(dst, values[m.start-from:m.end-from]...)
 	}
 	return append(dst, '}'), true
-}
-
-// hidesSomething is redact's, of a value's text: false for null, booleans, "" and the
-// placeholder.
-func hidesSomething(v string) bool {
-	switch v[0] {
-	case 'n', 't', 'f':
-		return false
-	case '"':
-		s := unquote(unsafe.Slice(unsafe.StringData(v), len(v)))
-		return s != "" && s != redact.Placeholder
-	}
-	return true
 }
