@@ -1,177 +1,603 @@
 package sessionlog
 
 import (
-	"bytes"
-	stdjson "encoding/json"
-	"sync"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
-// A turn's data (agent.Event values, messages, PreRunData, AssistantData and whatever
-// else a caller logs) is encoded by JSON v2 (github.com/go-json-experiment/json): it
-// caches each type's encoder, writes into the caller's buffer through jsontext, and
-// formats times and numbers without allocating. The types are tagged for encoding/json, so it runs with encoding/json's
-// meaning of those tags and of nil (marshalOptions); encode_test.go decodes its text and
-// json.Marshal's and compares the values, also under fuzzing. What it refuses (a NaN,
-// invalid raw JSON, a time outside RFC 3339), json.Marshal refuses too.
+// Most of a turn's data is agent.Event values. json.Marshal encodes them by reflection,
+// allocating for every pointer it follows, every map it sorts and every time it formats,
+// and JSON v2's reflective encoder (github.com/go-json-experiment/json) costs a logged
+// turn about a third more than the appender here (measured side by side, issue 30): it
+// writes each type's fields straight into the caller's buffer, strings quoted and raw
+// JSON compacted by jsontext. Its text is, to encoding/json's decoder, the value
+// marshalDataReflect gives (json.Marshal, with a request as withRequest places it):
+// omitempty and omitzero, time.Time as its MarshalJSON, nil slices and maps as null;
+// encode_test.go decodes both and compares, also under fuzzing. Whatever it does not
+// take (an event value json.Marshal would fail on: a NaN, invalid raw JSON, a time
+// outside RFC 3339) makes it report !ok, and the caller takes json.Marshal's answer,
+// error included.
 
-// marshalOptions are encoding/json's meaning of the data's struct tags and values:
-// omitempty leaves out false and 0 too, a nil slice or map is null (map members are
-// not sorted here: the line sorts them, canonical.go and tree.go), invalid UTF-8 becomes
-// U+FFFD, an
-// encoding/json Number is a number; a provider request is written in its delta form
-// without its MarshalJSON (which would encode it with encoding/json, and v2 would check
-// that text again).
-var marshalOptions = json.JoinOptions(
-	jsonv1.OmitEmptyWithLegacySemantics(true),
-	json.FormatNilSliceAsNull(true),
-	json.FormatNilMapAsNull(true),
-	jsontext.AllowInvalidUTF8(true),
-	jsonv1.FormatDurationAsNano(true),
-	jsonv1.FormatByteArrayAsArray(true),
-	json.WithMarshalers(json.JoinMarshalers(
-		json.MarshalToFunc(marshalNumber),
-		json.MarshalToFunc(marshalRequest),
-	)),
-)
+// appendEventJSON appends marshalDataReflect(ev)'s value; ok is false when the caller
+// is to use that instead.
+func appendEventJSON(dst []byte, ev agent.Event) ([]byte, bool) {
+	e := jsonAppender{b: dst, ok: true}
+	e.event(ev, func(e *jsonAppender) { e.request(ev.Request) }, ev.Request != nil)
+	return e.b, e.ok
+}
 
-// marshalNumber writes an encoding/json Number as encoding/json does: "" as 0.
-func marshalNumber(enc *jsontext.Encoder, n stdjson.Number) error {
-	if n == "" {
-		n = "0"
+// appendReferredJSON appends r's event with its reference, members in another order
+// than the tree refer's fix makes (the line sorts them), sizes alike but for the
+// message taken out.
+func appendReferredJSON(dst []byte, r *referredEvent) ([]byte, bool) {
+	if r.assistant != nil {
+		return appendAssistantJSON(dst, r.assistant, r.contentRef)
 	}
-	return enc.WriteValue(jsontext.Value(n))
+	e := jsonAppender{b: dst, ok: true, responseRef: r.responseRef, messageRef: r.messageRef}
+	e.event(r.ev, func(e *jsonAppender) { e.request(r.ev.Request) }, r.ev.Request != nil)
+	return e.b, e.ok
 }
 
-// requestWire is agent.ProviderRequestData's JSON form (its MarshalJSON's): messageCount
-// is the length of the whole list, newMessages the messages after the base's shared
-// ones (all of them without a base), tools left out when the base's are reused.
-type requestWire struct {
-	Provider     string             `json:"provider"`
-	Model        string             `json:"model"`
-	Purpose      llm.Purpose        `json:"purpose,omitempty"`
-	Base         *agent.RequestBase `json:"base,omitempty"`
-	MessageCount int                `json:"messageCount"`
-	NewMessages  []llm.Message      `json:"newMessages"`
-	Tools        *[]llm.ToolSchema  `json:"tools,omitempty"`
+// appendHistoryRequestJSON appends what historyRequestEvent.MarshalJSON gives.
+func appendHistoryRequestJSON(dst []byte, h historyRequestEvent) ([]byte, bool) {
+	e := jsonAppender{b: dst, ok: true}
+	e.event(h.ev, func(e *jsonAppender) { e.historyRequest(&h.wire) }, true)
+	return e.b, e.ok
 }
 
-func marshalRequest(enc *jsontext.Encoder, d *agent.ProviderRequestData) error {
-	if d == nil {
-		return enc.WriteToken(jsontext.Null)
+// appendMessageJSON appends json.Marshal(*m)'s text.
+func appendMessageJSON(dst []byte, m *llm.Message) ([]byte, bool) {
+	e := jsonAppender{b: dst, ok: true}
+	e.message(m)
+	return e.b, e.ok
+}
+
+// appendPreRunJSON appends json.Marshal(*d)'s text.
+func appendPreRunJSON(dst []byte, d *PreRunData) ([]byte, bool) {
+	e := jsonAppender{b: dst, ok: true}
+	e.b = append(e.b, `{"provider":`...)
+	e.str(d.Provider)
+	e.b = append(e.b, `,"nativeWebTools":{"webSearch":{"supported":`...)
+	e.bool(d.NativeWebTools.WebSearch.Supported)
+	e.b = append(e.b, `,"enabled":`...)
+	e.bool(d.NativeWebTools.WebSearch.Enabled)
+	e.b = append(e.b, `},"webFetch":{"supported":`...)
+	e.bool(d.NativeWebTools.WebFetch.Supported)
+	e.b = append(e.b, `,"enabled":`...)
+	e.bool(d.NativeWebTools.WebFetch.Enabled)
+	e.b = append(e.b, `}},"input":`...)
+	e.str(d.Input)
+	e.key(false, "historyLength")
+	e.int(int64(d.HistoryLength))
+	e.b = append(e.b, '}')
+	return e.b, e.ok
+}
+
+// appendAssistantJSON appends json.Marshal(*d)'s text or, with contentRef (not 0), that of
+// d with content replaced by contentRef {sequence} (refer's).
+func appendAssistantJSON(dst []byte, d *AssistantData, contentRef int64) ([]byte, bool) {
+	e := jsonAppender{b: dst, ok: true}
+	if contentRef != 0 {
+		e.b = append(e.b, `{"contentRef":{"sequence":`...)
+		e.int(contentRef)
+		e.b = append(e.b, '}')
+	} else {
+		e.b = append(e.b, `{"content":`...)
+		e.str(d.Content)
 	}
-	w := requestWire{Provider: d.Provider, Model: d.Model, Purpose: d.Purpose, Base: d.Base,
-		MessageCount: d.Omitted() + len(d.Messages), NewMessages: d.Messages}
-	if d.Base != nil && d.Omitted() == 0 {
-		w.NewMessages = d.Messages[min(d.Base.Messages, len(d.Messages)):]
-	}
-	if w.NewMessages == nil {
-		w.NewMessages = []llm.Message{}
-	}
-	if d.Base == nil || !d.Base.Tools {
-		w.Tools = &d.Tools
-	}
-	return json.MarshalEncode(enc, &w)
-}
-
-// historyRequestJSON is a historyRequestEvent's JSON form: the event with its request
-// replaced (the shallower request wins over agent.Event's).
-type historyRequestJSON struct {
-	agent.Event
-	Request *historyRequestWire `json:"request"`
-}
-
-// referredJSON is an event whose message is referred to (refs.go): the reference in the
-// message's place, the shallower response winning over agent.Event's.
-type referredJSON struct {
-	agent.Event
-	Response   any      `json:"response,omitempty"`
-	MessageRef *LineRef `json:"messageRef,omitempty"`
-}
-
-// referredResponse is agent.ResponseData with its message referred to.
-type referredResponse struct {
-	MessageRef LineRef `json:"messageRef"`
-	Response   struct {
-		StopReason llm.StopReason `json:"stopReason"`
-	} `json:"response"`
-	ResponseKind   string `json:"responseKind,omitempty"`
-	ToolCallsCount int    `json:"toolCallsCount"`
-}
-
-// referredAssistantJSON is AssistantData with its content referred to.
-type referredAssistantJSON struct {
-	ContentRef       LineRef            `json:"contentRef"`
-	HistoryLength    int                `json:"historyLength"`
-	HistoryFrom      int                `json:"historyFrom"`
-	HistoryStructure []MessageStructure `json:"historyStructure"`
-}
-
-// wireOf is the value whose JSON is data's in the log.
-func wireOf(data any) any {
-	switch d := data.(type) {
-	case historyRequestEvent:
-		return &historyRequestJSON{Event: d.ev, Request: &d.wire}
-	case referredEvent:
-		return d.wire()
-	}
-	return data
-}
-
-// wire is the value whose JSON is r's: refer has taken out of r.ev a message referred to
-// by messageRef; one referred to by responseRef is left out here.
-func (r *referredEvent) wire() any {
-	if a := r.assistant; a != nil {
-		if r.contentRef == 0 {
-			return a
+	e.key(false, "historyLength")
+	e.int(int64(d.HistoryLength))
+	e.key(false, "historyFrom")
+	e.int(int64(d.HistoryFrom))
+	e.key(false, "historyStructure")
+	array(&e, d.HistoryStructure, func(m *MessageStructure) {
+		e.b = append(e.b, `{"role":`...)
+		e.str(string(m.Role))
+		e.key(false, "contentLength")
+		e.int(int64(m.ContentLength))
+		e.key(false, "hasToolCalls")
+		e.bool(m.HasToolCalls)
+		e.key(false, "toolCallNames")
+		e.strings(m.ToolCallNames)
+		if len(m.Metadata) > 0 {
+			e.key(false, "metadata")
+			e.anyMap(m.Metadata)
 		}
-		return &referredAssistantJSON{ContentRef: LineRef{r.contentRef}, HistoryLength: a.HistoryLength,
-			HistoryFrom: a.HistoryFrom, HistoryStructure: a.HistoryStructure}
-	}
-	w := &referredJSON{Event: r.ev}
-	if resp := r.ev.Response; resp != nil && r.responseRef != 0 {
-		rr := &referredResponse{MessageRef: LineRef{r.responseRef}, ResponseKind: resp.ResponseKind,
-			ToolCallsCount: resp.ToolCallsCount}
-		rr.Response.StopReason = resp.Response.StopReason
-		w.Response = rr
-	} else if resp != nil {
-		w.Response = resp
-	}
-	if r.messageRef != 0 {
-		w.MessageRef = &LineRef{r.messageRef}
-	}
-	return w
+		e.b = append(e.b, '}')
+	})
+	e.b = append(e.b, '}')
+	return e.b, e.ok
 }
 
-// encoders recycles the jsontext encoders appendJSON writes with, and their buffers.
-var encoders = sync.Pool{New: func() any { return new(bufferedEncoder) }}
-
-type bufferedEncoder struct {
-	jsontext.Encoder
-	out bytes.Buffer
+type jsonAppender struct {
+	b  []byte
+	ok bool
+	// responseRef and messageRef, when not 0, are a referredEvent's.
+	responseRef, messageRef int64
 }
 
-// appendJSON appends v's JSON (marshalOptions') to dst.
-func appendJSON(dst []byte, v any) ([]byte, error) {
-	e := encoders.Get().(*bufferedEncoder)
-	defer encoders.Put(e)
-	e.out = *bytes.NewBuffer(dst)
-	e.Reset(&e.out, marshalOptions)
-	err := json.MarshalEncode(&e.Encoder, v)
-	out := e.out.Bytes()
-	e.out = bytes.Buffer{}
-	e.Reset(&e.out) // drop dst
+func (e *jsonAppender) key(first bool, name string) {
+	if !first {
+		e.b = append(e.b, ',')
+	}
+	e.b = append(e.b, '"')
+	e.b = append(e.b, name...) // names are plain ASCII
+	e.b = append(e.b, '"', ':')
+}
+
+func (e *jsonAppender) str(s string) { e.b = appendString(e.b, s) }
+
+func (e *jsonAppender) int(n int64) { e.b = strconv.AppendInt(e.b, n, 10) }
+
+func (e *jsonAppender) bool(v bool) { e.b = strconv.AppendBool(e.b, v) }
+
+// time appends t's MarshalJSON text.
+func (e *jsonAppender) time(t time.Time) {
+	e.b = append(e.b, '"')
+	n0 := len(e.b)
+	e.b = t.AppendFormat(e.b, time.RFC3339Nano)
+	// time.Time.MarshalJSON's checks (appendStrictRFC3339).
+	b := e.b
+	switch {
+	case len(b) < n0+5 || b[n0+4] != '-':
+		e.ok = false
+	case b[len(b)-1] != 'Z':
+		c := b[len(b)-len("Z07:00")]
+		h := b[len(b)-len("07:00"):]
+		if '0' <= c && c <= '9' || 10*(h[0]-'0')+(h[1]-'0') >= 24 {
+			e.ok = false
+		}
+	}
+	e.b = append(e.b, '"')
+}
+
+// raw appends a json.RawMessage as json.Marshal does: "null" for nil, else compacted
+// (by jsontext; invalid text fails, as it fails json.Marshal).
+func (e *jsonAppender) raw(m json.RawMessage) {
+	if m == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	b, err := jsontext.AppendFormat(e.b, m, decodeOptions...)
 	if err != nil {
-		return nil, err
+		e.ok = false
+		return
 	}
-	if len(out) > 0 && out[len(out)-1] == '\n' {
-		out = out[:len(out)-1]
+	e.b = b
+}
+
+func (e *jsonAppender) event(ev agent.Event, request func(*jsonAppender), hasRequest bool) {
+	e.b = append(e.b, `{"type":`...)
+	e.str(string(ev.Type))
+	e.key(false, "executionId")
+	e.str(ev.ExecutionID)
+	e.key(false, "conversationId")
+	e.str(ev.ConversationID)
+	e.key(false, "round")
+	e.int(int64(ev.Round))
+	e.key(false, "sequence")
+	e.int(ev.Sequence)
+	e.key(false, "timestamp")
+	e.time(ev.Timestamp)
+	if p := ev.RawPayload; p != nil {
+		e.key(false, "rawPayload")
+		e.rawPayload(p)
 	}
-	return out, nil
+	if d := ev.Delta; d != nil {
+		e.key(false, "delta")
+		e.b = append(e.b, `{"sequence":`...)
+		e.int(d.Sequence)
+		e.key(false, "delta")
+		e.str(d.Delta)
+		e.b = append(e.b, '}')
+	}
+	if r := ev.Response; r != nil {
+		e.key(false, "response")
+		if e.responseRef != 0 {
+			e.b = append(e.b, `{"messageRef":{"sequence":`...)
+			e.int(e.responseRef)
+			e.b = append(e.b, `},"response":{"stopReason":`...)
+		} else {
+			e.b = append(e.b, `{"response":{"message":`...)
+			e.message(&r.Response.Message)
+			e.key(false, "stopReason")
+		}
+		e.str(string(r.Response.StopReason))
+		e.b = append(e.b, '}')
+		if r.ResponseKind != "" {
+			e.key(false, "responseKind")
+			e.str(r.ResponseKind)
+		}
+		e.key(false, "toolCallsCount")
+		e.int(int64(r.ToolCallsCount))
+		e.b = append(e.b, '}')
+	}
+	if b := ev.Batch; b != nil {
+		e.key(false, "batch")
+		e.b = append(e.b, `{"batchId":`...)
+		e.str(b.BatchID)
+		e.key(false, "mode")
+		e.str(b.Mode)
+		e.key(false, "maxConcurrency")
+		e.int(int64(b.MaxConcurrency))
+		e.key(false, "requestCount")
+		e.int(int64(b.RequestCount))
+		e.key(false, "tools")
+		e.strings(b.Tools)
+		e.b = append(e.b, '}')
+	}
+	if t := ev.Tool; t != nil {
+		e.key(false, "tool")
+		e.tool(t)
+	}
+	if m := ev.Mutation; m != nil {
+		e.key(false, "mutation")
+		e.b = append(e.b, `{"kind":`...)
+		e.str(m.Kind)
+		e.key(false, "index")
+		e.int(int64(m.Index))
+		e.b = append(e.b, '}')
+	}
+	if m := ev.Message; m != nil {
+		e.key(false, "message")
+		e.message(m)
+	}
+	if e.messageRef != 0 {
+		e.key(false, "messageRef")
+		e.b = append(e.b, `{"sequence":`...)
+		e.int(e.messageRef)
+		e.b = append(e.b, '}')
+	}
+	if hasRequest {
+		e.key(false, "request")
+		request(e)
+	}
+	e.b = append(e.b, '}')
+}
+
+func (e *jsonAppender) strings(ss []string) { array(e, ss, func(s *string) { e.str(*s) }) }
+
+// array appends xs as encoding/json does a slice (null when nil), each element by each.
+func array[T any](e *jsonAppender, xs []T, each func(*T)) {
+	if xs == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.b = append(e.b, '[')
+	for i := range xs {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		each(&xs[i])
+	}
+	e.b = append(e.b, ']')
+}
+
+func (e *jsonAppender) rawPayload(p *llm.RawPayloadEvent) {
+	e.b = append(e.b, `{"provider":`...)
+	e.str(p.Provider)
+	if p.APISurface != "" {
+		e.key(false, "apiSurface")
+		e.str(p.APISurface)
+	}
+	e.key(false, "payloadKind")
+	e.str(string(p.PayloadKind))
+	if p.Sequence != 0 {
+		e.key(false, "sequence")
+		e.int(p.Sequence)
+	}
+	e.key(false, "payload")
+	e.raw(p.Payload)
+	if len(p.Metadata) > 0 {
+		e.key(false, "metadata")
+		e.anyMap(p.Metadata)
+	}
+	e.b = append(e.b, '}')
+}
+
+func (e *jsonAppender) tool(t *agent.ToolEventData) {
+	e.b = append(e.b, `{"batchId":`...)
+	e.str(t.BatchID)
+	e.key(false, "index")
+	e.int(int64(t.Index))
+	e.key(false, "toolName")
+	e.str(t.ToolName)
+	e.key(false, "toolCallId")
+	e.str(t.ToolCallID)
+	if len(t.Parameters) > 0 {
+		e.key(false, "parameters")
+		e.raw(t.Parameters)
+	}
+	if len(t.OwnerPath) > 0 {
+		e.key(false, "ownerPath")
+		e.b = append(e.b, '[')
+		for i, s := range t.OwnerPath {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.b = append(e.b, `{"ownerType":`...)
+			e.str(s.OwnerType)
+			e.key(false, "ownerId")
+			e.str(s.OwnerID)
+			e.b = append(e.b, '}')
+		}
+		e.b = append(e.b, ']')
+	}
+	if r := t.Result; r != nil {
+		e.key(false, "result")
+		e.b = append(e.b, `{"success":`...)
+		e.bool(r.Success)
+		if r.Output != "" {
+			e.key(false, "output")
+			e.str(r.Output)
+		}
+		if r.Error != "" {
+			e.key(false, "error")
+			e.str(r.Error)
+		}
+		if len(r.Metadata) > 0 {
+			e.key(false, "metadata")
+			e.anyMap(r.Metadata)
+		}
+		e.b = append(e.b, '}')
+	}
+	e.b = append(e.b, '}')
+}
+
+func (e *jsonAppender) messages(ms []llm.Message) { array(e, ms, e.message) }
+
+func (e *jsonAppender) message(m *llm.Message) {
+	e.b = append(e.b, `{"id":`...)
+	e.str(m.ID)
+	e.key(false, "role")
+	e.str(string(m.Role))
+	e.key(false, "state")
+	e.str(string(m.State))
+	e.key(false, "content")
+	array(e, m.Content, e.part)
+	if u := m.Usage; u != nil {
+		e.key(false, "usage")
+		e.b = append(e.b, `{"inputTokens":`...)
+		e.int(int64(u.InputTokens))
+		e.key(false, "outputTokens")
+		e.int(int64(u.OutputTokens))
+		if u.CacheCreationInputTokens != 0 {
+			e.key(false, "cacheCreationInputTokens")
+			e.int(int64(u.CacheCreationInputTokens))
+		}
+		if u.CacheReadInputTokens != 0 {
+			e.key(false, "cacheReadInputTokens")
+			e.int(int64(u.CacheReadInputTokens))
+		}
+		e.b = append(e.b, '}')
+	}
+	if len(m.Metadata) > 0 {
+		e.key(false, "metadata")
+		e.anyMap(m.Metadata)
+	}
+	if !m.CreatedAt.IsZero() {
+		e.key(false, "createdAt")
+		e.time(m.CreatedAt)
+	}
+	e.b = append(e.b, '}')
+}
+
+func (e *jsonAppender) part(p *llm.Part) {
+	e.b = append(e.b, `{"type":`...)
+	e.str(string(p.Type))
+	if p.Text != "" {
+		e.key(false, "text")
+		e.str(p.Text)
+	}
+	if p.Signature != "" {
+		e.key(false, "signature")
+		e.str(p.Signature)
+	}
+	if c := p.ToolCall; c != nil {
+		e.key(false, "toolCall")
+		e.b = append(e.b, `{"id":`...)
+		e.str(c.ID)
+		e.key(false, "name")
+		e.str(c.Name)
+		if len(c.Input) > 0 {
+			e.key(false, "input")
+			e.raw(c.Input)
+		}
+		e.b = append(e.b, '}')
+	}
+	if r := p.ToolResult; r != nil {
+		e.key(false, "toolResult")
+		e.b = append(e.b, `{"toolCallId":`...)
+		e.str(r.ToolCallID)
+		if r.ToolName != "" {
+			e.key(false, "toolName")
+			e.str(r.ToolName)
+		}
+		e.key(false, "content")
+		e.str(r.Content)
+		if r.IsError {
+			e.key(false, "isError")
+			e.bool(true)
+		}
+		e.b = append(e.b, '}')
+	}
+	e.b = append(e.b, '}')
+}
+
+func (e *jsonAppender) tools(ts []llm.ToolSchema) {
+	array(e, ts, func(t *llm.ToolSchema) {
+		e.b = append(e.b, `{"name":`...)
+		e.str(t.Name)
+		e.key(false, "description")
+		e.str(t.Description)
+		e.key(false, "inputSchema")
+		e.raw(t.InputSchema)
+		e.b = append(e.b, '}')
+	})
+}
+
+// request appends agent.ProviderRequestData.MarshalJSON's text.
+func (e *jsonAppender) request(d *agent.ProviderRequestData) {
+	e.b = append(e.b, `{"provider":`...)
+	e.str(d.Provider)
+	e.key(false, "model")
+	e.str(d.Model)
+	if d.Purpose != "" {
+		e.key(false, "purpose")
+		e.str(string(d.Purpose))
+	}
+	newMessages := d.Messages
+	if b := d.Base; b != nil {
+		e.key(false, "base")
+		e.b = append(e.b, `{"executionId":`...)
+		e.str(b.ExecutionID)
+		e.key(false, "round")
+		e.int(int64(b.Round))
+		e.key(false, "messages")
+		e.int(int64(b.Messages))
+		if b.Tools {
+			e.key(false, "tools")
+			e.bool(true)
+		}
+		e.b = append(e.b, '}')
+		if d.Omitted() == 0 {
+			newMessages = d.Messages[min(b.Messages, len(d.Messages)):]
+		}
+	}
+	e.key(false, "messageCount")
+	e.int(int64(d.Omitted() + len(d.Messages)))
+	e.key(false, "newMessages")
+	if newMessages == nil {
+		newMessages = []llm.Message{}
+	}
+	e.messages(newMessages)
+	if d.Base == nil || !d.Base.Tools {
+		e.key(false, "tools")
+		e.tools(d.Tools)
+	}
+	e.b = append(e.b, '}')
+}
+
+// historyRequest appends json.Marshal(w)'s text.
+func (e *jsonAppender) historyRequest(w *historyRequestWire) {
+	e.b = append(e.b, `{"provider":`...)
+	e.str(w.Provider)
+	e.key(false, "model")
+	e.str(w.Model)
+	if w.Purpose != "" {
+		e.key(false, "purpose")
+		e.str(string(w.Purpose))
+	}
+	e.key(false, "base")
+	e.b = append(e.b, `{"history":`...)
+	e.bool(w.Base.History)
+	e.key(false, "messages")
+	e.int(int64(w.Base.Messages))
+	if len(w.Base.Replaced) > 0 {
+		e.key(false, "replaced")
+		e.b = append(e.b, '[')
+		for i := range w.Base.Replaced {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.b = append(e.b, `{"index":`...)
+			e.int(int64(w.Base.Replaced[i].Index))
+			e.key(false, "message")
+			e.message(&w.Base.Replaced[i].Message)
+			e.b = append(e.b, '}')
+		}
+		e.b = append(e.b, ']')
+	}
+	e.b = append(e.b, '}')
+	e.key(false, "messageCount")
+	e.int(int64(w.MessageCount))
+	e.key(false, "newMessages")
+	e.messages(w.NewMessages)
+	e.key(false, "tools")
+	e.tools(w.Tools)
+	e.b = append(e.b, '}')
+}
+
+// anyMap appends a map[string]any as json.Marshal does: keys sorted.
+func (e *jsonAppender) anyMap(m map[string]any) {
+	if m == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, strings.Compare)
+	e.b = append(e.b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.str(k)
+		e.b = append(e.b, ':')
+		e.any(m[k])
+	}
+	e.b = append(e.b, '}')
+}
+
+// any appends a metadata value; types other than JSON's own are left to json.Marshal,
+// whose text for a value is the same at the top level as inside a map.
+func (e *jsonAppender) any(v any) {
+	switch v := v.(type) {
+	case nil:
+		e.b = append(e.b, "null"...)
+	case string:
+		e.str(v)
+	case bool:
+		e.bool(v)
+	case int:
+		e.int(int64(v))
+	case int64:
+		e.int(v)
+	case float64:
+		e.float(v)
+	case map[string]any:
+		e.anyMap(v)
+	case []any:
+		array(e, v, func(x *any) { e.any(*x) })
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			e.ok = false
+			return
+		}
+		e.b = append(e.b, b...)
+	}
+}
+
+// float is encoding/json's float64 encoding (ES6 number to string).
+func (e *jsonAppender) float(f float64) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		e.ok = false
+		return
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	e.b = strconv.AppendFloat(e.b, f, format, -1, 64)
+	if format == 'e' {
+		b := e.b
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			e.b = b[:n-1]
+		}
+	}
 }

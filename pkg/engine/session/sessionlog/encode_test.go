@@ -285,13 +285,22 @@ func (g *gen) event() agent.Event {
 func checkEncoding(t *testing.T, data any) {
 	t.Helper()
 	want, wantErr := marshalDataReflect(data)
-	switch data.(type) {
-	case agent.Event, historyRequestEvent, llm.Message, PreRunData, AssistantData:
+	var got []byte
+	var ok bool
+	switch d := data.(type) {
+	case agent.Event:
+		got, ok = appendEventJSON([]byte("prefix"), d)
+	case historyRequestEvent:
+		got, ok = appendHistoryRequestJSON([]byte("prefix"), d)
+	case llm.Message:
+		got, ok = appendMessageJSON([]byte("prefix"), &d)
+	case PreRunData:
+		got, ok = appendPreRunJSON([]byte("prefix"), &d)
+	case AssistantData:
+		got, ok = appendAssistantJSON([]byte("prefix"), &d, 0)
 	default:
 		t.Fatalf("no encoder for %T", data)
 	}
-	got, err := appendData([]byte("prefix"), data)
-	ok := err == nil
 	if wantErr != nil {
 		if ok {
 			t.Fatalf("encoder took what json.Marshal refuses (%v):\n%s", wantErr, got)

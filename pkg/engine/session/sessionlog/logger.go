@@ -541,27 +541,72 @@ func toSizedTree(data any) (any, int, error) {
 	return tree, len(raw), err
 }
 
-// marshalData is data's JSON (nil for nil data): json.Marshal's value, written by JSON
-// v2 (encode.go).
+// marshalData is data's JSON (nil for nil data), as json.Marshal gives it but for member
+// order. A provider request is encoded by its own MarshalJSON beside the rest of its
+// event: json.Marshal would check and compact what MarshalJSON returns once more, and a
+// request carries the turn's new messages (a long answer, a file read).
 func marshalData(data any) ([]byte, error) { return appendData(nil, data) }
 
-// appendData appends marshalData's text to dst. nil data appends nothing and returns nil.
+// appendData appends marshalData's text to dst: an agent.Event (and a request rebased on
+// the history) by the hand-written encoder (encode.go), anything else, and an event
+// that encoder does not take, by marshalDataReflect. nil data appends nothing and
+// returns nil.
 func appendData(dst []byte, data any) ([]byte, error) {
-	if data == nil {
+	switch d := data.(type) {
+	case nil:
 		return nil, nil
-	}
-	if reflectEncoding {
-		raw, err := marshalDataReflect(data)
-		if err != nil || raw == nil {
-			return raw, err
+	case agent.Event:
+		if b, ok := appendEventJSON(dst, d); ok && !reflectEncoding {
+			return b, nil
 		}
-		return append(dst, raw...), nil
+	case historyRequestEvent:
+		if b, ok := appendHistoryRequestJSON(dst, d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case referredEvent:
+		if b, ok := appendReferredJSON(dst, &d); ok {
+			return b, nil
+		}
+		// What the encoder refuses, json.Marshal refuses: the error is the event's.
+		var v any = d.ev
+		if d.assistant != nil {
+			v = *d.assistant
+		}
+		raw, err := marshalDataReflect(v)
+		if err != nil {
+			return nil, err
+		}
+		tree, err := treeOf(raw)
+		if err != nil {
+			return nil, err
+		}
+		d.apply(tree)
+		return appendTree(dst, tree)
+	case llm.Message:
+		if b, ok := appendMessageJSON(dst, &d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case PreRunData:
+		if b, ok := appendPreRunJSON(dst, &d); ok && !reflectEncoding {
+			return b, nil
+		}
+	case AssistantData:
+		if b, ok := appendAssistantJSON(dst, &d, 0); ok && !reflectEncoding {
+			return b, nil
+		}
 	}
-	return appendJSON(dst, wireOf(data))
+	raw, err := marshalDataReflect(data)
+	if err != nil || raw == nil {
+		return raw, err
+	}
+	if len(dst) == 0 {
+		return raw, nil
+	}
+	return append(dst, raw...), nil
 }
 
 // reflectEncoding, set by tests only, makes appendData take marshalDataReflect's answer
-// (encoding/json's), the oracle lines written with JSON v2 are compared with.
+// always: the encoding every line had before encode.go, to compare lines with.
 var reflectEncoding bool
 
 // marshalDataReflect is marshalData by reflection (json.Marshal).
