@@ -78,19 +78,25 @@
 //     ends the line before it. Native stream events stay one a line.
 //
 // How a line is made: data is encoded to JSON text, and the line is written from that
-// text with its objects' members sorted by name (the form of every line so far).
-// agent.Event values (a provider request in its delta form), llm.Message, PreRunData and
-// AssistantData are encoded by a hand-written appender into a reused buffer, byte for
-// byte what json.Marshal gives (encode.go; the text's length decides what is measured
-// for payload files, so it is json.Marshal's, HTML escaping included); any other data,
-// and a value json.Marshal would refuse, by encoding/json. An event whose answer is
-// referred to (refs.go) is encoded with the reference in its place. An event none of
-// whose parts is lifted, held back or moved to a payload file (most of a turn's) goes
-// from that text to its redacted line in one pass (canonical.go); the others are
-// decoded into a JSON tree, rearranged, redacted and encoded (tree.go). Both give byte
-// for byte what encoding/json's decoder, redact.Value and encoder give; tests and fuzz
-// targets compare them, and the lines the appender's text makes with those
-// json.Marshal's makes (encode_test.go).
+// text with its objects' members sorted by name (the form of every line so far). The
+// log reads, scans and writes JSON with jsontext, the tokenizer of the Go team's JSON v2
+// (github.com/go-json-experiment/json, the future encoding/json/v2). agent.Event values
+// (a provider request in its delta form), llm.Message, PreRunData and AssistantData are
+// encoded by an appender of their fields into a reused buffer (encode.go; strings
+// quoted and raw JSON compacted by jsontext), the value json.Marshal gives; any other
+// data, and a value json.Marshal would refuse, by encoding/json. (JSON v2's reflective
+// encoder costs a turn a third more time than the appender, past the log's budget.) An
+// event whose answer is referred to (refs.go) is encoded with the reference in its
+// place. An event none of whose parts is lifted, held back or moved to a payload file
+// (most of a turn's) goes from that text to its redacted line in one pass of jsontext's
+// decoder (canonical.go); the others are decoded into a JSON tree, rearranged, redacted
+// and encoded (tree.go). Both give what encoding/json's decoder, redact.Value and
+// encoder give, value for value: strings are quoted as jsontext quotes them (no HTML
+// escapes, U+2028 and U+2029 as they are, invalid UTF-8 as U+FFFD). Lines written
+// before (encoding/json's escapes) read the same. Tests and fuzz targets decode both
+// texts with encoding/json and compare the values (tree_test.go, canonical_test.go,
+// encode_test.go, scanbody_test.go), and testdata/before-30 holds logs of both levels
+// written before, which replay.
 //
 // Replay reads these forms: ReplaySessionLogEntries returns each request's exact message
 // list and tools (ReplayRecord.Requests; requests share the memory of their common

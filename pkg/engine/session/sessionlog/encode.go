@@ -8,23 +8,27 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
 // Most of a turn's data is agent.Event values. json.Marshal encodes them by reflection,
-// allocating for every pointer it follows, every map it sorts and every time it formats;
-// the encoder here writes the same text straight into the caller's buffer. Its output is
-// byte for byte what marshalDataReflect gives (json.Marshal, with a request as
-// withRequest places it): member order, omitempty and omitzero, HTML escaping of <, >
-// and & and of U+2028/U+2029, invalid UTF-8 as \ufffd, time.Time as its MarshalJSON,
-// json.RawMessage compacted, map keys sorted. encode_test.go compares them, also under
-// fuzzing. Whatever it does not take (an event value json.Marshal would fail on: a
-// NaN, invalid raw JSON, a time outside RFC 3339) makes it report !ok, and the caller
-// takes json.Marshal's answer, error included.
+// allocating for every pointer it follows, every map it sorts and every time it formats,
+// and JSON v2's reflective encoder (github.com/go-json-experiment/json) costs a logged
+// turn about a third more than the appender here (measured side by side, issue 30): it
+// writes each type's fields straight into the caller's buffer, strings quoted and raw
+// JSON compacted by jsontext. Its text is, to encoding/json's decoder, the value
+// marshalDataReflect gives (json.Marshal, with a request as withRequest places it):
+// omitempty and omitzero, time.Time as its MarshalJSON, nil slices and maps as null;
+// encode_test.go decodes both and compares, also under fuzzing. Whatever it does not
+// take (an event value json.Marshal would fail on: a NaN, invalid raw JSON, a time
+// outside RFC 3339) makes it report !ok, and the caller takes json.Marshal's answer,
+// error included.
 
-// appendEventJSON appends marshalDataReflect(ev)'s text; ok is false when the caller is
-// to use that instead.
+// appendEventJSON appends marshalDataReflect(ev)'s value; ok is false when the caller
+// is to use that instead.
 func appendEventJSON(dst []byte, ev agent.Event) ([]byte, bool) {
 	e := jsonAppender{b: dst, ok: true}
 	e.event(ev, func(e *jsonAppender) { e.request(ev.Request) }, ev.Request != nil)
@@ -130,7 +134,7 @@ func (e *jsonAppender) key(first bool, name string) {
 	e.b = append(e.b, '"', ':')
 }
 
-func (e *jsonAppender) str(s string) { e.b = appendHTMLString(e.b, s) }
+func (e *jsonAppender) str(s string) { e.b = appendString(e.b, s) }
 
 func (e *jsonAppender) int(n int64) { e.b = strconv.AppendInt(e.b, n, 10) }
 
@@ -157,47 +161,18 @@ func (e *jsonAppender) time(t time.Time) {
 }
 
 // raw appends a json.RawMessage as json.Marshal does: "null" for nil, else compacted
-// with HTML escaping (invalid text fails, as it fails json.Marshal).
+// (by jsontext; invalid text fails, as it fails json.Marshal).
 func (e *jsonAppender) raw(m json.RawMessage) {
 	if m == nil {
 		e.b = append(e.b, "null"...)
 		return
 	}
-	if !json.Valid(m) {
+	b, err := jsontext.AppendFormat(e.b, m, decodeOptions...)
+	if err != nil {
 		e.ok = false
 		return
 	}
-	start := 0
-	inStr, esc := false, false
-	for i := 0; i < len(m); i++ {
-		c := m[i]
-		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			case c == '<' || c == '>' || c == '&':
-				e.b = append(e.b, m[start:i]...)
-				e.b = append(e.b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-				start = i + 1
-			case c == 0xE2 && i+2 < len(m) && m[i+1] == 0x80 && m[i+2]&^1 == 0xA8:
-				e.b = append(e.b, m[start:i]...)
-				e.b = append(e.b, '\\', 'u', '2', '0', '2', hexDigits[m[i+2]&0xF])
-				i += 2
-				start = i + 1
-			}
-		case c == '"':
-			inStr = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			e.b = append(e.b, m[start:i]...)
-			start = i + 1
-		}
-	}
-	e.b = append(e.b, m[start:]...)
+	e.b = b
 }
 
 func (e *jsonAppender) event(ev agent.Event, request func(*jsonAppender), hasRequest bool) {

@@ -637,17 +637,7 @@ func treeOf(raw []byte) (any, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	if tree, ok := decodeTree(raw); ok {
-		return tree, nil
-	}
-	if !json.Valid(raw) { // text marshalData took from a MarshalJSON without checking it
-		return nil, errors.New("invalid JSON")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var tree any
-	err := dec.Decode(&tree)
-	return tree, err
+	return decodeTree(raw)
 }
 
 // mayStream reports whether classify could take event's data for a streaming event: its

@@ -196,11 +196,11 @@ func scanBody(body []byte, prev *nativeMark) (mark *nativeMark, shared int) {
 		if i >= len(body) || body[i] != '"' {
 			return nil, 0
 		}
-		end := skipString(body, i)
-		var key string
-		if end < 0 || json.Unmarshal(body[i:end], &key) != nil {
+		end := skipValue(body, i)
+		if end < 0 {
 			return nil, 0
 		}
+		key := unquote(body[i:end])
 		if i = skipSpace(body, end); i >= len(body) || body[i] != ':' {
 			return nil, 0
 		}
@@ -266,6 +266,28 @@ func (m *nativeMark) scanElements(body []byte, i int) (int, bool) {
 			return 0, false
 		}
 	}
+}
+
+// skipSpace returns the offset of the first byte from i that is not JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the offset just past the JSON value at b[i], or -1 when there is
+// none: jsontext reads (and checks) it; what follows it is the caller's.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	d := getDecoder(b[i:])
+	defer putDecoder(d)
+	if _, err := d.ReadValue(); err != nil {
+		return -1
+	}
+	return i + int(d.InputOffset())
 }
 
 // commonPrefix is the length of the longest common prefix of a and b.

@@ -3,343 +3,181 @@ package sessionlog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The logger turns each event's data into a JSON tree (map[string]any, []any, string,
 // json.Number, bool, nil), redacts and rearranges the tree, and encodes it as a line.
-// encoding/json does both ends through reflection: its decoder validates and buffers
-// the text again and allocates every key and string apart, its map encoder reflects
-// over and sorts every object. decodeTree and appendTree do the same for the trees the
-// logger handles, byte for byte and value for value (tree_test.go compares them with
-// encoding/json, also under fuzzing), and leave anything else to encoding/json.
+// The text is read by jsontext's decoder (the Go team's JSON v2 tokenizer: it validates
+// as it reads, in one pass over the text, without reflection), and the tree is written
+// back with jsontext's string quoting, objects with their members sorted by name.
+// tree_test.go compares both with encoding/json (decoding both texts and comparing the
+// values), also under fuzzing.
 
-// maxTreeDepth is encoding/json's nesting limit: deeper text is left to it (and refused).
-const maxTreeDepth = 10000
+// decodeOptions are those of every decoder here: a repeated member name is taken (the
+// last one wins, as in encoding/json), and so is invalid UTF-8 (replaced by U+FFFD, as
+// encoding/json does). The depth limit is jsontext's (10,000), encoding/json's too.
+var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// textDecoder is a pooled jsontext decoder reading a text in place (a bytes.Buffer is read
+// without a copy), so offsets it reports are offsets in the text.
+type textDecoder struct {
+	jsontext.Decoder
+	in bytes.Buffer
+}
+
+var textDecoders = sync.Pool{New: func() any { return new(textDecoder) }}
+
+func getDecoder(text []byte) *textDecoder {
+	d := textDecoders.Get().(*textDecoder)
+	d.in = *bytes.NewBuffer(text)
+	d.Reset(&d.in, decodeOptions...)
+	return d
+}
+
+func putDecoder(d *textDecoder) {
+	d.in = bytes.Buffer{}
+	d.Reset(&d.in) // drop the text
+	textDecoders.Put(d)
+}
+
+// errTrailing is the error of a text that goes on after its value.
+var errTrailing = errors.New("invalid JSON: text after the value")
 
 // decodeTree decodes raw, valid JSON text such as json.Marshal returns, into the tree
-// json.Decoder with UseNumber makes of it. ok is false when raw holds anything it does
-// not take (invalid or trailing text, too deep): the caller then decodes it with
-// encoding/json, which reports the error. The text is copied once; the tree's keys and
-// unescaped strings are parts of that copy.
-func decodeTree(raw []byte) (tree any, ok bool) {
-	d := treeDecoder{s: string(raw)}
-	d.space()
-	v, ok := d.value(0)
-	if !ok {
-		return nil, false
+// json.Decoder with UseNumber makes of it; invalid text (trailing text, too deep) is an
+// error. The text is copied once; the tree's keys and the strings that need no unquoting
+// are parts of that copy.
+func decodeTree(raw []byte) (any, error) {
+	d := getDecoder(raw)
+	defer putDecoder(d)
+	t := treeReader{d: d, s: string(raw)}
+	v, err := t.value()
+	if err != nil {
+		return nil, err
 	}
-	d.space()
-	return v, d.i == len(d.s)
+	if _, err := d.ReadToken(); err != io.EOF {
+		if err == nil {
+			err = errTrailing
+		}
+		return nil, err
+	}
+	return v, nil
 }
 
-type treeDecoder struct {
-	s string
-	i int
+type treeReader struct {
+	d *textDecoder
+	s string // the decoder's text, as a string the tree's strings are parts of
 }
 
-func (d *treeDecoder) space() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
+func (t *treeReader) value() (any, error) {
+	switch t.d.PeekKind() {
+	case '{':
+		if _, err := t.d.ReadToken(); err != nil {
+			return nil, err
 		}
-	}
-}
-
-func (d *treeDecoder) value(depth int) (any, bool) {
-	if d.i >= len(d.s) || depth > maxTreeDepth {
-		return nil, false
-	}
-	switch c := d.s[d.i]; {
-	case c == '{':
-		return d.object(depth + 1)
-	case c == '[':
-		return d.array(depth + 1)
-	case c == '"':
-		return d.str()
-	case c == 't':
-		return true, d.literal("true")
-	case c == 'f':
-		return false, d.literal("false")
-	case c == 'n':
-		return nil, d.literal("null")
-	case c == '-' || '0' <= c && c <= '9':
-		return d.number()
-	}
-	return nil, false
-}
-
-func (d *treeDecoder) literal(lit string) bool {
-	if !strings.HasPrefix(d.s[d.i:], lit) {
-		return false
-	}
-	d.i += len(lit)
-	return true
-}
-
-func (d *treeDecoder) number() (any, bool) {
-	start := d.i
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		if !('0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-			break
-		}
-		d.i++
-	}
-	n := d.s[start:d.i]
-	if !isValidNumber(n) {
-		return nil, false
-	}
-	return json.Number(n), true
-}
-
-func (d *treeDecoder) object(depth int) (any, bool) {
-	d.i++ // '{'
-	m := map[string]any{}
-	d.space()
-	if d.i < len(d.s) && d.s[d.i] == '}' {
-		d.i++
-		return m, true
-	}
-	for {
-		d.space()
-		if d.i >= len(d.s) || d.s[d.i] != '"' {
-			return nil, false
-		}
-		k, ok := d.str()
-		if !ok {
-			return nil, false
-		}
-		d.space()
-		if d.i >= len(d.s) || d.s[d.i] != ':' {
-			return nil, false
-		}
-		d.i++
-		d.space()
-		v, ok := d.value(depth)
-		if !ok {
-			return nil, false
-		}
-		m[k.(string)] = v // a repeated member: the last one wins, as in encoding/json
-		d.space()
-		if d.i >= len(d.s) {
-			return nil, false
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return m, true
-		default:
-			return nil, false
-		}
-	}
-}
-
-func (d *treeDecoder) array(depth int) (any, bool) {
-	d.i++ // '['
-	a := []any{}
-	d.space()
-	if d.i < len(d.s) && d.s[d.i] == ']' {
-		d.i++
-		return a, true
-	}
-	for {
-		d.space()
-		v, ok := d.value(depth)
-		if !ok {
-			return nil, false
-		}
-		a = append(a, v)
-		d.space()
-		if d.i >= len(d.s) {
-			return nil, false
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return a, true
-		default:
-			return nil, false
-		}
-	}
-}
-
-// str decodes the string at d.i: a part of d.s when it holds no escape and is valid
-// UTF-8, else unquoted as encoding/json unquotes (invalid UTF-8 becomes U+FFFD).
-func (d *treeDecoder) str() (any, bool) {
-	s, ok := d.text()
-	if !ok {
-		return nil, false
-	}
-	return s, true
-}
-
-// text is str as a string.
-func (d *treeDecoder) text() (string, bool) {
-	start := d.i + 1
-	plain := true
-	i := start
-	for ; i < len(d.s); i++ {
-		c := d.s[i]
-		if c == '"' {
-			break
-		}
-		if c < ' ' {
-			return "", false
-		}
-		if c == '\\' {
-			plain = false
-			i++ // the escaped byte cannot end the string
-		} else if c >= utf8.RuneSelf {
-			plain = false
-		}
-	}
-	if i >= len(d.s) {
-		return "", false
-	}
-	d.i = i + 1
-	body := d.s[start:i]
-	if plain || strings.IndexByte(body, '\\') < 0 && utf8.ValidString(body) {
-		return body, true
-	}
-	return unquoteBody(body)
-}
-
-// JSON's one-letter escapes, both ways: unescaped[letter] is the byte "\\letter" stands
-// for, escapeLetter[byte] the letter encoding/json writes for it (0: none).
-var (
-	unescaped    = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-	escapeLetter = [256]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
-)
-
-// unquoteBody is encoding/json's unquote of a string literal's body.
-func unquoteBody(s string) (string, bool) {
-	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
-	for r := 0; r < len(s); {
-		switch c := s[r]; {
-		case c == '\\':
-			r++
-			if r >= len(s) {
-				return "", false
+		m := map[string]any{}
+		for t.d.PeekKind() == '"' {
+			k, err := t.str()
+			if err != nil {
+				return nil, err
 			}
-			switch e := s[r]; {
-			case unescaped[e] != 0:
-				b = append(b, unescaped[e])
-				r++
-			case e == 'u':
-				r--
-				rr := getu4(s[r:])
-				if rr < 0 {
-					return "", false
-				}
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					rr1 := getu4(s[r:])
-					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
-						r += 6
-						b = utf8.AppendRune(b, dec)
-						break
-					}
-					rr = unicode.ReplacementChar
-				}
-				b = utf8.AppendRune(b, rr)
-			default:
-				return "", false
+			v, err := t.value()
+			if err != nil {
+				return nil, err
 			}
-		case c == '"', c < ' ':
-			return "", false
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			r++
-		default:
-			rr, size := utf8.DecodeRuneInString(s[r:])
-			r += size
-			b = utf8.AppendRune(b, rr)
+			m[k] = v // a repeated member: the last one wins, as in encoding/json
 		}
-	}
-	return string(b), true
-}
-
-func getu4(s string) rune {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
-		return -1
-	}
-	var r rune
-	for _, c := range []byte(s[2:6]) {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
+		_, err := t.d.ReadToken() // '}', or the error
+		return m, err
+	case '[':
+		if _, err := t.d.ReadToken(); err != nil {
+			return nil, err
 		}
-		r = r*16 + rune(c)
-	}
-	return r
-}
-
-// isValidNumber is encoding/json's check of a number's text.
-func isValidNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	if s[0] == '-' {
-		if s = s[1:]; s == "" {
-			return false
-		}
-	}
-	switch {
-	case s[0] == '0':
-		s = s[1:]
-	case '1' <= s[0] && s[0] <= '9':
-		s = s[1:]
-		for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {
-			s = s[1:]
-		}
-	default:
-		return false
-	}
-	if len(s) >= 2 && s[0] == '.' && '0' <= s[1] && s[1] <= '9' {
-		s = s[2:]
-		for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {
-			s = s[1:]
-		}
-	}
-	if len(s) >= 2 && (s[0] == 'e' || s[0] == 'E') {
-		s = s[1:]
-		if s[0] == '+' || s[0] == '-' {
-			if s = s[1:]; s == "" {
-				return false
+		a := []any{}
+		for k := t.d.PeekKind(); k != ']' && k != 0; k = t.d.PeekKind() {
+			v, err := t.value()
+			if err != nil {
+				return nil, err
 			}
+			a = append(a, v)
 		}
-		for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {
-			s = s[1:]
+		_, err := t.d.ReadToken() // ']', or the error
+		return a, err
+	case '"':
+		return t.str()
+	case '0':
+		v, err := t.d.ReadValue()
+		if err != nil {
+			return nil, err
 		}
+		return json.Number(t.part(v)), nil
+	case 't', 'f', 'n':
+		v, err := t.d.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		switch v[0] {
+		case 't':
+			return true, nil
+		case 'f':
+			return false, nil
+		}
+		return nil, nil
 	}
-	return s == ""
+	_, err := t.d.ReadToken() // the error PeekKind saw
+	if err == nil {
+		err = errors.New("invalid JSON")
+	}
+	return nil, err
 }
 
-// appendTree appends v's JSON as encoding/json's Encoder with SetEscapeHTML(false)
-// writes it (without the newline): objects with their members sorted by name. A value
-// that is not part of a decoded tree (a struct, a number type, a typed map) is encoded
-// by encoding/json.
+// part is the text of v, the value the decoder read last, as a part of t.s.
+func (t *treeReader) part(v jsontext.Value) string {
+	end := int(t.d.InputOffset())
+	return t.s[end-len(v) : end]
+}
+
+// str reads a string (or a member name): a part of t.s when it needs no unquoting.
+func (t *treeReader) str() (string, error) {
+	v, err := t.d.ReadValue()
+	if err != nil {
+		return "", err
+	}
+	if body := v[1 : len(v)-1]; plainString(body) {
+		q := t.part(v)
+		return q[1 : len(q)-1], nil
+	}
+	return unquote(v), nil
+}
+
+// plainString reports whether a string literal's body is its value: no escape, valid
+// UTF-8.
+func plainString(body []byte) bool {
+	return bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body)
+}
+
+// unquote is a valid string literal's value (invalid UTF-8 replaced by U+FFFD, of
+// which jsontext's error tells: the replacement is what encoding/json does too).
+func unquote(lit []byte) string {
+	b, _ := jsontext.AppendUnquote(nil, lit)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// appendTree appends v's JSON without a newline: objects with their members sorted by
+// name, strings as jsontext quotes them (the minimal escaping of RFC 8785: no HTML
+// escapes; invalid UTF-8 as U+FFFD). A value that is not part of a decoded tree (a
+// struct, a number type, a typed map) is encoded by encoding/json.
 func appendTree(dst []byte, v any) ([]byte, error) {
 	switch t := v.(type) {
 	case nil:
@@ -353,8 +191,8 @@ func appendTree(dst []byte, v any) ([]byte, error) {
 		if n == "" {
 			n = "0"
 		}
-		if !isValidNumber(n) {
-			return appendOther(dst, v)
+		if !isNumber(n) {
+			return nil, fmt.Errorf("json: invalid number literal %q", n)
 		}
 		return append(dst, n...), nil
 	case map[string]any:
@@ -372,6 +210,11 @@ func appendTree(dst []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(dst, t, 10), nil
 	}
 	return appendOther(dst, v)
+}
+
+// isNumber reports whether n is one JSON number.
+func isNumber(n string) bool {
+	return (n[0] == '-' || '0' <= n[0] && n[0] <= '9') && jsontext.Value(n).IsValid()
 }
 
 func appendArray(dst []byte, a []any) ([]byte, error) {
@@ -433,74 +276,11 @@ func appendOther(dst []byte, v any) ([]byte, error) {
 	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString is encoding/json's string encoding without HTML escaping (what
-// encodeJSON writes).
-func appendString(dst []byte, s string) []byte { return appendEscaped(dst, s, false) }
-
-// appendHTMLString is encoding/json's string encoding with HTML escaping (json.Marshal's).
-func appendHTMLString(dst []byte, s string) []byte { return appendEscaped(dst, s, true) }
-
-// appendEscaped is encoding/json's string encoding, with or without its HTML escaping of
-// '<', '>' and '&'. Without it, runs of bytes that need no escape (printable ASCII but
-// '"' and '\\') are passed over eight at a time: a streamed answer is one long such run.
-func appendEscaped(dst []byte, s string, html bool) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		for !html && i+8 <= len(s) && plain8(s, i) {
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= ' ' && b != '"' && b != '\\' && (!html || b != '<' && b != '>' && b != '&') {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			if l := escapeLetter[b]; l != 0 {
-				dst = append(dst, '\\', l)
-			} else {
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// plain8 reports whether s[i:i+8] holds only bytes appendString copies as they are
-// (it may say false for some that are: the caller then looks at them one by one).
-func plain8(s string, i int) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs } // a zero byte (exact for "none")
-	return x&highs == 0 &&                                           // ASCII
-		(x-0x20*ones)&^x&highs == 0 && // no byte below 0x20
-		zero(x^('"'*ones)) == 0 && zero(x^('\\'*ones)) == 0
+// appendString appends s quoted by jsontext (invalid UTF-8, which only a string given
+// as such can hold, becomes U+FFFD: jsontext's error says so and is not one here).
+func appendString(dst []byte, s string) []byte {
+	dst, _ = jsontext.AppendQuote(dst, s)
+	return dst
 }
 
 // appendLine appends a log line's entry with data's tree: {schemaVersion, sequence,
