@@ -3,14 +3,19 @@
 // built-in tools confined to the workspace, the permission evaluator and hook
 // runner, the session store and log, and hands them to pkg/engine/session.
 //
-// It is the SDK layer: the headless CLI (robota -p, through New), and later the
-// gRPC server and the TUI, all obtain their sessions from Assemble, so a session
-// behaves the same whichever client drives it. InteractiveSession (New) wraps an assembled session
-// with what every front end needs and none re-implements (DESIGN.md decision 7);
-// Query runs one prompt through it. Go embedders inject a ready provider
-// (Options.LLM) and their own tools (Options.Tools). Adapters in this package translate between the
-// concrete engine packages (permission, hook, store, sessionlog) and the small
-// ports that pkg/engine/session declares.
+// It is the SDK layer: the headless CLI (robota -p, through New), the gRPC server and
+// the TUI all obtain their sessions from it, so a session behaves the same whichever
+// client drives it. InteractiveSession (New) wraps an assembled session with what every
+// front end needs and none re-implements (DESIGN.md decision 7); Query runs one prompt
+// through it. Go embedders inject a ready provider (Options.LLM) and their own tools
+// (Options.Tools). Adapters in this package translate between the concrete engine
+// packages (permission, hook, store, sessionlog) and the small ports that
+// pkg/engine/session declares.
+//
+// Front ends name this package's words only (vocabulary.go gives them the session's
+// approvals, modes, denials, timeline entries and errors): pkg/cli, pkg/tui and
+// pkg/engine/server import no pkg/engine/session package, so what they rely on is what
+// this package documents.
 //
 // Guarantees:
 //   - A project whose .robota is a symlink leading outside the project is refused before
@@ -187,7 +192,8 @@
 //     starts unnamed. Options.Resume (--resume) takes an id or a name: ResolveSession
 //     resumes the one session of that name, and lists the ids when several have it
 //     (ErrAmbiguousSession) or the names there are when none has (ErrUnknownSession).
-//   - Edit checkpoints (New, with persistence): each prompt starts a checkpoint (the prompt
+//   - Edit checkpoints (New, with persistence; kept by pkg/engine/checkpoint, this package
+//     holds the rewind): each prompt starts a checkpoint (the prompt
 //     id, its text head, the conversation length), listed even when nothing was edited:
 //     one line appended to .robota/checkpoints/{sessionId}/checkpoints.jsonl (a line cut
 //     short by a crash is skipped). Before the first Write, Edit or MultiEdit of a file
