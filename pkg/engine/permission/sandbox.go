@@ -154,16 +154,23 @@ func (e *Evaluator) SandboxDenies(tool, p string) bool {
 	if !ok {
 		return false
 	}
-	return e.sandboxDeniesForms(tool, forms, isDir)
+	return e.sandboxDeniesForms(tool, forms, isDir, e.sandboxBases)
 }
 
-func (e *Evaluator) sandboxDeniesForms(tool string, forms []string, isDir bool) bool {
+// sandboxBases are the directories rule r's path is anchored at, for the sandbox's
+// questions (relative to the project root).
+func (e *Evaluator) sandboxBases(r *Rule) []string {
+	ctx := pathContext{cwd: e.cfg.ProjectRoot, root: e.cfg.ProjectRoot, home: e.cfg.Home}
+	return r.spec.path.bases(ctx, r.Source.Root)
+}
+
+func (e *Evaluator) sandboxDeniesForms(tool string, forms []string, isDir bool, basesOf func(*Rule) []string) bool {
 	ctx := pathContext{cwd: e.cfg.ProjectRoot, root: e.cfg.ProjectRoot, home: e.cfg.Home}
 	for _, r := range e.deny {
 		if !appliesTo(r, tool) || r.broken != nil || r.spec.kind != specPath {
 			continue
 		}
-		bases := r.spec.path.bases(ctx, r.Source.Root)
+		bases := basesOf(r)
 		for _, f := range slices.Concat(forms, e.counterparts(forms, ctx)) {
 			if r.spec.path.matches(f, isDir, bases) {
 				return true

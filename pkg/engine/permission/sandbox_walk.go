@@ -11,11 +11,12 @@ import (
 // its path (an lstat each) and is asked several times an entry; a walk resolves each
 // directory once for all its entries and each entry once for all its questions, so an
 // entry costs an lstat and a stat. It is for one goroutine and one walk: what it learnt
-// of the tree is not checked again.
+// of the tree, and where each rule is anchored, is not checked again.
 type SandboxWalk struct {
 	e        *Evaluator
 	resolved map[string]resolution // by clean absolute path
 	forms    map[string]entryForms // by the path asked about
+	bases    map[*Rule][]string    // each deny rule's anchors, resolved once
 }
 
 type resolution struct {
@@ -31,7 +32,7 @@ type entryForms struct {
 
 // SandboxWalk starts a walk's questions.
 func (e *Evaluator) SandboxWalk() *SandboxWalk {
-	return &SandboxWalk{e: e, resolved: map[string]resolution{}, forms: map[string]entryForms{}}
+	return &SandboxWalk{e: e, resolved: map[string]resolution{}, forms: map[string]entryForms{}, bases: map[*Rule][]string{}}
 }
 
 // Denies is SandboxDenies(tool, p) as the tree is now.
@@ -41,7 +42,16 @@ func (w *SandboxWalk) Denies(tool, p string) bool {
 		f.forms, f.isDir, f.ok = pathFormsWith(p, w.e.cfg.ProjectRoot, w.e.cfg.Home, w.resolve)
 		w.forms[p] = f
 	}
-	return f.ok && w.e.sandboxDeniesForms(tool, f.forms, f.isDir)
+	return f.ok && w.e.sandboxDeniesForms(tool, f.forms, f.isDir, w.basesOf)
+}
+
+func (w *SandboxWalk) basesOf(r *Rule) []string {
+	b, ok := w.bases[r]
+	if !ok {
+		b = w.e.sandboxBases(r)
+		w.bases[r] = b
+	}
+	return b
 }
 
 // resolve is resolve(abs) with the resolutions of abs's directories reused. A path that
