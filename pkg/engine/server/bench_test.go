@@ -487,7 +487,8 @@ func rssBytes(b *testing.B) int64 {
 // through CreateSession. Target: ≤ 50 KiB each (x-of-budget ≤ 1).
 func BenchmarkIdleSessionsRSS(b *testing.B) {
 	const sessions, budget = 1000, 50 << 10
-	e := startBenchEngine(b, nil, nil)
+	// Past the engine's default limit of live sessions (256): the figure is per session.
+	e := startBenchEngine(b, func(c *manager.Config) { c.MaxLive = sessions + 1 }, nil)
 	script := e.script(b, "idle.yaml", "turns:\n  - text: \"ok\"\n    repeat: true\n")
 	e.createRemote(b, script) // warm: code paths, caches, connection
 	var perSession float64
