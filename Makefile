@@ -52,8 +52,9 @@ test: lint proto-check build
 # $$ROBOTA_BIN_DIR) and measure whole processes, 20 paired runs each. The worker
 # spawn benchmarks (pkg/runner/launcher) build robota-worker and the hello-world
 # binary the same way (or take robota-worker from $$ROBOTA_BIN_DIR).
-bench:
-	ROBOTA_BENCH_TAGS='$(TAGS)' ROBOTA_BENCH_CGO=$(CGO) $(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v '/pkg/tools/search\|/internal/procbench')
+# The session's sandbox benchmarks start robota-sandbox, as robota does (not the test binary).
+bench: build
+	ROBOTA_SANDBOX_HELPER=$(BIN)/robota-sandbox ROBOTA_BENCH_TAGS='$(TAGS)' ROBOTA_BENCH_CGO=$(CGO) $(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v '/pkg/tools/search\|/internal/procbench')
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench 'BenchmarkGrepContent|BenchmarkGlob' -benchtime 10x ./pkg/tools/search/
 	ROBOTA_BENCH_TAGS='$(TAGS)' ROBOTA_BENCH_CGO=$(CGO) $(GO) test -run '^$$' -bench . -benchtime 20x ./internal/procbench/
 
