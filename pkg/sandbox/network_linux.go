@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/robota-sdk/robota-go/internal/connjoin"
 
 	"golang.org/x/sys/unix"
 )
@@ -74,18 +75,7 @@ func bridge(l net.Listener, socket string) {
 				return // the client sees its connection closed: the proxy is gone
 			}
 			defer up.Close()
-			done := make(chan struct{}, 2)
-			cp := func(dst, src net.Conn) {
-				_, _ = io.Copy(dst, src)
-				if cw, ok := dst.(interface{ CloseWrite() error }); ok {
-					_ = cw.CloseWrite()
-				}
-				done <- struct{}{}
-			}
-			go cp(up, c)
-			go cp(c, up)
-			<-done
-			<-done
+			connjoin.Join(up, c)
 		}()
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/robota-sdk/robota-go/internal/connjoin"
 )
 
 // Proxy serves the sandbox's proxy protocols on listeners, letting through what Rules
@@ -160,7 +162,7 @@ func (p *Proxy) connect(c net.Conn, br *bufio.Reader, req *http.Request) {
 			return
 		}
 	}
-	splice(c, up)
+	connjoin.Join(c, up)
 }
 
 // forward sends one plain request to its destination and its response back; it reports
@@ -227,20 +229,4 @@ func hostPort(hp string, def int) (string, int, bool) {
 		return "", 0, false
 	}
 	return host, port, true
-}
-
-// splice copies both ways until either side is done, then closes both.
-func splice(a, b net.Conn) {
-	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
-		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
-			_ = cw.CloseWrite()
-		}
-		done <- struct{}{}
-	}
-	go cp(a, b)
-	go cp(b, a)
-	<-done
-	<-done
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"strconv"
+
+	"github.com/robota-sdk/robota-go/internal/connjoin"
 )
 
 // SOCKS5 (RFC 1928) replies the proxy sends.
@@ -94,7 +96,7 @@ func (p *Proxy) socks(c net.Conn, br *bufio.Reader) {
 			return
 		}
 	}
-	splice(c, up)
+	connjoin.Join(c, up)
 }
 
 // socksReply sends a reply with an empty IPv4 bound address.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/robota-sdk/robota-go/internal/connjoin"
 )
 
 // Served is a running sandbox network's way out: the Unix sockets the sandbox bridges
@@ -84,7 +86,7 @@ func forwardUnix(path, addr string) (func(), error) {
 					return
 				}
 				defer up.Close()
-				splice(c, up)
+				connjoin.Join(c, up)
 			}()
 		}
 	}()
