@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +18,17 @@ import (
 // and replays alone, with or without the journal: the conversation is the journal's,
 // and so is the timeline.
 func TestReplaysLogWrittenBeforeCompactLevel(t *testing.T) {
-	root := filepath.Join("testdata", "before-29")
+	replayGolden(t, filepath.Join("testdata", "before-29"), func(segs []store.Segment) []sessionlog.ReplayOptions {
+		return []sessionlog.ReplayOptions{{}, {Journal: segs}}
+	}, false)
+}
+
+// replayGolden reads the golden session under root (ID, logs, sessions), validates its
+// log and replays it with each of optsFor's options: the messages are the record's, the
+// timeline as long as the record's, 5 requests (4 rounds, then the resumed turn) and,
+// with lastWhole, the last request the whole conversation before its answer.
+func replayGolden(t *testing.T, root string, optsFor func([]store.Segment) []sessionlog.ReplayOptions, lastWhole bool) {
+	t.Helper()
 	idb, err := os.ReadFile(filepath.Join(root, "ID"))
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +51,11 @@ func TestReplaysLogWrittenBeforeCompactLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range []sessionlog.ReplayOptions{{}, {Journal: segs}} {
+	timeline, err := rec.Timeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range optsFor(segs) {
 		r, err := sessionlog.ReplaySessionLog(c.Entries, sessionlog.DirPayloads(logs), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -50,15 +65,17 @@ func TestReplaysLogWrittenBeforeCompactLevel(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("journal %v: replayed\n%s\nrecord\n%s", opts.Journal != nil, got, want)
 		}
-		timeline, err := rec.Timeline()
-		if err != nil {
-			t.Fatal(err)
-		}
 		if len(r.Timeline) != len(timeline) {
 			t.Errorf("journal %v: timeline of %d entries, the record's has %d", opts.Journal != nil, len(r.Timeline), len(timeline))
 		}
 		if len(r.Requests) != 5 {
 			t.Errorf("%d requests, want 5 (4 rounds, then the resumed turn)", len(r.Requests))
+		}
+		// The resumed turn's request is the whole conversation before its answer.
+		if lastWhole && len(r.Requests) > 0 {
+			if last := r.Requests[len(r.Requests)-1]; len(last.Messages) != len(rec.Messages)-1 {
+				t.Errorf("last request of %d messages, the record has %d", len(last.Messages), len(rec.Messages))
+			}
 		}
 	}
 }
@@ -85,24 +102,12 @@ func TestNativeBodiesWrittenBeforeReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := rounds, []int{1, 3, 3, 60, 61, 62}; !equalInts(got, want) {
+	if got, want := rounds, []int{1, 3, 3, 60, 61, 62}; !slices.Equal(got, want) {
 		t.Errorf("bodies with %v messages, want %v", got, want)
 	}
 	if v := sessionlog.ValidateSessionReplayLogEntries(c.Entries, nil); len(v.Issues) != 0 {
 		t.Errorf("issues %+v", v.Issues)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Logs written before the log moved onto the JSON v2 library (testdata/before-30: robota
@@ -125,54 +130,7 @@ func TestReplaysLogWrittenBeforeJSONv2(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.level, func(t *testing.T) {
-			root := filepath.Join("testdata", "before-30", tc.level)
-			idb, err := os.ReadFile(filepath.Join(root, "ID"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			id := strings.TrimSpace(string(idb))
-			logs := filepath.Join(root, "logs")
-			c, err := sessionlog.ReadLogFile(sessionlog.LogPath(logs, id))
-			if err != nil || len(c.Skipped) > 0 {
-				t.Fatalf("read: %v, skipped %v", err, c.Skipped)
-			}
-			if v := sessionlog.ValidateSessionReplayLogEntries(c.Entries, sessionlog.DirPayloads(logs)); !v.OK {
-				t.Errorf("issues %+v", v.Issues)
-			}
-			st := store.NewFileStore(filepath.Join(root, "sessions"), store.Options{})
-			rec, err := st.Load(context.Background(), id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			segs, err := st.Segments(context.Background(), id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			timeline, err := rec.Timeline()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, opts := range tc.opts(segs) {
-				r, err := sessionlog.ReplaySessionLog(c.Entries, sessionlog.DirPayloads(logs), opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, _ := json.Marshal(r.Messages)
-				want, _ := json.Marshal(rec.Messages)
-				if string(got) != string(want) {
-					t.Errorf("journal %v: replayed\n%s\nrecord\n%s", opts.Journal != nil, got, want)
-				}
-				if len(r.Timeline) != len(timeline) {
-					t.Errorf("journal %v: timeline of %d entries, the record's has %d", opts.Journal != nil, len(r.Timeline), len(timeline))
-				}
-				if len(r.Requests) != 5 {
-					t.Errorf("%d requests, want 5 (4 rounds, then the resumed turn)", len(r.Requests))
-				}
-				// The resumed turn's request is the whole conversation before its answer.
-				if last := r.Requests[len(r.Requests)-1]; len(last.Messages) != len(rec.Messages)-1 {
-					t.Errorf("last request of %d messages, the record has %d", len(last.Messages), len(rec.Messages))
-				}
-			}
+			replayGolden(t, filepath.Join("testdata", "before-30", tc.level), tc.opts, true)
 		})
 	}
 }
