@@ -75,7 +75,8 @@ func run(bin, examples string) error {
 	fmt.Print(`
 Done. Shown: robota -p with real tools on a real project (Read, Glob, Edit, Bash),
 permission rules (an allow list and a deny rule), persistence, auto-compaction and
-resume; the engine daemon on a 0600 unix socket with health and reflection; a client
+resume; the command sandbox keeping a denied file and git hooks from commands built at
+run time; the engine daemon on a 0600 unix socket with health and reflection; a client
 in another language (examples/engine-clients) driving a session in the engine over
 gRPC, approving a permission request, with a second client watching; subagents (the
 Agent tool) in robota-worker processes of their own, in parallel and in a git worktree,

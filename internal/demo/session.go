@@ -90,7 +90,7 @@ func runSession(bin, examples string) (int, error) {
 	say("the session journal has %d commits over %d lines: every round was appended and fsynced before the next model request, nothing rewritten",
 		bytes.Count(journal, []byte(`{"k":"c"`)), bytes.Count(journal, []byte("\n")))
 	say("the journal is what --resume/--continue load (a kill -9 loses at most the round in flight); secrets are redacted in both")
-	return 6, nil
+	return runSandbox(bin, dir, 6)
 }
 
 // scratchProject copies examples/demo to a new temporary directory tmp (the caller
