@@ -154,8 +154,9 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 					return nil
 				}
 				return func(ctx context.Context, req session.ApprovalRequest) session.PermissionAnswer {
-					_ = m.SetWaitingPermission(id, true)
-					defer func() { _ = m.SetWaitingPermission(id, false) }()
+					call := tasks.ToolCall{CallID: req.ToolUseID, Name: req.ToolName, Arg: firstArg(req.ToolName, req.Input)}
+					_ = m.SetWaitingPermission(id, true, call)
+					defer func() { _ = m.SetWaitingPermission(id, false, call) }()
 					return h(context.WithValue(ctx, taskCtxKey{}, id), req)
 				}
 			}})

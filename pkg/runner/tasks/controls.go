@@ -211,9 +211,13 @@ func (m *BackgroundTaskManager) ReadLog(ctx context.Context, id string, offset, 
 }
 
 // SetWaitingPermission moves a running task to waiting_permission (waiting true:
-// one of its tool calls waits for the parent's client to answer a permission ask)
-// and back to running. The idle watchdog does not count the wait.
-func (m *BackgroundTaskManager) SetWaitingPermission(id string, waiting bool) error {
+// one of its tool calls, call, waits for the parent's client to answer a permission
+// ask) and back to running. The idle watchdog does not count the wait.
+//
+// The ask and the job's own tool_start travel by different paths, so the ask may
+// arrive first: the waiting snapshot then names call as the current action already,
+// and the later tool_start of the same call id does not open it twice.
+func (m *BackgroundTaskManager) SetWaitingPermission(id string, waiting bool, call ToolCall) error {
 	t, err := m.activeTask(id, "set permission state of")
 	if err != nil {
 		return err
@@ -224,8 +228,12 @@ func (m *BackgroundTaskManager) SetWaitingPermission(id string, waiting bool) er
 	case t.snap.State.Terminal():
 		return fmt.Errorf("set permission state of task %s: %w", id, ErrTaskEnded)
 	case waiting && t.snap.State == StateRunning:
+		now := m.cfg.Clock.Now()
+		if call.Name != "" {
+			m.openLocked(t, Action{CallID: call.CallID, Tool: call.Name, Arg: call.Arg, StartedAt: now})
+		}
 		t.snap.State, t.paused = StateWaitingPermission, true
-		m.publishLocked(t, EventWaitingPermission, nil, m.cfg.Clock.Now())
+		m.publishLocked(t, EventWaitingPermission, nil, now)
 	case !waiting && t.snap.State == StateWaitingPermission:
 		now := m.cfg.Clock.Now()
 		t.snap.State, t.paused, t.lastActivity = StateRunning, false, now

@@ -328,9 +328,7 @@ func (m *BackgroundTaskManager) onToolLocked(t *task, ev runnerapi.Event, now ti
 	}
 	call := &ToolCall{CallID: p.CallID, Name: p.Name, Arg: p.FirstArg, Error: p.Error}
 	if ev.Kind == runnerapi.EventToolStart {
-		a := Action{CallID: p.CallID, Tool: p.Name, Arg: p.FirstArg, StartedAt: now}
-		t.open = append(t.open, a)
-		t.snap.CurrentAction = &a
+		m.openLocked(t, Action{CallID: p.CallID, Tool: p.Name, Arg: p.FirstArg, StartedAt: now})
 		m.publishLocked(t, EventToolStart, call, now)
 		m.checkRepetitionLocked(t, "tool "+p.Name+"("+p.FirstArg+")")
 		return
@@ -355,6 +353,25 @@ func (m *BackgroundTaskManager) onToolLocked(t *task, ev runnerapi.Event, now ti
 		t.snap.CurrentAction = nil
 	}
 	m.publishLocked(t, EventToolEnd, call, now)
+}
+
+// openLocked makes a the current action of t, once per call id: a call already open
+// (its permission ask came before its tool_start) keeps its start time.
+func (m *BackgroundTaskManager) openLocked(t *task, a Action) {
+	if a.CallID != "" {
+		for i := range t.open {
+			if t.open[i].CallID == a.CallID {
+				if t.open[i].Arg == "" {
+					t.open[i].Arg = a.Arg
+				}
+				cur := t.open[i]
+				t.snap.CurrentAction = &cur
+				return
+			}
+		}
+	}
+	t.open = append(t.open, a)
+	t.snap.CurrentAction = &a
 }
 
 // finishLocked ends t in the terminal state already set on its snapshot.

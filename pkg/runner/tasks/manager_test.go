@@ -433,7 +433,7 @@ func TestWaitingPermission(t *testing.T) {
 		sub := m.Subscribe(SubscribeOptions{})
 		task, _ := m.Spawn(agentReq("a"))
 		synctest.Wait()
-		if err := m.SetWaitingPermission(task.ID, true); err != nil {
+		if err := m.SetWaitingPermission(task.ID, true, ToolCall{}); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := m.Get(task.ID)
@@ -445,7 +445,7 @@ func TestWaitingPermission(t *testing.T) {
 		if got, _ := m.Get(task.ID); got.State != StateWaitingPermission {
 			t.Fatalf("state after a minute = %s (%s)", got.State, got.Error)
 		}
-		if err := m.SetWaitingPermission(task.ID, false); err != nil {
+		if err := m.SetWaitingPermission(task.ID, false, ToolCall{}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(11 * time.Second)
@@ -453,7 +453,7 @@ func TestWaitingPermission(t *testing.T) {
 		if got.State != StateFailed || got.TimeoutReason != TimeoutIdle {
 			t.Errorf("after resuming and idling: %+v", got)
 		}
-		if err := m.SetWaitingPermission(task.ID, true); !errors.Is(err, ErrTaskEnded) {
+		if err := m.SetWaitingPermission(task.ID, true, ToolCall{}); !errors.Is(err, ErrTaskEnded) {
 			t.Errorf("set on ended task: %v", err)
 		}
 		synctest.Wait()
@@ -461,6 +461,42 @@ func TestWaitingPermission(t *testing.T) {
 		if got := types(drain(t, sub)); !slices.Equal(got, want) {
 			t.Errorf("events = %v", got)
 		}
+	})
+}
+
+// An ask reaches the manager before the job's tool_start of the same call (they travel
+// by different paths): the waiting snapshot already names the call, the late
+// tool_start does not open it twice, and its tool_end leaves no action behind.
+func TestAskBeforeToolStartNamesTheCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake(fixed(started(1), sleepFor(time.Second), toolStart("c", "Bash", "make"),
+			sleepFor(time.Second), toolEnd("c", "Bash", ""), hang))
+		m := newManager(t, Config{Runner: f})
+		task, _ := m.Spawn(agentReq("a"))
+		synctest.Wait()
+		if err := m.SetWaitingPermission(task.ID, true, ToolCall{CallID: "c", Name: "Bash", Arg: "make"}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := m.Get(task.ID)
+		if got.State != StateWaitingPermission || got.CurrentAction == nil || got.CurrentAction.Tool != "Bash" ||
+			got.CurrentAction.Arg != "make" || got.CurrentAction.CallID != "c" {
+			t.Fatalf("waiting snapshot = %+v, want the asked Bash as its current action", got)
+		}
+		if err := m.SetWaitingPermission(task.ID, false, ToolCall{CallID: "c", Name: "Bash", Arg: "make"}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond) // the tool_start has come
+		if got, _ := m.Get(task.ID); got.CurrentAction == nil || got.CurrentAction.CallID != "c" {
+			t.Fatalf("running snapshot = %+v, want the Bash still current", got)
+		}
+		time.Sleep(time.Second) // and its tool_end
+		if got, _ := m.Get(task.ID); got.CurrentAction != nil {
+			t.Fatalf("after the tool_end the current action is %+v, want none: the call was opened twice", got.CurrentAction)
+		}
+		if _, err := m.Cancel(t.Context(), task.ID, "test over"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
 	})
 }
 
