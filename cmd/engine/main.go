@@ -3,13 +3,18 @@ package main
 
 import (
 	"context"
-	"github.com/robota-sdk/robota-go/pkg/sandbox"
 	"os"
 
 	"github.com/robota-sdk/robota-go/pkg/daemon"
+	"github.com/robota-sdk/robota-go/pkg/providers/openaicompat"
+	"github.com/robota-sdk/robota-go/pkg/providers/registry"
+	"github.com/robota-sdk/robota-go/pkg/sandbox"
 )
 
 func main() {
 	sandbox.RunIfSandbox() // a sandboxed Bash command's first process (pkg/sandbox)
+	// The engine builds the OpenAI-compatible providers in process (robota runs them in
+	// robota-provider).
+	registry.SetDefault(openaicompat.Registry())
 	os.Exit(daemon.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/robota-sdk/robota-go/pkg/providers/openaicompat"
+	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 	"github.com/robota-sdk/robota-go/pkg/sandbox"
 )
 
@@ -11,5 +13,7 @@ import (
 // the binary), so tests run real commands in it.
 func TestMain(m *testing.M) {
 	sandbox.RunIfSandbox()
+	// The OpenAI-compatible types built in process, as robota-engine builds them.
+	registry.SetDefault(openaicompat.Registry())
 	os.Exit(m.Run())
 }

@@ -11,21 +11,13 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/providers/anthropic"
-	"github.com/robota-sdk/robota-go/pkg/providers/openai"
 	"github.com/robota-sdk/robota-go/pkg/providers/script"
 )
 
-// compatible describes one OpenAI-compatible server family.
-type compatible struct {
-	def         Definition
-	keyOptional bool
-	maxTokens   openai.MaxTokensField
-	projection  openai.Projection
-	// useOpenAIEnv lets the provider read OPENAI_API_KEY / OPENAI_BASE_URL (OpenAI only).
-	useOpenAIEnv bool
-}
-
-func builtins() []Definition {
+// Builtins returns the built-in provider definitions, in registry order. open builds the
+// OpenAI-compatible types' providers from their resolved configuration (in this process,
+// or in a provider process); nil leaves those types listed but unable to build.
+func Builtins(open OpenCompatible) []Definition {
 	defs := []Definition{{
 		Type:         "anthropic",
 		Aliases:      []string{"claude"},
@@ -40,33 +32,7 @@ func builtins() []Definition {
 		AutoDetect:           true,
 		New:                  newAnthropic,
 	}}
-	for _, c := range []compatible{
-		{def: Definition{Type: "openai", Aliases: []string{"gpt", "openai-compatible"},
-			Description:  "OpenAI Chat Completions, or any compatible server via OPENAI_BASE_URL",
-			DefaultModel: "gpt-4.1", DefaultBaseURL: openai.DefaultBaseURL,
-			Credential: Credential{EnvVar: openai.APIKeyEnv, Required: true}, Models: openAIModels, AutoDetect: true},
-			useOpenAIEnv: true},
-		{def: Definition{Type: "ollama", Description: "Ollama's OpenAI-compatible endpoint",
-			DefaultModel: "llama3.2", DefaultBaseURL: "http://localhost:11434/v1"},
-			keyOptional: true, maxTokens: openai.LegacyMaxTokens},
-		{def: Definition{Type: "lmstudio", Aliases: []string{"lm-studio"}, Description: "LM Studio's OpenAI-compatible server (set the model)",
-			DefaultBaseURL: "http://localhost:1234/v1"},
-			keyOptional: true, maxTokens: openai.LegacyMaxTokens},
-		{def: Definition{Type: "vllm", Description: "vLLM's OpenAI-compatible server (set the model)",
-			DefaultBaseURL: "http://localhost:8000/v1"},
-			keyOptional: true},
-		{def: Definition{Type: "gemini", Aliases: []string{"google"}, Description: "Gemini through its OpenAI-compatible endpoint",
-			DefaultModel: "gemini-2.5-flash", DefaultBaseURL: "https://generativelanguage.googleapis.com/v1beta/openai/",
-			Credential: Credential{EnvVar: "GEMINI_API_KEY", Required: true}, Models: geminiModels},
-			maxTokens: openai.LegacyMaxTokens},
-		{def: Definition{Type: "gemma", Description: "Gemma-family models on an OpenAI-compatible local server, with Gemma stream projection (set the model)",
-			DefaultBaseURL: "http://localhost:1234/v1"},
-			keyOptional: true, maxTokens: openai.LegacyMaxTokens, projection: openai.GemmaProjection{}},
-	} {
-		c := c
-		c.def.New = func(p Profile) (llm.Provider, error) { return newCompatible(c, p) }
-		defs = append(defs, c.def)
-	}
+	defs = append(defs, compatibleDefinitions(open)...)
 	return append(defs, Definition{
 		Type:         "script",
 		Description:  "Offline replay of a YAML/JSON script of model turns (options.path)",
@@ -128,48 +94,6 @@ func newAnthropic(p Profile) (llm.Provider, error) {
 		opts.WebFetch = *o.WebFetch
 	}
 	return anthropic.New(opts)
-}
-
-// compatibleOptions are the profile options of the OpenAI-compatible types.
-type compatibleOptions struct {
-	MaxTokensField     string            `json:"maxTokensField"`
-	DisableStreamUsage bool              `json:"disableStreamUsage"`
-	ReasoningEffort    string            `json:"reasoningEffort"`
-	Headers            map[string]string `json:"headers"`
-}
-
-func newCompatible(c compatible, p Profile) (llm.Provider, error) {
-	var o compatibleOptions
-	if err := decodeOptions(p, &o); err != nil {
-		return nil, err
-	}
-	opts := openai.Options{Name: p.Type, APIKey: p.APIKey, BaseURL: p.BaseURL, Model: p.Model,
-		KeyOptional: c.keyOptional, MaxTokensField: c.maxTokens, DisableStreamUsage: o.DisableStreamUsage,
-		ReasoningEffort: o.ReasoningEffort, Projection: c.projection, IdleTimeout: p.Timeout, Headers: o.Headers,
-		Getenv: func(string) string { return "" }}
-	switch o.MaxTokensField {
-	case "":
-	case string(openai.MaxCompletionTokens), string(openai.LegacyMaxTokens):
-		opts.MaxTokensField = openai.MaxTokensField(o.MaxTokensField)
-	default:
-		return nil, llm.NewError(llm.CodeConfiguration, fmt.Sprintf(
-			"provider %s: options.maxTokensField must be %q or %q, not %q", p.Type, openai.MaxCompletionTokens, openai.LegacyMaxTokens, o.MaxTokensField), nil)
-	}
-	if c.useOpenAIEnv {
-		opts.Getenv = p.getenv
-	} else {
-		if opts.BaseURL == "" {
-			opts.BaseURL = c.def.DefaultBaseURL
-		}
-		if opts.APIKey == "" && c.def.Credential.EnvVar != "" {
-			opts.APIKey = p.getenv(c.def.Credential.EnvVar)
-		}
-		if opts.APIKey == "" && c.def.Credential.Required {
-			return nil, llm.NewError(llm.CodeConfiguration, fmt.Sprintf(
-				"%s: no API key: set %s or configure apiKey in the provider profile", p.Type, c.def.Credential.EnvVar), nil)
-		}
-	}
-	return openai.New(opts)
 }
 
 type scriptOptions struct {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -214,16 +215,26 @@ func (r *Registry) ModelInfo(id string) (Model, bool) {
 	return best, found
 }
 
-var defaultRegistry = func() *Registry {
-	r, err := New(builtins()...)
+// defaultRegistry is what Default returns: Builtins(nil) until a program's main installs
+// its own with SetDefault.
+var defaultRegistry atomic.Pointer[Registry]
+
+func init() {
+	r, err := New(Builtins(nil)...)
 	if err != nil {
 		panic(err) // the built-in table is static; a test covers it
 	}
-	return r
-}()
+	defaultRegistry.Store(r)
+}
 
-// Default returns the registry of built-in provider types.
-func Default() *Registry { return defaultRegistry }
+// Default returns the registry of this program's provider types: the one SetDefault
+// installed, else the built-in types with the OpenAI-compatible ones unable to build
+// (robota runs them in a provider process, robota-engine in process: each main says which).
+func Default() *Registry { return defaultRegistry.Load() }
 
-// List returns the built-in provider definitions (for `robota providers`).
-func List() []Definition { return defaultRegistry.Definitions() }
+// SetDefault makes r the registry Default returns. A program's main calls it once,
+// before any session starts; tests call it from TestMain.
+func SetDefault(r *Registry) { defaultRegistry.Store(r) }
+
+// List returns the definitions of the default registry (for `robota providers`).
+func List() []Definition { return Default().Definitions() }
