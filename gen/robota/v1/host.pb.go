@@ -87,6 +87,7 @@ type ChatResponse struct {
 	//	*ChatResponse_ThinkingDelta
 	//	*ChatResponse_ServerToolUseJson
 	//	*ChatResponse_Result
+	//	*ChatResponse_RawPayloadJson
 	Event         isChatResponse_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -165,6 +166,15 @@ func (x *ChatResponse) GetResult() *ChatResult {
 	return nil
 }
 
+func (x *ChatResponse) GetRawPayloadJson() []byte {
+	if x != nil {
+		if x, ok := x.Event.(*ChatResponse_RawPayloadJson); ok {
+			return x.RawPayloadJson
+		}
+	}
+	return nil
+}
+
 type isChatResponse_Event interface {
 	isChatResponse_Event()
 }
@@ -190,6 +200,12 @@ type ChatResponse_Result struct {
 	Result *ChatResult `protobuf:"bytes,4,opt,name=result,proto3,oneof"`
 }
 
+type ChatResponse_RawPayloadJson struct {
+	// A provider-native payload (the llm.RawPayloadEvent as JSON), for replay-grade
+	// session logs. Only ProviderService sends it, and only when the call asked.
+	RawPayloadJson []byte `protobuf:"bytes,5,opt,name=raw_payload_json,json=rawPayloadJson,proto3,oneof"`
+}
+
 func (*ChatResponse_TextDelta) isChatResponse_Event() {}
 
 func (*ChatResponse_ThinkingDelta) isChatResponse_Event() {}
@@ -197,6 +213,8 @@ func (*ChatResponse_ThinkingDelta) isChatResponse_Event() {}
 func (*ChatResponse_ServerToolUseJson) isChatResponse_Event() {}
 
 func (*ChatResponse_Result) isChatResponse_Event() {}
+
+func (*ChatResponse_RawPayloadJson) isChatResponse_Event() {}
 
 // ChatResult ends a model call.
 type ChatResult struct {
@@ -489,13 +507,14 @@ const file_robota_v1_host_proto_rawDesc = "" +
 	"\x14robota/v1/host.proto\x12\trobota.v1\x1a\x15robota/v1/types.proto\"G\n" +
 	"\vChatRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12!\n" +
-	"\frequest_json\x18\x02 \x01(\fR\vrequestJson\"\xc5\x01\n" +
+	"\frequest_json\x18\x02 \x01(\fR\vrequestJson\"\xf1\x01\n" +
 	"\fChatResponse\x12\x1f\n" +
 	"\n" +
 	"text_delta\x18\x01 \x01(\tH\x00R\ttextDelta\x12'\n" +
 	"\x0ethinking_delta\x18\x02 \x01(\tH\x00R\rthinkingDelta\x121\n" +
 	"\x14server_tool_use_json\x18\x03 \x01(\fH\x00R\x11serverToolUseJson\x12/\n" +
-	"\x06result\x18\x04 \x01(\v2\x15.robota.v1.ChatResultH\x00R\x06resultB\a\n" +
+	"\x06result\x18\x04 \x01(\v2\x15.robota.v1.ChatResultH\x00R\x06result\x12*\n" +
+	"\x10raw_payload_json\x18\x05 \x01(\fH\x00R\x0erawPayloadJsonB\a\n" +
 	"\x05event\"P\n" +
 	"\n" +
 	"ChatResult\x12#\n" +
@@ -566,6 +585,7 @@ func file_robota_v1_host_proto_init() {
 		(*ChatResponse_ThinkingDelta)(nil),
 		(*ChatResponse_ServerToolUseJson)(nil),
 		(*ChatResponse_Result)(nil),
+		(*ChatResponse_RawPayloadJson)(nil),
 	}
 	file_robota_v1_host_proto_msgTypes[3].OneofWrappers = []any{
 		(*RunToolRequest_Call)(nil),

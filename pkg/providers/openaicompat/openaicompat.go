@@ -14,6 +14,15 @@ import (
 // Open builds the OpenAI-compatible provider cfg describes. It implements
 // registry.OpenCompatible.
 func Open(cfg registry.CompatibleConfig) (llm.Provider, error) {
+	opts, err := Options(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return openai.New(opts)
+}
+
+// Options are the openai.Options of cfg (the default retry policy and HTTP client).
+func Options(cfg registry.CompatibleConfig) (openai.Options, error) {
 	opts := openai.Options{Name: cfg.Name, APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Model: cfg.Model,
 		KeyOptional: cfg.KeyOptional, MaxTokensField: openai.MaxTokensField(cfg.MaxTokensField),
 		DisableStreamUsage: cfg.DisableStreamUsage, ReasoningEffort: cfg.ReasoningEffort,
@@ -25,9 +34,9 @@ func Open(cfg registry.CompatibleConfig) (llm.Provider, error) {
 	case registry.ProjectionGemma:
 		opts.Projection = openai.GemmaProjection{}
 	default:
-		return nil, llm.NewError(llm.CodeConfiguration, fmt.Sprintf("provider %s: unknown stream projection %q", cfg.Name, cfg.Projection), nil)
+		return openai.Options{}, llm.NewError(llm.CodeConfiguration, fmt.Sprintf("provider %s: unknown stream projection %q", cfg.Name, cfg.Projection), nil)
 	}
-	return openai.New(opts)
+	return opts, nil
 }
 
 // Registry returns a registry of every built-in type, the OpenAI-compatible ones built
@@ -44,12 +53,19 @@ func Registry() *registry.Registry {
 // provider process's side of pkg/providers/providerplugin. Each configuration's provider
 // is built at its first call and kept.
 type Backend struct {
+	open      registry.OpenCompatible
 	mu        sync.Mutex
 	providers map[string]llm.Provider // by the configuration's JSON
 }
 
-// NewBackend returns an empty Backend.
-func NewBackend() *Backend { return &Backend{providers: map[string]llm.Provider{}} }
+// NewBackend returns a Backend whose providers Open builds.
+func NewBackend() *Backend { return NewBackendWith(Open) }
+
+// NewBackendWith returns a Backend whose providers open builds (tests build them
+// without retries).
+func NewBackendWith(open registry.OpenCompatible) *Backend {
+	return &Backend{open: open, providers: map[string]llm.Provider{}}
+}
 
 // Chat makes one model call with cfg's provider.
 func (b *Backend) Chat(ctx context.Context, cfg registry.CompatibleConfig, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
@@ -70,7 +86,7 @@ func (b *Backend) provider(cfg registry.CompatibleConfig) (llm.Provider, error) 
 	if p, ok := b.providers[string(key)]; ok {
 		return p, nil
 	}
-	p, err := Open(cfg)
+	p, err := b.open(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -54,26 +54,77 @@ func Launch(cmd Command, log *zap.Logger, startTimeout time.Duration) (*Worker, 
 // The worker gets an allowlisted environment (see workerEnv), never the
 // engine's whole one: workers hold no secrets.
 func LaunchContext(ctx context.Context, cmd Command, log *zap.Logger, startTimeout time.Duration) (*Worker, error) {
+	p, raw, err := start(ctx, cmd, log, startTimeout, Spec{
+		Handshake: workerplugin.Handshake, Plugins: workerplugin.PluginSet(nil), Name: workerplugin.PluginName, What: "worker",
+	})
+	if err != nil {
+		return nil, err
+	}
+	runner, ok := raw.(runnerapi.Runner)
+	if !ok {
+		p.client.Kill()
+		return nil, fmt.Errorf("worker %s dispensed %T, not a Runner", cmd, raw)
+	}
+	return &Worker{cmd: p.cmd, client: p.client, proto: p.proto, Runner: runner, PID: p.PID}, nil
+}
+
+// Spec is what a plugin process serves: its go-plugin handshake and plugins, and the
+// plugin to dispense.
+type Spec struct {
+	Handshake plugin.HandshakeConfig
+	Plugins   plugin.PluginSet
+	Name      string
+	// What names the process in errors and logs ("worker", "provider process").
+	What string
+}
+
+// Process is one running plugin process that is not a worker: robota's provider
+// process (pkg/providers/providerproc). It is started as workers are, with the same
+// mutual TLS, allowlisted environment and parent-death signal.
+type Process struct {
+	cmd    *exec.Cmd
+	client *plugin.Client
+	proto  plugin.ClientProtocol
+	// PID is the process id.
+	PID int
+}
+
+// Start starts cmd as a go-plugin process serving spec, as LaunchContext starts a
+// worker, and returns it with the plugin it dispensed. extraEnv is added to the
+// allowlisted environment (a provider process needs the proxy settings the caller's
+// HTTP client would honour; it is the caller's to say which).
+func Start(ctx context.Context, cmd Command, log *zap.Logger, startTimeout time.Duration, spec Spec, extraEnv ...string) (*Process, any, error) {
+	return start(ctx, cmd, log, startTimeout, spec, extraEnv...)
+}
+
+// Exited reports whether the process has exited.
+func (p *Process) Exited() bool { return p.client.Exited() }
+
+// Kill stops the process: a graceful close of the connection first, then the process
+// is killed if it lingers.
+func (p *Process) Kill() { p.client.Kill() }
+
+func start(ctx context.Context, cmd Command, log *zap.Logger, startTimeout time.Duration, spec Spec, extraEnv ...string) (*Process, any, error) {
 	var launched atomic.Bool
 	c := exec.CommandContext(ctx, cmd.Path, cmd.Args...)
 	c.Cancel = func() error {
 		if launched.Load() {
-			// Not an interrupted launch: leave the worker to Kill. ErrProcessDone
-			// keeps exec from reporting the context as the worker's exit cause.
+			// Not an interrupted launch: leave the process to Kill. ErrProcessDone
+			// keeps exec from reporting the context as the process's exit cause.
 			return os.ErrProcessDone
 		}
 		return c.Process.Kill()
 	}
-	c.Env = workerEnv(os.Environ())
+	c.Env = append(workerEnv(os.Environ()), extraEnv...)
 	c.SysProcAttr = workerAttrs()
 	tlsConf, closePipe, err := prepareTLS(c)
 	if err != nil {
-		return nil, fmt.Errorf("launch worker %s: %w", cmd, err)
+		return nil, nil, fmt.Errorf("launch %s %s: %w", spec.What, cmd, err)
 	}
-	defer closePipe() // the worker has its copy once started
+	defer closePipe() // the process has its copy once started
 	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  workerplugin.Handshake,
-		Plugins:          workerplugin.PluginSet(nil),
+		HandshakeConfig:  spec.Handshake,
+		Plugins:          spec.Plugins,
 		Cmd:              c,
 		SkipHostEnv:      true,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -83,40 +134,36 @@ func LaunchContext(ctx context.Context, cmd Command, log *zap.Logger, startTimeo
 		AutoMTLS:         tlsConf == nil, // where no pipe can be inherited (prepareTLS)
 		StartTimeout:     startTimeout,
 		UnixSocketConfig: socketConfig(),
-		Logger:           newHCLog(log, "worker"),
+		Logger:           newHCLog(log, spec.What),
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
 			grpc.MaxCallRecvMsgSize(workerplugin.MaxMessageBytes),
 			grpc.MaxCallSendMsgSize(workerplugin.MaxMessageBytes),
 		)},
 	})
-	fail := func(err error) (*Worker, error) {
+	fail := func(err error) (*Process, any, error) {
 		client.Kill()
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("launch worker %s: %w (%v)", cmd, ctx.Err(), err)
+			return nil, nil, fmt.Errorf("launch %s %s: %w (%v)", spec.What, cmd, ctx.Err(), err)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	proto, err := client.Client()
 	if err != nil {
-		return fail(fmt.Errorf("launch worker %s: %w", cmd, err))
+		return fail(fmt.Errorf("launch %s %s: %w", spec.What, cmd, err))
 	}
-	raw, err := proto.Dispense(workerplugin.PluginName)
+	raw, err := proto.Dispense(spec.Name)
 	if err != nil {
-		return fail(fmt.Errorf("dispense runner from worker %s: %w", cmd, err))
-	}
-	runner, ok := raw.(runnerapi.Runner)
-	if !ok {
-		return fail(fmt.Errorf("worker %s dispensed %T, not a Runner", cmd, raw))
+		return fail(fmt.Errorf("dispense %s from %s %s: %w", spec.Name, spec.What, cmd, err))
 	}
 	launched.Store(true)
 	if ctx.Err() != nil {
 		return fail(errors.New("interrupted after the handshake"))
 	}
-	w := &Worker{cmd: c, client: client, proto: proto, Runner: runner}
+	p := &Process{cmd: c, client: client, proto: proto}
 	if rc := client.ReattachConfig(); rc != nil {
-		w.PID = rc.Pid
+		p.PID = rc.Pid
 	}
-	return w, nil
+	return p, raw, nil
 }
 
 // Check reports whether the worker is alive. Dispense on a dead client does

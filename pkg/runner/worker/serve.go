@@ -30,7 +30,7 @@ func Serve() {
 			return grpc.NewServer(opts...)
 		},
 		Logger:      logger,
-		TLSProvider: tlsProvider(),
+		TLSProvider: workerplugin.TLSProvider(),
 	})
 }
 

@@ -2,8 +2,9 @@ package workerplugin
 
 import (
 	"errors"
-	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 )

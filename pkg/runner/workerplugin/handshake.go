@@ -2,6 +2,7 @@ package workerplugin
 
 import (
 	plugin "github.com/hashicorp/go-plugin"
+
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
 

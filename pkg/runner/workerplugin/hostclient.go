@@ -42,36 +42,11 @@ func (h *hostClient) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callb
 		if err != nil {
 			return h.broken(ctx, err)
 		}
-		switch ev := msg.GetEvent().(type) {
-		case *robotav1.ChatResponse_TextDelta:
-			cb.TextDelta(ev.TextDelta)
-		case *robotav1.ChatResponse_ThinkingDelta:
-			cb.ThinkingDelta(ev.ThinkingDelta)
-		case *robotav1.ChatResponse_ServerToolUseJson:
-			var u llm.ServerToolUse
-			if json.Unmarshal(ev.ServerToolUseJson, &u) == nil {
-				cb.ServerToolUse(u)
-			}
-		case *robotav1.ChatResponse_Result:
+		if result := DeliverChatStep(msg, cb); result != nil {
 			_, _ = stream.Recv() // the end of the stream (io.EOF) follows the result
-			return decodeChatResult(ev.Result)
+			return ChatResultFromProto(result)
 		}
 	}
-}
-
-func decodeChatResult(r *robotav1.ChatResult) (llm.ChatResponse, error) {
-	var resp llm.ChatResponse
-	if err := json.Unmarshal(r.GetResponseJson(), &resp); err != nil {
-		return llm.ChatResponse{}, llm.NewError(llm.CodePlugin, "the engine's model response is unreadable", err)
-	}
-	if len(r.GetErrorJson()) == 0 {
-		return resp, nil
-	}
-	var e llm.Error
-	if err := json.Unmarshal(r.GetErrorJson(), &e); err != nil {
-		return resp, llm.NewError(llm.CodePlugin, "the engine's model error is unreadable", err)
-	}
-	return resp, &e
 }
 
 func (h *hostClient) broken(ctx context.Context, err error) (llm.ChatResponse, error) {

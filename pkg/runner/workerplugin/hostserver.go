@@ -111,27 +111,10 @@ func (s *hostServer) Chat(req *robotav1.ChatRequest, stream grpc.ServerStreaming
 		return status.Errorf(codes.InvalidArgument, "request_json: %v", err)
 	}
 	send := func(ev *robotav1.ChatResponse) { _ = stream.Send(ev) } // a broken stream ends the call through its context
-	resp, callErr := h.Chat(stream.Context(), chat, llm.Callbacks{
-		OnTextDelta: func(d string) {
-			send(&robotav1.ChatResponse{Event: &robotav1.ChatResponse_TextDelta{TextDelta: d}})
-		},
-		OnThinkingDelta: func(d string) {
-			send(&robotav1.ChatResponse{Event: &robotav1.ChatResponse_ThinkingDelta{ThinkingDelta: d}})
-		},
-		OnServerToolUse: func(u llm.ServerToolUse) {
-			if b, err := json.Marshal(u); err == nil {
-				send(&robotav1.ChatResponse{Event: &robotav1.ChatResponse_ServerToolUseJson{ServerToolUseJson: b}})
-			}
-		},
-	})
-	result := &robotav1.ChatResult{}
-	if result.ResponseJson, err = json.Marshal(resp); err != nil {
-		return status.Errorf(codes.Internal, "response: %v", err)
-	}
-	if callErr != nil {
-		if result.ErrorJson, err = json.Marshal(flattenError(callErr)); err != nil {
-			return status.Errorf(codes.Internal, "error: %v", err)
-		}
+	resp, callErr := h.Chat(stream.Context(), chat, ChatCallbacks(send, false))
+	result, err := ChatResultToProto(resp, callErr)
+	if err != nil {
+		return status.Errorf(codes.Internal, "result: %v", err)
 	}
 	return stream.Send(&robotav1.ChatResponse{Event: &robotav1.ChatResponse_Result{Result: result}})
 }
@@ -176,17 +159,6 @@ func (s *hostServer) RunTool(stream grpc.BidiStreamingServer[robotav1.RunToolReq
 		return status.Errorf(codes.Internal, "result: %v", err)
 	}
 	return stream.Send(&robotav1.RunToolResponse{Step: &robotav1.RunToolResponse_ResultJson{ResultJson: b}})
-}
-
-// flattenError is err as an *llm.Error whose Message holds the whole text: the cause
-// chain does not cross the wire, its words do.
-func flattenError(err error) *llm.Error {
-	e := llm.FromUnknown(err)
-	cp := *e
-	cp.Provider = ""
-	out := *e
-	out.Message, out.Err = cp.Error(), nil
-	return &out
 }
 
 // rawJSON is s as raw JSON, "{}" when empty.

@@ -1,4 +1,4 @@
-package worker
+package workerplugin
 
 import (
 	"crypto/tls"
@@ -8,30 +8,28 @@ import (
 	"io"
 	"os"
 	"strconv"
-
-	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
 // errNoEngineCert is returned when the engine handed over a TLS identity but no
 // certificate of its own to require of clients.
 var errNoEngineCert = errors.New("worker tls: no engine certificate in PLUGIN_CLIENT_CERT")
 
-// tlsProvider returns the go-plugin TLSProvider for a worker whose engine handed
-// it a TLS identity (workerplugin.TLSFDEnv), or nil, leaving go-plugin's AutoMTLS
-// in charge, when there is none. The worker makes no certificate: the engine made
-// one for it, which is what keeps a cold start cheap. It still requires and
+// TLSProvider returns the go-plugin TLSProvider for a plugin process (a worker, or
+// robota's provider process) whose launcher handed it a TLS identity (TLSFDEnv), or
+// nil, leaving go-plugin's AutoMTLS in charge, when there is none. The process makes
+// no certificate: the engine made one for it, which is what keeps a cold start cheap. It still requires and
 // verifies the engine's certificate on every connection.
-func tlsProvider() func() (*tls.Config, error) {
-	fdText := os.Getenv(workerplugin.TLSFDEnv)
+func TLSProvider() func() (*tls.Config, error) {
+	fdText := os.Getenv(TLSFDEnv)
 	if fdText == "" {
 		return nil
 	}
 	return func() (*tls.Config, error) {
 		// Not for the worker's jobs: the descriptor is closed below.
-		_ = os.Unsetenv(workerplugin.TLSFDEnv)
+		_ = os.Unsetenv(TLSFDEnv)
 		fd, err := strconv.Atoi(fdText)
 		if err != nil || fd < 3 {
-			return nil, fmt.Errorf("worker tls: %s=%q is not an inherited descriptor", workerplugin.TLSFDEnv, fdText)
+			return nil, fmt.Errorf("worker tls: %s=%q is not an inherited descriptor", TLSFDEnv, fdText)
 		}
 		return serverTLS(os.NewFile(uintptr(fd), "robota-worker-tls"), os.Getenv("PLUGIN_CLIENT_CERT"))
 	}

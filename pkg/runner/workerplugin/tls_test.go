@@ -1,4 +1,4 @@
-package worker
+package workerplugin
 
 import (
 	"crypto/ecdsa"
@@ -13,8 +13,6 @@ import (
 	"os"
 	"testing"
 	"time"
-
-	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
 // selfSigned returns a P-256 certificate and key in PEM.
@@ -89,19 +87,19 @@ func TestServerTLSTakesTheHandedOverIdentity(t *testing.T) {
 }
 
 func TestTLSProviderOnlyWithAHandedOverIdentity(t *testing.T) {
-	t.Setenv(workerplugin.TLSFDEnv, "")
-	if tlsProvider() != nil {
+	t.Setenv(TLSFDEnv, "")
+	if TLSProvider() != nil {
 		t.Fatal("a worker without the pipe must leave TLS to go-plugin's AutoMTLS")
 	}
-	t.Setenv(workerplugin.TLSFDEnv, "1") // stdout: never an identity
-	provide := tlsProvider()
+	t.Setenv(TLSFDEnv, "1") // stdout: never an identity
+	provide := TLSProvider()
 	if provide == nil {
 		t.Fatal("no TLS provider for a handed-over identity")
 	}
 	if _, err := provide(); err == nil {
 		t.Fatal("fd 1 accepted as the identity pipe")
 	}
-	if _, set := os.LookupEnv(workerplugin.TLSFDEnv); set {
-		t.Fatalf("%s left in the environment the worker's jobs inherit", workerplugin.TLSFDEnv)
+	if _, set := os.LookupEnv(TLSFDEnv); set {
+		t.Fatalf("%s left in the environment the worker's jobs inherit", TLSFDEnv)
 	}
 }
