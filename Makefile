@@ -22,6 +22,7 @@ build:
 	$(BUILD) -o $(BIN)/robota-engine ./cmd/engine
 	$(BUILD) -o $(BIN)/robota-worker ./cmd/worker
 	$(BUILD) -o $(BIN)/robota-sandbox ./cmd/sandbox
+	$(BUILD) -o $(BIN)/robota-provider ./cmd/provider
 
 proto:
 	$(GO) tool buf generate

@@ -33,6 +33,9 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest, cb llm.Callbac
 		return llm.ChatResponse{}, err
 	}
 	b, err := p.backend(ctx)
+	if err != nil && ctx.Err() != nil { // aborted while the process started: as a provider aborts
+		return llm.ChatResponse{Message: llm.NewAssistantMessage(nil, llm.StateInterrupted), StopReason: llm.StopReasonAborted}, nil
+	}
 	if err != nil {
 		return llm.ChatResponse{}, err
 	}

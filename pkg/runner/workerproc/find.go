@@ -3,6 +3,7 @@ package workerproc
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,17 @@ var ErrNotFound = errors.New("robota-worker not found")
 // Find returns the robota-worker binary beside exe (the running executable when empty),
 // else the one on PATH.
 func Find(exe string) (string, error) {
+	path, where, err := FindBinary(Name, exe)
+	if err != nil {
+		return "", fmt.Errorf("%w %s: %s", ErrNotFound, where, InstallHint)
+	}
+	return path, nil
+}
+
+// FindBinary returns the binary name beside exe (the running executable when empty),
+// else the one on PATH. When there is none, where says where it looked ("at DIR/name or
+// on PATH") for the caller's error, and err wraps fs.ErrNotExist.
+func FindBinary(name, exe string) (path, where string, err error) {
 	if exe == "" {
 		if e, err := os.Executable(); err == nil {
 			exe = e
@@ -30,17 +42,17 @@ func Find(exe string) (string, error) {
 	}
 	var beside string
 	if exe != "" {
-		beside = filepath.Join(filepath.Dir(exe), Name)
+		beside = filepath.Join(filepath.Dir(exe), name)
 		if st, err := os.Stat(beside); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return beside, nil
+			return beside, "", nil
 		}
 	}
-	if p, err := exec.LookPath(Name); err == nil {
-		return p, nil
+	if p, err := exec.LookPath(name); err == nil {
+		return p, "", nil
 	}
-	where := "on PATH"
+	where = "on PATH"
 	if beside != "" {
 		where = "at " + beside + " or on PATH"
 	}
-	return "", fmt.Errorf("%w %s: %s", ErrNotFound, where, InstallHint)
+	return "", where, fmt.Errorf("%s not found %s: %w", name, where, fs.ErrNotExist)
 }
