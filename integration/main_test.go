@@ -32,6 +32,7 @@ func run(m *testing.M) int {
 		defer os.RemoveAll(dir)
 		for name, pkg := range map[string]string{
 			"robota": "./cmd/cli", "robota-engine": "./cmd/engine", "robota-worker": "./cmd/worker", "robota-sandbox": "./cmd/sandbox",
+			"robota-provider": "./cmd/provider",
 		} {
 			// Built as the Makefile builds them (tags, static).
 			cmd := exec.Command("go", "build", "-tags", "grpcnotrace", "-o", filepath.Join(dir, name), pkg)
