@@ -15,6 +15,6 @@ func main() {
 	sandbox.RunIfSandbox() // a sandboxed Bash command's first process (pkg/sandbox)
 	// The engine builds the OpenAI-compatible providers in process (robota runs them in
 	// robota-provider).
-	registry.SetDefault(openaicompat.Registry())
+	registry.SetDefault(registry.NewBuiltin(openaicompat.Open))
 	os.Exit(daemon.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -111,7 +111,7 @@ func (*ProviderServiceChatRequest_Cancel) isProviderServiceChatRequest_Step() {}
 // ProviderCall is one model call and the provider that makes it.
 type ProviderCall struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The provider's resolved configuration (registry.CompatibleConfig) as JSON. It holds
+	// The provider's resolved configuration (compat.Config) as JSON. It holds
 	// the API key: the key reaches the provider process only here, never through its
 	// environment or its logs.
 	ConfigJson []byte `protobuf:"bytes,1,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`

@@ -14,6 +14,6 @@ import (
 func TestMain(m *testing.M) {
 	sandbox.RunIfSandbox()
 	// The OpenAI-compatible types built in process, as robota-engine builds them.
-	registry.SetDefault(openaicompat.Registry())
+	registry.SetDefault(registry.NewBuiltin(openaicompat.Open))
 	os.Exit(m.Run())
 }

@@ -1,6 +1,8 @@
 // Package openaicompat builds the OpenAI-compatible providers (openai, ollama, lmstudio,
 // vllm, gemini, gemma) in this process, from the configuration the registry resolves
-// (registry.CompatibleConfig), and assembles the registry of every built-in type that way.
+// (compat.Config): registry.NewBuiltin(openaicompat.Open) is the registry of every
+// built-in type built that way. It does not import the registry, so the provider process
+// links no other provider.
 //
 // It is the one package that joins the registry to the OpenAI SDK. robota-engine and the
 // provider process (robota-provider) import it; robota does not, and runs these providers

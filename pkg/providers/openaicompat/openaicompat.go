@@ -7,13 +7,13 @@ import (
 	"sync"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/providers/compat"
 	"github.com/robota-sdk/robota-go/pkg/providers/openai"
-	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 )
 
 // Open builds the OpenAI-compatible provider cfg describes. It implements
 // registry.OpenCompatible.
-func Open(cfg registry.CompatibleConfig) (llm.Provider, error) {
+func Open(cfg compat.Config) (llm.Provider, error) {
 	opts, err := Options(cfg)
 	if err != nil {
 		return nil, err
@@ -22,7 +22,7 @@ func Open(cfg registry.CompatibleConfig) (llm.Provider, error) {
 }
 
 // Options are the openai.Options of cfg (the default retry policy and HTTP client).
-func Options(cfg registry.CompatibleConfig) (openai.Options, error) {
+func Options(cfg compat.Config) (openai.Options, error) {
 	opts := openai.Options{Name: cfg.Name, APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Model: cfg.Model,
 		KeyOptional: cfg.KeyOptional, MaxTokensField: openai.MaxTokensField(cfg.MaxTokensField),
 		DisableStreamUsage: cfg.DisableStreamUsage, ReasoningEffort: cfg.ReasoningEffort,
@@ -31,7 +31,7 @@ func Options(cfg registry.CompatibleConfig) (openai.Options, error) {
 		Getenv: func(string) string { return "" }}
 	switch cfg.Projection {
 	case "":
-	case registry.ProjectionGemma:
+	case compat.ProjectionGemma:
 		opts.Projection = openai.GemmaProjection{}
 	default:
 		return openai.Options{}, llm.NewError(llm.CodeConfiguration, fmt.Sprintf("provider %s: unknown stream projection %q", cfg.Name, cfg.Projection), nil)
@@ -39,21 +39,11 @@ func Options(cfg registry.CompatibleConfig) (openai.Options, error) {
 	return opts, nil
 }
 
-// Registry returns a registry of every built-in type, the OpenAI-compatible ones built
-// in this process.
-func Registry() *registry.Registry {
-	r, err := registry.New(registry.Builtins(Open)...)
-	if err != nil {
-		panic(err) // the built-in table is static; registry's tests cover it
-	}
-	return r
-}
-
 // Backend makes model calls for OpenAI-compatible configurations in this process: the
 // provider process's side of pkg/providers/providerplugin. Each configuration's provider
 // is built at its first call and kept.
 type Backend struct {
-	open      registry.OpenCompatible
+	open      func(compat.Config) (llm.Provider, error)
 	mu        sync.Mutex
 	providers map[string]llm.Provider // by the configuration's JSON
 }
@@ -63,12 +53,12 @@ func NewBackend() *Backend { return NewBackendWith(Open) }
 
 // NewBackendWith returns a Backend whose providers open builds (tests build them
 // without retries).
-func NewBackendWith(open registry.OpenCompatible) *Backend {
+func NewBackendWith(open func(compat.Config) (llm.Provider, error)) *Backend {
 	return &Backend{open: open, providers: map[string]llm.Provider{}}
 }
 
 // Chat makes one model call with cfg's provider.
-func (b *Backend) Chat(ctx context.Context, cfg registry.CompatibleConfig, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
+func (b *Backend) Chat(ctx context.Context, cfg compat.Config, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
 	p, err := b.provider(cfg)
 	if err != nil {
 		return llm.ChatResponse{}, err
@@ -76,7 +66,7 @@ func (b *Backend) Chat(ctx context.Context, cfg registry.CompatibleConfig, req l
 	return p.Chat(ctx, req, cb)
 }
 
-func (b *Backend) provider(cfg registry.CompatibleConfig) (llm.Provider, error) {
+func (b *Backend) provider(cfg compat.Config) (llm.Provider, error) {
 	key, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, llm.NewError(llm.CodeConfiguration, "provider "+cfg.Name, err)

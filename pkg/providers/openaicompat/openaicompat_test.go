@@ -3,6 +3,7 @@ package openaicompat_test
 import (
 	"testing"
 
+	"github.com/robota-sdk/robota-go/pkg/providers/compat"
 	"github.com/robota-sdk/robota-go/pkg/providers/internal/compattest"
 	"github.com/robota-sdk/robota-go/pkg/providers/openai"
 	"github.com/robota-sdk/robota-go/pkg/providers/openaicompat"
@@ -11,17 +12,17 @@ import (
 
 // TestInProcessRegistry runs the OpenAI-compatible types' suite with their providers
 // built in this process.
-func TestInProcessRegistry(t *testing.T) { compattest.Run(t, openaicompat.Registry()) }
+func TestInProcessRegistry(t *testing.T) { compattest.Run(t, registry.NewBuiltin(openaicompat.Open)) }
 
 // TestRegistryConstantsMatchTheProvider: the registry repeats the openai package's
 // constants so it links no SDK; they must not drift apart.
 func TestRegistryConstantsMatchTheProvider(t *testing.T) {
 	for _, c := range [][2]string{
-		{registry.OpenAIDefaultBaseURL, openai.DefaultBaseURL},
-		{registry.OpenAIAPIKeyEnv, openai.APIKeyEnv},
-		{registry.OpenAIBaseURLEnv, openai.BaseURLEnv},
-		{registry.MaxCompletionTokens, string(openai.MaxCompletionTokens)},
-		{registry.LegacyMaxTokens, string(openai.LegacyMaxTokens)},
+		{compat.OpenAIDefaultBaseURL, openai.DefaultBaseURL},
+		{compat.OpenAIAPIKeyEnv, openai.APIKeyEnv},
+		{compat.OpenAIBaseURLEnv, openai.BaseURLEnv},
+		{compat.MaxCompletionTokens, string(openai.MaxCompletionTokens)},
+		{compat.LegacyMaxTokens, string(openai.LegacyMaxTokens)},
 	} {
 		if c[0] != c[1] {
 			t.Errorf("registry has %q, openai %q", c[0], c[1])
@@ -31,7 +32,7 @@ func TestRegistryConstantsMatchTheProvider(t *testing.T) {
 
 // TestOpenRejectsAnUnknownProjection: a configuration from another process is checked.
 func TestOpenRejectsAnUnknownProjection(t *testing.T) {
-	if _, err := openaicompat.Open(registry.CompatibleConfig{Name: "x", BaseURL: "http://x", Model: "m", KeyOptional: true, Projection: "nope"}); err == nil {
+	if _, err := openaicompat.Open(compat.Config{Name: "x", BaseURL: "http://x", Model: "m", KeyOptional: true, Projection: "nope"}); err == nil {
 		t.Fatal("unknown projection accepted")
 	}
 }

@@ -5,7 +5,7 @@
 // robota links no OpenAI SDK (issue 29: the SDK's code and type pages cost about 5 MiB
 // of resident memory at every start). A session that chooses an OpenAI-compatible type
 // has its model calls made by robota-provider instead, which builds the provider from
-// the configuration the registry resolved (registry.CompatibleConfig) exactly as
+// the configuration the registry resolved (compat.Config) exactly as
 // robota-engine builds it in process (pkg/providers/openaicompat). Starting and
 // stopping that process is pkg/providers/providerproc's job; serving it is Serve's.
 //

@@ -15,7 +15,7 @@ import (
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/providers/registry"
+	"github.com/robota-sdk/robota-go/pkg/providers/compat"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
@@ -63,7 +63,7 @@ func (s *grpcServer) Chat(stream grpc.BidiStreamingServer[robotav1.ProviderServi
 	if call == nil {
 		return status.Error(codes.InvalidArgument, "the first Chat message must be the call")
 	}
-	var cfg registry.CompatibleConfig
+	var cfg compat.Config
 	if err := json.Unmarshal(call.GetConfigJson(), &cfg); err != nil {
 		return status.Errorf(codes.InvalidArgument, "config_json: %v", err)
 	}
@@ -102,7 +102,7 @@ type GRPCClient struct {
 }
 
 // Chat implements Backend.
-func (c *GRPCClient) Chat(ctx context.Context, cfg registry.CompatibleConfig, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
+func (c *GRPCClient) Chat(ctx context.Context, cfg compat.Config, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
 	cfgJSON, err := json.Marshal(cfg)
 	if err != nil {
 		return llm.ChatResponse{}, llm.NewError(llm.CodeConfiguration, "provider "+cfg.Name, err)

@@ -15,6 +15,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/providers/compat"
 	"github.com/robota-sdk/robota-go/pkg/providers/internal/compattest"
 	"github.com/robota-sdk/robota-go/pkg/providers/internal/ssetest"
 	"github.com/robota-sdk/robota-go/pkg/providers/openai"
@@ -44,7 +45,7 @@ func fixed(b Backend) func(context.Context) (Backend, error) {
 
 // noRetry builds the provider as robota-provider does, without retries: the suites
 // check one response at a time.
-func noRetry(cfg registry.CompatibleConfig) (llm.Provider, error) {
+func noRetry(cfg compat.Config) (llm.Provider, error) {
 	opts, err := openaicompat.Options(cfg)
 	if err != nil {
 		return nil, err
@@ -54,9 +55,9 @@ func noRetry(cfg registry.CompatibleConfig) (llm.Provider, error) {
 	return openai.New(opts)
 }
 
-func testConfig(baseURL string) registry.CompatibleConfig {
-	return registry.CompatibleConfig{Name: openai.ProviderName, APIKey: "test-key", BaseURL: baseURL, Model: "gpt-4.1",
-		MaxTokensField: registry.MaxCompletionTokens}
+func testConfig(baseURL string) compat.Config {
+	return compat.Config{Name: openai.ProviderName, APIKey: "test-key", BaseURL: baseURL, Model: "gpt-4.1",
+		MaxTokensField: compat.MaxCompletionTokens}
 }
 
 // TestConformance runs the provider conformance suite against the OpenAI provider
@@ -80,7 +81,7 @@ func TestConformance(t *testing.T) {
 // built behind the plugin, as robota builds them.
 func TestCompatibleRegistry(t *testing.T) {
 	b := dispense(t, openaicompat.NewBackend())
-	reg, err := registry.New(registry.Builtins(func(cfg registry.CompatibleConfig) (llm.Provider, error) {
+	reg, err := registry.New(registry.Builtins(func(cfg compat.Config) (llm.Provider, error) {
 		return NewProvider(fixed(b), cfg), nil
 	})...)
 	if err != nil {
@@ -208,7 +209,7 @@ func TestRecordedTrafficMatchesInProcess(t *testing.T) {
 // stuck is a provider process's backend that streams, then ignores cancellation.
 type stuck struct{ release chan struct{} }
 
-func (s stuck) Chat(_ context.Context, _ registry.CompatibleConfig, _ llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
+func (s stuck) Chat(_ context.Context, _ compat.Config, _ llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
 	cb.ThinkingDelta("hmm")
 	cb.TextDelta("partial")
 	<-s.release
@@ -235,7 +236,7 @@ func TestAbortWithAnUnresponsiveProviderProcess(t *testing.T) {
 // failing is a backend whose process breaks mid-call.
 type failing struct{}
 
-func (failing) Chat(context.Context, registry.CompatibleConfig, llm.ChatRequest, llm.Callbacks) (llm.ChatResponse, error) {
+func (failing) Chat(context.Context, compat.Config, llm.ChatRequest, llm.Callbacks) (llm.ChatResponse, error) {
 	return llm.ChatResponse{}, errors.New("boom")
 }
 
@@ -261,7 +262,7 @@ func TestErrorsKeepTheirClass(t *testing.T) {
 func TestRawPayloadsOnlyWhenAsked(t *testing.T) {
 	var asked []bool
 	var mu sync.Mutex
-	b := backendFunc(func(_ context.Context, _ registry.CompatibleConfig, _ llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
+	b := backendFunc(func(_ context.Context, _ compat.Config, _ llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
 		mu.Lock()
 		asked = append(asked, cb.OnRawPayload != nil)
 		mu.Unlock()
@@ -281,8 +282,8 @@ func TestRawPayloadsOnlyWhenAsked(t *testing.T) {
 	}
 }
 
-type backendFunc func(context.Context, registry.CompatibleConfig, llm.ChatRequest, llm.Callbacks) (llm.ChatResponse, error)
+type backendFunc func(context.Context, compat.Config, llm.ChatRequest, llm.Callbacks) (llm.ChatResponse, error)
 
-func (f backendFunc) Chat(ctx context.Context, cfg registry.CompatibleConfig, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
+func (f backendFunc) Chat(ctx context.Context, cfg compat.Config, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
 	return f(ctx, cfg, req, cb)
 }

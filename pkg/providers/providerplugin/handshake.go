@@ -6,7 +6,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/providers/registry"
+	"github.com/robota-sdk/robota-go/pkg/providers/compat"
 )
 
 // PluginName is the key under which the provider backend is dispensed.
@@ -23,7 +23,7 @@ var Handshake = plugin.HandshakeConfig{
 // Backend makes model calls with the OpenAI-compatible provider each configuration
 // describes. The provider process serves one; robota's side of the plugin is one.
 type Backend interface {
-	Chat(ctx context.Context, cfg registry.CompatibleConfig, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error)
+	Chat(ctx context.Context, cfg compat.Config, req llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error)
 }
 
 // PluginSet returns the plugin map of a provider process serving impl, or of robota's

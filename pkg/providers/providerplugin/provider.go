@@ -4,18 +4,18 @@ import (
 	"context"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/providers/registry"
+	"github.com/robota-sdk/robota-go/pkg/providers/compat"
 )
 
 // Provider is the llm.Provider of one configuration whose calls a Backend makes.
 type Provider struct {
 	backend func(context.Context) (Backend, error)
-	cfg     registry.CompatibleConfig
+	cfg     compat.Config
 }
 
 // NewProvider returns the provider cfg describes, its calls made by the Backend that
 // backend returns for each call (a provider process started on first use, say).
-func NewProvider(backend func(context.Context) (Backend, error), cfg registry.CompatibleConfig) *Provider {
+func NewProvider(backend func(context.Context) (Backend, error), cfg compat.Config) *Provider {
 	return &Provider{backend: backend, cfg: cfg}
 }
 

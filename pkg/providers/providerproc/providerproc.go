@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/providers/compat"
 	"github.com/robota-sdk/robota-go/pkg/providers/providerplugin"
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 	"github.com/robota-sdk/robota-go/pkg/runner/launcher"
@@ -71,16 +72,12 @@ func New(find func() (string, error), log *zap.Logger) *Host {
 // Registry returns the built-in provider types with the OpenAI-compatible ones opened
 // by h.
 func (h *Host) Registry() *registry.Registry {
-	r, err := registry.New(registry.Builtins(h.Open)...)
-	if err != nil {
-		panic(err) // the built-in table is static; registry's tests cover it
-	}
-	return r
+	return registry.NewBuiltin(h.Open)
 }
 
 // Open implements registry.OpenCompatible: the provider of cfg, whose calls
 // robota-provider makes. It starts the process in the background.
-func (h *Host) Open(cfg registry.CompatibleConfig) (llm.Provider, error) {
+func (h *Host) Open(cfg compat.Config) (llm.Provider, error) {
 	if _, err := h.find(); err != nil {
 		return nil, llm.NewError(llm.CodeConfiguration, fmt.Sprintf("provider %s runs in %s", cfg.Name, Name), err)
 	}
@@ -192,4 +189,3 @@ func httpEnv(environ []string) []string {
 	}
 	return out
 }
-

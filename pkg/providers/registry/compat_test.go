@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
+	"github.com/robota-sdk/robota-go/pkg/providers/compat"
 )
 
 // recorder is an OpenCompatible that keeps the configurations it is given.
-type recorder struct{ got []CompatibleConfig }
+type recorder struct{ got []compat.Config }
 
-func (r *recorder) open(cfg CompatibleConfig) (llm.Provider, error) {
+func (r *recorder) open(cfg compat.Config) (llm.Provider, error) {
 	r.got = append(r.got, cfg)
 	return nil, nil
 }
@@ -26,24 +27,24 @@ func TestCompatibleConfigResolution(t *testing.T) {
 	tests := []struct {
 		name string
 		p    Profile
-		want CompatibleConfig
+		want compat.Config
 	}{
 		{"openai reads its variables", Profile{Type: "gpt", Getenv: leaky},
-			CompatibleConfig{Name: "openai", APIKey: "sk-env", BaseURL: "http://env.example/v1", Model: "gpt-4.1", MaxTokensField: MaxCompletionTokens}},
+			compat.Config{Name: "openai", APIKey: "sk-env", BaseURL: "http://env.example/v1", Model: "gpt-4.1", MaxTokensField: compat.MaxCompletionTokens}},
 		{"openai profile values win", Profile{Type: "openai", Model: "o3", APIKey: "own", BaseURL: "http://own/v1", Timeout: time.Second, Getenv: leaky,
 			Options: map[string]any{"reasoningEffort": "high", "disableStreamUsage": true, "maxTokensField": "max_tokens", "headers": map[string]any{"X-T": "v"}}},
-			CompatibleConfig{Name: "openai", APIKey: "own", BaseURL: "http://own/v1", Model: "o3", MaxTokensField: LegacyMaxTokens,
+			compat.Config{Name: "openai", APIKey: "own", BaseURL: "http://own/v1", Model: "o3", MaxTokensField: compat.LegacyMaxTokens,
 				DisableStreamUsage: true, ReasoningEffort: "high", IdleTimeout: time.Second, Headers: map[string]string{"X-T": "v"}}},
 		{"openai default endpoint", Profile{Type: "openai", Getenv: env("OPENAI_API_KEY", "k")},
-			CompatibleConfig{Name: "openai", APIKey: "k", BaseURL: OpenAIDefaultBaseURL, Model: "gpt-4.1", MaxTokensField: MaxCompletionTokens}},
+			compat.Config{Name: "openai", APIKey: "k", BaseURL: compat.OpenAIDefaultBaseURL, Model: "gpt-4.1", MaxTokensField: compat.MaxCompletionTokens}},
 		{"ollama never sees OpenAI's variables", Profile{Type: "ollama", Getenv: leaky},
-			CompatibleConfig{Name: "ollama", BaseURL: "http://localhost:11434/v1", Model: "llama3.2", KeyOptional: true, MaxTokensField: LegacyMaxTokens}},
+			compat.Config{Name: "ollama", BaseURL: "http://localhost:11434/v1", Model: "llama3.2", KeyOptional: true, MaxTokensField: compat.LegacyMaxTokens}},
 		{"gemini reads its own key", Profile{Type: "google", Getenv: leaky},
-			CompatibleConfig{Name: "gemini", APIKey: "g-env", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai/", Model: "gemini-2.5-flash", MaxTokensField: LegacyMaxTokens}},
+			compat.Config{Name: "gemini", APIKey: "g-env", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai/", Model: "gemini-2.5-flash", MaxTokensField: compat.LegacyMaxTokens}},
 		{"gemma projects", Profile{Type: "gemma", Model: "g4", Getenv: leaky},
-			CompatibleConfig{Name: "gemma", BaseURL: "http://localhost:1234/v1", Model: "g4", KeyOptional: true, MaxTokensField: LegacyMaxTokens, Projection: ProjectionGemma}},
+			compat.Config{Name: "gemma", BaseURL: "http://localhost:1234/v1", Model: "g4", KeyOptional: true, MaxTokensField: compat.LegacyMaxTokens, Projection: compat.ProjectionGemma}},
 		{"project-chosen endpoint reads nothing", Profile{Type: "openai", APIKey: "own", BaseURL: "http://p/v1", Getenv: leaky, NoEnvCredentials: true},
-			CompatibleConfig{Name: "openai", APIKey: "own", BaseURL: "http://p/v1", Model: "gpt-4.1", MaxTokensField: MaxCompletionTokens}},
+			compat.Config{Name: "openai", APIKey: "own", BaseURL: "http://p/v1", Model: "gpt-4.1", MaxTokensField: compat.MaxCompletionTokens}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,13 @@
 // family, script), so the CLI and session assembly choose a provider by profile type
 // without naming any. Profile options are decoded by the definition that owns them.
 //
+// The OpenAI-compatible types resolve their profile into a compat.Config (credential and
+// endpoint read from the environment as each type may, options checked) and an injected
+// OpenCompatible builds the provider from it: robota-engine builds it in process
+// (pkg/providers/openaicompat), robota in its provider process
+// (pkg/providers/providerproc), so the registry links no OpenAI SDK. Each program's main
+// installs its registry with SetDefault; Default is what sessions use.
+//
 // Guarantees:
 //   - Type names and aliases are case-insensitive and unique; New rejects duplicates.
 //   - An unknown type is a configuration error (wrapping ErrUnknownType) that lists every
@@ -16,6 +23,8 @@
 //     variable, no auth token, no base URL variable): only its own APIKey is sent, and a
 //     type that requires a key fails to build without one.
 //   - An unknown profile option key is a configuration error naming the key.
+//   - An OpenAI-compatible profile without a required key, or with a bad option, fails
+//     Create with the provider's own configuration error before anything is built.
 //   - Claude context windows come from pkg/engine/contextwin, so the two catalogues cannot
 //     disagree.
 //   - Definition.ResolveModel maps the model aliases of agent files and Agent calls

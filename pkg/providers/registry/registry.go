@@ -219,13 +219,7 @@ func (r *Registry) ModelInfo(id string) (Model, bool) {
 // its own with SetDefault.
 var defaultRegistry atomic.Pointer[Registry]
 
-func init() {
-	r, err := New(Builtins(nil)...)
-	if err != nil {
-		panic(err) // the built-in table is static; a test covers it
-	}
-	defaultRegistry.Store(r)
-}
+func init() { defaultRegistry.Store(NewBuiltin(nil)) }
 
 // Default returns the registry of this program's provider types: the one SetDefault
 // installed, else the built-in types with the OpenAI-compatible ones unable to build
