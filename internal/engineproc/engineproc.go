@@ -191,9 +191,9 @@ func ProcessAlive(pid int) bool {
 // ErrNoBinaries is returned when the binaries directory lacks a binary.
 var ErrNoBinaries = errors.New("robota binaries not found")
 
-// CheckBinaries verifies binDir holds the three binaries.
+// CheckBinaries verifies binDir holds the binaries make build makes.
 func CheckBinaries(binDir string) error {
-	for _, b := range []string{"robota", "robota-engine", "robota-worker", "robota-sandbox"} {
+	for _, b := range []string{"robota", "robota-engine", "robota-worker", "robota-sandbox", "robota-provider"} {
 		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
 			return fmt.Errorf("%w: %s (run make build)", ErrNoBinaries, filepath.Join(binDir, b))
 		}
