@@ -2,9 +2,8 @@ package workerplugin
 
 import (
 	"errors"
-	"time"
-
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
+	"time"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
 )

@@ -23,6 +23,11 @@
 // one. Prepare also sets up, once per process on each side, the protobuf coders of
 // every message the two services carry, which the first job would otherwise pay.
 //
+// Two things here serve robota's provider process too (pkg/providers/providerplugin):
+// one model call's steps on the wire (chat.go: ChatCallbacks, DeliverChatStep,
+// ChatResultToProto, ChatResultFromProto), which ProviderService carries as HostService
+// does, and the server side of the TLS identity hand-over (TLSProvider).
+//
 // Guarantees: a job's events reach the caller in the order the worker emitted
 // them, with sequence numbers starting at 1; every Start ends with exactly one
 // terminal event (completed, failed or cancelled) unless it returns an error.

@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 
 	plugin "github.com/hashicorp/go-plugin"
 

@@ -2,7 +2,6 @@ package workerplugin
 
 import (
 	plugin "github.com/hashicorp/go-plugin"
-
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
 
