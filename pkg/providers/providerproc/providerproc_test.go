@@ -119,3 +119,24 @@ func TestProviderProcessEnvironment(t *testing.T) {
 		t.Fatalf("env %v", got)
 	}
 }
+
+// TestProcessDyingMidCall: a provider process that dies during a call fails it with a
+// recoverable network error naming the provider, and the next call starts a new one.
+func TestProcessDyingMidCall(t *testing.T) {
+	h := New(self(t), nil)
+	t.Cleanup(func() { _ = h.Close() })
+	stalled := compattest.Stream("partial")
+	stalled.Events, stalled.Stall = stalled.Events[:1], true
+	srv := ssetest.NewServer(t, stalled, compattest.Stream("hello"))
+	p, err := h.Registry().Create(registry.Profile{Type: "vllm", Model: "m", BaseURL: srv.URL, Getenv: compattest.Env()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Chat(context.Background(), llm.ChatRequest{Messages: []llm.Message{llm.NewUserMessage("hi")}},
+		llm.Callbacks{OnTextDelta: func(string) { h.cur.proc.Kill() }})
+	var le *llm.Error
+	if !errors.As(err, &le) || le.Code != llm.CodeNetwork || !le.Recoverable || le.Provider != "vllm" || !strings.Contains(err.Error(), "robota-provider") {
+		t.Fatalf("err %v", err)
+	}
+	hello(t, p)
+}
