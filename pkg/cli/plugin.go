@@ -14,7 +14,7 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive/plugins"
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble/plugins"
 )
 
 const pluginUsage = `Usage: robota plugin COMMAND (Claude Code's plugin formats; plugins load through enabledPlugins)

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble/plugins"
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive/plugins"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/skills"
 	"github.com/robota-sdk/robota-go/pkg/tools/mcp"
 )

@@ -1,7 +1,7 @@
 // Package plugins loads Claude Code plugins and marketplaces (agent-sdk "Bundle Plugin
 // System", in Claude Code's file formats so users' existing plugins and marketplaces
 // work) and says what each plugin contributes to a session: skills and commands,
-// agents, hooks and MCP servers. The composition root (package interactive) wires the
+// agents, hooks and MCP servers. The composition root (package assemble) wires the
 // contributions in; this package starts nothing.
 //
 // # Formats

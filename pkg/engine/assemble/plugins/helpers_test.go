@@ -3,7 +3,7 @@ package plugins
 import (
 	"context"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive/plugins/gitclone"
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble/plugins/gitclone"
 )
 
 // inProcess clones with gitclone in the test process (robota uses WorkerCloner).
