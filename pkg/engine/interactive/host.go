@@ -96,7 +96,8 @@ type AgentRequest struct {
 
 // Subagents start the session's agent jobs.
 type Subagents interface {
-	// StartAgent starts a background agent job and returns its task id.
+	// StartAgent starts a background agent job and returns its task id. No tool call
+	// started it, so its messages stay in its transcript.
 	StartAgent(ctx context.Context, req AgentRequest) (string, error)
 	// Cancel stops a job that was started.
 	Cancel(id, reason string) error

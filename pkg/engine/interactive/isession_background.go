@@ -501,8 +501,6 @@ func (s *InteractiveSession) spawnAgents(jobs []agentJob) ([]string, *commands.R
 	}
 	ids := make([]string, 0, len(jobs))
 	for _, j := range jobs {
-		// No tool call started it: ToolCallID stays empty, and its messages stay in its
-		// transcript (a stream-json line without a parent would read as the main model's).
 		id, err := sp.StartAgent(context.Background(), AgentRequest{Description: j.label, Prompt: j.prompt, AgentType: j.agentType,
 			Model: j.model, Isolation: j.isolation})
 		if err != nil {
