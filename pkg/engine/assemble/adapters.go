@@ -222,3 +222,12 @@ func loadRecord(ctx context.Context, s store.Store, id string) (*store.Record, e
 	}
 	return &r, nil
 }
+
+// hookRunnerOf returns the hook runner behind a session's hooks (nil when none are
+// configured).
+func hookRunnerOf(h session.HookRunner) *hook.Runner {
+	if ha, ok := h.(hookAdapter); ok {
+		return ha.r
+	}
+	return nil
+}

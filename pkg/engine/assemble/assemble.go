@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble/background"
 	"github.com/robota-sdk/robota-go/pkg/engine/assemble/plugins"
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
@@ -114,7 +115,7 @@ type Options struct {
 	// (0: tasks.DefaultMaxConcurrent).
 	MaxBackgroundTasks int
 	// TaskWatchdog bounds every subagent and background command; its zero fields take
-	// DefaultTaskWatchdog's.
+	// background.DefaultTaskWatchdog's.
 	TaskWatchdog tasks.Watchdog
 
 	// Now and NewID make runs deterministic in tests.
@@ -183,15 +184,15 @@ type Assembled struct {
 
 	logger    *sessionlog.FileLogger
 	store     *store.FileStore
-	tasks     *taskRuntime // nil without Options.Runner
-	subagents *subagents
+	tasks     *background.Runtime // nil without Options.Runner
+	subagents *background.Subagents
 	mcp       *mcp.Set // nil without MCP servers
 	// agentCatalog is the agent definitions the Agent tool serves (nil without a runner).
 	agentCatalog *agentdef.Catalog
 	// skills are the session's skills and custom commands.
 	skills *skills.Catalog
 	// skillSpawner runs a context: fork skill the user invoked (nil: no subagents).
-	skillSpawner *agentSpawner
+	skillSpawner *background.Spawner
 	// memory is the project memory and the session's memory audit trail.
 	memory *memory.Audit
 	// plugins are the plugins that loaded.
@@ -224,8 +225,8 @@ func (a *Assembled) decorateRecord(rec *store.Record) {
 		rec.MemoryEvents, rec.UsedMemoryReferences = a.memory.Snapshot()
 	}
 	if a.tasks != nil {
-		rec.BackgroundTasks = a.tasks.recordTasks(rec.BackgroundTasks)
-		rec.BackgroundJobGroups, rec.BackgroundJobGroupEvents = a.tasks.recordGroups(rec.BackgroundJobGroups, rec.BackgroundJobGroupEvents)
+		rec.BackgroundTasks = a.tasks.RecordTasks(rec.BackgroundTasks)
+		rec.BackgroundJobGroups, rec.BackgroundJobGroupEvents = a.tasks.RecordGroups(rec.BackgroundJobGroups, rec.BackgroundJobGroupEvents)
 	}
 }
 
@@ -235,7 +236,7 @@ func (a *Assembled) Tasks() *tasks.BackgroundTaskManager {
 	if a.tasks == nil {
 		return nil
 	}
-	return a.tasks.tasks
+	return a.tasks.Tasks
 }
 
 // ErrNoSessionToContinue is returned by --continue in a directory without sessions.
@@ -356,41 +357,44 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	a.userStore = opts.Home != "" && OutsideProject(opts.Cwd, opts.Home)
 	outputDir := ToolOutputDir(a.stateRoot)
 	var sessionID string // known once the store is open, below
-	var background bash.BackgroundRunner
+	var bg bash.BackgroundRunner
 	if opts.Runner != nil {
-		if a.tasks, err = newTaskRuntime(tasks.Config{RunnerFor: runnerFor(opts.Runner, hookRunnerOf(hooks), func() string { return sessionID }, jobSandbox,
+		if a.tasks, err = background.NewRuntime(tasks.Config{RunnerFor: background.RunnerFor(opts.Runner, hookRunnerOf(hooks), func() string { return sessionID }, jobSandbox,
 			jobSearchExclude(evaluator, sandboxRoots(opts.Cwd, dirs))),
-			MaxConcurrent: opts.MaxBackgroundTasks, NewID: taskID(opts.NewID),
-			Watchdog: opts.TaskWatchdog.WithDefaults(DefaultTaskWatchdog)}); err != nil {
+			MaxConcurrent: opts.MaxBackgroundTasks, NewID: background.TaskID(opts.NewID),
+			Watchdog: opts.TaskWatchdog.WithDefaults(background.DefaultTaskWatchdog)}); err != nil {
 			return nil, fmt.Errorf("background tasks: %w", err)
 		}
-		a.tasks.logsDir = sessionlog.ProjectDir(a.stateRoot)
-		background = backgroundCommands{tasks: a.tasks.tasks, sessionID: func() string { return sessionID }, labels: settings.WorkerLabels}
-		a.subagents = &subagents{rt: a.tasks, hooks: hookRunnerOf(hooks), cwd: opts.Cwd, dirs: dirs, labels: settings.WorkerLabels,
-			logsDir: sessionlog.ProjectDir(a.stateRoot), newID: opts.NewID, evaluator: evaluator}
+		a.tasks.LogsDir = sessionlog.ProjectDir(a.stateRoot)
+		bg = background.Commands{Tasks: a.tasks.Tasks, SessionID: func() string { return sessionID }, Labels: settings.WorkerLabels}
+		a.subagents = &background.Subagents{Runtime: a.tasks, Hooks: hookRunnerOf(hooks), Cwd: opts.Cwd, Dirs: dirs, Labels: settings.WorkerLabels,
+			LogsDir: sessionlog.ProjectDir(a.stateRoot), NewID: opts.NewID,
+			InWorktree: func(worktree, origin string) session.PermissionEvaluator {
+				return evaluatorAdapter{ev: evaluator.InWorktree(worktree, origin)}
+			}}
 	}
 	native := &nativeSearch{} // bound to the provider once it is open, below
 	webSearch := webSearchBackend(settings.WebSearch, native)
-	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: background,
+	tools, _, err := builtin.New(builtin.Config{Cwd: opts.Cwd, AdditionalDirectories: dirs, Background: bg,
 		Exclude: searchExclude(evaluator, opts.Cwd), ToolOutputDir: outputDir, Env: toolEnv(settings.Env), Isolate: isolate, Spawn: spawn,
 		Search: webSearch})
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
-	var spawner *agentSpawner
+	var spawner *background.Spawner
 	if a.subagents != nil {
 		if webSearch != nil {
 			for _, t := range tools {
 				if t.Schema().Name == "WebSearch" {
-					a.subagents.inEngine = map[string]llm.Tool{"WebSearch": t}
+					a.subagents.InEngine = map[string]llm.Tool{"WebSearch": t}
 				}
 			}
 		}
-		if spawner, err = a.agentSpawner(settings, opts, choice, tools); err != nil {
+		if spawner, err = a.newSpawner(settings, opts, choice, tools); err != nil {
 			return nil, err
 		}
-		a.agentCatalog = spawner.catalog
-		set, err := taskToolset(spawner, a.tasks.tasks)
+		a.agentCatalog = spawner.Catalog
+		set, err := background.Toolset(spawner, a.tasks.Tasks)
 		if err != nil {
 			return nil, fmt.Errorf("agent tools: %w", err)
 		}
@@ -432,7 +436,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		a.Warnings = append(a.Warnings, fmt.Sprint(d))
 	}
 	if spawner != nil {
-		spawner.claudeMD, spawner.agentsMD = instructions(projectCtx)
+		spawner.ClaudeMD, spawner.AgentsMD = instructions(projectCtx)
 	}
 	// systemFor composes the system prompt; /language composes it again for a new
 	// response language (and the model the session has then).
@@ -492,7 +496,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	sessionID = id
 	if resume != nil && a.tasks != nil {
-		a.tasks.restoredGroups = restoreGroups(resume.BackgroundJobGroups)
+		a.tasks.RestoredGroups = background.RestoreGroups(resume.BackgroundJobGroups)
 	}
 	var memEvents, memRefs []json.RawMessage
 	if resume != nil {
@@ -527,7 +531,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		}
 	}
 	if a.subagents != nil {
-		a.subagents.transcriptPath = a.LogPath // the transcript_path of SubagentStart/SubagentStop
+		a.subagents.TranscriptPath = a.LogPath // the transcript_path of SubagentStart/SubagentStop
 	}
 	closeLog := func() {
 		if a.logger != nil {
@@ -574,7 +578,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 	}
 	a.Session = sess
 	if a.subagents != nil {
-		a.subagents.bind(sess)
+		a.subagents.Bind(sess)
 	}
 	return a, nil
 }
@@ -602,7 +606,7 @@ func (a *Assembled) Close(ctx context.Context, reason string) error {
 	if a.tasks != nil {
 		// Subagents and background commands end with the session (their terminal states
 		// are part of what is saved).
-		err = a.tasks.shutdown(ctx)
+		err = a.tasks.Shutdown(ctx)
 	}
 	if serr := a.Session.Shutdown(ctx, reason); err == nil {
 		err = serr

@@ -1,9 +1,10 @@
 // Package assemble is the composition root: it builds sessions the way a user expects
 // them. It reads the settings layers and project context, chooses the provider, builds
 // the built-in tools confined to the workspace, the command sandbox, the permission
-// evaluator and hook runner, starts the MCP servers, loads plugins, skills and agent
-// types, wires the subagent and background-task runtime to a runner, opens the session
-// store and log, and hands them to pkg/engine/session. It is the one package of the
+// evaluator and hook runner, starts the MCP servers, loads plugins (package plugins),
+// skills and agent types, wires the subagents and background commands to a runner
+// (package background), opens the session store and log, and hands them to
+// pkg/engine/session. It is the one package of the
 // engine that climbs to concrete tools (pkg/tools/...), providers (pkg/providers/...)
 // and the sandbox (pkg/sandbox/...); nothing below it imports it.
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble/background"
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -29,10 +30,10 @@ type hookRuntime struct {
 	mu       sync.Mutex
 	provider llm.Provider
 	choice   ProviderChoice
-	subs     *subagents
+	subs     *background.Subagents
 }
 
-func (h *hookRuntime) bind(p llm.Provider, choice ProviderChoice, subs *subagents) {
+func (h *hookRuntime) bind(p llm.Provider, choice ProviderChoice, subs *background.Subagents) {
 	h.mu.Lock()
 	h.provider, h.choice, h.subs = p, choice, subs
 	h.mu.Unlock()
@@ -86,13 +87,13 @@ func (h *hookRuntime) runAgent(ctx context.Context, req hook.AgentRequest) (stri
 	if err != nil {
 		return "", err
 	}
-	t, err := subs.spawn(subagentSpec{AgentType: hookAgentType, Description: string(req.Event) + " agent hook",
+	t, err := subs.Spawn(background.Spec{AgentType: hookAgentType, Description: string(req.Event) + " agent hook",
 		Prompt: req.Prompt, SystemPrompt: req.System, Model: model, Tools: hookAgentTools,
 		MaxTurns: req.MaxTurns, HookAgent: true})
 	if err != nil {
 		return "", err
 	}
-	sp := agentSpawner{subs: subs}
+	sp := background.Spawner{Subagents: subs}
 	res, err := sp.Wait(ctx, t.ID)
 	if err != nil {
 		_ = sp.Cancel(t.ID, "agent hook timed out")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble/background"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/memory"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/skills"
@@ -88,7 +89,7 @@ func (a *Assembled) host(opts Options) *interactive.Host {
 		h.Log = a.logger.Log
 	}
 	if a.tasks != nil {
-		h.JobGroups = func() *jobgroups.Orchestrator { return a.tasks.groups }
+		h.JobGroups = func() *jobgroups.Orchestrator { return a.tasks.Groups }
 	}
 	if a.agentCatalog != nil {
 		h.Agents = a.agentCatalog
@@ -101,8 +102,8 @@ func (a *Assembled) host(opts Options) *interactive.Host {
 			a.slash.bind(sink.Commands)
 		}
 		if a.tasks != nil {
-			a.tasks.pump(sink.Publish, sink.PromptID, sink.RecordTask, sink.RecordGroup, sink.Now)
-			a.subagents.observe(sink.Publish, sink.PromptID)
+			a.tasks.Pump(sink.Publish, sink.PromptID, sink.RecordTask, sink.RecordGroup, sink.Now)
+			a.subagents.Observe(sink.Publish, sink.PromptID)
 		}
 	}
 	return h
@@ -135,7 +136,7 @@ func (a *Assembled) sessions(ctx context.Context) ([]store.Info, error) {
 }
 
 // spawnerPort is the session core's port to the subagents (interactive.Subagents).
-type spawnerPort struct{ sp *agentSpawner }
+type spawnerPort struct{ sp *background.Spawner }
 
 func (p spawnerPort) StartAgent(ctx context.Context, req interactive.AgentRequest) (string, error) {
 	// No tool call started it: ToolCallID stays empty, and its messages stay in its

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble/background"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/skills"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
@@ -15,7 +16,7 @@ import (
 // user, .robota before .claude). A malformed file is a warning naming it; nothing else is
 // affected. It returns the Skill tool, or nil when no skill may be invoked by the model,
 // so sessions without skills offer the same tools as before.
-func (a *Assembled) loadSkills(opts Options, sessionID func() string, spawner *agentSpawner) (*skills.Catalog, llm.Tool) {
+func (a *Assembled) loadSkills(opts Options, sessionID func() string, spawner *background.Spawner) (*skills.Catalog, llm.Tool) {
 	home := opts.Home
 	if home == "" {
 		home, _ = os.UserHomeDir()
@@ -61,7 +62,7 @@ func (a *Assembled) loadSkills(opts Options, sessionID func() string, spawner *a
 // runForkedSkill runs a context: fork skill's expanded text in an isolated subagent (the
 // skill's agent, else general-purpose) with the fork-worker prompt suffix, and returns
 // its answer. parentToolUseID is the call its messages are shown under.
-func runForkedSkill(ctx context.Context, spawner *agentSpawner, s skills.Skill, text, parentToolUseID string) (string, error) {
+func runForkedSkill(ctx context.Context, spawner *background.Spawner, s skills.Skill, text, parentToolUseID string) (string, error) {
 	id, err := spawner.Spawn(ctx, agenttool.SpawnRequest{Description: "skill " + s.Name, Prompt: text,
 		AgentType: firstNonEmpty(s.Agent, agenttool.DefaultAgentType), Model: s.Model,
 		ToolCallID: parentToolUseID, ForkWorker: true})

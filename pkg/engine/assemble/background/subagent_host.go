@@ -1,4 +1,4 @@
-package assemble
+package background
 
 import (
 	"context"

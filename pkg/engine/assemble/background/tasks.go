@@ -1,4 +1,4 @@
-package assemble
+package background
 
 import (
 	"context"
@@ -14,29 +14,29 @@ import (
 
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
-	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/runner/jobgroups"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
 )
 
-// taskRuntime is a session's background tasks: the manager that runs its subagents and
+// Runtime is a session's background tasks: the manager that runs its subagents and
 // background commands in workers, and the pump that turns the manager's events into the
 // session's interactive.EventBackgroundTask events.
-type taskRuntime struct {
-	// logsDir is the project's session-log directory, where subagents' transcripts are
+type Runtime struct {
+	// LogsDir is the project's session-log directory, where subagents' transcripts are
 	// (SubagentTranscriptPath); the record's snapshots name them.
-	logsDir   string
-	tasks     *tasks.BackgroundTaskManager
+	LogsDir string
+	// Tasks runs the session's subagents and background commands.
+	Tasks     *tasks.BackgroundTaskManager
 	subagents *tasks.SubagentManager
 	sub       *tasks.Subscription
 	pumped    chan struct{}
 
-	// groups are the session's background job groups (made by pump); restoredGroups
+	// Groups are the session's background job groups (made by Pump); RestoredGroups
 	// are those of the resumed record, which it starts with.
-	groups         *jobgroups.Orchestrator
-	restoredGroups []jobgroups.Group
+	Groups         *jobgroups.Orchestrator
+	RestoredGroups []jobgroups.Group
 	// groupEvents are this run's group events, for the record (JSON, in order).
 	groupMu     sync.Mutex
 	groupEvents []json.RawMessage
@@ -57,21 +57,22 @@ var DefaultSubagentWatchdog = tasks.Watchdog{RepetitionThreshold: 25}
 // at once, so only a stuck session reaches it.
 const taskPending = 1 << 16
 
-func newTaskRuntime(cfg tasks.Config) (*taskRuntime, error) {
+// NewRuntime makes a session's task manager and its subagent manager from cfg.
+func NewRuntime(cfg tasks.Config) (*Runtime, error) {
 	m, err := tasks.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &taskRuntime{tasks: m, subagents: tasks.NewSubagentManager(m, nil)}, nil
+	return &Runtime{Tasks: m, subagents: tasks.NewSubagentManager(m, nil)}, nil
 }
 
-// pump publishes the manager's events until the subscription ends, and hands each to
+// Pump publishes the manager's events until the subscription ends, and hands each to
 // record (the session's log and timeline). It makes the session's job groups, which see
 // every task event after the session's subscribers (a task's end comes before the
 // group event it causes), and hands their events to recordGroup.
-func (r *taskRuntime) pump(publish func(interactive.Event) interactive.Event, promptID func() string, record func(*interactive.TaskEvent),
+func (r *Runtime) Pump(publish func(interactive.Event) interactive.Event, promptID func() string, record func(*interactive.TaskEvent),
 	recordGroup func(*interactive.JobGroupEvent), now func() time.Time) {
-	r.groups = jobgroups.New(jobgroups.Config{Tasks: r.tasks, Now: now, Restored: r.restoredGroups,
+	r.Groups = jobgroups.New(jobgroups.Config{Tasks: r.Tasks, Now: now, Restored: r.RestoredGroups,
 		OutputRef: r.outputRef,
 		OnEvent: func(ev jobgroups.Event) {
 			if b, err := json.Marshal(ev); err == nil {
@@ -84,7 +85,7 @@ func (r *taskRuntime) pump(publish func(interactive.Event) interactive.Event, pr
 			}
 			publish(interactive.Event{Type: interactive.EventBackgroundJobGroup, PromptID: promptID(), Group: &ev})
 		}})
-	r.sub = r.tasks.Subscribe(tasks.SubscribeOptions{MaxPending: taskPending})
+	r.sub = r.Tasks.Subscribe(tasks.SubscribeOptions{MaxPending: taskPending})
 	r.pumped = make(chan struct{})
 	go func() {
 		defer close(r.pumped)
@@ -99,14 +100,14 @@ func (r *taskRuntime) pump(publish func(interactive.Event) interactive.Event, pr
 				}
 				publish(interactive.Event{Type: interactive.EventBackgroundTask, PromptID: promptID(), Task: te})
 			}
-			r.groups.Observe(ev)
+			r.Groups.Observe(ev)
 		}
 	}()
 }
 
-// shutdown cancels the tasks still running, waits for their jobs and stops the pump.
-func (r *taskRuntime) shutdown(ctx context.Context) error {
-	err := r.tasks.Shutdown(ctx, "the session closed")
+// Shutdown cancels the tasks still running, waits for their jobs and stops the pump.
+func (r *Runtime) Shutdown(ctx context.Context) error {
+	err := r.Tasks.Shutdown(ctx, "the session closed")
 	if r.sub != nil {
 		r.sub.Close()
 		<-r.pumped
@@ -114,26 +115,26 @@ func (r *taskRuntime) shutdown(ctx context.Context) error {
 	return err
 }
 
-// backgroundCommands runs Bash's run_in_background commands as process tasks.
-type backgroundCommands struct {
-	tasks     *tasks.BackgroundTaskManager
-	sessionID func() string
-	labels    map[string]string // settings `workers.labels`
+// Commands runs Bash's run_in_background commands as process tasks.
+type Commands struct {
+	Tasks     *tasks.BackgroundTaskManager
+	SessionID func() string
+	Labels    map[string]string // settings `workers.labels`
 }
 
-var _ bash.BackgroundRunner = backgroundCommands{}
+var _ bash.BackgroundRunner = Commands{}
 
 // StartBackground implements bash.BackgroundRunner: the command becomes a process task
 // whose id the model reads with TaskOutput and stops with TaskStop. It returns once the
 // command's process started (or a remote job waits for a host agent), so a command that
 // cannot start (no worker binary, a full task queue aside) is reported to the model at once.
-func (b backgroundCommands) StartBackground(ctx context.Context, req bash.BackgroundRequest) (string, error) {
-	sub := b.tasks.Subscribe(tasks.SubscribeOptions{})
+func (b Commands) StartBackground(ctx context.Context, req bash.BackgroundRequest) (string, error) {
+	sub := b.Tasks.Subscribe(tasks.SubscribeOptions{})
 	defer sub.Close()
-	t, err := b.tasks.Spawn(tasks.Request{
+	t, err := b.Tasks.Spawn(tasks.Request{
 		Job: runnerapi.Job{Process: &runnerapi.ProcessJob{Command: req.Command, Cwd: req.Cwd, Env: jobEnv(req.Env, os.LookupEnv)},
-			Labels: b.labels},
-		Description: req.Description, Mode: tasks.ModeBackground, ParentSessionID: b.sessionID(), ParentToolUseID: req.ToolCallID,
+			Labels: b.Labels},
+		Description: req.Description, Mode: tasks.ModeBackground, ParentSessionID: b.SessionID(), ParentToolUseID: req.ToolCallID,
 	})
 	if err != nil {
 		if errors.Is(err, tasks.ErrManagerClosed) {
@@ -195,10 +196,10 @@ func jobEnv(env []string, lookup func(string) (string, bool)) map[string]string 
 	return out
 }
 
-// runnerFor is the task manager's launch seam: agent jobs asking for worktree isolation
+// RunnerFor is the task manager's launch seam: agent jobs asking for worktree isolation
 // go through the WorktreeSubagentRunner (git worktrees, WorktreeCreate/WorktreeRemove
 // hooks), everything else straight to the session's runner.
-func runnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string, jobSandbox func() *runnerapi.Sandbox,
+func RunnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string, jobSandbox func() *runnerapi.Sandbox,
 	searchExclude func() []string) tasks.RunnerFor {
 	if jobSandbox != nil || searchExclude != nil {
 		r = sandboxedJobs{Runner: r, sandbox: jobSandbox, searchExclude: searchExclude}
@@ -212,10 +213,10 @@ func runnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string, jobS
 	}
 }
 
-// taskID names background tasks as Claude Code does: bash_1, bash_2 … for background
+// TaskID names background tasks as Claude Code does: bash_1, bash_2 … for background
 // commands (per session), agent-… for subagents, whose id also names their transcript
 // file and must not repeat across a resumed session's runs.
-func taskID(newID func() string) func(tasks.Request) string {
+func TaskID(newID func() string) func(tasks.Request) string {
 	var mu sync.Mutex
 	commands := 0
 	return func(req tasks.Request) string {
@@ -238,15 +239,6 @@ func agentID(newID func() string) string {
 	return "agent-" + id
 }
 
-// hookRunnerOf returns the hook runner behind a session's hooks (nil when none are
-// configured).
-func hookRunnerOf(h session.HookRunner) *hook.Runner {
-	if ha, ok := h.(hookAdapter); ok {
-		return ha.r
-	}
-	return nil
-}
-
 // recordedTask is a task's snapshot as the session record keeps it: a subagent's names
 // its transcript.
 type recordedTask struct {
@@ -254,12 +246,12 @@ type recordedTask struct {
 	TranscriptPath string `json:"transcriptPath,omitempty"`
 }
 
-// recordTasks puts the snapshots of the session's tasks into its record (the spec's
+// RecordTasks puts the snapshots of the session's tasks into its record (the spec's
 // backgroundTasks): the ones of earlier runs that the record holds stay, those of this
 // run replace theirs by id. Subagents' transcripts are referred to by path only
 // (transcriptPath); their high-frequency data stays in the transcript.
-func (r *taskRuntime) recordTasks(held []json.RawMessage) []json.RawMessage {
-	now := r.tasks.List(tasks.Filter{})
+func (r *Runtime) RecordTasks(held []json.RawMessage) []json.RawMessage {
+	now := r.Tasks.List(tasks.Filter{})
 	if len(now) == 0 {
 		return held
 	}
@@ -279,8 +271,8 @@ func (r *taskRuntime) recordTasks(held []json.RawMessage) []json.RawMessage {
 	}
 	for _, t := range now {
 		rt := recordedTask{Task: t}
-		if t.Kind == tasks.KindAgent && r.logsDir != "" && t.ParentSessionID != "" {
-			rt.TranscriptPath = SubagentTranscriptPath(r.logsDir, t.ParentSessionID, t.ID)
+		if t.Kind == tasks.KindAgent && r.LogsDir != "" && t.ParentSessionID != "" {
+			rt.TranscriptPath = SubagentTranscriptPath(r.LogsDir, t.ParentSessionID, t.ID)
 		}
 		if b, err := json.Marshal(rt); err == nil {
 			out = append(out, b)
@@ -291,22 +283,22 @@ func (r *taskRuntime) recordTasks(held []json.RawMessage) []json.RawMessage {
 
 // outputRef is where a task's whole output is, for its group result: a subagent's
 // transcript.
-func (r *taskRuntime) outputRef(t tasks.Task) string {
-	if t.Kind == tasks.KindAgent && r.logsDir != "" && t.ParentSessionID != "" {
-		return SubagentTranscriptPath(r.logsDir, t.ParentSessionID, t.ID)
+func (r *Runtime) outputRef(t tasks.Task) string {
+	if t.Kind == tasks.KindAgent && r.LogsDir != "" && t.ParentSessionID != "" {
+		return SubagentTranscriptPath(r.LogsDir, t.ParentSessionID, t.ID)
 	}
 	return ""
 }
 
-// recordGroups puts the session's job groups into its record (the spec's
+// RecordGroups puts the session's job groups into its record (the spec's
 // backgroundJobGroups and backgroundJobGroupEvents): the snapshots replace the held
 // ones by id (the held ones were restored into the groups, so they are all there), and
 // this run's events follow the held ones.
-func (r *taskRuntime) recordGroups(held, heldEvents []json.RawMessage) (groups, events []json.RawMessage) {
-	if r.groups == nil {
+func (r *Runtime) RecordGroups(held, heldEvents []json.RawMessage) (groups, events []json.RawMessage) {
+	if r.Groups == nil {
 		return held, heldEvents
 	}
-	now := r.groups.List()
+	now := r.Groups.List()
 	ids := make(map[string]bool, len(now))
 	for _, g := range now {
 		ids[g.ID] = true
@@ -331,9 +323,9 @@ func (r *taskRuntime) recordGroups(held, heldEvents []json.RawMessage) (groups, 
 	return groups, events
 }
 
-// restoreGroups reads a resumed record's groups (one it cannot read is left out; the
+// RestoreGroups reads a resumed record's groups (one it cannot read is left out; the
 // record keeps it).
-func restoreGroups(raws []json.RawMessage) []jobgroups.Group {
+func RestoreGroups(raws []json.RawMessage) []jobgroups.Group {
 	var out []jobgroups.Group
 	for _, raw := range raws {
 		var g jobgroups.Group
@@ -411,4 +403,11 @@ func realOrSelf(p string) string {
 		return real
 	}
 	return filepath.Clean(p)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -1,4 +1,4 @@
-package assemble
+package background
 
 import (
 	"context"
@@ -9,15 +9,14 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 )
 
-// subagentSpec is one subagent to start, resolved against its agent definition.
-type subagentSpec struct {
+// Spec is one subagent to start, resolved against its agent definition.
+type Spec struct {
 	AgentType, Description, Prompt string
 	SystemPrompt, Model            string
 	Tools                          []string
@@ -31,32 +30,32 @@ type subagentSpec struct {
 	HookAgent bool
 }
 
-// subagents starts a session's subagents: it builds each job's Host (the session's
+// Subagents starts a session's subagents: it builds each job's Host (the session's
 // provider and permission pipeline, with the subagent's transcript), fires
 // SubagentStart and SubagentStop, and hands the job to the task manager. It is bound to
 // its session after the session is built, because the Agent tool that uses it is one of
 // the session's tools.
-type subagents struct {
-	rt      *taskRuntime
-	hooks   *hook.Runner // nil: no hooks configured
-	cwd     string
-	dirs    []string
-	logsDir string
-	labels  map[string]string // settings `workers.labels`
-	// transcriptPath is the parent session's log, the transcript_path of the subagent
+type Subagents struct {
+	Runtime *Runtime
+	Hooks   *hook.Runner // nil: no hooks configured
+	Cwd     string
+	Dirs    []string
+	LogsDir string
+	Labels  map[string]string // settings `workers.labels`
+	// TranscriptPath is the parent session's log, the transcript_path of the subagent
 	// hooks (Claude Code sends the parent's transcript there, the subagent's in
 	// agent_transcript_path).
-	transcriptPath string
-	newID          func() string
-	provider       string
-	// evaluator is the session's permission evaluator, from which a worktree job's is
-	// made (permission.Evaluator.InWorktree); nil: worktree jobs are decided as the
-	// session's calls.
-	evaluator *permission.Evaluator
-	// inEngine are tools a subagent's call runs here, in the engine, after the same
+	TranscriptPath string
+	NewID          func() string
+	Provider       string
+	// InWorktree makes a worktree job's permission evaluator from the session's
+	// (permission.Evaluator.InWorktree); nil: worktree jobs are decided as the session's
+	// calls.
+	InWorktree func(worktree, origin string) session.PermissionEvaluator
+	// InEngine are tools a subagent's call runs here, in the engine, after the same
 	// permission pipeline: WebSearch, whose backend may hold a key (a job holds no
 	// secret, DESIGN decision 4).
-	inEngine map[string]llm.Tool
+	InEngine map[string]llm.Tool
 
 	mu       sync.Mutex
 	sess     *session.Session
@@ -68,17 +67,17 @@ type subagents struct {
 	hosts map[string]*subagentHost
 }
 
-// finished returns a channel closed once subagent id's end is handled (nil for an id
+// Finished returns a channel closed once subagent id's end is handled (nil for an id
 // this session did not start).
-func (s *subagents) finished(id string) <-chan struct{} {
+func (s *Subagents) Finished(id string) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ended[id]
 }
 
-// usage returns subagent id's token count and tool calls (zero for an id this session
+// Usage returns subagent id's token count and tool calls (zero for an id this session
 // did not start).
-func (s *subagents) usage(id string) (tokens, toolUses int) {
+func (s *Subagents) Usage(id string) (tokens, toolUses int) {
 	s.mu.Lock()
 	h := s.hosts[id]
 	s.mu.Unlock()
@@ -88,21 +87,22 @@ func (s *subagents) usage(id string) (tokens, toolUses int) {
 	return h.usage()
 }
 
-func (s *subagents) bind(sess *session.Session) {
+// Bind gives the subagents their session, once it is built.
+func (s *Subagents) Bind(sess *session.Session) {
 	s.mu.Lock()
 	s.sess = sess
 	s.mu.Unlock()
 }
 
-// observe sends the subagents' messages to the session's subscribers.
-func (s *subagents) observe(publish func(interactive.Event) interactive.Event, promptID func() string) {
+// Observe sends the subagents' messages to the session's subscribers.
+func (s *Subagents) Observe(publish func(interactive.Event) interactive.Event, promptID func() string) {
 	s.mu.Lock()
 	s.publish, s.promptID = publish, promptID
 	s.mu.Unlock()
 }
 
 // sessionID is the id of the session the subagents belong to ("" before bind).
-func (s *subagents) sessionID() string {
+func (s *Subagents) sessionID() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sess == nil {
@@ -111,8 +111,8 @@ func (s *subagents) sessionID() string {
 	return s.sess.ID()
 }
 
-// spawn starts one subagent and returns its task as spawned (queued or running).
-func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
+// Spawn starts one subagent and returns its task as spawned (queued or running).
+func (s *Subagents) Spawn(spec Spec) (tasks.Task, error) {
 	s.mu.Lock()
 	sess, publish, promptID := s.sess, s.publish, s.promptID
 	s.mu.Unlock()
@@ -122,14 +122,14 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 	if promptID == nil {
 		promptID = func() string { return "" }
 	}
-	id := agentID(s.newID)
-	m := s.rt.tasks
+	id := agentID(s.NewID)
+	m := s.Runtime.Tasks
 	innerAt := func(cwd, worktree, origin string) runnerapi.Host {
 		var ev session.PermissionEvaluator
-		if worktree != "" && s.evaluator != nil {
+		if worktree != "" && s.InWorktree != nil {
 			// A job's worktree is its project: it writes there as the mode allows, its
 			// writes to the main checkout ask, and deny rules hold for both copies.
-			ev = evaluatorAdapter{ev: s.evaluator.InWorktree(worktree, origin)}
+			ev = s.InWorktree(worktree, origin)
 		}
 		return sess.SubagentHost(session.SubagentHostConfig{Cwd: cwd, NoHooks: spec.HookAgent, Evaluator: ev,
 			WrapHandler: func(h session.PermissionHandler) session.PermissionHandler {
@@ -159,23 +159,23 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 		// model is its parent. They stay in the subagent's transcript (/agent read).
 		publish = nil
 	}
-	host := &subagentHost{inner: innerAt(s.cwd, "", ""), innerAt: innerAt, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID,
-		inEngine: s.inEngine}
-	init := sessionlog.NewSessionInit(spec.SystemPrompt, s.provider, spec.Model, s.cwd, nil)
-	if l, err := subagentTranscript(s.logsDir, sess.ID(), id, init, spec.Prompt); err == nil {
+	host := &subagentHost{inner: innerAt(s.Cwd, "", ""), innerAt: innerAt, agentID: id, parentToolUseID: spec.ParentToolUseID, publish: publish, promptID: promptID,
+		inEngine: s.InEngine}
+	init := sessionlog.NewSessionInit(spec.SystemPrompt, s.Provider, spec.Model, s.Cwd, nil)
+	if l, err := subagentTranscript(s.LogsDir, sess.ID(), id, init, spec.Prompt); err == nil {
 		host.log = l
 	}
-	transcript := SubagentTranscriptPath(s.logsDir, sess.ID(), id)
+	transcript := SubagentTranscriptPath(s.LogsDir, sess.ID(), id)
 	if !spec.HookAgent {
-		s.runHook(hook.Input{Event: hook.SubagentStart, SessionID: sess.ID(), Cwd: s.cwd, AgentID: id, AgentType: spec.AgentType})
+		s.runHook(hook.Input{Event: hook.SubagentStart, SessionID: sess.ID(), Cwd: s.Cwd, AgentID: id, AgentType: spec.AgentType})
 	}
 	mode := tasks.ModeForeground
 	if spec.Background {
 		mode = tasks.ModeBackground
 	}
-	t, err := s.rt.subagents.Spawn(tasks.SubagentRequest{ID: id, AgentType: spec.AgentType, Description: spec.Description,
-		Prompt: spec.Prompt, SystemPrompt: spec.SystemPrompt, Model: spec.Model, Cwd: s.cwd, Tools: spec.Tools,
-		AdditionalDirs: s.dirs, Labels: s.labels, MaxTurns: spec.MaxTurns, Isolation: spec.Isolation, Mode: mode, Host: host,
+	t, err := s.Runtime.subagents.Spawn(tasks.SubagentRequest{ID: id, AgentType: spec.AgentType, Description: spec.Description,
+		Prompt: spec.Prompt, SystemPrompt: spec.SystemPrompt, Model: spec.Model, Cwd: s.Cwd, Tools: spec.Tools,
+		AdditionalDirs: s.Dirs, Labels: s.Labels, MaxTurns: spec.MaxTurns, Isolation: spec.Isolation, Mode: mode, Host: host,
 		ParentSessionID: sess.ID(), ParentToolUseID: spec.ParentToolUseID, GroupID: spec.GroupID,
 		Watchdog: DefaultSubagentWatchdog})
 	if err != nil {
@@ -197,8 +197,8 @@ func (s *subagents) spawn(spec subagentSpec) (tasks.Task, error) {
 }
 
 // afterEnd waits for a subagent's end, then closes its transcript and fires SubagentStop.
-func (s *subagents) afterEnd(sess *session.Session, host *subagentHost, id, agentType, transcript string, hooks bool) {
-	ts, err := s.rt.tasks.Wait(context.Background(), id)
+func (s *Subagents) afterEnd(sess *session.Session, host *subagentHost, id, agentType, transcript string, hooks bool) {
+	ts, err := s.Runtime.Tasks.Wait(context.Background(), id)
 	ev := runnerapi.Event{Kind: runnerapi.EventCompleted}
 	if err == nil && len(ts) == 1 {
 		switch ts[0].State {
@@ -213,12 +213,12 @@ func (s *subagents) afterEnd(sess *session.Session, host *subagentHost, id, agen
 		return
 	}
 	active := false
-	s.runHook(hook.Input{Event: hook.SubagentStop, SessionID: sess.ID(), Cwd: s.cwd, AgentID: id, AgentType: agentType,
+	s.runHook(hook.Input{Event: hook.SubagentStop, SessionID: sess.ID(), Cwd: s.Cwd, AgentID: id, AgentType: agentType,
 		AgentTranscriptPath: transcript, LastAssistantMessage: host.LastReply(), StopHookActive: active})
 }
 
-func (s *subagents) runHook(in hook.Input) {
-	if s.hooks == nil {
+func (s *Subagents) runHook(in hook.Input) {
+	if s.Hooks == nil {
 		return
 	}
 	s.mu.Lock()
@@ -226,8 +226,8 @@ func (s *subagents) runHook(in hook.Input) {
 		in.PermissionMode = string(s.sess.PermissionMode())
 	}
 	s.mu.Unlock()
-	in.TranscriptPath = s.transcriptPath
-	s.hooks.Run(context.Background(), in)
+	in.TranscriptPath = s.TranscriptPath
+	s.Hooks.Run(context.Background(), in)
 }
 
 // worktreeHooks serves the task layer's WorktreeCreate and WorktreeRemove from the
