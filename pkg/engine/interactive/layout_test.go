@@ -17,8 +17,8 @@ const module = "github.com/robota-sdk/robota-go/"
 // The rooms of the engine keep their doors (README, Developing: Layout): the session core
 // climbs to no concrete tool, provider, sandbox, MCP client, plugin loader or the
 // composition root, even through another package; the front ends speak the core's words
-// (no pkg/engine/session), and pkg/tui and pkg/engine/server do not construct sessions
-// (no assemble).
+// (no pkg/engine/session), pkg/tui and pkg/engine/server do not construct sessions (no
+// assemble), and a session's background work does not reach back into its composition root.
 func TestLayout(t *testing.T) {
 	root := moduleRoot(t)
 	for _, tc := range []struct {
@@ -28,6 +28,8 @@ func TestLayout(t *testing.T) {
 	}{
 		{"pkg/engine/interactive", true, []string{"pkg/tools", "pkg/providers", "pkg/sandbox", "pkg/engine/assemble",
 			"pkg/cli", "pkg/tui", "pkg/engine/server", "pkg/engine/manager"}},
+		// The background work is wired by the composition root, never the other way.
+		{"pkg/engine/assemble/background", false, []string{"pkg/engine/assemble", "pkg/providers", "pkg/sandbox"}},
 		{"pkg/cli", false, []string{"pkg/engine/session"}},
 		{"pkg/tui", false, []string{"pkg/engine/session", "pkg/engine/assemble"}},
 		{"pkg/engine/server", false, []string{"pkg/engine/session", "pkg/engine/assemble"}},
