@@ -9,7 +9,7 @@ package main
 import (
 	"os"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive/plugins/gitclone"
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble/plugins/gitclone"
 	"github.com/robota-sdk/robota-go/pkg/runner/remote"
 	"github.com/robota-sdk/robota-go/pkg/runner/worker"
 	"github.com/robota-sdk/robota-go/pkg/sandbox"

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
+
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
@@ -87,11 +89,11 @@ func runHeadless(ctx context.Context, o Options, stdin *os.File, stdout, stderr 
 	// Nobody is there to answer a permission question: the call is denied at once and
 	// listed in permission_denials.
 	opts.Interactive = interactive.InteractiveOptions{NoPrompt: true, Delivery: headlessDelivery}
-	s, err := interactive.New(ctx, opts)
+	s, err := assemble.New(ctx, opts)
 	if err != nil {
 		return reportSetupError(err, stderr)
 	}
-	a := s.Assembled()
+	a := assemble.Of(s)
 	printWarnings(stderr, a, o.Verbose)
 	sess := s.Session()
 	out.Init(withListing(output.Init{
@@ -196,7 +198,7 @@ func signalExit(sig os.Signal) int {
 // printWarnings shows the assembly's warnings under --verbose; an MCP server that failed
 // to start and a plugin that failed to load are shown always, with the error: the user
 // configured them and the session goes on without them.
-func printWarnings(stderr io.Writer, a *interactive.Assembled, verbose bool) {
+func printWarnings(stderr io.Writer, a *assemble.Assembled, verbose bool) {
 	if verbose {
 		for _, w := range a.Warnings {
 			fmt.Fprintf(stderr, "robota: warning: %s\n", w)
@@ -217,7 +219,7 @@ func printWarnings(stderr io.Writer, a *interactive.Assembled, verbose bool) {
 
 // initPlugins is system/init's plugins: those that loaded, each with its source as
 // Claude Code writes it ("name@marketplace", "name@inline" for a --plugin-dir).
-func initPlugins(a *interactive.Assembled) []output.Plugin {
+func initPlugins(a *assemble.Assembled) []output.Plugin {
 	var out []output.Plugin
 	for _, p := range a.Plugins {
 		if p.Status == "loaded" {
@@ -240,7 +242,7 @@ func withListing(in output.Init, s *interactive.InteractiveSession) output.Init 
 }
 
 // initMCPServers is system/init's mcp_servers.
-func initMCPServers(a *interactive.Assembled) []output.MCPServer {
+func initMCPServers(a *assemble.Assembled) []output.MCPServer {
 	out := make([]output.MCPServer, 0, len(a.MCPServers))
 	for _, s := range a.MCPServers {
 		out = append(out, output.MCPServer{Name: s.Name, Status: s.Status})
@@ -251,7 +253,7 @@ func initMCPServers(a *interactive.Assembled) []output.MCPServer {
 func reportSetupError(err error, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "robota: %v\n", err)
 	var verr *config.ValidationError
-	if errors.Is(err, interactive.ErrNoProvider) || errors.Is(err, interactive.ErrInvalidConfiguration) ||
+	if errors.Is(err, assemble.ErrNoProvider) || errors.Is(err, interactive.ErrInvalidConfiguration) ||
 		errors.As(err, &verr) || errors.Is(err, config.ErrSyntax) ||
 		errors.Is(err, llm.ErrConfiguration) || errors.Is(err, registry.ErrUnknownType) {
 		return exitConfig
@@ -270,7 +272,7 @@ func resolveCwd(dir string) (string, error) {
 	return abs, nil
 }
 
-// systemPrompt is --system-prompt for interactive.Options: nil when not given.
+// systemPrompt is --system-prompt for assemble.Options: nil when not given.
 func systemPrompt(o Options) *string {
 	if !o.SystemPromptSet {
 		return nil
@@ -296,8 +298,8 @@ func withJSONSchema(o Options) (tool *structuredOutput, allow []string, appendPr
 
 // sessionOptions are the session options robota's flags give, shared by the -p run and
 // the stream-json run.
-func sessionOptions(o Options, cwd string, workers *pool.Pool) interactive.Options {
-	return interactive.Options{
+func sessionOptions(o Options, cwd string, workers *pool.Pool) assemble.Options {
+	return assemble.Options{
 		Cwd: cwd, Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
 		Allow: o.AllowedTools, Deny: o.DisallowedTools, MaxTurns: o.MaxTurns,
 		AppendSystemPrompt: o.AppendSystemPrompt, Resume: o.Resume, Continue: o.Continue, Fork: o.ForkSession,

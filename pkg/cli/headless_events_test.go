@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
+
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
@@ -36,7 +38,7 @@ func TestRunPromptAbortsOnSignalOrCancel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := interactive.New(context.Background(), interactive.Options{Cwd: t.TempDir(), Home: t.TempDir(), LLM: p,
+			s, err := assemble.New(context.Background(), assemble.Options{Cwd: t.TempDir(), Home: t.TempDir(), LLM: p,
 				Interactive: interactive.InteractiveOptions{NoPrompt: true, Delivery: headlessDelivery}})
 			if err != nil {
 				t.Fatal(err)
@@ -117,7 +119,7 @@ func TestHeadlessTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := interactive.New(context.Background(), interactive.Options{Cwd: t.TempDir(), Home: t.TempDir(), LLM: p,
+	s, err := assemble.New(context.Background(), assemble.Options{Cwd: t.TempDir(), Home: t.TempDir(), LLM: p,
 		Interactive: interactive.InteractiveOptions{NoPrompt: true, Delivery: headlessDelivery}})
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func newSDKMCPServers(ctl *controller) *sdkMCPServers {
 	return &sdkMCPServers{ctl: ctl, conns: map[string]*sdkMCPConn{}}
 }
 
-// transport is interactive.Options.MCPSDKTransport.
+// transport is assemble.Options.MCPSDKTransport.
 func (s *sdkMCPServers) transport(name string) (sdkmcp.Transport, error) {
 	return sdkMCPTransport{servers: s, name: name}, nil
 }

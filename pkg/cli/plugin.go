@@ -12,8 +12,9 @@ import (
 	"sort"
 	"text/tabwriter"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive/plugins"
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble/plugins"
 )
 
 const pluginUsage = `Usage: robota plugin COMMAND (Claude Code's plugin formats; plugins load through enabledPlugins)
@@ -76,7 +77,7 @@ func runPlugin(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return usage()
 	}
-	opts, warnings, err := interactive.PluginOptions(cwd, home)
+	opts, warnings, err := assemble.PluginOptions(cwd, home)
 	if err != nil {
 		fmt.Fprintf(stderr, "robota plugin: %v\n", err)
 		return exitFailed

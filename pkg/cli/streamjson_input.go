@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
+
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/engine/hook"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
@@ -183,7 +185,7 @@ func runStreamJSON(ctx context.Context, o Options, stdin io.Reader, stdout, stde
 				status = exitFailed
 			}
 		}
-		for _, w := range s.Assembled().StoreWarnings {
+		for _, w := range assemble.Of(s).StoreWarnings {
 			fmt.Fprintf(stderr, "robota: warning: %s\n", w)
 		}
 	}
@@ -274,7 +276,7 @@ func (r *streamRun) initialize(ctx context.Context, workers *pool.Pool, in inbou
 		r.ctl.respondError(in.requestID, fmt.Errorf("the session could not be started (exit status %d; see stderr)", status))
 		return status, false
 	}
-	a := s.Assembled()
+	a := assemble.Of(s)
 	model := a.Provider.Model
 	l := s.Listing()
 	r.ctl.respond(in.requestID, map[string]any{
@@ -327,11 +329,11 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 			opts.MCPConfigs = append(opts.MCPConfigs, string(cfg))
 		}
 	}
-	s, err := interactive.New(ctx, opts)
+	s, err := assemble.New(ctx, opts)
 	if err != nil {
 		return nil, reportSetupError(err, r.stderr)
 	}
-	a := s.Assembled()
+	a := assemble.Of(s)
 	printWarnings(r.stderr, a, o.Verbose)
 	r.mu.Lock()
 	r.sess = s
@@ -347,7 +349,7 @@ func (r *streamRun) ensureSession(ctx context.Context, workers *pool.Pool, init 
 // writeInit writes system/init as a turn starts, as Claude Code does for every user
 // message it reads, with the session's model and mode at that moment.
 func (r *streamRun) writeInit(s *interactive.InteractiveSession) {
-	a, sess := s.Assembled(), s.Session()
+	a, sess := assemble.Of(s), s.Session()
 	r.out.Init(withListing(output.Init{SessionID: sess.ID(), Cwd: r.cwd, Model: sess.Model(), Tools: a.Tools,
 		PermissionMode: string(sess.PermissionMode()), APIKeySource: a.Provider.APIKeySource,
 		MCPServers: initMCPServers(a), Plugins: initPlugins(a), Sandbox: a.Sandbox}, s))

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
+
 	"github.com/charmbracelet/x/term"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/runner/pool"
 	"github.com/robota-sdk/robota-go/pkg/tui"
 )
@@ -57,17 +58,17 @@ func runInteractive(ctx context.Context, o Options, stdin *os.File, stdout, stde
 		// shows (DESIGN: the first frame within 100 ms); a setup error ends the UI and
 		// is reported as a headless run reports it.
 		d := tui.NewDeferred(tui.Info{Cwd: cwd, Model: o.Model, PermissionMode: o.PermissionMode}, func() (tui.Session, []string, error) {
-			s, err := interactive.New(ctx, sessionOptions(o, cwd, workers))
+			s, err := assemble.New(ctx, sessionOptions(o, cwd, workers))
 			if err != nil {
 				return nil, nil, err
 			}
 			var notes strings.Builder
-			printWarnings(&notes, s.Assembled(), o.Verbose)
+			printWarnings(&notes, assemble.Of(s), o.Verbose)
 			return tui.NewInProcess(s, cwd), strings.Split(strings.TrimSpace(notes.String()), "\n"), nil
 		})
 		deferred, sess = d, d
 		open = func(_ context.Context, id string) (tui.Session, error) {
-			s, err := interactive.New(ctx, sessionOptions(resumeOptions(o, id), cwd, workers))
+			s, err := assemble.New(ctx, sessionOptions(resumeOptions(o, id), cwd, workers))
 			if err != nil {
 				return nil, err
 			}

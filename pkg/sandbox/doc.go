@@ -75,7 +75,7 @@
 // What it guarantees, and what it does not:
 //   - The paths hidden or made read-only are the ones the Policy lists, which exist
 //     when the sandbox is made: a Server's when its first command starts. Its owner
-//     makes a new Server when the paths change (pkg/engine/interactive walks them again
+//     makes a new Server when the paths change (pkg/engine/assemble walks them again
 //     after every command); a file created under a denied name while a command runs is
 //     covered by the permission checker only (it asks or denies before the command runs).
 //   - Everything else of the filesystem is as outside. Without an allow-list the

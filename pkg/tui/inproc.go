@@ -47,7 +47,7 @@ func (p *InProcess) pump(ctx context.Context) {
 func (p *InProcess) Info() Info {
 	sess := p.s.Session()
 	info := Info{ID: sess.ID(), Model: sess.Model(), Cwd: p.cwd, PermissionMode: string(sess.PermissionMode())}
-	if a := p.s.Assembled(); a != nil && a.ResumedFrom != "" {
+	if p.s.ResumedFrom() != "" {
 		for _, msg := range sess.Messages() {
 			if t := strings.TrimSpace(msg.Text()); t != "" && (msg.Role == llm.RoleUser || msg.Role == llm.RoleAssistant) {
 				info.Previous = append(info.Previous, Turn{User: msg.Role == llm.RoleUser, Text: shownText(msg, t)})

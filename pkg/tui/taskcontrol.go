@@ -12,10 +12,7 @@ var errNoTasks = errors.New("this session runs no background tasks (no workers)"
 
 // tasks is the in-process session's task manager (nil without workers).
 func (p *InProcess) tasks() *tasks.BackgroundTaskManager {
-	if a := p.s.Assembled(); a != nil {
-		return a.Tasks()
-	}
-	return nil
+	return p.s.Tasks()
 }
 
 // logPage is a page of a task's output, as both adapters read it.

@@ -1,4 +1,4 @@
-package interactive
+package interactive_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/checkpoint"
 )

@@ -1,87 +1,26 @@
-// Package interactive assembles sessions the way a user expects them: it reads
-// the settings layers and project context, chooses the provider, builds the
-// built-in tools confined to the workspace, the permission evaluator and hook
-// runner, the session store and log, and hands them to pkg/engine/session.
+// Package interactive is the session core: InteractiveSession, the one place a session
+// runs (DESIGN.md decision 7), and its events. It wraps a *session.Session with what
+// every front end needs and none re-implements: events with sequence numbers,
+// subscribers with bounded delivery and replay, a prompt queue of one, abort, the
+// permission round trip, the event entries of the timeline, slash commands, edit
+// checkpoints and rewind, and the state of background tasks and job groups.
 //
-// It is the SDK layer: the headless CLI (robota -p, through New), the gRPC server and
-// the TUI all obtain their sessions from it, so a session behaves the same whichever
-// client drives it. InteractiveSession (New) wraps an assembled session with what every
-// front end needs and none re-implements (DESIGN.md decision 7); Query runs one prompt
-// through it. Go embedders inject a ready provider (Options.LLM) and their own tools
-// (Options.Tools). Adapters in this package translate between the concrete engine
-// packages (permission, hook, store, sessionlog) and the small ports that
-// pkg/engine/session declares.
+// It does not build sessions. The composition root, package assemble, reads settings,
+// chooses providers and tools and calls Wrap; embedders that build a session.Config
+// themselves call NewFromConfig. What the core reaches of an assembled session — task
+// runtime, job groups, agent catalog and subagents, skills, project memory, settings,
+// the session store, model aliases, hook notifications — it reaches through Host, a
+// struct of ports declared here, where they are consumed; a nil port means the service
+// is absent and the command that needs it says so. So this package imports no concrete
+// tool, provider, sandbox, MCP client or plugin loader (go list -deps shows it).
 //
 // Front ends name this package's words only (vocabulary.go gives them the session's
 // approvals, modes, denials, timeline entries and errors): pkg/cli, pkg/tui and
-// pkg/engine/server import no pkg/engine/session package, so what they rely on is what
-// this package documents.
+// pkg/engine/server import no pkg/engine/session package, and pkg/tui and
+// pkg/engine/server no assemble either, so what they rely on is what this package
+// documents.
 //
 // Guarantees:
-//   - A project whose .robota is a symlink leading outside the project is refused before
-//     anything is read from or written into it (ErrRobotaDirOutside).
-//   - Where a session's records, logs, saved tool output and edit checkpoints go
-//     (StateRoot, DESIGN decision 3): the project's .robota; for a session started in the
-//     home directory or the temporary directory itself (os.TempDir, /tmp), the user's
-//     ~/.robota, never a .robota created in the temporary directory. That store is shared
-//     by such directories: --continue and /resume there see the directory's own sessions
-//     (the record's cwd); --resume ID finds any of them. Saved tool output of a session in
-//     the temporary directory is then outside its working directory, so reading it back
-//     follows the rules for reads outside (it may ask).
-//   - The settings `env` object (every layer, merged by name, the higher layer winning)
-//     is in the environment of Bash commands, background commands and command hooks,
-//     over the inherited variables of the same name; http hooks' allowedEnvVars see it.
-//   - Claude Code's session flags: SystemPrompt replaces the built system prompt ("" sends
-//     none; AppendSystemPrompt still appends); BuiltinTools limits the built-in tools
-//     offered; SessionID names the new session and fails (ErrInvalidConfiguration) when the
-//     store has it; NoPersistence writes no record and no session log; FallbackModel
-//     repeats a call the model cannot serve (overloaded, not available) with the fallback
-//     models, never one that already streamed text; MaxThinkingTokens and Betas go to the
-//     provider type's thinking option and beta header (a warning for a type without);
-//     --model resolves
-//     "default" and the sonnet/opus/haiku aliases per provider type, and is honoured when
-//     the provider is detected from the environment.
-//   - MCP servers: the project's .mcp.json (not with StrictMCPConfig) and MCPConfigs are
-//     started when the session is assembled, at once, each within MCPStartTimeout
-//     (MCP_TIMEOUT ms, else 30 s); their tools (mcp__server__tool, pkg/tools/mcp) go
-//     through the session's permission rules and hooks as built-ins do. A server that
-//     fails to start is a warning naming it and its error, "failed" in MCPServers, and
-//     the session goes on; an unreadable server list is an ErrInvalidConfiguration. The
-//     servers close with the session (Close, after SessionEnd). Subagents do not get MCP
-//     tools (yet). "sdk" servers connect through MCPSDKTransport.
-//   - Tool output cut to fit a tool result is saved whole in .robota/tool-output (see
-//     ToolOutputDir), which a Read in any permission mode may open.
-//   - Plugins (package plugins): the settings' enabledPlugins (marketplaces from
-//     extraKnownMarketplaces, ~/.robota/plugins and Claude Code's ~/.claude/plugins) and
-//     Options.PluginDirs load before anything else is built. Their skills and commands
-//     join the catalog below the project's and user's (/plugin:name, and the bare /name
-//     while nothing else has it), their agents the Agent tool's types (plugin:name),
-//     their hooks run after the settings' hooks (disableAllHooks covers them), their MCP
-//     servers start with the others (plugin:<plugin>:<server>). A plugin that cannot load
-//     is a warning naming it, the file and the problem, and "failed" in Plugins; the
-//     session goes on. Plugin loading never fails the assembly.
-//   - Hooks (pkg/engine/hook): the settings' hooks run with command, http, prompt and
-//     agent executors. A prompt hook's model call goes through the session's provider
-//     (purpose llm.PurposeHook, no tools; its `model` alias resolved per provider type,
-//     else the session's model). An agent hook runs a subagent ("hook-agent") with Read,
-//     Grep and Glob only, which never asks (what the rules do not allow is denied) and
-//     runs no hooks itself, so it cannot start itself again. Its messages are not
-//     published (no EventSubagentMessage, nothing in stream-json): its reads and
-//     verdict are the hook's work, as in Claude Code, where hooks' internals never
-//     appear as the model's messages; they stay in its transcript. A hook that cannot run
-//     (unknown type, no prompt, an agent hook without Options.Runner) is an
-//     ErrInvalidConfiguration naming the file and key, as is an `if` that is not a
-//     permission rule or a hook model the provider type cannot resolve; hooks of Claude
-//     Code events robota does not fire are a warning. `if` matches a call as the same
-//     deny rule would (so `Bash(rm *)` matches `ls && rm x`). Non-blocking hook failures are written to the session
-//     log, and a prompt or agent hook's also to the user (the tool's end event Message).
-//     Notification hooks fire (notification_type permission_prompt) when an
-//     InteractiveSession asks a permission question, without delaying it.
-//   - A skill's allowed-tools (Claude Code rule syntax) are allow rules for the rest of
-//     the prompt that invoked it — the model's Skill call, or the user's /name, whose
-//     expanded prompt gets them when it runs — and for a forked skill's subagent; deny
-//     rules, ask rules and safety checks still win, and the grant ends with the prompt.
-//     An entry that is not a rule is a warning naming the skill file.
 //   - Skills the user runs (/name args, the spec's executeSkillCommand): the expanded
 //     body goes to the model, the user message carries the user's input as
 //     Metadata[MetadataDisplayInput] (clients show it, after a resume too), the timeline
@@ -142,8 +81,8 @@
 //   - Every message appended to the conversation (the prompt, each assistant message,
 //     each tool result) is a message event, in conversation order, after the tool_end of
 //     its call and before the prompt's end event.
-//   - With InteractiveOptions.NoPrompt (headless runs, Query) a call that needs approval
-//     is denied at once and listed in the session's PermissionDenials, as before.
+//   - With InteractiveOptions.NoPrompt (headless runs, assemble.Query) a call that needs
+//     approval is denied at once and listed in the session's PermissionDenials.
 //   - History is the session's timeline: chat messages plus tool-start and tool-end
 //     entries (ToolState: first argument, result, Edit diff lines, bounded command
 //     output preview), one tool-summary and one usage-summary per prompt (when tools ran
@@ -189,12 +128,11 @@
 //     resume, where /memory used reports them. The startup index is in the system prompt
 //     under Project Memory (contextload).
 //   - Session names: /rename saves the name at once; a resumed session keeps it, a fork
-//     starts unnamed. Options.Resume (--resume) takes an id or a name: ResolveSession
-//     resumes the one session of that name, and lists the ids when several have it
-//     (ErrAmbiguousSession) or the names there are when none has (ErrUnknownSession).
-//   - Edit checkpoints (New, with persistence; kept by pkg/engine/checkpoint, this package
-//     holds the rewind): each prompt starts a checkpoint (the prompt
-//     id, its text head, the conversation length), listed even when nothing was edited:
+//     starts unnamed (assemble resolves --resume NAME).
+//   - Edit checkpoints (a Host with a CheckpointRoot: assemble.New with persistence; kept
+//     by pkg/engine/checkpoint, this package holds the rewind): each prompt starts a
+//     checkpoint (the prompt id, its text head, the conversation length), listed even
+//     when nothing was edited:
 //     one line appended to .robota/checkpoints/{sessionId}/checkpoints.jsonl (a line cut
 //     short by a crash is skipped). Before the first Write, Edit or MultiEdit of a file
 //     within a prompt, the file's content (or its absence) is kept in

@@ -2,6 +2,7 @@ package interactive
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/checkpoint"
 )
@@ -39,3 +40,21 @@ var (
 	// ErrUnknownCheckpoint: a rewind names no checkpoint of this session.
 	ErrUnknownCheckpoint = checkpoint.ErrUnknown
 )
+
+// ErrInvalidConfiguration marks errors the user fixes in the settings or the options
+// (hooks, permission rules, the working directory, --fork-session alone): robota -p
+// exits 2 on them. Nothing invalid is ever skipped: a hook or rule that cannot be read
+// stops the assembly instead of leaving the session without it.
+var ErrInvalidConfiguration = errors.New("invalid configuration")
+
+// ConfigError is an ErrInvalidConfiguration whose message is its own (it names the file
+// and key) without the sentinel's text.
+type ConfigError struct{ Err error }
+
+func (e ConfigError) Error() string   { return e.Err.Error() }
+func (e ConfigError) Unwrap() []error { return []error{ErrInvalidConfiguration, e.Err} }
+
+// Invalid is an ErrInvalidConfiguration with the message format makes.
+func Invalid(format string, args ...any) error { return ConfigError{fmt.Errorf(format, args...)} }
+
+func invalid(format string, args ...any) error { return Invalid(format, args...) }

@@ -29,7 +29,7 @@ const (
 	EntryCompaction   = "compaction"
 )
 
-// InteractiveOptions are what New adds to an assembled session (Options.Interactive).
+// InteractiveOptions are what the core adds to a session (Wrap, NewFromConfig).
 type InteractiveOptions struct {
 	// NoPrompt means nobody answers permission questions (headless runs, Query): a call
 	// that needs approval is denied at once and listed in the session's
@@ -54,12 +54,12 @@ type Submitted struct {
 // one, abort, the permission round trip and the event entries of the history. See the
 // package documentation for its guarantees.
 type InteractiveSession struct {
-	sess      *session.Session
-	assembled *Assembled // nil when built from a session.Config
-	hub       *hub
-	perms     *permissionBroker
-	newID     func() string
-	current   atomic.Pointer[string] // id of the running prompt
+	sess    *session.Session
+	host    *Host // nil when built from a session.Config
+	hub     *hub
+	perms   *permissionBroker
+	newID   func() string
+	current atomic.Pointer[string] // id of the running prompt
 
 	toolsMu   sync.Mutex
 	turnTools []ToolState // completed tools of the running Run, for its tool-summary
@@ -133,65 +133,6 @@ func (p *pendingPrompt) label() string {
 	return p.text
 }
 
-// New assembles a session for opts (Assemble: settings, context, tools, permissions,
-// hooks, store and log from opts.Cwd) and wraps it. opts.LLM injects a ready provider;
-// opts.PermissionHandler must be nil: permission questions are answered with
-// RespondPermission (or denied at once with opts.Interactive.NoPrompt).
-func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
-	if opts.PermissionHandler != nil {
-		return nil, invalid("Options.PermissionHandler is set: an InteractiveSession answers permission requests through RespondPermission")
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.NewID == nil {
-		opts.NewID = llm.NewID
-	}
-	s := newInteractive(opts.Interactive, opts.Now, opts.NewID)
-	opts.Callbacks = s.callbacks(opts.Callbacks)
-	next := opts.OnMessage
-	opts.OnMessage = func(m llm.Message) {
-		s.onMessage(m)
-		if next != nil {
-			next(m)
-		}
-	}
-	if !opts.Interactive.NoPrompt {
-		opts.PermissionHandler = s.perms.ask
-	}
-	a, err := Assemble(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	s.assembled, s.sess, s.grants = a, a.Session, &promptGrants{}
-	if a.hookRunner != nil {
-		s.perms.notify = a.notifyPermission
-	}
-	if !opts.NoPersistence {
-		s.cwd, s.checkpoints = opts.Cwd, checkpoint.NewStore(a.stateRoot, a.Session.ID(), opts.Now)
-	}
-	if a.skills != nil && len(a.skills.List()) > 0 {
-		s.AddCommandSource(skillCommands{cat: a.skills, sessionID: s.ID, grants: s.grants})
-	}
-	if a.slash != nil {
-		a.slash.bind(s.registry)
-	}
-	if a.ResumedFrom != "" {
-		s.restored, s.restoredTurns = restoredUsage(a.Session.EventEntries())
-	}
-	if a.tasks != nil {
-		a.tasks.pump(s.hub.publish, s.promptID, s.recordTask, s.recordGroup, opts.Now)
-		a.subagents.observe(s.hub.publish, s.promptID)
-	}
-	if name := strings.TrimSpace(opts.Name); name != "" {
-		if err := a.Session.SetName(ctx, name); err != nil {
-			_ = s.Close(context.WithoutCancel(ctx), "other")
-			return nil, fmt.Errorf("naming the session %q: %w", name, err)
-		}
-	}
-	return s, nil
-}
-
 // NewFromConfig wraps a session built from cfg as it is (no settings, context or files
 // are read): for embedders that assemble everything themselves, and for tests.
 // cfg.PermissionHandler must be nil; cfg.Callbacks are still called.
@@ -207,7 +148,7 @@ func NewFromConfig(ctx context.Context, cfg session.Config, opts InteractiveOpti
 	}
 	s := newInteractive(opts, cfg.Now, cfg.NewID)
 	cfg.Callbacks = s.callbacks(cfg.Callbacks)
-	cfg.Logger = teeLogger{next: cfg.Logger, onMessage: s.onMessage}
+	cfg.Logger = TeeLogger{Next: cfg.Logger, OnMessage: s.onMessage}
 	if !opts.NoPrompt {
 		cfg.PermissionHandler = s.perms.ask
 	}
@@ -347,10 +288,6 @@ func (s *InteractiveSession) promptID() string {
 // Session is the wrapped session (context state, denials, messages, mode …). Run and
 // Compact must go through the InteractiveSession.
 func (s *InteractiveSession) Session() *session.Session { return s.sess }
-
-// Assembled is what New assembled (provider choice, tools, paths, warnings); nil for a
-// session made with NewFromConfig.
-func (s *InteractiveSession) Assembled() *Assembled { return s.assembled }
 
 // ID is the session id.
 func (s *InteractiveSession) ID() string { return s.sess.ID() }
@@ -527,8 +464,8 @@ func (s *InteractiveSession) Close(ctx context.Context, reason string) error {
 		s.checkpoints.Close()
 	}
 	var err error
-	if s.assembled != nil {
-		err = s.assembled.Close(ctx, reason)
+	if s.host != nil {
+		err = s.host.Close(ctx, reason)
 	} else {
 		err = s.sess.Shutdown(ctx, reason)
 	}

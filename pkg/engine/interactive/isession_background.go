@@ -11,7 +11,6 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/runner/jobgroups"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
-	"github.com/robota-sdk/robota-go/pkg/tools/agenttool"
 )
 
 // The user's side of background work (the spec's /background system command and the
@@ -377,10 +376,10 @@ func parseAgentOptions(tokens []string) (agentOptions, error) {
 // agentNames are the session's agent definitions' names (exact, as a prompt's first word
 // must be to be read as one).
 func (s *InteractiveSession) agentNames() []string {
-	if s.assembled == nil || s.assembled.agentCatalog == nil {
+	if s.host == nil || s.host.Agents == nil {
 		return nil
 	}
-	return s.assembled.agentCatalog.Names()
+	return s.host.Agents.Names()
 }
 
 func (s *InteractiveSession) cmdAgent(ctx context.Context, args string) commands.Result {
@@ -410,8 +409,8 @@ func (s *InteractiveSession) cmdAgent(ctx context.Context, args string) commands
 
 func (s *InteractiveSession) listAgents() commands.Result {
 	var defs []map[string]any
-	if s.assembled != nil && s.assembled.agentCatalog != nil {
-		for _, d := range s.assembled.agentCatalog.List() {
+	if s.host != nil && s.host.Agents != nil {
+		for _, d := range s.host.Agents.List() {
 			defs = append(defs, map[string]any{"name": d.Name, "description": d.Description})
 		}
 	}
@@ -474,7 +473,7 @@ func (s *InteractiveSession) runAgent(tokens []string) commands.Result {
 	if res != nil {
 		return *res
 	}
-	t, _ := s.assembled.Tasks().Get(id[0])
+	t, _ := s.Tasks().Get(id[0])
 	return ok(fmt.Sprintf("Started agent job %s (%s). Read it with /agent read %s; stop it with /agent stop %s.", id[0], agentType, id[0], id[0]),
 		map[string]any{"agentId": id[0], "status": string(t.State), "agentType": agentType})
 }
@@ -485,9 +484,9 @@ const agentdefGeneral = "general-purpose"
 // spawnAgents validates every job's type, then starts them all; when one cannot start,
 // the ones started are cancelled and the command fails.
 func (s *InteractiveSession) spawnAgents(jobs []agentJob) ([]string, *commands.Result) {
-	sp := (*agentSpawner)(nil)
-	if s.assembled != nil {
-		sp = s.assembled.skillSpawner
+	var sp Subagents
+	if s.host != nil {
+		sp = s.host.Subagents
 	}
 	if sp == nil {
 		r := fail(ErrNoBackgroundTasks.Error(), nil)
@@ -502,10 +501,8 @@ func (s *InteractiveSession) spawnAgents(jobs []agentJob) ([]string, *commands.R
 	}
 	ids := make([]string, 0, len(jobs))
 	for _, j := range jobs {
-		// No tool call started it: ToolCallID stays empty, and its messages stay in its
-		// transcript (a stream-json line without a parent would read as the main model's).
-		id, err := sp.Spawn(context.Background(), agenttool.SpawnRequest{Description: j.label, Prompt: j.prompt, AgentType: j.agentType,
-			Model: j.model, Isolation: j.isolation, Background: true})
+		id, err := sp.StartAgent(context.Background(), AgentRequest{Description: j.label, Prompt: j.prompt, AgentType: j.agentType,
+			Model: j.model, Isolation: j.isolation})
 		if err != nil {
 			for _, started := range ids {
 				_ = sp.Cancel(started, "another job of the command could not start")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
@@ -223,10 +222,10 @@ func (s *InteractiveSession) cmdModel(_ context.Context, args string) commands.R
 // default removes the setting. A settings file above the user's that sets language
 // still wins in new sessions, and the message says so.
 func (s *InteractiveSession) cmdLanguage(ctx context.Context, args string) commands.Result {
-	if s.assembled == nil || s.assembled.Settings == nil {
+	if s.host == nil || s.host.Settings == nil {
 		return fail("This session has no settings: the response language cannot be set here.", map[string]any{"available": false})
 	}
-	a := s.assembled
+	a := s.host
 	s.langMu.Lock()
 	defer s.langMu.Unlock()
 	cur := a.Settings.Language
@@ -247,16 +246,16 @@ func (s *InteractiveSession) cmdLanguage(ctx context.Context, args string) comma
 	if strings.EqualFold(lang, "default") {
 		lang, value = "", nil
 	}
-	if a.home == "" {
+	if a.Home == "" {
 		return fail("No home directory: the user's settings file cannot be written.", map[string]any{"language": cur})
 	}
-	path := config.UserSettingsPath(a.home)
+	path := config.UserSettingsPath(a.Home)
 	origin, hasOrigin := a.Settings.Origin("language")
 	if err := config.WriteKey(path, "language", value); err != nil {
 		return fail("language: "+err.Error(), map[string]any{"language": cur})
 	}
-	if a.systemFor != nil && s.sess.SystemMessage() != "" {
-		if sys := a.systemFor(s.sess.Model(), lang); sys != "" && sys != s.sess.SystemMessage() {
+	if a.SystemFor != nil && s.sess.SystemMessage() != "" {
+		if sys := a.SystemFor(s.sess.Model(), lang); sys != "" && sys != s.sess.SystemMessage() {
 			if err := s.sess.SetSystemMessage(ctx, sys); err != nil {
 				if errors.Is(err, session.ErrRunInProgress) {
 					r, _ := s.busy("language")
@@ -334,8 +333,8 @@ func (s *InteractiveSession) cmdContext(_ context.Context, _ string) commands.Re
 
 func (s *InteractiveSession) cmdPermissions(_ context.Context, _ string) commands.Result {
 	var allow, ask, deny []string
-	if s.assembled != nil && s.assembled.Settings != nil {
-		p := s.assembled.Settings.Permissions
+	if s.host != nil && s.host.Settings != nil {
+		p := s.host.Settings.Permissions
 		for _, r := range p.Allow {
 			allow = append(allow, r.Text)
 		}
@@ -349,8 +348,8 @@ func (s *InteractiveSession) cmdPermissions(_ context.Context, _ string) command
 	sessionRules := s.sess.SessionRules()
 	mode := string(s.sess.PermissionMode())
 	sandboxState := ""
-	if s.assembled != nil {
-		sandboxState = s.assembled.Sandbox
+	if s.host != nil {
+		sandboxState = s.host.Sandbox
 	}
 	msg := fmt.Sprintf("Mode %s; allow %d, ask %d, deny %d rules; %d session rule(s). Command sandbox: %s.",
 		mode, len(allow), len(ask), len(deny), len(sessionRules), sandboxState)
@@ -367,22 +366,18 @@ func nonNilStrings(v []string) []string {
 
 func (s *InteractiveSession) cmdResume(ctx context.Context, _ string) commands.Result {
 	how := "Start with `robota --resume ID` (or NAME), or `robota --continue` for the latest."
-	if s.assembled == nil || s.assembled.store == nil {
+	if s.host == nil || s.host.Sessions == nil {
 		return ok("No session store. "+how, map[string]any{"sessions": []any{}})
 	}
-	list, err := s.assembled.store.List(ctx)
+	list, err := s.host.Sessions(ctx)
 	if err != nil {
 		return fail("resume: "+err.Error(), nil)
 	}
 	var b strings.Builder
-	out := make([]map[string]any, 0, len(list.Sessions))
-	shared := s.assembled.userStore
-	for _, in := range list.Sessions {
+	out := make([]map[string]any, 0, len(list))
+	for _, in := range list {
 		if in.ID == s.ID() {
 			continue
-		}
-		if shared && in.Cwd != "" && filepath.Clean(in.Cwd) != filepath.Clean(s.assembled.cwd) {
-			continue // the user's store holds every outside-a-project directory's sessions
 		}
 		title := in.Name
 		if title == "" {
@@ -423,10 +418,10 @@ func (s *InteractiveSession) cmdReset(_ context.Context, _ string) commands.Resu
 }
 
 func (s *InteractiveSession) taskList(kind tasks.Kind) []tasks.Task {
-	if s.assembled == nil || s.assembled.Tasks() == nil {
+	if s.Tasks() == nil {
 		return nil
 	}
-	return s.assembled.Tasks().List(tasks.Filter{Kind: kind})
+	return s.Tasks().List(tasks.Filter{Kind: kind})
 }
 
 func nonNilTasks(v []tasks.Task) []tasks.Task {
@@ -435,3 +430,7 @@ func nonNilTasks(v []tasks.Task) []tasks.Task {
 	}
 	return v
 }
+
+// BuiltinCommands are the built-in commands without their handlers (the SlashCommand
+// tool lists the model-invocable ones).
+func BuiltinCommands() []commands.Command { return slices.Clone(builtinCommands) }

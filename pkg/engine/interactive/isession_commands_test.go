@@ -1,4 +1,4 @@
-package interactive
+package interactive_test
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
@@ -64,7 +67,7 @@ func TestBuiltinCommands(t *testing.T) {
 			if sys := s.Session().SystemMessage(); !strings.Contains(sys, "Response language: French") {
 				t.Errorf("system prompt after /language French:\n%s", sys)
 			}
-			b, err := os.ReadFile(config.UserSettingsPath(s.Assembled().home))
+			b, err := os.ReadFile(config.UserSettingsPath(assemble.Of(s).Home()))
 			if err != nil || !strings.Contains(string(b), `"language": "French"`) {
 				t.Errorf("user settings: %s, %v", b, err)
 			}
@@ -81,7 +84,7 @@ func TestBuiltinCommands(t *testing.T) {
 				t.Errorf("record name = %q", n)
 			}
 			// Saved at once: the store's listing shows the name.
-			stored, err := s.Assembled().store.Load(context.Background(), s.ID())
+			stored, err := assemble.Of(s).Store().Load(context.Background(), s.ID())
 			if err != nil || stored.Name != "my work" {
 				t.Errorf("stored name = %q, %v", stored.Name, err)
 			}

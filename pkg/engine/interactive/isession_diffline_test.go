@@ -1,4 +1,4 @@
-package interactive
+package interactive_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")

@@ -1,9 +1,11 @@
-package interactive
+package interactive_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"

@@ -34,10 +34,10 @@ var ErrNoBackgroundTasks = errors.New("this session runs no background tasks (no
 const EntryBackgroundJobGroup = "background-job-group"
 
 func (s *InteractiveSession) jobGroups() (*jobgroups.Orchestrator, error) {
-	if s.assembled == nil || s.assembled.tasks == nil || s.assembled.tasks.groups == nil {
+	if s.host == nil || s.host.JobGroups == nil || s.host.JobGroups() == nil {
 		return nil, ErrNoBackgroundTasks
 	}
-	return s.assembled.tasks.groups, nil
+	return s.host.JobGroups(), nil
 }
 
 // CreateBackgroundJobGroup groups existing tasks under a wait policy (the spec's
@@ -87,8 +87,8 @@ func SummarizeBackgroundJobGroup(g JobGroup) jobgroups.Summary { return jobgroup
 // replay collects) and, for a creation or a completion, in the timeline. The record
 // gets the snapshots and events when it is saved (recordGroups).
 func (s *InteractiveSession) recordGroup(ev *JobGroupEvent) {
-	if a := s.assembled; a != nil && a.logger != nil {
-		a.logger.Log(sessionlog.EventBackgroundJobGroup, ev)
+	if s.host != nil && s.host.Log != nil {
+		s.host.Log(string(sessionlog.EventBackgroundJobGroup), ev)
 	}
 	if ev.Type != jobgroups.EventUpdated {
 		s.addEntry(EntryBackgroundJobGroup, ev)
@@ -97,10 +97,10 @@ func (s *InteractiveSession) recordGroup(ev *JobGroupEvent) {
 
 // backgroundTasks is the session's task manager, or ErrNoBackgroundTasks.
 func (s *InteractiveSession) backgroundTasks() (*tasks.BackgroundTaskManager, error) {
-	if s.assembled == nil || s.assembled.Tasks() == nil {
+	if s.Tasks() == nil {
 		return nil, ErrNoBackgroundTasks
 	}
-	return s.assembled.Tasks(), nil
+	return s.Tasks(), nil
 }
 
 // groupError words a group error for a command's message.

@@ -1,13 +1,19 @@
-package interactive
+package interactive_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/providers/script"
@@ -154,4 +160,28 @@ func waitStarted(t *testing.T, g *gatedProvider) string {
 		t.Fatal("the provider was never called")
 	}
 	return ""
+}
+
+// Options and New are the composition root's: these tests drive the session core
+// through an assembled session, and only an external test package may import assemble
+// (which imports interactive).
+type Options = assemble.Options
+
+func New(ctx context.Context, opts Options) (*InteractiveSession, error) {
+	return assemble.New(ctx, opts)
+}
+
+// envOf is an environment of only m.
+func envOf(m map[string]string) config.Env {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -18,10 +18,10 @@ var memorySubcommands = []string{"list", "show", "add", "pending", "review", "ap
 // cmdMemory is /memory (spec: Project Memory). Writes and retrievals happen only here,
 // when the command is run: nothing is added to prompts or queued after a turn.
 func (s *InteractiveSession) cmdMemory(ctx context.Context, args string) commands.Result {
-	if s.assembled == nil || s.assembled.memory == nil {
+	if s.host == nil || s.host.Memory == nil {
 		return fail("Project memory needs a project directory; this session has none.", map[string]any{"available": false})
 	}
-	m := s.assembled.memory
+	m := s.host.Memory
 	sub, rest := splitWord(args)
 	switch sub {
 	case "", "list":
@@ -61,16 +61,16 @@ func (s *InteractiveSession) saveAudit(ctx context.Context) string {
 	return ""
 }
 
-func memoryList(m *memoryState) commands.Result {
-	topics, err := m.store.Topics()
+func memoryList(m *memory.Audit) commands.Result {
+	topics, err := m.Store().Topics()
 	if err != nil {
 		return fail("memory: "+err.Error(), nil)
 	}
-	pending, err := m.store.Pending()
+	pending, err := m.Store().Pending()
 	if err != nil {
 		return fail("memory: "+err.Error(), nil)
 	}
-	index, err := m.store.Index()
+	index, err := m.Store().Index()
 	if err != nil {
 		return fail("memory: "+err.Error(), nil)
 	}
@@ -92,9 +92,9 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func (s *InteractiveSession) memoryShow(ctx context.Context, m *memoryState, topic string) commands.Result {
+func (s *InteractiveSession) memoryShow(ctx context.Context, m *memory.Audit, topic string) commands.Result {
 	if topic == "" {
-		index, err := m.store.Index()
+		index, err := m.Store().Index()
 		if err != nil {
 			return fail("memory: "+err.Error(), nil)
 		}
@@ -103,20 +103,20 @@ func (s *InteractiveSession) memoryShow(ctx context.Context, m *memoryState, top
 		}
 		return ok(strings.TrimRight(index, "\n"), map[string]any{"path": memory.IndexFile, "content": index})
 	}
-	t, err := m.store.Show(topic)
+	t, err := m.Store().Show(topic)
 	if err != nil {
 		if errors.Is(err, memory.ErrUnknownTopic) || errors.Is(err, memory.ErrInvalidTopic) {
 			return fail(err.Error()+"; see /memory list", map[string]any{"topic": topic})
 		}
 		return fail("memory: "+err.Error(), nil)
 	}
-	m.use(memory.Reference{Topic: t.Name, Path: t.Path, Entries: t.Entries, RetrievedAt: m.now().UTC()})
-	m.record(memory.Event{Type: memory.EventRetrieved, Topic: t.Name, Path: t.Path})
+	m.Use(memory.Reference{Topic: t.Name, Path: t.Path, Entries: t.Entries, RetrievedAt: m.Now().UTC()})
+	m.Record(memory.Event{Type: memory.EventRetrieved, Topic: t.Name, Path: t.Path})
 	warn := s.saveAudit(ctx)
 	return ok(strings.TrimRight(t.Content, "\n")+warn, map[string]any{"topic": t.Name, "path": t.Path, "entries": t.List, "content": t.Content})
 }
 
-func (s *InteractiveSession) memoryAdd(ctx context.Context, m *memoryState, args string) commands.Result {
+func (s *InteractiveSession) memoryAdd(ctx context.Context, m *memory.Audit, args string) commands.Result {
 	typ, rest := splitWord(args)
 	topic, text := splitWord(rest)
 	if typ == "" || topic == "" || text == "" {
@@ -133,24 +133,24 @@ func (s *InteractiveSession) memoryAdd(ctx context.Context, m *memoryState, args
 	v := memory.Evaluate(text)
 	switch v.Action {
 	case memory.Refuse:
-		m.record(memory.Event{Type: memory.EventSkipped, Topic: norm, MemoryType: mt, Reason: v.Kind})
+		m.Record(memory.Event{Type: memory.EventSkipped, Topic: norm, MemoryType: mt, Reason: v.Kind})
 		warn := s.saveAudit(ctx)
 		return fail("Not saved: "+v.Reason+"."+warn, map[string]any{"action": string(v.Action), "kind": v.Kind, "reason": v.Reason, "topic": norm})
 	case memory.Review:
-		id := shortID(m.newID())
-		if err := m.store.Queue(memory.Candidate{ID: id, Topic: norm, Type: mt, Text: text, Reason: v.Reason, Kind: v.Kind, SessionID: s.ID()}); err != nil {
+		id := shortID(m.NewID())
+		if err := m.Store().Queue(memory.Candidate{ID: id, Topic: norm, Type: mt, Text: text, Reason: v.Reason, Kind: v.Kind, SessionID: s.ID()}); err != nil {
 			return fail("memory: "+err.Error(), nil)
 		}
-		m.record(memory.Event{Type: memory.EventQueued, Topic: norm, MemoryType: mt, CandidateID: id, Reason: v.Kind})
+		m.Record(memory.Event{Type: memory.EventQueued, Topic: norm, MemoryType: mt, CandidateID: id, Reason: v.Kind})
 		warn := s.saveAudit(ctx)
 		return ok(fmt.Sprintf("Queued for review as %s: %s.%s", id, v.Reason, warn),
 			map[string]any{"action": string(v.Action), "kind": v.Kind, "reason": v.Reason, "candidateId": id, "topic": norm, "type": string(mt)})
 	}
-	res, err := m.store.Append(norm, mt, text)
+	res, err := m.Store().Append(norm, mt, text)
 	if err != nil {
 		return fail("memory: "+err.Error(), nil)
 	}
-	m.record(memory.Event{Type: memory.EventSaved, Topic: res.Topic, MemoryType: mt, Path: res.Path, Deduplicated: res.Deduplicated})
+	m.Record(memory.Event{Type: memory.EventSaved, Topic: res.Topic, MemoryType: mt, Path: res.Path, Deduplicated: res.Deduplicated})
 	warn := s.saveAudit(ctx)
 	msg := fmt.Sprintf("Saved to %s (%s).", res.Path, mt)
 	if res.Deduplicated {
@@ -168,8 +168,8 @@ func shortID(id string) string {
 	return id
 }
 
-func memoryPending(m *memoryState) commands.Result {
-	list, err := m.store.Pending()
+func memoryPending(m *memory.Audit) commands.Result {
+	list, err := m.Store().Pending()
 	if err != nil {
 		return fail("memory: "+err.Error(), nil)
 	}
@@ -184,39 +184,39 @@ func memoryPending(m *memoryState) commands.Result {
 	return ok(b.String(), map[string]any{"pending": list})
 }
 
-func (s *InteractiveSession) memoryApprove(ctx context.Context, m *memoryState, id string) commands.Result {
+func (s *InteractiveSession) memoryApprove(ctx context.Context, m *memory.Audit, id string) commands.Result {
 	if id == "" {
 		return fail("Usage: /memory approve <id> (see /memory pending)", nil)
 	}
-	c, res, err := m.store.Approve(id)
+	c, res, err := m.Store().Approve(id)
 	if err != nil {
 		if errors.Is(err, memory.ErrRefused) {
-			m.record(memory.Event{Type: memory.EventSkipped, Topic: c.Topic, MemoryType: c.Type, CandidateID: c.ID, Reason: "refused on approval"})
+			m.Record(memory.Event{Type: memory.EventSkipped, Topic: c.Topic, MemoryType: c.Type, CandidateID: c.ID, Reason: "refused on approval"})
 			return fail("Not saved: "+strings.TrimPrefix(err.Error(), memory.ErrRefused.Error()+": ")+"."+s.saveAudit(ctx), map[string]any{"candidateId": id})
 		}
 		return fail(err.Error()+"; see /memory pending", map[string]any{"candidateId": id})
 	}
-	m.record(memory.Event{Type: memory.EventApproved, Topic: res.Topic, MemoryType: c.Type, Path: res.Path, CandidateID: c.ID, Deduplicated: res.Deduplicated})
+	m.Record(memory.Event{Type: memory.EventApproved, Topic: res.Topic, MemoryType: c.Type, Path: res.Path, CandidateID: c.ID, Deduplicated: res.Deduplicated})
 	warn := s.saveAudit(ctx)
 	return ok(fmt.Sprintf("Approved %s: saved to %s.%s", c.ID, res.Path, warn),
 		map[string]any{"candidateId": c.ID, "topic": res.Topic, "path": res.Path, "type": string(c.Type), "deduplicated": res.Deduplicated})
 }
 
-func (s *InteractiveSession) memoryReject(ctx context.Context, m *memoryState, id string) commands.Result {
+func (s *InteractiveSession) memoryReject(ctx context.Context, m *memory.Audit, id string) commands.Result {
 	if id == "" {
 		return fail("Usage: /memory reject <id> (see /memory pending)", nil)
 	}
-	c, err := m.store.Reject(id)
+	c, err := m.Store().Reject(id)
 	if err != nil {
 		return fail(err.Error()+"; see /memory pending", map[string]any{"candidateId": id})
 	}
-	m.record(memory.Event{Type: memory.EventRejected, Topic: c.Topic, MemoryType: c.Type, CandidateID: c.ID})
+	m.Record(memory.Event{Type: memory.EventRejected, Topic: c.Topic, MemoryType: c.Type, CandidateID: c.ID})
 	warn := s.saveAudit(ctx)
 	return ok(fmt.Sprintf("Rejected %s; nothing saved.%s", c.ID, warn), map[string]any{"candidateId": c.ID, "topic": c.Topic})
 }
 
-func memoryUsed(m *memoryState) commands.Result {
-	rawEvents, rawRefs := m.snapshot()
+func memoryUsed(m *memory.Audit) commands.Result {
+	rawEvents, rawRefs := m.Snapshot()
 	refs := decodeAll[memory.Reference](rawRefs)
 	events := decodeAll[memory.Event](rawEvents)
 	var b strings.Builder

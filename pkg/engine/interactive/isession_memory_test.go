@@ -1,4 +1,4 @@
-package interactive
+package interactive_test
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/memory"
 )
@@ -75,7 +78,7 @@ func TestMemoryCommand(t *testing.T) {
 		case "approve":
 			args = "approve " + candidate
 		case "reject-other":
-			list, _ := s.Assembled().memory.store.Pending()
+			list, _ := assemble.Of(s).Memory().Store().Pending()
 			if len(list) != 1 {
 				t.Fatalf("pending %+v", list)
 			}
@@ -137,7 +140,7 @@ func TestMemoryRefusesSecretsEverywhere(t *testing.T) {
 			return nil
 		})
 	}
-	rec, err := s.Assembled().store.Load(ctx, s.ID())
+	rec, err := assemble.Of(s).Store().Load(ctx, s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +174,7 @@ func TestMemoryAuditSurvivesResume(t *testing.T) {
 	}
 	id := s.ID()
 	// No prompt ran and the session is not closed: the command saved the record itself.
-	rec, err := s.Assembled().store.Load(ctx, id)
+	rec, err := assemble.Of(s).Store().Load(ctx, id)
 	if err != nil || len(rec.MemoryEvents) != 2 || len(rec.UsedMemoryReferences) != 1 {
 		t.Fatalf("stored before close: %d events, %d refs, %v", len(rec.MemoryEvents), len(rec.UsedMemoryReferences), err)
 	}
@@ -192,7 +195,7 @@ func TestMemoryAuditSurvivesResume(t *testing.T) {
 	if !strings.Contains(r.Session().SystemMessage(), "# Project Memory\n\n- build (project): use make") {
 		t.Errorf("system prompt lacks the memory index:\n%s", r.Session().SystemMessage())
 	}
-	rec, err = r.Assembled().store.Load(ctx, id)
+	rec, err = assemble.Of(r).Store().Load(ctx, id)
 	if err != nil || len(rec.MemoryEvents) != 3 || len(rec.UsedMemoryReferences) != 1 {
 		t.Fatalf("after resume: %d events, %d refs, %v", len(rec.MemoryEvents), len(rec.UsedMemoryReferences), err)
 	}

@@ -1,9 +1,11 @@
-package interactive
+package interactive_test
 
 import (
 	"context"
 	"slices"
 	"testing"
+
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"

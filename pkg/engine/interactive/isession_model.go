@@ -1,11 +1,5 @@
 package interactive
 
-import (
-	"fmt"
-
-	"github.com/robota-sdk/robota-go/pkg/providers/registry"
-)
-
 // SetModel makes model the session's model from its next prompt on (Claude Code's
 // set_model): an alias (default, sonnet, opus, haiku) resolves for the session's provider
 // as --model does; a model id is used as it is. The conversation is kept. It fails while
@@ -13,12 +7,9 @@ import (
 // alias the provider has no model for.
 func (s *InteractiveSession) SetModel(model string) (string, error) {
 	id := model
-	if s.assembled != nil {
-		def, err := registry.Default().Lookup(s.assembled.Provider.Type)
-		if err != nil {
-			return "", fmt.Errorf("set model: %w", err)
-		}
-		if id, err = resolveModel(def, model); err != nil {
+	if s.host != nil && s.host.ResolveModel != nil {
+		var err error
+		if id, err = s.host.ResolveModel(model); err != nil {
 			return "", err
 		}
 	}

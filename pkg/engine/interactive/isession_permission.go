@@ -51,7 +51,7 @@ func (b *permissionBroker) ask(ctx context.Context, req session.ApprovalRequest)
 	id := b.newID()
 	answer := make(chan session.PermissionAnswer, 1)
 	pr := PermissionRequest{RequestID: id, ToolName: req.ToolName, ToolUseID: req.ToolUseID, Input: req.Input,
-		Reason: req.Reason, SessionRule: req.SessionRule, Deadline: b.now().Add(b.timeout), TaskID: taskIDFrom(ctx)}
+		Reason: req.Reason, SessionRule: req.SessionRule, Deadline: b.now().Add(b.timeout), TaskID: TaskIDFrom(ctx)}
 	timer := time.NewTimer(b.timeout)
 	defer timer.Stop()
 	// Registered and published under one lock: whoever sees the event can answer it, and
@@ -192,4 +192,20 @@ func (b *permissionBroker) subscribeLive(h *hub, o SubscribeOptions) *Subscripti
 	slices.SortFunc(seed, func(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	sub, _ := h.subscribeSeeded(seed, o)
 	return sub
+}
+
+// taskCtxKey marks a permission ask made for a subagent's tool call.
+type taskCtxKey struct{}
+
+// TaskIDFrom returns the subagent task a permission ask is made for ("" for the
+// session's own calls).
+func TaskIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(taskCtxKey{}).(string)
+	return id
+}
+
+// WithTaskID marks ctx as the context of subagent task id's permission asks: the
+// permission_request names the task.
+func WithTaskID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, taskCtxKey{}, id)
 }

@@ -1,4 +1,4 @@
-package interactive
+package interactive_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"

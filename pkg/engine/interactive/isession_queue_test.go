@@ -1,8 +1,10 @@
-package interactive
+package interactive_test
 
 import (
 	"errors"
 	"testing"
+
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 )

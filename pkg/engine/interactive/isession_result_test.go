@@ -1,4 +1,4 @@
-package interactive
+package interactive_test
 
 import (
 	"fmt"

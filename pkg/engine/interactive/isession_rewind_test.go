@@ -1,4 +1,4 @@
-package interactive
+package interactive_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/checkpoint"
 )

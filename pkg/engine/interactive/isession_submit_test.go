@@ -1,4 +1,4 @@
-package interactive
+package interactive_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )

@@ -1,9 +1,11 @@
 package interactive
 
 import (
+	"strings"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
+	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 )
 
 // TaskKind is what a background task runs.
@@ -88,10 +90,76 @@ const EntryBackgroundTask = "background-task"
 // output, tool calls) in the session log as a background_task_event, which replay
 // collects, and each lifecycle change in the timeline (saved with the session's record).
 func (s *InteractiveSession) recordTask(te *TaskEvent) {
-	if a := s.assembled; a != nil && a.logger != nil {
-		a.logger.Log(sessionlog.EventBackgroundTask, te)
+	if s.host != nil && s.host.Log != nil {
+		s.host.Log(string(sessionlog.EventBackgroundTask), te)
 	}
 	if te.State != nil {
 		s.addEntry(EntryBackgroundTask, te.State)
 	}
+}
+
+// TaskEventOf is the session's form of a manager event (nil for the ones clients do not
+// need: a closed task).
+func TaskEventOf(ev tasks.Event) *TaskEvent {
+	out := &TaskEvent{TaskID: ev.TaskID}
+	switch ev.Type {
+	case tasks.EventTextDelta:
+		out.Text = ev.Text
+	case tasks.EventToolStart, tasks.EventToolEnd:
+		if ev.Tool == nil {
+			return nil
+		}
+		st := &ToolState{ToolUseID: ev.Tool.CallID, ToolName: ev.Tool.Name, FirstArg: ev.Tool.Arg,
+			IsRunning: ev.Type == tasks.EventToolStart}
+		if ev.Type == tasks.EventToolStart {
+			out.ToolStart = st
+		} else {
+			st.Result, st.Reason = "success", ev.Tool.Error
+			if ev.Tool.Error != "" {
+				st.Result = "error"
+			}
+			out.ToolEnd = st
+		}
+	case tasks.EventClosed:
+		return nil
+	default:
+		if ev.Task == nil {
+			return nil
+		}
+		st := taskState(*ev.Task)
+		out.State = &st
+	}
+	return out
+}
+
+// TaskSnapshot is a task manager snapshot as clients render it.
+func TaskSnapshot(t tasks.Task) TaskState { return taskState(t) }
+
+// taskState is a manager snapshot as clients render it.
+func taskState(t tasks.Task) TaskState {
+	out := TaskState{TaskID: t.ID, Kind: TaskKind(t.Kind), Status: TaskStatus(t.State), ParentToolUseID: t.ParentToolUseID,
+		CreatedAt: t.CreatedAt, Error: t.Error, PID: t.PID, Host: t.Host, Attempt: t.Attempt, WorktreePath: t.WorktreePath, BranchName: t.WorktreeBranch}
+	switch t.Kind {
+	case tasks.KindAgent:
+		out.Label = t.AgentType
+		if t.Description != "" && t.Description != t.AgentType {
+			out.Label += ": " + t.Description
+		}
+	default:
+		out.Label = t.Command
+	}
+	if a := t.CurrentAction; a != nil && !t.State.Terminal() {
+		out.CurrentAction = a.Tool
+		if a.Arg != "" {
+			out.CurrentAction += " " + a.Arg
+		}
+	}
+	if t.StartedAt != nil {
+		out.StartedAt = *t.StartedAt
+	}
+	if t.EndedAt != nil {
+		out.EndedAt = *t.EndedAt
+		out.OutputSummary = truncateRunes(strings.TrimSpace(t.Result), maxPreviewChars)
+	}
+	return out
 }

@@ -58,7 +58,10 @@ func toolState(ev session.ToolExecutionEvent) *ToolState {
 	return st
 }
 
-// firstArg is the identifying argument of a call, on one line and bounded.
+// FirstArg is the identifying argument of a call (a file path, a command, a pattern),
+// on one line and bounded.
+func FirstArg(tool string, args json.RawMessage) string { return firstArg(tool, args) }
+
 func firstArg(tool string, args json.RawMessage) string {
 	var v string
 	if key, ok := firstArgKeys[tool]; ok {

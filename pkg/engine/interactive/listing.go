@@ -50,7 +50,7 @@ type AgentInfo struct {
 // Listing returns the session's lists of commands, skills and agents.
 func (s *InteractiveSession) Listing() Listing {
 	l := Listing{OutputStyle: DefaultOutputStyle}
-	a := s.assembled
+	a := s.host
 	if a == nil {
 		return l
 	}
@@ -62,7 +62,7 @@ func (s *InteractiveSession) Listing() Listing {
 	}
 	var own, commands, plugin []CommandInfo
 	var listed, pluginListed []string
-	for _, sk := range a.skills.UserVisible() {
+	for _, sk := range a.Skills.UserVisible() {
 		info := CommandInfo{Name: sk.Name, Description: sk.Description + " (" + string(sk.Source) + ")", ArgumentHint: sk.ArgumentHint}
 		switch {
 		case sk.Plugin != "":
@@ -98,8 +98,8 @@ func (s *InteractiveSession) Listing() Listing {
 	sortFolded(listed)
 	sortFolded(pluginListed)
 	l.Skills = append(listed, pluginListed...)
-	if a.agentCatalog != nil {
-		for _, d := range a.agentCatalog.List() {
+	if a.Agents != nil {
+		for _, d := range a.Agents.List() {
 			l.AgentTypes = append(l.AgentTypes, AgentInfo{Name: d.Name, Description: d.Description, Model: d.Model})
 		}
 		sort.SliceStable(l.AgentTypes, func(i, j int) bool { return lessFolded(l.AgentTypes[i].Name, l.AgentTypes[j].Name) })

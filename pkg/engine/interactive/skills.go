@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -12,77 +11,8 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/commands"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/skills"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
-	"github.com/robota-sdk/robota-go/pkg/tools/agenttool"
 )
-
-// loadSkills reads the session's skills and custom commands (skills.Dirs: project before
-// user, .robota before .claude). A malformed file is a warning naming it; nothing else is
-// affected. It returns the Skill tool, or nil when no skill may be invoked by the model,
-// so sessions without skills offer the same tools as before.
-func (a *Assembled) loadSkills(opts Options, sessionID func() string, spawner *agentSpawner) (*skills.Catalog, llm.Tool) {
-	home := opts.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	dirs := append(skills.Dirs(opts.Cwd, home), a.pluginSkillDirs()...)
-	for i := range dirs {
-		dirs[i].Denied = a.readDenied // a skill's text goes into the prompt
-	}
-	cat, problems := skills.Load(dirs)
-	for _, p := range problems {
-		a.Warnings = append(a.Warnings, "skill: "+p.Error())
-	}
-	for _, s := range cat.List() {
-		for _, r := range s.AllowedTools {
-			if _, err := permission.NewRule(permission.Allow, r, permission.Source{Name: "skill"}); err != nil {
-				a.Warnings = append(a.Warnings, fmt.Sprintf("skill: %s: allowed-tools %q is not a permission rule and allows nothing: %v", s.Path, r, err))
-			}
-		}
-	}
-	if len(cat.ModelVisible()) == 0 {
-		return cat, nil
-	}
-	cfg := skills.ToolConfig{Catalog: func() *skills.Catalog { return cat }, SessionID: sessionID,
-		// The skill's allowed-tools are allowed without asking for the rest of the prompt
-		// (Claude Code); a forked skill's subagent shares the grant.
-		Activate: func(s skills.Skill) {
-			if len(s.AllowedTools) > 0 && a.Session != nil {
-				a.Session.AllowForPrompt(s.AllowedTools)
-			}
-		}}
-	if spawner != nil {
-		// context: fork runs the skill in a subagent (a worker of its own) and returns its
-		// answer; the subagent's messages carry the Skill call's id (parent_tool_use_id),
-		// as an Agent call's do.
-		cfg.Fork = func(ctx context.Context, s skills.Skill, text string) (string, error) {
-			call, _ := llm.ToolCallFrom(ctx)
-			return runForkedSkill(ctx, spawner, s, text, call.ID)
-		}
-	}
-	return cat, skills.NewTool(cfg)
-}
-
-// runForkedSkill runs a context: fork skill's expanded text in an isolated subagent (the
-// skill's agent, else general-purpose) with the fork-worker prompt suffix, and returns
-// its answer. parentToolUseID is the call its messages are shown under.
-func runForkedSkill(ctx context.Context, spawner *agentSpawner, s skills.Skill, text, parentToolUseID string) (string, error) {
-	id, err := spawner.Spawn(ctx, agenttool.SpawnRequest{Description: "skill " + s.Name, Prompt: text,
-		AgentType: firstNonEmpty(s.Agent, agenttool.DefaultAgentType), Model: s.Model,
-		ToolCallID: parentToolUseID, ForkWorker: true})
-	if err != nil {
-		return "", err
-	}
-	res, err := spawner.Wait(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	if !res.Succeeded() {
-		return "", fmt.Errorf("forked skill %s: %s", s.Name, firstNonEmpty(res.Error, res.Status))
-	}
-	return res.Output, nil
-}
 
 // skillCommands offers the user-invocable skills and custom commands as slash commands
 // (/name args): each expands into the prompt the model then gets (commands.PromptKey).
@@ -197,7 +127,7 @@ const MetadataDisplayInput = "displayInput"
 // too), its allowed-tools are allowed for the prompt, and a context: fork skill runs in
 // an isolated subagent instead of the session's model.
 func (s *InteractiveSession) runSkill(ctx context.Context, p *pendingPrompt, inv skillInvocation) (answer string, forked bool, err error) {
-	fork := inv.skill.Fork() && s.assembled != nil && s.assembled.skillSpawner != nil
+	fork := inv.skill.Fork() && s.host != nil && s.host.Subagents != nil
 	entry := map[string]any{"skillName": inv.skill.Name, "skill": inv.skill.Name, "args": inv.args, "displayInput": inv.display}
 	if fork {
 		entry["context"] = skills.ContextFork
@@ -217,7 +147,7 @@ func (s *InteractiveSession) runSkill(ctx context.Context, p *pendingPrompt, inv
 	if err := s.sess.InjectMessage(llm.RoleUser, inv.display); err != nil {
 		return "", true, err
 	}
-	answer, err = runForkedSkill(ctx, s.assembled.skillSpawner, inv.skill, p.text, "skill_"+s.newID())
+	answer, err = s.host.Subagents.RunForkedSkill(ctx, inv.skill, p.text, "skill_"+s.newID())
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w: %w", session.ErrAborted, err)

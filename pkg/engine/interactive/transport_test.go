@@ -1,9 +1,11 @@
-package interactive
+package interactive_test
 
 import (
 	"context"
 	"slices"
 	"testing"
+
+	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 )
 
 // fakeTransport records what the session and its consumer do to it, and serves one

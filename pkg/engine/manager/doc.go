@@ -1,6 +1,6 @@
 // Package manager owns the engine's live sessions (DESIGN.md decision 7: sessions
 // belong to the engine, not to the clients that drive them). It creates, resumes,
-// forks and continues InteractiveSessions through interactive.New, lists live and
+// forks and continues InteractiveSessions through assemble.New, lists live and
 // stored sessions, closes and deletes them, and saves every live session on
 // Shutdown. It knows no transport: pkg/engine/server adapts it to gRPC.
 //

@@ -11,12 +11,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
 	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
-	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 )
 
@@ -202,7 +202,7 @@ func (m *Manager) Create(ctx context.Context, o CreateOptions) (*Live, error) {
 			return nil, err
 		}
 	}
-	is, err := interactive.New(context.WithoutCancel(ctx), interactive.Options{
+	is, err := assemble.New(context.WithoutCancel(ctx), assemble.Options{
 		Cwd: o.Cwd, Home: m.cfg.Home, Env: m.cfg.Env,
 		Provider: o.Provider, Model: o.Model, Script: o.Script, PermissionMode: o.PermissionMode,
 		Allow: o.Allow, Deny: o.Deny, MaxTurns: o.MaxTurns, AppendSystemPrompt: o.AppendSystemPrompt,
@@ -281,11 +281,11 @@ func (m *Manager) validate(o *CreateOptions) error {
 // classify turns Assemble's errors into FieldErrors where the option is known.
 func classify(o CreateOptions, err error) error {
 	switch {
-	case errors.Is(err, registry.ErrUnknownType) && o.Provider != "":
+	case errors.Is(err, assemble.ErrUnknownProviderType) && o.Provider != "":
 		return &FieldError{Field: "Provider", Err: err}
-	case errors.Is(err, interactive.ErrNoProvider):
+	case errors.Is(err, assemble.ErrNoProvider):
 		return &FieldError{Field: "Provider", Err: err}
-	case errors.Is(err, interactive.ErrNoSessionToContinue):
+	case errors.Is(err, assemble.ErrNoSessionToContinue):
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
 	return err
@@ -380,7 +380,7 @@ func (m *Manager) liveInfo(l *Live) Info {
 	st := s.ContextState()
 	in := Info{ID: l.ID(), Cwd: l.Cwd, Name: s.Name(), PermissionMode: string(s.PermissionMode()),
 		Running: l.IsRunning(), Live: true, Context: &st}
-	if a := l.Assembled(); a != nil {
+	if a := assemble.Of(l.InteractiveSession); a != nil {
 		in.Provider, in.Model = a.Provider.Type, a.Provider.Model
 		in.Tools, in.APIKeySource, in.Sandbox = a.Tools, a.Provider.APIKeySource, a.Sandbox
 	}

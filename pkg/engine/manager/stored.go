@@ -6,24 +6,24 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
 )
 
 // The stored side of the sessions: the project's session store and logs, where
-// interactive.Assemble keeps them. This file is the only one that reads a Store's
+// assemble.Assemble keeps them. This file is the only one that reads a Store's
 // listing (its shape is the store's).
 
 // projectStore is the store of the sessions started in cwd: the project's, or the user's
-// for a directory outside a project (interactive.StateRoot).
+// for a directory outside a project (assemble.StateRoot).
 func projectStore(home, cwd string) *store.FileStore {
-	return store.NewFileStore(interactive.SessionsDir(cwd, home), store.Options{})
+	return store.NewFileStore(assemble.SessionsDir(cwd, home), store.Options{})
 }
 
 // storedInfos lists the stored sessions of the project cwd.
 func storedInfos(ctx context.Context, home, cwd string) ([]Info, error) {
-	if _, err := os.Stat(interactive.SessionsDir(cwd, home)); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(assemble.SessionsDir(cwd, home)); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	listing, err := projectStore(home, cwd).List(ctx)
@@ -58,14 +58,14 @@ func latestStored(ctx context.Context, home, cwd string) (string, error) {
 // resolveStored turns a Resume that names a session (/rename) into its id; an id, a
 // live session's or a stored one's, is returned as it is.
 func resolveStored(ctx context.Context, home, cwd, ref string) (string, error) {
-	if _, err := os.Stat(interactive.SessionsDir(cwd, home)); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(assemble.SessionsDir(cwd, home)); errors.Is(err, os.ErrNotExist) {
 		return ref, nil // storedExists reports it
 	}
-	id, err := interactive.ResolveSession(ctx, projectStore(home, cwd), ref)
+	id, err := assemble.ResolveSession(ctx, projectStore(home, cwd), ref)
 	switch {
-	case errors.Is(err, interactive.ErrUnknownSession):
-		return "", fmt.Errorf("%w: %q is not stored in %s: %w", ErrNotFound, ref, interactive.SessionsDir(cwd, home), err)
-	case errors.Is(err, interactive.ErrAmbiguousSession):
+	case errors.Is(err, assemble.ErrUnknownSession):
+		return "", fmt.Errorf("%w: %q is not stored in %s: %w", ErrNotFound, ref, assemble.SessionsDir(cwd, home), err)
+	case errors.Is(err, assemble.ErrAmbiguousSession):
 		return "", &FieldError{Field: "Resume", Err: err}
 	case err != nil:
 		return ref, nil // storedExists reports it, as before
@@ -80,7 +80,7 @@ func storedExists(ctx context.Context, home, cwd, id string) error {
 	}
 	_, err := projectStore(home, cwd).Load(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: %q is not stored in %s", ErrNotFound, id, interactive.SessionsDir(cwd, home))
+		return fmt.Errorf("%w: %q is not stored in %s", ErrNotFound, id, assemble.SessionsDir(cwd, home))
 	}
 	return err
 }
@@ -90,7 +90,7 @@ func deleteStored(ctx context.Context, home, cwd, id string) error {
 	if err := projectStore(home, cwd).Delete(ctx, id); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
-	if err := os.Remove(sessionlog.LogPath(interactive.LogsDir(cwd, home), id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(sessionlog.LogPath(assemble.LogsDir(cwd, home), id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("delete session log %s: %w", id, err)
 	}
 	return nil

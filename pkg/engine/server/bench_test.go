@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
@@ -357,7 +359,7 @@ func drainLog(b *testing.B, mgr *manager.Manager, id string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if a := l.Assembled(); a != nil {
+	if a := assemble.Of(l.InteractiveSession); a != nil {
 		if err := a.SyncLog(); err != nil {
 			b.Fatal(err)
 		}

@@ -23,12 +23,12 @@ func (s *Server) taskManager(ctx context.Context, sessionID, taskID string, need
 	if err != nil {
 		return nil, err
 	}
-	a := l.Assembled()
-	if a == nil || a.Tasks() == nil {
+	m := l.Tasks()
+	if m == nil {
 		return nil, status.Errorf(codes.FailedPrecondition,
 			"session %s has no background tasks: the engine runs no workers (start it with a robota-worker)", sessionID)
 	}
-	return a.Tasks(), nil
+	return m, nil
 }
 
 func taskToProto(t tasks.Task) *robotav1.BackgroundTaskState {

@@ -3,11 +3,13 @@
 // review queue .robota/memory/pending/<id>.json, and the policy that decides whether a
 // text may be stored.
 //
-// It owns the file layout, the entry format, deduplication, topic name validation and the
-// sensitive-data policy. It does not run commands, keep the session's audit trail or build
-// the system prompt: the interactive package's /memory command composes Store, Pending
-// and Evaluate, records Events and References in the session record, and contextload
-// injects the (capped) index at startup.
+// It owns the file layout, the entry format, deduplication, topic name validation, the
+// sensitive-data policy and a session's audit trail (Audit: the Events and References the
+// session record keeps, bounded to the last 200 events and 50 references, restored on
+// resume). It does not run commands or build the system prompt: the interactive
+// package's /memory command composes Store, Pending, Evaluate and Audit, the composition
+// root (package assemble) saves the trail with the record, and contextload injects the
+// (capped) index at startup.
 //
 // Guarantees:
 //   - Every file the store reads or writes is opened through an os.Root at the project

@@ -1,0 +1,158 @@
+package assemble
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/robota-sdk/robota-go/pkg/engine/permission"
+	"github.com/robota-sdk/robota-go/pkg/sandbox"
+)
+
+// A command that changes what the policy covers gets the next command a new server; a
+// command still running in the old one (a background command) finishes there, and the
+// old server closes when it ends.
+func TestSandboxServerFollowsThePolicy(t *testing.T) {
+	if ok, why := sandbox.Available(); !ok {
+		t.Skipf("no sandbox here: %s", why)
+	}
+	dir := t.TempDir()
+	secret, later := filepath.Join(dir, "secret.txt"), filepath.Join(dir, "later.txt")
+	for _, f := range []string{secret, later} {
+		if err := os.WriteFile(f, []byte("MARK\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var walks atomic.Int32
+	c := newCommandSandbox(sandboxSettings{}, permission.New(permission.Config{ProjectRoot: dir}), "default", []string{dir}, "")
+	c.walkPolicy = func() sandbox.Policy {
+		if walks.Add(1) == 1 {
+			return sandbox.Policy{Hide: []string{secret}}
+		}
+		return sandbox.Policy{Hide: []string{secret, later}} // the first command made later.txt
+	}
+	t.Cleanup(c.close)
+
+	run := func(command string) (*sandboxedProc, *os.File) {
+		t.Helper()
+		out, err := os.CreateTemp(t.TempDir(), "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		proc, err := c.spawn("/bin/sh", []string{"/bin/sh", "-c", command}, dir, nil, command, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return proc.(*sandboxedProc), out
+	}
+	readOut := func(f *os.File) string {
+		b, err := os.ReadFile(f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	background, bgOut := run("sleep 0.5; cat later.txt")
+	first, _ := run("true")
+	if _, err := first.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	second, out := run("cat secret.txt later.txt")
+	if ws, err := second.Wait(); err != nil || ws.ExitStatus() != 0 {
+		t.Fatalf("second: %v %v", ws, err)
+	}
+	if got := readOut(out); got != "" {
+		t.Errorf("the second command, under the new policy, read %q", got)
+	}
+	if first.srv == second.srv {
+		t.Fatal("a changed policy kept the old server")
+	}
+	// The background command runs on in the first server, under the first policy.
+	if ws, err := background.Wait(); err != nil || ws.ExitStatus() != 0 {
+		t.Fatalf("background: %v %v", ws, err)
+	}
+	if got := readOut(bgOut); got != "MARK\n" {
+		t.Errorf("the background command's output %q", got)
+	}
+	if _, err := first.srv.Start("/bin/sh", []string{"/bin/sh", "-c", "true"}, dir, nil, nil, nil); !errors.Is(err, sandbox.ErrServerClosed) {
+		t.Errorf("the old server is still open after its last command: %v", err)
+	}
+	if _, err := second.srv.Start("/bin/sh", []string{"/bin/sh", "-c", "true"}, dir, nil, nil, nil); errors.Is(err, sandbox.ErrServerClosed) {
+		t.Errorf("the current server was closed")
+	}
+}
+
+// What subagents' Grep and Glob leave out is walked for each job: a denied file that
+// appeared after the first job is left out of the next.
+func TestJobSearchExcludeSeesFilesMadeLater(t *testing.T) {
+	dir := t.TempDir()
+	rules, err := permission.Rules(permission.Layer{Deny: []string{"Read(./secret.txt)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := permission.New(permission.Config{ProjectRoot: dir, Home: t.TempDir(), Rules: rules})
+	exclude := jobSearchExclude(ev, []string{dir})
+	if got := exclude(); len(got) != 0 {
+		t.Fatalf("before the file exists: %q", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := exclude(); len(got) != 1 || got[0] != filepath.Join(dir, "secret.txt") {
+		t.Fatalf("after the file appeared: %q", got)
+	}
+}
+
+// BenchmarkSessionSandboxCommand is the session's Bash path back to back, the worst case
+// for the walk made after each command (no model time hides it): `bash -c true` bare and
+// through commandSandbox.spawn on a small project with a deny rule, in one run.
+func BenchmarkSessionSandboxCommand(b *testing.B) {
+	if ok, why := sandbox.Available(); !ok {
+		b.Skip(why)
+	}
+	dir := b.TempDir()
+	for i := range 50 {
+		sub := filepath.Join(dir, "pkg", strconv.Itoa(i%5))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, strconv.Itoa(i)+".go"), []byte("package p\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rules, err := permission.Rules(permission.Layer{Deny: []string{"Read(./secret.txt)", "Edit(./.git/**)"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev := permission.New(permission.Config{ProjectRoot: dir, Home: b.TempDir(), Rules: rules})
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devNull.Close()
+	b.Run("bare", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/bash", "-c", "true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("session", func(b *testing.B) {
+		c := newCommandSandbox(sandboxSettings{}, ev, "default", []string{dir}, "")
+		defer c.close()
+		for b.Loop() {
+			proc, err := c.spawn("/bin/bash", []string{"bash", "-c", "true"}, dir, nil, "true", devNull)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := proc.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
