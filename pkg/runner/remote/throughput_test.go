@@ -9,11 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/robota-sdk/robota-go/pkg/runner/remote/wire"
+	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
 
 // Many short jobs over three hosts: a host holds one control subscription whatever
@@ -163,5 +166,79 @@ func TestWaitingClaimsKeepTheirMessages(t *testing.T) {
 	c.answer(wire.ClaimReply{N: 1, Job: "ja", Run: true})
 	if got := c.waiting(); len(got) != 0 {
 		t.Fatalf("an answered claim is still waiting: %v", got)
+	}
+}
+
+// A second copy of a job's message on the stream (the engine publishes a job once and
+// sets no Nats-Msg-Id, so the stream would keep a copy a retried publish made) runs no
+// second task: the copy's claim names another message than the job's, so the engine
+// refuses it and the host terminates the copy. The client sees one start and one result,
+// and the stream ends up empty.
+func TestACopyOfAJobsMessageRunsNoSecondTask(t *testing.T) {
+	ns := startServer(t)
+	d := newDispatcher(t, ns, DispatcherConfig{QueueTimeout: 30 * time.Second})
+	ev := newEvents()
+	_, done := start(d, processJob("bash_1", "sleep:200ms:once"), ev)
+	var seq uint64
+	for deadline := time.Now().Add(5 * time.Second); seq == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream never acked the job")
+		}
+		d.mu.Lock()
+		for _, j := range d.byID {
+			seq = j.seq
+		}
+		d.mu.Unlock()
+	}
+	ctx := context.Background()
+	orig, err := d.jobs.GetMsg(ctx, seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyMsg := &nats.Msg{Subject: wire.JobsSubject, Header: orig.Header, Data: orig.Data}
+	if _, err := d.js.PublishMsg(ctx, copyMsg); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := d.jobs.Info(ctx); err != nil || info.State.Msgs != 2 {
+		t.Fatalf("want the job and its copy on the stream, got %+v, %v", info, err)
+	}
+	core, logs := observer.New(zap.InfoLevel)
+	sh := newShell()
+	runAgent(t, ns, "h1", sh, zap.New(core), nil) // two slots: it takes both at once
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		info, err := d.jobs.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream still holds %d messages", info.State.Msgs)
+		}
+	}
+	if got := sh.startedJobs(); len(got) != 1 {
+		t.Fatalf("the host started %v, want the task once", got)
+	}
+	var starts, results int
+	for _, e := range ev.all() {
+		switch {
+		case e.Kind == runnerapi.EventStarted:
+			starts++
+		case e.Kind.Terminal():
+			results++
+			if e.Kind != runnerapi.EventCompleted || e.Output != "once" {
+				t.Errorf("result %+v", e)
+			}
+		}
+	}
+	if starts != 1 || results != 1 {
+		t.Fatalf("the client saw %d starts and %d results, want one each: %+v", starts, results, ev.all())
+	}
+	if logs.FilterMessageSnippet("does not want the job").Len() != 1 {
+		t.Fatalf("the copy was not refused once: %v", logs.All())
 	}
 }
