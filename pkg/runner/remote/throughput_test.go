@@ -110,7 +110,7 @@ func TestClaimAnswersReachOnlyTheirClaim(t *testing.T) {
 	c := claimer{events: newEventSender(nil, "h"), pending: map[uint64]pendingClaim{}}
 	pend := func(n uint64, job string, at time.Time) chan claimResult {
 		ch := make(chan claimResult, 1)
-		c.pending[n] = pendingClaim{job: job, at: at, reply: ch}
+		c.pending[n] = pendingClaim{job: job, at: at, done: func(r claimResult) { ch <- r }}
 		return ch
 	}
 	now := time.Now()
@@ -138,7 +138,9 @@ func TestClaimAnswersReachOnlyTheirClaim(t *testing.T) {
 	if got := <-b; got.err == nil {
 		t.Errorf("a pending claim of a stopping agent: %+v", got)
 	}
-	if _, err := c.claim(wire.Claim{Job: "jd"}, nil); err == nil {
+	var late claimResult
+	c.claim(wire.Claim{Job: "jd"}, nil, func(r claimResult) { late = r })
+	if late.err == nil {
 		t.Error("a claim after the agent stopped did not fail at once")
 	}
 }
@@ -157,8 +159,8 @@ func (m *progressMsg) InProgress() error { m.acks++; return nil }
 func TestWaitingClaimsKeepTheirMessages(t *testing.T) {
 	c := claimer{events: newEventSender(nil, "h"), pending: map[uint64]pendingClaim{}}
 	m := &progressMsg{}
-	c.pending[1] = pendingClaim{job: "ja", msg: m, at: time.Now(), reply: make(chan claimResult, 1)}
-	c.pending[2] = pendingClaim{job: "jb", at: time.Now(), reply: make(chan claimResult, 1)}
+	c.pending[1] = pendingClaim{job: "ja", msg: m, at: time.Now(), done: func(claimResult) {}}
+	c.pending[2] = pendingClaim{job: "jb", at: time.Now(), done: func(claimResult) {}}
 	got := c.waiting()
 	if len(got) != 1 || got[0] != jetstream.Msg(m) {
 		t.Fatalf("waiting: %v", got)
