@@ -34,7 +34,15 @@ import (
 //     answers at once, so the dispatch path alone is measured) against 1,000 bare
 //     messages of a job's size published and consumed (and acked) by 3 pull consumers:
 //     the same count of work-queue messages. Reported: jobs/s, msgs/s, pct-of-bare
-//     (target ≥ 50), and the process's CPU time per job and per bare message.
+//     (target ≥ 50), the process's CPU time per job and per bare message, and the
+//     messages the server took in and sent out per job and per bare message.
+//     The baseline is the cheapest use of the same stream kind: a file-stored
+//     work-queue stream (as the jobs'), published with PublishAsync (no Nats-Msg-Id,
+//     as the jobs now), consumed with Consume's prefetch (500 a pull) on the
+//     publisher's own connection, acked from the callback. A job costs beyond it what
+//     the contract asks: the engine's claim answer (an attempt number, refusals), its
+//     start and result back to the engine, and hosts that pull no more than their
+//     free slots, on a connection each.
 //   - BenchmarkFailover: a job whose host dies (its connection closed), to its process
 //     started again by a real robota-worker on another host, against the heartbeat
 //     timeout + 1 s. Reported: failover-ms and x-of-budget (target ≤ 1).
