@@ -298,10 +298,11 @@ func (d *Dispatcher) publish(j *job) error {
 	if err != nil {
 		return err
 	}
-	// The job id is the message id: the stream drops a second copy of a job.
-	m := &nats.Msg{Subject: wire.JobsSubject, Reply: d.ackInbox + "." + j.id, Data: body,
-		Header: nats.Header{jetstream.MsgIDHeader: []string{j.id}}}
-	if err := d.nc.PublishMsg(m); err != nil {
+	// No Nats-Msg-Id: the engine publishes a job once, and a second copy of its message
+	// (were one ever made) runs no second task: a claim must name the job's own message
+	// (its stream sequence, Dispatcher.claim), so the copy is refused and terminated.
+	// The stream's duplicate tracking cost the server a header lookup and an entry per job.
+	if err := d.nc.PublishRequest(wire.JobsSubject, d.ackInbox+"."+j.id, body); err != nil {
 		return err
 	}
 	d.log.Debug("remote job queued", zap.String("task", j.taskID), zap.String("job", j.id))

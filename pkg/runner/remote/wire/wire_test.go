@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,6 +68,28 @@ func TestJobIDs(t *testing.T) {
 	}
 	if got := JobIDOf(EventSubject("h1", a)); got != a {
 		t.Fatalf("JobIDOf = %q", got)
+	}
+	// Ids made at once on many goroutines (Start runs on the callers') are all distinct.
+	const workers, each = 8, 2000
+	got := make(chan string, workers*each)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				got <- NewJobID()
+			}
+		}()
+	}
+	wg.Wait()
+	close(got)
+	seen := map[string]bool{}
+	for id := range got {
+		if seen[id] || !ValidJobID(id) {
+			t.Fatalf("id %s repeated or malformed", id)
+		}
+		seen[id] = true
 	}
 }
 
