@@ -190,7 +190,7 @@ func TestMarshalDataIsJSONMarshal(t *testing.T) {
 			wire: historyRequestWire{Provider: "p", Base: historyBase{History: true, Messages: 1}, MessageCount: 2,
 				NewMessages: []llm.Message{msg}, Tools: []llm.ToolSchema{}}},
 	} {
-		want, err := json.Marshal(data)
+		want, err := marshalDataReflect(data) // json.Marshal's (the history request's wire in place)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,52 @@
+package sessionlog
+
+import (
+	stdjson "encoding/json"
+	"fmt"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+)
+
+// The log reads and writes JSON with JSON v2 (github.com/go-json-experiment/json and its
+// jsontext), with encoding/json's meaning of the data's struct tags and values: the
+// data's types are tagged for encoding/json, and the log's format is what encoding/json
+// wrote. encoding/json's own types (RawMessage, Number) stay the data's types. The tests
+// compare what is written with encoding/json itself (the oracle).
+
+// v1Options are encoding/json's semantics as JSON v2 emulates them (legacy omitempty,
+// nil as null, names matched without case, invalid UTF-8 as U+FFFD, ...), but for what
+// the line does again anyway (map members sorted, HTML characters escaped: the line
+// quotes strings itself), with repeated member names taken (the last one counts, as in
+// encoding/json), and an encoding/json Number written as its number (JSON v2 would quote
+// it).
+var v1Options = json.JoinOptions(jsonv1.DefaultOptionsV1(), json.Deterministic(false),
+	jsontext.EscapeForHTML(false), jsontext.AllowDuplicateNames(true),
+	json.WithMarshalers(json.MarshalToFunc(marshalNumber)))
+
+// marshalNumber writes an encoding/json Number as encoding/json does: "" as 0, what is
+// not a number refused.
+func marshalNumber(enc *jsontext.Encoder, n stdjson.Number) error {
+	if n == "" {
+		n = "0"
+	}
+	if !isNumber(string(n)) {
+		return fmt.Errorf("json: invalid number literal %q", string(n))
+	}
+	return enc.WriteValue(jsontext.Value(n))
+}
+
+// marshal is json.Marshal(v) of encoding/json, by JSON v2.
+func marshal(v any) ([]byte, error) { return json.Marshal(v, v1Options) }
+
+// unmarshal is json.Unmarshal(b, v) of encoding/json, by JSON v2.
+func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v, v1Options) }
+
+// validJSON reports whether b is one JSON value, as encoding/json's Valid does (invalid
+// UTF-8 and repeated names taken).
+func validJSON(b []byte) bool { return jsontext.Value(b).IsValid(decodeOptions...) }
+
+// marshalSorted is marshal with map members in name order, as encoding/json writes them:
+// for text handed out or written as it is, not sorted again by the line.
+func marshalSorted(v any) ([]byte, error) { return json.Marshal(v, v1Options, json.Deterministic(true)) }
