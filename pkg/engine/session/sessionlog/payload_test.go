@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
-
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 )
