@@ -49,4 +49,6 @@ func validJSON(b []byte) bool { return jsontext.Value(b).IsValid(decodeOptions..
 
 // marshalSorted is marshal with map members in name order, as encoding/json writes them:
 // for text handed out or written as it is, not sorted again by the line.
-func marshalSorted(v any) ([]byte, error) { return json.Marshal(v, v1Options, json.Deterministic(true)) }
+func marshalSorted(v any) ([]byte, error) {
+	return json.Marshal(v, v1Options, json.Deterministic(true))
+}
