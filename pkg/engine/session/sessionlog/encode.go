@@ -3,9 +3,7 @@ package sessionlog
 import (
 	"encoding/json"
 	"math"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -30,8 +28,8 @@ import (
 // outside RFC 3339) makes it report !ok, and the caller takes JSON v2's answer, error
 // included.
 
-// appendEventJSON appends marshalDataReflect(ev)'s value; ok is false when the caller
-// is to use that instead.
+// appendEventJSON appends the value json.Marshal(ev) gives; ok is false when the caller
+// is to use JSON v2's encoder instead.
 func appendEventJSON(dst []byte, ev agent.Event) ([]byte, bool) {
 	e := jsonAppender{b: dst, ok: true}
 	e.event(ev, func(e *jsonAppender) { e.request(ev.Request) }, ev.Request != nil)
@@ -47,7 +45,8 @@ func appendReferredJSON(dst []byte, r *referredEvent) ([]byte, bool) {
 	return e.b, e.ok
 }
 
-// appendHistoryRequestJSON appends what historyRequestEvent.MarshalJSON gives.
+// appendHistoryRequestJSON appends h's event with its request replaced by h.wire (as
+// historyRequestJSON is written).
 func appendHistoryRequestJSON(dst []byte, h historyRequestEvent) ([]byte, bool) {
 	e := jsonAppender{b: dst, ok: true}
 	e.event(h.ev, func(e *jsonAppender) { e.historyRequest(&h.wire) }, true)
@@ -463,26 +462,23 @@ func (e *jsonAppender) historyRequest(w *historyRequestWire) {
 	e.b = append(e.b, '}')
 }
 
-// anyMap appends a map[string]any as json.Marshal does: keys sorted.
+// anyMap appends a map[string]any as json.Marshal does but for member order, which the
+// line sorts.
 func (e *jsonAppender) anyMap(m map[string]any) {
 	if m == nil {
 		e.b = append(e.b, "null"...)
 		return
 	}
-	var buf [16]string
-	keys := buf[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, strings.Compare)
 	e.b = append(e.b, '{')
-	for i, k := range keys {
-		if i > 0 {
+	first := true
+	for k, v := range m {
+		if !first {
 			e.b = append(e.b, ',')
 		}
+		first = false
 		e.str(k)
 		e.b = append(e.b, ':')
-		e.any(m[k])
+		e.any(v)
 	}
 	e.b = append(e.b, '}')
 }

@@ -540,16 +540,13 @@ func toSizedTree(data any) (any, int, error) {
 	return tree, len(raw), err
 }
 
-// marshalData is data's JSON (nil for nil data), as json.Marshal gives it but for member
-// order. A provider request is encoded by the appender beside the rest of its event:
-// json.Marshal would check and compact what its MarshalJSON returns once more, and a
-// request carries the turn's new messages (a long answer, a file read).
-func marshalData(data any) ([]byte, error) { return appendData(nil, data) }
-
-// appendData appends marshalData's text to dst: an agent.Event (one with a reference, a
+// appendData appends data's JSON (nothing, and nil returned, for nil data), as
+// json.Marshal gives it but for member order: an agent.Event (one with a reference, a
 // request rebased on the history) by the typed appender (encode.go), anything else, and
-// an event that appender does not take, by JSON v2 (appendJSON). nil data appends
-// nothing and returns nil.
+// an event that appender does not take, by JSON v2 (appendJSON). A provider request is
+// encoded by the appender beside the rest of its event: json.Marshal would check and
+// compact what its MarshalJSON returns once more, and a request carries the turn's new
+// messages (a long answer, a file read).
 func appendData(dst []byte, data any) ([]byte, error) {
 	if data == nil {
 		return nil, nil
