@@ -1,15 +1,11 @@
 package sessionlog
 
 import (
-	"bytes"
-	stdjson "encoding/json"
-	"errors"
+	"encoding/json"
 	"math"
-	"sync"
+	"strconv"
 	"time"
-	"unsafe"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
@@ -17,431 +13,483 @@ import (
 )
 
 // Most of a turn's data is agent.Event values (a streamed answer is thousands of them).
-// They are written as jsontext tokens, field by field, into a reused buffer: jsontext
-// (JSON v2's) does the syntax (names, strings, numbers, raw JSON checked and compacted),
-// and this file only says which members a type has, with encoding/json's meaning of its
-// tags (omitempty, omitzero, nil as null). JSON v2's reflective encoder writes the same
-// text but cost a logged round about a quarter more and a turn a fifth more (measured side
-// by side, issue 30), so it encodes only the rest (appendJSON): a turn's pre_run,
-// assistant and message data, any other type, a metadata value of a type other than
-// JSON's own. The events' text is, to encoding/json's decoder, the value json.Marshal
-// gives (with a request as its MarshalJSON places it); encode_test.go decodes both and
-// compares, also under fuzzing. What json.Marshal would refuse (a NaN, invalid raw JSON,
-// a time outside RFC 3339) makes the writer report !ok, and the caller takes JSON v2's
-// answer, error included.
-
-// tokenOptions are the encoder's: member names are not tracked for repeats (the line's
-// pass keeps the last), invalid UTF-8 becomes U+FFFD as in encoding/json.
-var tokenOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+// They are written by the typed appender here: it writes each type's fields straight
+// into the caller's buffer, strings quoted, numbers formatted and raw JSON compacted by
+// jsontext (JSON v2's). Everything else (a turn's pre_run, assistant and message data,
+// any other type) is encoded by JSON v2's reflective encoder (appendJSON). Side by side
+// (issue 30), that encoder cost the logged turn about a fifth more and a logged round a
+// quarter more when it wrote the events too, and writing them as jsontext tokens (its
+// Encoder.WriteToken, field by field) cost about twice the appender's time per event, a
+// streamed turn too much of its budget. The appender's text is, to encoding/json's
+// decoder, the value json.Marshal gives (with a request as its MarshalJSON places it):
+// omitempty and omitzero, time.Time as its MarshalJSON, nil slices and maps as null;
+// encode_test.go decodes both and compares, also under fuzzing. Whatever it does not
+// take (an event value json.Marshal would fail on: a NaN, invalid raw JSON, a time
+// outside RFC 3339) makes it report !ok, and the caller takes JSON v2's answer, error
+// included.
 
 // appendEventJSON appends the value json.Marshal(ev) gives; ok is false when the caller
 // is to use JSON v2's encoder instead.
 func appendEventJSON(dst []byte, ev agent.Event) ([]byte, bool) {
-	return encodeTokens(dst, func(e *tokenWriter) {
-		e.event(ev, func(e *tokenWriter) { e.request(ev.Request) }, ev.Request != nil)
-	})
+	e := jsonAppender{b: dst, ok: true}
+	e.event(ev, func(e *jsonAppender) { e.request(ev.Request) }, ev.Request != nil)
+	return e.b, e.ok
 }
 
 // appendReferredJSON appends r's event with its reference, members in another order
 // than the tree refer's fix makes (the line sorts them), sizes alike but for the
 // message taken out.
 func appendReferredJSON(dst []byte, r *referredEvent) ([]byte, bool) {
-	return encodeTokens(dst, func(e *tokenWriter) {
-		e.responseRef, e.messageRef = r.responseRef, r.messageRef
-		e.event(r.ev, func(e *tokenWriter) { e.request(r.ev.Request) }, r.ev.Request != nil)
-	})
+	e := jsonAppender{b: dst, ok: true, responseRef: r.responseRef, messageRef: r.messageRef}
+	e.event(r.ev, func(e *jsonAppender) { e.request(r.ev.Request) }, r.ev.Request != nil)
+	return e.b, e.ok
 }
 
 // appendHistoryRequestJSON appends h's event with its request replaced by h.wire (as
 // historyRequestJSON is written).
 func appendHistoryRequestJSON(dst []byte, h historyRequestEvent) ([]byte, bool) {
-	return encodeTokens(dst, func(e *tokenWriter) {
-		e.event(h.ev, func(e *tokenWriter) { e.historyRequest(&h.wire) }, true)
-	})
+	e := jsonAppender{b: dst, ok: true}
+	e.event(h.ev, func(e *jsonAppender) { e.historyRequest(&h.wire) }, true)
+	return e.b, e.ok
 }
 
-// tokenWriter writes a value's tokens; the first error stops it.
-type tokenWriter struct {
-	jsontext.Encoder
-	out  bytes.Buffer
-	err  error
-	text []byte // scratch for a time's text
+type jsonAppender struct {
+	b  []byte
+	ok bool
 	// responseRef and messageRef, when not 0, are a referredEvent's.
 	responseRef, messageRef int64
 }
 
-var tokenWriters = sync.Pool{New: func() any { return new(tokenWriter) }}
-
-// encodeTokens appends what write writes to dst: the encoder writes into dst's spare
-// capacity (jsontext appends to a bytes.Buffer in place).
-func encodeTokens(dst []byte, write func(*tokenWriter)) ([]byte, bool) {
-	e := tokenWriters.Get().(*tokenWriter)
-	defer tokenWriters.Put(e)
-	e.out = *bytes.NewBuffer(dst)
-	e.Reset(&e.out, tokenOptions)
-	e.err, e.responseRef, e.messageRef = nil, 0, 0
-	write(e)
-	out := e.out.Bytes()
-	e.out = bytes.Buffer{}
-	e.Reset(&e.out) // drop dst
-	if e.err != nil {
-		return nil, false
+func (e *jsonAppender) key(first bool, name string) {
+	if !first {
+		e.b = append(e.b, ',')
 	}
-	return bytes.TrimSuffix(out, []byte{'\n'}), true // the encoder ends a top-level value with one
+	e.b = append(e.b, '"')
+	e.b = append(e.b, name...) // names are plain ASCII
+	e.b = append(e.b, '"', ':')
 }
 
-func (e *tokenWriter) token(t jsontext.Token) *tokenWriter {
-	if e.err == nil {
-		e.err = e.WriteToken(t)
-	}
-	return e
-}
+func (e *jsonAppender) str(s string) { e.b = appendString(e.b, s) }
 
-// member writes an object member's name (the value follows).
-func (e *tokenWriter) member(name string) *tokenWriter { return e.token(jsontext.String(name)) }
+func (e *jsonAppender) int(n int64) { e.b = strconv.AppendInt(e.b, n, 10) }
 
-func (e *tokenWriter) begin() *tokenWriter { return e.token(jsontext.BeginObject) }
-func (e *tokenWriter) end()                { e.token(jsontext.EndObject) }
-func (e *tokenWriter) str(s string)        { e.token(jsontext.String(s)) }
-func (e *tokenWriter) int(n int64)         { e.token(jsontext.Int(n)) }
-func (e *tokenWriter) bool(v bool)         { e.token(jsontext.Bool(v)) }
-func (e *tokenWriter) lineRef(seq int64)   { e.begin().member("sequence").int(seq); e.end() }
+func (e *jsonAppender) bool(v bool) { e.b = strconv.AppendBool(e.b, v) }
 
-// float writes f as encoding/json does (which refuses NaN and infinities).
-func (e *tokenWriter) float(f float64) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		e.fail()
-		return
-	}
-	e.token(jsontext.Float(f))
-}
-
-func (e *tokenWriter) fail() {
-	if e.err == nil {
-		e.err = errRefused
-	}
-}
-
-// errRefused stops a tokenWriter at a value json.Marshal refuses.
-var errRefused = errors.New("refused")
-
-// time writes t's MarshalJSON text, and refuses what MarshalJSON refuses.
-func (e *tokenWriter) time(t time.Time) {
-	b := t.AppendFormat(e.text[:0], time.RFC3339Nano)
-	e.text = b
+// time appends t's MarshalJSON text.
+func (e *jsonAppender) time(t time.Time) {
+	e.b = append(e.b, '"')
+	n0 := len(e.b)
+	e.b = t.AppendFormat(e.b, time.RFC3339Nano)
 	// time.Time.MarshalJSON's checks (appendStrictRFC3339).
+	b := e.b
 	switch {
-	case len(b) < 5 || b[4] != '-':
-		e.fail()
-		return
+	case len(b) < n0+5 || b[n0+4] != '-':
+		e.ok = false
 	case b[len(b)-1] != 'Z':
 		c := b[len(b)-len("Z07:00")]
 		h := b[len(b)-len("07:00"):]
 		if '0' <= c && c <= '9' || 10*(h[0]-'0')+(h[1]-'0') >= 24 {
-			e.fail()
-			return
+			e.ok = false
 		}
 	}
-	e.str(unsafe.String(unsafe.SliceData(b), len(b))) // the token is copied as written
+	e.b = append(e.b, '"')
 }
 
-// raw writes a json.RawMessage as json.Marshal does: null for nil, else compacted (and
-// refused when invalid).
-func (e *tokenWriter) raw(m stdjson.RawMessage) {
-	switch {
-	case e.err != nil:
-	case m == nil:
-		e.token(jsontext.Null)
-	default:
-		e.err = e.WriteValue(jsontext.Value(m))
-	}
-}
-
-func (e *tokenWriter) event(ev agent.Event, request func(*tokenWriter), hasRequest bool) {
-	e.begin()
-	e.member("type").str(string(ev.Type))
-	e.member("executionId").str(ev.ExecutionID)
-	e.member("conversationId").str(ev.ConversationID)
-	e.member("round").int(int64(ev.Round))
-	e.member("sequence").int(ev.Sequence)
-	e.member("timestamp").time(ev.Timestamp)
-	if p := ev.RawPayload; p != nil {
-		e.member("rawPayload").rawPayload(p)
-	}
-	if d := ev.Delta; d != nil {
-		e.member("delta").begin()
-		e.member("sequence").int(d.Sequence)
-		e.member("delta").str(d.Delta)
-		e.end()
-	}
-	if r := ev.Response; r != nil {
-		e.member("response").begin()
-		if e.responseRef != 0 {
-			e.member("messageRef").lineRef(e.responseRef)
-			e.member("response").begin()
-		} else {
-			e.member("response").begin()
-			e.member("message").message(&r.Response.Message)
-		}
-		e.member("stopReason").str(string(r.Response.StopReason))
-		e.end()
-		if r.ResponseKind != "" {
-			e.member("responseKind").str(r.ResponseKind)
-		}
-		e.member("toolCallsCount").int(int64(r.ToolCallsCount))
-		e.end()
-	}
-	if b := ev.Batch; b != nil {
-		e.member("batch").begin()
-		e.member("batchId").str(b.BatchID)
-		e.member("mode").str(b.Mode)
-		e.member("maxConcurrency").int(int64(b.MaxConcurrency))
-		e.member("requestCount").int(int64(b.RequestCount))
-		e.member("tools").strings(b.Tools)
-		e.end()
-	}
-	if t := ev.Tool; t != nil {
-		e.member("tool").tool(t)
-	}
-	if m := ev.Mutation; m != nil {
-		e.member("mutation").begin()
-		e.member("kind").str(m.Kind)
-		e.member("index").int(int64(m.Index))
-		e.end()
-	}
-	if m := ev.Message; m != nil {
-		e.member("message").message(m)
-	}
-	if e.messageRef != 0 {
-		e.member("messageRef").lineRef(e.messageRef)
-	}
-	if hasRequest {
-		e.member("request")
-		request(e)
-	}
-	e.end()
-}
-
-func (e *tokenWriter) strings(ss []string) { array(e, ss, func(s *string) { e.str(*s) }) }
-
-// array writes xs as encoding/json does a slice (null when nil), each element by each.
-func array[T any](e *tokenWriter, xs []T, each func(*T)) {
-	if xs == nil {
-		e.token(jsontext.Null)
+// raw appends a json.RawMessage as json.Marshal does: "null" for nil, else compacted
+// (by jsontext; invalid text fails, as it fails json.Marshal).
+func (e *jsonAppender) raw(m json.RawMessage) {
+	if m == nil {
+		e.b = append(e.b, "null"...)
 		return
 	}
-	e.token(jsontext.BeginArray)
+	b, err := jsontext.AppendFormat(e.b, m, decodeOptions...)
+	if err != nil {
+		e.ok = false
+		return
+	}
+	e.b = b
+}
+
+func (e *jsonAppender) event(ev agent.Event, request func(*jsonAppender), hasRequest bool) {
+	e.b = append(e.b, `{"type":`...)
+	e.str(string(ev.Type))
+	e.key(false, "executionId")
+	e.str(ev.ExecutionID)
+	e.key(false, "conversationId")
+	e.str(ev.ConversationID)
+	e.key(false, "round")
+	e.int(int64(ev.Round))
+	e.key(false, "sequence")
+	e.int(ev.Sequence)
+	e.key(false, "timestamp")
+	e.time(ev.Timestamp)
+	if p := ev.RawPayload; p != nil {
+		e.key(false, "rawPayload")
+		e.rawPayload(p)
+	}
+	if d := ev.Delta; d != nil {
+		e.key(false, "delta")
+		e.b = append(e.b, `{"sequence":`...)
+		e.int(d.Sequence)
+		e.key(false, "delta")
+		e.str(d.Delta)
+		e.b = append(e.b, '}')
+	}
+	if r := ev.Response; r != nil {
+		e.key(false, "response")
+		if e.responseRef != 0 {
+			e.b = append(e.b, `{"messageRef":{"sequence":`...)
+			e.int(e.responseRef)
+			e.b = append(e.b, `},"response":{"stopReason":`...)
+		} else {
+			e.b = append(e.b, `{"response":{"message":`...)
+			e.message(&r.Response.Message)
+			e.key(false, "stopReason")
+		}
+		e.str(string(r.Response.StopReason))
+		e.b = append(e.b, '}')
+		if r.ResponseKind != "" {
+			e.key(false, "responseKind")
+			e.str(r.ResponseKind)
+		}
+		e.key(false, "toolCallsCount")
+		e.int(int64(r.ToolCallsCount))
+		e.b = append(e.b, '}')
+	}
+	if b := ev.Batch; b != nil {
+		e.key(false, "batch")
+		e.b = append(e.b, `{"batchId":`...)
+		e.str(b.BatchID)
+		e.key(false, "mode")
+		e.str(b.Mode)
+		e.key(false, "maxConcurrency")
+		e.int(int64(b.MaxConcurrency))
+		e.key(false, "requestCount")
+		e.int(int64(b.RequestCount))
+		e.key(false, "tools")
+		e.strings(b.Tools)
+		e.b = append(e.b, '}')
+	}
+	if t := ev.Tool; t != nil {
+		e.key(false, "tool")
+		e.tool(t)
+	}
+	if m := ev.Mutation; m != nil {
+		e.key(false, "mutation")
+		e.b = append(e.b, `{"kind":`...)
+		e.str(m.Kind)
+		e.key(false, "index")
+		e.int(int64(m.Index))
+		e.b = append(e.b, '}')
+	}
+	if m := ev.Message; m != nil {
+		e.key(false, "message")
+		e.message(m)
+	}
+	if e.messageRef != 0 {
+		e.key(false, "messageRef")
+		e.b = append(e.b, `{"sequence":`...)
+		e.int(e.messageRef)
+		e.b = append(e.b, '}')
+	}
+	if hasRequest {
+		e.key(false, "request")
+		request(e)
+	}
+	e.b = append(e.b, '}')
+}
+
+func (e *jsonAppender) strings(ss []string) { array(e, ss, func(s *string) { e.str(*s) }) }
+
+// array appends xs as encoding/json does a slice (null when nil), each element by each.
+func array[T any](e *jsonAppender, xs []T, each func(*T)) {
+	if xs == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.b = append(e.b, '[')
 	for i := range xs {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
 		each(&xs[i])
 	}
-	e.token(jsontext.EndArray)
+	e.b = append(e.b, ']')
 }
 
-func (e *tokenWriter) rawPayload(p *llm.RawPayloadEvent) {
-	e.begin()
-	e.member("provider").str(p.Provider)
+func (e *jsonAppender) rawPayload(p *llm.RawPayloadEvent) {
+	e.b = append(e.b, `{"provider":`...)
+	e.str(p.Provider)
 	if p.APISurface != "" {
-		e.member("apiSurface").str(p.APISurface)
+		e.key(false, "apiSurface")
+		e.str(p.APISurface)
 	}
-	e.member("payloadKind").str(string(p.PayloadKind))
+	e.key(false, "payloadKind")
+	e.str(string(p.PayloadKind))
 	if p.Sequence != 0 {
-		e.member("sequence").int(p.Sequence)
+		e.key(false, "sequence")
+		e.int(p.Sequence)
 	}
-	e.member("payload").raw(p.Payload)
+	e.key(false, "payload")
+	e.raw(p.Payload)
 	if len(p.Metadata) > 0 {
-		e.member("metadata").anyMap(p.Metadata)
+		e.key(false, "metadata")
+		e.anyMap(p.Metadata)
 	}
-	e.end()
+	e.b = append(e.b, '}')
 }
 
-func (e *tokenWriter) tool(t *agent.ToolEventData) {
-	e.begin()
-	e.member("batchId").str(t.BatchID)
-	e.member("index").int(int64(t.Index))
-	e.member("toolName").str(t.ToolName)
-	e.member("toolCallId").str(t.ToolCallID)
+func (e *jsonAppender) tool(t *agent.ToolEventData) {
+	e.b = append(e.b, `{"batchId":`...)
+	e.str(t.BatchID)
+	e.key(false, "index")
+	e.int(int64(t.Index))
+	e.key(false, "toolName")
+	e.str(t.ToolName)
+	e.key(false, "toolCallId")
+	e.str(t.ToolCallID)
 	if len(t.Parameters) > 0 {
-		e.member("parameters").raw(t.Parameters)
+		e.key(false, "parameters")
+		e.raw(t.Parameters)
 	}
 	if len(t.OwnerPath) > 0 {
-		e.member("ownerPath")
-		array(e, t.OwnerPath, func(s *agent.OwnerPathSegment) {
-			e.begin()
-			e.member("ownerType").str(s.OwnerType)
-			e.member("ownerId").str(s.OwnerID)
-			e.end()
-		})
+		e.key(false, "ownerPath")
+		e.b = append(e.b, '[')
+		for i, s := range t.OwnerPath {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.b = append(e.b, `{"ownerType":`...)
+			e.str(s.OwnerType)
+			e.key(false, "ownerId")
+			e.str(s.OwnerID)
+			e.b = append(e.b, '}')
+		}
+		e.b = append(e.b, ']')
 	}
 	if r := t.Result; r != nil {
-		e.member("result").begin()
-		e.member("success").bool(r.Success)
+		e.key(false, "result")
+		e.b = append(e.b, `{"success":`...)
+		e.bool(r.Success)
 		if r.Output != "" {
-			e.member("output").str(r.Output)
+			e.key(false, "output")
+			e.str(r.Output)
 		}
 		if r.Error != "" {
-			e.member("error").str(r.Error)
+			e.key(false, "error")
+			e.str(r.Error)
 		}
 		if len(r.Metadata) > 0 {
-			e.member("metadata").anyMap(r.Metadata)
+			e.key(false, "metadata")
+			e.anyMap(r.Metadata)
 		}
-		e.end()
+		e.b = append(e.b, '}')
 	}
-	e.end()
+	e.b = append(e.b, '}')
 }
 
-func (e *tokenWriter) messages(ms []llm.Message) { array(e, ms, e.message) }
+func (e *jsonAppender) messages(ms []llm.Message) { array(e, ms, e.message) }
 
-func (e *tokenWriter) message(m *llm.Message) {
-	e.begin()
-	e.member("id").str(m.ID)
-	e.member("role").str(string(m.Role))
-	e.member("state").str(string(m.State))
-	e.member("content")
+func (e *jsonAppender) message(m *llm.Message) {
+	e.b = append(e.b, `{"id":`...)
+	e.str(m.ID)
+	e.key(false, "role")
+	e.str(string(m.Role))
+	e.key(false, "state")
+	e.str(string(m.State))
+	e.key(false, "content")
 	array(e, m.Content, e.part)
 	if u := m.Usage; u != nil {
-		e.member("usage").begin()
-		e.member("inputTokens").int(int64(u.InputTokens))
-		e.member("outputTokens").int(int64(u.OutputTokens))
+		e.key(false, "usage")
+		e.b = append(e.b, `{"inputTokens":`...)
+		e.int(int64(u.InputTokens))
+		e.key(false, "outputTokens")
+		e.int(int64(u.OutputTokens))
 		if u.CacheCreationInputTokens != 0 {
-			e.member("cacheCreationInputTokens").int(int64(u.CacheCreationInputTokens))
+			e.key(false, "cacheCreationInputTokens")
+			e.int(int64(u.CacheCreationInputTokens))
 		}
 		if u.CacheReadInputTokens != 0 {
-			e.member("cacheReadInputTokens").int(int64(u.CacheReadInputTokens))
+			e.key(false, "cacheReadInputTokens")
+			e.int(int64(u.CacheReadInputTokens))
 		}
-		e.end()
+		e.b = append(e.b, '}')
 	}
 	if len(m.Metadata) > 0 {
-		e.member("metadata").anyMap(m.Metadata)
+		e.key(false, "metadata")
+		e.anyMap(m.Metadata)
 	}
 	if !m.CreatedAt.IsZero() {
-		e.member("createdAt").time(m.CreatedAt)
+		e.key(false, "createdAt")
+		e.time(m.CreatedAt)
 	}
-	e.end()
+	e.b = append(e.b, '}')
 }
 
-func (e *tokenWriter) part(p *llm.Part) {
-	e.begin()
-	e.member("type").str(string(p.Type))
+func (e *jsonAppender) part(p *llm.Part) {
+	e.b = append(e.b, `{"type":`...)
+	e.str(string(p.Type))
 	if p.Text != "" {
-		e.member("text").str(p.Text)
+		e.key(false, "text")
+		e.str(p.Text)
 	}
 	if p.Signature != "" {
-		e.member("signature").str(p.Signature)
+		e.key(false, "signature")
+		e.str(p.Signature)
 	}
 	if c := p.ToolCall; c != nil {
-		e.member("toolCall").begin()
-		e.member("id").str(c.ID)
-		e.member("name").str(c.Name)
+		e.key(false, "toolCall")
+		e.b = append(e.b, `{"id":`...)
+		e.str(c.ID)
+		e.key(false, "name")
+		e.str(c.Name)
 		if len(c.Input) > 0 {
-			e.member("input").raw(c.Input)
+			e.key(false, "input")
+			e.raw(c.Input)
 		}
-		e.end()
+		e.b = append(e.b, '}')
 	}
 	if r := p.ToolResult; r != nil {
-		e.member("toolResult").begin()
-		e.member("toolCallId").str(r.ToolCallID)
+		e.key(false, "toolResult")
+		e.b = append(e.b, `{"toolCallId":`...)
+		e.str(r.ToolCallID)
 		if r.ToolName != "" {
-			e.member("toolName").str(r.ToolName)
+			e.key(false, "toolName")
+			e.str(r.ToolName)
 		}
-		e.member("content").str(r.Content)
+		e.key(false, "content")
+		e.str(r.Content)
 		if r.IsError {
-			e.member("isError").bool(true)
+			e.key(false, "isError")
+			e.bool(true)
 		}
-		e.end()
+		e.b = append(e.b, '}')
 	}
-	e.end()
+	e.b = append(e.b, '}')
 }
 
-func (e *tokenWriter) tools(ts []llm.ToolSchema) {
+func (e *jsonAppender) tools(ts []llm.ToolSchema) {
 	array(e, ts, func(t *llm.ToolSchema) {
-		e.begin()
-		e.member("name").str(t.Name)
-		e.member("description").str(t.Description)
-		e.member("inputSchema").raw(t.InputSchema)
-		e.end()
+		e.b = append(e.b, `{"name":`...)
+		e.str(t.Name)
+		e.key(false, "description")
+		e.str(t.Description)
+		e.key(false, "inputSchema")
+		e.raw(t.InputSchema)
+		e.b = append(e.b, '}')
 	})
 }
 
-// request writes agent.ProviderRequestData.MarshalJSON's text.
-func (e *tokenWriter) request(d *agent.ProviderRequestData) {
-	e.begin()
-	e.member("provider").str(d.Provider)
-	e.member("model").str(d.Model)
+// request appends agent.ProviderRequestData.MarshalJSON's text.
+func (e *jsonAppender) request(d *agent.ProviderRequestData) {
+	e.b = append(e.b, `{"provider":`...)
+	e.str(d.Provider)
+	e.key(false, "model")
+	e.str(d.Model)
 	if d.Purpose != "" {
-		e.member("purpose").str(string(d.Purpose))
+		e.key(false, "purpose")
+		e.str(string(d.Purpose))
 	}
 	newMessages := d.Messages
 	if b := d.Base; b != nil {
-		e.member("base").begin()
-		e.member("executionId").str(b.ExecutionID)
-		e.member("round").int(int64(b.Round))
-		e.member("messages").int(int64(b.Messages))
+		e.key(false, "base")
+		e.b = append(e.b, `{"executionId":`...)
+		e.str(b.ExecutionID)
+		e.key(false, "round")
+		e.int(int64(b.Round))
+		e.key(false, "messages")
+		e.int(int64(b.Messages))
 		if b.Tools {
-			e.member("tools").bool(true)
+			e.key(false, "tools")
+			e.bool(true)
 		}
-		e.end()
+		e.b = append(e.b, '}')
 		if d.Omitted() == 0 {
 			newMessages = d.Messages[min(b.Messages, len(d.Messages)):]
 		}
 	}
-	e.member("messageCount").int(int64(d.Omitted() + len(d.Messages)))
+	e.key(false, "messageCount")
+	e.int(int64(d.Omitted() + len(d.Messages)))
+	e.key(false, "newMessages")
 	if newMessages == nil {
 		newMessages = []llm.Message{}
 	}
-	e.member("newMessages").messages(newMessages)
+	e.messages(newMessages)
 	if d.Base == nil || !d.Base.Tools {
-		e.member("tools").tools(d.Tools)
+		e.key(false, "tools")
+		e.tools(d.Tools)
 	}
-	e.end()
+	e.b = append(e.b, '}')
 }
 
-// historyRequest writes json.Marshal(w)'s text.
-func (e *tokenWriter) historyRequest(w *historyRequestWire) {
-	e.begin()
-	e.member("provider").str(w.Provider)
-	e.member("model").str(w.Model)
+// historyRequest appends json.Marshal(w)'s text.
+func (e *jsonAppender) historyRequest(w *historyRequestWire) {
+	e.b = append(e.b, `{"provider":`...)
+	e.str(w.Provider)
+	e.key(false, "model")
+	e.str(w.Model)
 	if w.Purpose != "" {
-		e.member("purpose").str(string(w.Purpose))
+		e.key(false, "purpose")
+		e.str(string(w.Purpose))
 	}
-	e.member("base").begin()
-	e.member("history").bool(w.Base.History)
-	e.member("messages").int(int64(w.Base.Messages))
+	e.key(false, "base")
+	e.b = append(e.b, `{"history":`...)
+	e.bool(w.Base.History)
+	e.key(false, "messages")
+	e.int(int64(w.Base.Messages))
 	if len(w.Base.Replaced) > 0 {
-		e.member("replaced")
-		array(e, w.Base.Replaced, func(r *IndexedMessage) {
-			e.begin()
-			e.member("index").int(int64(r.Index))
-			e.member("message").message(&r.Message)
-			e.end()
-		})
+		e.key(false, "replaced")
+		e.b = append(e.b, '[')
+		for i := range w.Base.Replaced {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.b = append(e.b, `{"index":`...)
+			e.int(int64(w.Base.Replaced[i].Index))
+			e.key(false, "message")
+			e.message(&w.Base.Replaced[i].Message)
+			e.b = append(e.b, '}')
+		}
+		e.b = append(e.b, ']')
 	}
-	e.end()
-	e.member("messageCount").int(int64(w.MessageCount))
-	e.member("newMessages").messages(w.NewMessages)
-	e.member("tools").tools(w.Tools)
-	e.end()
+	e.b = append(e.b, '}')
+	e.key(false, "messageCount")
+	e.int(int64(w.MessageCount))
+	e.key(false, "newMessages")
+	e.messages(w.NewMessages)
+	e.key(false, "tools")
+	e.tools(w.Tools)
+	e.b = append(e.b, '}')
 }
 
-// anyMap writes a map[string]any as json.Marshal does (its members' order is left to
-// the line's sort).
-func (e *tokenWriter) anyMap(m map[string]any) {
+// anyMap appends a map[string]any as json.Marshal does but for member order, which the
+// line sorts.
+func (e *jsonAppender) anyMap(m map[string]any) {
 	if m == nil {
-		e.token(jsontext.Null)
+		e.b = append(e.b, "null"...)
 		return
 	}
-	e.begin()
+	e.b = append(e.b, '{')
+	first := true
 	for k, v := range m {
-		e.member(k).any(v)
+		if !first {
+			e.b = append(e.b, ',')
+		}
+		first = false
+		e.str(k)
+		e.b = append(e.b, ':')
+		e.any(v)
 	}
-	e.end()
+	e.b = append(e.b, '}')
 }
 
-// any writes a metadata value; types other than JSON's own are left to JSON v2 with
-// encoding/json's semantics (v1Options).
-func (e *tokenWriter) any(v any) {
+// any appends a metadata value; types other than JSON's own are left to JSON v2 with
+// encoding/json's semantics (marshal), whose text for a value is the same at the top
+// level as inside a map.
+func (e *jsonAppender) any(v any) {
 	switch v := v.(type) {
 	case nil:
-		e.token(jsontext.Null)
+		e.b = append(e.b, "null"...)
 	case string:
 		e.str(v)
 	case bool:
@@ -457,10 +505,23 @@ func (e *tokenWriter) any(v any) {
 	case []any:
 		array(e, v, func(x *any) { e.any(*x) })
 	default:
-		if e.err == nil {
-			e.err = json.MarshalEncode(&e.Encoder, v, v1Options)
+		b, err := marshal(v)
+		if err != nil {
+			e.ok = false
+			return
 		}
+		e.b = append(e.b, b...)
 	}
+}
+
+// float is encoding/json's float64 encoding (ES6 number to string; NaN and infinities
+// refused).
+func (e *jsonAppender) float(f float64) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		e.ok = false
+		return
+	}
+	e.b = jsontext.AppendFloat(e.b, f, 64)
 }
 
 // historyRequestJSON is a historyRequestEvent's JSON form: the event with its request
