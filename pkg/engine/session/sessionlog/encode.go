@@ -3,7 +3,9 @@ package sessionlog
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -462,23 +464,28 @@ func (e *jsonAppender) historyRequest(w *historyRequestWire) {
 	e.b = append(e.b, '}')
 }
 
-// anyMap appends a map[string]any as json.Marshal does but for member order, which the
-// line sorts.
+// anyMap appends a map[string]any as json.Marshal does: keys sorted. (The line sorts the
+// members again, but two names that differ only in invalid UTF-8 become one, and of a
+// repeated name the last counts: the order is encoding/json's so that the same one does.)
 func (e *jsonAppender) anyMap(m map[string]any) {
 	if m == nil {
 		e.b = append(e.b, "null"...)
 		return
 	}
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, strings.Compare)
 	e.b = append(e.b, '{')
-	first := true
-	for k, v := range m {
-		if !first {
+	for i, k := range keys {
+		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		first = false
 		e.str(k)
 		e.b = append(e.b, ':')
-		e.any(v)
+		e.any(m[k])
 	}
 	e.b = append(e.b, '}')
 }

@@ -16,14 +16,14 @@ import (
 // compare what is written with encoding/json itself (the oracle).
 
 // v1Options are encoding/json's semantics as JSON v2 emulates them (legacy omitempty,
-// nil as null, names matched without case, invalid UTF-8 as U+FFFD, ...), but for what
-// the line does again anyway (map members sorted, HTML characters escaped: the line
-// quotes strings itself), with repeated member names taken (the last one counts, as in
-// encoding/json), and an encoding/json Number written as its number (JSON v2 would quote
-// it).
-var v1Options = json.JoinOptions(jsonv1.DefaultOptionsV1(), json.Deterministic(false),
-	jsontext.EscapeForHTML(false), jsontext.AllowDuplicateNames(true),
-	json.WithMarshalers(json.MarshalToFunc(marshalNumber)))
+// nil as null, map members sorted, names matched without case, invalid UTF-8 as U+FFFD,
+// ...), but for HTML characters, which are not escaped (the line quotes strings itself),
+// with repeated member names taken (the last one counts, as in encoding/json), and an
+// encoding/json Number written as its number (JSON v2 would quote it). Map members stay
+// sorted although the line sorts them again: two names that differ only in invalid
+// UTF-8 become one, and the member that counts is then encoding/json's.
+var v1Options = json.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.EscapeForHTML(false),
+	jsontext.AllowDuplicateNames(true), json.WithMarshalers(json.MarshalToFunc(marshalNumber)))
 
 // marshalNumber writes an encoding/json Number as encoding/json does: "" as 0, what is
 // not a number refused.
@@ -46,9 +46,3 @@ func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v, v1Options) }
 // validJSON reports whether b is one JSON value, as encoding/json's Valid does (invalid
 // UTF-8 and repeated names taken).
 func validJSON(b []byte) bool { return jsontext.Value(b).IsValid(decodeOptions...) }
-
-// marshalSorted is marshal with map members in name order, as encoding/json writes them:
-// for text handed out or written as it is, not sorted again by the line.
-func marshalSorted(v any) ([]byte, error) {
-	return json.Marshal(v, v1Options, json.Deterministic(true))
-}

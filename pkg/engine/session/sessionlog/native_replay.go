@@ -103,10 +103,10 @@ func (c *nativeChain) rebuild(data json.RawMessage) (key roundKey, body json.Raw
 			}
 		}
 		c.byKey[key] = nativeBody{elems: elems, members: others}
-		if members[member], err = marshalSorted(elems); err != nil {
+		if members[member], err = marshal(elems); err != nil {
 			return key, nil, err
 		}
-		body, err = marshalSorted(members)
+		body, err = marshal(members)
 		return key, body, err
 	}
 	if b != nil {

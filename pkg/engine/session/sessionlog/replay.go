@@ -122,7 +122,7 @@ func timeline(msgs []llm.Message, events []anchoredEntry) []TimelineEntry {
 		}
 		if i < len(msgs) {
 			m := msgs[i]
-			data, _ := marshalSorted(m) // llm.Message always marshals
+			data, _ := marshal(m) // llm.Message always marshals
 			out = append(out, TimelineEntry{ID: m.ID, Timestamp: m.CreatedAt, Category: "chat", Type: string(m.Role), Data: data})
 		}
 	}

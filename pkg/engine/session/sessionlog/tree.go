@@ -266,9 +266,9 @@ func appendObject(dst []byte, m map[string]any) ([]byte, error) {
 }
 
 // appendOther encodes a value that is not part of a tree as encoding/json does (by JSON
-// v2: marshalSorted).
+// v2: marshal).
 func appendOther(dst []byte, v any) ([]byte, error) {
-	b, err := marshalSorted(v)
+	b, err := marshal(v)
 	if err != nil {
 		return nil, err
 	}
