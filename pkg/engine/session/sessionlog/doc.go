@@ -80,14 +80,16 @@
 // How a line is made: data is encoded to JSON text, and the line is written from that
 // text with its objects' members sorted by name (the form of every line so far). The
 // log reads, scans and writes JSON with jsontext, the tokenizer of the Go team's JSON v2
-// (github.com/go-json-experiment/json, the future encoding/json/v2). agent.Event values
-// (a provider request in its delta form), llm.Message, PreRunData and AssistantData are
-// encoded by an appender of their fields into a reused buffer (encode.go; strings
-// quoted and raw JSON compacted by jsontext), the value json.Marshal gives; any other
-// data, and a value json.Marshal would refuse, by encoding/json. (JSON v2's reflective
-// encoder costs a turn a third more time than the appender, past the log's budget.) An
-// event whose answer is referred to (refs.go) is encoded with the reference in its
-// place. An event none of whose parts is lifted, held back or moved to a payload file
+// (github.com/go-json-experiment/json, the future encoding/json/v2), and decodes and
+// encodes Go values with JSON v2 and encoding/json's semantics (jsonv2.go); encoding/json
+// itself is left for its types (RawMessage, Number) and for the tests, as the oracle.
+// agent.Event values (a provider request in its delta form; a streamed answer is
+// thousands of them) are encoded by an appender of their fields into a reused buffer
+// (encode.go; strings quoted, floats formatted and raw JSON compacted by jsontext), the
+// value json.Marshal gives; any other data, and a value the appender refuses, by JSON
+// v2's encoder. (That encoder, and jsontext's token writer, cost a turn more time than
+// the appender for the events, past the log's budget: encode.go.) An event whose answer
+// is referred to (refs.go) is encoded with the reference in its place. An event none of whose parts is lifted, held back or moved to a payload file
 // (most of a turn's) goes from that text to its redacted line in one pass of jsontext's
 // decoder (canonical.go); the others are decoded into a JSON tree, rearranged, redacted
 // and encoded (tree.go). Both give what encoding/json's decoder, redact.Value and

@@ -14,21 +14,24 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
-// Most of a turn's data is agent.Event values. json.Marshal encodes them by reflection,
-// allocating for every pointer it follows, every map it sorts and every time it formats,
-// and JSON v2's reflective encoder (github.com/go-json-experiment/json) costs a logged
-// turn about a third more than the appender here (measured side by side, issue 30): it
-// writes each type's fields straight into the caller's buffer, strings quoted and raw
-// JSON compacted by jsontext. Its text is, to encoding/json's decoder, the value
-// marshalDataReflect gives (json.Marshal, with a request as withRequest places it):
+// Most of a turn's data is agent.Event values (a streamed answer is thousands of them).
+// They are written by the typed appender here: it writes each type's fields straight
+// into the caller's buffer, strings quoted, numbers formatted and raw JSON compacted by
+// jsontext (JSON v2's). Everything else (a turn's pre_run, assistant and message data,
+// any other type) is encoded by JSON v2's reflective encoder (appendJSON). Side by side
+// (issue 30), that encoder cost the logged turn about a fifth more and a logged round a
+// quarter more when it wrote the events too, and writing them as jsontext tokens (its
+// Encoder.WriteToken, field by field) cost about twice the appender's time per event, a
+// streamed turn too much of its budget. The appender's text is, to encoding/json's
+// decoder, the value json.Marshal gives (with a request as its MarshalJSON places it):
 // omitempty and omitzero, time.Time as its MarshalJSON, nil slices and maps as null;
 // encode_test.go decodes both and compares, also under fuzzing. Whatever it does not
 // take (an event value json.Marshal would fail on: a NaN, invalid raw JSON, a time
-// outside RFC 3339) makes it report !ok, and the caller takes json.Marshal's answer,
-// error included.
+// outside RFC 3339) makes it report !ok, and the caller takes JSON v2's answer, error
+// included.
 
-// appendEventJSON appends marshalDataReflect(ev)'s value; ok is false when the caller
-// is to use that instead.
+// appendEventJSON appends the value json.Marshal(ev) gives; ok is false when the caller
+// is to use JSON v2's encoder instead.
 func appendEventJSON(dst []byte, ev agent.Event) ([]byte, bool) {
 	e := jsonAppender{b: dst, ok: true}
 	e.event(ev, func(e *jsonAppender) { e.request(ev.Request) }, ev.Request != nil)
@@ -39,82 +42,16 @@ func appendEventJSON(dst []byte, ev agent.Event) ([]byte, bool) {
 // than the tree refer's fix makes (the line sorts them), sizes alike but for the
 // message taken out.
 func appendReferredJSON(dst []byte, r *referredEvent) ([]byte, bool) {
-	if r.assistant != nil {
-		return appendAssistantJSON(dst, r.assistant, r.contentRef)
-	}
 	e := jsonAppender{b: dst, ok: true, responseRef: r.responseRef, messageRef: r.messageRef}
 	e.event(r.ev, func(e *jsonAppender) { e.request(r.ev.Request) }, r.ev.Request != nil)
 	return e.b, e.ok
 }
 
-// appendHistoryRequestJSON appends what historyRequestEvent.MarshalJSON gives.
+// appendHistoryRequestJSON appends h's event with its request replaced by h.wire (as
+// historyRequestJSON is written).
 func appendHistoryRequestJSON(dst []byte, h historyRequestEvent) ([]byte, bool) {
 	e := jsonAppender{b: dst, ok: true}
 	e.event(h.ev, func(e *jsonAppender) { e.historyRequest(&h.wire) }, true)
-	return e.b, e.ok
-}
-
-// appendMessageJSON appends json.Marshal(*m)'s text.
-func appendMessageJSON(dst []byte, m *llm.Message) ([]byte, bool) {
-	e := jsonAppender{b: dst, ok: true}
-	e.message(m)
-	return e.b, e.ok
-}
-
-// appendPreRunJSON appends json.Marshal(*d)'s text.
-func appendPreRunJSON(dst []byte, d *PreRunData) ([]byte, bool) {
-	e := jsonAppender{b: dst, ok: true}
-	e.b = append(e.b, `{"provider":`...)
-	e.str(d.Provider)
-	e.b = append(e.b, `,"nativeWebTools":{"webSearch":{"supported":`...)
-	e.bool(d.NativeWebTools.WebSearch.Supported)
-	e.b = append(e.b, `,"enabled":`...)
-	e.bool(d.NativeWebTools.WebSearch.Enabled)
-	e.b = append(e.b, `},"webFetch":{"supported":`...)
-	e.bool(d.NativeWebTools.WebFetch.Supported)
-	e.b = append(e.b, `,"enabled":`...)
-	e.bool(d.NativeWebTools.WebFetch.Enabled)
-	e.b = append(e.b, `}},"input":`...)
-	e.str(d.Input)
-	e.key(false, "historyLength")
-	e.int(int64(d.HistoryLength))
-	e.b = append(e.b, '}')
-	return e.b, e.ok
-}
-
-// appendAssistantJSON appends json.Marshal(*d)'s text or, with contentRef (not 0), that of
-// d with content replaced by contentRef {sequence} (refer's).
-func appendAssistantJSON(dst []byte, d *AssistantData, contentRef int64) ([]byte, bool) {
-	e := jsonAppender{b: dst, ok: true}
-	if contentRef != 0 {
-		e.b = append(e.b, `{"contentRef":{"sequence":`...)
-		e.int(contentRef)
-		e.b = append(e.b, '}')
-	} else {
-		e.b = append(e.b, `{"content":`...)
-		e.str(d.Content)
-	}
-	e.key(false, "historyLength")
-	e.int(int64(d.HistoryLength))
-	e.key(false, "historyFrom")
-	e.int(int64(d.HistoryFrom))
-	e.key(false, "historyStructure")
-	array(&e, d.HistoryStructure, func(m *MessageStructure) {
-		e.b = append(e.b, `{"role":`...)
-		e.str(string(m.Role))
-		e.key(false, "contentLength")
-		e.int(int64(m.ContentLength))
-		e.key(false, "hasToolCalls")
-		e.bool(m.HasToolCalls)
-		e.key(false, "toolCallNames")
-		e.strings(m.ToolCallNames)
-		if len(m.Metadata) > 0 {
-			e.key(false, "metadata")
-			e.anyMap(m.Metadata)
-		}
-		e.b = append(e.b, '}')
-	})
-	e.b = append(e.b, '}')
 	return e.b, e.ok
 }
 
@@ -527,7 +464,9 @@ func (e *jsonAppender) historyRequest(w *historyRequestWire) {
 	e.b = append(e.b, '}')
 }
 
-// anyMap appends a map[string]any as json.Marshal does: keys sorted.
+// anyMap appends a map[string]any as json.Marshal does: keys sorted. (The line sorts the
+// members again, but two names that differ only in invalid UTF-8 become one, and of a
+// repeated name the last counts: the order is encoding/json's so that the same one does.)
 func (e *jsonAppender) anyMap(m map[string]any) {
 	if m == nil {
 		e.b = append(e.b, "null"...)
@@ -551,8 +490,9 @@ func (e *jsonAppender) anyMap(m map[string]any) {
 	e.b = append(e.b, '}')
 }
 
-// any appends a metadata value; types other than JSON's own are left to json.Marshal,
-// whose text for a value is the same at the top level as inside a map.
+// any appends a metadata value; types other than JSON's own are left to JSON v2 with
+// encoding/json's semantics (marshal), whose text for a value is the same at the top
+// level as inside a map.
 func (e *jsonAppender) any(v any) {
 	switch v := v.(type) {
 	case nil:
@@ -572,7 +512,7 @@ func (e *jsonAppender) any(v any) {
 	case []any:
 		array(e, v, func(x *any) { e.any(*x) })
 	default:
-		b, err := json.Marshal(v)
+		b, err := marshal(v)
 		if err != nil {
 			e.ok = false
 			return
@@ -581,23 +521,48 @@ func (e *jsonAppender) any(v any) {
 	}
 }
 
-// float is encoding/json's float64 encoding (ES6 number to string).
+// float is encoding/json's float64 encoding (ES6 number to string; NaN and infinities
+// refused).
 func (e *jsonAppender) float(f float64) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		e.ok = false
 		return
 	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	e.b = strconv.AppendFloat(e.b, f, format, -1, 64)
-	if format == 'e' {
-		b := e.b
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			e.b = b[:n-1]
+	e.b = jsontext.AppendFloat(e.b, f, 64)
+}
+
+// historyRequestJSON is a historyRequestEvent's JSON form: the event with its request
+// replaced (the shallower request wins over agent.Event's).
+type historyRequestJSON struct {
+	agent.Event
+	Request *historyRequestWire `json:"request"`
+}
+
+// referredAssistantJSON is AssistantData with its content referred to (refs.go).
+type referredAssistantJSON struct {
+	ContentRef       LineRef            `json:"contentRef"`
+	HistoryLength    int                `json:"historyLength"`
+	HistoryFrom      int                `json:"historyFrom"`
+	HistoryStructure []MessageStructure `json:"historyStructure"`
+}
+
+// appendJSON appends data's JSON as JSON v2 writes it with encoding/json's semantics
+// (marshal): a history request and a referred answer as their wire forms.
+func appendJSON(dst []byte, data any) ([]byte, error) {
+	switch d := data.(type) {
+	case historyRequestEvent:
+		data = &historyRequestJSON{Event: d.ev, Request: &d.wire}
+	case referredEvent:
+		a := d.assistant
+		data = a
+		if d.contentRef != 0 {
+			data = &referredAssistantJSON{ContentRef: LineRef{d.contentRef}, HistoryLength: a.HistoryLength,
+				HistoryFrom: a.HistoryFrom, HistoryStructure: a.HistoryStructure}
 		}
 	}
+	b, err := marshal(data)
+	if err != nil || len(dst) == 0 {
+		return b, err
+	}
+	return append(dst, b...), nil
 }

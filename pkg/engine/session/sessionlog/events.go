@@ -6,6 +6,8 @@ import (
 	"errors"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/robota-sdk/robota-go/pkg/engine/contextwin"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
@@ -133,18 +135,18 @@ func NewServerToolData(use llm.ServerToolUse, execID string, round int) ServerTo
 	var v any
 	if len(input) == 0 {
 		input, v = json.RawMessage(`{}`), map[string]any{}
-	} else if json.Unmarshal(input, &v) != nil {
+	} else if unmarshal(input, &v) != nil {
 		v = string(input)
-		input, _ = json.Marshal(v)
+		input, _ = marshal(v)
 	}
 	query, ok := v.(string)
 	if m, isObject := v.(map[string]any); isObject {
 		query, ok = m["query"].(string)
 	}
 	if !ok {
-		var b bytes.Buffer
-		_ = json.Compact(&b, input) // input is valid JSON here
-		query = b.String()
+		compact := jsontext.Value(bytes.Clone(input))
+		_ = compact.Compact() // input is valid JSON here
+		query = string(compact)
 	}
 	return ServerToolData{Name: use.Name, Query: query, Input: input, ToolUseID: use.ID,
 		ExecutionID: execID, Round: round}

@@ -208,31 +208,6 @@ type historyRequestEvent struct {
 	wire historyRequestWire
 }
 
-// MarshalJSON encodes the event as agent.Event does, with the request replaced.
-func (h historyRequestEvent) MarshalJSON() ([]byte, error) {
-	w, err := json.Marshal(h.wire)
-	if err != nil {
-		return nil, err
-	}
-	return withRequest(h.ev, w)
-}
-
-// withRequest is ev's JSON with request as data.request: json.Marshal(ev) gives the same
-// members (in another order) when request is ev.Request's JSON.
-func withRequest(ev agent.Event, request []byte) ([]byte, error) {
-	ev.Request = nil
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return nil, err
-	}
-	b = bytes.TrimSuffix(bytes.TrimSpace(b), []byte("}"))
-	if len(b) > 1 {
-		b = append(b, ',')
-	}
-	b = append(append(append(b, `"request":`...), request...), '}')
-	return b, nil
-}
-
 // sameHistoryMessage reports whether the request's message b is the history's a: the
 // same ID, or, for messages without one (older records, imported sessions), the same
 // content.
@@ -294,13 +269,13 @@ func isEvent(line []byte, event EventType) bool {
 	var e struct {
 		Event string `json:"event"`
 	}
-	return json.Unmarshal(line, &e) == nil && e.Event == event
+	return unmarshal(line, &e) == nil && e.Event == event
 }
 
 // historyFromLine is the history after the history_mutation line.
 func historyFromLine(line []byte, payloads PayloadSource) histState {
 	var e Entry
-	if json.Unmarshal(line, &e) != nil {
+	if unmarshal(line, &e) != nil {
 		return histState{}
 	}
 	var d struct {
@@ -314,14 +289,14 @@ func historyFromLine(line []byte, payloads PayloadSource) histState {
 		LastID   string `json:"lastId"`
 		LastHash string `json:"lastHash"`
 	}
-	if json.Unmarshal(e.Data, &head) != nil {
+	if unmarshal(e.Data, &head) != nil {
 		return histState{}
 	}
 	if head.Length != nil {
 		return histState{known: true, n: *head.Length, lastID: head.LastID, lastHash: head.LastHash}
 	}
 	data, err := Hydrate(e.Data, e.SessionID, payloads)
-	if err != nil || json.Unmarshal(data, &d) != nil {
+	if err != nil || unmarshal(data, &d) != nil {
 		return histState{}
 	}
 	m, err := mutationEvent{Mutation: d.Mutation}.parse()
@@ -333,13 +308,13 @@ func historyFromLine(line []byte, payloads PayloadSource) histState {
 	}
 	switch m.kind {
 	case MutationAppend:
-		if m.index == nil || json.Unmarshal(d.Message, &id) != nil || id.ID == "" {
+		if m.index == nil || unmarshal(d.Message, &id) != nil || id.ID == "" {
 			return histState{}
 		}
 		return histState{known: true, n: *m.index + 1, lastID: id.ID, lastHash: rawHash(d.Message)}
 	case MutationReset: // a whole reset written before Length
 		h := histState{known: true, n: len(d.Messages)}
-		if h.n > 0 && json.Unmarshal(d.Messages[h.n-1], &id) == nil {
+		if h.n > 0 && unmarshal(d.Messages[h.n-1], &id) == nil {
 			h.lastID, h.lastHash = id.ID, rawHash(d.Messages[h.n-1])
 		}
 		return h

@@ -2,7 +2,6 @@ package sessionlog
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -287,7 +286,7 @@ func (l *FileLogger) append(event string, data any, stamp time.Time) error {
 	data, lift, err := l.liftMessages(data)
 	l.mu.Unlock()
 	fix := referred.any()
-	if fix && lift == nil && !reflectEncoding { // the encoder writes the reference: no tree to edit
+	if fix && lift == nil && oracleEncoding == nil { // the encoder writes the reference: no tree to edit
 		switch d := data.(type) {
 		case agent.Event:
 			referred.ev, fix = d, false
@@ -541,38 +540,42 @@ func toSizedTree(data any) (any, int, error) {
 	return tree, len(raw), err
 }
 
-// marshalData is data's JSON (nil for nil data), as json.Marshal gives it but for member
-// order. A provider request is encoded by its own MarshalJSON beside the rest of its
-// event: json.Marshal would check and compact what MarshalJSON returns once more, and a
-// request carries the turn's new messages (a long answer, a file read).
-func marshalData(data any) ([]byte, error) { return appendData(nil, data) }
-
-// appendData appends marshalData's text to dst: an agent.Event (and a request rebased on
-// the history) by the hand-written encoder (encode.go), anything else, and an event
-// that encoder does not take, by marshalDataReflect. nil data appends nothing and
-// returns nil.
+// appendData appends data's JSON (nothing, and nil returned, for nil data), as
+// json.Marshal gives it but for member order: an agent.Event (one with a reference, a
+// request rebased on the history) by the typed appender (encode.go), anything else, and
+// an event that appender does not take, by JSON v2 (appendJSON). A provider request is
+// encoded by the appender beside the rest of its event: json.Marshal would check and
+// compact what its MarshalJSON returns once more, and a request carries the turn's new
+// messages (a long answer, a file read).
 func appendData(dst []byte, data any) ([]byte, error) {
-	switch d := data.(type) {
-	case nil:
+	if data == nil {
 		return nil, nil
+	}
+	if oracleEncoding != nil {
+		raw, err := oracleEncoding(data)
+		if err != nil || raw == nil {
+			return raw, err
+		}
+		return append(dst, raw...), nil
+	}
+	switch d := data.(type) {
 	case agent.Event:
-		if b, ok := appendEventJSON(dst, d); ok && !reflectEncoding {
+		if b, ok := appendEventJSON(dst, d); ok {
 			return b, nil
 		}
 	case historyRequestEvent:
-		if b, ok := appendHistoryRequestJSON(dst, d); ok && !reflectEncoding {
+		if b, ok := appendHistoryRequestJSON(dst, d); ok {
 			return b, nil
 		}
 	case referredEvent:
+		if d.assistant != nil {
+			break
+		}
 		if b, ok := appendReferredJSON(dst, &d); ok {
 			return b, nil
 		}
-		// What the encoder refuses, json.Marshal refuses: the error is the event's.
-		var v any = d.ev
-		if d.assistant != nil {
-			v = *d.assistant
-		}
-		raw, err := marshalDataReflect(v)
+		// What the appender refuses, JSON v2 most likely refuses: the error is the event's.
+		raw, err := marshal(d.ev)
 		if err != nil {
 			return nil, err
 		}
@@ -582,55 +585,14 @@ func appendData(dst []byte, data any) ([]byte, error) {
 		}
 		d.apply(tree)
 		return appendTree(dst, tree)
-	case llm.Message:
-		if b, ok := appendMessageJSON(dst, &d); ok && !reflectEncoding {
-			return b, nil
-		}
-	case PreRunData:
-		if b, ok := appendPreRunJSON(dst, &d); ok && !reflectEncoding {
-			return b, nil
-		}
-	case AssistantData:
-		if b, ok := appendAssistantJSON(dst, &d, 0); ok && !reflectEncoding {
-			return b, nil
-		}
 	}
-	raw, err := marshalDataReflect(data)
-	if err != nil || raw == nil {
-		return raw, err
-	}
-	if len(dst) == 0 {
-		return raw, nil
-	}
-	return append(dst, raw...), nil
+	return appendJSON(dst, data)
 }
 
-// reflectEncoding, set by tests only, makes appendData take marshalDataReflect's answer
-// always: the encoding every line had before encode.go, to compare lines with.
-var reflectEncoding bool
-
-// marshalDataReflect is marshalData by reflection (json.Marshal).
-func marshalDataReflect(data any) ([]byte, error) {
-	switch d := data.(type) {
-	case nil:
-		return nil, nil
-	case agent.Event:
-		if d.Request != nil {
-			req, err := d.Request.MarshalJSON()
-			if err != nil {
-				return nil, err
-			}
-			return withRequest(d, req)
-		}
-	case historyRequestEvent:
-		w, err := json.Marshal(d.wire)
-		if err != nil {
-			return nil, err
-		}
-		return withRequest(d.ev, w)
-	}
-	return json.Marshal(data)
-}
+// oracleEncoding, set by tests only, makes appendData take its answer always: encoding/
+// json's (json.Marshal), the oracle the lines written with JSON v2 and the appender are
+// compared with.
+var oracleEncoding func(data any) ([]byte, error)
 
 // treeOf decodes data's JSON into its tree (nil for none).
 func treeOf(raw []byte) (any, error) {
@@ -702,7 +664,7 @@ func recoverTail(f *os.File) (size, lastSeq int64, err error) {
 		return 0, 0, nil
 	}
 	var e Entry
-	if json.Unmarshal(lastLine, &e) == nil && e.Sequence > 0 {
+	if unmarshal(lastLine, &e) == nil && e.Sequence > 0 {
 		return end, e.Sequence, nil
 	}
 	// The last line is not an entry (written by something else): scan everything.

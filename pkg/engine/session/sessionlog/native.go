@@ -2,7 +2,6 @@ package sessionlog
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 
 	"github.com/robota-sdk/robota-go/pkg/engine/agent"
@@ -105,8 +104,7 @@ func reduceBody(ev agent.Event, mark *nativeMark, shared int, same func(key stri
 		if reduced.Len() > 1 {
 			reduced.WriteByte(',')
 		}
-		key, _ := json.Marshal(mark.keys[i])
-		reduced.Write(key)
+		reduced.Write(appendString(nil, mark.keys[i]))
 		reduced.WriteByte(':')
 		if i != mark.conv {
 			reduced.Write(value)

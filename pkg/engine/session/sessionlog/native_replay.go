@@ -61,12 +61,12 @@ type nativeBody struct {
 // rebuild returns the complete body of a native request line (nil, nil for other kinds).
 func (c *nativeChain) rebuild(data json.RawMessage) (key roundKey, body json.RawMessage, err error) {
 	var ev nativeEvent
-	if err := json.Unmarshal(data, &ev); err != nil || ev.RawPayload == nil || ev.RawPayload.PayloadKind != string(llm.PayloadRequest) {
+	if err := unmarshal(data, &ev); err != nil || ev.RawPayload == nil || ev.RawPayload.PayloadKind != string(llm.PayloadRequest) {
 		return key, nil, err
 	}
 	key = roundKey{ev.ExecutionID, ev.Round}
 	var members map[string]json.RawMessage
-	if json.Unmarshal(ev.RawPayload.Payload, &members) != nil {
+	if unmarshal(ev.RawPayload.Payload, &members) != nil {
 		return key, ev.RawPayload.Payload, nil // not an object: kept as written
 	}
 	b := ev.RawPayload.PayloadBase
@@ -75,7 +75,7 @@ func (c *nativeChain) rebuild(data json.RawMessage) (key roundKey, body json.Raw
 			continue
 		}
 		var elems []json.RawMessage
-		if raw := bytes.TrimSpace(members[member]); len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
+		if raw := bytes.TrimSpace(members[member]); len(raw) == 0 || raw[0] != '[' || unmarshal(raw, &elems) != nil {
 			continue
 		}
 		if b != nil {
@@ -103,10 +103,10 @@ func (c *nativeChain) rebuild(data json.RawMessage) (key roundKey, body json.Raw
 			}
 		}
 		c.byKey[key] = nativeBody{elems: elems, members: others}
-		if members[member], err = json.Marshal(elems); err != nil {
+		if members[member], err = marshal(elems); err != nil {
 			return key, nil, err
 		}
-		body, err = json.Marshal(members)
+		body, err = marshal(members)
 		return key, body, err
 	}
 	if b != nil {

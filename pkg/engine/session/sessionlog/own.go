@@ -70,7 +70,7 @@ func own(data any, memo *ownMemo) (any, error) {
 	case json.RawMessage:
 		return bytes.Clone(d), nil
 	}
-	raw, err := json.Marshal(data)
+	raw, err := marshal(data)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func ownValue(v any) any {
 	case nil, string, bool, float64, float32, int, int64, int32, uint, uint64, uint32, json.Number:
 		return v
 	}
-	raw, err := json.Marshal(v)
+	raw, err := marshal(v)
 	if err != nil {
 		return v // the line's encoding reports it
 	}

@@ -12,6 +12,8 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // PayloadKind marks a payload reference object on a log line.
@@ -85,7 +87,7 @@ func resolve(ref PayloadRef, sessionID string, src PayloadSource) ([]byte, error
 	if int64(len(b)) != ref.ByteLength || hex.EncodeToString(sum[:]) != ref.SHA256 {
 		return nil, fmt.Errorf("%w: %s does not match its digest or length", ErrPayloadReference, ref.RelativePath)
 	}
-	if !json.Valid(b) {
+	if !validJSON(b) {
 		return nil, fmt.Errorf("%w: %s is not JSON", ErrPayloadReference, ref.RelativePath)
 	}
 	return b, nil
@@ -98,13 +100,11 @@ func asPayloadRef(v any) (ref PayloadRef, claimed bool, err error) {
 	if !ok || m["kind"] != PayloadKind {
 		return PayloadRef{}, false, nil
 	}
-	raw, err := json.Marshal(m)
+	raw, err := marshal(m)
 	if err != nil {
 		return PayloadRef{}, true, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ref); err != nil {
+	if err := jsonv2.Unmarshal(raw, &ref, v1Options, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return PayloadRef{}, true, fmt.Errorf("%w: %v", ErrPayloadReference, err)
 	}
 	if len(m) != 5 {

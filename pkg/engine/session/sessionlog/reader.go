@@ -55,7 +55,7 @@ func ReadLog(r io.Reader) (Contents, error) {
 					Err: errors.New("last line has no newline (incomplete write)")})
 			} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 				var e Entry
-				if perr := json.Unmarshal(trimmed, &e); perr != nil {
+				if perr := unmarshal(trimmed, &e); perr != nil {
 					c.Skipped = append(c.Skipped, SkippedLine{Line: n, Err: perr})
 				} else if e.Event == "" {
 					c.Skipped = append(c.Skipped, SkippedLine{Line: n, Err: errors.New("entry has no event")})

@@ -122,7 +122,7 @@ func timeline(msgs []llm.Message, events []anchoredEntry) []TimelineEntry {
 		}
 		if i < len(msgs) {
 			m := msgs[i]
-			data, _ := json.Marshal(m) // llm.Message always marshals
+			data, _ := marshal(m) // llm.Message always marshals
 			out = append(out, TimelineEntry{ID: m.ID, Timestamp: m.CreatedAt, Category: "chat", Type: string(m.Role), Data: data})
 		}
 	}
@@ -149,14 +149,14 @@ func (m mutationEvent) parse() (mutation, error) {
 	raw := bytes.TrimSpace(m.Mutation)
 	if len(raw) > 0 && raw[0] == '"' {
 		var kind string
-		err := json.Unmarshal(raw, &kind)
+		err := unmarshal(raw, &kind)
 		return mutation{kind: normalizeKind(kind)}, err
 	}
 	var obj struct {
 		Kind  string `json:"kind"`
 		Index *int   `json:"index"`
 	}
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	if err := unmarshal(raw, &obj); err != nil {
 		return mutation{}, err
 	}
 	return mutation{kind: normalizeKind(obj.Kind), index: obj.Index}, nil
@@ -200,7 +200,7 @@ func ReplaySessionLog(entries []Entry, payloads PayloadSource, opts ReplayOption
 				events = events[:0]
 				for _, ev := range s.Events {
 					var entry TimelineEntry
-					if json.Unmarshal(ev.Entry, &entry) == nil {
+					if unmarshal(ev.Entry, &entry) == nil {
 						events = append(events, anchoredEntry{after: ev.After, entry: entry})
 					}
 				}
@@ -220,7 +220,7 @@ func ReplaySessionLog(entries []Entry, payloads PayloadSource, opts ReplayOption
 				Cwd      string `json:"cwd"`
 				LogLevel Level  `json:"logLevel"`
 			}
-			if json.Unmarshal(e.Data, &d) == nil && d.Cwd != "" {
+			if unmarshal(e.Data, &d) == nil && d.Cwd != "" {
 				rec.Cwd = d.Cwd
 			}
 			compact = compact || d.LogLevel == LevelCompact
@@ -265,7 +265,7 @@ func ReplaySessionLog(entries []Entry, payloads PayloadSource, opts ReplayOption
 			}
 			var d TimelineEntryData
 			var entry TimelineEntry
-			if err := json.Unmarshal(data, &d); err != nil || json.Unmarshal(d.Entry, &entry) != nil {
+			if err := unmarshal(data, &d); err != nil || unmarshal(d.Entry, &entry) != nil {
 				return rec, fmt.Errorf("%w: timeline_entry %d (line %d) is not an entry", ErrReplay, e.Sequence, e.Line)
 			}
 			events = append(events, anchoredEntry{after: d.After, entry: entry})
@@ -295,7 +295,7 @@ func historyShared(e Entry) int {
 			Base *requestBase `json:"base"`
 		} `json:"request"`
 	}
-	if json.Unmarshal(e.Data, &d) != nil || d.Request == nil || d.Request.Base == nil || !d.Request.Base.History {
+	if unmarshal(e.Data, &d) != nil || d.Request == nil || d.Request.Base == nil || !d.Request.Base.History {
 		return 0
 	}
 	return d.Request.Base.Messages
@@ -308,7 +308,7 @@ func continuedLength(e Entry) int {
 		Continues *HistoryContinuation `json:"continues"`
 		Journal   bool                 `json:"journal"`
 	}
-	if json.Unmarshal(e.Data, &d) != nil || d.Continues == nil || !d.Journal {
+	if unmarshal(e.Data, &d) != nil || d.Continues == nil || !d.Journal {
 		return 0
 	}
 	return d.Continues.Messages
@@ -332,7 +332,7 @@ func applyMutation(msgs []llm.Message, e Entry, payloads PayloadSource) ([]llm.M
 		return fail(err)
 	}
 	var ev mutationEvent
-	if err := json.Unmarshal(data, &ev); err != nil {
+	if err := unmarshal(data, &ev); err != nil {
 		return fail(err)
 	}
 	m, err := ev.parse()

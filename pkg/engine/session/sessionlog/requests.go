@@ -78,7 +78,7 @@ func (b *requestRebuilder) add(e Entry, payloads PayloadSource, history []llm.Me
 		return fail(err)
 	}
 	var ev requestEvent
-	if err := json.Unmarshal(data, &ev); err != nil {
+	if err := unmarshal(data, &ev); err != nil {
 		return fail(err)
 	}
 	if ev.Request == nil || ev.ExecutionID == "" || ev.Round == nil {
@@ -144,7 +144,7 @@ func (b *requestRebuilder) add(e Entry, payloads PayloadSource, history []llm.Me
 		}
 		out.Tools = b.out[i].Tools
 	} else if len(req.Tools) > 0 {
-		if err := json.Unmarshal(req.Tools, &out.Tools); err != nil {
+		if err := unmarshal(req.Tools, &out.Tools); err != nil {
 			return fail(fmt.Errorf("tools: %w", err))
 		}
 	}

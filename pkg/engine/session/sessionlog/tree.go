@@ -265,15 +265,14 @@ func appendObject(dst []byte, m map[string]any) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendOther encodes a value that is not part of a tree with encoding/json.
+// appendOther encodes a value that is not part of a tree as encoding/json does (by JSON
+// v2: marshal).
 func appendOther(dst []byte, v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+	return append(dst, b...), nil
 }
 
 // appendString appends s quoted by jsontext (invalid UTF-8, which only a string given

@@ -173,7 +173,7 @@ func FuzzTreeCodec(f *testing.F) {
 	})
 }
 
-// TestMarshalDataIsJSONMarshal: the requests marshalData encodes apart make the tree
+// TestMarshalDataIsJSONMarshal: the requests appendData encodes apart make the tree
 // json.Marshal's text makes.
 func TestMarshalDataIsJSONMarshal(t *testing.T) {
 	msg := llm.Message{ID: "m", Role: llm.RoleUser, Content: []llm.Part{llm.TextPart("<b> & \u2028")}}
@@ -190,21 +190,21 @@ func TestMarshalDataIsJSONMarshal(t *testing.T) {
 			wire: historyRequestWire{Provider: "p", Base: historyBase{History: true, Messages: 1}, MessageCount: 2,
 				NewMessages: []llm.Message{msg}, Tools: []llm.ToolSchema{}}},
 	} {
-		want, err := json.Marshal(data)
+		want, err := marshalDataReflect(data) // json.Marshal's (the history request's wire in place)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := marshalData(data)
+		got, err := appendData(nil, data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantTree, _ := stdTree(want)
 		gotTree, err := stdTree(got)
 		if err != nil {
-			t.Fatalf("marshalData(%T) is not JSON: %v: %s", data, err, got)
+			t.Fatalf("appendData(%T) is not JSON: %v: %s", data, err, got)
 		}
 		if !reflect.DeepEqual(gotTree, wantTree) {
-			t.Fatalf("marshalData = %s\njson.Marshal %s", got, want)
+			t.Fatalf("appendData = %s\njson.Marshal %s", got, want)
 		}
 	}
 }

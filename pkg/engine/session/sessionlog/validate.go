@@ -166,7 +166,7 @@ func (v *validator) entry(e *Entry, payloads PayloadSource) {
 		var d struct {
 			LogLevel Level `json:"logLevel"`
 		}
-		_ = json.Unmarshal(e.Data, &d)
+		_ = unmarshal(e.Data, &d)
 		v.compact = d.LogLevel == LevelCompact
 		if v.compact {
 			v.histKnown = false // the journal holds the appends
@@ -178,7 +178,7 @@ func (v *validator) entry(e *Entry, payloads PayloadSource) {
 		var d struct {
 			HistoryLength *int `json:"historyLength"`
 		}
-		if json.Unmarshal(e.Data, &d) == nil && d.HistoryLength != nil && v.histKnown && *d.HistoryLength != v.histLen {
+		if unmarshal(e.Data, &d) == nil && d.HistoryLength != nil && v.histKnown && *d.HistoryLength != v.histLen {
 			v.add(e, IssueHistoryIndexMismatch, "pre_run with a history of %d messages, the log's has %d", *d.HistoryLength, v.histLen)
 		}
 	case EventToolExecutionRequest, EventToolExecutionResult:
@@ -190,7 +190,7 @@ func (v *validator) entry(e *Entry, payloads PayloadSource) {
 
 func (v *validator) identity(e *Entry) (identity, bool) {
 	var id identity
-	if err := json.Unmarshal(e.Data, &id); err != nil || id.ExecutionID == "" || id.Round == nil {
+	if err := unmarshal(e.Data, &id); err != nil || id.ExecutionID == "" || id.Round == nil {
 		v.add(e, IssueEntryMalformed, "%s without executionId and round", e.Event)
 		return id, false
 	}
@@ -261,7 +261,7 @@ func (v *validator) historyEvent(e *Entry, payloads PayloadSource) {
 	var ev struct {
 		Mutation json.RawMessage `json:"mutation"`
 	}
-	if err := json.Unmarshal(e.Data, &ev); err != nil {
+	if err := unmarshal(e.Data, &ev); err != nil {
 		v.add(e, IssueEntryMalformed, "history_mutation data: %v", err)
 		return
 	}
@@ -284,7 +284,7 @@ func (v *validator) historyEvent(e *Entry, payloads PayloadSource) {
 		}
 		data, err := Hydrate(e.Data, e.SessionID, payloads)
 		if err == nil {
-			err = json.Unmarshal(data, &full)
+			err = unmarshal(data, &full)
 		}
 		if c := full.Continues; c != nil && err == nil {
 			if v.compact {
@@ -314,7 +314,7 @@ func (v *validator) requestChain(e *Entry, k roundKey, payloads PayloadSource) {
 			NewMessages  json.RawMessage `json:"newMessages"`
 		} `json:"request"`
 	}
-	if err := json.Unmarshal(e.Data, &ev); err != nil || ev.Request == nil {
+	if err := unmarshal(e.Data, &ev); err != nil || ev.Request == nil {
 		v.add(e, IssueEntryMalformed, "provider_request without request")
 		return
 	}
@@ -358,7 +358,7 @@ func (v *validator) requestChain(e *Entry, k roundKey, payloads PayloadSource) {
 func arrayLen(e *Entry, raw json.RawMessage, payloads PayloadSource) int {
 	raw, err := Hydrate(raw, e.SessionID, payloads)
 	var items []json.RawMessage
-	if err != nil || json.Unmarshal(raw, &items) != nil {
+	if err != nil || unmarshal(raw, &items) != nil {
 		return -1
 	}
 	return len(items)
