@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"time"
 
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
@@ -158,7 +159,13 @@ type engineRun struct {
 // order, each once. It runs at the events that follow a commit (tool_start after the
 // assistant message, tool_end after a result, the prompt's end after the answer), so
 // lines come out as the run goes; the end event's sync renders whatever is left.
-func (r *engineRun) syncHistory(ctx context.Context) error {
+//
+// through, when set, bounds a sync to the entry its event follows: the history is read
+// when this client gets to the event, and a client behind the engine would otherwise
+// render messages committed after it (the Agent call's result and the final answer)
+// before the subagent lines that the stream delivers next. With no such entry yet,
+// nothing is rendered: a later sync renders it.
+func (r *engineRun) syncHistory(ctx context.Context, through func(llm.Message) bool) error {
 	for {
 		callCtx, cancel := context.WithTimeout(ctx, engineRPCWait)
 		page, err := r.c.History(callCtx, r.id, r.offset, 0)
@@ -166,16 +173,58 @@ func (r *engineRun) syncHistory(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, e := range page.Entries {
+		upTo := len(page.Entries) // entries of this page to render
+		if through != nil {
+			upTo = 0
+			for i, e := range page.Entries {
+				if e.Message != nil && through(*e.Message) {
+					upTo = i + 1
+					break
+				}
+			}
+		}
+		for _, e := range page.Entries[:upTo] {
 			if e.Message != nil {
 				r.out.Message(*e.Message)
 			}
+		}
+		if through != nil {
+			if upTo > 0 {
+				r.offset += upTo
+				return nil
+			}
+			if page.Next <= r.offset || page.Next >= page.Total {
+				return nil // not committed yet
+			}
+			// The bound may be on a later page: render this one whole and go on.
+			for _, e := range page.Entries {
+				if e.Message != nil {
+					r.out.Message(*e.Message)
+				}
+			}
+			r.offset = page.Next
+			continue
 		}
 		if page.Next <= r.offset || page.Next >= page.Total {
 			r.offset = max(r.offset, page.Next)
 			return nil
 		}
 		r.offset = page.Next
+	}
+}
+
+// callsTool reports whether an assistant message makes the tool call id.
+func callsTool(id string) func(llm.Message) bool {
+	return func(m llm.Message) bool {
+		return slices.ContainsFunc(m.ToolCalls(), func(c llm.ToolCall) bool { return c.ID == id })
+	}
+}
+
+// answersTool reports whether a message holds the result of the tool call id.
+func answersTool(id string) func(llm.Message) bool {
+	return func(m llm.Message) bool {
+		res, ok := m.ToolResult()
+		return ok && res.ToolCallID == id
 	}
 }
 
@@ -245,7 +294,7 @@ func (r *engineRun) handle(ctx context.Context, e client.Event) error {
 		if r.verbose {
 			fmt.Fprintf(r.stderr, "  → %s %s\n", e.Tool.Name, e.Tool.Input)
 		}
-		return r.syncHistory(ctx)
+		return r.syncHistory(ctx, callsTool(e.Tool.CallID))
 	case client.EventToolEnd:
 		r.reportTool(e.Tool)
 		if e.Tool.Outcome == client.ToolDenied {
@@ -255,9 +304,9 @@ func (r *engineRun) handle(ctx context.Context, e client.Event) error {
 			}
 			r.denials = append(r.denials, output.PermissionDenial{ToolName: e.Tool.Name, ToolUseID: e.Tool.CallID, ToolInput: input})
 		}
-		return r.syncHistory(ctx)
+		return r.syncHistory(ctx, answersTool(e.Tool.CallID))
 	case client.EventCompaction:
-		if err := r.syncHistory(ctx); err != nil {
+		if err := r.syncHistory(ctx, nil); err != nil {
 			return err
 		}
 		r.out.CompactBoundary(e.Compaction.Trigger, e.Compaction.Before.UsedTokens)
@@ -273,7 +322,7 @@ func (r *engineRun) handle(ctx context.Context, e client.Event) error {
 			r.out.JobGroup(clientGroupLine(e))
 		}
 	case client.EventComplete, client.EventError, client.EventInterrupted:
-		return r.syncHistory(ctx)
+		return r.syncHistory(ctx, nil)
 	}
 	return nil
 }
