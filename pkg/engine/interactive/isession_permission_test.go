@@ -3,6 +3,7 @@ package interactive_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -70,14 +71,16 @@ turns:
 	if got := s.Session().SessionRules(); !slices.Equal(got, []string{"Bash(echo one:*)"}) {
 		t.Fatalf("session rules %v", got)
 	}
-	var ok []string
+	var ok, others []string
 	for _, e := range events {
 		if e.Type == EventToolEnd && e.Tool.Result == "success" {
 			ok = append(ok, e.Tool.FirstArg)
+		} else if e.Type == EventToolEnd {
+			others = append(others, fmt.Sprintf("%s: %s %s %s %.200s", e.Tool.FirstArg, e.Tool.Result, e.Tool.ErrorCode, e.Tool.Reason, e.Tool.ToolResultData))
 		}
 	}
 	if !slices.Equal(ok, []string{"echo one", "echo one two", "echo three"}) {
-		t.Fatalf("tools that ran: %v", ok)
+		t.Fatalf("tools that ran: %v; the others: %q", ok, others)
 	}
 	// Answering again, or an id never issued.
 	if err := s.RespondPermission(asked[0].RequestID, session.ApprovalAllow, ""); !errors.Is(err, ErrPermissionAnswered) {
