@@ -87,8 +87,9 @@
 // thousands of them) are encoded by an appender of their fields into a reused buffer
 // (encode.go; strings quoted, floats formatted and raw JSON compacted by jsontext), the
 // value json.Marshal gives; any other data, and a value the appender refuses, by JSON
-// v2's encoder. (That encoder, and jsontext's token writer, cost a turn more time than
-// the appender for the events, past the log's budget: encode.go.) An event whose answer
+// v2's encoder. (That encoder, jsontext's token writer and github.com/goccy/go-json cost
+// a turn more time than the appender for the events, past the log's budget, and
+// github.com/segmentio/encoding/json writes other text: encode.go.) An event whose answer
 // is referred to (refs.go) is encoded with the reference in its place. An event none of whose parts is lifted, held back or moved to a payload file
 // (most of a turn's) goes from that text to its redacted line in one pass of jsontext's
 // decoder (canonical.go); the others are decoded into a JSON tree, rearranged, redacted
