@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -155,4 +156,34 @@ func BenchmarkSessionSandboxCommand(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A job's command that ends asks for a new walk, and the next command's policy waits for
+// it: a denied file the job brought in is hidden from the job's next command (issue 27).
+// Before any job command ended, the session's cached walk holds.
+func TestJobPolicyIsWalkedAgainAfterAJobCommand(t *testing.T) {
+	dir := t.TempDir()
+	rules, err := permission.Rules(permission.Layer{Deny: []string{"Read(./secret.txt)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := permission.New(permission.Config{ProjectRoot: dir, Home: t.TempDir(), Rules: rules})
+	c := newCommandSandbox(sandboxSettings{}, ev, "default", []string{dir}, "")
+	t.Cleanup(c.close)
+	jobs := jobPolicy{c}
+	secret := filepath.Join(dir, "secret.txt")
+	if sb := jobs.Policy(); slices.Contains(sb.Hide, secret) {
+		t.Fatalf("hidden before it exists: %q", sb.Hide)
+	}
+	// A job's command brings the file in.
+	if err := os.WriteFile(secret, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if sb := jobs.Policy(); slices.Contains(sb.Hide, secret) {
+		t.Fatalf("walked again with no command ended: %q", sb.Hide)
+	}
+	jobs.CommandEnded()
+	if sb := jobs.Policy(); !slices.Contains(sb.Hide, secret) {
+		t.Fatalf("after the job's command ended the next policy hides %q, want %s", sb.Hide, secret)
+	}
 }
