@@ -187,3 +187,24 @@ func TestJobPolicyIsWalkedAgainAfterAJobCommand(t *testing.T) {
 		t.Fatalf("after the job's command ended the next policy hides %q, want %s", sb.Hide, secret)
 	}
 }
+
+// BenchmarkJobPolicy is what the engine adds to each of a subagent's Bash calls before
+// the execute step: the cached walk's policy as a job's (the protected paths appended),
+// no command having ended since.
+func BenchmarkJobPolicy(b *testing.B) {
+	dir := b.TempDir()
+	rules, err := permission.Rules(permission.Layer{Deny: []string{"Read(./secret.txt)"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev := permission.New(permission.Config{ProjectRoot: dir, Home: b.TempDir(), Rules: rules})
+	c := newCommandSandbox(sandboxSettings{}, ev, "default", []string{dir}, b.TempDir())
+	b.Cleanup(c.close)
+	jobs := jobPolicy{c}
+	jobs.Policy() // the first walk
+	for b.Loop() {
+		if jobs.Policy() == nil {
+			b.Fatal("no policy")
+		}
+	}
+}
