@@ -95,3 +95,50 @@ agents:
 		t.Fatal("a worker's command wrote a hook into the repository the job's earlier command made")
 	}
 }
+
+// The same in a worker for a denied file: a subagent whose first command brings in a
+// file a Read deny rule covers (an archive extracted) cannot read it with the next. The
+// job's sandbox was made as it started, when the file did not exist; the engine sends
+// the policy walked again with each command it lets the worker run (issue 27).
+func TestSandboxInWorkersHidesADeniedFileAJobBroughtIn(t *testing.T) {
+	for _, tool := range []string{"python3", "tar"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("this test needs %s on PATH", tool)
+		}
+	}
+	const marker = "MARK-job-later-5c1e"
+	p := newProject(t)
+	p.writeFile(t, ".claude/settings.json", `{"permissions":{"allow":["Bash"],"deny":["Read(./secret.txt)"]}}`)
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "secret.txt"), []byte(marker+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("tar", "-C", src, "-cf", filepath.Join(p.Dir, "b.tar"), "secret.txt").CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v %s", err, out)
+	}
+	script := p.writeScript(t, "workers-later-secret.yaml", `turns:
+  - when: {lastUserContains: "go"}
+    toolCalls: [{id: toolu_agent, name: Agent, input: {description: setup, prompt: "sub: unpack", subagent_type: general-purpose}}]
+  - text: done
+agents:
+  general-purpose:
+    - when: {lastUserContains: "sub:"}
+      toolCalls: [{id: toolu_unpack, name: Bash, input: {command: "sh -c 'tar -xf b.tar' && echo extracted"}}]
+    - when: {lastToolResultContains: "extracted"}
+      toolCalls: [{id: toolu_read, name: Bash, input: {command: "python3 -c 'import os; print(\"read:\", open(os.path.join(\".\", \"secret\" + \".txt\")).read())'; echo tried"}}]
+    - when: {lastToolResultContains: "`+marker+`"}
+      text: "the subagent LEAKED the secret"
+    - when: {lastToolResultContains: "tried"}
+      text: "the subagent read nothing"
+`)
+	res := p.mustRun(t, "-p", "go", "--provider", "script", "--script", script, "--output-format", "stream-json", "--verbose")
+	if _, err := os.Stat(filepath.Join(p.Dir, "secret.txt")); err != nil {
+		t.Fatalf("the subagent's first command brought in no secret: %v\n%s", err, res.Stdout)
+	}
+	if strings.Contains(res.Stdout, "LEAKED") {
+		t.Fatalf("a worker's command read the denied file the job's earlier command brought in:\n%s", res.Stdout)
+	}
+	if !strings.Contains(res.Stdout, "the subagent read nothing") {
+		t.Fatalf("the subagent did not run both commands:\n%s", res.Stdout)
+	}
+}

@@ -422,9 +422,15 @@ type RunToolResponse struct {
 	//
 	//	*RunToolResponse_ExecuteInputJson
 	//	*RunToolResponse_ResultJson
-	Step          isRunToolResponse_Step `protobuf_oneof:"step"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Step isRunToolResponse_Step `protobuf_oneof:"step"`
+	// With execute_input_json, for a job whose commands run in the command sandbox: the
+	// sandbox of this one call, from the session's rules walked again as the engine lets
+	// it run, so a path an earlier command of the job made (a denied file an archive
+	// brought in) is covered. The worker runs the call's command in it instead of the
+	// job's StartRequest.sandbox, which holds when this is unset (an older engine).
+	ExecuteSandbox *CommandSandbox `protobuf:"bytes,3,opt,name=execute_sandbox,json=executeSandbox,proto3" json:"execute_sandbox,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *RunToolResponse) Reset() {
@@ -482,6 +488,13 @@ func (x *RunToolResponse) GetResultJson() []byte {
 	return nil
 }
 
+func (x *RunToolResponse) GetExecuteSandbox() *CommandSandbox {
+	if x != nil {
+		return x.ExecuteSandbox
+	}
+	return nil
+}
+
 type isRunToolResponse_Step interface {
 	isRunToolResponse_Step()
 }
@@ -504,7 +517,7 @@ var File_robota_v1_host_proto protoreflect.FileDescriptor
 
 const file_robota_v1_host_proto_rawDesc = "" +
 	"\n" +
-	"\x14robota/v1/host.proto\x12\trobota.v1\x1a\x15robota/v1/types.proto\"G\n" +
+	"\x14robota/v1/host.proto\x12\trobota.v1\x1a\x16robota/v1/runner.proto\x1a\x15robota/v1/types.proto\"G\n" +
 	"\vChatRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12!\n" +
 	"\frequest_json\x18\x02 \x01(\fR\vrequestJson\"\xf1\x01\n" +
@@ -527,11 +540,12 @@ const file_robota_v1_host_proto_rawDesc = "" +
 	"\x04step\"N\n" +
 	"\fHostToolCall\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12'\n" +
-	"\x04call\x18\x02 \x01(\v2\x13.robota.v1.ToolCallR\x04call\"l\n" +
+	"\x04call\x18\x02 \x01(\v2\x13.robota.v1.ToolCallR\x04call\"\xb0\x01\n" +
 	"\x0fRunToolResponse\x12.\n" +
 	"\x12execute_input_json\x18\x01 \x01(\fH\x00R\x10executeInputJson\x12!\n" +
 	"\vresult_json\x18\x02 \x01(\fH\x00R\n" +
-	"resultJsonB\x06\n" +
+	"resultJson\x12B\n" +
+	"\x0fexecute_sandbox\x18\x03 \x01(\v2\x19.robota.v1.CommandSandboxR\x0eexecuteSandboxB\x06\n" +
 	"\x04step2\x8e\x01\n" +
 	"\vHostService\x129\n" +
 	"\x04Chat\x12\x16.robota.v1.ChatRequest\x1a\x17.robota.v1.ChatResponse0\x01\x12D\n" +
@@ -558,20 +572,22 @@ var file_robota_v1_host_proto_goTypes = []any{
 	(*HostToolCall)(nil),    // 4: robota.v1.HostToolCall
 	(*RunToolResponse)(nil), // 5: robota.v1.RunToolResponse
 	(*ToolCall)(nil),        // 6: robota.v1.ToolCall
+	(*CommandSandbox)(nil),  // 7: robota.v1.CommandSandbox
 }
 var file_robota_v1_host_proto_depIdxs = []int32{
 	2, // 0: robota.v1.ChatResponse.result:type_name -> robota.v1.ChatResult
 	4, // 1: robota.v1.RunToolRequest.call:type_name -> robota.v1.HostToolCall
 	6, // 2: robota.v1.HostToolCall.call:type_name -> robota.v1.ToolCall
-	0, // 3: robota.v1.HostService.Chat:input_type -> robota.v1.ChatRequest
-	3, // 4: robota.v1.HostService.RunTool:input_type -> robota.v1.RunToolRequest
-	1, // 5: robota.v1.HostService.Chat:output_type -> robota.v1.ChatResponse
-	5, // 6: robota.v1.HostService.RunTool:output_type -> robota.v1.RunToolResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	7, // 3: robota.v1.RunToolResponse.execute_sandbox:type_name -> robota.v1.CommandSandbox
+	0, // 4: robota.v1.HostService.Chat:input_type -> robota.v1.ChatRequest
+	3, // 5: robota.v1.HostService.RunTool:input_type -> robota.v1.RunToolRequest
+	1, // 6: robota.v1.HostService.Chat:output_type -> robota.v1.ChatResponse
+	5, // 7: robota.v1.HostService.RunTool:output_type -> robota.v1.RunToolResponse
+	6, // [6:8] is the sub-list for method output_type
+	4, // [4:6] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_robota_v1_host_proto_init() }
@@ -579,6 +595,7 @@ func file_robota_v1_host_proto_init() {
 	if File_robota_v1_host_proto != nil {
 		return
 	}
+	file_robota_v1_runner_proto_init()
 	file_robota_v1_types_proto_init()
 	file_robota_v1_host_proto_msgTypes[1].OneofWrappers = []any{
 		(*ChatResponse_TextDelta)(nil),

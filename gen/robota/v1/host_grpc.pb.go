@@ -48,9 +48,9 @@ type HostServiceClient interface {
 	// The worker sends the call first. The engine answers either with the final
 	// result (the call was denied, blocked or could not be parsed: the tool never
 	// runs) or with an execute step; the worker then runs the tool locally with
-	// exactly that input and sends its result, and the engine answers with the
-	// final result (after PostToolUse hooks and the result cap). The stream ends
-	// after the final result.
+	// exactly that input (a sandboxed job's command in the sandbox the step carries)
+	// and sends its result, and the engine answers with the final result (after
+	// PostToolUse hooks and the result cap). The stream ends after the final result.
 	RunTool(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[RunToolRequest, RunToolResponse], error)
 }
 
@@ -119,9 +119,9 @@ type HostServiceServer interface {
 	// The worker sends the call first. The engine answers either with the final
 	// result (the call was denied, blocked or could not be parsed: the tool never
 	// runs) or with an execute step; the worker then runs the tool locally with
-	// exactly that input and sends its result, and the engine answers with the
-	// final result (after PostToolUse hooks and the result cap). The stream ends
-	// after the final result.
+	// exactly that input (a sandboxed job's command in the sandbox the step carries)
+	// and sends its result, and the engine answers with the final result (after
+	// PostToolUse hooks and the result cap). The stream ends after the final result.
 	RunTool(grpc.BidiStreamingServer[RunToolRequest, RunToolResponse]) error
 	mustEmbedUnimplementedHostServiceServer()
 }

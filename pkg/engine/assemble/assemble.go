@@ -28,7 +28,6 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/session"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/store"
-	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 	"github.com/robota-sdk/robota-go/pkg/sandbox"
 	"github.com/robota-sdk/robota-go/pkg/tools/bash"
@@ -324,16 +323,16 @@ func Assemble(ctx context.Context, opts Options) (*Assembled, error) {
 		_, denied := evaluator.DeniedPath("Read", p, opts.Cwd)
 		return denied && evaluator.SandboxDenies("Read", p)
 	}
-	var isolate func(string, []string, string, []string, string) (*exec.Cmd, error)
+	var isolate func(context.Context, string, []string, string, []string, string) (*exec.Cmd, error)
 	var spawn func(string, []string, string, []string, string, *os.File) (bash.Process, error)
-	var jobSandbox func() *runnerapi.Sandbox // nil: workers run commands as they are
+	var jobSandbox background.JobSandbox // nil: workers run commands as they are
 	if sandboxSet != nil {
 		home := opts.Home
 		if home == "" {
 			home, _ = os.UserHomeDir()
 		}
 		sb := newCommandSandbox(*sandboxSet, evaluator, settings.PermissionMode(), sandboxRoots(opts.Cwd, dirs), home)
-		isolate, spawn, jobSandbox, a.Sandbox = sb.isolate, sb.spawn, sb.jobSandbox, "on"
+		isolate, spawn, jobSandbox, a.Sandbox = sb.isolate, sb.spawn, jobPolicy{sb}, "on"
 		a.commandSandbox = sb
 	} else if sandboxWarning != "" {
 		a.Warnings = append(a.Warnings, sandboxWarning)

@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -118,7 +119,7 @@ func newCommandSandbox(set sandboxSettings, ev *permission.Evaluator, mode strin
 }
 
 // isolate is the Bash tool's Config.Isolate.
-func (c *commandSandbox) isolate(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error) {
+func (c *commandSandbox) isolate(_ context.Context, shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error) {
 	if c.isExcluded(command) {
 		return nil, nil
 	}
@@ -193,6 +194,14 @@ func (c *commandSandbox) jobSandbox() *runnerapi.Sandbox {
 	readOnly := append(slices.Clone(p.ReadOnly), c.protectedPaths()...)
 	return &runnerapi.Sandbox{Hide: p.Hide, ReadOnly: readOnly, ExcludedCommands: c.excluded, Network: c.network}
 }
+
+// jobPolicy is the session's sandbox as its jobs get it (background.JobSandbox): their
+// commands end outside the session's sandbox server, so a job's Bash call asks for the
+// walk after it as the session's own commands do, and the next one's policy waits for it.
+type jobPolicy struct{ c *commandSandbox }
+
+func (j jobPolicy) Policy() *runnerapi.Sandbox { return j.c.jobSandbox() }
+func (j jobPolicy) CommandEnded()              { j.c.commandEnded() }
 
 // jobSearchExclude is what a Read deny rule covers under roots as a job starts (the
 // sandbox's walk, for Read only): what subagents' Grep and Glob leave out. It is walked

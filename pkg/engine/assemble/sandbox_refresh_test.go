@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -155,4 +156,55 @@ func BenchmarkSessionSandboxCommand(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A job's command that ends asks for a new walk, and the next command's policy waits for
+// it: a denied file the job brought in is hidden from the job's next command (issue 27).
+// Before any job command ended, the session's cached walk holds.
+func TestJobPolicyIsWalkedAgainAfterAJobCommand(t *testing.T) {
+	dir := t.TempDir()
+	rules, err := permission.Rules(permission.Layer{Deny: []string{"Read(./secret.txt)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := permission.New(permission.Config{ProjectRoot: dir, Home: t.TempDir(), Rules: rules})
+	c := newCommandSandbox(sandboxSettings{}, ev, "default", []string{dir}, "")
+	t.Cleanup(c.close)
+	jobs := jobPolicy{c}
+	secret := filepath.Join(dir, "secret.txt")
+	if sb := jobs.Policy(); slices.Contains(sb.Hide, secret) {
+		t.Fatalf("hidden before it exists: %q", sb.Hide)
+	}
+	// A job's command brings the file in.
+	if err := os.WriteFile(secret, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if sb := jobs.Policy(); slices.Contains(sb.Hide, secret) {
+		t.Fatalf("walked again with no command ended: %q", sb.Hide)
+	}
+	jobs.CommandEnded()
+	if sb := jobs.Policy(); !slices.Contains(sb.Hide, secret) {
+		t.Fatalf("after the job's command ended the next policy hides %q, want %s", sb.Hide, secret)
+	}
+}
+
+// BenchmarkJobPolicy is what the engine adds to each of a subagent's Bash calls before
+// the execute step: the cached walk's policy as a job's (the protected paths appended),
+// no command having ended since.
+func BenchmarkJobPolicy(b *testing.B) {
+	dir := b.TempDir()
+	rules, err := permission.Rules(permission.Layer{Deny: []string{"Read(./secret.txt)"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev := permission.New(permission.Config{ProjectRoot: dir, Home: b.TempDir(), Rules: rules})
+	c := newCommandSandbox(sandboxSettings{}, ev, "default", []string{dir}, b.TempDir())
+	b.Cleanup(c.close)
+	jobs := jobPolicy{c}
+	jobs.Policy() // the first walk
+	for b.Loop() {
+		if jobs.Policy() == nil {
+			b.Fatal("no policy")
+		}
+	}
 }

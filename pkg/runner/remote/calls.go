@@ -147,7 +147,8 @@ func (h *callHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exec ru
 			return fail(errors.New("the engine asked to run the tool twice"))
 		}
 		executed = true
-		body, err := json.Marshal(exec(ctx, s.Execute))
+		// The engine's policy for this call, walked as it let the call run.
+		body, err := json.Marshal(exec(runnerapi.WithSandbox(ctx, s.Sandbox), s.Execute))
 		if err != nil {
 			body, _ = json.Marshal(llm.ToolFailure(fmt.Sprintf("Error: %s's result could not be encoded: %v", call.Name, err)))
 		}
@@ -193,8 +194,12 @@ func serveCall(ctx context.Context, nc *nats.Conn, msg *nats.Msg, call wire.Call
 		if len(tc.Input) == 0 {
 			tc.Input = json.RawMessage("{}")
 		}
-		exec := func(_ context.Context, input json.RawMessage) llm.ToolResult {
-			body, _ := json.Marshal(wire.Step{Execute: input})
+		exec := func(callCtx context.Context, input json.RawMessage) llm.ToolResult {
+			step := wire.Step{Execute: input}
+			if sb, ok := runnerapi.SandboxFrom(callCtx); ok {
+				step.Sandbox = sb // the call's command sandbox (runnerapi.WithSandbox)
+			}
+			body, _ := json.Marshal(step)
 			reply, err := nc.RequestWithContext(ctx, msg.Reply, body)
 			if err != nil {
 				return llm.ToolFailure(fmt.Sprintf("Error: %s ran on the host but its result was lost: %v", tc.Name, err))

@@ -15,5 +15,7 @@
 //   - The engine answers the claims a host sends in its batch (wire.HostBatch) on that
 //     host's own control subject (wire.ControlBatchSubject), which only that host may
 //     read and only the engine may publish on: the host does not pick where it goes.
-//   - Jobs hold no secret (see package wire).
+//   - Jobs hold no secret (see package wire). A tool call's execute step carries the
+//     call's command sandbox (wire.Step.Sandbox: the engine's walk as the call runs),
+//     which the host's runner applies instead of the job's; without one the job's holds.
 package remote

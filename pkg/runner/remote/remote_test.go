@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -127,6 +128,9 @@ type shell struct {
 	cancels map[string]chan string
 	execs   int
 	reasons []string // why jobs were cancelled
+	// callSandboxes are the command sandboxes the engine sent with its execute steps
+	// (nil where it sent none).
+	callSandboxes []*runnerapi.Sandbox
 }
 
 func newShell() *shell { return &shell{cancels: map[string]chan string{}} }
@@ -145,9 +149,11 @@ func (s *shell) Start(ctx context.Context, job runnerapi.Job, emit func(runnerap
 			return emit(runnerapi.Event{Kind: runnerapi.EventFailed, Error: err.Error()})
 		}
 		res := job.Host.RunTool(ctx, runnerapi.ToolCall{ID: "t1", Name: "Bash", Input: json.RawMessage(`{"command":"x"}`)},
-			func(_ context.Context, input json.RawMessage) llm.ToolResult {
+			func(ctx context.Context, input json.RawMessage) llm.ToolResult {
+				sb, _ := runnerapi.SandboxFrom(ctx)
 				s.mu.Lock()
 				s.execs++
+				s.callSandboxes = append(s.callSandboxes, sb)
 				s.mu.Unlock()
 				return llm.ToolSuccess("ran " + string(input))
 			})
@@ -334,6 +340,8 @@ func TestAgentJobCallsBackToTheEngine(t *testing.T) {
 type engineHost struct {
 	mu           sync.Mutex
 	chats, tools int
+	// callSandbox is sent with the execute step (the engine's walk as the call runs).
+	callSandbox *runnerapi.Sandbox
 }
 
 func (h *engineHost) Chat(_ context.Context, _ llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
@@ -349,7 +357,33 @@ func (h *engineHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exec 
 	h.mu.Lock()
 	h.tools++
 	h.mu.Unlock()
-	return exec(ctx, json.RawMessage(`{"command":"rewritten"}`))
+	return exec(runnerapi.WithSandbox(ctx, h.callSandbox), json.RawMessage(`{"command":"rewritten"}`))
+}
+
+// The command sandbox the engine sends with a call's execute step reaches the host
+// agent's runner whole; an engine that sends none leaves the job's own in force.
+func TestAgentJobCallCarriesItsSandbox(t *testing.T) {
+	ns := startServer(t)
+	d := newDispatcher(t, ns, DispatcherConfig{})
+	sh := newShell()
+	runAgent(t, ns, "h1", sh, nil, nil)
+	for i, sb := range []*runnerapi.Sandbox{
+		{Hide: []string{"/p/secret.txt"}, ReadOnly: []string{"/p/.git/hooks"}, ExcludedCommands: []string{"docker *"},
+			Network: &runnerapi.SandboxNetwork{Allow: []string{"github.com"}}},
+		nil,
+	} {
+		ev := newEvents()
+		_, done := start(d, runnerapi.Job{ID: fmt.Sprintf("agent-sb-%d", i), Agent: &runnerapi.AgentJob{Prompt: "p"},
+			Host: &engineHost{callSandbox: sb}, Sandbox: &runnerapi.Sandbox{}}, ev)
+		ev.next(t, runnerapi.EventCompleted)
+		<-done
+		sh.mu.Lock()
+		got := sh.callSandboxes[len(sh.callSandboxes)-1]
+		sh.mu.Unlock()
+		if !reflect.DeepEqual(got, sb) {
+			t.Errorf("the call's sandbox %+v arrived as %+v", sb, got)
+		}
+	}
 }
 
 // A stopping host agent hands its running job back; another host runs it as attempt 2,

@@ -33,3 +33,25 @@ type ToolCall struct {
 	Name  string
 	Input json.RawMessage
 }
+
+// sandboxKey is the context key of WithSandbox.
+type sandboxKey struct{}
+
+// WithSandbox is ctx carrying sb, the command sandbox of the one tool call a ToolExec
+// runs: the engine walks its rules again for each command of a job it lets run, so a
+// path an earlier command of the job made (a denied file an archive brought in) is
+// covered for the next, and sends that policy with the execute step. nil carries
+// nothing.
+func WithSandbox(ctx context.Context, sb *Sandbox) context.Context {
+	if sb == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, sandboxKey{}, sb)
+}
+
+// SandboxFrom is the sandbox WithSandbox put in ctx; ok is false when there is none
+// (an engine that sends none: the job's own Sandbox holds).
+func SandboxFrom(ctx context.Context) (sb *Sandbox, ok bool) {
+	sb, ok = ctx.Value(sandboxKey{}).(*Sandbox)
+	return sb, ok && sb != nil
+}

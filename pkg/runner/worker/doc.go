@@ -31,7 +31,10 @@
 // (DESIGN.md decision 4): every model call goes to job.Host.Chat and every tool call
 // to job.Host.RunTool, which makes every decision in the engine (rules, mode, hooks,
 // the parent session's permission asks) and lets the tool run here, at most once,
-// only with the input the engine settled on. The job's SystemPrompt is used as given
+// only with the input the engine settled on. A sandboxed job's Bash command runs in the
+// sandbox the engine sends with the call (runnerapi.SandboxFrom: its rules walked again as
+// the call runs, so a denied file an earlier command brought in is hidden), and in the
+// job's own, made as it started, when the engine sends none. The job's SystemPrompt is used as given
 // (the engine assembles it: agent body, context files, framework suffix). MaxTurns
 // caps the model/tool rounds (0: no cap); at the cap the loop's forced summary is
 // the answer. Events: started (the worker's pid), text deltas, tool_start and

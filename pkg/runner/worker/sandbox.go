@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -16,18 +17,26 @@ import (
 // than run it unconfined; with a network allow-list, likewise when its proxy cannot
 // start. The paths are looked at as each command starts: one that an earlier command of
 // the job made (git init's hooks) is covered from the next command on.
-func isolateFor(sb *runnerapi.Sandbox) func(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error) {
+//
+// A command's call may carry its own policy (runnerapi.SandboxFrom): the engine walks
+// its rules again for each command it lets run, so a denied file an earlier command
+// brought in is hidden from the next. Without one (an engine that sends none, a process
+// job) the job's policy, made as it started, holds.
+func isolateFor(sb *runnerapi.Sandbox) func(ctx context.Context, shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error) {
 	if sb == nil {
 		return nil
 	}
-	listed := sandbox.Policy{Hide: sb.Hide, ReadOnly: sb.ReadOnly}
-	return func(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error) {
-		if sandbox.Excluded(sb.ExcludedCommands, command) {
+	return func(ctx context.Context, shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error) {
+		use := sb
+		if now, ok := runnerapi.SandboxFrom(ctx); ok {
+			use = now
+		}
+		if sandbox.Excluded(use.ExcludedCommands, command) {
 			return nil, nil
 		}
-		p := listed.Abs()
-		if sb.Network != nil {
-			n, err := networkProxy(sb.Network)
+		p := sandbox.Policy{Hide: use.Hide, ReadOnly: use.ReadOnly}.Abs()
+		if use.Network != nil {
+			n, err := networkProxy(use.Network)
 			if err != nil {
 				return nil, fmt.Errorf("the session confines commands' network to an allow-list, whose proxy this worker cannot start: %w", err)
 			}

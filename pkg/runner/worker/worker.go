@@ -212,7 +212,7 @@ func (w *Worker) launch(job runnerapi.Job) (*processJob, error) {
 		// The sandbox's command: its directory, environment (with the policy) and
 		// process attributes (its group dies with it) are set.
 		var err error
-		if cmd, err = isolate(shell, []string{shell, "-c", p.Command}, p.Cwd, env, p.Command); err != nil {
+		if cmd, err = isolate(context.Background(), shell, []string{shell, "-c", p.Command}, p.Cwd, env, p.Command); err != nil {
 			return nil, fmt.Errorf("job %s: %w", job.ID, err)
 		}
 	}

@@ -28,14 +28,34 @@ func jobToProto(job runnerapi.Job) (*robotav1.StartRequest, error) {
 	default:
 		return nil, errors.New("workerplugin: job has neither an agent nor a process")
 	}
-	if sb := job.Sandbox; sb != nil {
-		req.Sandbox = &robotav1.CommandSandbox{Hide: sb.Hide, ReadOnly: sb.ReadOnly, ExcludedCommands: sb.ExcludedCommands}
-		if n := sb.Network; n != nil {
-			req.Sandbox.Network = &robotav1.SandboxNetwork{Allow: n.Allow, Deny: n.Deny,
-				HttpProxyPort: int32(n.HTTPProxyPort), SocksProxyPort: int32(n.SOCKSProxyPort)}
-		}
-	}
+	req.Sandbox = sandboxToProto(job.Sandbox)
 	return req, nil
+}
+
+// sandboxToProto is a job's (or one call's) command sandbox on the wire; nil is nil.
+func sandboxToProto(sb *runnerapi.Sandbox) *robotav1.CommandSandbox {
+	if sb == nil {
+		return nil
+	}
+	out := &robotav1.CommandSandbox{Hide: sb.Hide, ReadOnly: sb.ReadOnly, ExcludedCommands: sb.ExcludedCommands}
+	if n := sb.Network; n != nil {
+		out.Network = &robotav1.SandboxNetwork{Allow: n.Allow, Deny: n.Deny,
+			HttpProxyPort: int32(n.HTTPProxyPort), SocksProxyPort: int32(n.SOCKSProxyPort)}
+	}
+	return out
+}
+
+// sandboxFromProto is sandboxToProto's inverse.
+func sandboxFromProto(sb *robotav1.CommandSandbox) *runnerapi.Sandbox {
+	if sb == nil {
+		return nil
+	}
+	out := &runnerapi.Sandbox{Hide: sb.GetHide(), ReadOnly: sb.GetReadOnly(), ExcludedCommands: sb.GetExcludedCommands()}
+	if n := sb.GetNetwork(); n != nil {
+		out.Network = &runnerapi.SandboxNetwork{Allow: n.GetAllow(), Deny: n.GetDeny(),
+			HTTPProxyPort: int(n.GetHttpProxyPort()), SOCKSProxyPort: int(n.GetSocksProxyPort())}
+	}
+	return out
 }
 
 func jobFromProto(req *robotav1.StartRequest) (runnerapi.Job, error) {
@@ -64,13 +84,7 @@ func jobFromProto(req *robotav1.StartRequest) (runnerapi.Job, error) {
 	default:
 		return runnerapi.Job{}, errors.New("job must set agent or process")
 	}
-	if sb := req.GetSandbox(); sb != nil {
-		job.Sandbox = &runnerapi.Sandbox{Hide: sb.GetHide(), ReadOnly: sb.GetReadOnly(), ExcludedCommands: sb.GetExcludedCommands()}
-		if n := sb.GetNetwork(); n != nil {
-			job.Sandbox.Network = &runnerapi.SandboxNetwork{Allow: n.GetAllow(), Deny: n.GetDeny(),
-				HTTPProxyPort: int(n.GetHttpProxyPort()), SOCKSProxyPort: int(n.GetSocksProxyPort())}
-		}
-	}
+	job.Sandbox = sandboxFromProto(req.GetSandbox())
 	return job, nil
 }
 

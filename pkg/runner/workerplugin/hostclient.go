@@ -93,7 +93,9 @@ func (h *hostClient) RunTool(ctx context.Context, call runnerapi.ToolCall, exec 
 				return fail(errors.New("the engine asked to run the tool twice"))
 			}
 			executed = true
-			res := exec(ctx, step.ExecuteInputJson)
+			// The engine's policy for this call, walked as it let the call run; an older
+			// engine sends none and the job's own holds.
+			res := exec(runnerapi.WithSandbox(ctx, sandboxFromProto(msg.GetExecuteSandbox())), step.ExecuteInputJson)
 			body, err := json.Marshal(res)
 			if err != nil {
 				body, _ = json.Marshal(llm.ToolFailure(fmt.Sprintf("Error: %s's result could not be encoded: %v", call.Name, err)))

@@ -73,8 +73,10 @@ type Config struct {
 	// Isolate, when set, makes the process a command runs as: the composition root runs
 	// commands in the session's sandbox through it (pkg/sandbox). It returns nil to run
 	// the command as usual. The command it returns must be in a process group of its own,
-	// so a timeout kills everything it started.
-	Isolate func(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error)
+	// so a timeout kills everything it started. ctx is the call's: it may carry what the
+	// sandbox of this one command is (a worker's job gets it from the engine with each
+	// command, runnerapi.SandboxFrom).
+	Isolate func(ctx context.Context, shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error)
 	// Spawn, when set, starts a command elsewhere, before Isolate is asked: the
 	// composition root runs commands in the session's sandbox server through it
 	// (pkg/sandbox), which costs a message instead of a new sandbox per command. Its
@@ -266,7 +268,7 @@ func (b *Bash) exec(ctx context.Context, command string, spill func() (*os.File,
 	}
 	var cmd *exec.Cmd
 	if b.cfg.Isolate != nil {
-		if cmd, err = b.cfg.Isolate(b.cfg.Shell, []string{b.cfg.Shell, "-c", command}, b.cfg.Cwd, b.cfg.Env, command); err != nil {
+		if cmd, err = b.cfg.Isolate(ctx, b.cfg.Shell, []string{b.cfg.Shell, "-c", command}, b.cfg.Cwd, b.cfg.Env, command); err != nil {
 			pw.Close()
 			return nil, exitState{}, err
 		}

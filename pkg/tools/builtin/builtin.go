@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -38,7 +39,7 @@ type Config struct {
 	NoRipgrep bool
 	// Isolate runs Bash commands in the session's sandbox (bash.Config.Isolate); nil runs
 	// them as they are.
-	Isolate func(shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error)
+	Isolate func(ctx context.Context, shell string, argv []string, dir string, env []string, command string) (*exec.Cmd, error)
 	// Spawn starts Bash commands in the session's sandbox server (bash.Config.Spawn);
 	// nil leaves them to Isolate.
 	Spawn func(shell string, argv []string, dir string, env []string, command string, out *os.File) (bash.Process, error)

@@ -18,6 +18,10 @@
 //     for a subagent's call names its task (interactive.WithTaskID) and marks the task
 //     waiting_permission until answered. Tools that hold a key (WebSearch) run in the
 //     engine (Subagents.InEngine), after the same pipeline.
+//   - With the command sandbox on, a job starts with the session's policy, and each of a
+//     subagent's Bash calls runs under the policy walked as it runs (commandHost, sent
+//     with the execute step); its end asks for the next walk, as the session's own
+//     commands do. A denied file a subagent's command brought in is hidden from its next.
 //   - An agent hook's subagent (Spec.HookAgent) never asks (what the rules do not allow
 //     is denied), runs no hooks and publishes none of its messages.
 //   - SubagentStart fires before a subagent starts and SubagentStop after its end, once

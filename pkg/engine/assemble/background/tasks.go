@@ -199,7 +199,7 @@ func jobEnv(env []string, lookup func(string) (string, bool)) map[string]string 
 // RunnerFor is the task manager's launch seam: agent jobs asking for worktree isolation
 // go through the WorktreeSubagentRunner (git worktrees, WorktreeCreate/WorktreeRemove
 // hooks), everything else straight to the session's runner.
-func RunnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string, jobSandbox func() *runnerapi.Sandbox,
+func RunnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string, jobSandbox JobSandbox,
 	searchExclude func() []string) tasks.RunnerFor {
 	if jobSandbox != nil || searchExclude != nil {
 		r = sandboxedJobs{Runner: r, sandbox: jobSandbox, searchExclude: searchExclude}
@@ -343,18 +343,29 @@ func RestoreGroups(raws []json.RawMessage) []jobgroups.Group {
 // covers): a search is decided once, for its directory, and the files in it that a rule
 // denies must not reach the subagent's model through it. This holds with the sandbox off
 // or unavailable too.
+//
+// An agent job's Bash calls get the policy walked again as each one runs (commandHost),
+// not only the one made as the job started: a denied file an earlier command of the job
+// brought in is hidden from the next.
 type sandboxedJobs struct {
 	tasks.Runner
-	sandbox       func() *runnerapi.Sandbox // nil: commands run as they are
-	searchExclude func() []string           // nil: no file deny rule
+	sandbox       JobSandbox      // nil: commands run as they are
+	searchExclude func() []string // nil: no file deny rule
 }
 
 func (s sandboxedJobs) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
 	dir, origin, inTree := tasks.WorktreeFrom(ctx)
 	if s.sandbox != nil {
-		job.Sandbox = s.sandbox()
-		if inTree && job.Sandbox != nil {
-			job.Sandbox = inWorktree(job.Sandbox, dir, origin)
+		policy := func() *runnerapi.Sandbox {
+			sb := s.sandbox.Policy()
+			if inTree && sb != nil {
+				sb = inWorktree(sb, dir, origin)
+			}
+			return sb
+		}
+		job.Sandbox = policy()
+		if job.Agent != nil && job.Host != nil && job.Sandbox != nil {
+			job.Host = &commandHost{Host: job.Host, policy: policy, ended: s.sandbox.CommandEnded}
 		}
 	}
 	if s.searchExclude != nil && job.Agent != nil {

@@ -492,6 +492,11 @@ type Step struct {
 	ThinkingDelta string          `json:"thinkingDelta,omitempty"`
 	ServerToolUse json.RawMessage `json:"serverToolUse,omitempty"`
 	Execute       json.RawMessage `json:"execute,omitempty"`
+	// Sandbox comes with Execute for a job whose commands run in the command sandbox:
+	// this call's, the session's rules walked again as the engine lets it run, so a path
+	// an earlier command of the job made is covered. Without it (an older engine) the
+	// job's own Sandbox holds.
+	Sandbox *runnerapi.Sandbox `json:"sandbox,omitempty"`
 	// Done marks the last step; Result (an llm.ChatResponse or llm.ToolResult) and Error
 	// (an llm.Error of a failed model call, or the engine's refusal) come with it.
 	Done   bool            `json:"done,omitempty"`
