@@ -142,3 +142,52 @@ agents:
 		t.Fatalf("the subagent did not run both commands:\n%s", res.Stdout)
 	}
 }
+
+// The same for a subagent working in a git worktree (isolation: worktree): its first
+// command makes, in its worktree, a file a Read deny rule covers (`Read(./secret.txt)`,
+// the project's rule, covers the worktree's copy), which the project does not have; its
+// next command cannot read it. The project's walk mirrored into the worktree lists only
+// what the project has; the engine walks the worktree itself, asking the rules about
+// each entry's counterpart in the project (issue 27).
+func TestSandboxInWorkersHidesADeniedFileAWorktreeJobMade(t *testing.T) {
+	for _, tool := range []string{"git", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("this test needs %s on PATH", tool)
+		}
+	}
+	// The command writes the marker without spelling it, so only a read can show it.
+	const marker = "MARK-wt-later-9d2a"
+	p := newProject(t)
+	p.writeFile(t, ".claude/settings.json", `{"permissions":{"allow":["Bash"],"deny":["Read(./secret.txt)"]}}`)
+	gitInit(t, p.Dir)
+	script := p.writeScript(t, "workers-worktree-secret.yaml", `turns:
+  - when: {lastUserContains: "go"}
+    toolCalls: [{id: toolu_agent, name: Agent, input: {description: setup, prompt: "sub: make", subagent_type: general-purpose, isolation: worktree}}]
+  - text: done
+agents:
+  general-purpose:
+    - when: {lastUserContains: "sub:"}
+      toolCalls: [{id: toolu_make, name: Bash, input: {command: "printf 'MARK-wt-later-%s' 9d2a > secret.txt && echo made"}}]
+    - when: {lastToolResultContains: "made"}
+      toolCalls: [{id: toolu_read, name: Bash, input: {command: "python3 -c 'import os; print(\"read:\", open(os.path.join(\".\", \"secret\" + \".txt\")).read())'; echo tried"}}]
+    - when: {lastToolResultContains: "`+marker+`"}
+      text: "the subagent LEAKED the secret"
+    - when: {lastToolResultContains: "tried"}
+      text: "the subagent read nothing"
+`)
+	res := p.mustRun(t, "-p", "go", "--provider", "script", "--script", script, "--permission-mode", "acceptEdits",
+		"--output-format", "stream-json", "--verbose")
+	made, _ := filepath.Glob(filepath.Join(p.Dir, ".robota", "worktrees", "*", "secret.txt"))
+	if len(made) != 1 {
+		t.Fatalf("the subagent's first command made no secret in a worktree (%v)\n%s", made, res.Stdout)
+	}
+	if _, err := os.Stat(filepath.Join(p.Dir, "secret.txt")); err == nil {
+		t.Fatalf("the secret was made in the project, not the worktree")
+	}
+	if strings.Contains(res.Stdout, "LEAKED") || strings.Contains(res.Stdout, marker) {
+		t.Fatalf("a worker's command read the denied file the worktree job's earlier command made:\n%s", res.Stdout)
+	}
+	if !strings.Contains(res.Stdout, "the subagent read nothing") {
+		t.Fatalf("the subagent did not run both commands:\n%s", res.Stdout)
+	}
+}

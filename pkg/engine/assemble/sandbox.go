@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/assemble/background"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
@@ -202,6 +203,41 @@ type jobPolicy struct{ c *commandSandbox }
 
 func (j jobPolicy) Policy() *runnerapi.Sandbox { return j.c.jobSandbox() }
 func (j jobPolicy) CommandEnded()              { j.c.commandEnded() }
+
+// InWorktree implements background.JobSandbox: the worktree is walked as the roots are,
+// with the evaluator of a job working there (its rules asked about each entry's
+// counterpart in the project too), cached and walked again after each of the job's
+// commands, in the background, as the session's walk is.
+func (j jobPolicy) InWorktree(dir, origin string) background.JobSandbox {
+	roots := sandboxRoots(dir, nil)
+	if len(roots) == 0 {
+		return j
+	}
+	wt := &commandSandbox{ev: j.c.ev.InWorktree(dir, origin), roots: roots, protect: j.c.protect}
+	wt.walkPolicy = wt.build
+	return worktreePolicy{session: j.c, worktree: wt}
+}
+
+// worktreePolicy is the sandbox of a job working in a worktree: the session's policy and
+// the worktree's own walk.
+type worktreePolicy struct{ session, worktree *commandSandbox }
+
+func (w worktreePolicy) Policy() *runnerapi.Sandbox {
+	sb := w.session.jobSandbox()
+	p := w.worktree.current()
+	sb.Hide = append(slices.Clone(sb.Hide), p.Hide...)
+	sb.ReadOnly = append(sb.ReadOnly, p.ReadOnly...)
+	return sb
+}
+
+// CommandEnded walks both again: a job's command may write outside its worktree too
+// (asked for, as a write outside the project is).
+func (w worktreePolicy) CommandEnded() {
+	w.session.commandEnded()
+	w.worktree.commandEnded()
+}
+
+func (w worktreePolicy) InWorktree(string, string) background.JobSandbox { return w }
 
 // jobSearchExclude is what a Read deny rule covers under roots as a job starts (the
 // sandbox's walk, for Read only): what subagents' Grep and Glob leave out. It is walked

@@ -208,3 +208,55 @@ func BenchmarkJobPolicy(b *testing.B) {
 		}
 	}
 }
+
+// A worktree job's policy walks its worktree too, asking the rules about each entry's
+// counterpart in the project: a denied file one of its commands makes in the worktree,
+// which the project does not have (so the project's walk mirrored into the worktree
+// does not list it), is hidden from its next command (issue 27).
+func TestJobPolicyInWorktreeHidesADeniedFileMadeThere(t *testing.T) {
+	for _, tc := range []struct {
+		name, rule, made string
+		hidden           bool
+	}{
+		{"project-relative rule", "Read(./secret.txt)", "secret.txt", true},
+		{"any-depth rule, nested", "Read(**/.env)", "sub/.env", true},
+		{"directory rule", "Read(./keys/**)", "keys", true},
+		{"not denied", "Read(./secret.txt)", "other.txt", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			origin := t.TempDir()
+			wt := filepath.Join(origin, ".robota", "worktrees", "agent-1")
+			if err := os.MkdirAll(wt, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			rules, err := permission.Rules(permission.Layer{Deny: []string{tc.rule}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := permission.New(permission.Config{ProjectRoot: origin, Home: t.TempDir(), Rules: rules})
+			c := newCommandSandbox(sandboxSettings{}, ev, "default", []string{origin}, "")
+			t.Cleanup(c.close)
+			jobs := jobPolicy{c}.InWorktree(wt, origin)
+			made := filepath.Join(wt, tc.made)
+			if sb := jobs.Policy(); slices.Contains(sb.Hide, made) {
+				t.Fatalf("hidden before it exists: %q", sb.Hide)
+			}
+			// The job's command makes it in its worktree.
+			if err := os.MkdirAll(filepath.Dir(made), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tc.made == "keys" {
+				err = os.MkdirAll(filepath.Join(made, "k"), 0o755)
+			} else {
+				err = os.WriteFile(made, []byte("MARK"), 0o600)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			jobs.CommandEnded()
+			if sb := jobs.Policy(); slices.Contains(sb.Hide, made) != tc.hidden {
+				t.Fatalf("after the job's command the policy hides %q; %s hidden: %v, want %v", sb.Hide, made, !tc.hidden, tc.hidden)
+			}
+		})
+	}
+}

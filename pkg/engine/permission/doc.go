@@ -72,7 +72,9 @@
 // a file: a rule that matches a path's counterpart in the other copy (the same path
 // relative to the worktree or to the project) matches the path, whether the rule is
 // anchored at its settings' project root (`Read(/secret.txt)`) or at the cwd. Allow
-// rules never match through the other copy.
+// rules never match through the other copy. The command sandbox of such a job walks
+// its worktree with this evaluator's SandboxWalk, so what the job's commands make in
+// the worktree is covered by the same rules.
 //
 // Decision.ByMode marks the mode's own answer (step 2 or 6) on a call analysed in
 // full. A rule, an analysis limit (a line that does not parse, a command hidden from

@@ -22,6 +22,10 @@
 //     subagent's Bash calls runs under the policy walked as it runs (commandHost, sent
 //     with the execute step); its end asks for the next walk, as the session's own
 //     commands do. A denied file a subagent's command brought in is hidden from its next.
+//     A job in a worktree gets its worktree walked too (JobSandbox.InWorktree: the rules
+//     asked about each entry's counterpart in the project), so a denied file its
+//     commands make there, which the project's walk mirrored into it cannot list, is
+//     hidden from its next command as well.
 //   - An agent hook's subagent (Spec.HookAgent) never asks (what the rules do not allow
 //     is denied), runs no hooks and publishes none of its messages.
 //   - SubagentStart fires before a subagent starts and SubagentStop after its end, once

@@ -17,6 +17,14 @@ type JobSandbox interface {
 	// CommandEnded says a job's command ended: the directories are walked again, in the
 	// background, before the next command's Policy.
 	CommandEnded()
+	// InWorktree is the sandbox of a job working in dir, a git worktree of origin (the
+	// project): its Policy is the session's with, besides, what the session's rules
+	// cover in dir walked as they are decided there (permission.Evaluator.InWorktree: a
+	// rule for a project path covers its copy in the worktree), walked again after each
+	// of the job's commands as the session's walk is. The project's walk mirrored into
+	// dir (inWorktree) lists only what the project has: a denied file the job's own
+	// commands make in its worktree is found by this walk alone.
+	InWorktree(dir, origin string) JobSandbox
 }
 
 // bashTool is the tool whose calls run commands in the sandbox.

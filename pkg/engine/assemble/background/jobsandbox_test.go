@@ -29,6 +29,8 @@ func (w *walks) Policy() *runnerapi.Sandbox {
 	return &runnerapi.Sandbox{Hide: []string{fmt.Sprintf("/p/made-by-%d", w.n)}}
 }
 
+func (w *walks) InWorktree(string, string) JobSandbox { return w }
+
 func (w *walks) CommandEnded() {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -346,7 +346,8 @@ func RestoreGroups(raws []json.RawMessage) []jobgroups.Group {
 //
 // An agent job's Bash calls get the policy walked again as each one runs (commandHost),
 // not only the one made as the job started: a denied file an earlier command of the job
-// brought in is hidden from the next.
+// brought in is hidden from the next. A job in a worktree gets, besides, its worktree
+// walked (JobSandbox.InWorktree): what its commands make there is found too.
 type sandboxedJobs struct {
 	tasks.Runner
 	sandbox       JobSandbox      // nil: commands run as they are
@@ -356,8 +357,12 @@ type sandboxedJobs struct {
 func (s sandboxedJobs) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
 	dir, origin, inTree := tasks.WorktreeFrom(ctx)
 	if s.sandbox != nil {
+		jobs := s.sandbox
+		if inTree {
+			jobs = jobs.InWorktree(dir, origin)
+		}
 		policy := func() *runnerapi.Sandbox {
-			sb := s.sandbox.Policy()
+			sb := jobs.Policy()
 			if inTree && sb != nil {
 				sb = inWorktree(sb, dir, origin)
 			}
@@ -365,7 +370,7 @@ func (s sandboxedJobs) Start(ctx context.Context, job runnerapi.Job, emit func(r
 		}
 		job.Sandbox = policy()
 		if job.Agent != nil && job.Host != nil && job.Sandbox != nil {
-			job.Host = &commandHost{Host: job.Host, policy: policy, ended: s.sandbox.CommandEnded}
+			job.Host = &commandHost{Host: job.Host, policy: policy, ended: jobs.CommandEnded}
 		}
 	}
 	if s.searchExclude != nil && job.Agent != nil {
