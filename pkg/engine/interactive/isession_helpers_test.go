@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/engine/interactive/interactivetest"
+
 	"github.com/robota-sdk/robota-go/pkg/engine/assemble"
 	. "github.com/robota-sdk/robota-go/pkg/engine/interactive"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
@@ -24,6 +26,16 @@ import (
 const testWait = 20 * time.Second
 
 // safeIDs is a goroutine-safe deterministic id generator.
+// The event helpers are interactivetest's, under the names these tests use.
+var (
+	next          = interactivetest.Next
+	until         = interactivetest.Until
+	isType        = interactivetest.IsType
+	ends          = interactivetest.Ends
+	checkSeq      = interactivetest.CheckSeq
+	submitAndWait = interactivetest.SubmitAndWait
+)
+
 func safeIDs() func() string {
 	var n atomic.Int64
 	return func() string { return fmt.Sprintf("id-%03d", n.Add(1)) }
@@ -105,50 +117,6 @@ func newTestSession(t *testing.T, provider llm.Provider, opts Options) *Interact
 	}
 	t.Cleanup(func() { _ = s.Close(context.Background(), "other") })
 	return s
-}
-
-// next takes the next event or fails the test.
-func next(t *testing.T, sub *Subscription) Event {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
-	defer cancel()
-	ev, err := sub.Next(ctx)
-	if err != nil {
-		t.Fatalf("waiting for an event: %v", err)
-	}
-	return ev
-}
-
-// until takes events until one matches, returning all taken (the match last).
-func until(t *testing.T, sub *Subscription, match func(Event) bool) []Event {
-	t.Helper()
-	var got []Event
-	for {
-		ev := next(t, sub)
-		got = append(got, ev)
-		if match(ev) {
-			return got
-		}
-	}
-}
-
-func isType(typ EventType) func(Event) bool { return func(e Event) bool { return e.Type == typ } }
-
-// ends matches the end event of prompt id.
-func ends(id string) func(Event) bool {
-	return func(e Event) bool {
-		return e.PromptID == id && (e.Type == EventComplete || e.Type == EventError || e.Type == EventInterrupted)
-	}
-}
-
-// checkSeq fails unless sequence numbers strictly increase.
-func checkSeq(t *testing.T, events []Event) {
-	t.Helper()
-	for i := 1; i < len(events); i++ {
-		if events[i].Seq <= events[i-1].Seq {
-			t.Fatalf("sequence not increasing at %d: %d after %d (%s after %s)", i, events[i].Seq, events[i-1].Seq, events[i].Type, events[i-1].Type)
-		}
-	}
 }
 
 func waitStarted(t *testing.T, g *gatedProvider) string {

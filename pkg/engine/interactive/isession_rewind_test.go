@@ -42,21 +42,6 @@ func rewindProject(t *testing.T, dir string) (a, b, c string) {
 	return a, b, c
 }
 
-func submitAndWait(t *testing.T, s *InteractiveSession, prompt string) string {
-	t.Helper()
-	sub := s.Subscribe()
-	defer sub.Close()
-	sent, err := s.Submit(prompt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := until(t, sub, ends(sent.PromptID))
-	if end := events[len(events)-1]; end.Type != EventComplete {
-		t.Fatalf("%q ended %s %+v", prompt, end.Type, end.Result)
-	}
-	return sent.PromptID
-}
-
 func readFile(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
