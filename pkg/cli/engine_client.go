@@ -173,39 +173,26 @@ func (r *engineRun) syncHistory(ctx context.Context, through func(llm.Message) b
 		if err != nil {
 			return err
 		}
-		upTo := len(page.Entries) // entries of this page to render
+		entries, bounded := page.Entries, false
 		if through != nil {
-			upTo = 0
-			for i, e := range page.Entries {
-				if e.Message != nil && through(*e.Message) {
-					upTo = i + 1
-					break
-				}
+			if i := slices.IndexFunc(entries, func(e client.HistoryEntry) bool { return e.Message != nil && through(*e.Message) }); i >= 0 {
+				entries, bounded = entries[:i+1], true
 			}
 		}
-		for _, e := range page.Entries[:upTo] {
+		lastPage := page.Next <= r.offset || page.Next >= page.Total
+		if through != nil && !bounded && lastPage {
+			return nil // the entry is not committed yet
+		}
+		for _, e := range entries {
 			if e.Message != nil {
 				r.out.Message(*e.Message)
 			}
 		}
-		if through != nil {
-			if upTo > 0 {
-				r.offset += upTo
-				return nil
-			}
-			if page.Next <= r.offset || page.Next >= page.Total {
-				return nil // not committed yet
-			}
-			// The bound may be on a later page: render this one whole and go on.
-			for _, e := range page.Entries {
-				if e.Message != nil {
-					r.out.Message(*e.Message)
-				}
-			}
-			r.offset = page.Next
-			continue
-		}
-		if page.Next <= r.offset || page.Next >= page.Total {
+		switch {
+		case bounded:
+			r.offset += len(entries)
+			return nil
+		case lastPage:
 			r.offset = max(r.offset, page.Next)
 			return nil
 		}
