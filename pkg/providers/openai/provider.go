@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/robota-sdk/robota-go/pkg/providers/compat"
+
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
@@ -21,11 +23,12 @@ const (
 	ProviderName = "openai"
 	// APISurface labels raw payloads.
 	APISurface = "chat-completions"
-	// DefaultBaseURL is OpenAI's API.
-	DefaultBaseURL = "https://api.openai.com/v1/"
+	// DefaultBaseURL is OpenAI's API. It and the names below are compat's, which the
+	// registry resolves profiles with without linking this package.
+	DefaultBaseURL = compat.OpenAIDefaultBaseURL
 	// BaseURLEnv and APIKeyEnv are the environment variables the provider honours.
-	BaseURLEnv = "OPENAI_BASE_URL"
-	APIKeyEnv  = "OPENAI_API_KEY"
+	BaseURLEnv = compat.OpenAIBaseURLEnv
+	APIKeyEnv  = compat.OpenAIAPIKeyEnv
 )
 
 // MaxTokensField names the request field that carries the output token limit.
@@ -33,9 +36,9 @@ type MaxTokensField string
 
 const (
 	// MaxCompletionTokens is OpenAI's current field (required by reasoning models).
-	MaxCompletionTokens MaxTokensField = "max_completion_tokens"
+	MaxCompletionTokens MaxTokensField = compat.MaxCompletionTokens
 	// LegacyMaxTokens is the field older and local OpenAI-compatible servers read.
-	LegacyMaxTokens MaxTokensField = "max_tokens"
+	LegacyMaxTokens MaxTokensField = compat.LegacyMaxTokens
 )
 
 // Options configure a Provider.
