@@ -12,10 +12,12 @@
 //     and a host's NATS user is confined to its own (HostPublish, HostSubscribe): the
 //     engine takes a message's host from its subject, never from its body, and answers
 //     or accepts only for the host that holds the job's current attempt.
-//   - Messages are JSON (Marshal, Unmarshal). The hot ones (jobs, claims, events,
-//     control, heartbeats) go through github.com/go-json-experiment/json: a host
-//     decodes every job in a fresh goroutine, where encoding/json's deep reflective
-//     descent cost a stack growth and most of a short job's decoding time.
+//   - Messages are JSON (Marshal, Unmarshal). The ones every job crosses the wire in
+//     (Job, HostBatch, ControlBatch) are written and read by hand (codec.go): the same
+//     bytes as the reflective codec, which reads any message that is not plain JSON
+//     (escapes, null, unknown or repeated keys) and answers for it, and stays the
+//     tests' oracle. The others go through github.com/go-json-experiment/json (encoding/
+//     json's deep reflective descent cost a stack growth in a fresh goroutine).
 //   - DecodeJob refuses a message that does not parse or breaks the shape (no id, both
 //     or neither of agent and process), so a host agent can terminate it instead of
 //     having it redelivered forever.
@@ -42,11 +44,45 @@ import (
 // output may hold invalid UTF-8 (it becomes U+FFFD, as encoding/json makes it).
 var codecOptions = jsontext.AllowInvalidUTF8(true)
 
-// Marshal encodes a wire message.
-func Marshal(v any) ([]byte, error) { return jsonv2.Marshal(v, codecOptions) }
+// Marshal encodes a wire message: a Job, HostBatch or ControlBatch by hand (codec.go),
+// the same bytes as the reflective codec, which encodes the others.
+func Marshal(v any) ([]byte, error) {
+	switch m := v.(type) {
+	case Job:
+		if b, ok := appendJob(make([]byte, 0, 256), &m); ok {
+			return b, nil
+		}
+	case HostBatch:
+		return appendHostBatch(make([]byte, 0, 512), &m), nil
+	case ControlBatch:
+		return appendControlBatch(make([]byte, 0, 256), &m), nil
+	}
+	return jsonv2.Marshal(v, codecOptions)
+}
 
-// Unmarshal decodes a wire message into v.
-func Unmarshal(data []byte, v any) error { return jsonv2.Unmarshal(data, v, codecOptions) }
+// Unmarshal decodes a wire message into v. A *Job, *HostBatch or *ControlBatch is
+// decoded into a zero value (what it held is dropped): by hand when the message is
+// plain, else by the reflective codec, whose answer is the same (codec.go).
+func Unmarshal(data []byte, v any) error {
+	switch m := v.(type) {
+	case *Job:
+		if *m = (Job{}); decodeJob(data, m) {
+			return nil
+		}
+		*m = Job{}
+	case *HostBatch:
+		if *m = (HostBatch{}); decodeHostBatch(data, m) {
+			return nil
+		}
+		*m = HostBatch{}
+	case *ControlBatch:
+		if *m = (ControlBatch{}); decodeControlBatch(data, m) {
+			return nil
+		}
+		*m = ControlBatch{}
+	}
+	return jsonv2.Unmarshal(data, v, codecOptions)
+}
 
 // Names of the JetStream objects the engine creates and the host agents use.
 const (
