@@ -342,17 +342,20 @@ func (a *Agent) run(msg jetstream.Msg, job wire.Job, res claimResult) {
 		delete(a.running, job.ID)
 		a.mu.Unlock()
 	}()
-	a.log.Debug("job started", jobField, zap.Int("attempt", attempt))
+	// Checked first: the fields of a line not written cost an allocation per job.
+	if ce := a.log.Check(zap.DebugLevel, "job started"); ce != nil {
+		ce.Write(jobField, zap.Int("attempt", attempt))
+	}
 
 	rj := job.Runner()
 	if rj.Agent != nil {
 		rj.Host = &callHost{nc: a.nc, host: a.cfg.Name, jobID: job.ID, attempt: attempt}
 	}
-	var final *runnerapi.Event
-	var last runnerapi.Event // the terminal event, copied: &ev made every event escape
+	// The terminal event is kept in hj (allocated anyway), not in variables the
+	// callback captures (each would be an allocation of its own).
 	err = a.cfg.Runner.Start(jobCtx, rj, func(ev runnerapi.Event) error {
 		if ev.Kind.Terminal() {
-			last, final = ev, &last
+			hj.last, hj.gotLast = ev, true
 			return nil
 		}
 		out.push(ev)
@@ -373,7 +376,8 @@ func (a *Agent) run(msg jetstream.Msg, job wire.Job, res claimResult) {
 		out.close()
 		return
 	}
-	if final == nil {
+	final := &hj.last
+	if !hj.gotLast {
 		reason := "the local worker ended the job without a result"
 		if err != nil {
 			reason = err.Error()
@@ -381,7 +385,9 @@ func (a *Agent) run(msg jetstream.Msg, job wire.Job, res claimResult) {
 		final = &runnerapi.Event{Kind: runnerapi.EventFailed, Category: "worker", Error: reason}
 	}
 	out.push(*final)
-	a.log.Debug("job ended", jobField, zap.Int("attempt", attempt), zap.Stringer("kind", final.Kind))
+	if ce := a.log.Check(zap.DebugLevel, "job ended"); ce != nil {
+		ce.Write(jobField, zap.Int("attempt", attempt), zap.Stringer("kind", final.Kind))
+	}
 }
 
 // hostJob is an attempt this host runs.
@@ -397,6 +403,9 @@ type hostJob struct {
 	lastOK   time.Time // the last progress ack NATS took
 	handback bool      // the agent is stopping: the job goes back to the stream
 	lost     bool      // NATS unreachable for the job timeout: another host has it now
+
+	last    runnerapi.Event // run's: the terminal event the runner reported
+	gotLast bool
 }
 
 // onControl applies the engine's messages to this host: the answers to its claims, and
@@ -544,6 +553,7 @@ type eventSender struct {
 	at        map[*outbox]int // an outbox's entry in queue
 	busy      bool            // a goroutine is sending
 	timer     *time.Timer     // the linger of queued progress, when one is pending
+	buf       []byte          // send's: each batch is written over the last one's
 }
 
 // progressLinger bounds how long a progress event waits to share a message.
@@ -682,9 +692,9 @@ func (s *eventSender) send() {
 			return
 		}
 		s.mu.Unlock()
-		if b, err := wire.Marshal(wire.HostBatch{Host: s.host, Claims: claims, Jobs: batch}); err == nil {
-			_ = s.nc.Publish(s.subject, b)
-		}
+		s.buf = wire.AppendHostBatch(s.buf[:0], &wire.HostBatch{Host: s.host, Claims: claims, Jobs: batch})
+		_ = s.nc.Publish(s.subject, s.buf) // it copies the message: buf is free again
+		s.buf = keepBuf(s.buf)
 	}
 }
 

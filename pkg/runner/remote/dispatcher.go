@@ -72,6 +72,10 @@ type Dispatcher struct {
 	pubWake chan struct{} // cap 1
 	pubStop chan struct{}
 	stopPub sync.Once
+	pubBuf  []byte // publishLoop's: each job's message is written over the last one's
+	// ctlBuf is onEvent's (a subscription's handler runs one message at a time): each
+	// ControlBatch is written over the last one's (nats.Conn.Publish copies it).
+	ctlBuf []byte
 
 	mu     sync.Mutex
 	byID   map[string]*job // wire id → job
@@ -294,10 +298,12 @@ func (d *Dispatcher) publish(j *job) error {
 	if ended {
 		return nil
 	}
-	body, err := wire.Marshal(wire.FromRunner(j.id, j.rj, j.labels))
+	job := wire.FromRunner(j.id, j.rj, j.labels)
+	body, err := wire.AppendJob(d.pubBuf[:0], &job)
 	if err != nil {
 		return err
 	}
+	d.pubBuf = keepBuf(body)
 	// No Nats-Msg-Id: the engine publishes a job once, and a second copy of its message
 	// (were one ever made) runs no second task: a claim must name the job's own message
 	// (its stream sequence, Dispatcher.claim), so the copy is refused and terminated.
@@ -305,7 +311,9 @@ func (d *Dispatcher) publish(j *job) error {
 	if err := d.nc.PublishRequest(wire.JobsSubject, d.ackInbox+"."+j.id, body); err != nil {
 		return err
 	}
-	d.log.Debug("remote job queued", zap.String("task", j.taskID), zap.String("job", j.id))
+	if ce := d.log.Check(zap.DebugLevel, "remote job queued"); ce != nil { // no fields built for no line
+		ce.Write(zap.String("task", j.taskID), zap.String("job", j.id))
+	}
 	return nil
 }
 
@@ -646,6 +654,15 @@ func (d *Dispatcher) Disconnected(err error) {
 	}
 }
 
+// keepBuf is b to write the next message over, or nil when b grew past what is worth
+// keeping (one large message does not pin its buffer for good).
+func keepBuf(b []byte) []byte {
+	if cap(b) > 64<<10 {
+		return nil
+	}
+	return b
+}
+
 func reply(msg *nats.Msg, v any) {
 	if msg.Reply == "" {
 		return
@@ -819,9 +836,9 @@ func (d *Dispatcher) onEvent(msg *nats.Msg) {
 				}
 				out.Claims[i].Job, out.Claims[i].N = c.Job, c.N
 			}
-			if b, err := wire.Marshal(out); err == nil {
-				_ = d.nc.Publish(wire.ControlBatchSubject(host), b)
-			}
+			d.ctlBuf = wire.AppendControlBatch(d.ctlBuf[:0], &out)
+			_ = d.nc.Publish(wire.ControlBatchSubject(host), d.ctlBuf)
+			d.ctlBuf = keepBuf(d.ctlBuf)
 		}
 		for _, b := range hb.Jobs {
 			d.events(host, b.Job, b)

@@ -222,7 +222,7 @@ func (s *scanner) events(e *Events) {
 			e.Attempt = s.int()
 			return once(&seen, 1)
 		case "ev":
-			e.Events = []Ev{}
+			e.Events = make([]Ev, 0, 2) // a start and a result, most often
 			s.array(func() {
 				e.Events = append(e.Events, Ev{})
 				s.ev(&e.Events[len(e.Events)-1])

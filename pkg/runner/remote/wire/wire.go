@@ -49,16 +49,30 @@ var codecOptions = jsontext.AllowInvalidUTF8(true)
 func Marshal(v any) ([]byte, error) {
 	switch m := v.(type) {
 	case Job:
-		if b, ok := appendJob(make([]byte, 0, 256), &m); ok {
-			return b, nil
-		}
+		return AppendJob(nil, &m)
 	case HostBatch:
-		return appendHostBatch(make([]byte, 0, 512), &m), nil
+		return AppendHostBatch(nil, &m), nil
 	case ControlBatch:
-		return appendControlBatch(make([]byte, 0, 256), &m), nil
+		return AppendControlBatch(nil, &m), nil
 	}
 	return jsonv2.Marshal(v, codecOptions)
 }
+
+// AppendJob appends j's message to dst (Marshal's bytes): a sender that publishes
+// many reuses one buffer (nats.Conn.Publish copies the message).
+func AppendJob(dst []byte, j *Job) ([]byte, error) {
+	if b, ok := appendJob(dst, j); ok {
+		return b, nil
+	}
+	b, err := jsonv2.Marshal(j, codecOptions)
+	return append(dst, b...), err
+}
+
+// AppendHostBatch appends hb's message to dst (Marshal's bytes).
+func AppendHostBatch(dst []byte, hb *HostBatch) []byte { return appendHostBatch(dst, hb) }
+
+// AppendControlBatch appends cb's message to dst (Marshal's bytes).
+func AppendControlBatch(dst []byte, cb *ControlBatch) []byte { return appendControlBatch(dst, cb) }
 
 // Unmarshal decodes a wire message into v. A *Job, *HostBatch or *ControlBatch is
 // decoded into a zero value (what it held is dropped): by hand when the message is
