@@ -237,23 +237,25 @@ func (a *Agent) request(subject string, v any, timeout time.Duration, out any) e
 // claim costs no goroutine that waited).
 func (a *Agent) take(ctx context.Context, msg jetstream.Msg, job wire.Job, err error, slots chan struct{}) {
 	a.wg.Add(1)
-	release := func() {
-		<-slots
-		a.wg.Done()
-	}
 	if ctx.Err() != nil || err != nil || !a.offers(job.Labels) {
 		go func() {
-			defer release()
+			defer a.release(slots)
 			a.refuse(ctx, msg, job, err)
 		}()
 		return
 	}
 	a.claims.claim(wire.Claim{Job: job.ID, Ack: msg.Reply()}, msg, func(res claimResult) {
 		go func() {
-			defer release()
+			defer a.release(slots)
 			a.run(msg, job, res)
 		}()
 	})
+}
+
+// release gives back the slot a message taken held (a method, not a closure per job).
+func (a *Agent) release(slots chan struct{}) {
+	<-slots
+	a.wg.Done()
 }
 
 // offers reports whether the host offers every label in labels.

@@ -93,6 +93,9 @@ type Dispatcher struct {
 	sweeping  bool
 }
 
+// whatCall is what current is asked for by a model or tool call.
+const whatCall = "call"
+
 // recentJobs bounds Dispatcher.recent.
 const recentJobs = 4096
 
@@ -120,7 +123,7 @@ type job struct {
 	attempt       int
 	host          string
 	ack           string // the current attempt's ack subject (wire.Claim.Ack)
-	attemptCtx    context.Context
+	attemptCtx    context.Context // made by the attempt's first call (current), nil until then
 	attemptCancel context.CancelFunc
 	evSeq         uint64
 	ended         bool
@@ -333,27 +336,37 @@ type pubAck struct {
 // onPubAck takes the stream's ack of a job message: its sequence, or why the stream
 // did not take it (the job's Start then returns that error, as a failed publish).
 func (d *Dispatcher) onPubAck(msg *nats.Msg) {
+	seq, plain := wire.PubAckSeq(msg.Data) // the common ack, read by hand
 	var err error
-	var ack pubAck
-	switch {
-	case len(msg.Data) == 0 && msg.Header.Get("Status") == "503":
-		err = fmt.Errorf("no JetStream stream takes %s", wire.JobsSubject)
-	case wire.Unmarshal(msg.Data, &ack) != nil:
-		err = fmt.Errorf("unreadable answer of the stream: %q", msg.Data)
-	case ack.Error != nil:
-		err = fmt.Errorf("the stream refused the job: %s (%d)", ack.Error.Description, ack.Error.Code)
-	case ack.Seq == 0:
-		err = fmt.Errorf("the stream did not say where it put the job: %q", msg.Data)
+	if !plain || seq == 0 {
+		seq, err = readPubAck(msg)
 	}
 	d.mu.Lock()
 	j := d.byID[wire.JobIDOf(msg.Subject)]
 	if j != nil && err == nil && j.seq == 0 {
-		j.seq = ack.Seq
+		j.seq = seq
 	}
 	d.mu.Unlock()
 	if j != nil && err != nil {
 		d.refused(j, fmt.Errorf("queue the job on NATS: %w", err))
 	}
+}
+
+// readPubAck reads the stream's answer to a job's publish: its sequence, or why the
+// stream did not take the job.
+func readPubAck(msg *nats.Msg) (uint64, error) {
+	var ack pubAck
+	switch {
+	case len(msg.Data) == 0 && msg.Header.Get("Status") == "503":
+		return 0, fmt.Errorf("no JetStream stream takes %s", wire.JobsSubject)
+	case wire.Unmarshal(msg.Data, &ack) != nil:
+		return 0, fmt.Errorf("unreadable answer of the stream: %q", msg.Data)
+	case ack.Error != nil:
+		return 0, fmt.Errorf("the stream refused the job: %s (%d)", ack.Error.Description, ack.Error.Code)
+	case ack.Seq == 0:
+		return 0, fmt.Errorf("the stream did not say where it put the job: %q", msg.Data)
+	}
+	return ack.Seq, nil
 }
 
 // refused ends a job the stream did not take: no event, Start returns err.
@@ -752,11 +765,12 @@ func (d *Dispatcher) claim(id string, c wire.Claim) wire.ClaimReply {
 	if j.attemptCancel != nil {
 		j.attemptCancel() // the earlier attempt's calls end; its results are ignored
 	}
+	// The new attempt's context is made by its first call (current): most jobs make none.
+	j.attemptCtx, j.attemptCancel = nil, nil
 	j.attempt++
 	delete(d.unclaimed, j)
 	prev := j.host
 	j.host, j.ack = c.Host, c.Ack
-	j.attemptCtx, j.attemptCancel = context.WithCancel(context.Background())
 	attempt := j.attempt
 	d.mu.Unlock()
 	if attempt > 1 {
@@ -771,6 +785,7 @@ func (d *Dispatcher) claim(id string, c wire.Claim) wire.ClaimReply {
 // or of a job that ended are expected (a slow or cut-off host) and logged at debug
 // level; a message for a job this engine did not issue, or for a job another host holds
 // now, is forged or misrouted and logged as a warning.
+// The context (the attempt's) comes only for a call (what is whatCall).
 func (d *Dispatcher) current(id, host string, attempt int, what string) (*job, context.Context, bool) {
 	d.mu.Lock()
 	j := d.byID[id]
@@ -791,7 +806,10 @@ func (d *Dispatcher) current(id, host string, attempt int, what string) (*job, c
 		why, forged = "the job is not this host's", true
 	}
 	var ctx context.Context
-	if why == "" {
+	if why == "" && what == whatCall {
+		if j.attemptCtx == nil { // ended by the next claim or the job's end (endLocked)
+			j.attemptCtx, j.attemptCancel = context.WithCancel(context.Background())
+		}
 		ctx = j.attemptCtx
 	}
 	d.mu.Unlock()
@@ -909,7 +927,7 @@ func (d *Dispatcher) onCall(msg *nats.Msg) {
 		reply(msg, wire.Step{Done: true, Refuse: "unreadable call"})
 		return
 	}
-	j, ctx, ok := d.current(wire.JobIDOf(msg.Subject), host, c.Attempt, "call")
+	j, ctx, ok := d.current(wire.JobIDOf(msg.Subject), host, c.Attempt, whatCall)
 	if !ok || j.rj.Host == nil {
 		reply(msg, wire.Step{Done: true, Refuse: "the engine answers only the attempt that holds the job now"})
 		return

@@ -208,3 +208,30 @@ func (s *scanner) processJob(p *ProcessJob) bool {
 	})
 	return s.ok
 }
+
+// PubAckSeq reads a JetStream publish ack of the plain form the server writes
+// ({"stream":..,"seq":..}, with domain or duplicate at times) and returns its
+// sequence; ok is false for any other message (an error, or not plain), which the
+// caller reads with Unmarshal. The engine gets one per job it publishes.
+func PubAckSeq(data []byte) (seq uint64, ok bool) {
+	s := newScanner(data)
+	var seen uint32
+	s.object(func(key []byte) bool {
+		switch string(key) {
+		case "stream":
+			s.raw()
+			return once(&seen, 0)
+		case "seq":
+			seq = s.uint()
+			return once(&seen, 1)
+		case "domain":
+			s.raw()
+			return once(&seen, 2)
+		case "duplicate":
+			s.bool()
+			return once(&seen, 3)
+		}
+		return false
+	})
+	return seq, s.end() && seen&(1<<1) != 0
+}

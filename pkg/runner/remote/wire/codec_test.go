@@ -137,3 +137,34 @@ func FuzzCodecEncode(f *testing.F) {
 		}
 	})
 }
+
+func TestPubAckSeq(t *testing.T) {
+	for _, tc := range []struct {
+		in  string
+		seq uint64
+		ok  bool
+	}{
+		{`{"stream":"ROBOTA_JOBS","seq":42}`, 42, true},
+		{`{"stream":"ROBOTA_JOBS","domain":"hub","seq":7,"duplicate":true}`, 7, true},
+		{`{"stream":"ROBOTA_JOBS"}`, 0, false},
+		{`{"error":{"code":503,"description":"no responders"}}`, 0, false},
+		{`{"stream":"ROBOTA_JOBS","seq":1,"seq":2}`, 0, false},
+		{`{"stream":"ROBOTA_JOBS","seq":1.5}`, 0, false},
+		{`{"stream":"A\u0042","seq":3}`, 0, false},
+		{`{"stream":"ROBOTA_JOBS","seq":3,"batch":"x"}`, 0, false},
+		{`{"stream":"ROBOTA_JOBS","seq":3} x`, 0, false},
+	} {
+		seq, ok := PubAckSeq([]byte(tc.in))
+		if ok != tc.ok || ok && seq != tc.seq {
+			t.Errorf("PubAckSeq(%s) = %d, %v; want %d, %v", tc.in, seq, ok, tc.seq, tc.ok)
+		}
+		// What it reads, the reflective codec reads alike.
+		var want struct {
+			Seq   uint64    `json:"seq"`
+			Error *struct{} `json:"error,omitempty"`
+		}
+		if ok && (jsonv2.Unmarshal([]byte(tc.in), &want) != nil || want.Seq != seq || want.Error != nil) {
+			t.Errorf("PubAckSeq(%s) = %d; the reflective codec: %+v", tc.in, seq, want)
+		}
+	}
+}

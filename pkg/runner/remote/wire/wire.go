@@ -64,7 +64,8 @@ func AppendJob(dst []byte, j *Job) ([]byte, error) {
 	if b, ok := appendJob(dst, j); ok {
 		return b, nil
 	}
-	b, err := jsonv2.Marshal(j, codecOptions)
+	jc := *j // a copy for the reflective codec: j itself does not escape to the heap
+	b, err := jsonv2.Marshal(&jc, codecOptions)
 	return append(dst, b...), err
 }
 
@@ -259,8 +260,12 @@ func ValidJobID(id string) bool {
 	if len(id) != 32 {
 		return false
 	}
-	_, err := hex.DecodeString(id)
-	return err == nil
+	for i := range len(id) { // not hex.DecodeString: no buffer per job decoded
+		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // Job is one job on the stream.
