@@ -122,7 +122,7 @@ type job struct {
 	dropAtEnd     bool      // Start deletes its message once it ended (no host ran it)
 	attempt       int
 	host          string
-	ack           string // the current attempt's ack subject (wire.Claim.Ack)
+	ack           string          // the current attempt's ack subject (wire.Claim.Ack)
 	attemptCtx    context.Context // made by the attempt's first call (current), nil until then
 	attemptCancel context.CancelFunc
 	evSeq         uint64
