@@ -316,7 +316,9 @@ func (a *Agent) run(msg jetstream.Msg, job wire.Job, res claimResult) {
 		return
 	}
 	attempt := claim.Attempt
-	out := a.events.outbox(job.ID, attempt)
+	// The attempt's outbox lives in its hostJob: one allocation for both.
+	hj := &hostJob{id: job.ID, attempt: attempt, msg: msg, out: a.events.outbox(job.ID, attempt)}
+	out := &hj.out
 	if cwd := job.Cwd(); cwd != "" {
 		if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 			out.push(runnerapi.Event{Kind: runnerapi.EventFailed, Category: "no_directory",
@@ -326,7 +328,7 @@ func (a *Agent) run(msg jetstream.Msg, job wire.Job, res claimResult) {
 	}
 	jobCtx, cancelJob := context.WithCancel(context.Background())
 	defer cancelJob()
-	hj := &hostJob{id: job.ID, attempt: attempt, msg: msg, ctx: jobCtx, cancel: cancelJob, lastOK: time.Now(), ended: make(chan struct{})}
+	hj.ctx, hj.cancel, hj.lastOK, hj.ended = jobCtx, cancelJob, time.Now(), make(chan struct{})
 	a.mu.Lock()
 	stopping := a.stopping
 	if !stopping {
@@ -408,6 +410,7 @@ type hostJob struct {
 
 	last    runnerapi.Event // run's: the terminal event the runner reported
 	gotLast bool
+	out     outbox // the attempt's way to the engine
 }
 
 // onControl applies the engine's messages to this host: the answers to its claims, and
@@ -556,6 +559,7 @@ type eventSender struct {
 	busy      bool            // a goroutine is sending
 	timer     *time.Timer     // the linger of queued progress, when one is pending
 	buf       []byte          // send's: each batch is written over the last one's
+	evFree    [][]wire.Ev     // empty event slices of sent batches, for push to fill
 }
 
 // progressLinger bounds how long a progress event waits to share a message.
@@ -576,8 +580,8 @@ type outbox struct {
 	closed  bool
 }
 
-func (s *eventSender) outbox(job string, attempt int) *outbox {
-	return &outbox{s: s, job: job, attempt: attempt}
+func (s *eventSender) outbox(job string, attempt int) outbox {
+	return outbox{s: s, job: job, attempt: attempt}
 }
 
 // push queues ev; after a terminal event, or once closed, push drops events.
@@ -595,7 +599,11 @@ func (o *outbox) push(ev runnerapi.Event) {
 		s.queue = append(s.queue, wire.Events{Job: o.job, Attempt: o.attempt})
 	}
 	if s.queue[i].Events == nil {
-		s.queue[i].Events = make([]wire.Ev, 0, 2) // a start and an end, most often
+		if n := len(s.evFree); n > 0 {
+			s.queue[i].Events, s.evFree = s.evFree[n-1], s.evFree[:n-1]
+		} else {
+			s.queue[i].Events = make([]wire.Ev, 0, 2) // a start and an end, most often
+		}
 	}
 	s.queue[i].Events = append(s.queue[i].Events, wire.EvOf(ev))
 	urgent := !o.sent || ev.Kind.Terminal()
@@ -666,6 +674,8 @@ func (s *eventSender) startLocked() {
 
 // send publishes what is queued, batch after batch, until nothing is.
 func (s *eventSender) send() {
+	var batch []wire.Events // the last batch sent
+	var spare []wire.Claim  // the last claims sent
 	for {
 		// Let the goroutines that are ready run first: jobs that just started or ended
 		// push their events meanwhile, and they leave in this batch. Without it, a
@@ -675,14 +685,25 @@ func (s *eventSender) send() {
 		// returns at once.
 		runtime.Gosched()
 		s.mu.Lock()
-		batch := s.queue[:0:0]
+		// The slices of the batch sent last hold the next ones (the message is
+		// written: nothing refers to them), so a job's events and claim allocate none.
+		for i := range batch {
+			if e := batch[i].Events; cap(e) <= 8 && len(s.evFree) < maxEvFree {
+				clear(e)
+				s.evFree = append(s.evFree, e[:0])
+			}
+		}
+		clear(batch)
+		batch = batch[:0]
 		for _, e := range s.queue {
 			if len(e.Events) > 0 {
 				batch = append(batch, e)
 			}
 		}
+		clear(s.queue)
+		clear(spare)
 		claims := s.claims
-		s.queue, s.claims = nil, nil
+		s.queue, s.claims = s.queue[:0], spare[:0]
 		if len(claims) > 0 {
 			s.claimsOut++
 		}
@@ -697,8 +718,12 @@ func (s *eventSender) send() {
 		s.buf = wire.AppendHostBatch(s.buf[:0], &wire.HostBatch{Host: s.host, Claims: claims, Jobs: batch})
 		_ = s.nc.Publish(s.subject, s.buf) // it copies the message: buf is free again
 		s.buf = keepBuf(s.buf)
+		spare = claims
 	}
 }
+
+// maxEvFree bounds eventSender.evFree.
+const maxEvFree = 1024
 
 // wait returns once every queued event was handed to the connection, progress
 // included.

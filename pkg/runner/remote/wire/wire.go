@@ -247,7 +247,9 @@ func NewJobID() string {
 	}
 	_, _ = ids.r.Read(b[:]) // ChaCha8.Read never fails
 	ids.mu.Unlock()
-	return hex.EncodeToString(b[:])
+	var out [32]byte // on the stack: the id's string is the only allocation
+	hex.Encode(out[:], b[:])
+	return string(out[:])
 }
 
 var ids struct {
