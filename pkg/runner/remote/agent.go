@@ -51,6 +51,8 @@ type Agent struct {
 	// pulled is closed once the agent has no pull request pending: a job is handed back
 	// only then, or the server could deliver it right back to this stopping agent.
 	pulled chan struct{}
+	// jobs runs the claimed jobs (workers.go).
+	jobs *workers
 }
 
 // HostOptions are the NATS options host agent name's connection needs: its own inbox
@@ -70,7 +72,8 @@ func NewAgent(cfg AgentConfig) *Agent {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	a := &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]*hostJob{}, pulled: make(chan struct{})}
+	a := &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]*hostJob{}, pulled: make(chan struct{}),
+		jobs: newWorkers(cfg.Slots)}
 	a.events = newEventSender(cfg.Conn, cfg.Name)
 	a.claims = claimer{events: a.events, pending: map[uint64]pendingClaim{}}
 	return a
@@ -158,6 +161,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	close(a.pulled)
 	a.wg.Wait()
+	a.jobs.stop() // every job ended: no more work comes
 	<-keepAliveDone
 	a.events.wait() // the last jobs' results are on their way before Run returns
 	a.log.Info("host agent stopped", zap.String("host", a.cfg.Name))
@@ -245,10 +249,10 @@ func (a *Agent) take(ctx context.Context, msg jetstream.Msg, job wire.Job, err e
 		return
 	}
 	a.claims.claim(wire.Claim{Job: job.ID, Ack: msg.Reply()}, msg, func(res claimResult) {
-		go func() {
+		a.jobs.run(func() {
 			defer a.release(slots)
 			a.run(msg, job, res)
-		}()
+		})
 	})
 }
 

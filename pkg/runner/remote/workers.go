@@ -1,0 +1,56 @@
+package remote
+
+import "sync"
+
+// workers runs the host's claimed jobs on goroutines kept between jobs: a short job
+// paid for a fresh goroutine and for growing its stack (the runner's call chain is
+// deep) more than for its own run. At most max goroutines stay; any more (a job that
+// came as another ended) end with their job.
+type workers struct {
+	work chan func() // unbuffered: a send succeeds only when a worker waits
+	max  int
+
+	mu    sync.Mutex
+	alive int
+	done  bool
+}
+
+func newWorkers(max int) *workers { return &workers{work: make(chan func()), max: max} }
+
+// run runs f on a waiting worker, or on a new one.
+func (w *workers) run(f func()) {
+	select {
+	case w.work <- f:
+		return
+	default:
+	}
+	w.mu.Lock()
+	w.alive++
+	w.mu.Unlock()
+	go w.loop(f)
+}
+
+func (w *workers) loop(f func()) {
+	for {
+		f()
+		w.mu.Lock()
+		if w.done || w.alive > w.max {
+			w.alive--
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
+		var ok bool
+		if f, ok = <-w.work; !ok {
+			return
+		}
+	}
+}
+
+// stop ends the waiting workers; call it once no more work comes.
+func (w *workers) stop() {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
+	close(w.work)
+}
