@@ -73,6 +73,11 @@ type Dispatcher struct {
 	pubStop chan struct{}
 	stopPub sync.Once
 	pubBuf  []byte // publishLoop's: each job's message is written over the last one's
+	// spareIDs are job ids publishLoop made ahead (wire.NewJobID, as random): Start
+	// takes one, rather than run the generator on its caller's fresh stack (whose
+	// growth, and the generator's lock taken by many Starts at once, cost more).
+	idMu     sync.Mutex
+	spareIDs []string
 	// ctlBuf is onEvent's (a subscription's handler runs one message at a time): each
 	// ControlBatch is written over the last one's (nats.Conn.Publish copies it).
 	ctlBuf []byte
@@ -221,7 +226,7 @@ func (d *Dispatcher) HostsAlive() int {
 // its current attempt reported a terminal event (or the job was cancelled, or waited
 // for a host longer than the queue timeout).
 func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runnerapi.Event) error) error {
-	j := &job{id: wire.NewJobID(), taskID: rj.ID, rj: rj, emit: emit, done: make(chan struct{})}
+	j := &job{id: d.newID(), taskID: rj.ID, rj: rj, emit: emit, done: make(chan struct{})}
 	j.labels = jobLabels(rj, d.cfg.Labels)
 	d.mu.Lock()
 	if d.closed {
@@ -267,10 +272,45 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 	return err
 }
 
+// spareIDsLow and spareIDsHigh bound Dispatcher.spareIDs: publishLoop makes more when
+// fewer than low are left.
+const spareIDsLow, spareIDsHigh = 256, 1024
+
+// newID is a fresh job id: a spare one, or one made now.
+func (d *Dispatcher) newID() string {
+	d.idMu.Lock()
+	if n := len(d.spareIDs); n > 0 {
+		id := d.spareIDs[n-1]
+		d.spareIDs = d.spareIDs[:n-1]
+		d.idMu.Unlock()
+		return id
+	}
+	d.idMu.Unlock()
+	return wire.NewJobID()
+}
+
+// refillIDs makes spare job ids when few are left.
+func (d *Dispatcher) refillIDs() {
+	d.idMu.Lock()
+	n := len(d.spareIDs)
+	d.idMu.Unlock()
+	if n >= spareIDsLow {
+		return
+	}
+	ids := make([]string, 0, spareIDsHigh-n)
+	for range spareIDsHigh - n {
+		ids = append(ids, wire.NewJobID())
+	}
+	d.idMu.Lock()
+	d.spareIDs = append(d.spareIDs, ids...)
+	d.idMu.Unlock()
+}
+
 // publishLoop publishes the jobs Start queued until the dispatcher closes; a job that
 // cannot be encoded or published is refused (its Start returns the error).
 func (d *Dispatcher) publishLoop() {
 	for {
+		d.refillIDs()
 		select {
 		case <-d.pubWake:
 		case <-d.pubStop:
