@@ -224,14 +224,30 @@ func (d *Dispatcher) HostsAlive() int {
 
 // Start implements runnerapi.Runner: the job goes on the stream and Start returns once
 // its current attempt reported a terminal event (or the job was cancelled, or waited
-// for a host longer than the queue timeout).
+// for a host longer than the queue timeout). Its own frame is small, the work is in
+// helpers that return before it waits: a caller's fresh goroutine then runs it without
+// growing its stack (a copy of the stack per job).
 func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runnerapi.Event) error) error {
+	j, err := d.enqueue(rj, emit)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		d.cancelled(ctx, j)
+	}
+	return d.ended(j)
+}
+
+// enqueue registers a job and queues it for publishLoop.
+func (d *Dispatcher) enqueue(rj runnerapi.Job, emit func(runnerapi.Event) error) (*job, error) {
 	j := &job{id: d.newID(), taskID: rj.ID, rj: rj, emit: emit, done: make(chan struct{})}
 	j.labels = jobLabels(rj, d.cfg.Labels)
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
-		return errors.New("the remote dispatcher is closed")
+		return nil, errors.New("the remote dispatcher is closed")
 	}
 	d.byID[j.id], d.byTask[rj.ID] = j, j
 	// Until a host claims it, the sweep watches it: the stream's ack must come within
@@ -251,18 +267,24 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 	case d.pubWake <- struct{}{}:
 	default: // the loop is awake already
 	}
+	return j, nil
+}
+
+// cancelled stops j, whose Start's context ended, and waits for its end (a grace, then
+// the engine ends it).
+func (d *Dispatcher) cancelled(ctx context.Context, j *job) {
+	d.cancel(j, context.Cause(ctx).Error())
+	t := time.NewTimer(cancelGrace)
+	defer t.Stop()
 	select {
 	case <-j.done:
-	case <-ctx.Done():
-		d.cancel(j, context.Cause(ctx).Error())
-		t := time.NewTimer(cancelGrace)
-		defer t.Stop()
-		select {
-		case <-j.done:
-		case <-t.C:
-			d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: context.Cause(ctx).Error()})
-		}
+	case <-t.C:
+		d.finish(j, runnerapi.Event{Kind: runnerapi.EventCancelled, Reason: context.Cause(ctx).Error()})
 	}
+}
+
+// ended is Start's answer once j ended; a job no host ran has its message deleted.
+func (d *Dispatcher) ended(j *job) error {
 	d.mu.Lock()
 	drop, err := j.dropAtEnd, j.startErr
 	d.mu.Unlock()
