@@ -53,6 +53,8 @@ type Agent struct {
 	pulled chan struct{}
 	// jobs runs the claimed jobs (workers.go).
 	jobs *workers
+	// ctlBatch is onControl's (a subscription's handler runs one message at a time).
+	ctlBatch wire.ControlBatch
 }
 
 // HostOptions are the NATS options host agent name's connection needs: its own inbox
@@ -412,8 +414,8 @@ type hostJob struct {
 // host's control subjects (wire.HostPublish has none).
 func (a *Agent) onControl(m *nats.Msg) {
 	if wire.IsControlBatch(m.Subject) {
-		var b wire.ControlBatch
-		if err := wire.Unmarshal(m.Data, &b); err != nil {
+		b := &a.ctlBatch // refilled message after message: the answers are taken by value
+		if err := wire.DecodeControlBatch(m.Data, b); err != nil {
 			a.log.Warn("unreadable answers to this host's claims", zap.Error(err))
 			return
 		}

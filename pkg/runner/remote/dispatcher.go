@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -78,9 +79,12 @@ type Dispatcher struct {
 	// growth, and the generator's lock taken by many Starts at once, cost more).
 	idMu     sync.Mutex
 	spareIDs []string
-	// ctlBuf is onEvent's (a subscription's handler runs one message at a time): each
-	// ControlBatch is written over the last one's (nats.Conn.Publish copies it).
-	ctlBuf []byte
+	// ctlBuf, hb and replies are onEvent's (a subscription's handler runs one message
+	// at a time): each ControlBatch is written over the last one's (nats.Conn.Publish
+	// copies it), each HostBatch read into the last one's arrays, as are the answers.
+	ctlBuf  []byte
+	hb      wire.HostBatch
+	replies []wire.ClaimReply
 
 	mu     sync.Mutex
 	byID   map[string]*job // wire id → job
@@ -894,8 +898,8 @@ func (d *Dispatcher) onEvent(msg *nats.Msg) {
 		return
 	}
 	if wire.IsEvents(msg.Subject) {
-		var hb wire.HostBatch
-		if err := wire.Unmarshal(msg.Data, &hb); err != nil {
+		hb := &d.hb // refilled message after message: nothing of it is kept past this one
+		if err := wire.DecodeHostBatch(msg.Data, hb); err != nil {
 			d.log.Warn("unreadable job events", zap.String("subject", msg.Subject), zap.Error(err))
 			return
 		}
@@ -906,7 +910,8 @@ func (d *Dispatcher) onEvent(msg *nats.Msg) {
 		if len(hb.Claims) > 0 {
 			// Answered on the host's own control subject, which only it may read: the
 			// engine picks where the answer goes, the host does not.
-			out := wire.ControlBatch{Claims: make([]wire.ClaimReply, len(hb.Claims))}
+			out := wire.ControlBatch{Claims: slices.Grow(d.replies[:0], len(hb.Claims))[:len(hb.Claims)]}
+			d.replies = out.Claims
 			for i, c := range hb.Claims {
 				c.Host = host
 				if c.Probe { // probes ask by request (Agent.handle); not in a batch

@@ -159,7 +159,14 @@ func appendClaimReply(b []byte, r *ClaimReply) []byte {
 }
 
 // decodeHostBatch reads data into hb (zero); false: leave it to the reflective codec.
-func decodeHostBatch(data []byte, hb *HostBatch) bool {
+// spare holds arrays of an earlier batch to fill (nil: none): hb is the same as with
+// none, but for capacity.
+func decodeHostBatch(data []byte, hb, spare *HostBatch) bool {
+	var claims []Claim
+	var jobs []Events
+	if spare != nil {
+		claims, jobs = spare.Claims[:0], spare.Jobs[:0]
+	}
 	s := newScanner(data)
 	var seen uint32
 	s.object(func(key []byte) bool {
@@ -168,17 +175,27 @@ func decodeHostBatch(data []byte, hb *HostBatch) bool {
 			hb.Host = s.str()
 			return once(&seen, 0)
 		case "claims":
-			hb.Claims = []Claim{}
+			hb.Claims = claims
+			if hb.Claims == nil {
+				hb.Claims = []Claim{}
+			}
 			s.array(func() {
 				hb.Claims = append(hb.Claims, Claim{})
 				s.claim(&hb.Claims[len(hb.Claims)-1])
 			})
 			return once(&seen, 1)
 		case "jobs":
-			hb.Jobs = []Events{}
+			hb.Jobs = jobs
+			if hb.Jobs == nil {
+				hb.Jobs = []Events{}
+			}
 			s.array(func() {
+				var evs []Ev // the events array of the entry filled before, if any
+				if n := len(hb.Jobs); n < cap(hb.Jobs) {
+					evs = hb.Jobs[:n+1][n].Events[:0]
+				}
 				hb.Jobs = append(hb.Jobs, Events{})
-				s.events(&hb.Jobs[len(hb.Jobs)-1])
+				s.events(&hb.Jobs[len(hb.Jobs)-1], evs)
 			})
 			return once(&seen, 2)
 		}
@@ -211,7 +228,8 @@ func (s *scanner) claim(c *Claim) {
 	})
 }
 
-func (s *scanner) events(e *Events) {
+// events reads e (zero); evs, when not nil, is an array to fill with its events.
+func (s *scanner) events(e *Events, evs []Ev) {
 	var seen uint32
 	s.object(func(key []byte) bool {
 		switch string(key) {
@@ -222,7 +240,9 @@ func (s *scanner) events(e *Events) {
 			e.Attempt = s.int()
 			return once(&seen, 1)
 		case "ev":
-			e.Events = make([]Ev, 0, 2) // a start and a result, most often
+			if e.Events = evs; e.Events == nil {
+				e.Events = make([]Ev, 0, 2) // a start and a result, most often
+			}
 			s.array(func() {
 				e.Events = append(e.Events, Ev{})
 				s.ev(&e.Events[len(e.Events)-1])
@@ -298,14 +318,17 @@ func (s *scanner) tool(t *ToolProgress) {
 }
 
 // decodeControlBatch reads data into cb (zero); false: leave it to the reflective codec.
-func decodeControlBatch(data []byte, cb *ControlBatch) bool {
+// spare, when not nil, is an array to fill with the answers.
+func decodeControlBatch(data []byte, cb *ControlBatch, spare []ClaimReply) bool {
 	s := newScanner(data)
 	var seen uint32
 	s.object(func(key []byte) bool {
 		if string(key) != "claims" || !once(&seen, 0) {
 			return false
 		}
-		cb.Claims = []ClaimReply{}
+		if cb.Claims = spare[:0]; cb.Claims == nil {
+			cb.Claims = []ClaimReply{}
+		}
 		s.array(func() {
 			cb.Claims = append(cb.Claims, ClaimReply{})
 			s.claimReply(&cb.Claims[len(cb.Claims)-1])

@@ -58,6 +58,29 @@ func Marshal(v any) ([]byte, error) {
 	return jsonv2.Marshal(v, codecOptions)
 }
 
+// DecodeHostBatch is Unmarshal of a HostBatch into hb, whose arrays (claims, jobs and
+// their events) it fills again rather than allocate: a reader of many batches that
+// keeps nothing of one past the next (the engine) reuses one HostBatch.
+func DecodeHostBatch(data []byte, hb *HostBatch) error {
+	spare := *hb
+	if *hb = (HostBatch{}); decodeHostBatch(data, hb, &spare) {
+		return nil
+	}
+	*hb = HostBatch{}
+	return jsonv2.Unmarshal(data, hb, codecOptions)
+}
+
+// DecodeControlBatch is Unmarshal of a ControlBatch into cb, whose answers array it
+// fills again (see DecodeHostBatch).
+func DecodeControlBatch(data []byte, cb *ControlBatch) error {
+	spare := cb.Claims
+	if *cb = (ControlBatch{}); decodeControlBatch(data, cb, spare) {
+		return nil
+	}
+	*cb = ControlBatch{}
+	return jsonv2.Unmarshal(data, cb, codecOptions)
+}
+
 // AppendJob appends j's message to dst (Marshal's bytes): a sender that publishes
 // many reuses one buffer (nats.Conn.Publish copies the message).
 func AppendJob(dst []byte, j *Job) ([]byte, error) {
@@ -86,12 +109,12 @@ func Unmarshal(data []byte, v any) error {
 		}
 		*m = Job{}
 	case *HostBatch:
-		if *m = (HostBatch{}); decodeHostBatch(data, m) {
+		if *m = (HostBatch{}); decodeHostBatch(data, m, nil) {
 			return nil
 		}
 		*m = HostBatch{}
 	case *ControlBatch:
-		if *m = (ControlBatch{}); decodeControlBatch(data, m) {
+		if *m = (ControlBatch{}); decodeControlBatch(data, m, nil) {
 			return nil
 		}
 		*m = ControlBatch{}
