@@ -556,6 +556,9 @@ type eventSender struct {
 	timer     *time.Timer     // the linger of queued progress, when one is pending
 	buf       []byte          // send's: each batch is written over the last one's
 	evFree    [][]wire.Ev     // empty event slices of sent batches, for push to fill
+	// The arrays of the last batch a run of send sent, for the next run to fill.
+	sentBatch  []wire.Events
+	sentClaims []wire.Claim
 }
 
 // progressLinger bounds how long a progress event waits to share a message.
@@ -670,8 +673,9 @@ func (s *eventSender) startLocked() {
 
 // send publishes what is queued, batch after batch, until nothing is.
 func (s *eventSender) send() {
-	var batch []wire.Events // the last batch sent
-	var spare []wire.Claim  // the last claims sent
+	// The slices of the last batch sent, kept by the sender (one at a time, busy) from
+	// one run to the next: a short burst of jobs starts a run of its own.
+	batch, spare := s.sentBatch, s.sentClaims
 	for {
 		// Let the goroutines that are ready run first: jobs that just started or ended
 		// push their events meanwhile, and they leave in this batch. Without it, a
@@ -705,6 +709,8 @@ func (s *eventSender) send() {
 		}
 		clear(s.at)
 		if len(batch) == 0 && len(claims) == 0 {
+			// claims (empty), not spare: s.claims holds spare's array now.
+			s.sentBatch, s.sentClaims = batch, claims
 			s.busy = false
 			s.cond.Broadcast()
 			s.mu.Unlock()
