@@ -236,6 +236,12 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 	if err != nil {
 		return err
 	}
+	// Woken here, not in enqueue: waking the loop is the deepest call of the path, and
+	// enqueue's frame is gone by then.
+	select {
+	case d.pubWake <- struct{}{}:
+	default: // the loop is awake already
+	}
 	select {
 	case <-j.done:
 	case <-ctx.Done():
@@ -244,7 +250,7 @@ func (d *Dispatcher) Start(ctx context.Context, rj runnerapi.Job, emit func(runn
 	return d.ended(j)
 }
 
-// enqueue registers a job and queues it for publishLoop.
+// enqueue registers a job and queues it for publishLoop (Start wakes it).
 func (d *Dispatcher) enqueue(rj runnerapi.Job, emit func(runnerapi.Event) error) (*job, error) {
 	j := &job{id: d.newID(), taskID: rj.ID, rj: rj, emit: emit, done: make(chan struct{})}
 	j.labels = jobLabels(rj, d.cfg.Labels)
@@ -267,10 +273,6 @@ func (d *Dispatcher) enqueue(rj runnerapi.Job, emit func(runnerapi.Event) error)
 	d.pubMu.Lock()
 	d.pubQ = append(d.pubQ, j)
 	d.pubMu.Unlock()
-	select {
-	case d.pubWake <- struct{}{}:
-	default: // the loop is awake already
-	}
 	return j, nil
 }
 
