@@ -551,11 +551,13 @@ type eventSender struct {
 	// jobs taken together share a batch and its answer, as they shared a request.
 	claimsOut int
 	queue     []wire.Events
-	at        map[*outbox]int // an outbox's entry in queue
-	busy      bool            // a goroutine is sending
-	timer     *time.Timer     // the linger of queued progress, when one is pending
-	buf       []byte          // send's: each batch is written over the last one's
-	evFree    [][]wire.Ev     // empty event slices of sent batches, for push to fill
+	// gen numbers the queue: an outbox's entry in it (outbox.at) holds while its gen is
+	// the sender's (send starts a new queue), without a map entry per attempt.
+	gen    uint64
+	busy   bool        // a goroutine is sending
+	timer  *time.Timer // the linger of queued progress, when one is pending
+	buf    []byte      // send's: each batch is written over the last one's
+	evFree [][]wire.Ev // empty event slices of sent batches, for push to fill
 	// The arrays of the last batch a run of send sent, for the next run to fill.
 	sentBatch  []wire.Events
 	sentClaims []wire.Claim
@@ -565,7 +567,7 @@ type eventSender struct {
 const progressLinger = 10 * time.Millisecond
 
 func newEventSender(nc *nats.Conn, host string) *eventSender {
-	s := &eventSender{nc: nc, subject: wire.EventsSubject(host), host: host, at: map[*outbox]int{}}
+	s := &eventSender{nc: nc, subject: wire.EventsSubject(host), host: host, gen: 1}
 	s.cond.L = &s.mu
 	return s
 }
@@ -577,6 +579,8 @@ type outbox struct {
 	attempt int
 	sent    bool // the first event was queued
 	closed  bool
+	at      int    // its entry in the sender's queue, when gen is the sender's
+	gen     uint64 // 0: none
 }
 
 func (s *eventSender) outbox(job string, attempt int) outbox {
@@ -591,12 +595,11 @@ func (o *outbox) push(ev runnerapi.Event) {
 	if o.closed {
 		return
 	}
-	i, ok := s.at[o]
-	if !ok {
-		i = len(s.queue)
-		s.at[o] = i
+	if o.gen != s.gen {
+		o.at, o.gen = len(s.queue), s.gen
 		s.queue = append(s.queue, wire.Events{Job: o.job, Attempt: o.attempt})
 	}
+	i := o.at
 	if s.queue[i].Events == nil {
 		if n := len(s.evFree); n > 0 {
 			s.queue[i].Events, s.evFree = s.evFree[n-1], s.evFree[:n-1]
@@ -648,8 +651,8 @@ func (o *outbox) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o.closed = true
-	if i, ok := s.at[o]; ok {
-		s.queue[i].Events = nil
+	if o.gen == s.gen {
+		s.queue[o.at].Events = nil
 	}
 }
 
@@ -707,7 +710,7 @@ func (s *eventSender) send() {
 		if len(claims) > 0 {
 			s.claimsOut++
 		}
-		clear(s.at)
+		s.gen++ // a new queue: no outbox has an entry in it
 		if len(batch) == 0 && len(claims) == 0 {
 			// claims (empty), not spare: s.claims holds spare's array now.
 			s.sentBatch, s.sentClaims = batch, claims
