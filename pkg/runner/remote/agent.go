@@ -96,7 +96,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = a.consumer(ctx, js)
+	cons, err := a.consumer(ctx, js)
 	if err != nil {
 		close(a.pulled)
 		if ctx.Err() != nil {
@@ -116,7 +116,6 @@ func (a *Agent) Run(ctx context.Context) error {
 		return fmt.Errorf("subscribe to the host's control subjects: %w", err)
 	}
 	defer func() { _ = ctl.Unsubscribe() }()
-	pull := newPuller(a.nc, a.cfg.Slots)
 	hbCtx, stopHB := context.WithCancel(context.Background())
 	defer stopHB()
 	go a.heartbeat(hbCtx)
@@ -137,15 +136,26 @@ func (a *Agent) Run(ctx context.Context) error {
 		for i := 1; i < free; i++ {
 			slots <- struct{}{}
 		}
-		got, err := pull.pull(free, func(msg jetstream.Msg) {
+		// A short pull: a host never holds a long pending request a dead host could
+		// leave behind with a message in it.
+		batch, err := cons.Fetch(free, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			for range free {
+				<-slots
+			}
+			if ctx.Err() == nil {
+				a.log.Debug("fetch", zap.Error(err))
+				sleepCtx(ctx, 250*time.Millisecond)
+			}
+			continue
+		}
+		got := 0
+		for msg := range batch.Messages() {
+			got++
 			// Decoded here, on the loop's long-lived stack: in each job's fresh goroutine
 			// the decoder's descent grew the stack, which cost more than the decoding.
 			job, err := wire.DecodeJob(msg.Data())
 			a.take(ctx, msg, job, err, slots)
-		})
-		if err != nil && ctx.Err() == nil {
-			a.log.Debug("pull", zap.Error(err))
-			sleepCtx(ctx, 250*time.Millisecond)
 		}
 		for range free - got {
 			<-slots
