@@ -97,7 +97,7 @@ func TestJobSearchExcludeSeesFilesMadeLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := permission.New(permission.Config{ProjectRoot: dir, Home: t.TempDir(), Rules: rules})
-	exclude := jobSearchExclude(ev, []string{dir})
+	exclude := jobSearchExclude(ev, []string{dir}).Exclude
 	if got := exclude(); len(got) != 0 {
 		t.Fatalf("before the file exists: %q", got)
 	}
@@ -256,6 +256,53 @@ func TestJobPolicyInWorktreeHidesADeniedFileMadeThere(t *testing.T) {
 			jobs.CommandEnded()
 			if sb := jobs.Policy(); slices.Contains(sb.Hide, made) != tc.hidden {
 				t.Fatalf("after the job's command the policy hides %q; %s hidden: %v, want %v", sb.Hide, made, !tc.hidden, tc.hidden)
+			}
+		})
+	}
+}
+
+// What a worktree job's Grep and Glob leave out is walked in its worktree too, as each
+// search runs: a denied file the job made there, which the project does not have, is
+// found by the next walk, with the sandbox off as on (the walk is the search's own).
+func TestJobSearchInWorktreeFindsADeniedFileMadeThere(t *testing.T) {
+	for _, tc := range []struct {
+		name, rule, made string
+		found            bool
+	}{
+		{"project-relative rule", "Read(./secret.txt)", "secret.txt", true},
+		{"any-depth rule, nested", "Read(**/.env)", "sub/.env", true},
+		{"directory rule", "Read(./keys/**)", "keys", true},
+		{"not denied", "Read(./secret.txt)", "other.txt", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			origin := t.TempDir()
+			wt := filepath.Join(origin, ".robota", "worktrees", "agent-1")
+			if err := os.MkdirAll(wt, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			rules, err := permission.Rules(permission.Layer{Deny: []string{tc.rule}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := permission.New(permission.Config{ProjectRoot: origin, Home: t.TempDir(), Rules: rules})
+			search := jobSearchExclude(ev, []string{origin}).InWorktree(wt, origin)
+			made := filepath.Join(wt, tc.made)
+			if got := search.Exclude(); slices.Contains(got, made) {
+				t.Fatalf("left out before it exists: %q", got)
+			}
+			if err := os.MkdirAll(filepath.Dir(made), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tc.made == "keys" {
+				err = os.MkdirAll(filepath.Join(made, "k"), 0o755)
+			} else {
+				err = os.WriteFile(made, []byte("MARK"), 0o600)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := search.Exclude(); slices.Contains(got, made) != tc.found {
+				t.Fatalf("after the job made %s the search leaves out %q; want it left out: %v", made, got, tc.found)
 			}
 		})
 	}
