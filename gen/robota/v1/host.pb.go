@@ -429,8 +429,14 @@ type RunToolResponse struct {
 	// brought in) is covered. The worker runs the call's command in it instead of the
 	// job's StartRequest.sandbox, which holds when this is unset (an older engine).
 	ExecuteSandbox *CommandSandbox `protobuf:"bytes,3,opt,name=execute_sandbox,json=executeSandbox,proto3" json:"execute_sandbox,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// With execute_input_json, for a Grep or Glob call of a job whose searches leave out
+	// what a Read deny rule covers: the absolute paths the engine's walk as it lets the call
+	// run finds (the job's worktree walked too), which the call leaves out besides
+	// StartRequest's search_exclude, so a denied file an earlier command of the job made is
+	// not searched. Empty: the job's list alone (also what an older engine sends).
+	ExecuteSearchExclude []string `protobuf:"bytes,4,rep,name=execute_search_exclude,json=executeSearchExclude,proto3" json:"execute_search_exclude,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *RunToolResponse) Reset() {
@@ -495,6 +501,13 @@ func (x *RunToolResponse) GetExecuteSandbox() *CommandSandbox {
 	return nil
 }
 
+func (x *RunToolResponse) GetExecuteSearchExclude() []string {
+	if x != nil {
+		return x.ExecuteSearchExclude
+	}
+	return nil
+}
+
 type isRunToolResponse_Step interface {
 	isRunToolResponse_Step()
 }
@@ -540,12 +553,13 @@ const file_robota_v1_host_proto_rawDesc = "" +
 	"\x04step\"N\n" +
 	"\fHostToolCall\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12'\n" +
-	"\x04call\x18\x02 \x01(\v2\x13.robota.v1.ToolCallR\x04call\"\xb0\x01\n" +
+	"\x04call\x18\x02 \x01(\v2\x13.robota.v1.ToolCallR\x04call\"\xe6\x01\n" +
 	"\x0fRunToolResponse\x12.\n" +
 	"\x12execute_input_json\x18\x01 \x01(\fH\x00R\x10executeInputJson\x12!\n" +
 	"\vresult_json\x18\x02 \x01(\fH\x00R\n" +
 	"resultJson\x12B\n" +
-	"\x0fexecute_sandbox\x18\x03 \x01(\v2\x19.robota.v1.CommandSandboxR\x0eexecuteSandboxB\x06\n" +
+	"\x0fexecute_sandbox\x18\x03 \x01(\v2\x19.robota.v1.CommandSandboxR\x0eexecuteSandbox\x124\n" +
+	"\x16execute_search_exclude\x18\x04 \x03(\tR\x14executeSearchExcludeB\x06\n" +
 	"\x04step2\x8e\x01\n" +
 	"\vHostService\x129\n" +
 	"\x04Chat\x12\x16.robota.v1.ChatRequest\x1a\x17.robota.v1.ChatResponse0\x01\x12D\n" +

@@ -239,17 +239,41 @@ func (w worktreePolicy) CommandEnded() {
 
 func (w worktreePolicy) InWorktree(string, string) background.JobSandbox { return w }
 
-// jobSearchExclude is what a Read deny rule covers under roots as a job starts (the
-// sandbox's walk, for Read only): what subagents' Grep and Glob leave out. It is walked
-// for each job, so a denied file an earlier command brought in is left out too. nil when
-// no rule names a file.
-func jobSearchExclude(ev *permission.Evaluator, roots []string) func() []string {
+// jobSearchExclude is what a Read deny rule covers under roots (the sandbox's walk, for
+// Read only): what subagents' Grep and Glob leave out, walked as each job starts and as
+// each of their search calls runs, so a denied file an earlier command brought in is left
+// out too. nil when no rule names a file.
+func jobSearchExclude(ev *permission.Evaluator, roots []string) background.JobSearch {
 	if !ev.HasFileDenyRules() {
 		return nil
 	}
-	c := &commandSandbox{ev: ev, roots: roots}
-	return c.readDenied
+	return projectSearch{c: &commandSandbox{ev: ev, roots: roots}}
 }
+
+// projectSearch is background.JobSearch over the session's directories.
+type projectSearch struct{ c *commandSandbox }
+
+func (p projectSearch) Exclude() []string { return p.c.readDenied() }
+
+// InWorktree implements background.JobSearch: the worktree is walked with the evaluator
+// of a job working there (its rules asked about each entry's counterpart in the project).
+func (p projectSearch) InWorktree(dir, origin string) background.JobSearch {
+	roots := sandboxRoots(dir, nil)
+	if len(roots) == 0 {
+		return p
+	}
+	return worktreeSearch{project: p.c, worktree: &commandSandbox{ev: p.c.ev.InWorktree(dir, origin), roots: roots}}
+}
+
+// worktreeSearch is what a job working in a worktree leaves out: the project's walk (the
+// caller mirrors it into the worktree) and the worktree's own.
+type worktreeSearch struct{ project, worktree *commandSandbox }
+
+func (w worktreeSearch) Exclude() []string {
+	return append(w.project.readDenied(), w.worktree.readDenied()...)
+}
+
+func (w worktreeSearch) InWorktree(string, string) background.JobSearch { return w }
 
 // build finds the paths the policy covers: the denied entries of the working
 // directories (a denied directory is covered whole), the protected ones, and the

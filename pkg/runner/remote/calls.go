@@ -147,8 +147,10 @@ func (h *callHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exec ru
 			return fail(errors.New("the engine asked to run the tool twice"))
 		}
 		executed = true
-		// The engine's policy for this call, walked as it let the call run.
-		body, err := json.Marshal(exec(runnerapi.WithSandbox(ctx, s.Sandbox), s.Execute))
+		// The engine's policy for this call and what a search leaves out, walked as it
+		// let the call run.
+		callCtx := runnerapi.WithSearchExclude(runnerapi.WithSandbox(ctx, s.Sandbox), s.SearchExclude)
+		body, err := json.Marshal(exec(callCtx, s.Execute))
 		if err != nil {
 			body, _ = json.Marshal(llm.ToolFailure(fmt.Sprintf("Error: %s's result could not be encoded: %v", call.Name, err)))
 		}
@@ -199,6 +201,7 @@ func serveCall(ctx context.Context, nc *nats.Conn, msg *nats.Msg, call wire.Call
 			if sb, ok := runnerapi.SandboxFrom(callCtx); ok {
 				step.Sandbox = sb // the call's command sandbox (runnerapi.WithSandbox)
 			}
+			step.SearchExclude = runnerapi.SearchExcludeFrom(callCtx)
 			body, _ := json.Marshal(step)
 			reply, err := nc.RequestWithContext(ctx, msg.Reply, body)
 			if err != nil {

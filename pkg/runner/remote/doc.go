@@ -18,4 +18,6 @@
 //   - Jobs hold no secret (see package wire). A tool call's execute step carries the
 //     call's command sandbox (wire.Step.Sandbox: the engine's walk as the call runs),
 //     which the host's runner applies instead of the job's; without one the job's holds.
+//     A search call's carries what it leaves out besides the job's list
+//     (wire.Step.SearchExclude).
 package remote

@@ -131,6 +131,8 @@ type shell struct {
 	// callSandboxes are the command sandboxes the engine sent with its execute steps
 	// (nil where it sent none).
 	callSandboxes []*runnerapi.Sandbox
+	// callSearches are what the engine told its execute steps' searches to leave out.
+	callSearches [][]string
 }
 
 func newShell() *shell { return &shell{cancels: map[string]chan string{}} }
@@ -154,6 +156,7 @@ func (s *shell) Start(ctx context.Context, job runnerapi.Job, emit func(runnerap
 				s.mu.Lock()
 				s.execs++
 				s.callSandboxes = append(s.callSandboxes, sb)
+				s.callSearches = append(s.callSearches, runnerapi.SearchExcludeFrom(ctx))
 				s.mu.Unlock()
 				return llm.ToolSuccess("ran " + string(input))
 			})
@@ -342,6 +345,8 @@ type engineHost struct {
 	chats, tools int
 	// callSandbox is sent with the execute step (the engine's walk as the call runs).
 	callSandbox *runnerapi.Sandbox
+	// callSearch is sent with the execute step (what a search leaves out as it runs).
+	callSearch []string
 }
 
 func (h *engineHost) Chat(_ context.Context, _ llm.ChatRequest, cb llm.Callbacks) (llm.ChatResponse, error) {
@@ -357,7 +362,8 @@ func (h *engineHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exec 
 	h.mu.Lock()
 	h.tools++
 	h.mu.Unlock()
-	return exec(runnerapi.WithSandbox(ctx, h.callSandbox), json.RawMessage(`{"command":"rewritten"}`))
+	ctx = runnerapi.WithSearchExclude(runnerapi.WithSandbox(ctx, h.callSandbox), h.callSearch)
+	return exec(ctx, json.RawMessage(`{"command":"rewritten"}`))
 }
 
 // The command sandbox the engine sends with a call's execute step reaches the host
@@ -382,6 +388,28 @@ func TestAgentJobCallCarriesItsSandbox(t *testing.T) {
 		sh.mu.Unlock()
 		if !reflect.DeepEqual(got, sb) {
 			t.Errorf("the call's sandbox %+v arrived as %+v", sb, got)
+		}
+	}
+}
+
+// What the engine tells a call's search to leave out, walked as the call runs, reaches
+// the host agent's runner whole; an engine that sends nothing leaves the job's list alone.
+func TestAgentJobCallCarriesItsSearchExclusions(t *testing.T) {
+	ns := startServer(t)
+	d := newDispatcher(t, ns, DispatcherConfig{})
+	sh := newShell()
+	runAgent(t, ns, "h1", sh, nil, nil)
+	for i, paths := range [][]string{{"/p/secret.txt", "/p/.robota/worktrees/a/secret.txt"}, nil} {
+		ev := newEvents()
+		_, done := start(d, runnerapi.Job{ID: fmt.Sprintf("agent-search-%d", i), Agent: &runnerapi.AgentJob{Prompt: "p"},
+			Host: &engineHost{callSearch: paths}}, ev)
+		ev.next(t, runnerapi.EventCompleted)
+		<-done
+		sh.mu.Lock()
+		got := sh.callSearches[len(sh.callSearches)-1]
+		sh.mu.Unlock()
+		if !reflect.DeepEqual(got, paths) {
+			t.Errorf("the call's exclusions %q arrived as %q", paths, got)
 		}
 	}
 }

@@ -55,3 +55,23 @@ func SandboxFrom(ctx context.Context) (sb *Sandbox, ok bool) {
 	sb, ok = ctx.Value(sandboxKey{}).(*Sandbox)
 	return sb, ok && sb != nil
 }
+
+// searchExcludeKey is the context key of WithSearchExclude.
+type searchExcludeKey struct{}
+
+// WithSearchExclude is ctx carrying paths, what the one Grep or Glob call a ToolExec runs
+// leaves out besides the job's AgentJob.SearchExclude: the engine walks the deny rules
+// again for each search call of a job, so a denied file an earlier command of the job
+// made (in the project or in its worktree) is left out too. An empty list carries nothing.
+func WithSearchExclude(ctx context.Context, paths []string) context.Context {
+	if len(paths) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, searchExcludeKey{}, paths)
+}
+
+// SearchExcludeFrom is the list WithSearchExclude put in ctx (nil: none).
+func SearchExcludeFrom(ctx context.Context) []string {
+	paths, _ := ctx.Value(searchExcludeKey{}).([]string)
+	return paths
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 	"github.com/robota-sdk/robota-go/pkg/tools/builtin"
+	"github.com/robota-sdk/robota-go/pkg/tools/search"
 )
 
 // subagentToolNames are tools a subagent never gets, whatever its job asks: subagents
@@ -74,6 +75,11 @@ func (t *hostTool) Execute(ctx context.Context, args json.RawMessage) llm.ToolRe
 			if _, ok := llm.ToolCallFrom(ctx); !ok {
 				ctx = llm.WithToolCall(ctx, info)
 			}
+			// What the engine's walk as the call runs leaves out, besides the job's list
+			// (a Grep or Glob call's; runnerapi.WithSearchExclude).
+			if paths := runnerapi.SearchExcludeFrom(ctx); len(paths) > 0 {
+				ctx = search.WithCallExclude(ctx, within(paths))
+			}
 			return runLocal(ctx, t.inner, input)
 		})
 	end := progress
@@ -109,7 +115,13 @@ func excludeWithin(paths []string) func(tool, absPath string) bool {
 	if len(paths) == 0 {
 		return nil
 	}
-	return func(_, absPath string) bool {
+	in := within(paths)
+	return func(_, absPath string) bool { return in(absPath) }
+}
+
+// within reports whether a path is at or below one of paths.
+func within(paths []string) func(absPath string) bool {
+	return func(absPath string) bool {
 		for _, p := range paths {
 			if absPath == p || strings.HasPrefix(absPath, p+string(os.PathSeparator)) {
 				return true

@@ -34,7 +34,9 @@
 // only with the input the engine settled on. A sandboxed job's Bash command runs in the
 // sandbox the engine sends with the call (runnerapi.SandboxFrom: its rules walked again as
 // the call runs, so a denied file an earlier command brought in is hidden), and in the
-// job's own, made as it started, when the engine sends none. The job's SystemPrompt is used as given
+// job's own, made as it started, when the engine sends none. A Grep or Glob call leaves
+// out AgentJob.SearchExclude and what the engine sends with the call
+// (runnerapi.SearchExcludeFrom, the rules walked as it runs). The job's SystemPrompt is used as given
 // (the engine assembles it: agent body, context files, framework suffix). MaxTurns
 // caps the model/tool rounds (0: no cap); at the cap the loop's forced summary is
 // the answer. Events: started (the worker's pid), text deltas, tool_start and

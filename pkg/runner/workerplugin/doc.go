@@ -15,7 +15,8 @@
 // TLS handshake done, then lets the worker's Runner prepare if it is a
 // runnerapi.Preparer) and gives each job a runnerapi.Host that forwards Chat (deltas streamed, then the result) and
 // RunTool (the call, then the engine's "execute with this input" — with the call's
-// command sandbox, runnerapi.WithSandbox, when the engine walked one — or final result;
+// command sandbox, runnerapi.WithSandbox, when the engine walked one, and what a search
+// leaves out, runnerapi.WithSearchExclude — or final result;
 // the local result; the final result) over it. The llm types cross as JSON (see
 // host.proto for why). A worker thus holds no provider, key, rule or approval.
 // go-plugin's broker forgets an address nobody dials within 5 s; a job whose worker

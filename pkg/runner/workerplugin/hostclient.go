@@ -93,9 +93,11 @@ func (h *hostClient) RunTool(ctx context.Context, call runnerapi.ToolCall, exec 
 				return fail(errors.New("the engine asked to run the tool twice"))
 			}
 			executed = true
-			// The engine's policy for this call, walked as it let the call run; an older
-			// engine sends none and the job's own holds.
-			res := exec(runnerapi.WithSandbox(ctx, sandboxFromProto(msg.GetExecuteSandbox())), step.ExecuteInputJson)
+			// The engine's policy for this call and what a search leaves out, walked as it
+			// let the call run; an older engine sends neither and the job's own hold.
+			callCtx := runnerapi.WithSandbox(ctx, sandboxFromProto(msg.GetExecuteSandbox()))
+			callCtx = runnerapi.WithSearchExclude(callCtx, msg.GetExecuteSearchExclude())
+			res := exec(callCtx, step.ExecuteInputJson)
 			body, err := json.Marshal(res)
 			if err != nil {
 				body, _ = json.Marshal(llm.ToolFailure(fmt.Sprintf("Error: %s's result could not be encoded: %v", call.Name, err)))

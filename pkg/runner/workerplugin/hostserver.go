@@ -136,12 +136,14 @@ func (s *hostServer) RunTool(stream grpc.BidiStreamingServer[robotav1.RunToolReq
 	call := runnerapi.ToolCall{ID: c.GetCall().GetId(), Name: c.GetCall().GetName(), Input: rawJSON(c.GetCall().GetArgumentsJson())}
 	// The tool runs in the worker for as long as the stream lives: the stream's context,
 	// not the one the host passes, bounds it. That context carries the call's command
-	// sandbox, when the engine walked one for it (runnerapi.WithSandbox).
+	// sandbox, when the engine walked one for it (runnerapi.WithSandbox), and what a
+	// search call leaves out (runnerapi.WithSearchExclude).
 	exec := func(ctx context.Context, input json.RawMessage) llm.ToolResult {
 		step := &robotav1.RunToolResponse{Step: &robotav1.RunToolResponse_ExecuteInputJson{ExecuteInputJson: input}}
 		if sb, ok := runnerapi.SandboxFrom(ctx); ok {
 			step.ExecuteSandbox = sandboxToProto(sb)
 		}
+		step.ExecuteSearchExclude = runnerapi.SearchExcludeFrom(ctx)
 		if err := stream.Send(step); err != nil {
 			return llm.ToolFailure(fmt.Sprintf("Error: the worker could not be told to run %s: %v", call.Name, err))
 		}

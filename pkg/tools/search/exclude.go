@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 )
@@ -18,6 +19,33 @@ import (
 type Exclude func(absPath string) bool
 
 func (x Exclude) excludes(abs string) bool { return x != nil && x(abs) }
+
+// callExcludeKey is the context key of WithCallExclude.
+type callExcludeKey struct{}
+
+// WithCallExclude is ctx carrying x, a filter for the one Grep or Glob call run with ctx,
+// besides the tool's own: a subagent's tools are built when its job starts, and the
+// engine walks the deny rules again for each of its search calls, so a denied file an
+// earlier command of the job made is left out too. nil carries nothing.
+func WithCallExclude(ctx context.Context, x Exclude) context.Context {
+	if x == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, callExcludeKey{}, x)
+}
+
+// forCall is x and the filter ctx carries (WithCallExclude): a path either excludes
+// stays out.
+func (x Exclude) forCall(ctx context.Context) Exclude {
+	call, _ := ctx.Value(callExcludeKey{}).(Exclude)
+	switch {
+	case call == nil:
+		return x
+	case x == nil:
+		return call
+	}
+	return func(abs string) bool { return x(abs) || call(abs) }
+}
 
 // excludingPolicy adds the filter to a walk policy. The filter runs only on entries the
 // policy accepts, since it may cost a few system calls per path.

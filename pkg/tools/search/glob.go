@@ -108,7 +108,7 @@ func (g *Glob) run(ctx context.Context, params GlobParams) llm.ToolResult {
 	case !fi.IsDir():
 		return toolkit.Failure(rec, toolkit.CodeNotDirectory, p.Abs+" is not a directory. Give the directory to search in as path.", nil)
 	}
-	matches, total, err := globFiles(ctx, p.Real, pattern, g.exclude, MaxGlobResults)
+	matches, total, err := globFiles(ctx, p.Real, pattern, g.exclude.forCall(ctx), MaxGlobResults)
 	if err != nil {
 		return toolkit.Failure(rec, toolkit.CodeAborted, "The search was aborted.", nil)
 	}

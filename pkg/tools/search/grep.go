@@ -139,7 +139,7 @@ const codeInvalidPattern = "invalid_pattern"
 
 func (g *Grep) run(ctx context.Context, params GrepParams) llm.ToolResult {
 	rec := record.Call{FirstArg: params.Pattern}
-	req, fail := g.request(&rec, params)
+	req, fail := g.request(&rec, params, g.exclude.forCall(ctx))
 	if fail != nil {
 		return *fail
 	}
@@ -159,12 +159,12 @@ func (g *Grep) run(ctx context.Context, params GrepParams) llm.ToolResult {
 }
 
 // request validates params into a grepRequest, or returns the failed result to give back.
-func (g *Grep) request(rec *record.Call, params GrepParams) (grepRequest, *llm.ToolResult) {
+func (g *Grep) request(rec *record.Call, params GrepParams, exclude Exclude) (grepRequest, *llm.ToolResult) {
 	fail := func(code, msg string) (grepRequest, *llm.ToolResult) {
 		res := toolkit.Failure(*rec, code, msg, nil)
 		return grepRequest{}, &res
 	}
-	req := grepRequest{mode: params.OutputMode, multiline: params.Multiline, exclude: g.exclude, maxFileSize: g.maxFileSize}
+	req := grepRequest{mode: params.OutputMode, multiline: params.Multiline, exclude: exclude, maxFileSize: g.maxFileSize}
 	if req.mode == "" {
 		req.mode = ModeFiles
 	}

@@ -26,6 +26,11 @@
 //     asked about each entry's counterpart in the project), so a denied file its
 //     commands make there, which the project's walk mirrored into it cannot list, is
 //     hidden from its next command as well.
+//   - When a deny rule names a file, a subagent's Grep and Glob leave out what a Read
+//     deny rule covers as each call runs (searchHost, sent with the execute step),
+//     besides the list the job started with, sandbox on or off: a denied file an
+//     earlier command of the job made, in the project or in its worktree (JobSearch.
+//     InWorktree), is neither searched nor listed.
 //   - An agent hook's subagent (Spec.HookAgent) never asks (what the rules do not allow
 //     is denied), runs no hooks and publishes none of its messages.
 //   - SubagentStart fires before a subagent starts and SubagentStop after its end, once

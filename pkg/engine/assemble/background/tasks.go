@@ -200,9 +200,9 @@ func jobEnv(env []string, lookup func(string) (string, bool)) map[string]string 
 // go through the WorktreeSubagentRunner (git worktrees, WorktreeCreate/WorktreeRemove
 // hooks), everything else straight to the session's runner.
 func RunnerFor(r tasks.Runner, hooks *hook.Runner, sessionID func() string, jobSandbox JobSandbox,
-	searchExclude func() []string) tasks.RunnerFor {
-	if jobSandbox != nil || searchExclude != nil {
-		r = sandboxedJobs{Runner: r, sandbox: jobSandbox, searchExclude: searchExclude}
+	search JobSearch) tasks.RunnerFor {
+	if jobSandbox != nil || search != nil {
+		r = sandboxedJobs{Runner: r, sandbox: jobSandbox, search: search}
 	}
 	isolated := tasks.NewWorktreeSubagentRunner(r, &tasks.GitWorktrees{}, worktreeHooks{r: hooks, sessionID: sessionID})
 	return func(job runnerapi.Job) (tasks.Runner, error) {
@@ -347,11 +347,13 @@ func RestoreGroups(raws []json.RawMessage) []jobgroups.Group {
 // An agent job's Bash calls get the policy walked again as each one runs (commandHost),
 // not only the one made as the job started: a denied file an earlier command of the job
 // brought in is hidden from the next. A job in a worktree gets, besides, its worktree
-// walked (JobSandbox.InWorktree): what its commands make there is found too.
+// walked (JobSandbox.InWorktree): what its commands make there is found too. Its Grep
+// and Glob calls, likewise, get what a Read deny rule covers walked as each one runs
+// (searchHost), its worktree included (JobSearch.InWorktree).
 type sandboxedJobs struct {
 	tasks.Runner
-	sandbox       JobSandbox      // nil: commands run as they are
-	searchExclude func() []string // nil: no file deny rule
+	sandbox JobSandbox // nil: commands run as they are
+	search  JobSearch  // nil: no file deny rule
 }
 
 func (s sandboxedJobs) Start(ctx context.Context, job runnerapi.Job, emit func(runnerapi.Event) error) error {
@@ -373,13 +375,24 @@ func (s sandboxedJobs) Start(ctx context.Context, job runnerapi.Job, emit func(r
 			job.Host = &commandHost{Host: job.Host, policy: policy, ended: jobs.CommandEnded}
 		}
 	}
-	if s.searchExclude != nil && job.Agent != nil {
-		a := *job.Agent
-		a.SearchExclude = s.searchExclude()
+	if s.search != nil && job.Agent != nil {
+		search := s.search
 		if inTree {
-			a.SearchExclude = mirrored(a.SearchExclude, dir, origin)
+			search = search.InWorktree(dir, origin)
 		}
+		exclude := func() []string {
+			paths := search.Exclude()
+			if inTree {
+				paths = mirrored(paths, dir, origin)
+			}
+			return paths
+		}
+		a := *job.Agent
+		a.SearchExclude = exclude()
 		job.Agent = &a
+		if job.Host != nil {
+			job.Host = &searchHost{Host: job.Host, exclude: exclude}
+		}
 	}
 	return s.Runner.Start(ctx, job, emit)
 }

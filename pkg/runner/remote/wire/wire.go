@@ -577,6 +577,10 @@ type Step struct {
 	// an earlier command of the job made is covered. Without it (an older engine) the
 	// job's own Sandbox holds.
 	Sandbox *runnerapi.Sandbox `json:"sandbox,omitempty"`
+	// SearchExclude comes with Execute for a Grep or Glob call of a job whose searches
+	// leave out what a Read deny rule covers: the paths the engine's walk as it lets the
+	// call run finds, left out besides the job's own list (runnerapi.WithSearchExclude).
+	SearchExclude []string `json:"searchExclude,omitempty"`
 	// Done marks the last step; Result (an llm.ChatResponse or llm.ToolResult) and Error
 	// (an llm.Error of a failed model call, or the engine's refusal) come with it.
 	Done   bool            `json:"done,omitempty"`
