@@ -154,7 +154,13 @@ func TestTUISlashCompletionAndHelp(t *testing.T) {
 		tm.keys("Tab")
 		tm.waitGone("List the available commands", tuiWait) // completed: "/help ", list closed
 		tm.keys("Enter")
-		s = tm.waitFor("/rename NAME - Name this session", tuiWait)
+		tm.waitFor("/rename NAME - Name this session", tuiWait)
+		// The list and the cleared prompt box may reach the screen in two frames: the
+		// golden is taken once the box shows its placeholder again.
+		s = tm.waitFor(`> Try "explain this project"`, tuiWait)
+		if !strings.Contains(s, "/rename NAME - Name this session") {
+			t.Fatalf("the /help list left the screen:\n%s", s)
+		}
 		golden(t, "help", masked(s, e))
 	})
 }
