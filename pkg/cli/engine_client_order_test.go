@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,13 +13,10 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"google.golang.org/grpc"
 
 	"github.com/robota-sdk/robota-go/pkg/cli/output"
 	"github.com/robota-sdk/robota-go/pkg/client"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
-	"github.com/robota-sdk/robota-go/pkg/engine/manager"
-	"github.com/robota-sdk/robota-go/pkg/engine/server"
 	"github.com/robota-sdk/robota-go/pkg/runner/worker"
 )
 
@@ -29,29 +25,7 @@ import (
 // between the Agent call and its result, as in-process: the history it syncs at an
 // event stops at the entry that event follows.
 func TestEngineClientBehindTheEngineKeepsTheLinesInOrder(t *testing.T) {
-	dir, err := os.MkdirTemp("", "rc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	lis, err := net.Listen("unix", filepath.Join(dir, "e.sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := manager.New(manager.Config{Home: t.TempDir(), Env: func(string) (string, bool) { return "", false },
-		StateDir: t.TempDir(), Runner: worker.New(hclog.NewNullLogger())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := grpc.NewServer(server.ServerOptions()...)
-	server.New(mgr).Register(g)
-	go func() { _ = g.Serve(lis) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = mgr.Shutdown(ctx)
-		g.Stop()
-	})
+	addr := socketEngineRunning(t, worker.New(hclog.NewNullLogger()))
 
 	proj := t.TempDir()
 	if err := os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("remember the milk\n"), 0o600); err != nil {
@@ -71,7 +45,7 @@ agents:
 	if err := os.WriteFile(filepath.Join(proj, "s.yaml"), []byte(script), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.Dial("unix://"+lis.Addr().String(), client.DialOptions{})
+	c, err := client.Dial(addr, client.DialOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,18 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/client"
 	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 	"github.com/robota-sdk/robota-go/pkg/engine/server"
+	"github.com/robota-sdk/robota-go/pkg/runner/tasks"
 )
 
 // socketEngine serves the real EngineService on a unix socket and returns its address.
 func socketEngine(t *testing.T) string {
+	t.Helper()
+	return socketEngineRunning(t, nil)
+}
+
+// socketEngineRunning is socketEngine whose sessions run their subagents and background
+// commands on runner (nil: none).
+func socketEngineRunning(t *testing.T, runner tasks.Runner) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "rc")
 	if err != nil {
@@ -29,7 +37,8 @@ func socketEngine(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := manager.New(manager.Config{Home: t.TempDir(), Env: func(string) (string, bool) { return "", false }, StateDir: t.TempDir()})
+	mgr, err := manager.New(manager.Config{Home: t.TempDir(), Env: func(string) (string, bool) { return "", false },
+		StateDir: t.TempDir(), Runner: runner})
 	if err != nil {
 		t.Fatal(err)
 	}
