@@ -119,15 +119,7 @@ func BenchmarkSessionSandboxCommand(b *testing.B) {
 		b.Skip(why)
 	}
 	dir := b.TempDir()
-	for i := range 50 {
-		sub := filepath.Join(dir, "pkg", strconv.Itoa(i%5))
-		if err := os.MkdirAll(sub, 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(sub, strconv.Itoa(i)+".go"), []byte("package p\n"), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	writeGoFiles(b, dir, 50, 5)
 	rules, err := permission.Rules(permission.Layer{Deny: []string{"Read(./secret.txt)", "Edit(./.git/**)"}})
 	if err != nil {
 		b.Fatal(err)
@@ -211,31 +203,60 @@ func BenchmarkJobPolicy(b *testing.B) {
 	}
 }
 
+// worktreeDenyCases are deny rules and what a worktree job makes under them: whether a
+// walk of its worktree must cover it.
+var worktreeDenyCases = []struct {
+	name, rule, made string
+	covered          bool
+}{
+	{"project-relative rule", "Read(./secret.txt)", "secret.txt", true},
+	{"any-depth rule, nested", "Read(**/.env)", "sub/.env", true},
+	{"directory rule", "Read(./keys/**)", "keys", true},
+	{"not denied", "Read(./secret.txt)", "other.txt", false},
+}
+
+// worktreeOf makes a project with a job's worktree in it and the session's evaluator of
+// rule; it returns the project, the worktree and the evaluator.
+func worktreeOf(t *testing.T, rule string) (origin, wt string, ev *permission.Evaluator) {
+	t.Helper()
+	origin = t.TempDir()
+	wt = filepath.Join(origin, ".robota", "worktrees", "agent-1")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := permission.Rules(permission.Layer{Deny: []string{rule}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return origin, wt, permission.New(permission.Config{ProjectRoot: origin, Home: t.TempDir(), Rules: rules})
+}
+
+// makeAsTheJob makes path as a job's command would: "keys" is a directory with an entry,
+// anything else a file.
+func makeAsTheJob(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if filepath.Base(path) == "keys" {
+		err = os.MkdirAll(filepath.Join(path, "k"), 0o755)
+	} else {
+		err = os.WriteFile(path, []byte("MARK"), 0o600)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A worktree job's policy walks its worktree too, asking the rules about each entry's
 // counterpart in the project: a denied file one of its commands makes in the worktree,
 // which the project does not have (so the project's walk mirrored into the worktree
 // does not list it), is hidden from its next command (issue 27).
 func TestJobPolicyInWorktreeHidesADeniedFileMadeThere(t *testing.T) {
-	for _, tc := range []struct {
-		name, rule, made string
-		hidden           bool
-	}{
-		{"project-relative rule", "Read(./secret.txt)", "secret.txt", true},
-		{"any-depth rule, nested", "Read(**/.env)", "sub/.env", true},
-		{"directory rule", "Read(./keys/**)", "keys", true},
-		{"not denied", "Read(./secret.txt)", "other.txt", false},
-	} {
+	for _, tc := range worktreeDenyCases {
 		t.Run(tc.name, func(t *testing.T) {
-			origin := t.TempDir()
-			wt := filepath.Join(origin, ".robota", "worktrees", "agent-1")
-			if err := os.MkdirAll(wt, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			rules, err := permission.Rules(permission.Layer{Deny: []string{tc.rule}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev := permission.New(permission.Config{ProjectRoot: origin, Home: t.TempDir(), Rules: rules})
+			origin, wt, ev := worktreeOf(t, tc.rule)
 			c := newCommandSandbox(sandboxSettings{}, ev, "default", []string{origin}, "")
 			t.Cleanup(c.close)
 			jobs := jobPolicy{c}.InWorktree(wt, origin)
@@ -243,21 +264,10 @@ func TestJobPolicyInWorktreeHidesADeniedFileMadeThere(t *testing.T) {
 			if sb := jobs.Policy(); slices.Contains(sb.Hide, made) {
 				t.Fatalf("hidden before it exists: %q", sb.Hide)
 			}
-			// The job's command makes it in its worktree.
-			if err := os.MkdirAll(filepath.Dir(made), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if tc.made == "keys" {
-				err = os.MkdirAll(filepath.Join(made, "k"), 0o755)
-			} else {
-				err = os.WriteFile(made, []byte("MARK"), 0o600)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			makeAsTheJob(t, made)
 			jobs.CommandEnded()
-			if sb := jobs.Policy(); slices.Contains(sb.Hide, made) != tc.hidden {
-				t.Fatalf("after the job's command the policy hides %q; %s hidden: %v, want %v", sb.Hide, made, !tc.hidden, tc.hidden)
+			if sb := jobs.Policy(); slices.Contains(sb.Hide, made) != tc.covered {
+				t.Fatalf("after the job's command the policy hides %q; %s hidden: %v, want %v", sb.Hide, made, !tc.covered, tc.covered)
 			}
 		})
 	}
@@ -267,44 +277,17 @@ func TestJobPolicyInWorktreeHidesADeniedFileMadeThere(t *testing.T) {
 // search runs: a denied file the job made there, which the project does not have, is
 // found by the next walk, with the sandbox off as on (the walk is the search's own).
 func TestJobSearchInWorktreeFindsADeniedFileMadeThere(t *testing.T) {
-	for _, tc := range []struct {
-		name, rule, made string
-		found            bool
-	}{
-		{"project-relative rule", "Read(./secret.txt)", "secret.txt", true},
-		{"any-depth rule, nested", "Read(**/.env)", "sub/.env", true},
-		{"directory rule", "Read(./keys/**)", "keys", true},
-		{"not denied", "Read(./secret.txt)", "other.txt", false},
-	} {
+	for _, tc := range worktreeDenyCases {
 		t.Run(tc.name, func(t *testing.T) {
-			origin := t.TempDir()
-			wt := filepath.Join(origin, ".robota", "worktrees", "agent-1")
-			if err := os.MkdirAll(wt, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			rules, err := permission.Rules(permission.Layer{Deny: []string{tc.rule}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev := permission.New(permission.Config{ProjectRoot: origin, Home: t.TempDir(), Rules: rules})
+			origin, wt, ev := worktreeOf(t, tc.rule)
 			search := jobSearchExclude(ev, []string{origin}).InWorktree(wt, origin)
 			made := filepath.Join(wt, tc.made)
 			if got := search.Exclude(); slices.Contains(got, made) {
 				t.Fatalf("left out before it exists: %q", got)
 			}
-			if err := os.MkdirAll(filepath.Dir(made), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if tc.made == "keys" {
-				err = os.MkdirAll(filepath.Join(made, "k"), 0o755)
-			} else {
-				err = os.WriteFile(made, []byte("MARK"), 0o600)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := search.Exclude(); slices.Contains(got, made) != tc.found {
-				t.Fatalf("after the job made %s the search leaves out %q; want it left out: %v", made, got, tc.found)
+			makeAsTheJob(t, made)
+			if got := search.Exclude(); slices.Contains(got, made) != tc.covered {
+				t.Fatalf("after the job made %s the search leaves out %q; want it left out: %v", made, got, tc.covered)
 			}
 		})
 	}
@@ -316,15 +299,7 @@ func TestJobSearchInWorktreeFindsADeniedFileMadeThere(t *testing.T) {
 // tree in the same run. Reported: walk-us, bare-walk-us and x-of-bare.
 func BenchmarkJobSearchWalk(b *testing.B) {
 	dir := b.TempDir()
-	for i := range 2000 {
-		sub := filepath.Join(dir, "pkg", strconv.Itoa(i%100))
-		if err := os.MkdirAll(sub, 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(sub, strconv.Itoa(i)+".go"), []byte("package p\n"), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	writeGoFiles(b, dir, 2000, 100)
 	rules, err := permission.Rules(permission.Layer{Deny: []string{"Read(./secret.txt)", "Read(**/.env)"}})
 	if err != nil {
 		b.Fatal(err)
@@ -342,4 +317,19 @@ func BenchmarkJobSearchWalk(b *testing.B) {
 	b.ReportMetric(float64(walk.Microseconds())/float64(b.N), "walk-us")
 	b.ReportMetric(float64(bare.Microseconds())/float64(b.N), "bare-walk-us")
 	b.ReportMetric(float64(walk)/float64(bare), "x-of-bare")
+}
+
+// writeGoFiles makes files small Go files under dir/pkg, spread over dirs directories: a
+// project for the walks to cover.
+func writeGoFiles(b *testing.B, dir string, files, dirs int) {
+	b.Helper()
+	for i := range files {
+		sub := filepath.Join(dir, "pkg", strconv.Itoa(i%dirs))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, strconv.Itoa(i)+".go"), []byte("package p\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
