@@ -30,13 +30,7 @@ func (x *recordingExclude) exclude(abs string) bool {
 	x.mu.Lock()
 	x.asked = append(x.asked, abs)
 	x.mu.Unlock()
-	for _, rel := range excludedRel {
-		p := filepath.Join(x.root, filepath.FromSlash(rel))
-		if abs == p || strings.HasPrefix(abs, p+"/") {
-			return true
-		}
-	}
-	return false
+	return prefixExclude(x.root, excludedRel...)(abs)
 }
 
 // askedBelowExcludedDirs lists the paths the filter was asked about inside an excluded
