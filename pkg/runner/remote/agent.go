@@ -53,6 +53,8 @@ type Agent struct {
 	pulled chan struct{}
 	// jobs runs the claimed jobs (workers.go).
 	jobs *workers
+	// slots holds one token per job message taken and not done with (Run's loop).
+	slots chan struct{}
 	// ctlBatch is onControl's (a subscription's handler runs one message at a time).
 	ctlBatch wire.ControlBatch
 }
@@ -75,7 +77,8 @@ func NewAgent(cfg AgentConfig) *Agent {
 		cfg.Log = zap.NewNop()
 	}
 	a := &Agent{cfg: cfg, nc: cfg.Conn, log: cfg.Log, running: map[string]*hostJob{}, pulled: make(chan struct{}),
-		jobs: newWorkers(cfg.Slots)}
+		slots: make(chan struct{}, cfg.Slots)}
+	a.jobs = newWorkers(cfg.Slots, a.runClaimed)
 	a.events = newEventSender(cfg.Conn, cfg.Name)
 	a.claims = claimer{events: a.events, pending: map[uint64]pendingClaim{}}
 	return a
@@ -125,7 +128,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.keepAlive(ctx)
 	}()
 	a.log.Info("host agent taking jobs", zap.String("host", a.cfg.Name), zap.Int("slots", a.cfg.Slots), zap.Any("labels", a.cfg.Labels))
-	slots := make(chan struct{}, a.cfg.Slots)
+	slots := a.slots
 	for ctx.Err() == nil {
 		select {
 		case slots <- struct{}{}:
@@ -155,7 +158,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			// Decoded here, on the loop's long-lived stack: in each job's fresh goroutine
 			// the decoder's descent grew the stack, which cost more than the decoding.
 			job, err := wire.DecodeJob(msg.Data())
-			a.take(ctx, msg, job, err, slots)
+			a.take(ctx, msg, job, err)
 		}
 		for range free - got {
 			<-slots
@@ -237,30 +240,41 @@ func (a *Agent) request(subject string, v any, timeout time.Duration, out any) e
 }
 
 // take handles one message of the stream, job (decoded, or err saying why not), which
-// holds one of slots until it is done with. The common case, a job this host may run,
-// is claimed from the Run loop and gets its goroutine once the engine answered: no
+// holds one of the slots until it is done with. The common case, a job this host may
+// run, is claimed from the Run loop and gets a worker once the engine answered: no
 // goroutine per job waits for the answer on a channel of its own (a job refused at its
-// claim costs no goroutine that waited).
-func (a *Agent) take(ctx context.Context, msg jetstream.Msg, job wire.Job, err error, slots chan struct{}) {
+// claim costs no goroutine that waited). Its hostJob, made here, is all it allocates
+// on its way to the worker: it waits for the answer (claimWaiter) and is the worker's
+// task, where closures capturing the message and job cost two allocations more.
+func (a *Agent) take(ctx context.Context, msg jetstream.Msg, job wire.Job, err error) {
 	a.wg.Add(1)
 	if ctx.Err() != nil || err != nil || !a.offers(job.Labels) {
 		go func() {
-			defer a.release(slots)
+			defer a.release()
 			a.refuse(ctx, msg, job, err)
 		}()
 		return
 	}
-	a.claims.claim(wire.Claim{Job: job.ID, Ack: msg.Reply()}, msg, func(res claimResult) {
-		a.jobs.run(func() {
-			defer a.release(slots)
-			a.run(msg, job, res)
-		})
-	})
+	hj := &hostJob{agent: a, id: job.ID, msg: msg, job: job}
+	a.claims.claim(wire.Claim{Job: job.ID, Ack: msg.Reply()}, msg, hj)
 }
 
-// release gives back the slot a message taken held (a method, not a closure per job).
-func (a *Agent) release(slots chan struct{}) {
-	<-slots
+// claimed implements claimWaiter: the engine answered hj's claim (or there is no
+// answer); a worker runs it, or terminates or hands back its message (Agent.run).
+func (hj *hostJob) claimed(res claimResult) {
+	hj.claim = res
+	hj.agent.jobs.run(hj)
+}
+
+// runClaimed is the workers' task: hj, claimed, then its slot given back.
+func (a *Agent) runClaimed(hj *hostJob) {
+	defer a.release()
+	a.run(hj)
+}
+
+// release gives back the slot a message taken held.
+func (a *Agent) release() {
+	<-a.slots
 	a.wg.Done()
 }
 
@@ -306,11 +320,12 @@ func (a *Agent) refuse(ctx context.Context, msg jetstream.Msg, job wire.Job, err
 	}
 }
 
-// run runs a job this host claimed, once the engine answered the claim (res).
-func (a *Agent) run(msg jetstream.Msg, job wire.Job, res claimResult) {
+// run runs a job this host claimed, once the engine answered the claim (hj.claim).
+func (a *Agent) run(hj *hostJob) {
+	msg, job := hj.msg, &hj.job
 	// The job's field goes with each line, not into a logger per job (With copies it).
 	jobField := zap.String("job", job.ID)
-	claim, err := res.r, res.err
+	claim, err := hj.claim.r, hj.claim.err
 	if err != nil {
 		a.log.Warn("could not claim the job from the engine; handed back", jobField, zap.Error(err))
 		_ = msg.NakWithDelay(time.Second)
@@ -323,7 +338,7 @@ func (a *Agent) run(msg jetstream.Msg, job wire.Job, res claimResult) {
 	}
 	attempt := claim.Attempt
 	// The attempt's outbox lives in its hostJob: one allocation for both.
-	hj := &hostJob{id: job.ID, attempt: attempt, msg: msg, out: a.events.outbox(job.ID, attempt)}
+	hj.attempt, hj.out = attempt, a.events.outbox(job.ID, attempt)
 	out := &hj.out
 	if cwd := job.Cwd(); cwd != "" {
 		if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
@@ -400,11 +415,14 @@ func (a *Agent) run(msg jetstream.Msg, job wire.Job, res claimResult) {
 	}
 }
 
-// hostJob is an attempt this host runs.
+// hostJob is a job message this host took and claims, then the attempt it runs.
 type hostJob struct {
+	agent   *Agent
 	id      string
 	attempt int
 	msg     jetstream.Msg
+	job     wire.Job
+	claim   claimResult // the engine's answer to the claim
 	ctx     context.Context
 	cancel  context.CancelFunc
 	ended   chan struct{} // closed when the local runner returned
@@ -777,9 +795,13 @@ type pendingClaim struct {
 	at  time.Time
 	// done takes the answer (or why there is none); it is called once, by whoever
 	// resolves the claim (the control subscription, keepAlive or the claimer), so it
-	// must not block: Agent.take starts the job's goroutine.
-	done func(claimResult)
+	// must not block: a hostJob hands itself to a worker.
+	done claimWaiter
 }
+
+// claimWaiter takes the answer to a claim (pendingClaim.done): an interface a job's
+// hostJob implements, not a closure per claim.
+type claimWaiter interface{ claimed(claimResult) }
 
 type claimResult struct {
 	r   wire.ClaimReply
@@ -788,12 +810,12 @@ type claimResult struct {
 
 // claim sends cl and hands its answer to done (see pendingClaim.done); no goroutine
 // waits for it.
-func (c *claimer) claim(cl wire.Claim, msg jetstream.Msg, done func(claimResult)) {
+func (c *claimer) claim(cl wire.Claim, msg jetstream.Msg, done claimWaiter) {
 	p := pendingClaim{job: cl.Job, msg: msg, at: time.Now(), done: done}
 	c.mu.Lock()
 	if err := c.stopped; err != nil {
 		c.mu.Unlock()
-		done(claimResult{err: err})
+		done.claimed(claimResult{err: err})
 		return
 	}
 	c.next++
@@ -813,7 +835,7 @@ func (c *claimer) answer(r wire.ClaimReply) {
 	}
 	c.mu.Unlock()
 	if ok && p.job == r.Job {
-		p.done(claimResult{r: r})
+		p.done.claimed(claimResult{r: r})
 	}
 }
 
@@ -845,7 +867,7 @@ func (c *claimer) expire(now time.Time) {
 	}
 	c.mu.Unlock()
 	for _, p := range expired {
-		p.done(claimResult{err: fmt.Errorf("the engine did not answer the claim within %s", claimTimeout)})
+		p.done.claimed(claimResult{err: fmt.Errorf("the engine did not answer the claim within %s", claimTimeout)})
 	}
 	if len(expired) > 0 {
 		c.events.answered(true)
@@ -863,6 +885,6 @@ func (c *claimer) fail(err error) {
 	}
 	c.mu.Unlock()
 	for _, p := range failed {
-		p.done(claimResult{err: err})
+		p.done.claimed(claimResult{err: err})
 	}
 }

@@ -150,7 +150,7 @@ func TestClaimAnswersReachOnlyTheirClaim(t *testing.T) {
 	c := claimer{events: newEventSender(nil, "h"), pending: map[uint64]pendingClaim{}}
 	pend := func(n uint64, job string, at time.Time) chan claimResult {
 		ch := make(chan claimResult, 1)
-		c.pending[n] = pendingClaim{job: job, at: at, done: func(r claimResult) { ch <- r }}
+		c.pending[n] = pendingClaim{job: job, at: at, done: chanWaiter(ch)}
 		return ch
 	}
 	now := time.Now()
@@ -178,12 +178,17 @@ func TestClaimAnswersReachOnlyTheirClaim(t *testing.T) {
 	if got := <-b; got.err == nil {
 		t.Errorf("a pending claim of a stopping agent: %+v", got)
 	}
-	var late claimResult
-	c.claim(wire.Claim{Job: "jd"}, nil, func(r claimResult) { late = r })
-	if late.err == nil {
+	late := make(chan claimResult, 1)
+	c.claim(wire.Claim{Job: "jd"}, nil, chanWaiter(late))
+	if (<-late).err == nil {
 		t.Error("a claim after the agent stopped did not fail at once")
 	}
 }
+
+// chanWaiter hands a claim's answer to its channel (buffered: claimed must not block).
+type chanWaiter chan claimResult
+
+func (c chanWaiter) claimed(r claimResult) { c <- r }
 
 // progressMsg is a job message that counts the progress acks it is sent.
 type progressMsg struct {
@@ -199,8 +204,8 @@ func (m *progressMsg) InProgress() error { m.acks++; return nil }
 func TestWaitingClaimsKeepTheirMessages(t *testing.T) {
 	c := claimer{events: newEventSender(nil, "h"), pending: map[uint64]pendingClaim{}}
 	m := &progressMsg{}
-	c.pending[1] = pendingClaim{job: "ja", msg: m, at: time.Now(), done: func(claimResult) {}}
-	c.pending[2] = pendingClaim{job: "jb", at: time.Now(), done: func(claimResult) {}}
+	c.pending[1] = pendingClaim{job: "ja", msg: m, at: time.Now(), done: chanWaiter(make(chan claimResult, 1))}
+	c.pending[2] = pendingClaim{job: "jb", at: time.Now(), done: chanWaiter(make(chan claimResult, 1))}
 	got := c.waiting()
 	if len(got) != 1 || got[0] != jetstream.Msg(m) {
 		t.Fatalf("waiting: %v", got)

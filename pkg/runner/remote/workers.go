@@ -5,9 +5,11 @@ import "sync"
 // workers runs the host's claimed jobs on goroutines kept between jobs: a short job
 // paid for a fresh goroutine and for growing its stack (the runner's call chain is
 // deep) more than for its own run. At most max goroutines stay; any more (a job that
-// came as another ended) end with their job.
+// came as another ended) end with their job. The work is a *hostJob given to one
+// function (do), not a closure per job.
 type workers struct {
-	work chan func() // unbuffered: a send succeeds only when a worker waits
+	work chan *hostJob // unbuffered: a send succeeds only when a worker waits
+	do   func(*hostJob)
 	max  int
 
 	mu    sync.Mutex
@@ -15,24 +17,26 @@ type workers struct {
 	done  bool
 }
 
-func newWorkers(max int) *workers { return &workers{work: make(chan func()), max: max} }
+func newWorkers(max int, do func(*hostJob)) *workers {
+	return &workers{work: make(chan *hostJob), do: do, max: max}
+}
 
-// run runs f on a waiting worker, or on a new one.
-func (w *workers) run(f func()) {
+// run runs do(hj) on a waiting worker, or on a new one.
+func (w *workers) run(hj *hostJob) {
 	select {
-	case w.work <- f:
+	case w.work <- hj:
 		return
 	default:
 	}
 	w.mu.Lock()
 	w.alive++
 	w.mu.Unlock()
-	go w.loop(f)
+	go w.loop(hj)
 }
 
-func (w *workers) loop(f func()) {
+func (w *workers) loop(hj *hostJob) {
 	for {
-		f()
+		w.do(hj)
 		w.mu.Lock()
 		if w.done || w.alive > w.max {
 			w.alive--
@@ -41,7 +45,7 @@ func (w *workers) loop(f func()) {
 		}
 		w.mu.Unlock()
 		var ok bool
-		if f, ok = <-w.work; !ok {
+		if hj, ok = <-w.work; !ok {
 			return
 		}
 	}
