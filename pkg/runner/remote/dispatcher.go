@@ -91,21 +91,23 @@ type Dispatcher struct {
 	byTask map[string]*job // task id → job
 	hosts  map[string]seenHost
 	closed bool
-	// recent holds the ids of the last jobs that ended (ring), so a late message for one
-	// is told apart from one for a job this engine never issued.
-	recent    map[string]struct{}
+	// recentIDs holds the ids of the last jobs that ended (a ring at recentAt), so a
+	// late message for one is told apart from one for a job this engine never issued.
+	// Searched, not indexed: only a message for no running job looks, while a map
+	// beside it cost every job an insert and a delete.
 	recentIDs []string
 	recentAt  int
-	// unclaimed holds the jobs no host claimed yet: one sweep (sweeping while any is)
-	// shows them waiting and fails them at the queue timeout, not two timers per job.
-	unclaimed map[*job]struct{}
+	// unclaimed counts the jobs no host claimed yet (job.unclaimed): one sweep
+	// (sweeping while any is) shows them waiting and fails them at the queue timeout,
+	// not two timers per job.
+	unclaimed int
 	sweeping  bool
 }
 
 // whatCall is what current is asked for by a model or tool call.
 const whatCall = "call"
 
-// recentJobs bounds Dispatcher.recent.
+// recentJobs bounds Dispatcher.recentIDs.
 const recentJobs = 4096
 
 type seenHost struct {
@@ -127,6 +129,7 @@ type job struct {
 	seq           uint64    // the job message's stream sequence
 	queuedAt      time.Time // when it was published
 	startErr      error     // the stream refused the job: Start returns it
+	unclaimed     bool      // no host claimed it yet: the sweep watches it
 	shownWaiting  bool      // the sweep reported it waiting
 	dropAtEnd     bool      // Start deletes its message once it ended (no host ran it)
 	attempt       int
@@ -164,7 +167,7 @@ func NewDispatcher(ctx context.Context, cfg DispatcherConfig) (*Dispatcher, erro
 		return nil, fmt.Errorf("the job stream %s: %w", wire.Stream, err)
 	}
 	d := &Dispatcher{cfg: cfg, nc: cfg.Conn, js: js, log: cfg.Log, jobs: stream, byID: map[string]*job{}, byTask: map[string]*job{},
-		hosts: map[string]seenHost{}, recent: map[string]struct{}{}, unclaimed: map[*job]struct{}{}, ackInbox: cfg.Conn.NewInbox(),
+		hosts: map[string]seenHost{}, ackInbox: cfg.Conn.NewInbox(),
 		pubWake: make(chan struct{}, 1), pubStop: make(chan struct{})}
 	for subject, handler := range map[string]nats.MsgHandler{
 		d.ackInbox + ".*":  d.onPubAck,
@@ -264,7 +267,8 @@ func (d *Dispatcher) enqueue(rj runnerapi.Job, emit func(runnerapi.Event) error)
 	// publishTimeout, a host must take it within the queue timeout, and it is shown
 	// waiting after waitingAfter (most are claimed well within that and never wait).
 	j.queuedAt = time.Now()
-	d.unclaimed[j] = struct{}{}
+	j.unclaimed = true
+	d.unclaimed++
 	if !d.sweeping {
 		d.sweeping = true
 		go d.sweep()
@@ -465,17 +469,20 @@ func (d *Dispatcher) sweep() {
 		var waiting []runnerapi.Event
 		var waitingJobs, expired, unacked []*job
 		d.mu.Lock()
-		if len(d.unclaimed) == 0 {
+		if d.unclaimed == 0 {
 			d.sweeping = false
 			d.mu.Unlock()
 			return
 		}
-		for j := range d.unclaimed {
+		for _, j := range d.byID {
+			if !j.unclaimed {
+				continue
+			}
 			switch age := now.Sub(j.queuedAt); {
 			case j.seq == 0 && age >= publishTimeout:
 				unacked = append(unacked, j) // refused below, which forgets it
 			case age >= d.cfg.QueueTimeout:
-				delete(d.unclaimed, j)
+				d.claimedLocked(j)
 				j.dropAtEnd = true
 				expired = append(expired, j)
 			case age >= waitingAfter && !j.shownWaiting:
@@ -582,16 +589,22 @@ func (d *Dispatcher) forgetLocked(j *job) {
 		if len(d.recentIDs) < recentJobs {
 			d.recentIDs = append(d.recentIDs, j.id)
 		} else {
-			delete(d.recent, d.recentIDs[d.recentAt])
 			d.recentIDs[d.recentAt] = j.id
 			d.recentAt = (d.recentAt + 1) % recentJobs
 		}
-		d.recent[j.id] = struct{}{}
 	}
 	if d.byTask[j.taskID] == j {
 		delete(d.byTask, j.taskID)
 	}
-	delete(d.unclaimed, j)
+	d.claimedLocked(j)
+}
+
+// claimedLocked takes j off the unclaimed jobs the sweep watches.
+func (d *Dispatcher) claimedLocked(j *job) {
+	if j.unclaimed {
+		j.unclaimed = false
+		d.unclaimed--
+	}
 }
 
 // finish ends j with a terminal event made by the engine (no host reported one).
@@ -836,7 +849,7 @@ func (d *Dispatcher) claim(id string, c wire.Claim) wire.ClaimReply {
 	// The new attempt's context is made by its first call (current): most jobs make none.
 	j.attemptCtx, j.attemptCancel = nil, nil
 	j.attempt++
-	delete(d.unclaimed, j)
+	d.claimedLocked(j)
 	prev := j.host
 	j.host, j.ack = c.Host, c.Ack
 	attempt := j.attempt
@@ -861,7 +874,7 @@ func (d *Dispatcher) current(id, host string, attempt int, what string) (*job, c
 	forged := false
 	switch {
 	case j == nil:
-		if _, ok := d.recent[id]; ok {
+		if slices.Contains(d.recentIDs, id) {
 			why = "the job has ended"
 		} else {
 			why, forged = "this engine did not issue the job", true

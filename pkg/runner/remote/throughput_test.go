@@ -136,7 +136,7 @@ func TestStartReturnsTheStreamsRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.mu.Lock()
-	n := len(d.byID) + len(d.byTask) + len(d.unclaimed)
+	n := len(d.byID) + len(d.byTask) + d.unclaimed
 	d.mu.Unlock()
 	if n != 0 {
 		t.Errorf("the dispatcher still holds the refused job (%d entries)", n)
