@@ -80,11 +80,13 @@ type Dispatcher struct {
 	// growth, and the generator's lock taken by many Starts at once, cost more).
 	idMu     sync.Mutex
 	spareIDs []string
-	// ctlBuf, hb and replies are onEvent's (a subscription's handler runs one message
-	// at a time): each ControlBatch is written over the last one's (nats.Conn.Publish
-	// copies it), each HostBatch read into the last one's arrays, as are the answers.
+	// ctlBuf, hb, hbDec and replies are onEvent's (a subscription's handler runs one
+	// message at a time): each ControlBatch is written over the last one's
+	// (nats.Conn.Publish copies it), each HostBatch read into the arrays of the ones
+	// before, as are the answers.
 	ctlBuf  []byte
 	hb      wire.HostBatch
+	hbDec   wire.HostBatchDecoder
 	replies []wire.ClaimReply
 
 	mu     sync.Mutex
@@ -921,7 +923,7 @@ func (d *Dispatcher) onEvent(msg *nats.Msg) {
 	}
 	if wire.IsEvents(msg.Subject) {
 		hb := &d.hb // refilled message after message: nothing of it is kept past this one
-		if err := wire.DecodeHostBatch(msg.Data, hb); err != nil {
+		if err := d.hbDec.Decode(msg.Data, hb); err != nil {
 			d.log.Warn("unreadable job events", zap.String("subject", msg.Subject), zap.Error(err))
 			return
 		}

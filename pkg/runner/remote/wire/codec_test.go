@@ -111,13 +111,14 @@ func checkDecode(t testing.TB, data []byte) {
 	}
 	check(func() (any, bool) { var v Job; ok := decodeJob(data, &v); return &v, ok }, &Job{}, &Job{})
 	check(func() (any, bool) { var v HostBatch; ok := decodeHostBatch(data, &v, nil); return &v, ok }, &HostBatch{}, &HostBatch{})
-	// Into a batch read before, whose arrays it fills again: the same value.
-	reused := HostBatch{Host: "old", Claims: make([]Claim, 1, 4), Jobs: []Events{{Host: "old", Events: make([]Ev, 3, 5)}, {}}}
-	reused.Jobs = reused.Jobs[:0]
+	// By a decoder that read batches before, whose arrays it fills again: the same value.
+	dec := HostBatchDecoder{spare: HostBatch{Host: "old", Claims: make([]Claim, 1, 4), Jobs: []Events{{Host: "old", Events: make([]Ev, 3, 5)}, {}}}}
+	dec.spare.Jobs = dec.spare.Jobs[:0]
+	reused := HostBatch{Host: "old", Claims: make([]Claim, 2)}
 	var fresh HostBatch
 	errFresh := jsonv2.Unmarshal(data, &fresh, codecOptions)
-	if err := DecodeHostBatch(data, &reused); (err == nil) != (errFresh == nil) || err == nil && !reflect.DeepEqual(reused, fresh) {
-		t.Fatalf("DecodeHostBatch(%q) into a used batch = %#v, %v; want %#v, %v", data, reused, err, fresh, errFresh)
+	if err := dec.Decode(data, &reused); (err == nil) != (errFresh == nil) || err == nil && !reflect.DeepEqual(reused, fresh) {
+		t.Fatalf("HostBatchDecoder.Decode(%q) after other batches = %#v, %v; want %#v, %v", data, reused, err, fresh, errFresh)
 	}
 	check(func() (any, bool) { var v ControlBatch; ok := decodeControlBatch(data, &v, nil); return &v, ok }, &ControlBatch{}, &ControlBatch{})
 	usedCB := ControlBatch{Claims: make([]ClaimReply, 2, 3)}

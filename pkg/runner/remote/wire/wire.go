@@ -58,20 +58,32 @@ func Marshal(v any) ([]byte, error) {
 	return jsonv2.Marshal(v, codecOptions)
 }
 
-// DecodeHostBatch is Unmarshal of a HostBatch into hb, whose arrays (claims, jobs and
-// their events) it fills again rather than allocate: a reader of many batches that
-// keeps nothing of one past the next (the engine) reuses one HostBatch.
-func DecodeHostBatch(data []byte, hb *HostBatch) error {
-	spare := *hb
-	if *hb = (HostBatch{}); decodeHostBatch(data, hb, &spare) {
-		return nil
+// HostBatchDecoder reads HostBatch messages one after another into arrays (claims,
+// jobs and their events) it keeps from one message to the next, rather than allocate:
+// for a reader of many batches that keeps nothing of one past the next (the engine).
+// A batch without claims or without jobs leaves the arrays for the next one that has
+// them (a HostBatch reused as its own spare lost them there: most batches carry only
+// claims or only events, and their arrays were allocated again batch after batch).
+type HostBatchDecoder struct{ spare HostBatch }
+
+// Decode is Unmarshal of a HostBatch into hb, whose arrays are the decoder's until its
+// next Decode.
+func (d *HostBatchDecoder) Decode(data []byte, hb *HostBatch) error {
+	if *hb = (HostBatch{}); !decodeHostBatch(data, hb, &d.spare) {
+		*hb = HostBatch{}
+		return jsonv2.Unmarshal(data, hb, codecOptions)
 	}
-	*hb = HostBatch{}
-	return jsonv2.Unmarshal(data, hb, codecOptions)
+	if hb.Claims != nil {
+		d.spare.Claims = hb.Claims
+	}
+	if hb.Jobs != nil {
+		d.spare.Jobs = hb.Jobs
+	}
+	return nil
 }
 
 // DecodeControlBatch is Unmarshal of a ControlBatch into cb, whose answers array it
-// fills again (see DecodeHostBatch).
+// fills again rather than allocate (a ControlBatch always has answers).
 func DecodeControlBatch(data []byte, cb *ControlBatch) error {
 	spare := cb.Claims
 	if *cb = (ControlBatch{}); decodeControlBatch(data, cb, spare) {
