@@ -10,6 +10,9 @@ import (
 // an input is bad: anything outside the subset (escapes, null, fractions, an unknown or
 // repeated key, trailing bytes) makes it give up (ok false), and the reflective decoder
 // reads the message instead, so its answer (a value or an error) is the only one.
+// Why not a reused jsontext.Decoder: on a 13-job HostBatch, walking its tokens alone took
+// as long as this full decode, and reading the strings out made it about 2× slower with 4×
+// the allocations (25–30 µs against 12 µs), on the path every job crosses twice.
 type scanner struct {
 	b  []byte
 	i  int
