@@ -366,6 +366,15 @@ func (h *engineHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exec 
 	return exec(ctx, json.RawMessage(`{"command":"rewritten"}`))
 }
 
+// runToCompletion runs job on d and waits for its completed event and for Start to return.
+func runToCompletion(t *testing.T, d *Dispatcher, job runnerapi.Job) {
+	t.Helper()
+	ev := newEvents()
+	_, done := start(d, job, ev)
+	ev.next(t, runnerapi.EventCompleted)
+	<-done
+}
+
 // The command sandbox the engine sends with a call's execute step reaches the host
 // agent's runner whole; an engine that sends none leaves the job's own in force.
 func TestAgentJobCallCarriesItsSandbox(t *testing.T) {
@@ -378,11 +387,8 @@ func TestAgentJobCallCarriesItsSandbox(t *testing.T) {
 			Network: &runnerapi.SandboxNetwork{Allow: []string{"github.com"}}},
 		nil,
 	} {
-		ev := newEvents()
-		_, done := start(d, runnerapi.Job{ID: fmt.Sprintf("agent-sb-%d", i), Agent: &runnerapi.AgentJob{Prompt: "p"},
-			Host: &engineHost{callSandbox: sb}, Sandbox: &runnerapi.Sandbox{}}, ev)
-		ev.next(t, runnerapi.EventCompleted)
-		<-done
+		runToCompletion(t, d, runnerapi.Job{ID: fmt.Sprintf("agent-sb-%d", i), Agent: &runnerapi.AgentJob{Prompt: "p"},
+			Host: &engineHost{callSandbox: sb}, Sandbox: &runnerapi.Sandbox{}})
 		sh.mu.Lock()
 		got := sh.callSandboxes[len(sh.callSandboxes)-1]
 		sh.mu.Unlock()
@@ -400,11 +406,8 @@ func TestAgentJobCallCarriesItsSearchExclusions(t *testing.T) {
 	sh := newShell()
 	runAgent(t, ns, "h1", sh, nil, nil)
 	for i, paths := range [][]string{{"/p/secret.txt", "/p/.robota/worktrees/a/secret.txt"}, nil} {
-		ev := newEvents()
-		_, done := start(d, runnerapi.Job{ID: fmt.Sprintf("agent-search-%d", i), Agent: &runnerapi.AgentJob{Prompt: "p"},
-			Host: &engineHost{callSearch: paths}}, ev)
-		ev.next(t, runnerapi.EventCompleted)
-		<-done
+		runToCompletion(t, d, runnerapi.Job{ID: fmt.Sprintf("agent-search-%d", i), Agent: &runnerapi.AgentJob{Prompt: "p"},
+			Host: &engineHost{callSearch: paths}})
 		sh.mu.Lock()
 		got := sh.callSearches[len(sh.callSearches)-1]
 		sh.mu.Unlock()
