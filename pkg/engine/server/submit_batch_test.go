@@ -49,8 +49,9 @@ func TestSubmitSendsATurnInFewMessages(t *testing.T) {
 		if st := r.last().GetComplete().GetResult().GetContextState(); st.GetUsedTokens() != 11 {
 			t.Fatalf("complete carries context state %v, want the 11 tokens used", st)
 		}
-		// One message per event at most, and never one for the acceptance alone.
-		if r.messages > len(got) {
+		// One message per event at most, and one more when the acceptance's hold-back ran
+		// out before the turn's first event (a loaded machine).
+		if r.messages > len(got)+1 {
 			t.Fatalf("the turn took %d messages for %d events", r.messages, len(got))
 		}
 		if slices.Equal(got, want) && r.messages == 1 {
@@ -78,8 +79,25 @@ func TestSubmitHoldsBackOnlyBriefly(t *testing.T) {
 	if wait := time.Since(start); wait > time.Second {
 		t.Fatalf("the first message waited %v for the text", wait)
 	}
-	if first.GetAccepted().GetPromptId() == "" || len(first.GetEvents()) != 1 || first.GetEvents()[0].GetContextUpdate() == nil {
-		t.Fatalf("first message %v: want the acceptance and the context update", first)
+	if first.GetAccepted().GetPromptId() == "" {
+		t.Fatalf("first message %v: want the acceptance", first)
+	}
+	// The update usually rides with the acceptance; on a loaded machine it can come after
+	// the acceptance's hold-back, and then goes in a message of its own. Either way it
+	// comes before the late text, not with it.
+	update := first.GetEvents()
+	if len(update) == 0 {
+		second, err := stream.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wait := time.Since(start); wait > time.Second {
+			t.Fatalf("the context update waited %v for the text", wait)
+		}
+		update = second.GetEvents()
+	}
+	if len(update) != 1 || update[0].GetContextUpdate() == nil {
+		t.Fatalf("first message %v, then events %v: want the acceptance and the context update before the text", first, update)
 	}
 	if r := drainSubmit(stream, nil); r.err != nil || r.text() != "late" || r.last().GetComplete() == nil {
 		t.Fatalf("rest of the turn: %v, %q, %v", kinds(r.events), r.text(), r.err)
