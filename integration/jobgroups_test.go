@@ -55,7 +55,6 @@ func groupLifecycleOK(lines []string, n int) bool {
 	}
 	prev := -1
 	for i, l := range lines {
-		parts := strings.Split(l, ":")
 		want := "updated:running"
 		switch i {
 		case 0:
@@ -63,8 +62,9 @@ func groupLifecycleOK(lines []string, n int) bool {
 		case len(lines) - 1:
 			want = "completed:completed"
 		}
-		count, err := strconv.Atoi(parts[len(parts)-1])
-		if err != nil || strings.Join(parts[:len(parts)-1], ":") != want || count <= prev {
+		at := strings.LastIndexByte(l, ':')
+		count, err := strconv.Atoi(l[at+1:])
+		if at < 0 || err != nil || l[:at] != want || count <= prev {
 			return false
 		}
 		prev = count
