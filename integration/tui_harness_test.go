@@ -165,6 +165,25 @@ func (tm *term) waitFor(want string, within time.Duration) string {
 	}
 }
 
+// waitScreen polls the visible screen until ok holds for it and returns it; what
+// names the screen awaited in the failure. A change reaches the terminal in more than
+// one frame (the live area, then what is printed above it), so a screen compared whole
+// is awaited whole.
+func (tm *term) waitScreen(what string, within time.Duration, ok func(screen string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		s := tm.screen()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("no screen with %s within %v; screen:\n%s", what, within, s)
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+}
+
 // waitGone polls until want is no longer on the visible screen.
 func (tm *term) waitGone(want string, within time.Duration) string {
 	tm.t.Helper()

@@ -55,9 +55,13 @@ func TestTUIStreamedAnswer(t *testing.T) {
 		if strings.Contains(s, "omega-end") {
 			t.Fatalf("the whole answer came at once, not streamed:\n%s", s)
 		}
-		tm.waitFor("omega-end", tuiWait)
-		tm.waitGone("Working", tuiWait)
-		golden(t, "streamed", masked(tm.screen(), e))
+		// The turn's end reaches the screen in two frames: the prompt box's placeholder
+		// (the turn no longer runs) and the answer printed above it, which leaves the
+		// live area. The golden is taken once both are there: the answer once, and idle.
+		s = tm.waitScreen("the answer once and the idle prompt box", tuiWait, func(s string) bool {
+			return strings.Count(s, "omega-end") == 1 && strings.Contains(s, `> Try "explain this project"`)
+		})
+		golden(t, "streamed", masked(s, e))
 	})
 }
 
