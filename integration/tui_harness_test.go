@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -187,17 +188,7 @@ func (tm *term) waitScreen(what string, within time.Duration, ok func(screen str
 // waitGone polls until want is no longer on the visible screen.
 func (tm *term) waitGone(want string, within time.Duration) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		s := tm.screen()
-		if !strings.Contains(s, want) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("%q still on screen after %v:\n%s", want, within, s)
-		}
-		time.Sleep(40 * time.Millisecond)
-	}
+	return tm.waitScreen(strconv.Quote(want)+" gone", within, func(s string) bool { return !strings.Contains(s, want) })
 }
 
 var (
