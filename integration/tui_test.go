@@ -14,6 +14,9 @@ import (
 
 const tuiWait = 10 * time.Second
 
+// idlePrompt is the prompt box with its placeholder: what the screen shows once no turn runs.
+const idlePrompt = `> Try "explain this project"`
+
 // frontEnds runs fn once per way of running the TUI's session.
 func frontEnds(t *testing.T, script string, fn func(t *testing.T, e tuiEnv)) {
 	t.Run("inprocess", func(t *testing.T) {
@@ -59,7 +62,7 @@ func TestTUIStreamedAnswer(t *testing.T) {
 		// (the turn no longer runs) and the answer printed above it, which leaves the
 		// live area. The golden is taken once both are there: the answer once, and idle.
 		s = tm.waitScreen("the answer once and the idle prompt box", tuiWait, func(s string) bool {
-			return strings.Count(s, "omega-end") == 1 && strings.Contains(s, `> Try "explain this project"`)
+			return strings.Count(s, "omega-end") == 1 && strings.Contains(s, idlePrompt)
 		})
 		golden(t, "streamed", masked(s, e))
 	})
@@ -161,7 +164,7 @@ func TestTUISlashCompletionAndHelp(t *testing.T) {
 		tm.waitFor("/rename NAME - Name this session", tuiWait)
 		// The list and the cleared prompt box may reach the screen in two frames: the
 		// golden is taken once the box shows its placeholder again.
-		s = tm.waitFor(`> Try "explain this project"`, tuiWait)
+		s = tm.waitFor(idlePrompt, tuiWait)
 		if !strings.Contains(s, "/rename NAME - Name this session") {
 			t.Fatalf("the /help list left the screen:\n%s", s)
 		}
