@@ -4,6 +4,7 @@ package main
 import (
 	"os"
 
+	_ "github.com/robota-sdk/robota-go/internal/startstack" // grows the main stack before the libraries' inits
 	"github.com/robota-sdk/robota-go/pkg/cli"
 	"github.com/robota-sdk/robota-go/pkg/providers/providerproc"
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 
+	_ "github.com/robota-sdk/robota-go/internal/startstack" // grows the main stack before the libraries' inits
 	"github.com/robota-sdk/robota-go/pkg/daemon"
 	"github.com/robota-sdk/robota-go/pkg/providers/openaicompat"
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"

@@ -6,6 +6,7 @@
 package main
 
 import (
+	_ "github.com/robota-sdk/robota-go/internal/startstack" // grows the main stack before the libraries' inits
 	"github.com/robota-sdk/robota-go/pkg/providers/openaicompat"
 	"github.com/robota-sdk/robota-go/pkg/providers/providerplugin"
 )

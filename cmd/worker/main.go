@@ -9,6 +9,7 @@ package main
 import (
 	"os"
 
+	_ "github.com/robota-sdk/robota-go/internal/startstack" // grows the main stack before the libraries' inits
 	"github.com/robota-sdk/robota-go/pkg/engine/assemble/plugins/gitclone"
 	"github.com/robota-sdk/robota-go/pkg/runner/remote"
 	"github.com/robota-sdk/robota-go/pkg/runner/worker"
