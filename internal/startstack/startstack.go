@@ -25,9 +25,9 @@
 // (TestGrowDoesNotAllocate).
 package startstack
 
-// frameBytes × depth must exceed 64 KiB, so the runtime sizes the stack at 128 KiB.
-// Each frame stays far below the compiler's limit for variables kept on the stack; a
-// single 128 KiB array would not.
+// grow's depth+1 frames of frameBytes must need more than 64 KiB, so the runtime sizes
+// the stack at 128 KiB. Small frames keep far from the compiler's 128 KiB limit for a
+// variable kept on the stack, which one big array would sit next to.
 const (
 	frameBytes = 8 << 10
 	depth      = 9
