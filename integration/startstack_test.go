@@ -50,11 +50,20 @@ func TestStackGrownBeforeLibraryInits(t *testing.T) {
 				t.Fatalf("%s: no init of internal/startstack in the trace; stderr:\n%s", tc.binary, stderr.String())
 			}
 			for _, pkg := range before {
-				std := !strings.Contains(strings.SplitN(pkg, "/", 2)[0], ".")
-				if !std || (pkg != "runtime" && !strings.HasPrefix(pkg, "internal/") && !strings.Contains(pkg, "/internal/")) {
+				if !runtimeOrStdInternal(pkg) {
 					t.Errorf("%s: %s is initialized before internal/startstack (all before it: %v)", tc.binary, pkg, before)
 				}
 			}
 		})
 	}
+}
+
+// runtimeOrStdInternal says whether pkg is the runtime or one of the standard library's
+// internal packages (a standard import path has no dot in its first element).
+func runtimeOrStdInternal(pkg string) bool {
+	first, _, _ := strings.Cut(pkg, "/")
+	if strings.Contains(first, ".") {
+		return false
+	}
+	return pkg == "runtime" || strings.HasPrefix(pkg, "internal/") || strings.Contains(pkg, "/internal/")
 }
