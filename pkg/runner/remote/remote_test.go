@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -87,6 +88,25 @@ func newDispatcher(t testing.TB, ns *server.Server, cfg DispatcherConfig) *Dispa
 	}
 	t.Cleanup(d.Close)
 	return d
+}
+
+// untilEmpty returns once the work-queue stream s holds no message (the server has
+// applied every ack of the messages put on it), looking every interval; it fails t
+// after 10 s.
+func untilEmpty(t testing.TB, s jetstream.Stream, every time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(every) {
+		info, err := s.Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stream %s still holds %d messages after 10 s", info.Config.Name, info.State.Msgs)
+		}
+	}
 }
 
 // runAgent runs a host agent named name over runner until the returned stop is called
@@ -523,20 +543,7 @@ func TestBadAndForeignJobsAreTerminated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		info, err := d.js.Stream(context.Background(), wire.Stream)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info.CachedInfo().State.Msgs == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the stream still holds %d messages", info.CachedInfo().State.Msgs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	untilEmpty(t, d.jobs, 50*time.Millisecond)
 	if got := sh.startedJobs(); len(got) != 0 {
 		t.Fatalf("the host ran %v", got)
 	}

@@ -255,18 +255,7 @@ func TestACopyOfAJobsMessageRunsNoSecondTask(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		info, err := d.jobs.Info(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info.State.Msgs == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the stream still holds %d messages", info.State.Msgs)
-		}
-	}
+	untilEmpty(t, d.jobs, 20*time.Millisecond)
 	if got := sh.startedJobs(); len(got) != 1 {
 		t.Fatalf("the host started %v, want the task once", got)
 	}
