@@ -1,32 +1,38 @@
 package permission
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
+)
 
 // awkSpec covers POSIX awk, gawk, mawk and busybox awk. The program (the first
 // operand unless -f, -E or -e gives it) is scanned for what runs programs or writes
 // files; a program read from a file is unknown.
-var awkSpec = &cmdSpec{
-	opts: optSpec{noArg: "bcCghMNnOPrsStVY", withArg: "FvfEeilW", optArg: "dDLop",
-		longNoArg: []string{"characters-as-bytes", "traditional", "copyright", "gen-pot", "help", "bignum",
-			"use-lc-numeric", "non-decimal-data", "optimize", "posix", "re-interval", "no-optimize", "sandbox",
-			"lint-old", "version", "csv"},
-		longWithArg: []string{"field-separator", "assign", "file", "exec", "source", "include", "load"},
-		longOptArg:  []string{"dump-variables", "debug", "lint", "pretty-print", "profile"}},
-	// awk's options end at the program (no GNU permutation).
-	abbrev: true, inOrder: true, operands: roleRead,
-	optRoles: map[string]role{"f": roleRead, "file": roleRead, "E": roleRead, "exec": roleRead,
-		"d": roleWrite, "dump-variables": roleWrite, "o": roleWrite, "pretty-print": roleWrite,
-		"p": roleWrite, "profile": roleWrite},
-	danger: map[string]string{"f": "awk -f runs a program we do not see", "file": "awk -f runs a program we do not see",
-		"E": "awk -E runs a program we do not see", "exec": "awk --exec runs a program we do not see",
-		"i": "awk -i loads a library we do not see", "include": "awk --include loads a library we do not see",
-		"l": "awk -l loads an extension", "load": "awk --load loads an extension",
-		"d": "awk -d writes a file", "dump-variables": "awk --dump-variables writes a file",
-		"o": "awk -o writes a file", "pretty-print": "awk --pretty-print writes a file",
-		"p": "awk -p writes a file", "profile": "awk --profile writes a file",
-		"D": "awk -D starts a debugger", "debug": "awk --debug starts a debugger"},
-	post: awkPost,
-}
+var awkSpec = &lazy.Value[*cmdSpec]{Build: func() *cmdSpec {
+	return &cmdSpec{
+		opts: optSpec{noArg: "bcCghMNnOPrsStVY", withArg: "FvfEeilW", optArg: "dDLop",
+			longNoArg: []string{"characters-as-bytes", "traditional", "copyright", "gen-pot", "help", "bignum",
+				"use-lc-numeric", "non-decimal-data", "optimize", "posix", "re-interval", "no-optimize", "sandbox",
+				"lint-old", "version", "csv"},
+			longWithArg: []string{"field-separator", "assign", "file", "exec", "source", "include", "load"},
+			longOptArg:  []string{"dump-variables", "debug", "lint", "pretty-print", "profile"}},
+		// awk's options end at the program (no GNU permutation).
+		abbrev: true, inOrder: true, operands: roleRead,
+		optRoles: map[string]role{"f": roleRead, "file": roleRead, "E": roleRead, "exec": roleRead,
+			"d": roleWrite, "dump-variables": roleWrite, "o": roleWrite, "pretty-print": roleWrite,
+			"p": roleWrite, "profile": roleWrite},
+		danger: map[string]string{"f": "awk -f runs a program we do not see", "file": "awk -f runs a program we do not see",
+			"E": "awk -E runs a program we do not see", "exec": "awk --exec runs a program we do not see",
+			"i": "awk -i loads a library we do not see", "include": "awk --include loads a library we do not see",
+			"l": "awk -l loads an extension", "load": "awk --load loads an extension",
+			"d": "awk -d writes a file", "dump-variables": "awk --dump-variables writes a file",
+			"o": "awk -o writes a file", "pretty-print": "awk --pretty-print writes a file",
+			"p": "awk -p writes a file", "profile": "awk --profile writes a file",
+			"D": "awk -D starts a debugger", "debug": "awk --debug starts a debugger"},
+		post: awkPost,
+	}
+}}
 
 func awkPost(p *parsed, ef *effects) {
 	ops := p.operands

@@ -58,7 +58,7 @@ func (x *extractor) declWords(variant string, ws []word) (flags string) {
 		if !intLiteral.MatchString(value) {
 			x.taint(baseName(name))
 		}
-		if promptVars[name] && strings.ContainsAny(value, "$`") {
+		if promptVars(name) && strings.ContainsAny(value, "$`") {
 			x.evaluatedAgain(where)
 		}
 	}
@@ -262,7 +262,7 @@ func (x *extractor) envAssigns(ws []word) {
 		switch {
 		case strings.HasPrefix(name, "BASH_FUNC_"):
 			x.evaluatedAgain(w.lit) // an exported function: bash imports its body
-		case promptVars[name] && strings.ContainsAny(value, "$`"):
+		case promptVars(name) && strings.ContainsAny(value, "$`"):
 			x.evaluatedAgain(w.lit)
 		}
 		if !intLiteral.MatchString(value) {

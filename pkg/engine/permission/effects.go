@@ -263,20 +263,20 @@ func effectsOf(ws []word) effects {
 		return effects{unknown: true}
 	}
 	name := path.Base(ws[0].lit)
-	if strings.Contains(ws[0].lit, "/") && !systemBin[path.Dir(path.Clean(ws[0].lit))] {
+	if strings.Contains(ws[0].lit, "/") && !systemBin(path.Dir(path.Clean(ws[0].lit))) {
 		return effects{unknown: true} // ./cat is a script of the project, not cat
 	}
 	args := ws[1:]
-	if f, ok := customCommands[name]; ok {
+	if f, ok := customCommands.Get()[name]; ok {
 		return f(args)
 	}
-	s, ok := commandTable[name]
-	if !ok && inertCommands[name] {
+	s, ok := commandTable.Get()[name]
+	if !ok && inertCommands(name) {
 		return effects{readOnly: true}
 	}
 	if !ok {
-		if runnerCommands[name] {
-			return effects{readOnly: readOnlyRunners[name]}
+		if runnerCommands(name) {
+			return effects{readOnly: readOnlyRunners(name)}
 		}
 		return effects{unknown: true}
 	}
@@ -350,20 +350,30 @@ func (ef *effects) setDanger(why string) {
 }
 
 // systemBin are the directories whose programs are the commands the table knows.
-var systemBin = map[string]bool{"/bin": true, "/usr/bin": true, "/usr/local/bin": true, "/sbin": true,
-	"/usr/sbin": true, "/opt/homebrew/bin": true}
+func systemBin(s string) bool {
+	switch s {
+	case "/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin":
+		return true
+	}
+	return false
+}
 
 // safeEnv are variables a runner may set without changing what the command runs.
-var safeEnv = map[string]bool{"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLUMNS": true,
-	"LINES": true, "NO_COLOR": true, "FORCE_COLOR": true, "CLICOLOR": true, "CI": true, "NODE_ENV": true,
-	"RUST_BACKTRACE": true, "RUST_LOG": true, "PYTHONUNBUFFERED": true, "PYTHONDONTWRITEBYTECODE": true,
-	"GOOS": true, "GOARCH": true, "CGO_ENABLED": true, "GOMAXPROCS": true, "TMPDIR": true}
+func safeEnv(s string) bool {
+	switch s {
+	case "LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CI",
+		"NODE_ENV", "RUST_BACKTRACE", "RUST_LOG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "GOOS", "GOARCH",
+		"CGO_ENABLED", "GOMAXPROCS", "TMPDIR":
+		return true
+	}
+	return false
+}
 
 // unsafeEnv returns the first NAME=value word whose name is not in safeEnv or LC_*.
 func unsafeEnv(assigns []word) string {
 	for _, a := range assigns {
 		name, _, _ := strings.Cut(a.lit, "=")
-		if !safeEnv[name] && !strings.HasPrefix(name, "LC_") {
+		if !safeEnv(name) && !strings.HasPrefix(name, "LC_") {
 			return name
 		}
 	}
@@ -372,16 +382,22 @@ func unsafeEnv(assigns []word) string {
 
 // runnerCommands run the command in their arguments, which is followed as a
 // sub-command of its own (runners.go); they have no file operands of their own here.
-var runnerCommands = map[string]bool{
-	"env": true, "sudo": true, "doas": true, "exec": true, "setsid": true, "xargs": true, "su": true,
-	"script": true, "busybox": true, "toybox": true, "ionice": true, "chrt": true, "taskset": true,
-	"flock": true, "unshare": true, "setpriv": true, "chroot": true, "eval": true, "nohup": true,
-	"nice": true, "timeout": true, "stdbuf": true, "time": true, "builtin": true, "command": true,
+func runnerCommands(s string) bool {
+	switch s {
+	case "env", "sudo", "doas", "exec", "setsid", "xargs", "su", "script", "busybox", "toybox", "ionice", "chrt",
+		"taskset", "flock", "unshare", "setpriv", "chroot", "eval", "nohup", "nice", "timeout", "stdbuf", "time",
+		"builtin", "command":
+		return true
+	}
+	return false
 }
 
 // readOnlyRunners add nothing of their own to what they run.
-var readOnlyRunners = map[string]bool{
-	"env": true, "exec": true, "setsid": true, "xargs": true, "busybox": true, "toybox": true, "ionice": true,
-	"chrt": true, "taskset": true, "eval": true, "nohup": true, "nice": true, "timeout": true, "stdbuf": true,
-	"time": true, "builtin": true, "command": true,
+func readOnlyRunners(s string) bool {
+	switch s {
+	case "env", "exec", "setsid", "xargs", "busybox", "toybox", "ionice", "chrt", "taskset", "eval", "nohup",
+		"nice", "timeout", "stdbuf", "time", "builtin", "command":
+		return true
+	}
+	return false
 }

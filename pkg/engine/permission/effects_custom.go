@@ -4,19 +4,23 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // customCommands are commands whose arguments a cmdSpec cannot describe.
-var customCommands = map[string]func([]word) effects{
-	"find": findEffects, "git": gitEffects, "tar": tarEffects, "dd": ddEffects,
-	"chmod": modeEffects("chmod"), "chown": modeEffects("chown"), "chgrp": modeEffects("chgrp"),
-	"sh": shellEffects, "bash": shellEffects, "dash": shellEffects, "zsh": shellEffects, "ksh": shellEffects,
-	"mksh": shellEffects, "ash": shellEffects, "curl": curlEffects, "wget": wgetEffects, "xargs": xargsEffects,
-	"jq": jqEffects, "unzip": unzipEffects, "patch": patchEffects,
-	"7z": extractorEffects, "7za": extractorEffects, "7zr": extractorEffects, "bsdtar": extractorEffects,
-	"cpio": extractorEffects, "pax": extractorEffects, "ar": extractorEffects, "jar": extractorEffects,
-	"unrar": extractorEffects, "unar": extractorEffects,
-}
+var customCommands = &lazy.Value[map[string]func([]word) effects]{Build: func() map[string]func([]word) effects {
+	return map[string]func([]word) effects{
+		"find": findEffects, "git": gitEffects, "tar": tarEffects, "dd": ddEffects,
+		"chmod": modeEffects("chmod"), "chown": modeEffects("chown"), "chgrp": modeEffects("chgrp"),
+		"sh": shellEffects, "bash": shellEffects, "dash": shellEffects, "zsh": shellEffects, "ksh": shellEffects,
+		"mksh": shellEffects, "ash": shellEffects, "curl": curlEffects, "wget": wgetEffects, "xargs": xargsEffects,
+		"jq": jqEffects, "unzip": unzipEffects, "patch": patchEffects,
+		"7z": extractorEffects, "7za": extractorEffects, "7zr": extractorEffects, "bsdtar": extractorEffects,
+		"cpio": extractorEffects, "pax": extractorEffects, "ar": extractorEffects, "jar": extractorEffects,
+		"unrar": extractorEffects, "unar": extractorEffects,
+	}
+}}
 
 // unzipEffects: unzip ARCHIVE [MEMBER ...] [-x NAME ...] [-d DIR]. The archive is read;
 // its members are written below DIR (or the working directory) under the archive's

@@ -2,72 +2,99 @@ package permission
 
 import (
 	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // gitSafeConfig are configuration keys that `git -c` may set without running a
 // program or changing what git trusts; any other key is a dangerous form (core.pager,
 // core.sshCommand, core.fsmonitor, diff.external, alias.*, safe.directory ...).
-var gitSafeConfig = map[string]bool{
-	"color.ui": true, "color.diff": true, "color.status": true, "color.branch": true, "color.grep": true,
-	"core.quotepath": true, "core.abbrev": true, "core.autocrlf": true, "core.safecrlf": true,
-	"core.longpaths": true, "log.showsignature": true, "log.decorate": true, "log.date": true,
-	"advice.detachedhead": true, "user.name": true, "user.email": true, "init.defaultbranch": true,
-	"i18n.logoutputencoding": true, "column.ui": true, "diff.noprefix": true, "diff.renames": true,
-	"diff.algorithm": true, "diff.context": true, "merge.conflictstyle": true, "pull.rebase": true,
-	"push.default": true, "commit.gpgsign": true, "tag.gpgsign": true, "status.showuntrackedfiles": true,
-	"core.precomposeunicode": true, "grep.linenumber": true, "pager.branch": false,
+func gitSafeConfig(s string) bool {
+	switch s {
+	case "color.ui", "color.diff", "color.status", "color.branch", "color.grep", "core.quotepath", "core.abbrev",
+		"core.autocrlf", "core.safecrlf", "core.longpaths", "log.showsignature", "log.decorate", "log.date",
+		"advice.detachedhead", "user.name", "user.email", "init.defaultbranch", "i18n.logoutputencoding",
+		"column.ui", "diff.noprefix", "diff.renames", "diff.algorithm", "diff.context", "merge.conflictstyle",
+		"pull.rebase", "push.default", "commit.gpgsign", "tag.gpgsign", "status.showuntrackedfiles",
+		"core.precomposeunicode", "grep.linenumber":
+		return true
+	case "pager.branch": // listed as not safe: a pager setting can name a program
+		return false
+	}
+	return false
 }
 
 // gitReadOnly are subcommands that only read the repository (some only in the forms
 // gitListing accepts).
-var gitReadOnly = map[string]bool{
-	"status": true, "log": true, "show": true, "diff": true, "blame": true, "annotate": true, "grep": true,
-	"ls-files": true, "ls-tree": true, "ls-remote": true, "cat-file": true, "rev-parse": true, "rev-list": true,
-	"describe": true, "shortlog": true, "whatchanged": true, "count-objects": true, "for-each-ref": true,
-	"merge-base": true, "name-rev": true, "show-ref": true, "var": true, "version": true, "help": true,
-	"check-ignore": true, "check-attr": true, "cherry": true, "range-diff": true, "show-branch": true,
-	"verify-commit": true, "verify-tag": true, "diff-tree": true, "diff-files": true, "diff-index": true,
+func gitReadOnly(s string) bool {
+	switch s {
+	case "status", "log", "show", "diff", "blame", "annotate", "grep", "ls-files", "ls-tree", "ls-remote",
+		"cat-file", "rev-parse", "rev-list", "describe", "shortlog", "whatchanged", "count-objects", "for-each-ref",
+		"merge-base", "name-rev", "show-ref", "var", "version", "help", "check-ignore", "check-attr", "cherry",
+		"range-diff", "show-branch", "verify-commit", "verify-tag", "diff-tree", "diff-files", "diff-index":
+		return true
+	}
+	return false
 }
 
 // gitListing: these are read-only when they only list.
-var gitListing = map[string]func(ops []word, opts []string) bool{
-	"branch": func(ops []word, opts []string) bool {
-		return len(ops) == 0 && !anyOf(opts, "-d", "-D", "-m", "-M", "-c", "-C", "-f", "-u", "--delete", "--move", "--copy", "--force", "--set-upstream-to", "--unset-upstream", "--edit-description", "--track", "--no-track", "--create-reflog")
-	},
-	"tag":    func(ops []word, opts []string) bool { return len(ops) == 0 || anyOf(opts, "-l", "--list") },
-	"remote": func(ops []word, _ []string) bool { return len(ops) == 0 || litIn(ops[0], "show", "get-url") },
-	"stash":  func(ops []word, _ []string) bool { return len(ops) > 0 && litIn(ops[0], "list", "show") },
-	"worktree": func(ops []word, _ []string) bool {
-		return len(ops) > 0 && litIn(ops[0], "list")
-	},
-	"reflog": func(ops []word, _ []string) bool { return len(ops) == 0 || litIn(ops[0], "show") },
-	"config": func(ops []word, opts []string) bool {
-		return anyOf(opts, "--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin") ||
-			(len(ops) > 0 && litIn(ops[0], "get", "list")) || (len(ops) == 1 && !strings.Contains(ops[0].lit, "="))
-	},
-}
+var gitListing = &lazy.Value[map[string]func(ops []word, opts []string) bool]{Build: func() map[string]func(ops []word, opts []string) bool {
+	return map[string]func(ops []word, opts []string) bool{
+		"branch": func(ops []word, opts []string) bool {
+			return len(ops) == 0 && !anyOf(opts, "-d", "-D", "-m", "-M", "-c", "-C", "-f", "-u", "--delete", "--move", "--copy", "--force", "--set-upstream-to", "--unset-upstream", "--edit-description", "--track", "--no-track", "--create-reflog")
+		},
+		"tag":    func(ops []word, opts []string) bool { return len(ops) == 0 || anyOf(opts, "-l", "--list") },
+		"remote": func(ops []word, _ []string) bool { return len(ops) == 0 || litIn(ops[0], "show", "get-url") },
+		"stash":  func(ops []word, _ []string) bool { return len(ops) > 0 && litIn(ops[0], "list", "show") },
+		"worktree": func(ops []word, _ []string) bool {
+			return len(ops) > 0 && litIn(ops[0], "list")
+		},
+		"reflog": func(ops []word, _ []string) bool { return len(ops) == 0 || litIn(ops[0], "show") },
+		"config": func(ops []word, opts []string) bool {
+			return anyOf(opts, "--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin") ||
+				(len(ops) > 0 && litIn(ops[0], "get", "list")) || (len(ops) == 1 && !strings.Contains(ops[0].lit, "="))
+		},
+	}
+}}
 
 // gitDangerOpts are subcommand options that run programs or write files, by the full
 // name (git accepts unique abbreviations, so a prefix of one counts).
-var gitDangerOpts = map[string]string{
-	"output": "writes a file", "upload-pack": "runs a program", "receive-pack": "runs a program",
-	"exec": "runs a program", "open-files-in-pager": "runs a program", "extcmd": "runs a program",
-	"config-env": "sets configuration that can run a program", "tool": "runs a program",
-	"smtp-server": "runs a program", "to-cmd": "runs a program", "cc-cmd": "runs a program",
-	"header-cmd": "runs a program", "sendmail-cmd": "runs a program", "template": "installs hooks",
-}
+var gitDangerOpts = &lazy.Value[map[string]string]{Build: func() map[string]string {
+	return map[string]string{
+		"output": "writes a file", "upload-pack": "runs a program", "receive-pack": "runs a program",
+		"exec": "runs a program", "open-files-in-pager": "runs a program", "extcmd": "runs a program",
+		"config-env": "sets configuration that can run a program", "tool": "runs a program",
+		"smtp-server": "runs a program", "to-cmd": "runs a program", "cc-cmd": "runs a program",
+		"header-cmd": "runs a program", "sendmail-cmd": "runs a program", "template": "installs hooks",
+	}
+}}
 
 // gitRiskyOptions are subcommands with options that write files or run programs.
-var gitRiskyOptions = map[string]bool{"log": true, "diff": true, "show": true, "grep": true, "rebase": true,
-	"fetch": true, "clone": true, "pull": true, "ls-remote": true, "archive": true, "format-patch": true,
-	"whatchanged": true, "difftool": true, "mergetool": true, "send-email": true, "init": true, "push": true,
-	"range-diff": true, "diff-tree": true, "diff-files": true, "diff-index": true, "shortlog": true,
-	"submodule": true, "bisect": true}
+func gitRiskyOptions(s string) bool {
+	switch s {
+	case "log", "diff", "show", "grep", "rebase", "fetch", "clone", "pull", "ls-remote", "archive",
+		"format-patch", "whatchanged", "difftool", "mergetool", "send-email", "init", "push", "range-diff",
+		"diff-tree", "diff-files", "diff-index", "shortlog", "submodule", "bisect":
+		return true
+	}
+	return false
+}
 
 // gitDangerShort are short options that run programs, per subcommand (also inside a
 // cluster such as -nO).
-var gitDangerShort = map[string]string{"grep": "O", "rebase": "x", "clone": "u", "fetch": "u", "pull": "u",
-	"ls-remote": "u", "archive": "", "difftool": "x", "mergetool": ""}
+func gitDangerShort(s string) string {
+	switch s {
+	case "grep":
+		return "O"
+	case "rebase", "difftool":
+		return "x"
+	case "clone", "fetch", "pull", "ls-remote":
+		return "u"
+	case "archive", "mergetool": // listed, with no short option of this kind
+		return ""
+	}
+	return ""
+}
 
 func anyOf(list []string, names ...string) bool {
 	for _, n := range names {
@@ -132,7 +159,7 @@ func gitEffects(args []word) effects {
 		case "-c":
 			v, ok := takeVal()
 			key, _, _ := strings.Cut(v.lit, "=")
-			if !ok || !v.static || !gitSafeConfig[strings.ToLower(key)] {
+			if !ok || !v.static || !gitSafeConfig(strings.ToLower(key)) {
 				ef.setDanger("git -c " + v.lit + " can run a program")
 			}
 		case "--config-env":
@@ -165,7 +192,7 @@ func gitEffects(args []word) effects {
 			// A word known only at run time may be an option: dangerous where the
 			// subcommand has options that write or run (a quoted "$msg" for commit -m
 			// is not).
-			if w.splittable || gitRiskyOptions[sub] && !afterDashes && classifyOptionWord(w) == unreadable {
+			if w.splittable || gitRiskyOptions(sub) && !afterDashes && classifyOptionWord(w) == unreadable {
 				ef.setDanger("git arguments known only at run time")
 			}
 			ops = append(ops, w)
@@ -182,14 +209,14 @@ func gitEffects(args []word) effects {
 		opts = append(opts, w.lit)
 		if strings.HasPrefix(w.lit, "--") {
 			name, _, _ := strings.Cut(w.lit[2:], "=")
-			for full, why := range gitDangerOpts {
+			for full, why := range gitDangerOpts.Get() {
 				if name != "" && strings.HasPrefix(full, name) && len(name) >= 3 {
 					ef.setDanger("git " + sub + " --" + full + " " + why)
 				}
 			}
 		}
 	}
-	if letters := gitDangerShort[sub]; letters != "" {
+	if letters := gitDangerShort(sub); letters != "" {
 		for _, o := range opts {
 			if !strings.HasPrefix(o, "--") && strings.ContainsAny(o[1:], letters) {
 				ef.setDanger("git " + sub + " " + o + " runs a program")
@@ -225,7 +252,7 @@ func gitEffects(args []word) effects {
 			ef.add(roleReadWrite, place(w))
 		}
 	case "config":
-		if gitListing["config"](ops, opts) {
+		if gitListing.Get()["config"](ops, opts) {
 			break
 		}
 		switch {
@@ -252,10 +279,10 @@ func gitEffects(args []word) effects {
 		}
 	}
 	if ef.danger == "" && len(ef.writes) == 0 {
-		if f, ok := gitListing[sub]; ok {
+		if f, ok := gitListing.Get()[sub]; ok {
 			ef.readOnly = f(ops, opts)
 		} else {
-			ef.readOnly = gitReadOnly[sub]
+			ef.readOnly = gitReadOnly(sub)
 		}
 	}
 	return ef
@@ -329,11 +356,11 @@ func tarEffects(args []word) effects {
 		"quote-chars", "no-quote-chars", "level", "pax-option", "suffix", "backup", "owner-map", "group-map",
 		"hole-detection", "clamp-mtime", "exclude-tag", "exclude-tag-under", "exclude-tag-all", "xattrs-include",
 		"xattrs-exclude", "atime-preserve"}
-	s.danger = tarDanger
+	s.danger = tarDanger.Get()
 	p := parseArgs(args, s)
 	ef := effects{}
 	for _, o := range p.opts {
-		if why, ok := tarDanger[o.name]; ok {
+		if why, ok := tarDanger.Get()[o.name]; ok {
 			ef.setDanger(why)
 		}
 	}
@@ -415,58 +442,62 @@ func tarEffects(args []word) effects {
 	return ef
 }
 
-var rgSpec = &cmdSpec{
-	opts: optSpec{noArg: "abcFHhiILlnNopqSsuUvwxz0.", withArg: "ABCdEefgjMmrTt",
-		longNoArg: []string{"text", "binary", "block-buffered", "byte-offset", "case-sensitive", "column", "count",
-			"count-matches", "crlf", "debug", "trace", "files", "files-with-matches", "files-without-match",
-			"fixed-strings", "follow", "glob-case-insensitive", "heading", "no-heading", "hidden", "no-hidden",
-			"ignore-case", "ignore-file-case-insensitive", "include-zero", "invert-match", "json", "line-buffered",
-			"line-number", "no-line-number", "line-regexp", "max-columns-preview", "mmap", "no-mmap", "multiline",
-			"multiline-dotall", "no-config", "no-ignore", "no-ignore-dot", "no-ignore-exclude", "no-ignore-files",
-			"no-ignore-global", "no-ignore-parent", "no-ignore-vcs", "no-messages", "no-require-git", "no-unicode",
-			"null", "null-data", "one-file-system", "only-matching", "passthru", "pcre2", "pcre2-version", "pretty",
-			"quiet", "search-zip", "smart-case", "sort-files", "stats", "stop-on-nonmatch", "trim", "type-list",
-			"unrestricted", "vimgrep", "with-filename", "no-filename", "word-regexp", "auto-hybrid-regex",
-			"no-pcre2-unicode", "help", "version", "no-column", "no-byte-offset", "no-block-buffered",
-			"no-context-separator", "no-crlf", "no-encoding", "no-fixed-strings", "no-follow", "no-glob-case-insensitive",
-			"no-ignore-messages", "no-include-zero", "no-invert-match", "no-json", "no-line-buffered",
-			"no-max-columns-preview", "no-multiline", "no-multiline-dotall", "no-one-file-system", "no-only-matching",
-			"no-passthru", "no-pcre2", "no-search-zip", "no-sort-files", "no-stats", "no-text", "no-trim",
-			"no-unrestricted", "no-binary", "no-pre", "no-ignore-case", "no-word-regexp", "no-line-regexp",
-			"generate"},
-		longWithArg: []string{"after-context", "before-context", "context", "color", "colors", "context-separator",
-			"dfa-size-limit", "encoding", "engine", "field-context-separator", "field-match-separator", "file",
-			"glob", "iglob", "ignore-file", "max-columns", "max-count", "max-depth", "maxdepth", "max-filesize",
-			"path-separator", "pre", "pre-glob", "regex-size-limit", "regexp", "replace", "sort", "sortr", "threads",
-			"type", "type-add", "type-clear", "type-not", "hostname-bin", "hyperlink-format"}},
-	operands: roleRead, skip: 1, skipUnless: []string{"e", "f", "regexp", "file", "files", "type-list"},
-	optRoles:    map[string]role{"f": roleRead, "file": roleRead, "ignore-file": roleRead},
-	implicitDot: true, // rg searches the working directory when no path is given
-	post: func(p *parsed, ef *effects) {
-		ef.recursive = true
-		// -uu and -uuu mean --hidden too; the repetition is not counted, so any -u counts.
-		ef.skipsHidden = !p.has("hidden", ".", "u", "unrestricted")
-		ef.followsLinks = p.has("L", "follow")
-	},
-	danger: map[string]string{"pre": "rg --pre runs a program on every file", "pre-glob": "rg --pre-glob runs a program",
-		"hostname-bin": "rg --hostname-bin runs a program"},
-}
+var rgSpec = &lazy.Value[*cmdSpec]{Build: func() *cmdSpec {
+	return &cmdSpec{
+		opts: optSpec{noArg: "abcFHhiILlnNopqSsuUvwxz0.", withArg: "ABCdEefgjMmrTt",
+			longNoArg: []string{"text", "binary", "block-buffered", "byte-offset", "case-sensitive", "column", "count",
+				"count-matches", "crlf", "debug", "trace", "files", "files-with-matches", "files-without-match",
+				"fixed-strings", "follow", "glob-case-insensitive", "heading", "no-heading", "hidden", "no-hidden",
+				"ignore-case", "ignore-file-case-insensitive", "include-zero", "invert-match", "json", "line-buffered",
+				"line-number", "no-line-number", "line-regexp", "max-columns-preview", "mmap", "no-mmap", "multiline",
+				"multiline-dotall", "no-config", "no-ignore", "no-ignore-dot", "no-ignore-exclude", "no-ignore-files",
+				"no-ignore-global", "no-ignore-parent", "no-ignore-vcs", "no-messages", "no-require-git", "no-unicode",
+				"null", "null-data", "one-file-system", "only-matching", "passthru", "pcre2", "pcre2-version", "pretty",
+				"quiet", "search-zip", "smart-case", "sort-files", "stats", "stop-on-nonmatch", "trim", "type-list",
+				"unrestricted", "vimgrep", "with-filename", "no-filename", "word-regexp", "auto-hybrid-regex",
+				"no-pcre2-unicode", "help", "version", "no-column", "no-byte-offset", "no-block-buffered",
+				"no-context-separator", "no-crlf", "no-encoding", "no-fixed-strings", "no-follow", "no-glob-case-insensitive",
+				"no-ignore-messages", "no-include-zero", "no-invert-match", "no-json", "no-line-buffered",
+				"no-max-columns-preview", "no-multiline", "no-multiline-dotall", "no-one-file-system", "no-only-matching",
+				"no-passthru", "no-pcre2", "no-search-zip", "no-sort-files", "no-stats", "no-text", "no-trim",
+				"no-unrestricted", "no-binary", "no-pre", "no-ignore-case", "no-word-regexp", "no-line-regexp",
+				"generate"},
+			longWithArg: []string{"after-context", "before-context", "context", "color", "colors", "context-separator",
+				"dfa-size-limit", "encoding", "engine", "field-context-separator", "field-match-separator", "file",
+				"glob", "iglob", "ignore-file", "max-columns", "max-count", "max-depth", "maxdepth", "max-filesize",
+				"path-separator", "pre", "pre-glob", "regex-size-limit", "regexp", "replace", "sort", "sortr", "threads",
+				"type", "type-add", "type-clear", "type-not", "hostname-bin", "hyperlink-format"}},
+		operands: roleRead, skip: 1, skipUnless: []string{"e", "f", "regexp", "file", "files", "type-list"},
+		optRoles:    map[string]role{"f": roleRead, "file": roleRead, "ignore-file": roleRead},
+		implicitDot: true, // rg searches the working directory when no path is given
+		post: func(p *parsed, ef *effects) {
+			ef.recursive = true
+			// -uu and -uuu mean --hidden too; the repetition is not counted, so any -u counts.
+			ef.skipsHidden = !p.has("hidden", ".", "u", "unrestricted")
+			ef.followsLinks = p.has("L", "follow")
+		},
+		danger: map[string]string{"pre": "rg --pre runs a program on every file", "pre-glob": "rg --pre-glob runs a program",
+			"hostname-bin": "rg --hostname-bin runs a program"},
+	}
+}}
 
-var jqSpec = &cmdSpec{
-	opts: optSpec{noArg: "cnrjaSCMseh0", withArg: "fL",
-		longNoArg: []string{"compact-output", "null-input", "raw-input", "raw-output", "raw-output0", "join-output",
-			"ascii-output", "sort-keys", "color-output", "monochrome-output", "slurp", "exit-status", "tab", "seq",
-			"stream", "stream-errors", "unbuffered", "help", "version", "args", "jsonargs", "build-configuration"},
-		longWithArg: []string{"from-file", "indent"}},
-	operands: roleRead, skip: 1, skipUnless: []string{"f", "from-file"},
-	optRoles: map[string]role{"f": roleRead, "from-file": roleRead},
-	post: func(p *parsed, ef *effects) {
-		if p.unknownOpt != "" {
-			ef.reads = nil
-			ef.unknownReads()
-		}
-	},
-}
+var jqSpec = &lazy.Value[*cmdSpec]{Build: func() *cmdSpec {
+	return &cmdSpec{
+		opts: optSpec{noArg: "cnrjaSCMseh0", withArg: "fL",
+			longNoArg: []string{"compact-output", "null-input", "raw-input", "raw-output", "raw-output0", "join-output",
+				"ascii-output", "sort-keys", "color-output", "monochrome-output", "slurp", "exit-status", "tab", "seq",
+				"stream", "stream-errors", "unbuffered", "help", "version", "args", "jsonargs", "build-configuration"},
+			longWithArg: []string{"from-file", "indent"}},
+		operands: roleRead, skip: 1, skipUnless: []string{"f", "from-file"},
+		optRoles: map[string]role{"f": roleRead, "from-file": roleRead},
+		post: func(p *parsed, ef *effects) {
+			if p.unknownOpt != "" {
+				ef.reads = nil
+				ef.unknownReads()
+			}
+		},
+	}
+}}
 
 // jqEffects takes out jq's options with two arguments (--arg NAME VALUE and kin;
 // --slurpfile and --rawfile read their file) before reading the rest.
@@ -487,7 +518,7 @@ func jqEffects(args []word) effects {
 		}
 		rest = append(rest, a)
 	}
-	ef := jqSpec.effects(rest)
+	ef := jqSpec.Get().effects(rest)
 	for _, f := range files {
 		ef.add(roleRead, f)
 	}

@@ -11,8 +11,8 @@ import (
 // TestCommandTableOptions: a short option is either a flag, takes a value or takes an
 // optional one, never two of these (the parser would find the wrong operands).
 func TestCommandTableOptions(t *testing.T) {
-	specs := map[string]*cmdSpec{"rsync": rsyncSpec, "jq": jqSpec}
-	for name, s := range commandTable {
+	specs := map[string]*cmdSpec{"rsync": rsyncSpec.Get(), "jq": jqSpec.Get()}
+	for name, s := range commandTable.Get() {
 		specs[name] = s
 	}
 	for name, s := range specs {

@@ -172,7 +172,7 @@ func (e *Evaluator) Evaluate(req Request) Decision {
 	switch {
 	case req.Tool == "Bash":
 		d = e.evalBash(in, ctx)
-	case readFamily[req.Tool] || editFamily[req.Tool]:
+	case readFamily(req.Tool) || editFamily(req.Tool):
 		d = e.evalPathTool(req.Tool, in, ctx)
 	default:
 		d = e.evalGeneric(req, in)

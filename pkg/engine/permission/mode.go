@@ -3,6 +3,8 @@ package permission
 import (
 	"fmt"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // Mode is a permission mode, named exactly as Claude Code names it.
@@ -19,11 +21,13 @@ const (
 )
 
 // TrustToMode maps the Robota trust aliases to modes (spec TRUST_TO_MODE).
-var TrustToMode = map[string]Mode{
-	"safe":     ModePlan,
-	"moderate": ModeDefault,
-	"full":     ModeAcceptEdits,
-}
+var TrustToMode = &lazy.Value[map[string]Mode]{Build: func() map[string]Mode {
+	return map[string]Mode{
+		"safe":     ModePlan,
+		"moderate": ModeDefault,
+		"full":     ModeAcceptEdits,
+	}
+}}
 
 // ParseMode accepts a mode name or a trust alias. The empty string is ModeDefault.
 func ParseMode(s string) (Mode, error) {
@@ -34,7 +38,7 @@ func ParseMode(s string) (Mode, error) {
 	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypassPermissions, ModeDontAsk:
 		return m, nil
 	}
-	if m, ok := TrustToMode[s]; ok {
+	if m, ok := TrustToMode.Get()[s]; ok {
 		return m, nil
 	}
 	return "", fmt.Errorf("%w: %q", ErrUnknownMode, s)
@@ -75,36 +79,23 @@ const (
 	ClassUnknown Class = "unknown"
 )
 
-// knownTools lists the built-in tools by Claude Code name. Anything else (MCP tools,
-// plugin tools) falls back to ClassUnknown.
-var knownTools = map[string]Class{
-	"Read":         ClassRead,
-	"Glob":         ClassRead,
-	"Grep":         ClassRead,
-	"LS":           ClassRead,
-	"NotebookRead": ClassRead,
-	"TodoWrite":    ClassRead,
-	"BashOutput":   ClassRead,
-	"TaskOutput":   ClassRead, // BashOutput's current name
-	"Agent":        ClassRead,
-	"Task":         ClassRead,
-	// Skill returns a skill's instructions: what they lead to is decided call by call.
-	"Skill":        ClassRead,
-	"Write":        ClassModify,
-	"Edit":         ClassModify,
-	"MultiEdit":    ClassModify,
-	"NotebookEdit": ClassModify,
-	"Bash":         ClassExecute,
-	"KillShell":    ClassExecute,
-	"TaskStop":     ClassExecute, // KillShell's current name
-	"WebFetch":     ClassNetwork,
-	"WebSearch":    ClassNetwork,
-}
-
-// ClassOf returns the class of a tool name.
+// ClassOf returns the class of a tool name. The built-in tools are listed by Claude
+// Code name; anything else (MCP tools, plugin tools) falls back to ClassUnknown.
 func ClassOf(tool string) Class {
-	if c, ok := knownTools[tool]; ok {
-		return c
+	switch tool {
+	case "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite",
+		"BashOutput", "TaskOutput", // TaskOutput is BashOutput's current name
+		"Agent", "Task",
+		// Skill returns a skill's instructions: what they lead to is decided call by call.
+		"Skill":
+		return ClassRead
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		return ClassModify
+	case "Bash", "KillShell",
+		"TaskStop": // KillShell's current name
+		return ClassExecute
+	case "WebFetch", "WebSearch":
+		return ClassNetwork
 	}
 	return ClassUnknown
 }
@@ -112,27 +103,29 @@ func ClassOf(tool string) Class {
 // modePolicy is the MODE_POLICY matrix (plus UNKNOWN_TOOL_FALLBACK as ClassUnknown),
 // adjusted to Claude Code. Reads outside the working directories and edits outside
 // them in acceptEdits are narrowed later, in the path evaluation.
-var modePolicy = map[Mode]map[Class]Behavior{
-	ModePlan: {
-		ClassRead: Allow, ClassModify: Deny, ClassExecute: Deny, ClassNetwork: Ask, ClassUnknown: Deny,
-	},
-	ModeDefault: {
-		ClassRead: Allow, ClassModify: Ask, ClassExecute: Ask, ClassNetwork: Ask, ClassUnknown: Ask,
-	},
-	ModeAcceptEdits: {
-		ClassRead: Allow, ClassModify: Allow, ClassExecute: Ask, ClassNetwork: Ask, ClassUnknown: Ask,
-	},
-	ModeBypassPermissions: {
-		ClassRead: Allow, ClassModify: Allow, ClassExecute: Allow, ClassNetwork: Allow, ClassUnknown: Allow,
-	},
-	ModeDontAsk: {
-		ClassRead: Allow, ClassModify: Deny, ClassExecute: Deny, ClassNetwork: Deny, ClassUnknown: Deny,
-	},
-}
+var modePolicy = &lazy.Value[map[Mode]map[Class]Behavior]{Build: func() map[Mode]map[Class]Behavior {
+	return map[Mode]map[Class]Behavior{
+		ModePlan: {
+			ClassRead: Allow, ClassModify: Deny, ClassExecute: Deny, ClassNetwork: Ask, ClassUnknown: Deny,
+		},
+		ModeDefault: {
+			ClassRead: Allow, ClassModify: Ask, ClassExecute: Ask, ClassNetwork: Ask, ClassUnknown: Ask,
+		},
+		ModeAcceptEdits: {
+			ClassRead: Allow, ClassModify: Allow, ClassExecute: Ask, ClassNetwork: Ask, ClassUnknown: Ask,
+		},
+		ModeBypassPermissions: {
+			ClassRead: Allow, ClassModify: Allow, ClassExecute: Allow, ClassNetwork: Allow, ClassUnknown: Allow,
+		},
+		ModeDontAsk: {
+			ClassRead: Allow, ClassModify: Deny, ClassExecute: Deny, ClassNetwork: Deny, ClassUnknown: Deny,
+		},
+	}
+}}
 
 // ModePolicy returns the mode's decision for a tool class, before any rule applies.
 func ModePolicy(m Mode, c Class) Behavior {
-	if row, ok := modePolicy[m]; ok {
+	if row, ok := modePolicy.Get()[m]; ok {
 		if b, ok := row[c]; ok {
 			return b
 		}

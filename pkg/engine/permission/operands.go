@@ -317,7 +317,7 @@ func (e *Evaluator) operandPart(tool string, w word, ld lineDirs, ctx pathContex
 }
 
 func (e *Evaluator) operandStop(tool string, w word, ld lineDirs, ctx pathContext) (Part, stopKind) {
-	if w.static && (w.lit == "" || w.lit == "-" || devTargets[w.lit] || isDevFD(w.lit)) {
+	if w.static && (w.lit == "" || w.lit == "-" || devTargets(w.lit) || isDevFD(w.lit)) {
 		return Part{}, stopNone
 	}
 	ops, known := e.place(w, ld, ctx)
@@ -454,7 +454,7 @@ func (e *Evaluator) namePart(w word, ld lineDirs, ctx pathContext) (Part, bool) 
 		return Part{}, false
 	}
 	for _, c := range cands {
-		if c.static && (c.lit == "" || c.lit == "-" || devTargets[c.lit] || isDevFD(c.lit)) {
+		if c.static && (c.lit == "" || c.lit == "-" || devTargets(c.lit) || isDevFD(c.lit)) {
 			continue
 		}
 		ops, known := e.placeAs(c, ld, ctx, true)

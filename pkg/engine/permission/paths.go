@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // anchor says which directory a path specifier is relative to.
@@ -357,22 +358,39 @@ func within(abs, dir string) bool {
 // their own (git hooks, settings with hooks and rules, agents, skills, editor tasks):
 // writing there is never auto-allowed by a mode or a broad rule. Claude Code 2.1
 // protects .git, .claude, .vscode and .idea; .robota is ours.
-var protectedSegments = map[string]bool{".git": true, ".claude": true, ".robota": true, ".vscode": true, ".idea": true}
+func protectedSegments(s string) bool {
+	switch s {
+	case ".git", ".claude", ".robota", ".vscode", ".idea":
+		return true
+	}
+	return false
+}
 
 // protectedBelowAgents are the directories of .agents robota loads definitions from
 // (skills with allowed-tools, agents, commands): a model that writes one there grants
 // itself tools in every later session. .agents/tasks stays writable.
-var protectedBelowAgents = map[string]bool{"skills": true, "agents": true, "commands": true}
+func protectedBelowAgents(s string) bool {
+	switch s {
+	case "skills", "agents", "commands":
+		return true
+	}
+	return false
+}
 
 // protectedFiles are files that run code or configure tools wherever they are: shell
 // start-up files, git configuration, MCP server lists. Claude Code 2.1's list, plus
 // .claude.json and the other start-up files of bash and zsh.
-var protectedFiles = map[string]bool{".gitconfig": true, ".gitmodules": true, ".bashrc": true,
-	".bash_profile": true, ".bash_login": true, ".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true,
-	".profile": true, ".ripgreprc": true, ".mcp.json": true, ".claude.json": true}
+func protectedFiles(s string) bool {
+	switch s {
+	case ".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".zshrc", ".zprofile", ".zshenv",
+		".zlogin", ".profile", ".ripgreprc", ".mcp.json", ".claude.json":
+		return true
+	}
+	return false
+}
 
 // shortName is an NTFS 8.3 alias of a protected directory (.git is GIT~1).
-var shortName = regexp.MustCompile(`^(git|claude|robota|vscode)~[0-9]+$`)
+var shortName = lazy.NewRegexp(`^(git|claude|robota|vscode)~[0-9]+$`)
 
 // isProtected reports a protected directory among the path's components. Whatever
 // the platform it ignores case (macOS and Windows, vfat and casefolded ext4 see .GIT
@@ -383,10 +401,10 @@ func isProtected(abs string) bool {
 	for i, seg := range segs {
 		seg, _, _ = strings.Cut(strings.ToLower(seg), ":")
 		seg = strings.TrimRight(seg, ". ")
-		if protectedSegments[seg] || shortName.MatchString(seg) || i == len(segs)-1 && protectedFiles[seg] {
+		if protectedSegments(seg) || shortName.MatchString(seg) || i == len(segs)-1 && protectedFiles(seg) {
 			return true
 		}
-		if seg == ".agents" && i+1 < len(segs) && protectedBelowAgents[strings.ToLower(segs[i+1])] {
+		if seg == ".agents" && i+1 < len(segs) && protectedBelowAgents(strings.ToLower(segs[i+1])) {
 			return true
 		}
 	}

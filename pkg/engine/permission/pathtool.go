@@ -8,19 +8,31 @@ import (
 )
 
 // pathArg is the argument naming the file or directory a path tool touches.
-var pathArg = map[string]string{
-	"Read": "file_path", "Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
-	"NotebookRead": "notebook_path", "NotebookEdit": "notebook_path",
-	"LS": "path", "Glob": "path", "Grep": "path",
+func pathArg(s string) string {
+	switch s {
+	case "Read", "Write", "Edit", "MultiEdit":
+		return "file_path"
+	case "NotebookRead", "NotebookEdit":
+		return "notebook_path"
+	case "LS", "Glob", "Grep":
+		return "path"
+	}
+	return ""
 }
 
 // optionalPath lists tools whose path defaults to the working directory.
-var optionalPath = map[string]bool{"Glob": true, "Grep": true}
+func optionalPath(s string) bool {
+	switch s {
+	case "Glob", "Grep":
+		return true
+	}
+	return false
+}
 
 func (e *Evaluator) evalPathTool(tool string, in toolInput, ctx pathContext) Decision {
 	class := ClassOf(tool)
-	p, ok := in.str(pathArg[tool])
-	if !ok && optionalPath[tool] && !in.maybeHas(pathArg[tool]) {
+	p, ok := in.str(pathArg(tool))
+	if !ok && optionalPath(tool) && !in.maybeHas(pathArg(tool)) {
 		p, ok = ctx.cwd, true
 	}
 	if ok && tool == "Glob" {

@@ -3,11 +3,12 @@ package permission
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // Bash evaluates some text a second time, after the line's own expansions, and a
@@ -39,21 +40,38 @@ type reeval struct {
 
 // alwaysTainted are variables bash itself fills with text from the line, a file or a
 // command: never trusted as arithmetic.
-var alwaysTainted = map[string]bool{"_": true, "BASH_COMMAND": true, "BASH_REMATCH": true, "REPLY": true,
-	"MAPFILE": true, "OPTARG": true, "PWD": true, "OLDPWD": true, "DIRSTACK": true, "BASH_ARGV": true,
-	"BASH_EXECUTION_STRING": true, "FUNCNAME": true, "BASH_SOURCE": true, "COPROC": true, "READLINE_LINE": true,
-	"COMP_LINE": true, "COMP_WORDS": true, "BASH_ALIASES": true, "BASH_CMDS": true}
+func alwaysTainted(s string) bool {
+	switch s {
+	case "_", "BASH_COMMAND", "BASH_REMATCH", "REPLY", "MAPFILE", "OPTARG", "PWD", "OLDPWD", "DIRSTACK",
+		"BASH_ARGV", "BASH_EXECUTION_STRING", "FUNCNAME", "BASH_SOURCE", "COPROC", "READLINE_LINE", "COMP_LINE",
+		"COMP_WORDS", "BASH_ALIASES", "BASH_CMDS":
+		return true
+	}
+	return false
+}
 
 // Assigning to these evaluates the value as arithmetic.
-var arithVars = map[string]bool{"RANDOM": true, "SRANDOM": true, "OPTIND": true, "HISTCMD": true}
+func arithVars(s string) bool {
+	switch s {
+	case "RANDOM", "SRANDOM", "OPTIND", "HISTCMD":
+		return true
+	}
+	return false
+}
 
 // Prompt strings are expanded (PS4 for every traced command): their value is code.
-var promptVars = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true, "PROMPT_COMMAND": true}
+func promptVars(s string) bool {
+	switch s {
+	case "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND":
+		return true
+	}
+	return false
+}
 
 var (
-	identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-	intLiteral = regexp.MustCompile(`^[-+]?[0-9]+$`)
-	numericSeq = regexp.MustCompile(`^\{[-+]?[0-9]+\.\.[-+]?[0-9]+(\.\.[-+]?[0-9]+)?\}$`)
+	identifier = lazy.NewRegexp(`[A-Za-z_][A-Za-z0-9_]*`)
+	intLiteral = lazy.NewRegexp(`^[-+]?[0-9]+$`)
+	numericSeq = lazy.NewRegexp(`^\{[-+]?[0-9]+\.\.[-+]?[0-9]+(\.\.[-+]?[0-9]+)?\}$`)
 )
 
 func (x *extractor) reevalState() *reeval {
@@ -293,10 +311,10 @@ func (x *extractor) assign(a *syntax.Assign) {
 		if !isIntegerWord(a.Value) {
 			x.taint(name)
 		}
-		if arithVars[name] {
+		if arithVars(name) {
 			x.operand(a.Value, where)
 		}
-		if promptVars[name] {
+		if promptVars(name) {
 			if v := renderWord(a.Value); !v.static || strings.ContainsAny(v.lit, "$`") {
 				x.evaluatedAgain(where)
 			}
@@ -347,7 +365,7 @@ func (x *extractor) finishReeval() {
 	}
 	var hit []string
 	for _, name := range slices.Sorted(maps.Keys(re.reads)) {
-		if re.tainted[name] || alwaysTainted[name] {
+		if re.tainted[name] || alwaysTainted(name) {
 			hit = append(hit, name)
 		}
 	}

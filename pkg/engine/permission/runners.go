@@ -3,6 +3,8 @@ package permission
 import (
 	"slices"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // runnerResult is what a runner (a command that runs another command given in its
@@ -21,12 +23,22 @@ type runnerResult struct {
 
 // opaqueRunners run a command we do not parse their options for, or run it
 // through a shell of their own (watch, parallel): their inner command is unknown.
-var opaqueRunners = map[string]bool{
-	"runuser": true, "nsenter": true, "systemd-run": true, "watch": true, "parallel": true,
-	"pkexec": true, "firejail": true, "bwrap": true, "strace": true, "ltrace": true,
+func opaqueRunners(s string) bool {
+	switch s {
+	case "runuser", "nsenter", "systemd-run", "watch", "parallel", "pkexec", "firejail", "bwrap", "strace",
+		"ltrace":
+		return true
+	}
+	return false
 }
 
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true}
+func shells(s string) bool {
+	switch s {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish":
+		return true
+	}
+	return false
+}
 
 func innerCommands(ws []word) runnerResult {
 	if len(ws) == 0 || !ws[0].static {
@@ -87,7 +99,7 @@ func innerCommands(ws []word) runnerResult {
 			return runnerResult{unknown: true}
 		}
 		return withInner(runnerResult{}, args[i:])
-	case shells[name]:
+	case shells(name):
 		return shellScript(args)
 	case name == "eval":
 		if len(args) == 0 {
@@ -118,7 +130,7 @@ func innerCommands(ws []word) runnerResult {
 			return runnerResult{unknown: true}
 		}
 		return withInner(runnerResult{}, args)
-	case opaqueRunners[name]:
+	case opaqueRunners(name):
 		return runnerResult{unknown: true}
 	case name == "fc":
 		// fc re-runs commands from the history (fc -s, fc -e ed); only listing is inert.
@@ -129,7 +141,7 @@ func innerCommands(ws []word) runnerResult {
 		}
 		return runnerResult{unknown: true}
 	}
-	if spec, ok := runnerSpecs[name]; ok {
+	if spec, ok := runnerSpecs.Get()[name]; ok {
 		return spec.follow(args)
 	}
 	return runnerResult{}
@@ -180,42 +192,44 @@ type runnerSpec struct {
 	bareShell bool
 }
 
-var runnerSpecs = map[string]runnerSpec{
-	"ionice": {opts: optSpec{noArg: "thV", withArg: "cnpPu", longNoArg: []string{"ignore", "help", "version"},
-		longWithArg: []string{"class", "classdata", "pid", "pgid", "uid"}},
-		noCommand: []string{"p", "P", "u", "pid", "pgid", "uid", "h", "V", "help", "version"}},
-	"chrt": {opts: optSpec{noArg: "abdefiphmorRvV", withArg: "DPT",
-		longNoArg: []string{"all-tasks", "batch", "deadline", "ext", "fifo", "idle", "pid", "help", "max", "other",
-			"rr", "reset-on-fork", "verbose", "version"},
-		longWithArg: []string{"sched-runtime", "sched-period", "sched-deadline"}},
-		lead: 1, leadIfNumber: true, noCommand: []string{"p", "pid", "m", "max", "h", "V", "help", "version"}},
-	"taskset": {opts: optSpec{noArg: "apchV", longNoArg: []string{"all-tasks", "pid", "cpu-list", "help", "version"}},
-		lead: 1, noCommand: []string{"p", "pid", "h", "V", "help", "version"}},
-	"flock": {opts: optSpec{noArg: "sexnoFuhV", withArg: "wE",
-		longNoArg: []string{"shared", "exclusive", "unlock", "nonblocking", "nonblock", "nb", "close", "no-fork",
-			"verbose", "help", "version"},
-		longWithArg: []string{"timeout", "wait", "conflict-exit-code"}},
-		lead: 1, leadScript: true, noCommand: []string{"h", "V", "help", "version"}},
-	// unshare's -l/--load-interp registers a binfmt interpreter: left out, so it is unknown.
-	"unshare": {opts: optSpec{noArg: "fhVmuinpCTUrc",
-		withArg: "RwSG",
-		longNoArg: []string{"help", "version", "fork", "forward-signals", "map-root-user", "map-current-user",
-			"map-auto", "map-subids", "keep-caps", "clear-env"},
-		longWithArg: []string{"map-user", "map-users", "map-group", "map-groups", "owner", "propagation", "setgroups",
-			"setuid", "setgid", "root", "wd", "monotonic", "boottime", "whitelist-env"},
-		longOptArg: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "kill-child", "mount-proc",
-			"mount-binfmt"}},
-		chdir: []string{"R", "root", "w", "wd"}, bareShell: true, noCommand: []string{"h", "V", "help", "version"}},
-	"setpriv": {opts: optSpec{noArg: "dhV",
-		longNoArg: []string{"dump", "nnp", "no-new-privs", "list-caps", "clear-groups", "keep-groups", "init-groups",
-			"reset-env", "help", "version"},
-		longWithArg: []string{"inh-caps", "ambient-caps", "bounding-set", "ruid", "euid", "rgid", "egid", "reuid",
-			"regid", "groups", "securebits", "pdeathsig", "selinux-label", "apparmor-profile", "landlock-access",
-			"landlock-rule", "seccomp-filter", "ptracer"}},
-		noCommand: []string{"d", "dump", "list-caps", "h", "V", "help", "version"}},
-	"chroot": {opts: optSpec{longNoArg: []string{"skip-chdir", "help", "version"}, longWithArg: []string{"userspec", "groups"}},
-		lead: 1, alwaysDir: true, bareShell: true, noCommand: []string{"help", "version"}},
-}
+var runnerSpecs = &lazy.Value[map[string]runnerSpec]{Build: func() map[string]runnerSpec {
+	return map[string]runnerSpec{
+		"ionice": {opts: optSpec{noArg: "thV", withArg: "cnpPu", longNoArg: []string{"ignore", "help", "version"},
+			longWithArg: []string{"class", "classdata", "pid", "pgid", "uid"}},
+			noCommand: []string{"p", "P", "u", "pid", "pgid", "uid", "h", "V", "help", "version"}},
+		"chrt": {opts: optSpec{noArg: "abdefiphmorRvV", withArg: "DPT",
+			longNoArg: []string{"all-tasks", "batch", "deadline", "ext", "fifo", "idle", "pid", "help", "max", "other",
+				"rr", "reset-on-fork", "verbose", "version"},
+			longWithArg: []string{"sched-runtime", "sched-period", "sched-deadline"}},
+			lead: 1, leadIfNumber: true, noCommand: []string{"p", "pid", "m", "max", "h", "V", "help", "version"}},
+		"taskset": {opts: optSpec{noArg: "apchV", longNoArg: []string{"all-tasks", "pid", "cpu-list", "help", "version"}},
+			lead: 1, noCommand: []string{"p", "pid", "h", "V", "help", "version"}},
+		"flock": {opts: optSpec{noArg: "sexnoFuhV", withArg: "wE",
+			longNoArg: []string{"shared", "exclusive", "unlock", "nonblocking", "nonblock", "nb", "close", "no-fork",
+				"verbose", "help", "version"},
+			longWithArg: []string{"timeout", "wait", "conflict-exit-code"}},
+			lead: 1, leadScript: true, noCommand: []string{"h", "V", "help", "version"}},
+		// unshare's -l/--load-interp registers a binfmt interpreter: left out, so it is unknown.
+		"unshare": {opts: optSpec{noArg: "fhVmuinpCTUrc",
+			withArg: "RwSG",
+			longNoArg: []string{"help", "version", "fork", "forward-signals", "map-root-user", "map-current-user",
+				"map-auto", "map-subids", "keep-caps", "clear-env"},
+			longWithArg: []string{"map-user", "map-users", "map-group", "map-groups", "owner", "propagation", "setgroups",
+				"setuid", "setgid", "root", "wd", "monotonic", "boottime", "whitelist-env"},
+			longOptArg: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "kill-child", "mount-proc",
+				"mount-binfmt"}},
+			chdir: []string{"R", "root", "w", "wd"}, bareShell: true, noCommand: []string{"h", "V", "help", "version"}},
+		"setpriv": {opts: optSpec{noArg: "dhV",
+			longNoArg: []string{"dump", "nnp", "no-new-privs", "list-caps", "clear-groups", "keep-groups", "init-groups",
+				"reset-env", "help", "version"},
+			longWithArg: []string{"inh-caps", "ambient-caps", "bounding-set", "ruid", "euid", "rgid", "egid", "reuid",
+				"regid", "groups", "securebits", "pdeathsig", "selinux-label", "apparmor-profile", "landlock-access",
+				"landlock-rule", "seccomp-filter", "ptracer"}},
+			noCommand: []string{"d", "dump", "list-caps", "h", "V", "help", "version"}},
+		"chroot": {opts: optSpec{longNoArg: []string{"skip-chdir", "help", "version"}, longWithArg: []string{"userspec", "groups"}},
+			lead: 1, alwaysDir: true, bareShell: true, noCommand: []string{"help", "version"}},
+	}
+}}
 
 func (s runnerSpec) follow(args []word) runnerResult {
 	i, opts, ok := skipOptions(args, s.opts)

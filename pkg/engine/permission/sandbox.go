@@ -13,18 +13,28 @@ import (
 // promise more.
 
 // interpreters run code given on their command line or read at run time.
-var interpreters = map[string]bool{"python": true, "python2": true, "python3": true, "node": true, "nodejs": true,
-	"deno": true, "bun": true, "perl": true, "ruby": true, "php": true, "lua": true, "luajit": true, "Rscript": true,
-	"tclsh": true, "wish": true, "pwsh": true, "julia": true, "guile": true, "racket": true, "sbcl": true, "osascript": true,
-	"java": true, "jshell": true, "groovy": true, "scala": true, "elixir": true, "erl": true, "swift": true}
+func interpreters(s string) bool {
+	switch s {
+	case "python", "python2", "python3", "node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua", "luajit",
+		"Rscript", "tclsh", "wish", "pwsh", "julia", "guile", "racket", "sbcl", "osascript", "java", "jshell",
+		"groovy", "scala", "elixir", "erl", "swift":
+		return true
+	}
+	return false
+}
 
 // gitKnown are git subcommands whose file access the command table follows (their path
 // operands); every other one may print history (log -p, grep, archive, fast-export,
 // format-patch, diff, show, cat-file) or write the work tree or .git from it (checkout,
 // restore, stash, apply, am, init --template, clone ...).
-var gitKnown = map[string]bool{"status": true, "add": true, "rm": true, "mv": true, "commit": true, "branch": true,
-	"remote": true, "fetch": true, "push": true, "tag": true, "rev-parse": true, "ls-files": true, "config": true,
-	"describe": true, "version": true, "help": true}
+func gitKnown(s string) bool {
+	switch s {
+	case "status", "add", "rm", "mv", "commit", "branch", "remote", "fetch", "push", "tag", "rev-parse",
+		"ls-files", "config", "describe", "version", "help":
+		return true
+	}
+	return false
+}
 
 // opaqueProgram reports whether a simple command's file access is beyond the table:
 // besides unknown programs and interpreters, a known command in a dangerous form that
@@ -43,12 +53,12 @@ func opaqueProgram(words []word, ef effects) bool {
 	case "export", "declare", "typeset", "local", "readonly":
 		return steersPrograms(words[1:])
 	}
-	if interpreters[name] || strings.HasPrefix(name, "python3.") {
+	if interpreters(name) || strings.HasPrefix(name, "python3.") {
 		return true
 	}
 	if name == "git" {
 		sub, known := gitSubcommand(words[1:])
-		return !known || !gitKnown[sub]
+		return !known || !gitKnown(sub)
 	}
 	return false
 }
@@ -72,18 +82,21 @@ func dangerIsWrite(ef effects) bool {
 // configuration (pagers, editors, git's and ssh's commands, preloaded libraries, the
 // search path, where configuration is read from). Assigned by the line, bare or
 // exported, they change what a later command does: outside what the table knows.
-var steeringVars = map[string]bool{"PAGER": true, "MANPAGER": true, "GIT_PAGER": true, "SYSTEMD_PAGER": true,
-	"LESSOPEN": true, "LESSCLOSE": true, "LESS": true, "LESSKEY": true, "LESSKEYIN": true, "LESSEDIT": true,
-	"MANOPT": true, "MANPATH": true, "BROWSER": true, "EDITOR": true, "VISUAL": true, "GIT_EDITOR": true,
-	"GIT_SEQUENCE_EDITOR": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true,
-	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_EXEC_PATH": true, "GIT_DIR": true,
-	"GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_TEMPLATE_DIR": true, "GIT_CONFIG": true,
-	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_COUNT": true, "GIT_CONFIG_PARAMETERS": true,
-	"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "PATH": true, "BASH_ENV": true, "ENV": true,
-	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "PROMPT_COMMAND": true, "HOME": true, "XDG_CONFIG_HOME": true,
-	"TAR_OPTIONS": true, "UNZIP": true, "UNZIPOPT": true, "ZIPOPT": true, "RSYNC_RSH": true, "CURL_HOME": true,
-	"WGETRC": true, "PYTHONSTARTUP": true, "PYTHONPATH": true, "PERL5OPT": true, "PERL5LIB": true, "RUBYOPT": true,
-	"NODE_OPTIONS": true, "GREP_OPTIONS": true, "RIPGREP_CONFIG_PATH": true}
+func steeringVars(s string) bool {
+	switch s {
+	case "PAGER", "MANPAGER", "GIT_PAGER", "SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE", "LESS", "LESSKEY",
+		"LESSKEYIN", "LESSEDIT", "MANOPT", "MANPATH", "BROWSER", "EDITOR", "VISUAL", "GIT_EDITOR",
+		"GIT_SEQUENCE_EDITOR", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS",
+		"GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_TEMPLATE_DIR",
+		"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS",
+		"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4",
+		"PROMPT_COMMAND", "HOME", "XDG_CONFIG_HOME", "TAR_OPTIONS", "UNZIP", "UNZIPOPT", "ZIPOPT", "RSYNC_RSH",
+		"CURL_HOME", "WGETRC", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "PERL5LIB", "RUBYOPT", "NODE_OPTIONS",
+		"GREP_OPTIONS", "RIPGREP_CONFIG_PATH":
+		return true
+	}
+	return false
+}
 
 // steersPrograms reports whether NAME=value words (a bare assignment, export's
 // arguments) set a steering variable, or one whose name is known only at run time.
@@ -93,7 +106,7 @@ func steersPrograms(ws []word) bool {
 		if !ok {
 			return true
 		}
-		if steeringVars[name] || strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "LD_") {
+		if steeringVars(name) || strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "LD_") {
 			return true
 		}
 	}

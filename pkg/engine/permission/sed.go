@@ -1,23 +1,29 @@
 package permission
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
+)
 
 // sedSpec is GNU sed (busybox sed reads the same scripts). -i edits the operands in
 // place; the script (the first operand unless -e or -f gives it) is parsed for the
 // commands that run programs (e, s///e) or write files (w, W, s///w), and r/R read
 // files.
-var sedSpec = &cmdSpec{
-	opts: optSpec{noArg: "nErsuzb", withArg: "efl", optArg: "i",
-		longNoArg: []string{"quiet", "silent", "debug", "posix", "regexp-extended", "separate", "sandbox",
-			"unbuffered", "null-data", "zero-terminated", "follow-symlinks", "binary", "help", "version"},
-		longWithArg: []string{"expression", "file", "line-length"},
-		longOptArg:  []string{"in-place"}},
-	abbrev: true, operands: roleRead,
-	optRoles: map[string]role{"f": roleRead, "file": roleRead},
-	danger: map[string]string{"i": "sed -i edits files in place", "in-place": "sed --in-place edits files in place",
-		"f": "sed -f runs a script we do not see", "file": "sed --file runs a script we do not see"},
-	post: sedPost,
-}
+var sedSpec = &lazy.Value[*cmdSpec]{Build: func() *cmdSpec {
+	return &cmdSpec{
+		opts: optSpec{noArg: "nErsuzb", withArg: "efl", optArg: "i",
+			longNoArg: []string{"quiet", "silent", "debug", "posix", "regexp-extended", "separate", "sandbox",
+				"unbuffered", "null-data", "zero-terminated", "follow-symlinks", "binary", "help", "version"},
+			longWithArg: []string{"expression", "file", "line-length"},
+			longOptArg:  []string{"in-place"}},
+		abbrev: true, operands: roleRead,
+		optRoles: map[string]role{"f": roleRead, "file": roleRead},
+		danger: map[string]string{"i": "sed -i edits files in place", "in-place": "sed --in-place edits files in place",
+			"f": "sed -f runs a script we do not see", "file": "sed --file runs a script we do not see"},
+		post: sedPost,
+	}
+}}
 
 func sedPost(p *parsed, ef *effects) {
 	var scripts []word

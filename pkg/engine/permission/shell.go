@@ -85,7 +85,13 @@ const (
 )
 
 // devTargets are redirection targets that are not files in the project sense.
-var devTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
+func devTargets(s string) bool {
+	switch s {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return true
+	}
+	return false
+}
 
 // ParseCommand parses a Bash command line with mvdan.cc/sh and splits it into
 // sub-commands: on `&&`, `||`, `;`, `|`, `|&`, `&` and newlines, and into the bodies
@@ -485,7 +491,7 @@ func (x *extractor) target(list *[]Target, w word, text string) {
 	if t.Tilde && t.Path != "~" && !strings.HasPrefix(t.Path, "~/") {
 		t.Known = false // ~user: someone else's home
 	}
-	if t.Known && (devTargets[t.Path] || isDevFD(t.Path)) {
+	if t.Known && (devTargets(t.Path) || isDevFD(t.Path)) {
 		return
 	}
 	*list = append(*list, t)

@@ -29,10 +29,21 @@ type specifier struct {
 
 // Tool families: a rule naming the family head applies to every member, as Claude
 // Code documents for Read and Edit rules.
-var (
-	readFamily = map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true, "NotebookRead": true}
-	editFamily = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
-)
+func readFamily(s string) bool {
+	switch s {
+	case "Read", "Glob", "Grep", "LS", "NotebookRead":
+		return true
+	}
+	return false
+}
+
+func editFamily(s string) bool {
+	switch s {
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		return true
+	}
+	return false
+}
 
 func compileSpecifier(tool, spec string, has bool) (specifier, error) {
 	if !has {
@@ -41,7 +52,7 @@ func compileSpecifier(tool, spec string, has bool) (specifier, error) {
 	switch {
 	case tool == "Bash":
 		return specifier{kind: specBash, bash: compileBashPattern(spec)}, nil
-	case readFamily[tool] || editFamily[tool]:
+	case readFamily(tool) || editFamily(tool):
 		p, err := compilePathPattern(spec)
 		if err != nil {
 			return specifier{}, err
@@ -77,7 +88,7 @@ func appliesTo(r *Rule, tool string) bool {
 	switch {
 	case eq(rt, tool):
 		return true
-	case eq(rt, "Read") && readFamily[tool], eq(rt, "Edit") && editFamily[tool]:
+	case eq(rt, "Read") && readFamily(tool), eq(rt, "Edit") && editFamily(tool):
 		return true
 	case (eq(rt, "Agent") && tool == "Task") || (eq(rt, "Task") && tool == "Agent"):
 		return true

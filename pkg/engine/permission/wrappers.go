@@ -1,9 +1,10 @@
 package permission
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // optSpec describes a command's options well enough to find where its operands start.
@@ -153,7 +154,7 @@ const (
 	unanalysable             // a wrapper whose arguments we cannot follow
 )
 
-var niceNumber = regexp.MustCompile(`^-[0-9]+$`)
+var niceNumber = lazy.NewRegexp(`^-[0-9]+$`)
 
 // stripWrapper removes one Claude Code wrapper (timeout, time, nice, nohup, stdbuf,
 // command, builtin, bare xargs) and its options from the front of a command. writes
