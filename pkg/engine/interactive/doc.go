@@ -145,4 +145,7 @@
 //     clear left fewer messages).
 //     Files changed by Bash are not tracked, and the command says so. Sessions from
 //     NewFromConfig have no checkpoints.
+//
+// Tables and regular expressions are built on first use (internal/lazy), not in a
+// package init: robota pays every init on every command (issue 29).
 package interactive

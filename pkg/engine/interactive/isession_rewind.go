@@ -27,8 +27,14 @@ const (
 	EntryRewind            = "rewind"
 )
 
-// checkpointTools are the tools whose file_path a checkpoint captures before they run.
-var checkpointTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true}
+// checkpointTool tells the tools whose file_path a checkpoint captures before they run.
+func checkpointTool(name string) bool {
+	switch name {
+	case "Write", "Edit", "MultiEdit":
+		return true
+	}
+	return false
+}
 
 const bashNotTracked = "Files changed by Bash are not tracked."
 
@@ -50,7 +56,7 @@ func (s *InteractiveSession) endCheckpoint() {
 // recordEdit notes what a successful Write or Edit left in the file, so a rewind can tell
 // a file changed since (by a person, by Bash) from one only this session changed.
 func (s *InteractiveSession) recordEdit(ev session.ToolExecutionEvent) {
-	if s.checkpoints == nil || !checkpointTools[ev.ToolName] || !ev.Success {
+	if s.checkpoints == nil || !checkpointTool(ev.ToolName) || !ev.Success {
 		return
 	}
 	if p, ok := editedPath(ev.ToolArgs, s.cwd); ok {
@@ -79,7 +85,7 @@ func editedPath(args json.RawMessage, cwd string) (string, bool) {
 // The start event comes before the permission check: a denied call leaves a pre-image
 // equal to the file, which restores it as it is.
 func (s *InteractiveSession) captureEdit(ev session.ToolExecutionEvent) {
-	if s.checkpoints == nil || !checkpointTools[ev.ToolName] {
+	if s.checkpoints == nil || !checkpointTool(ev.ToolName) {
 		return
 	}
 	p, ok := editedPath(ev.ToolArgs, s.cwd)

@@ -22,13 +22,30 @@ const (
 	commandPreviewTool = "Bash"
 )
 
-// firstArgKeys name, per tool, the argument that identifies a call; other tools show
-// their first string argument.
-var firstArgKeys = map[string]string{
-	"Bash": "command", "Read": "file_path", "Write": "file_path", "Edit": "file_path",
-	"MultiEdit": "file_path", "NotebookEdit": "notebook_path", "Glob": "pattern", "Grep": "pattern",
-	"LS": "path", "WebFetch": "url", "WebSearch": "query", "Agent": "description", "Task": "description",
-	"Skill": "skill",
+// firstArgKey names, per tool, the argument that identifies a call; other tools (ok
+// false) show their first string argument.
+func firstArgKey(tool string) (key string, ok bool) {
+	switch tool {
+	case "Bash":
+		return "command", true
+	case "Read", "Write", "Edit", "MultiEdit":
+		return "file_path", true
+	case "NotebookEdit":
+		return "notebook_path", true
+	case "Glob", "Grep":
+		return "pattern", true
+	case "LS":
+		return "path", true
+	case "WebFetch":
+		return "url", true
+	case "WebSearch":
+		return "query", true
+	case "Agent", "Task":
+		return "description", true
+	case "Skill":
+		return "skill", true
+	}
+	return "", false
 }
 
 // toolState renders a session tool event for clients.
@@ -64,7 +81,7 @@ func FirstArg(tool string, args json.RawMessage) string { return firstArg(tool, 
 
 func firstArg(tool string, args json.RawMessage) string {
 	var v string
-	if key, ok := firstArgKeys[tool]; ok {
+	if key, ok := firstArgKey(tool); ok {
 		var m map[string]any
 		if json.Unmarshal(args, &m) == nil {
 			v, _ = m[key].(string)

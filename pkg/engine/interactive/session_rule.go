@@ -4,23 +4,36 @@ import (
 	"encoding/json"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 )
 
-// Tools whose calls "allow for the session" scopes to a path (Claude Code's Read and
-// Edit rule families) and the argument naming it.
-var (
-	editRuleTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
-	readRuleTools = map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true, "NotebookRead": true}
-	pathArgs      = []string{"file_path", "notebook_path", "path"}
-)
+// pathArgs are the arguments naming the path that "allow for the session" scopes a call
+// to, for the tools of editRuleTool and readRuleTool (Claude Code's Edit and Read rule
+// families).
+var pathArgs = []string{"file_path", "notebook_path", "path"}
+
+func editRuleTool(tool string) bool {
+	switch tool {
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		return true
+	}
+	return false
+}
+
+func readRuleTool(tool string) bool {
+	switch tool {
+	case "Read", "Glob", "Grep", "LS", "NotebookRead":
+		return true
+	}
+	return false
+}
 
 // subcommandWord is a second command word kept in a Bash prefix rule ("npm test",
 // "git log"); flags, paths and values are not.
-var subcommandWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+var subcommandWord = lazy.NewRegexp(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // SuggestSessionRule returns the Claude Code permission rule "allow for the session"
 // adds for one call, as narrow as the call allows:
@@ -43,9 +56,9 @@ func SuggestSessionRule(tool string, input json.RawMessage, cwd string) string {
 	switch {
 	case tool == "Bash":
 		return bashPrefixRule(str("command"))
-	case editRuleTools[tool] || readRuleTools[tool]:
+	case editRuleTool(tool) || readRuleTool(tool):
 		family := "Read"
-		if editRuleTools[tool] {
+		if editRuleTool(tool) {
 			family = "Edit"
 		}
 		for _, k := range pathArgs {

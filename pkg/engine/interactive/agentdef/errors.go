@@ -12,7 +12,7 @@ var (
 	ErrNoFrontmatter = errors.New("no YAML frontmatter")
 	// ErrMalformed: the frontmatter is not a YAML mapping, even after the quoting retry;
 	// a warning: the file is read as `key: value` lines (frontmatter.Fallback).
-	ErrMalformed = frontmatter.ErrMalformed
+	ErrMalformed error = &frontmatter.Malformed
 	// ErrMissingDescription: the frontmatter has no non-empty description.
 	ErrMissingDescription = errors.New(`missing required "description" in frontmatter`)
 	// ErrInvalidName: neither the frontmatter nor the file name gives a name.

@@ -91,7 +91,7 @@ func guardProjectEndpoints(tree map[string]any, origins map[string]Source) (map[
 			case string:
 				from := origin(p)
 				switch {
-				case envRefPattern().MatchString(t):
+				case envRefPattern.MatchString(t):
 					withheld = append(withheld, withheldValue{path: p, varName: strings.TrimPrefix(t, envPrefix), from: from, profile: path})
 					return ""
 				case (p == joinPath(path, "apiKey") || strings.HasPrefix(p, headers+".") || strings.HasPrefix(p, headers+"[")) &&

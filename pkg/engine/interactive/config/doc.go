@@ -40,4 +40,7 @@
 //     webSearch.url, a `$ENV:` key or one from another file is not used (a warning).
 //     Unset, the session uses native when the provider has hosted search (Anthropic), as
 //     Claude Code searches out of the box, and otherwise says how to configure one.
+//
+// Tables and regular expressions are built on first use (internal/lazy), not in a
+// package init: robota pays every init on every command (issue 29).
 package config

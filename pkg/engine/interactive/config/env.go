@@ -27,7 +27,7 @@ func substituteEnv(tree map[string]any, env Env) map[string]string {
 	walk = func(v any, path string) any {
 		switch t := v.(type) {
 		case string:
-			if !envRefPattern().MatchString(t) {
+			if !envRefPattern.MatchString(t) {
 				return t
 			}
 			name := strings.TrimPrefix(t, envPrefix)

@@ -1,6 +1,10 @@
 package config
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
+)
 
 // Source says where a setting came from.
 type Source struct {
@@ -38,7 +42,9 @@ const LayerFlagSettings = 7
 const LayerCommandLine = 8
 
 // SourceNames are the names --setting-sources accepts, each with the scope of its files.
-var SourceNames = map[string]string{"user": ScopeUser, "project": ScopeProject, "local": ScopeLocal}
+var SourceNames = &lazy.Value[map[string]string]{Build: func() map[string]string {
+	return map[string]string{"user": ScopeUser, "project": ScopeProject, "local": ScopeLocal}
+}}
 
 // layerSpec is one row of the spec's precedence table.
 type layerSpec struct {

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // Loader reads the six settings files of a home and a project directory. Every input is
@@ -99,7 +101,7 @@ func (l Loader) reads(src Source) bool {
 		return true
 	}
 	for _, name := range l.Sources {
-		if SourceNames[name] == src.Name {
+		if SourceNames.Get()[name] == src.Name {
 			return true
 		}
 	}
@@ -119,7 +121,7 @@ func (l Loader) Build(files []LayerData) (*Settings, error) {
 			issues = append(issues, *bad)
 			continue
 		}
-		issues = append(issues, validate(settingsSchema, tree, "", f.Source)...)
+		issues = append(issues, validate(settingsSchema.Get(), tree, "", f.Source)...)
 		layers = append(layers, parsedLayer{src: f.Source, tree: tree})
 	}
 	if hasErrors(issues) {
@@ -173,7 +175,7 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 	s.Permissions.AdditionalDirectories = m.dirs
 
 	var shape fileShape
-	raw, err := json.Marshal(prune(settingsSchema, m.tree))
+	raw, err := json.Marshal(prune(settingsSchema.Get(), m.tree))
 	if err == nil {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
@@ -202,15 +204,15 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 	}
 	var noEffect []Issue
 	for k, v := range m.tree {
-		if !modelledKeys[k] {
+		if !modelledKey(k) {
 			s.Extra[k], _ = json.Marshal(v)
 		}
-		if why, ok := NoEffectKeys[k]; ok {
+		if why, ok := NoEffectKeys.Get()[k]; ok {
 			noEffect = append(noEffect, Issue{Severity: SeverityWarning, File: s.originOf(k).Display, Path: k,
 				Message: "accepted, has no effect in robota: " + why})
 		}
 	}
-	for path, why := range NoEffectPaths {
+	for path, why := range NoEffectPaths.Get() {
 		if src, ok := s.origins[path]; ok {
 			noEffect = append(noEffect, Issue{Severity: SeverityWarning, File: src.Display, Path: path,
 				Message: "accepted, has no effect in robota: " + why})
@@ -243,41 +245,49 @@ func (s *Settings) originOf(path string) Source {
 
 // HonouredExtraKeys are the top-level keys without a typed field that robota acts on
 // (read from Settings.Extra by the package that owns them).
-var HonouredExtraKeys = map[string]string{
-	"enabledPlugins":         "plugins enabled for the session (interactive/plugins)",
-	"extraKnownMarketplaces": "marketplaces plugins are installed from (interactive/plugins)",
-	"sandbox":                "the command sandbox: enabled, excludedCommands, failIfUnavailable, network (interactive, pkg/sandbox)",
-	"disabledMcpjsonServers": "project .mcp.json servers that are not started (interactive)",
-	// The TUI asks about a project .mcp.json server neither key approves (pkg/tui); a
-	// run that asks nobody starts every server not disabled, as Claude Code's print mode.
-	"enableAllProjectMcpServers": "every project .mcp.json server approved: the TUI does not ask (pkg/tui)",
-	"enabledMcpjsonServers":      "project .mcp.json servers approved: the TUI does not ask about them (pkg/tui)",
-}
+var HonouredExtraKeys = &lazy.Value[map[string]string]{Build: func() map[string]string {
+	return map[string]string{
+		"enabledPlugins":         "plugins enabled for the session (interactive/plugins)",
+		"extraKnownMarketplaces": "marketplaces plugins are installed from (interactive/plugins)",
+		"sandbox":                "the command sandbox: enabled, excludedCommands, failIfUnavailable, network (interactive, pkg/sandbox)",
+		"disabledMcpjsonServers": "project .mcp.json servers that are not started (interactive)",
+		// The TUI asks about a project .mcp.json server neither key approves (pkg/tui); a
+		// run that asks nobody starts every server not disabled, as Claude Code's print mode.
+		"enableAllProjectMcpServers": "every project .mcp.json server approved: the TUI does not ask (pkg/tui)",
+		"enabledMcpjsonServers":      "project .mcp.json servers approved: the TUI does not ask about them (pkg/tui)",
+	}
+}}
 
 // NoEffectKeys are Claude Code keys robota accepts without acting on them, with why;
 // each one a file sets is a warning naming the file and the key.
-var NoEffectKeys = map[string]string{
-	"apiKeyHelper":          "provider keys come from providers profiles ($ENV:NAME) or the environment",
-	"awsAuthRefresh":        "robota has no Bedrock provider",
-	"awsCredentialExport":   "robota has no Bedrock provider",
-	"cleanupPeriodDays":     "robota does not delete old sessions",
-	"companyAnnouncements":  "robota shows no announcements",
-	"forceLoginMethod":      "robota has no login",
-	"forceLoginOrgUUID":     "robota has no login",
-	"includeCoAuthoredBy":   "robota writes no commit messages of its own",
-	"otelHeadersHelper":     "robota exports no OpenTelemetry data",
-	"outputStyle":           "robota has one output style",
-	"statusLine":            "robota's headless runs have no status line",
-	"alwaysThinkingEnabled": "use --max-thinking-tokens or a provider profile's thinking budget",
-	"spinnerTipsEnabled":    "robota's headless runs show no spinner",
-}
+var NoEffectKeys = &lazy.Value[map[string]string]{Build: func() map[string]string {
+	return map[string]string{
+		"apiKeyHelper":          "provider keys come from providers profiles ($ENV:NAME) or the environment",
+		"awsAuthRefresh":        "robota has no Bedrock provider",
+		"awsCredentialExport":   "robota has no Bedrock provider",
+		"cleanupPeriodDays":     "robota does not delete old sessions",
+		"companyAnnouncements":  "robota shows no announcements",
+		"forceLoginMethod":      "robota has no login",
+		"forceLoginOrgUUID":     "robota has no login",
+		"includeCoAuthoredBy":   "robota writes no commit messages of its own",
+		"otelHeadersHelper":     "robota exports no OpenTelemetry data",
+		"outputStyle":           "robota has one output style",
+		"statusLine":            "robota's headless runs have no status line",
+		"alwaysThinkingEnabled": "use --max-thinking-tokens or a provider profile's thinking budget",
+		"spinnerTipsEnabled":    "robota's headless runs show no spinner",
+	}
+}}
 
-// modelledKeys are the top-level keys Settings has typed fields for.
-var modelledKeys = map[string]bool{
-	"$schema": true, "currentProvider": true, "providers": true, "provider": true,
-	"permissions": true, "additionalDirectories": true, "language": true, "model": true,
-	"defaultTrustLevel": true, "hooks": true, "disableAllHooks": true, "env": true,
-	"workers": true, "webSearch": true, "sessionLog": true,
+// modelledKey tells the top-level keys Settings has typed fields for.
+func modelledKey(k string) bool {
+	switch k {
+	case "$schema", "currentProvider", "providers", "provider",
+		"permissions", "additionalDirectories", "language", "model",
+		"defaultTrustLevel", "hooks", "disableAllHooks", "env",
+		"workers", "webSearch", "sessionLog":
+		return true
+	}
+	return false
 }
 
 // checkProviders reports profiles without a type and a currentProvider naming no profile.

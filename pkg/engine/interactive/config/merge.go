@@ -62,7 +62,7 @@ func mergeLayers(layers []parsedLayer, home string) merged {
 			for _, g := range asSlice(hooks[event]) {
 				// Map keys marshal sorted: a canonical form. Pruned to known keys first,
 				// as the decoder below matches keys case-insensitively.
-				canon, _ := json.Marshal(prune(hookGroupSchema, g))
+				canon, _ := json.Marshal(prune(hookGroupSchema.Get(), g))
 				key := event + "\x00" + string(canon)
 				if seenHook[key] {
 					continue

@@ -23,8 +23,18 @@ type Overrides struct {
 	Language string
 }
 
-// trustModes maps the legacy trust levels to permission modes (spec TRUST_TO_MODE).
-var trustModes = map[string]string{"safe": "plan", "moderate": "default", "full": "acceptEdits"}
+// trustMode maps the legacy trust levels to permission modes (spec TRUST_TO_MODE).
+func trustMode(level string) (mode string, ok bool) {
+	switch level {
+	case "safe":
+		return "plan", true
+	case "moderate":
+		return "default", true
+	case "full":
+		return "acceptEdits", true
+	}
+	return "", false
+}
 
 // PermissionMode is the effective default permission mode: permissions.defaultMode, else
 // the mode of the legacy defaultTrustLevel, else "" (the evaluator's default).
@@ -32,7 +42,8 @@ func (s *Settings) PermissionMode() string {
 	if s.Permissions.DefaultMode != "" {
 		return s.Permissions.DefaultMode
 	}
-	return trustModes[s.DefaultTrustLevel]
+	mode, _ := trustMode(s.DefaultTrustLevel)
+	return mode
 }
 
 // WithOverrides returns the settings with the flags applied as a command-line layer
@@ -69,7 +80,7 @@ func (s *Settings) WithOverrides(o Overrides) (*Settings, error) {
 	addList(perms, "deny", o.Deny)
 	addList(perms, "additionalDirectories", o.AdditionalDirectories)
 	if mode := strings.TrimSpace(o.PermissionMode); mode != "" {
-		if m, ok := trustModes[mode]; ok {
+		if m, ok := trustMode(mode); ok {
 			mode = m
 		}
 		perms["defaultMode"] = mode
@@ -80,7 +91,7 @@ func (s *Settings) WithOverrides(o Overrides) (*Settings, error) {
 	if o.Language != "" {
 		tree["language"] = o.Language
 	}
-	issues = append(issues, validate(settingsSchema, tree, "", src)...)
+	issues = append(issues, validate(settingsSchema.Get(), tree, "", src)...)
 	if hasErrors(issues) {
 		return nil, &ValidationError{Issues: issues}
 	}

@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // sandboxNetworkSchema is Claude Code's sandbox.network object (Claude Code 2.1's
@@ -34,12 +36,14 @@ func port() *node {
 
 // NoEffectPaths are keys below a top-level key that robota accepts without acting on
 // them, with why; each one a file sets is a warning naming the file and the key.
-var NoEffectPaths = map[string]string{
-	"sandbox.network.allowManagedDomainsOnly": "robota has no managed settings; every file's allowedDomains counts",
-	"sandbox.network.allowMachLookup":         "macOS only in Claude Code; robota's sandbox is Linux's",
-	"sandbox.network.allowUnixSockets":        "macOS only in Claude Code (ignored on Linux there too); robota does not block Unix sockets",
-	"sandbox.network.tlsTerminate":            "robota's proxy does not terminate TLS: it filters by host name",
-}
+var NoEffectPaths = &lazy.Value[map[string]string]{Build: func() map[string]string {
+	return map[string]string{
+		"sandbox.network.allowManagedDomainsOnly": "robota has no managed settings; every file's allowedDomains counts",
+		"sandbox.network.allowMachLookup":         "macOS only in Claude Code; robota's sandbox is Linux's",
+		"sandbox.network.allowUnixSockets":        "macOS only in Claude Code (ignored on Linux there too); robota does not block Unix sockets",
+		"sandbox.network.tlsTerminate":            "robota's proxy does not terminate TLS: it filters by host name",
+	}
+}}
 
 // SandboxNetwork is what the settings say of the command sandbox's network, with
 // Claude Code's meaning (pkg/sandbox's doc).

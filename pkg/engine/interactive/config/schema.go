@@ -3,10 +3,10 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // kind is the JSON shape a schema node accepts.
@@ -22,7 +22,7 @@ const (
 	kindArray              // an array, every element of elem's shape
 )
 
-var kindNames = map[kind]string{
+var kindNames = [...]string{
 	kindString: "string", kindNumber: "number", kindBool: "boolean",
 	kindObject: "object", kindMap: "object", kindArray: "array",
 }
@@ -90,13 +90,13 @@ var HookTypes = []string{"command", "http", "prompt", "agent"}
 
 // Compiled on first use, not at start-up: every robota run, --version included, pays for
 // package initialisation (PERF-NOTES.md).
-var envRefPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$ENV:[A-Za-z_][A-Za-z0-9_]*$`) })
+var envRefPattern = lazy.NewRegexp(`^\$ENV:[A-Za-z_][A-Za-z0-9_]*$`)
 
 // providerString is a string that may be a `$ENV:NAME` reference.
 func providerString() *node {
 	return &node{kind: kindString, check: func(v any) string {
 		s := v.(string)
-		if strings.HasPrefix(s, envPrefix) && !envRefPattern().MatchString(s) {
+		if strings.HasPrefix(s, envPrefix) && !envRefPattern.MatchString(s) {
 			return fmt.Sprintf("malformed environment reference %q (want $ENV:NAME)", s)
 		}
 		return ""
@@ -130,7 +130,7 @@ func profileSchema(legacy bool) *node {
 }
 
 // hookGroupSchema is one `{"matcher": ..., "hooks": [...]}` entry.
-var hookGroupSchema = newHookGroupSchema()
+var hookGroupSchema = &lazy.Value[*node]{Build: newHookGroupSchema}
 
 func newHookGroupSchema() *node {
 	def := object(map[string]*node{
@@ -176,80 +176,84 @@ func newHookGroupSchema() *node {
 func hookSchema() *node {
 	events := map[string]*node{}
 	for _, e := range HookEvents {
-		events[e] = arrayOf(hookGroupSchema)
+		events[e] = arrayOf(hookGroupSchema.Get())
 	}
 	return object(events)
 }
 
 // settingsSchema is the shape of one settings file.
-var settingsSchema = object(map[string]*node{
-	"$schema":         str(),
-	"currentProvider": str(),
-	"providers":       mapOf(profileSchema(false)),
-	"provider":        profileSchema(true),
-	"permissions": object(map[string]*node{
-		"allow":                        arrayOf(ruleString()),
-		"ask":                          arrayOf(ruleString()),
-		"deny":                         arrayOf(ruleString()),
-		"defaultMode":                  enum(PermissionModes...),
-		"additionalDirectories":        arrayOf(str()),
-		"disableBypassPermissionsMode": enum("disable"),
-	}),
-	"additionalDirectories": arrayOf(str()),
-	"language":              str(),
-	"model":                 str(),
-	"defaultTrustLevel":     enum(TrustLevels...),
-	"hooks":                 hookSchema(),
-	"disableAllHooks":       boolean(),
-	"env":                   mapOf(str()),
-	"enabledPlugins":        mapOf(boolean()),
-	// Where the session's background commands and subagents may run when the engine
-	// dispatches over NATS: labels a host agent must offer (os, arch, gpu, repo, ...).
-	"workers": object(map[string]*node{
-		"labels": mapOf(str()),
-	}),
-	// What backs the WebSearch tool: the provider's hosted search or a search API
-	// (websearch.go).
-	"webSearch": webSearchSchema(),
-	// How much the session log writes (sessionlog.Level): "compact" (the default) what
-	// the session journal does not hold, "full" every event with the raw provider
-	// payloads as well.
-	"sessionLog": object(map[string]*node{
-		"level": enum(SessionLogLevels...),
-	}),
-	// Claude Code's sandbox settings (the command sandbox, pkg/sandbox): enabled false
-	// turns it off, excludedCommands run outside it; network.allowedDomains confines
-	// commands' network to an allow-list (sandboxnet.go).
-	"sandbox": object(map[string]*node{
-		"enabled":                   boolean(),
-		"excludedCommands":          arrayOf(str()),
-		"failIfUnavailable":         boolean(),
-		"autoAllowBashIfSandboxed":  anyJSON(),
-		"allowUnsandboxedCommands":  anyJSON(),
-		"enableWeakerNestedSandbox": anyJSON(),
-		"ignoreViolations":          anyJSON(),
-		"network":                   sandboxNetworkSchema(),
-	}),
-	// Claude Code keys this engine accepts and passes through without interpreting, so a
-	// user's existing .claude/settings.json loads without warnings.
-	"extraKnownMarketplaces":     anyJSON(),
-	"apiKeyHelper":               anyJSON(),
-	"awsAuthRefresh":             anyJSON(),
-	"awsCredentialExport":        anyJSON(),
-	"cleanupPeriodDays":          anyJSON(),
-	"companyAnnouncements":       anyJSON(),
-	"enableAllProjectMcpServers": anyJSON(),
-	"enabledMcpjsonServers":      anyJSON(),
-	"disabledMcpjsonServers":     anyJSON(),
-	"forceLoginMethod":           anyJSON(),
-	"forceLoginOrgUUID":          anyJSON(),
-	"includeCoAuthoredBy":        anyJSON(),
-	"otelHeadersHelper":          anyJSON(),
-	"outputStyle":                anyJSON(),
-	"statusLine":                 anyJSON(),
-	"alwaysThinkingEnabled":      anyJSON(),
-	"spinnerTipsEnabled":         anyJSON(),
-})
+var settingsSchema = &lazy.Value[*node]{Build: newSettingsSchema}
+
+func newSettingsSchema() *node {
+	return object(map[string]*node{
+		"$schema":         str(),
+		"currentProvider": str(),
+		"providers":       mapOf(profileSchema(false)),
+		"provider":        profileSchema(true),
+		"permissions": object(map[string]*node{
+			"allow":                        arrayOf(ruleString()),
+			"ask":                          arrayOf(ruleString()),
+			"deny":                         arrayOf(ruleString()),
+			"defaultMode":                  enum(PermissionModes...),
+			"additionalDirectories":        arrayOf(str()),
+			"disableBypassPermissionsMode": enum("disable"),
+		}),
+		"additionalDirectories": arrayOf(str()),
+		"language":              str(),
+		"model":                 str(),
+		"defaultTrustLevel":     enum(TrustLevels...),
+		"hooks":                 hookSchema(),
+		"disableAllHooks":       boolean(),
+		"env":                   mapOf(str()),
+		"enabledPlugins":        mapOf(boolean()),
+		// Where the session's background commands and subagents may run when the engine
+		// dispatches over NATS: labels a host agent must offer (os, arch, gpu, repo, ...).
+		"workers": object(map[string]*node{
+			"labels": mapOf(str()),
+		}),
+		// What backs the WebSearch tool: the provider's hosted search or a search API
+		// (websearch.go).
+		"webSearch": webSearchSchema(),
+		// How much the session log writes (sessionlog.Level): "compact" (the default) what
+		// the session journal does not hold, "full" every event with the raw provider
+		// payloads as well.
+		"sessionLog": object(map[string]*node{
+			"level": enum(SessionLogLevels...),
+		}),
+		// Claude Code's sandbox settings (the command sandbox, pkg/sandbox): enabled false
+		// turns it off, excludedCommands run outside it; network.allowedDomains confines
+		// commands' network to an allow-list (sandboxnet.go).
+		"sandbox": object(map[string]*node{
+			"enabled":                   boolean(),
+			"excludedCommands":          arrayOf(str()),
+			"failIfUnavailable":         boolean(),
+			"autoAllowBashIfSandboxed":  anyJSON(),
+			"allowUnsandboxedCommands":  anyJSON(),
+			"enableWeakerNestedSandbox": anyJSON(),
+			"ignoreViolations":          anyJSON(),
+			"network":                   sandboxNetworkSchema(),
+		}),
+		// Claude Code keys this engine accepts and passes through without interpreting, so a
+		// user's existing .claude/settings.json loads without warnings.
+		"extraKnownMarketplaces":     anyJSON(),
+		"apiKeyHelper":               anyJSON(),
+		"awsAuthRefresh":             anyJSON(),
+		"awsCredentialExport":        anyJSON(),
+		"cleanupPeriodDays":          anyJSON(),
+		"companyAnnouncements":       anyJSON(),
+		"enableAllProjectMcpServers": anyJSON(),
+		"enabledMcpjsonServers":      anyJSON(),
+		"disabledMcpjsonServers":     anyJSON(),
+		"forceLoginMethod":           anyJSON(),
+		"forceLoginOrgUUID":          anyJSON(),
+		"includeCoAuthoredBy":        anyJSON(),
+		"otelHeadersHelper":          anyJSON(),
+		"outputStyle":                anyJSON(),
+		"statusLine":                 anyJSON(),
+		"alwaysThinkingEnabled":      anyJSON(),
+		"spinnerTipsEnabled":         anyJSON(),
+	})
+}
 
 // validate checks a tree against a schema node and returns every finding.
 func validate(n *node, v any, path string, src Source) []Issue {
@@ -342,11 +346,11 @@ func prune(n *node, v any) any {
 
 // Compiled on first use, not at start-up: every robota run, --version included, pays for
 // package initialisation (PERF-NOTES.md).
-var plainKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_$-]+$`) })
+var plainKey = lazy.NewRegexp(`^[A-Za-z0-9_$-]+$`)
 
 // joinPath appends a key to a dotted path, quoting keys that are not plain words.
 func joinPath(path, key string) string {
-	if !plainKey().MatchString(key) {
+	if !plainKey.MatchString(key) {
 		return fmt.Sprintf("%s[%q]", path, key)
 	}
 	if path == "" {

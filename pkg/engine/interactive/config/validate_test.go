@@ -81,8 +81,8 @@ func TestUnknownKeysAreWarningsNamingTheFile(t *testing.T) {
 		"warning .claude/settings.json: languag: unknown key",
 		"warning .claude/settings.json: permissions.alow: unknown key",
 		"warning .claude/settings.json: providers.w.api_key: unknown key",
-		"warning .claude/settings.json: includeCoAuthoredBy: accepted, has no effect in robota: " + NoEffectKeys["includeCoAuthoredBy"],
-		"warning .claude/settings.json: statusLine: accepted, has no effect in robota: " + NoEffectKeys["statusLine"],
+		"warning .claude/settings.json: includeCoAuthoredBy: accepted, has no effect in robota: " + NoEffectKeys.Get()["includeCoAuthoredBy"],
+		"warning .claude/settings.json: statusLine: accepted, has no effect in robota: " + NoEffectKeys.Get()["statusLine"],
 	}
 	if got := issueStrings(s.Warnings); !reflect.DeepEqual(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)
@@ -209,24 +209,24 @@ func TestKeysDifferingInCaseAreUnknown(t *testing.T) {
 // Every top-level key the settings schema accepts is honoured (a typed field, or read
 // from Extra by its owner) or warned about as having no effect: none is silently ignored.
 func TestEverySettingsKeyIsHonouredOrWarned(t *testing.T) {
-	for key := range settingsSchema.fields {
-		_, noEffect := NoEffectKeys[key]
-		_, honoured := HonouredExtraKeys[key]
+	for key := range settingsSchema.Get().fields {
+		_, noEffect := NoEffectKeys.Get()[key]
+		_, honoured := HonouredExtraKeys.Get()[key]
 		n := 0
-		for _, b := range []bool{modelledKeys[key], honoured, noEffect} {
+		for _, b := range []bool{modelledKey(key), honoured, noEffect} {
 			if b {
 				n++
 			}
 		}
 		if n > 1 {
-			t.Errorf("settings key %q: modelled %v, honoured %v, no effect %v: want exactly one", key, modelledKeys[key], honoured, noEffect)
+			t.Errorf("settings key %q: modelled %v, honoured %v, no effect %v: want exactly one", key, modelledKey(key), honoured, noEffect)
 		}
 		if n == 0 {
 			t.Errorf("settings key %q is accepted and neither honoured nor warned about", key)
 		}
 	}
-	for key := range NoEffectKeys {
-		if _, ok := settingsSchema.fields[key]; !ok {
+	for key := range NoEffectKeys.Get() {
+		if _, ok := settingsSchema.Get().fields[key]; !ok {
 			t.Errorf("NoEffectKeys names %q, which the schema does not accept", key)
 		}
 	}

@@ -11,8 +11,16 @@ import (
 // search, or a search API.
 var WebSearchBackends = []string{"native", "brave", "tavily", "searxng"}
 
-// webSearchKeyVars are the variables the not-configured hints suggest, per backend.
-var webSearchKeyVars = map[string]string{"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY"}
+// webSearchKeyVar is the variable the not-configured hints suggest for a backend.
+func webSearchKeyVar(backend string) string {
+	switch backend {
+	case "brave":
+		return "BRAVE_API_KEY"
+	case "tavily":
+		return "TAVILY_API_KEY"
+	}
+	return ""
+}
 
 // WebSearch is the `webSearch` setting: what backs the WebSearch tool. The zero value
 // (no `webSearch` key) chooses no backend: the session then uses the provider's hosted
@@ -91,7 +99,7 @@ func (s *Settings) resolveWebSearch(shape *webSearchShape, env Env) (errs, warns
 	switch ws.Backend {
 	case "brave", "tavily":
 		if shape.APIKey == "" {
-			fail("webSearch.apiKey", `the %s backend needs an API key: add "apiKey": "$ENV:%s"`, ws.Backend, webSearchKeyVars[ws.Backend])
+			fail("webSearch.apiKey", `the %s backend needs an API key: add "apiKey": "$ENV:%s"`, ws.Backend, webSearchKeyVar(ws.Backend))
 		}
 	case "searxng":
 		if shape.URL == "" {
@@ -105,7 +113,7 @@ func (s *Settings) resolveWebSearch(shape *webSearchShape, env Env) (errs, warns
 	keySrc := s.originOf("webSearch.apiKey")
 	urlSrc, urlSet := s.Origin("webSearch.url")
 	guarded := shape.URL != "" && urlSet && isProjectScope(s.originOf("webSearch.url"))
-	ref := envRefPattern().MatchString(key)
+	ref := envRefPattern.MatchString(key)
 	switch {
 	case key == "":
 	case guarded && (ref || keySrc.Path != urlSrc.Path):

@@ -1,14 +1,14 @@
 package contextload
 
 import (
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // Compiled on first use, not at start-up: every robota run, --version included, pays for
 // package initialisation (PERF-NOTES.md).
-var compactHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bcompact\s+instructions\b`) })
+var compactHeading = lazy.NewRegexp(`(?i)\bcompact\s+instructions\b`)
 
 // ExtractCompactInstructions returns the body of every Markdown section whose heading
 // (any level) contains "Compact Instructions": the lines after the heading up to the
@@ -32,11 +32,11 @@ func ExtractCompactInstructions(content string) string {
 			} else if strings.HasPrefix(f, fence) {
 				fence = ""
 			}
-		} else if m := headingLine().FindStringSubmatch(line); m != nil && fence == "" {
+		} else if m := headingLine.FindStringSubmatch(line); m != nil && fence == "" {
 			if level > 0 && len(m[1]) <= level {
 				flush()
 			}
-			if level == 0 && compactHeading().MatchString(m[2]) {
+			if level == 0 && compactHeading.MatchString(m[2]) {
 				level = len(m[1])
 				continue
 			}

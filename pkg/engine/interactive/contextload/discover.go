@@ -16,6 +16,10 @@ type discovered struct {
 	kind Kind
 }
 
+// sep keeps the relative paths below constants, which filepath.Join would make init
+// code (issue 29).
+const sep = string(filepath.Separator)
+
 // perDirectory are the files looked for in every directory of the walk, in order.
 var perDirectory = []struct {
 	rel  string
@@ -23,7 +27,7 @@ var perDirectory = []struct {
 }{
 	{"AGENTS.md", KindAgents},
 	{"CLAUDE.md", KindClaude},
-	{filepath.Join(".claude", "CLAUDE.md"), KindClaudeDir},
+	{".claude" + sep + "CLAUDE.md", KindClaudeDir},
 	{"CLAUDE.local.md", KindClaudeLocal},
 }
 

@@ -35,4 +35,7 @@
 //     platform, date from an injectable clock, git, model, project type, language): no
 //     behaviour text is hard-coded here.
 //   - Nothing reads the real home directory or clock unless the caller passes them.
+//
+// Tables and regular expressions are built on first use (internal/lazy), not in a
+// package init: robota pays every init on every command (issue 29).
 package contextload

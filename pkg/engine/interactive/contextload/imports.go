@@ -3,9 +3,9 @@ package contextload
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // importRef is one `@path` token.
@@ -16,7 +16,7 @@ type importRef struct {
 
 // Compiled on first use, not at start-up: every robota run, --version included, pays for
 // package initialisation (PERF-NOTES.md).
-var importToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@(\S+)`) })
+var importToken = lazy.NewRegexp(`(?:^|\s)@(\S+)`)
 
 // trailingPunct may follow an @path in prose ("see @docs/a.md.").
 const trailingPunct = ".,;:!?)]}'\""
@@ -41,7 +41,7 @@ func ParseImports(content string) []importRef {
 		if fence != "" {
 			continue
 		}
-		for _, m := range importToken().FindAllStringSubmatch(stripCodeSpans(line), -1) {
+		for _, m := range importToken.FindAllStringSubmatch(stripCodeSpans(line), -1) {
 			t := m[1]
 			if strings.ContainsAny(t, "/.") || strings.HasPrefix(t, "~") {
 				out = append(out, importRef{line: i + 1, target: t})

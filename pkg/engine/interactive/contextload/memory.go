@@ -18,7 +18,7 @@ const (
 )
 
 // MemoryFile is the project memory index, relative to the project root.
-var MemoryFile = filepath.Join(".robota", "memory", "MEMORY.md")
+var MemoryFile = ".robota" + sep + "memory" + sep + "MEMORY.md"
 
 // Memory is the startup part of the project memory. Topic files are not read here.
 type Memory struct {

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // TasksDir is the task directory, relative to the project root.
-var TasksDir = filepath.Join(".agents", "tasks")
+var TasksDir = ".agents" + sep + "tasks"
 
 // maxOpenItems bounds the unchecked items listed per task.
 const maxOpenItems = 10
@@ -30,10 +30,19 @@ type Task struct {
 	OpenItems []string
 }
 
-// Task status ranks for selection; a status not listed ranks with "unknown".
-var statusRank = map[string]int{"in-progress": 0, "todo": 1}
-
 const unknownRank = 2
+
+// statusRank is a task status's rank for selection; a status not listed ranks with
+// "unknown".
+func statusRank(status string) int {
+	switch status {
+	case "in-progress":
+		return 0
+	case "todo":
+		return 1
+	}
+	return unknownRank
+}
 
 // DiscoverTasks lists the direct Markdown files of .agents/tasks under root, sorted by
 // name, without README.md (files under completed/ are not direct files). A file that
@@ -84,14 +93,10 @@ func discoverTasks(root string, check func(path string) error) ([]Task, []Diagno
 // Compiled on first use, not at start-up: every robota run, --version included, pays for
 // package initialisation (PERF-NOTES.md).
 var (
-	headingLine  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`) })
-	metadataLine = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\s*(?:[-*]\s+)?\*\*([A-Za-z][A-Za-z ]*?)(?::\*\*|\*\*\s*:)\s*(.*?)\s*$`)
-	})
-	checkboxLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*[-*+]\s+\[([ xX])\]\s+(.*?)\s*$`) })
-	completionHd = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)completion|definition of done|done criteria|acceptance`)
-	})
+	headingLine  = lazy.NewRegexp(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
+	metadataLine = lazy.NewRegexp(`^\s*(?:[-*]\s+)?\*\*([A-Za-z][A-Za-z ]*?)(?::\*\*|\*\*\s*:)\s*(.*?)\s*$`)
+	checkboxLine = lazy.NewRegexp(`^\s*[-*+]\s+\[([ xX])\]\s+(.*?)\s*$`)
+	completionHd = lazy.NewRegexp(`(?i)completion|definition of done|done criteria|acceptance`)
 )
 
 // ParseTask reads a task file's title (first `#` heading), `**Status**`, `**Branch**`
@@ -133,17 +138,17 @@ func parseTaskBody(content string) Task {
 		if fence != "" {
 			continue
 		}
-		if m := headingLine().FindStringSubmatch(line); m != nil {
+		if m := headingLine.FindStringSubmatch(line); m != nil {
 			if t.Title == "" && len(m[1]) == 1 {
 				t.Title = m[2]
 			}
 			section = m[2]
-			if completionHd().MatchString(section) {
+			if completionHd.MatchString(section) {
 				hasCompletion = true
 			}
 			continue
 		}
-		if m := metadataLine().FindStringSubmatch(line); m != nil {
+		if m := metadataLine.FindStringSubmatch(line); m != nil {
 			switch strings.ToLower(strings.TrimSpace(m[1])) {
 			case "status":
 				if t.Status == "" {
@@ -162,10 +167,10 @@ func parseTaskBody(content string) Task {
 				continue
 			}
 		}
-		if m := checkboxLine().FindStringSubmatch(line); m != nil {
+		if m := checkboxLine.FindStringSubmatch(line); m != nil {
 			if m[1] == " " && m[2] != "" {
 				allItems = append(allItems, m[2])
-				if completionHd().MatchString(section) {
+				if completionHd.MatchString(section) {
 					completionItems = append(completionItems, m[2])
 				}
 			}
@@ -218,11 +223,7 @@ func SelectTasks(tasks []Task, branch string, max int) []Task {
 		if branch != "" && t.Branch == branch {
 			b = 0
 		}
-		s, ok := statusRank[t.Status]
-		if !ok {
-			s = unknownRank
-		}
-		return b, s
+		return b, statusRank(t.Status)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		bi, si := rank(out[i])

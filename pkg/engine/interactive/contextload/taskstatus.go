@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/frontmatter"
 )
 
@@ -36,7 +35,7 @@ type TaskUpdateOptions struct {
 	Now func() time.Time
 }
 
-var statusPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 _-]{0,39}$`) })
+var statusPattern = lazy.NewRegexp(`^[A-Za-z][A-Za-z0-9 _-]{0,39}$`)
 
 // taskFrontmatter splits a task file's YAML frontmatter off (nil keys when it has none
 // or it is not valid YAML) and returns the rest.
@@ -137,7 +136,7 @@ func writeRootedAtomic(r *os.Root, name string, data []byte, perm os.FileMode) e
 // and CRLF line ends are kept.
 func UpdateTaskText(content, status, progress string, now time.Time) (string, error) {
 	status = strings.TrimSpace(status)
-	if !statusPattern().MatchString(status) {
+	if !statusPattern.MatchString(status) {
 		return "", fmt.Errorf("%w %q: one line of letters, digits, spaces, '-' or '_', at most 40 characters", ErrTaskStatus, status)
 	}
 	status = NormalizeStatus(status)
@@ -203,7 +202,7 @@ func setStatus(lines []string, status string) ([]string, error) {
 	}
 	at := bodyStart
 	for i := bodyStart; i < len(lines); i++ {
-		if m := headingLine().FindStringSubmatch(lines[i]); m != nil && len(m[1]) == 1 {
+		if m := headingLine.FindStringSubmatch(lines[i]); m != nil && len(m[1]) == 1 {
 			at = i + 1
 			if at < len(lines) && strings.TrimSpace(lines[at]) == "" {
 				return insert(lines, at+1, "- **Status**: "+status), nil
@@ -228,17 +227,17 @@ func firstStatusLine(lines []string, from int) (int, []int) {
 			}
 			continue
 		}
-		if fence != "" || headingLine().MatchString(line) {
+		if fence != "" || headingLine.MatchString(line) {
 			continue
 		}
-		if m := metadataLine().FindStringSubmatchIndex(line); m != nil && strings.EqualFold(strings.TrimSpace(line[m[2]:m[3]]), "status") {
+		if m := metadataLine.FindStringSubmatchIndex(line); m != nil && strings.EqualFold(strings.TrimSpace(line[m[2]:m[3]]), "status") {
 			return i, m[4:6]
 		}
 	}
 	return -1, nil
 }
 
-var progressHd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^progress(?:\s+log)?$`) })
+var progressHd = lazy.NewRegexp(`(?i)^progress(?:\s+log)?$`)
 
 // appendProgress adds entry at the end of the Progress section (outside fences), or a new
 // section at the end of the file.
@@ -258,11 +257,11 @@ func appendProgress(lines []string, entry string) []string {
 			continue
 		}
 		if fence == "" {
-			if m := headingLine().FindStringSubmatch(line); m != nil {
+			if m := headingLine.FindStringSubmatch(line); m != nil {
 				if section >= 0 && len(m[1]) <= level {
 					break
 				}
-				if section < 0 && progressHd().MatchString(strings.TrimSpace(m[2])) {
+				if section < 0 && progressHd.MatchString(strings.TrimSpace(m[2])) {
 					section, level, last = i, len(m[1]), i
 					continue
 				}

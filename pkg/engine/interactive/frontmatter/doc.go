@@ -12,4 +12,7 @@
 //
 // The package owns no field: what a key means is its loader's business (agentdef,
 // skills, contextload).
+//
+// Regular expressions are compiled on first use (internal/lazy), not in a package init:
+// robota pays every init on every command (issue 29).
 package frontmatter

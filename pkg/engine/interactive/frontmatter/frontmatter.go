@@ -3,14 +3,13 @@ package frontmatter
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/engine/permission"
 )
 
@@ -157,8 +156,8 @@ func ResolveAlias(n *yaml.Node) *yaml.Node {
 }
 
 var (
-	simpleLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-zA-Z_-]+):[ \t]+(.+)$`) })
-	yamlSyntax = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ") })
+	simpleLine = lazy.NewRegexp(`^([a-zA-Z_-]+):[ \t]+(.+)$`)
+	yamlSyntax = lazy.NewRegexp("[{}\\[\\]*&#!|>%@`]|: ")
 )
 
 // quoteSimpleValues is Claude Code's retry: each top-level `key: value` line whose value
@@ -169,10 +168,10 @@ func quoteSimpleValues(front string) string {
 	for i, line := range lines {
 		tabs := len(line) - len(strings.TrimLeft(line, "\t"))
 		line = strings.Repeat("  ", tabs) + line[tabs:]
-		m := simpleLine().FindStringSubmatch(line)
+		m := simpleLine.FindStringSubmatch(line)
 		if m != nil {
 			v := strings.TrimRight(m[2], " \t")
-			if !quoted(v) && !isFlowList(v) && yamlSyntax().MatchString(v) {
+			if !quoted(v) && !isFlowList(v) && yamlSyntax.MatchString(v) {
 				line = m[1] + ": " + strconv.Quote(v)
 			}
 		}

@@ -1,19 +1,16 @@
 package frontmatter
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"go.yaml.in/yaml/v3"
 )
 
 var (
-	keyLine = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^([A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*))?$`)
-	})
-	openTag  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[A-Za-z][A-Za-z0-9_-]*>`) })
-	closeTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`</[A-Za-z][A-Za-z0-9_-]*>`) })
+	keyLine  = lazy.NewRegexp(`^([A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*))?$`)
+	openTag  = lazy.NewRegexp(`<[A-Za-z][A-Za-z0-9_-]*>`)
+	closeTag = lazy.NewRegexp(`</[A-Za-z][A-Za-z0-9_-]*>`)
 )
 
 // Fallback reads a header that is not YAML as `key: value` lines, the way Claude Code's
@@ -40,7 +37,7 @@ func Fallback(front string) Fields {
 		case r.key != "" && r.kind == kindScalar && r.openTags() > 0:
 			r.more("\n", line)
 		case line != "" && line[0] != ' ':
-			if m := keyLine().FindStringSubmatch(line); m != nil {
+			if m := keyLine.FindStringSubmatch(line); m != nil {
 				r.flush(out)
 				r.start(m[1], strings.TrimSpace(m[2]), i+1)
 			} else if trimmed[0] == '<' && r.continuable(out) {
@@ -120,7 +117,7 @@ func (r *lineReader) continuable(out Fields) bool {
 
 func (r *lineReader) openTags() int {
 	text := strings.Join(r.text, "\n")
-	return len(openTag().FindAllStringIndex(text, -1)) - len(closeTag().FindAllStringIndex(text, -1))
+	return len(openTag.FindAllStringIndex(text, -1)) - len(closeTag.FindAllStringIndex(text, -1))
 }
 
 func (r *lineReader) flush(out Fields) {

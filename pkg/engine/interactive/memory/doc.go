@@ -32,4 +32,7 @@
 // spec's /memory subcommands (list, show, add, pending, approve, reject, used) do not
 // include a search, so nothing calls them yet. An extractor stores nothing; its
 // candidates go through Store.Queue and a person's /memory approve.
+//
+// Regular expressions are compiled on first use (internal/lazy), not in a package init:
+// robota pays every init on every command (issue 29).
 package memory

@@ -2,9 +2,9 @@ package memory
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // ExtractOptions say where the extractor's candidates would be stored.
@@ -32,13 +32,11 @@ type Extraction struct {
 // durableCue matches the wording of a fact worth keeping beyond the session: a rule or
 // convention ("always", "never", "must"), a preference, how the project is set up
 // ("we use", "is configured", "lives in").
-var durableCue = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:always|never|must|must not|should|should not|prefers?|preferred|convention|remember|` +
-		`don't|do not|we use|uses|is configured|are configured|is located|lives in|runs on|by default|defaults to)\b`)
-})
+var durableCue = lazy.NewRegexp(`(?i)\b(?:always|never|must|must not|should|should not|prefers?|preferred|convention|remember|` +
+	`don't|do not|we use|uses|is configured|are configured|is located|lives in|runs on|by default|defaults to)\b`)
 
 // sentenceEnd splits text into sentences: at . ! ? followed by a space, and at line ends.
-var sentenceEnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[.!?]\s+|\n+`) })
+var sentenceEnd = lazy.NewRegexp(`[.!?]\s+|\n+`)
 
 // ExtractCandidates is the spec's MemoryCandidateExtractor: it finds the sentences of
 // text that state a durable fact (durableCue; questions and sentences under three
@@ -65,7 +63,7 @@ func ExtractCandidates(text string, o ExtractOptions) (Extraction, error) {
 	seen := map[string]bool{}
 	for _, raw := range splitSentences(text) {
 		s := strings.TrimRight(oneLine(strings.TrimLeft(raw, "-*• \t")), ".!;")
-		if len(strings.Fields(s)) < 3 || strings.HasSuffix(s, "?") || len(s) > MaxTextBytes || !durableCue().MatchString(s) {
+		if len(strings.Fields(s)) < 3 || strings.HasSuffix(s, "?") || len(s) > MaxTextBytes || !durableCue.MatchString(s) {
 			continue
 		}
 		v := Evaluate(s)
@@ -93,7 +91,7 @@ func ExtractCandidates(text string, o ExtractOptions) (Extraction, error) {
 func splitSentences(text string) []string {
 	var out []string
 	last := 0
-	for _, m := range sentenceEnd().FindAllStringIndex(text, -1) {
+	for _, m := range sentenceEnd.FindAllStringIndex(text, -1) {
 		end := m[0]
 		if text[m[0]] == '?' {
 			end++

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // Candidate is a memory waiting for review: /memory add queued it because the policy
@@ -25,7 +26,7 @@ type Candidate struct {
 	Kind      string    `json:"kind,omitempty"`
 }
 
-var candidateIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var candidateIDPattern = lazy.NewRegexp(`^[A-Za-z0-9_-]{1,64}$`)
 
 // candidatePath is the file of a candidate id, relative to the project root; ids are
 // checked first, so it is one path element under PendingDir.

@@ -1,10 +1,9 @@
 package memory
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 )
 
@@ -33,36 +32,22 @@ type Verdict struct {
 
 // Compiled on first use (PERF-NOTES.md: package initialisation is paid by every run).
 var (
-	privateKeyRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
-	})
-	awsKeyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`) })
-	jwtRe    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`)
-	})
-	passwordRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd|pin)\b\s*(?:is|was|=|:|->)\s*["'` + "`" + `]?([^\s"'` + "`" + `]+)`)
-	})
-	tokenPhraseRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(?:api[ _-]?key|secret(?:[ _-]?key)?|access[ _-]?key|token|credential)s?\b\s*(?:is|was|=|:|->)\s*["'` + "`" + `]?([^\s"'` + "`" + `]+)`)
-	})
-	cardRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b\d(?:[ -]?\d){12,18}\b`) })
-	ssnRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`) })
-	rrnRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b\d{6}-[1-4]\d{6}\b`) })
-	emailRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`)
-	})
-	opaqueRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/_=-]{32,}`) })
+	privateKeyRe  = lazy.NewRegexp(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
+	awsKeyRe      = lazy.NewRegexp(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)
+	jwtRe         = lazy.NewRegexp(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`)
+	passwordRe    = lazy.NewRegexp(`(?i)\b(?:password|passwd|passphrase|pwd|pin)\b\s*(?:is|was|=|:|->)\s*["'` + "`" + `]?([^\s"'` + "`" + `]+)`)
+	tokenPhraseRe = lazy.NewRegexp(`(?i)\b(?:api[ _-]?key|secret(?:[ _-]?key)?|access[ _-]?key|token|credential)s?\b\s*(?:is|was|=|:|->)\s*["'` + "`" + `]?([^\s"'` + "`" + `]+)`)
+	cardRe        = lazy.NewRegexp(`\b\d(?:[ -]?\d){12,18}\b`)
+	ssnRe         = lazy.NewRegexp(`\b\d{3}-\d{2}-\d{4}\b`)
+	rrnRe         = lazy.NewRegexp(`\b\d{6}-[1-4]\d{6}\b`)
+	emailRe       = lazy.NewRegexp(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`)
+	opaqueRe      = lazy.NewRegexp(`[A-Za-z0-9+/_=-]{32,}`)
 	// urlPasswordRe is a URL carrying user:password@ (a database or registry URL).
-	urlPasswordRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:([^/\s@]+)@`)
-	})
+	urlPasswordRe = lazy.NewRegexp(`\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:([^/\s@]+)@`)
 	// liveTokenRe are the common service tokens by their prefixes.
-	liveTokenRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{30,}|` +
-			`pypi-[A-Za-z0-9_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{30,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|` +
-			`shp(?:at|ss|ca|pa)_[A-Fa-f0-9]{32}|dop_v1_[a-f0-9]{64}|xapp-[0-9]-[A-Za-z0-9-]{20,})`)
-	})
+	liveTokenRe = lazy.NewRegexp(`\b(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{30,}|` +
+		`pypi-[A-Za-z0-9_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{30,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|` +
+		`shp(?:at|ss|ca|pa)_[A-Fa-f0-9]{32}|dop_v1_[a-f0-9]{64}|xapp-[0-9]-[A-Za-z0-9-]{20,})`)
 )
 
 // Evaluate applies the sensitive-data policy to a memory text: obvious secrets, tokens,
@@ -74,11 +59,11 @@ func Evaluate(text string) Verdict {
 		return Verdict{Action: Refuse, Kind: kind,
 			Reason: "it looks like " + kind + "; secrets are not stored in project memory (keep them in the environment or a secret manager)"}
 	}
-	if emailRe().MatchString(text) {
+	if emailRe.MatchString(text) {
 		return Verdict{Action: Review, Kind: "an e-mail address",
 			Reason: "it contains an e-mail address (personal data); it waits for review: /memory approve or /memory reject"}
 	}
-	for _, m := range opaqueRe().FindAllString(text, -1) {
+	for _, m := range opaqueRe.FindAllString(text, -1) {
 		if looksRandom(m) {
 			return Verdict{Action: Review, Kind: "a long random-looking string",
 				Reason: "it contains a long random-looking string that may be a credential; it waits for review: /memory approve or /memory reject"}
@@ -88,36 +73,36 @@ func Evaluate(text string) Verdict {
 }
 
 func refusedKind(text string) (string, bool) {
-	if privateKeyRe().MatchString(text) {
+	if privateKeyRe.MatchString(text) {
 		return "a private key", true
 	}
 	if kind, ok := redact.Detect(text); ok {
 		return kind, true
 	}
-	if m := urlPasswordRe().FindStringSubmatch(text); m != nil && credentialValue(m[1]) {
+	if m := urlPasswordRe.FindStringSubmatch(text); m != nil && credentialValue(m[1]) {
 		return "a URL with a password", true
 	}
-	if liveTokenRe().MatchString(text) {
+	if liveTokenRe.MatchString(text) {
 		return "a service access token", true
 	}
-	if awsKeyRe().MatchString(text) {
+	if awsKeyRe.MatchString(text) {
 		return "an AWS access key", true
 	}
-	if jwtRe().MatchString(text) {
+	if jwtRe.MatchString(text) {
 		return "a JSON Web Token", true
 	}
-	if m := passwordRe().FindStringSubmatch(text); m != nil && credentialValue(m[1]) {
+	if m := passwordRe.FindStringSubmatch(text); m != nil && credentialValue(m[1]) {
 		return "a password", true
 	}
-	if m := tokenPhraseRe().FindStringSubmatch(text); m != nil && credentialValue(m[1]) && hasLetterAndDigit(m[1]) && len(m[1]) >= 8 {
+	if m := tokenPhraseRe.FindStringSubmatch(text); m != nil && credentialValue(m[1]) && hasLetterAndDigit(m[1]) && len(m[1]) >= 8 {
 		return "a token or key", true
 	}
-	for _, m := range cardRe().FindAllString(text, -1) {
+	for _, m := range cardRe.FindAllString(text, -1) {
 		if luhn(m) {
 			return "a payment card number", true
 		}
 	}
-	if ssnRe().MatchString(text) || rrnRe().MatchString(text) {
+	if ssnRe.MatchString(text) || rrnRe.MatchString(text) {
 		return "a national identity number", true
 	}
 	return "", false

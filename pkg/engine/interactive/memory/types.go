@@ -2,9 +2,10 @@ package memory
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // Type is what kind of fact a memory is (Claude Code's memory types).
@@ -35,7 +36,7 @@ func ParseType(s string) (Type, error) {
 // MaxTopicLen bounds a topic name.
 const MaxTopicLen = 64
 
-var topicPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+var topicPattern = lazy.NewRegexp(`^[a-z0-9][a-z0-9._-]*$`)
 
 // NormalizeTopic lower-cases a topic name and drops a ".md" suffix; ValidTopic then
 // decides whether it may name a file.
@@ -80,7 +81,7 @@ func (e Entry) line() string {
 	return s
 }
 
-var entryPattern = regexp.MustCompile(`^\s*[-*]\s+(?:\[(user|feedback|project|reference)\]\s+)?(.*?)(?:\s+_\((\d{4}-\d{2}-\d{2})\)_)?\s*$`)
+var entryPattern = lazy.NewRegexp(`^\s*[-*]\s+(?:\[(user|feedback|project|reference)\]\s+)?(.*?)(?:\s+_\((\d{4}-\d{2}-\d{2})\)_)?\s*$`)
 
 // parseEntries reads the bullet lines of a topic file; other lines are not entries.
 func parseEntries(content string) []Entry {

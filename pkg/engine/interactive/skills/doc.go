@@ -69,4 +69,7 @@
 //     skill runs through the Fork function the composition root supplies. Activate is
 //     called before the skill runs, so the caller can grant its allowed-tools for the
 //     rest of the prompt (Claude Code: they are allowed without asking, not a limit).
+//
+// Regular expressions are compiled on first use (internal/lazy), not in a package init:
+// robota pays every init on every command (issue 29).
 package skills

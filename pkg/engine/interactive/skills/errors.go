@@ -10,7 +10,7 @@ import (
 var (
 	// ErrMalformed: the frontmatter is not a YAML mapping, even after the quoting retry,
 	// or its opening --- is never closed; a warning: the file still loads.
-	ErrMalformed = frontmatter.ErrMalformed
+	ErrMalformed error = &frontmatter.Malformed
 	// ErrInvalidField: a known field has a value of the wrong shape; it is ignored and
 	// the skill still loads.
 	ErrInvalidField = errors.New("invalid frontmatter field")

@@ -1,9 +1,10 @@
 package skills
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // ExpandOptions carries what a skill body may refer to besides its arguments.
@@ -12,7 +13,7 @@ type ExpandOptions struct {
 	SessionID string
 }
 
-var placeholder = regexp.MustCompile(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS\b|\$(\d+)\b|\$\{CLAUDE_SKILL_DIR\}|\$\{CLAUDE_SESSION_ID\}|\$\{CLAUDE_PLUGIN_ROOT\}`)
+var placeholder = lazy.NewRegexp(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS\b|\$(\d+)\b|\$\{CLAUDE_SKILL_DIR\}|\$\{CLAUDE_SESSION_ID\}|\$\{CLAUDE_PLUGIN_ROOT\}`)
 
 // Expand renders a skill for one invocation, as Claude Code does: $ARGUMENTS is the
 // whole argument string, $ARGUMENTS[N] and its shorthand $N the N-th argument counted
