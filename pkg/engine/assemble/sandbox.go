@@ -373,7 +373,7 @@ func (c *commandSandbox) walk(deny, protect bool) (hide, readOnly []string) {
 func protectedBelow(path string, d fs.DirEntry, atRoot bool) (readOnly []string, skip bool) {
 	name := d.Name()
 	if !d.IsDir() {
-		if !atRoot && nestedProtectedFiles[name] {
+		if !atRoot && nestedProtectedFile(name) {
 			return []string{path}, false
 		}
 		return nil, false
@@ -409,10 +409,16 @@ func protectedBelow(path string, d fs.DirEntry, atRoot bool) (readOnly []string,
 	return nil, false
 }
 
-// nestedProtectedFiles are the start-up and configuration files protected in any
-// directory (the checker's protectedFiles that live in a project).
-var nestedProtectedFiles = map[string]bool{".gitmodules": true, ".mcp.json": true, ".claude.json": true,
-	".bashrc": true, ".zshrc": true, ".profile": true, ".bash_profile": true, ".zprofile": true, ".zshenv": true}
+// nestedProtectedFile reports whether name is one of the start-up and configuration files
+// protected in any directory (the checker's protectedFiles that live in a project).
+func nestedProtectedFile(name string) bool {
+	switch name {
+	case ".gitmodules", ".mcp.json", ".claude.json",
+		".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile", ".zshenv":
+		return true
+	}
+	return false
+}
 
 // sandboxRoots are the directories whose denied entries the sandbox looks for.
 func sandboxRoots(cwd string, dirs []string) []string {

@@ -3,6 +3,8 @@ package contextwin
 import (
 	"strconv"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // ModelDefinition describes one model's limits.
@@ -19,24 +21,29 @@ const (
 )
 
 // ClaudeModels is the catalogue of known Claude models (4.5 and later), keyed by API id.
-// Dated snapshot ids resolve to their alias through prefix matching (see Lookup).
-var ClaudeModels = map[string]ModelDefinition{
-	"claude-opus-4-6":   {Name: "Claude Opus 4.6", ID: "claude-opus-4-6", ContextWindow: 1_000_000, MaxOutput: 128_000},
-	"claude-sonnet-4-6": {Name: "Claude Sonnet 4.6", ID: "claude-sonnet-4-6", ContextWindow: 1_000_000, MaxOutput: 64_000},
-	"claude-opus-4-5":   {Name: "Claude Opus 4.5", ID: "claude-opus-4-5", ContextWindow: 200_000, MaxOutput: 64_000},
-	"claude-sonnet-4-5": {Name: "Claude Sonnet 4.5", ID: "claude-sonnet-4-5", ContextWindow: 200_000, MaxOutput: 64_000},
-	"claude-haiku-4-5":  {Name: "Claude Haiku 4.5", ID: "claude-haiku-4-5", ContextWindow: 200_000, MaxOutput: 64_000},
-}
+// Dated snapshot ids resolve to their alias through prefix matching (see Lookup). It is
+// built on first use, not in a package init: robota pays every init on every command
+// (issue 29).
+var ClaudeModels = &lazy.Value[map[string]ModelDefinition]{Build: func() map[string]ModelDefinition {
+	return map[string]ModelDefinition{
+		"claude-opus-4-6":   {Name: "Claude Opus 4.6", ID: "claude-opus-4-6", ContextWindow: 1_000_000, MaxOutput: 128_000},
+		"claude-sonnet-4-6": {Name: "Claude Sonnet 4.6", ID: "claude-sonnet-4-6", ContextWindow: 1_000_000, MaxOutput: 64_000},
+		"claude-opus-4-5":   {Name: "Claude Opus 4.5", ID: "claude-opus-4-5", ContextWindow: 200_000, MaxOutput: 64_000},
+		"claude-sonnet-4-5": {Name: "Claude Sonnet 4.5", ID: "claude-sonnet-4-5", ContextWindow: 200_000, MaxOutput: 64_000},
+		"claude-haiku-4-5":  {Name: "Claude Haiku 4.5", ID: "claude-haiku-4-5", ContextWindow: 200_000, MaxOutput: 64_000},
+	}
+}}
 
 // Lookup finds id in the catalogue: an exact match, else the longest catalogue id that id
 // starts with followed by "-" (so "claude-haiku-4-5-20251001" finds "claude-haiku-4-5").
 func Lookup(id string) (ModelDefinition, bool) {
-	if m, ok := ClaudeModels[id]; ok {
+	models := ClaudeModels.Get()
+	if m, ok := models[id]; ok {
 		return m, true
 	}
 	var best ModelDefinition
 	found := false
-	for key, m := range ClaudeModels {
+	for key, m := range models {
 		if strings.HasPrefix(id, key+"-") && len(key) > len(best.ID) {
 			best, found = m, true
 		}

@@ -3,10 +3,9 @@ package hook
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/engine/session/sessionlog/redact"
 )
 
@@ -42,12 +41,12 @@ func safeURL(raw string) string {
 
 // Compiled on first use, not at start-up: every robota run, --version included, pays for
 // package initialisation (PERF-NOTES.md).
-var urlInText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]+`) })
+var urlInText = lazy.NewRegexp(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]+`)
 
 // safeCommand redacts secret-shaped text, reduces URLs to scheme and host, folds
 // white space and keeps at most maxDescribedCommand characters.
 func safeCommand(cmd string) string {
-	s := urlInText().ReplaceAllStringFunc(cmd, safeURL)
+	s := urlInText.ReplaceAllStringFunc(cmd, safeURL)
 	s = redact.String(s)
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > maxDescribedCommand {

@@ -64,12 +64,18 @@ func matchTarget(in *Input) (string, bool) {
 	return "", false
 }
 
-// blocksOnExit2 lists the events whose action an exit code of 2 (or decision "block")
+// The event sets below are switches, not maps: a map literal takes a package init,
+// which robota pays on every command (issue 29).
+
+// blocksOnExit2 reports the events whose action an exit code of 2 (or decision "block")
 // stops: the tool call, the prompt, the stop, the compaction, the permission asked for
 // (Claude Code's hooks reference: exit 2 on PermissionRequest denies it).
-var blocksOnExit2 = map[Event]bool{
-	PreToolUse: true, UserPromptSubmit: true, Stop: true, SubagentStop: true, PreCompact: true,
-	PermissionRequest: true,
+func blocksOnExit2(ev Event) bool {
+	switch ev {
+	case PreToolUse, UserPromptSubmit, Stop, SubagentStop, PreCompact, PermissionRequest:
+		return true
+	}
+	return false
 }
 
 // ClaudeCodeOnlyEvents are Claude Code's events this engine does not fire. Hooks
@@ -81,15 +87,18 @@ var ClaudeCodeOnlyEvents = []string{
 	"InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay",
 }
 
-// feedsModelOnExit2 lists the events where exit 2 sends stderr to the model instead.
-var feedsModelOnExit2 = map[Event]bool{PostToolUse: true, PostToolUseFailure: true}
+// feedsModelOnExit2 reports the events where exit 2 sends stderr to the model instead.
+func feedsModelOnExit2(ev Event) bool { return ev == PostToolUse || ev == PostToolUseFailure }
 
-// stdoutIsContext lists the events where plain stdout of a successful hook is added
+// stdoutIsContext reports the events where plain stdout of a successful hook is added
 // to the model's context.
-var stdoutIsContext = map[Event]bool{UserPromptSubmit: true, SessionStart: true}
+func stdoutIsContext(ev Event) bool { return ev == UserPromptSubmit || ev == SessionStart }
 
-// acceptsContext lists the events that take hookSpecificOutput.additionalContext.
-var acceptsContext = map[Event]bool{
-	UserPromptSubmit: true, SessionStart: true, PreToolUse: true, PostToolUse: true,
-	PostToolUseFailure: true, SubagentStart: true,
+// acceptsContext reports the events that take hookSpecificOutput.additionalContext.
+func acceptsContext(ev Event) bool {
+	switch ev {
+	case UserPromptSubmit, SessionStart, PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart:
+		return true
+	}
+	return false
 }

@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
-	"sync"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // HTTPExecutor runs `http` hooks: a request with the JSON input as body to the hook's
@@ -29,9 +29,7 @@ func NewHTTPExecutor() *HTTPExecutor { return &HTTPExecutor{} }
 
 // Compiled on first use, not at start-up: every robota run, --version included, pays for
 // package initialisation (PERF-NOTES.md).
-var envRef = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
-})
+var envRef = lazy.NewRegexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
 
 // Execute posts one hook.
 func (x *HTTPExecutor) Execute(ctx context.Context, h Definition, input []byte) (Response, error) {
@@ -94,8 +92,8 @@ func (x *HTTPExecutor) expand(v string, allowed []string) string {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	return envRef().ReplaceAllStringFunc(v, func(ref string) string {
-		m := envRef().FindStringSubmatch(ref)
+	return envRef.ReplaceAllStringFunc(v, func(ref string) string {
+		m := envRef.FindStringSubmatch(ref)
 		name := m[1] + m[2]
 		for _, a := range allowed {
 			if a == name {

@@ -3,6 +3,8 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // Input is what a hook receives on stdin, as Claude Code's JSON. Only the fields of
@@ -55,24 +57,26 @@ type Input struct {
 var CommonFields = []string{"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name"}
 
 // EventFields are the event-specific fields, by Claude Code's names.
-var EventFields = map[Event][]string{
-	PreToolUse:         {"tool_name", "tool_input", "tool_use_id"},
-	PostToolUse:        {"tool_name", "tool_input", "tool_response", "tool_use_id"},
-	PostToolUseFailure: {"tool_name", "tool_input", "tool_use_id", "error", "is_interrupt"},
-	PermissionRequest:  {"tool_name", "tool_input", "tool_use_id", "permission_suggestions"},
-	UserPromptSubmit:   {"prompt"},
-	Stop:               {"stop_hook_active", "last_assistant_message", "response"},
-	StopFailure:        {"error", "error_details", "last_assistant_message", "reason"},
-	SubagentStart:      {"agent_id", "agent_type"},
-	SubagentStop:       {"stop_hook_active", "agent_id", "agent_type", "agent_transcript_path", "last_assistant_message"},
-	SessionStart:       {"source", "model"},
-	SessionEnd:         {"reason"},
-	PreCompact:         {"trigger", "custom_instructions"},
-	PostCompact:        {"trigger", "compact_summary"},
-	Notification:       {"message", "title", "notification_type"},
-	WorktreeCreate:     {"name"},
-	WorktreeRemove:     {"worktree_path"},
-}
+var EventFields = &lazy.Value[map[Event][]string]{Build: func() map[Event][]string {
+	return map[Event][]string{
+		PreToolUse:         {"tool_name", "tool_input", "tool_use_id"},
+		PostToolUse:        {"tool_name", "tool_input", "tool_response", "tool_use_id"},
+		PostToolUseFailure: {"tool_name", "tool_input", "tool_use_id", "error", "is_interrupt"},
+		PermissionRequest:  {"tool_name", "tool_input", "tool_use_id", "permission_suggestions"},
+		UserPromptSubmit:   {"prompt"},
+		Stop:               {"stop_hook_active", "last_assistant_message", "response"},
+		StopFailure:        {"error", "error_details", "last_assistant_message", "reason"},
+		SubagentStart:      {"agent_id", "agent_type"},
+		SubagentStop:       {"stop_hook_active", "agent_id", "agent_type", "agent_transcript_path", "last_assistant_message"},
+		SessionStart:       {"source", "model"},
+		SessionEnd:         {"reason"},
+		PreCompact:         {"trigger", "custom_instructions"},
+		PostCompact:        {"trigger", "compact_summary"},
+		Notification:       {"message", "title", "notification_type"},
+		WorktreeCreate:     {"name"},
+		WorktreeRemove:     {"worktree_path"},
+	}
+}}
 
 func (in *Input) values() map[string]any {
 	obj := func(r json.RawMessage) json.RawMessage {
@@ -102,7 +106,7 @@ func (in *Input) values() map[string]any {
 
 // MarshalJSON writes the common fields and the event's own fields.
 func (in Input) MarshalJSON() ([]byte, error) {
-	fields, ok := EventFields[in.Event]
+	fields, ok := EventFields.Get()[in.Event]
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, in.Event)
 	}

@@ -3,7 +3,8 @@ package hook
 import (
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // matcher selects the hooks of a group. "", "*" (and an omitted matcher) select
@@ -18,13 +19,13 @@ type matcher struct {
 
 // Compiled on first use, not at start-up: every robota run, --version included, pays for
 // package initialisation (PERF-NOTES.md).
-var namesOnly = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_ ,|-]+$`) })
+var namesOnly = lazy.NewRegexp(`^[A-Za-z0-9_ ,|-]+$`)
 
 func compileMatcher(s string) matcher {
 	if s == "" || s == "*" {
 		return matcher{all: true}
 	}
-	if namesOnly().MatchString(s) {
+	if namesOnly.MatchString(s) {
 		names := map[string]bool{}
 		for _, n := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' }) {
 			if n = strings.TrimSpace(n); n != "" {

@@ -48,7 +48,18 @@ type Result struct {
 	Errors []error
 }
 
-var decisionRank = map[string]int{"": 0, "allow": 1, "ask": 2, "deny": 3}
+// decisionRank orders permission decisions; anything else ranks as none ("").
+func decisionRank(d string) int {
+	switch d {
+	case "allow":
+		return 1
+	case "ask":
+		return 2
+	case "deny":
+		return 3
+	}
+	return 0
+}
 
 func (r *Runner) fold(ev Event, runs []Run) Result {
 	res := Result{Event: ev, Continue: true, Runs: runs}
@@ -71,13 +82,13 @@ func (r *Runner) fold(ev Event, runs []Run) Result {
 				msg = fmt.Sprintf("hook %s exited with code %d", describe(run.Hook), resp.ExitCode)
 			}
 			switch {
-			case blocksOnExit2[ev] || ev == WorktreeCreate:
+			case blocksOnExit2(ev) || ev == WorktreeCreate:
 				res.Blocked = true
 				reasons = append(reasons, msg)
 				if ev == PreToolUse {
 					res.raise("deny", msg, decisionReason)
 				}
-			case feedsModelOnExit2[ev]:
+			case feedsModelOnExit2(ev):
 				res.ModelFeedback = append(res.ModelFeedback, msg)
 			default:
 				res.UserMessages = append(res.UserMessages, msg)
@@ -105,7 +116,7 @@ func (r *Runner) fold(ev Event, runs []Run) Result {
 				}
 			}
 			if out == nil {
-				if stdoutIsContext[ev] {
+				if stdoutIsContext(ev) {
 					if t := strings.TrimSpace(resp.Stdout); t != "" {
 						contexts = append(contexts, capText(t))
 					}
@@ -150,10 +161,10 @@ func (r *Runner) apply(ev Event, run Run, out *Output, res *Result, reasons, con
 		res.UserMessages = append(res.UserMessages, capText(out.SystemMessage))
 	}
 	switch {
-	case out.Decision == "block" && (blocksOnExit2[ev] && ev != PreToolUse):
+	case out.Decision == "block" && (blocksOnExit2(ev) && ev != PreToolUse):
 		res.Blocked = true
 		*reasons = append(*reasons, capText(out.Reason))
-	case out.Decision == "block" && feedsModelOnExit2[ev]:
+	case out.Decision == "block" && feedsModelOnExit2(ev):
 		res.ModelFeedback = append(res.ModelFeedback, capText(out.Reason))
 	case ev == PreToolUse && out.Decision == "block":
 		res.raise("deny", capText(out.Reason), decisionReason) // deprecated spelling
@@ -192,14 +203,14 @@ func (r *Runner) apply(ev Event, run Run, out *Output, res *Result, reasons, con
 			}
 		}
 	}
-	if s.AdditionalContext != "" && acceptsContext[ev] {
+	if s.AdditionalContext != "" && acceptsContext(ev) {
 		*contexts = append(*contexts, capText(s.AdditionalContext))
 	}
 }
 
 // raise keeps the strongest permission decision, and the first reason given for each.
 func (res *Result) raise(d, reason string, reasons map[string]string) {
-	if decisionRank[d] > decisionRank[res.PermissionDecision] {
+	if decisionRank(d) > decisionRank(res.PermissionDecision) {
 		res.PermissionDecision = d
 	}
 	if _, ok := reasons[d]; !ok || reasons[d] == "" {

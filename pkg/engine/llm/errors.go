@@ -37,18 +37,20 @@ type classification struct {
 	recoverable bool
 }
 
-var taxonomy = map[ErrorCode]classification{
-	CodeConfiguration:      {CategoryUser, false},
-	CodeValidation:         {CategoryUser, false},
-	CodeProvider:           {CategoryProvider, true},
-	CodeAuthentication:     {CategoryUser, false},
-	CodeRateLimit:          {CategoryProvider, true},
-	CodeNetwork:            {CategorySystem, true},
-	CodeToolExecution:      {CategorySystem, false},
-	CodeModelNotAvailable:  {CategoryUser, false},
-	CodeCircuitBreakerOpen: {CategorySystem, true},
-	CodePlugin:             {CategorySystem, false},
-	CodeStorage:            {CategorySystem, true},
+// taxonomy classifies the known codes; ok is false for any other. A switch, not a map:
+// it needs no package init (issue 29).
+func taxonomy(code ErrorCode) (c classification, ok bool) {
+	switch code {
+	case CodeConfiguration, CodeValidation, CodeAuthentication, CodeModelNotAvailable:
+		return classification{CategoryUser, false}, true
+	case CodeProvider, CodeRateLimit:
+		return classification{CategoryProvider, true}, true
+	case CodeNetwork, CodeCircuitBreakerOpen, CodeStorage:
+		return classification{CategorySystem, true}, true
+	case CodeToolExecution, CodePlugin:
+		return classification{CategorySystem, false}, true
+	}
+	return classification{}, false
 }
 
 // Error is the engine's classified error. errors.Is(err, ErrRateLimit) matches any *Error
@@ -65,7 +67,7 @@ type Error struct {
 
 // NewError classifies code per the taxonomy and wraps cause (which may be nil).
 func NewError(code ErrorCode, message string, cause error) *Error {
-	c, ok := taxonomy[code]
+	c, ok := taxonomy(code)
 	if !ok {
 		c = classification{CategorySystem, false}
 	}

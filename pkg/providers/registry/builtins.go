@@ -43,8 +43,9 @@ func Builtins(open OpenCompatible) []Definition {
 
 // claudeModels turns the context-window catalogue into registry models, newest first.
 func claudeModels() []Model {
-	out := make([]Model, 0, len(contextwin.ClaudeModels))
-	for _, m := range contextwin.ClaudeModels {
+	models := contextwin.ClaudeModels.Get()
+	out := make([]Model, 0, len(models))
+	for _, m := range models {
 		out = append(out, Model{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })

@@ -21,8 +21,9 @@ type JobSearch interface {
 	InWorktree(dir, origin string) JobSearch
 }
 
-// searchTools are the tools whose calls get the search exclusions walked as they run.
-var searchTools = map[string]bool{"Grep": true, "Glob": true}
+// searchTool reports whether name is a tool whose calls get the search exclusions walked
+// as they run.
+func searchTool(name string) bool { return name == "Grep" || name == "Glob" }
 
 // searchHost is an agent job's Host when a deny rule names a file: each Grep or Glob call
 // the engine lets run goes to the worker with what a Read deny rule covers walked as it
@@ -37,7 +38,7 @@ type searchHost struct {
 
 // RunTool implements runnerapi.Host.
 func (h *searchHost) RunTool(ctx context.Context, call runnerapi.ToolCall, exec runnerapi.ToolExec) llm.ToolResult {
-	if !searchTools[call.Name] {
+	if !searchTool(call.Name) {
 		return h.Host.RunTool(ctx, call, exec)
 	}
 	return h.Host.RunTool(ctx, call, func(ctx context.Context, input json.RawMessage) llm.ToolResult {

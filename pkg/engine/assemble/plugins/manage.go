@@ -8,8 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // Settings scopes enabledPlugins is written to, as Claude Code's --scope.
@@ -65,7 +66,7 @@ func SetEnabled(path, id string, on *bool) error {
 }
 
 // githubRepo is owner/repo, optionally #ref.
-var githubRepo = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(#.+)?$`)
+var githubRepo = lazy.NewRegexp(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(#.+)?$`)
 
 // ParseSourceArg reads what `robota plugin marketplace add` is given: a local directory
 // or marketplace.json (relative to cwd, or ~/), a git URL (https://..., git@..., file://,

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 )
 
@@ -21,7 +21,7 @@ const MaxFileSize = agentdef.MaxFileSize
 // namePattern is what a plugin or marketplace name may be (Claude Code's plugin id
 // rule, name@marketplace): it becomes a command prefix and a directory name, so it can
 // hold no space, separator or "..".
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var namePattern = lazy.NewRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // ValidName reports whether name may name a plugin or marketplace.
 func ValidName(name string) error {

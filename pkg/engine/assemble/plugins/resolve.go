@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/agentdef"
 )
 
@@ -308,7 +309,7 @@ func (r *resolver) marketplaceRoot(ctx context.Context, name string) (string, er
 			return r.sourceRoot(ctx, name, km.Source, r.opts.Cwd, km.InstallLocation)
 		}
 	}
-	if src, ok := DefaultMarketplaces[name]; ok {
+	if src, ok := DefaultMarketplaces.Get()[name]; ok {
 		return r.sourceRoot(ctx, name, src, r.opts.Cwd, "")
 	}
 	return "", fmt.Errorf("%w: marketplace %q is not known (add it with robota plugin marketplace add, or in extraKnownMarketplaces)", ErrNotFound, name)
@@ -316,10 +317,13 @@ func (r *resolver) marketplaceRoot(ctx context.Context, name string) (string, er
 
 // DefaultMarketplaces are known without being added, below every other declaration:
 // Claude Code's official marketplace, so the plugins a user enabled from it in Claude
-// Code load here too (cloned on first use).
-var DefaultMarketplaces = map[string]MarketplaceSource{
-	"claude-plugins-official": {Kind: KindGitHub, Repo: "anthropics/claude-plugins-official"},
-}
+// Code load here too (cloned on first use). The map is built on first use, not in a
+// package init: robota pays every init on every command (issue 29).
+var DefaultMarketplaces = &lazy.Value[map[string]MarketplaceSource]{Build: func() map[string]MarketplaceSource {
+	return map[string]MarketplaceSource{
+		"claude-plugins-official": {Kind: KindGitHub, Repo: "anthropics/claude-plugins-official"},
+	}
+}}
 
 // sourceRoot is the directory of a marketplace source; a git one is cloned into the user
 // store (or read where it was cloned, installLocation) and fetched when missing.

@@ -114,7 +114,7 @@ func (e *jsonAppender) raw(m json.RawMessage) {
 		e.b = append(e.b, "null"...)
 		return
 	}
-	b, err := jsontext.AppendFormat(e.b, m, decodeOptions...)
+	b, err := jsontext.AppendFormat(e.b, m, decodeOptions.Get()...)
 	if err != nil {
 		e.ok = false
 		return

@@ -7,6 +7,8 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // The log reads and writes JSON with JSON v2 (github.com/go-json-experiment/json and its
@@ -21,9 +23,12 @@ import (
 // with repeated member names taken (the last one counts, as in encoding/json), and an
 // encoding/json Number written as its number (JSON v2 would quote it). Map members stay
 // sorted although the line sorts them again: two names that differ only in invalid
-// UTF-8 become one, and the member that counts is then encoding/json's.
-var v1Options = json.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.EscapeForHTML(false),
-	jsontext.AllowDuplicateNames(true), json.WithMarshalers(json.MarshalToFunc(marshalNumber)))
+// UTF-8 become one, and the member that counts is then encoding/json's. Built on first
+// use, not in a package init: robota pays every init on every command (issue 29).
+var v1Options = &lazy.Value[json.Options]{Build: func() json.Options {
+	return json.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.EscapeForHTML(false),
+		jsontext.AllowDuplicateNames(true), json.WithMarshalers(json.MarshalToFunc(marshalNumber)))
+}}
 
 // marshalNumber writes an encoding/json Number as encoding/json does: "" as 0, what is
 // not a number refused.
@@ -38,11 +43,11 @@ func marshalNumber(enc *jsontext.Encoder, n stdjson.Number) error {
 }
 
 // marshal is json.Marshal(v) of encoding/json, by JSON v2.
-func marshal(v any) ([]byte, error) { return json.Marshal(v, v1Options) }
+func marshal(v any) ([]byte, error) { return json.Marshal(v, v1Options.Get()) }
 
 // unmarshal is json.Unmarshal(b, v) of encoding/json, by JSON v2.
-func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v, v1Options) }
+func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v, v1Options.Get()) }
 
 // validJSON reports whether b is one JSON value, as encoding/json's Valid does (invalid
 // UTF-8 and repeated names taken).
-func validJSON(b []byte) bool { return jsontext.Value(b).IsValid(decodeOptions...) }
+func validJSON(b []byte) bool { return jsontext.Value(b).IsValid(decodeOptions.Get()...) }

@@ -11,9 +11,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 
 	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // PayloadKind marks a payload reference object on a log line.
@@ -30,7 +31,7 @@ type PayloadRef struct {
 	RelativePath string `json:"relativePath"`
 }
 
-var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var sha256Hex = lazy.NewRegexp(`^[0-9a-f]{64}$`)
 
 // PayloadDir returns the relative directory of sessionID's payload files.
 func PayloadDir(sessionID string) string { return sessionID + ".payloads" }
@@ -104,7 +105,7 @@ func asPayloadRef(v any) (ref PayloadRef, claimed bool, err error) {
 	if err != nil {
 		return PayloadRef{}, true, err
 	}
-	if err := jsonv2.Unmarshal(raw, &ref, v1Options, jsonv2.RejectUnknownMembers(true)); err != nil {
+	if err := jsonv2.Unmarshal(raw, &ref, v1Options.Get(), jsonv2.RejectUnknownMembers(true)); err != nil {
 		return PayloadRef{}, true, fmt.Errorf("%w: %v", ErrPayloadReference, err)
 	}
 	if len(m) != 5 {

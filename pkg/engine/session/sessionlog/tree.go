@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // The logger turns each event's data into a JSON tree (map[string]any, []any, string,
@@ -27,7 +29,10 @@ import (
 // decodeOptions are those of every decoder here: a repeated member name is taken (the
 // last one wins, as in encoding/json), and so is invalid UTF-8 (replaced by U+FFFD, as
 // encoding/json does). The depth limit is jsontext's (10,000), encoding/json's too.
-var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+// Built on first use, as v1Options.
+var decodeOptions = &lazy.Value[[]jsontext.Options]{Build: func() []jsontext.Options {
+	return []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+}}
 
 // textDecoder is a pooled jsontext decoder reading a text in place (a bytes.Buffer is read
 // without a copy), so offsets it reports are offsets in the text.
@@ -41,7 +46,7 @@ var textDecoders = sync.Pool{New: func() any { return new(textDecoder) }}
 func getDecoder(text []byte) *textDecoder {
 	d := textDecoders.Get().(*textDecoder)
 	d.in = *bytes.NewBuffer(text)
-	d.Reset(&d.in, decodeOptions...)
+	d.Reset(&d.in, decodeOptions.Get()...)
 	return d
 }
 

@@ -67,40 +67,29 @@ func lowersToASCIIAt(b []byte, i int) bool {
 	return false
 }
 
+// The three byte tables below are written out, not computed from secretKeyEnds and
+// lowersToASCII, so the compiler lays them out and the package needs no init (issue
+// 29); TestByteTablesMatchTheirSources checks them against their sources.
+
 // scanTrigger marks the bytes scanSecret stops at: the rare byte of each token marker,
 // the bytes a secret name ends before, and the first bytes of lowersToASCII. Every other
 // byte costs one table lookup.
-var scanTrigger = func() (t [256]bool) {
-	for _, c := range []byte("-_xIbB\\\"=") {
-		t[c] = true
-	}
-	for _, r := range lowersToASCII {
-		t[r[0]] = true
-	}
-	return t
-}()
+var scanTrigger = [256]bool{
+	'-': true, '_': true, 'x': true, 'I': true, 'b': true, 'B': true, '\\': true, '"': true, '=': true,
+	0xc4: true, 0xe2: true, // lowersToASCII: "\u0130", "\u212a"
+}
 
-// secretLast marks the bytes a secret name ends with (lower case).
-var secretLast = func() (t [256]bool) {
-	for _, w := range secretKeyEnds {
-		t[w[len(w)-1]] = true
-	}
-	return t
-}()
+// secretLast marks the bytes a secret name ends with (lower case): the last bytes of
+// secretKeyEnds.
+var secretLast = [256]bool{'y': true, 'n': true, 't': true, 'd': true, 'e': true, 's': true}
 
 // mayEndName marks the bytes that may come right before the end of a secret name: its
 // last letters in either case, and the separators normalization drops.
-var mayEndName = func() (t [256]bool) {
-	for c := range secretLast {
-		if secretLast[c] {
-			t[c], t[c-('a'-'A')] = true, true
-		}
-	}
-	for _, c := range []byte("-_. ") {
-		t[c] = true
-	}
-	return t
-}()
+var mayEndName = [256]bool{
+	'y': true, 'n': true, 't': true, 'd': true, 'e': true, 's': true,
+	'Y': true, 'N': true, 'T': true, 'D': true, 'E': true, 'S': true,
+	'-': true, '_': true, '.': true, ' ': true,
+}
 
 // scanSecret looks for token markers (in b as it is) and for secret names ending before a
 // quote, a backslash, '=' or the end (in b normalized, looking back from there). folds

@@ -120,6 +120,41 @@ func TestLowersToASCIIIsComplete(t *testing.T) {
 	}
 }
 
+// TestByteTablesMatchTheirSources: the written-out byte tables are what secretKeyEnds,
+// lowersToASCII and the token markers give.
+func TestByteTablesMatchTheirSources(t *testing.T) {
+	var trigger, last, endName [256]bool
+	for _, c := range []byte("-_xIbB\\\"=") {
+		trigger[c] = true
+	}
+	for _, r := range lowersToASCII {
+		trigger[r[0]] = true
+	}
+	for _, w := range secretKeyEnds {
+		last[w[len(w)-1]] = true
+	}
+	for c := range last {
+		if last[c] {
+			endName[c], endName[c-('a'-'A')] = true, true
+		}
+	}
+	for _, c := range []byte("-_. ") {
+		endName[c] = true
+	}
+	for _, tc := range []struct {
+		name      string
+		got, want *[256]bool
+	}{
+		{"scanTrigger", &scanTrigger, &trigger},
+		{"secretLast", &secretLast, &last},
+		{"mayEndName", &mayEndName, &endName},
+	} {
+		if *tc.got != *tc.want {
+			t.Errorf("%s differs from what its sources give", tc.name)
+		}
+	}
+}
+
 // FuzzMayHoldSecret: for any text put in a JSON value (as a string, as a member name, as
 // JSON embedded in a string), a value the scan lets through is one redact.JSON leaves
 // unchanged.

@@ -1,9 +1,10 @@
 package redact
 
 import (
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // tokenRule matches one kind of API-key-shaped text. Regexps use unbounded repetition and
@@ -13,28 +14,30 @@ import (
 type tokenRule struct {
 	kind      string // what a match is, for Detect
 	marker    string // literal that every match contains
-	re        *regexp.Regexp
+	re        *lazy.Regexp
 	prefixLen int  // length of the fixed prefix of a match
 	minTail   int  // minimum length after the prefix
 	digit     bool // the tail must contain a digit
 	gate      gate // a byte every match contains (see gates)
 }
 
+// The expressions here are compiled on first use (internal/lazy), not in a package init:
+// robota pays every init on every command (issue 29).
 var tokenRules = []tokenRule{
 	// Anthropic keys are distinctive enough to need no boundary: "xsk-ant-…" is still a key.
-	{kind: "an Anthropic API key", marker: "sk-ant-", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]+`), prefixLen: 7, minTail: 8, gate: gateDash},
+	{kind: "an Anthropic API key", marker: "sk-ant-", re: lazy.NewRegexp(`sk-ant-[A-Za-z0-9_\-]+`), prefixLen: 7, minTail: 8, gate: gateDash},
 	// OpenAI-style keys (sk-…, sk-proj-…); the digit requirement spares words such as
 	// "sk-learn-compatible-estimators".
-	{kind: "an OpenAI-style API key", marker: "sk-", re: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]+`), prefixLen: 3, minTail: 20, digit: true, gate: gateDash},
-	{kind: "a GitHub token", marker: "gh", re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]+`), prefixLen: 4, minTail: 20, gate: gateUnderscore},
-	{kind: "a GitHub token", marker: "github_pat_", re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]+`), prefixLen: 11, minTail: 20, gate: gateUnderscore},
-	{kind: "a Slack token", marker: "xox", re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]+`), prefixLen: 5, minTail: 10, gate: gateDash},
-	{kind: "a Google API key", marker: "AIza", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]+`), prefixLen: 4, minTail: 30, gate: gateA},
+	{kind: "an OpenAI-style API key", marker: "sk-", re: lazy.NewRegexp(`\bsk-[A-Za-z0-9_\-]+`), prefixLen: 3, minTail: 20, digit: true, gate: gateDash},
+	{kind: "a GitHub token", marker: "gh", re: lazy.NewRegexp(`\bgh[pousr]_[A-Za-z0-9]+`), prefixLen: 4, minTail: 20, gate: gateUnderscore},
+	{kind: "a GitHub token", marker: "github_pat_", re: lazy.NewRegexp(`\bgithub_pat_[A-Za-z0-9_]+`), prefixLen: 11, minTail: 20, gate: gateUnderscore},
+	{kind: "a Slack token", marker: "xox", re: lazy.NewRegexp(`\bxox[abprs]-[A-Za-z0-9\-]+`), prefixLen: 5, minTail: 10, gate: gateDash},
+	{kind: "a Google API key", marker: "AIza", re: lazy.NewRegexp(`\bAIza[0-9A-Za-z_\-]+`), prefixLen: 4, minTail: 30, gate: gateA},
 }
 
 // bearerPattern matches an HTTP bearer credential; group 2 is the token (at least 8
 // characters, checked in code).
-var bearerPattern = regexp.MustCompile(`\b(?:Bearer|bearer|BEARER)\s+([A-Za-z0-9\-._~+/]+=*)`)
+var bearerPattern = lazy.NewRegexp(`\b(?:Bearer|bearer|BEARER)\s+([A-Za-z0-9\-._~+/]+=*)`)
 
 const minBearerToken = 8
 
@@ -45,11 +48,11 @@ var secretWords = []string{"key", "token", "secret", "passw", "passphrase", "aut
 // jsonKeyPattern matches a quoted member name and its colon in JSON-like text, also with
 // escaped quotes (JSON text embedded in JSON text). Group 1 is the name; the value that
 // follows is scanned by quotedValueEnd.
-var jsonKeyPattern = regexp.MustCompile(`\\*"([A-Za-z0-9_.\-]+)\\*"\s*:\s*`)
+var jsonKeyPattern = lazy.NewRegexp(`\\*"([A-Za-z0-9_.\-]+)\\*"\s*:\s*`)
 
 // assignPattern matches KEY=value (environment variables, query strings, flags).
 // Groups: 1 key, 2 value.
-var assignPattern = regexp.MustCompile(`\b([A-Za-z0-9_.\-]+)=([^\s&;,'"]+)`)
+var assignPattern = lazy.NewRegexp(`\b([A-Za-z0-9_.\-]+)=([^\s&;,'"]+)`)
 
 // gate is a set of bytes found in a text, each of which some pattern needs: a pattern
 // whose byte is absent cannot match. Most strings of a log line (identifiers, member
@@ -128,7 +131,7 @@ func redactPatterns(s string) string {
 
 // replaceMatches replaces, for every match of re in s, the span pick returns (when it
 // says so) with Placeholder.
-func replaceMatches(s string, re *regexp.Regexp, pick func(m []int) (start, end int, ok bool)) string {
+func replaceMatches(s string, re *lazy.Regexp, pick func(m []int) (start, end int, ok bool)) string {
 	matches := re.FindAllStringSubmatchIndex(s, -1)
 	var b strings.Builder
 	last := 0
@@ -284,13 +287,17 @@ func containsSecretWord(s string) bool {
 	return false
 }
 
-// secretWordsAt lists secretWords by their first letter.
-var secretWordsAt = func() (at [256][]string) {
-	for _, w := range secretWords {
-		at[w[0]] = append(at[w[0]], w)
-	}
-	return at
-}()
+// secretWordsAt lists secretWords by their first letter, in their order. It is written
+// out so the compiler lays it out (no package init); TestSecretWordsAtMatchesSecretWords
+// checks it.
+var secretWordsAt = [256][]string{
+	'a': {"authoriz"},
+	'c': {"cookie", "credential"},
+	'k': {"key"},
+	'p': {"passw", "passphrase"},
+	's': {"secret"},
+	't': {"token"},
+}
 
 // hasPrefixFoldASCII reports whether ASCII s starts with the lower-case ASCII word w,
 // ignoring case.

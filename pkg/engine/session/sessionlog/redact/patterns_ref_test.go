@@ -1,8 +1,11 @@
 package redact
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // refRedactPatterns is redactPatterns as it was before the gates and the one-pass
@@ -80,4 +83,64 @@ func FuzzGatedPatterns(f *testing.F) {
 			t.Fatalf("containsSecretWord(%q) = %v, before %v", s, got, want)
 		}
 	})
+}
+
+// TestSecretWordsAtMatchesSecretWords: the written-out index lists each of secretWords
+// under its first letter, in secretWords' order, and nothing else.
+func TestSecretWordsAtMatchesSecretWords(t *testing.T) {
+	var want [256][]string
+	for _, w := range secretWords {
+		want[w[0]] = append(want[w[0]], w)
+	}
+	for c := range want {
+		if !slices.Equal(secretWordsAt[c], want[c]) {
+			t.Errorf("secretWordsAt[%q] = %q, want %q", rune(c), secretWordsAt[c], want[c])
+		}
+	}
+}
+
+// TestPatternsCompile: every expression compiles (a bad one would panic only at first
+// use) and matches the sample it is written for.
+func TestPatternsCompile(t *testing.T) {
+	for _, tc := range []struct {
+		re     *lazy.Regexp
+		sample string
+	}{
+		{tokenRules[0].re, "sk-ant-api03-abcdefgh"},
+		{tokenRules[1].re, "sk-proj-abcdefghijklmnopqrstu1"},
+		{tokenRules[2].re, "ghp_abcdefghijklmnopqrstuvwxyz"},
+		{tokenRules[3].re, "github_pat_abcdefghijklmnopqrstuvwxyz"},
+		{tokenRules[4].re, "xoxb-1234567890-abc"},
+		{tokenRules[5].re, "AIzaabcdefghijklmnopqrstuvwxyz0123456"},
+		{bearerPattern, "Bearer abcdefghijkl"},
+		{jsonKeyPattern, `"apiKey": `},
+		{assignPattern, "API_KEY=abc"},
+	} {
+		if !tc.re.MatchString(tc.sample) {
+			t.Errorf("%s does not match %q", tc.re, tc.sample)
+		}
+	}
+	if len(tokenRules) != 6 {
+		t.Errorf("tokenRules has %d rules; give each new one a sample here", len(tokenRules))
+	}
+}
+
+// TestExactSecretKeys: every exact secret name is one (also spelled with separators and
+// capitals), and a name that only contains one is not exact.
+func TestExactSecretKeys(t *testing.T) {
+	for _, k := range []string{
+		"apikey", "xapikey", "authorization", "proxyauthorization", "accesstoken", "refreshtoken",
+		"idtoken", "authtoken", "sessiontoken", "bearertoken", "token", "secret", "clientsecret",
+		"password", "passwd", "passphrase", "privatekey", "secretkey", "secretaccesskey", "cookie",
+		"setcookie", "credentials",
+	} {
+		if !isExactSecretKey([]byte(k)) || !IsSecretKey(strings.ToUpper(k[:1])+k[1:]) {
+			t.Errorf("%q is not taken as a secret name", k)
+		}
+	}
+	for _, k := range []string{"", "credential", "cookies", "authorizations", "xcookie", "apikeys"} {
+		if isExactSecretKey([]byte(k)) {
+			t.Errorf("%q is taken as an exact secret name", k)
+		}
+	}
 }

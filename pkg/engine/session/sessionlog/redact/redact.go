@@ -15,15 +15,19 @@ const Placeholder = "[REDACTED]"
 // documents still get pattern redaction.
 const maxEmbeddedDepth = 4
 
-// exactSecretKeys are normalized (lower case, no '-', '_', '.', ' ') member names whose
-// values are secrets.
-var exactSecretKeys = map[string]bool{
-	"apikey": true, "xapikey": true, "authorization": true, "proxyauthorization": true,
-	"accesstoken": true, "refreshtoken": true, "idtoken": true, "authtoken": true,
-	"sessiontoken": true, "bearertoken": true, "token": true, "secret": true,
-	"clientsecret": true, "password": true, "passwd": true, "passphrase": true,
-	"privatekey": true, "secretkey": true, "secretaccesskey": true, "cookie": true,
-	"setcookie": true, "credentials": true,
+// isExactSecretKey reports whether n is a normalized (lower case, no '-', '_', '.', ' ')
+// member name whose value is a secret. A switch, not a map: it needs no package init.
+func isExactSecretKey(n []byte) bool {
+	switch string(n) {
+	case "apikey", "xapikey", "authorization", "proxyauthorization",
+		"accesstoken", "refreshtoken", "idtoken", "authtoken",
+		"sessiontoken", "bearertoken", "token", "secret",
+		"clientsecret", "password", "passwd", "passphrase",
+		"privatekey", "secretkey", "secretaccesskey", "cookie",
+		"setcookie", "credentials":
+		return true
+	}
+	return false
 }
 
 // secretKeySuffixes catch prefixed names such as openaiApiKey, GITHUB_TOKEN, dbPassword.
@@ -50,7 +54,7 @@ func IsSecretKey(key string) bool {
 	if len(n) == 0 {
 		return false
 	}
-	if exactSecretKeys[string(n)] {
+	if isExactSecretKey(n) {
 		return true
 	}
 	for _, s := range secretKeySuffixes {
