@@ -146,7 +146,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) {
 		name := f.Name
-		if c, ok := canonical[name]; ok {
+		if c, ok := canonical(name); ok {
 			name = c
 		}
 		set[name] = true
@@ -255,13 +255,13 @@ func withOptionalValues(fs *flag.FlagSet, args []string) []string {
 		case out[i] == "--":
 			return out
 		case !ok || hasValue:
-		case optionalValue[name]:
+		case optionalValue(name):
 			if next := i + 1; next == len(out) || out[next] == "--" || isFlag(fs, out[next]) || looksLikeFlag.MatchString(out[next]) {
 				out[i] += "="
 			} else {
 				i++ // the value
 			}
-		case variadicFlags[name]:
+		case variadicFlags(name):
 			if !hasValue {
 				i++ // the first value, whatever it looks like
 			}

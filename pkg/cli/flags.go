@@ -5,11 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive/config"
 	"github.com/robota-sdk/robota-go/pkg/version"
 )
@@ -54,25 +54,66 @@ func claudeFlags(fs *flag.FlagSet, o *Options) {
 	fs.StringVar(&o.PermissionPromptTool, "permission-prompt-tool", "", "stdio: ask the stream-json client (can_use_tool) about calls that need approval")
 }
 
-// optionalValue are the flags whose value may be left out, as Claude Code's [value]:
+// The flag tables are switches, not maps, and the expressions compile on first use: a
+// map literal or regexp.MustCompile needs a package init, which robota pays on every
+// command (issue 29).
+
+// optionalValue reports the flags whose value may be left out, as Claude Code's [value]:
 // -p/--print (the prompt then follows the flags or comes from stdin), -r/--resume and
 // -d/--debug.
-var optionalValue = map[string]bool{"p": true, "print": true, "r": true, "resume": true, "d": true, "debug": true,
-	"from-pr": true, "prompt-suggestions": true, "remote-control": true, "tmux": true, "worktree": true, "w": true}
+func optionalValue(name string) bool {
+	switch name {
+	case "p", "print", "r", "resume", "d", "debug",
+		"from-pr", "prompt-suggestions", "remote-control", "tmux", "worktree", "w":
+		return true
+	}
+	return false
+}
 
 // noEffect says why a Claude Code flag changes nothing in robota (yet); such a flag is
 // named once on stderr under --verbose.
-var noEffect = map[string]string{
-	"include-hook-events":                "robota's stream-json output has no hook events yet",
-	"max-budget-usd":                     "robota does not track cost yet",
-	"debug":                              "robota has no debug log; --verbose shows tool activity and warnings",
-	"allow-dangerously-skip-permissions": "bypassPermissions is always available in robota",
+func noEffect(name string) (why string, ok bool) {
+	switch name {
+	case "include-hook-events":
+		return "robota's stream-json output has no hook events yet", true
+	case "max-budget-usd":
+		return "robota does not track cost yet", true
+	case "debug":
+		return "robota has no debug log; --verbose shows tool activity and warnings", true
+	case "allow-dangerously-skip-permissions":
+		return "bypassPermissions is always available in robota", true
+	}
+	return "", false
 }
 
-// canonical maps an alias to the flag it stands for.
-var canonical = map[string]string{"print": "p", "c": "continue", "r": "resume", "v": "version",
-	"allowed-tools": "allowedTools", "disallowed-tools": "disallowedTools", "d": "debug",
-	"n": "name", "w": "worktree", "bg": "background", "plugin-dir-no-mcp": "plugin-dir"}
+// canonical returns the flag an alias stands for.
+func canonical(name string) (string, bool) {
+	switch name {
+	case "print":
+		return "p", true
+	case "c":
+		return "continue", true
+	case "r":
+		return "resume", true
+	case "v":
+		return "version", true
+	case "allowed-tools":
+		return "allowedTools", true
+	case "disallowed-tools":
+		return "disallowedTools", true
+	case "d":
+		return "debug", true
+	case "n":
+		return "name", true
+	case "w":
+		return "worktree", true
+	case "bg":
+		return "background", true
+	case "plugin-dir-no-mcp":
+		return "plugin-dir", true
+	}
+	return "", false
+}
 
 // engineUnsupported are flags robota --engine cannot carry to the engine yet.
 var engineUnsupported = []string{"system-prompt", "tools", "session-id", "setting-sources", "settings", "add-dir",
@@ -80,7 +121,7 @@ var engineUnsupported = []string{"system-prompt", "tools", "session-id", "settin
 	"betas", "mcp-config", "strict-mcp-config", "plugin-dir", "agents", "name", "thinking"}
 
 // sessionIDPattern is a UUID, as Claude Code requires of --session-id.
-var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var sessionIDPattern = lazy.NewRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // finishClaudeFlags checks the Claude Code flags that were given (set holds the canonical
 // names) and derives what they drive.
@@ -132,7 +173,7 @@ func finishClaudeFlags(o *Options, set map[string]bool) error {
 		}
 	}
 	for _, name := range sortedFlagNames(set) {
-		if why, ok := noEffect[name]; ok {
+		if why, ok := noEffect(name); ok {
 			o.NoEffect = append(o.NoEffect, fmt.Sprintf("--%s has no effect in robota (%s)", name, why))
 		}
 	}
@@ -149,7 +190,7 @@ func versionLine() string {
 	return v + " (robota)"
 }
 
-var semverPrefix = regexp.MustCompile(`^\d+\.\d+\.\d+`)
+var semverPrefix = lazy.NewRegexp(`^\d+\.\d+\.\d+`)
 
 // UnknownFlagError is a flag robota does not have. Main prints it as one line, without
 // the usage text.
@@ -175,7 +216,7 @@ func unknownFlag(err error, args []string) error {
 // looksLikeFlag is an argument shaped like an option (-x, --name, --name=value): after a
 // flag whose value is optional it is the next option, never the value, whether robota
 // knows it or not (an unknown one is then reported, not taken for a prompt).
-var looksLikeFlag = regexp.MustCompile(`^--?[A-Za-z][A-Za-z0-9-]*(=.*)?$`)
+var looksLikeFlag = lazy.NewRegexp(`^--?[A-Za-z][A-Za-z0-9-]*(=.*)?$`)
 
 // splitList is a repeatable flag whose values are split at commas and spaces.
 type splitList struct{ vals *[]string }

@@ -192,10 +192,16 @@ func oneOf(v string, set []string) bool {
 	return false
 }
 
-// variadicFlags take every following argument up to the next option, as Claude Code's
+// variadicFlags reports the flags that take every following argument up to the next option, as Claude Code's
 // `<values...>` options do: `--add-dir a b`, `--mcp-config one.json two.json`.
-var variadicFlags = map[string]bool{"add-dir": true, "allowedTools": true, "allowed-tools": true,
-	"disallowedTools": true, "disallowed-tools": true, "betas": true, "mcp-config": true, "tools": true, "file": true}
+func variadicFlags(name string) bool {
+	switch name {
+	case "add-dir", "allowedTools", "allowed-tools",
+		"disallowedTools", "disallowed-tools", "betas", "mcp-config", "tools", "file":
+		return true
+	}
+	return false
+}
 
 // isOptionLike is Claude Code's test for "this argument is an option, not a value":
 // longer than one character and starting with a dash. "" and "-" are values.

@@ -35,7 +35,7 @@ const (
 const stdinWait = 3 * time.Second
 
 // stopSignals end a headless run: the turn is aborted, the partial answer kept and saved.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} // SIGINT is os.Interrupt; the var would need an init
 
 // headlessInput reads what every headless run needs from the flags and stdin: the output
 // format, the working directory and the prompt. A problem is reported on stderr and ok

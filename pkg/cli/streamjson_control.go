@@ -146,8 +146,14 @@ func (r *streamRun) refuseInput(msg string) {
 	_ = r.out.Result(output.Result{Subtype: output.SubtypeErrorDuringExecution, IsError: true, Errors: []string{msg}})
 }
 
-// permissionModes are the modes set_permission_mode accepts.
-var permissionModes = map[string]bool{"default": true, "acceptEdits": true, "plan": true, "bypassPermissions": true, "dontAsk": true}
+// permissionModes reports the modes set_permission_mode accepts.
+func permissionModes(mode string) bool {
+	switch mode {
+	case "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk":
+		return true
+	}
+	return false
+}
 
 // control answers a control request of the client.
 func (r *streamRun) control(id string, raw json.RawMessage) {
@@ -181,7 +187,7 @@ func (r *streamRun) control(id string, raw json.RawMessage) {
 			s.Abort()
 		}
 	case "set_permission_mode":
-		if !permissionModes[req.Mode] {
+		if !permissionModes(req.Mode) {
 			r.ctl.respondError(id, fmt.Errorf("set_permission_mode: unknown mode %q", req.Mode))
 			return
 		}

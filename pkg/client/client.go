@@ -95,7 +95,7 @@ func (c *Client) RespondPermissionAutomatic(ctx context.Context, sessionID, requ
 }
 
 func (c *Client) respondPermission(ctx context.Context, sessionID, requestID string, a Answer, message string, automatic bool) error {
-	pa, ok := answers[a]
+	pa, ok := answerToProto(a)
 	if !ok {
 		return fmt.Errorf("%w: permission answer %d", ErrInvalidOption, a)
 	}

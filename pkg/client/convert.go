@@ -11,26 +11,33 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
-var modes = map[string]robotav1.PermissionMode{
-	"default": robotav1.PermissionMode_PERMISSION_MODE_DEFAULT, "acceptEdits": robotav1.PermissionMode_PERMISSION_MODE_ACCEPT_EDITS,
-	"plan": robotav1.PermissionMode_PERMISSION_MODE_PLAN, "bypassPermissions": robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS,
-	"dontAsk": robotav1.PermissionMode_PERMISSION_MODE_DONT_ASK,
+// modes are the permission modes by name. The tables of this package are slices and
+// switches, not maps, so no package init builds them (issue 29).
+var modes = []struct {
+	name string
+	mode robotav1.PermissionMode
+}{
+	{"default", robotav1.PermissionMode_PERMISSION_MODE_DEFAULT}, {"acceptEdits", robotav1.PermissionMode_PERMISSION_MODE_ACCEPT_EDITS},
+	{"plan", robotav1.PermissionMode_PERMISSION_MODE_PLAN}, {"bypassPermissions", robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS},
+	{"dontAsk", robotav1.PermissionMode_PERMISSION_MODE_DONT_ASK},
 }
 
 func modeToProto(m string) (robotav1.PermissionMode, error) {
 	if m == "" {
 		return robotav1.PermissionMode_PERMISSION_MODE_UNSPECIFIED, nil
 	}
-	if v, ok := modes[m]; ok {
-		return v, nil
+	for _, x := range modes {
+		if x.name == m {
+			return x.mode, nil
+		}
 	}
 	return 0, fmt.Errorf("%w: permission mode %q: want default, acceptEdits, plan, bypassPermissions or dontAsk", ErrInvalidOption, m)
 }
 
 func modeFromProto(m robotav1.PermissionMode) string {
-	for k, v := range modes {
-		if v == m {
-			return k
+	for _, x := range modes {
+		if x.mode == m {
+			return x.name
 		}
 	}
 	return ""
@@ -76,10 +83,20 @@ func usageFromProto(u *robotav1.Usage) llm.Usage {
 		CacheCreationInputTokens: int(u.GetCacheCreationInputTokens()), CacheReadInputTokens: int(u.GetCacheReadInputTokens())}
 }
 
-var outcomes = map[robotav1.ToolOutcome]ToolOutcome{
-	robotav1.ToolOutcome_TOOL_OUTCOME_SUCCESS: ToolSuccess, robotav1.ToolOutcome_TOOL_OUTCOME_ERROR: ToolError,
-	robotav1.ToolOutcome_TOOL_OUTCOME_DENIED: ToolDenied, robotav1.ToolOutcome_TOOL_OUTCOME_INTERRUPTED: ToolInterrupted,
-	robotav1.ToolOutcome_TOOL_OUTCOME_UNKNOWN_TOOL: ToolUnknown,
+func outcomeFromProto(o robotav1.ToolOutcome) ToolOutcome {
+	switch o {
+	case robotav1.ToolOutcome_TOOL_OUTCOME_SUCCESS:
+		return ToolSuccess
+	case robotav1.ToolOutcome_TOOL_OUTCOME_ERROR:
+		return ToolError
+	case robotav1.ToolOutcome_TOOL_OUTCOME_DENIED:
+		return ToolDenied
+	case robotav1.ToolOutcome_TOOL_OUTCOME_INTERRUPTED:
+		return ToolInterrupted
+	case robotav1.ToolOutcome_TOOL_OUTCOME_UNKNOWN_TOOL:
+		return ToolUnknown
+	}
+	return ""
 }
 
 func toolFromProto(t *robotav1.ToolState) *ToolState {
@@ -87,7 +104,7 @@ func toolFromProto(t *robotav1.ToolState) *ToolState {
 		return nil
 	}
 	out := &ToolState{CallID: t.GetToolCallId(), Name: t.GetToolName(), FirstArg: t.GetFirstArg(),
-		Running: t.GetIsRunning(), Outcome: outcomes[t.GetOutcome()], Output: t.GetOutput(), Error: t.GetError(),
+		Running: t.GetIsRunning(), Outcome: outcomeFromProto(t.GetOutcome()), Output: t.GetOutput(), Error: t.GetError(),
 		DiffFile: t.GetDiffFile(), DiffLines: t.GetDiffLines(), StartLine: int(t.GetStartLine()),
 		Duration: t.GetDuration().AsDuration(), Metadata: t.GetMetadata().AsMap()}
 	if t.GetInputJson() != "" {
@@ -112,23 +129,40 @@ func resultFromProto(r *robotav1.ExecutionResult) *Result {
 	return out
 }
 
-var answers = map[Answer]robotav1.PermissionAnswer{
-	AnswerAllow: robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW, AnswerAllowForSession: robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION,
-	AnswerDeny: robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY,
+func answerToProto(a Answer) (robotav1.PermissionAnswer, bool) {
+	switch a {
+	case AnswerAllow:
+		return robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW, true
+	case AnswerAllowForSession:
+		return robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION, true
+	case AnswerDeny:
+		return robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY, true
+	}
+	return 0, false
 }
 
 func answerFromProto(a robotav1.PermissionAnswer) Answer {
-	for k, v := range answers {
-		if v == a {
-			return k
-		}
+	switch a {
+	case robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW:
+		return AnswerAllow
+	case robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION:
+		return AnswerAllowForSession
+	case robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY:
+		return AnswerDeny
 	}
 	return 0
 }
 
-var permOutcomes = map[robotav1.PermissionOutcome]string{
-	robotav1.PermissionOutcome_PERMISSION_OUTCOME_ANSWERED: "answered", robotav1.PermissionOutcome_PERMISSION_OUTCOME_TIMEOUT: "timeout",
-	robotav1.PermissionOutcome_PERMISSION_OUTCOME_ABORTED: "aborted",
+func permOutcomeFromProto(o robotav1.PermissionOutcome) string {
+	switch o {
+	case robotav1.PermissionOutcome_PERMISSION_OUTCOME_ANSWERED:
+		return "answered"
+	case robotav1.PermissionOutcome_PERMISSION_OUTCOME_TIMEOUT:
+		return "timeout"
+	case robotav1.PermissionOutcome_PERMISSION_OUTCOME_ABORTED:
+		return "aborted"
+	}
+	return ""
 }
 
 // eventFromProto maps one SessionEvent; an event of a kind this client does not know
@@ -161,7 +195,7 @@ func eventFromProto(e *robotav1.SessionEvent) (Event, error) {
 	case *robotav1.SessionEvent_PermissionResolved:
 		r := ev.PermissionResolved
 		out.Type = EventPermissionResolved
-		out.Resolution = &PermissionResolution{RequestID: r.GetRequestId(), Outcome: permOutcomes[r.GetOutcome()], Answer: answerFromProto(r.GetAnswer())}
+		out.Resolution = &PermissionResolution{RequestID: r.GetRequestId(), Outcome: permOutcomeFromProto(r.GetOutcome()), Answer: answerFromProto(r.GetAnswer())}
 	case *robotav1.SessionEvent_ContextUpdate:
 		out.Type, out.Context = EventContextUpdate, contextFromProto(ev.ContextUpdate.GetState())
 	case *robotav1.SessionEvent_Compact:
@@ -207,15 +241,24 @@ func compactFromProto(c *robotav1.CompactEvent) *Compaction {
 	return out
 }
 
-var roles = map[robotav1.Role]llm.Role{
-	robotav1.Role_ROLE_USER: llm.RoleUser, robotav1.Role_ROLE_ASSISTANT: llm.RoleAssistant,
-	robotav1.Role_ROLE_SYSTEM: llm.RoleSystem, robotav1.Role_ROLE_TOOL: llm.RoleTool,
+func roleFromProto(r robotav1.Role) llm.Role {
+	switch r {
+	case robotav1.Role_ROLE_USER:
+		return llm.RoleUser
+	case robotav1.Role_ROLE_ASSISTANT:
+		return llm.RoleAssistant
+	case robotav1.Role_ROLE_SYSTEM:
+		return llm.RoleSystem
+	case robotav1.Role_ROLE_TOOL:
+		return llm.RoleTool
+	}
+	return ""
 }
 
 // messageFromProto is the inverse of the server's messageToProto: the parts in order,
 // usage, metadata (JSON numbers come back as float64, as any JSON decode gives them).
 func messageFromProto(m *robotav1.Message) llm.Message {
-	out := llm.Message{ID: m.GetId(), Role: roles[m.GetRole()], State: llm.StateComplete}
+	out := llm.Message{ID: m.GetId(), Role: roleFromProto(m.GetRole()), State: llm.StateComplete}
 	if m.GetState() == robotav1.MessageState_MESSAGE_STATE_INTERRUPTED {
 		out.State = llm.StateInterrupted
 	}

@@ -28,10 +28,23 @@ var (
 	ErrProtocol = errors.New("engine protocol violation")
 )
 
-var codeSentinels = map[codes.Code]error{
-	codes.NotFound: ErrNotFound, codes.InvalidArgument: ErrInvalidArgument,
-	codes.FailedPrecondition: ErrFailedPrecondition, codes.ResourceExhausted: ErrResourceExhausted,
-	codes.Unavailable: ErrUnavailable, codes.OutOfRange: ErrOutOfRange,
+// codeSentinel is the sentinel of a gRPC code, nil for a code without one.
+func codeSentinel(c codes.Code) error {
+	switch c {
+	case codes.NotFound:
+		return ErrNotFound
+	case codes.InvalidArgument:
+		return ErrInvalidArgument
+	case codes.FailedPrecondition:
+		return ErrFailedPrecondition
+	case codes.ResourceExhausted:
+		return ErrResourceExhausted
+	case codes.Unavailable:
+		return ErrUnavailable
+	case codes.OutOfRange:
+		return ErrOutOfRange
+	}
+	return nil
 }
 
 // RPCError is a failed RPC: the operation, the gRPC code and the engine's message.
@@ -49,8 +62,8 @@ func (e *RPCError) Unwrap() error { return e.err }
 
 // Is matches the sentinel of the error's code.
 func (e *RPCError) Is(target error) bool {
-	s, ok := codeSentinels[e.Code]
-	return ok && s == target
+	s := codeSentinel(e.Code)
+	return s != nil && s == target
 }
 
 // GRPCStatus lets status.FromError and status.Code read the code.

@@ -29,11 +29,18 @@ type JobResult struct {
 	Status string
 }
 
-var policies = map[string]robotav1.BackgroundJobWaitPolicy{
-	"detached": robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_DETACHED,
-	"wait_all": robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL,
-	"wait_any": robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY,
-	"manual":   robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_MANUAL,
+func policyToProto(name string) (robotav1.BackgroundJobWaitPolicy, bool) {
+	switch name {
+	case "detached":
+		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_DETACHED, true
+	case "wait_all":
+		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL, true
+	case "wait_any":
+		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY, true
+	case "manual":
+		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_MANUAL, true
+	}
+	return 0, false
 }
 
 func groupFromProto(g *robotav1.BackgroundJobGroup) *JobGroup {
@@ -64,7 +71,7 @@ func timeOf(ts *timestamppb.Timestamp) time.Time {
 func (c *Client) CreateJobGroup(ctx context.Context, sessionID, policy, label string, taskIDs ...string) (*JobGroup, error) {
 	p := robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED
 	if policy != "" {
-		v, ok := policies[strings.ReplaceAll(policy, "-", "_")]
+		v, ok := policyToProto(strings.ReplaceAll(policy, "-", "_"))
 		if !ok {
 			return nil, fmt.Errorf("%w: wait policy %q: want detached, wait_all, wait_any or manual", ErrInvalidOption, policy)
 		}

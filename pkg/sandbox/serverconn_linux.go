@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // serverStartTimeout bounds how long a server's first process may take to say it is ready.
@@ -33,7 +35,7 @@ type serverConn struct {
 // launches starts server processes from one goroutine locked to its thread for the
 // life of the process: the parent-death signal is tied to the thread that started the
 // child, which must not end before robota does.
-var launches = sync.OnceValue(func() chan func() {
+var launches = &lazy.Value[chan func()]{Build: func() chan func() {
 	ch := make(chan func())
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread lives as long as the process
@@ -42,7 +44,7 @@ var launches = sync.OnceValue(func() chan func() {
 		}
 	}()
 	return ch
-})
+}}
 
 func startServer(helper string, p Policy) (*serverConn, error) {
 	spec, err := json.Marshal(p)
@@ -62,7 +64,7 @@ func startServer(helper string, p Policy) (*serverConn, error) {
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.SysProcAttr = namespaceAttrs(p)
 	started := make(chan error, 1)
-	launches() <- func() { started <- cmd.Start() }
+	launches.Get() <- func() { started <- cmd.Start() }
 	err = <-started
 	theirs.Close()
 	if err != nil {

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // describeValidationError turns a jsonschema-go error chain such as
@@ -50,10 +50,10 @@ func describeValidationError(err error) (field, problem string) {
 		if names := quotedList(strings.TrimPrefix(msg, "unexpected additional properties ")); len(names) > 0 {
 			return join(names[0]), "unknown parameter"
 		}
-	case boundRE().MatchString(msg):
-		problem = describeBound(boundRE().FindStringSubmatch(msg))
-	case lengthRE().MatchString(msg):
-		m := lengthRE().FindStringSubmatch(msg)
+	case boundRE.MatchString(msg):
+		problem = describeBound(boundRE.FindStringSubmatch(msg))
+	case lengthRE.MatchString(msg):
+		m := lengthRE.FindStringSubmatch(msg)
 		word := map[string]string{"minLength": "at least", "maxLength": "at most"}[m[1]]
 		problem = fmt.Sprintf("must be %s %s characters long (got %s)", word, m[3], m[2])
 	case strings.HasPrefix(msg, "type: "):
@@ -118,12 +118,8 @@ func quotedList(s string) []string {
 // Compiled on first use, not at start-up: every robota run, --version included, pays for
 // package initialisation (PERF-NOTES.md).
 var (
-	boundRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(minimum|maximum|exclusiveMinimum|exclusiveMaximum): (\S+) is (?:less|greater) than (?:or equal to )?(\S+)$`)
-	})
-	lengthRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(minLength|maxLength): ".*" contains (\d+) Unicode code points, (?:fewer|more) than (\d+)$`)
-	})
+	boundRE  = lazy.NewRegexp(`^(minimum|maximum|exclusiveMinimum|exclusiveMaximum): (\S+) is (?:less|greater) than (?:or equal to )?(\S+)$`)
+	lengthRE = lazy.NewRegexp(`^(minLength|maxLength): ".*" contains (\d+) Unicode code points, (?:fewer|more) than (\d+)$`)
 )
 
 func describeBound(m []string) string {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
@@ -215,20 +216,32 @@ func (r *Registry) ModelInfo(id string) (Model, bool) {
 	return best, found
 }
 
-// defaultRegistry is what Default returns: Builtins(nil) until a program's main installs
-// its own with SetDefault.
-var defaultRegistry atomic.Pointer[Registry]
-
-func init() { defaultRegistry.Store(NewBuiltin(nil)) }
+// defaultRegistry is what Default returns once a program's main has installed its own
+// with SetDefault (defaultSet); until then Default returns builtinRegistry, built on first
+// use rather than in an init: robota pays every init on every command, and its main
+// installs another registry anyway (issue 29).
+var (
+	defaultRegistry atomic.Pointer[Registry]
+	defaultSet      atomic.Bool
+	builtinRegistry = &lazy.Value[*Registry]{Build: func() *Registry { return NewBuiltin(nil) }}
+)
 
 // Default returns the registry of this program's provider types: the one SetDefault
 // installed, else the built-in types with the OpenAI-compatible ones unable to build
 // (robota runs them in a provider process, robota-engine in process: each main says which).
-func Default() *Registry { return defaultRegistry.Load() }
+func Default() *Registry {
+	if r := defaultRegistry.Load(); r != nil || defaultSet.Load() {
+		return r
+	}
+	return builtinRegistry.Get()
+}
 
 // SetDefault makes r the registry Default returns. A program's main calls it once,
 // before any session starts; tests call it from TestMain.
-func SetDefault(r *Registry) { defaultRegistry.Store(r) }
+func SetDefault(r *Registry) {
+	defaultRegistry.Store(r)
+	defaultSet.Store(true)
+}
 
 // List returns the definitions of the default registry (for `robota providers`).
 func List() []Definition { return Default().Definitions() }

@@ -133,7 +133,7 @@ func start(ctx context.Context, cmd Command, log *zap.Logger, startTimeout time.
 		TLSConfig:        tlsConf,
 		AutoMTLS:         tlsConf == nil, // where no pipe can be inherited (prepareTLS)
 		StartTimeout:     startTimeout,
-		UnixSocketConfig: socketConfig(),
+		UnixSocketConfig: socketConfig.Get(),
 		Logger:           newHCLog(log, spec.What),
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
 			grpc.MaxCallRecvMsgSize(workerplugin.MaxMessageBytes),

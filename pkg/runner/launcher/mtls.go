@@ -13,9 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"sync"
 	"time"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/runner/workerplugin"
 )
 
@@ -86,8 +86,22 @@ func newIdentity(now time.Time) (*identity, error) {
 	}, nil
 }
 
-// engineIdentity is the engine's client certificate, made at the first launch.
-var engineIdentity = sync.OnceValues(func() (*identity, error) { return newIdentity(time.Now()) })
+// engineIdentity is the engine's client certificate, made at the first launch, once
+// per process.
+func engineIdentity() (*identity, error) {
+	r := engineIdentityOnce.Get()
+	return r.id, r.err
+}
+
+var engineIdentityOnce = &lazy.Value[identityResult]{Build: func() identityResult {
+	id, err := newIdentity(time.Now())
+	return identityResult{id, err}
+}}
+
+type identityResult struct {
+	id  *identity
+	err error
+}
 
 // clientTLS is the engine's side of one worker's connection (and of the go-plugin
 // broker's, where the engine also serves): it presents the engine's certificate

@@ -5,10 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 
 	"github.com/hashicorp/go-plugin"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // go-plugin puts a worker's sockets in a directory of their own and removes it when the
@@ -20,7 +21,7 @@ import (
 // socketConfig is the go-plugin socket configuration of this process's workers; nil
 // (go-plugin's default, the system temporary directory) when the per-user directory
 // cannot be used (not ours, not private).
-var socketConfig = sync.OnceValue(func() *plugin.UnixSocketConfig {
+var socketConfig = &lazy.Value[*plugin.UnixSocketConfig]{Build: func() *plugin.UnixSocketConfig {
 	base := filepath.Join(os.TempDir(), "robota-plugins-"+strconv.Itoa(os.Getuid()))
 	if err := os.MkdirAll(base, 0o700); err != nil || !privateDir(base) {
 		return nil
@@ -31,7 +32,7 @@ var socketConfig = sync.OnceValue(func() *plugin.UnixSocketConfig {
 		return nil
 	}
 	return &plugin.UnixSocketConfig{TempDir: dir}
-})
+}}
 
 // privateDir reports a directory owned by this user and closed to others: another user's
 // directory of that name would let them see or replace the sockets.

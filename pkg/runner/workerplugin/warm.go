@@ -1,13 +1,12 @@
 package workerplugin
 
 import (
-	"sync"
-
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // warmMessages sets up, once per process, the protobuf coders of every message that
@@ -15,7 +14,7 @@ import (
 // builds a message type's coder on its first marshal or unmarshal: ~0.15 ms each for
 // StartRequest and StartResponse (with their events), which a pooled worker's first
 // job would otherwise pay on its way to the started event. Prepare calls it.
-var warmMessages = sync.OnceFunc(func() {
+var warmMessages = &lazy.Value[struct{}]{Build: func() struct{} {
 	seen := map[protoreflect.FullName]bool{}
 	var walk func(md protoreflect.MessageDescriptor)
 	walk = func(md protoreflect.MessageDescriptor) {
@@ -46,4 +45,5 @@ var warmMessages = sync.OnceFunc(func() {
 			walk(methods.Get(i).Output())
 		}
 	}
-})
+	return struct{}{}
+}}

@@ -1,16 +1,19 @@
 package workerproc
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // workerEnvNames and workerEnvPrefixes are what a worker inherits from the
 // engine. Workers hold no secrets (model calls go back to the engine), so the
 // environment is allowlisted rather than filtered: a credential under a name
 // nobody thought of still stays behind.
 var (
-	workerEnvNames = map[string]bool{
-		"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "LANG": true,
-		"TMPDIR": true, "TZ": true, "TERM": true, "SHELL": true,
-		"ROBOTA_WORKER_LOG_LEVEL": true,
+	workerEnvNames = []string{ // a slice, not a map: a map literal needs a package init
+		"PATH", "HOME", "USER", "LOGNAME", "LANG",
+		"TMPDIR", "TZ", "TERM", "SHELL",
+		"ROBOTA_WORKER_LOG_LEVEL",
 	}
 	workerEnvPrefixes = []string{"LC_", "XDG_"}
 )
@@ -28,7 +31,7 @@ func Env(environ []string) []string {
 }
 
 func allowedWorkerEnv(name string) bool {
-	if workerEnvNames[name] {
+	if slices.Contains(workerEnvNames, name) {
 		return true
 	}
 	for _, p := range workerEnvPrefixes {

@@ -42,15 +42,35 @@ func isBinary(prefix []byte) bool {
 	return bytes.IndexByte(prefix, 0) >= 0
 }
 
-var imageExtensions = map[string]string{
-	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-	".webp": "image/webp", ".bmp": "image/bmp", ".ico": "image/x-icon", ".tif": "image/tiff",
-	".tiff": "image/tiff", ".avif": "image/avif", ".heic": "image/heic",
+// imageExtension is the image MIME type of a lower-case extension; a switch, not a map,
+// so it needs no package init (issue 29).
+func imageExtension(ext string) (string, bool) {
+	switch ext {
+	case ".png":
+		return "image/png", true
+	case ".jpg", ".jpeg":
+		return "image/jpeg", true
+	case ".gif":
+		return "image/gif", true
+	case ".webp":
+		return "image/webp", true
+	case ".bmp":
+		return "image/bmp", true
+	case ".ico":
+		return "image/x-icon", true
+	case ".tif", ".tiff":
+		return "image/tiff", true
+	case ".avif":
+		return "image/avif", true
+	case ".heic":
+		return "image/heic", true
+	}
+	return "", false
 }
 
 // imageType returns the image MIME type of a file from its extension or content, or "".
 func imageType(name string, prefix []byte) string {
-	if t, ok := imageExtensions[strings.ToLower(filepath.Ext(name))]; ok {
+	if t, ok := imageExtension(strings.ToLower(filepath.Ext(name))); ok {
 		return t
 	}
 	if t := http.DetectContentType(prefix); strings.HasPrefix(t, "image/") && t != "image/svg+xml" {

@@ -9,9 +9,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // ServerConfig is one entry of "mcpServers", in Claude Code's format.
@@ -128,7 +129,7 @@ func parseInto(byName map[string]Server, data []byte, source string, lookup func
 }
 
 // envRef is ${VAR} or ${VAR:-default}.
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+var envRef = lazy.NewRegexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
 
 func expandString(s string, lookup func(string) (string, bool)) string {
 	if !strings.Contains(s, "${") {

@@ -181,7 +181,7 @@ func (g *Grep) request(rec *record.Call, params GrepParams, exclude Exclude) (gr
 		req.glob, req.globRaw = &o, params.Glob
 	}
 	if params.Type != "" {
-		globs, ok := fileTypes()[strings.ToLower(params.Type)]
+		globs, ok := fileTypes.Get()[strings.ToLower(params.Type)]
 		if !ok {
 			return fail(toolkit.CodeInvalidArgument, fmt.Sprintf("Unknown file type %q. Known types: %s. Use glob for others.", params.Type, strings.Join(typeNames(), ", ")))
 		}
@@ -221,8 +221,8 @@ func (g *Grep) request(rec *record.Call, params GrepParams, exclude Exclude) (gr
 }
 
 func typeNames() []string {
-	names := make([]string, 0, len(fileTypes()))
-	for n := range fileTypes() {
+	names := make([]string, 0, len(fileTypes.Get()))
+	for n := range fileTypes.Get() {
 		names = append(names, n)
 	}
 	sort.Strings(names)

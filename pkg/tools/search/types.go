@@ -1,6 +1,6 @@
 package search
 
-import "sync"
+import "github.com/robota-sdk/robota-go/internal/lazy"
 
 // fileTypes maps Grep's type parameter to file-name globs. The names and globs follow
 // ripgrep's built-in types (checked against the installed rg by a test); both backends use
@@ -8,7 +8,7 @@ import "sync"
 // (python, typescript, javascript, rb, proto) and newer extensions (.mts, .cjs, .pyi, …)
 // are added. It is built on first use, not at start-up: robota runs that never Grep by
 // type (and every --version) skip building it.
-var fileTypes = sync.OnceValue(func() map[string][]string {
+var fileTypes = &lazy.Value[map[string][]string]{Build: func() map[string][]string {
 	return map[string][]string{
 		"asm":        {"*.S", "*.asm", "*.s"},
 		"awk":        {"*.awk"},
@@ -90,4 +90,4 @@ var fileTypes = sync.OnceValue(func() map[string][]string {
 		"yaml":       {"*.yaml", "*.yml"},
 		"zig":        {"*.zig"},
 	}
-})
+}}

@@ -19,7 +19,7 @@ func TestFileTypesCoverRipgrep(t *testing.T) {
 		if !ok {
 			continue
 		}
-		ours, known := fileTypes()[name]
+		ours, known := fileTypes.Get()[name]
 		if !known {
 			continue
 		}

@@ -10,11 +10,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // The search APIs WebSearch can be backed by (settings.json `webSearch.backend`).
@@ -250,10 +250,10 @@ func do(c *http.Client, hr *http.Request, name string, v any) error {
 }
 
 // Compiled on first use, not at start-up (PERF-NOTES.md).
-var tags = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
+var tags = lazy.NewRegexp(`<[^>]*>`)
 
 // plain drops HTML tags (Brave marks matches with <strong>) and decodes entities.
-func plain(s string) string { return html.UnescapeString(tags().ReplaceAllString(s, "")) }
+func plain(s string) string { return html.UnescapeString(tags.ReplaceAllString(s, "")) }
 
 func nonNil(s []string) []string {
 	if s == nil {
