@@ -10,11 +10,10 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/providers/registry"
 )
 
-// ErrUnknownProviderType returns the error that means a provider type (--provider, a
-// profile's type) names no provider robota has (registry.ErrUnknownType): front ends
-// that construct sessions tell it apart without importing the providers. A function, not
-// a var holding the other package's var: copying it would take a package init (issue 29).
-func ErrUnknownProviderType() error { return registry.ErrUnknownType }
+// ErrUnknownProviderType means a provider type (--provider, a profile's type) names no
+// provider robota has (registry.ErrUnknownType): front ends that construct sessions
+// tell it apart without importing the providers.
+var ErrUnknownProviderType error = &registry.UnknownType
 
 // ErrNoProvider means no flag, settings layer or environment variable chose a
 // provider. Its message tells the user the three ways to configure one.

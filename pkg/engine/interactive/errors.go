@@ -38,7 +38,7 @@ var (
 	// Agent call can only come from a running session, so this is a wiring error).
 	ErrSessionNotReady = errors.New("the session is not ready")
 	// ErrUnknownCheckpoint: a rewind names no checkpoint of this session.
-	ErrUnknownCheckpoint = checkpoint.ErrUnknown
+	ErrUnknownCheckpoint error = &checkpoint.Unknown
 )
 
 // ErrInvalidConfiguration marks errors the user fixes in the settings or the options

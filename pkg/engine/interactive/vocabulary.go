@@ -41,7 +41,7 @@ func ChatEntryToMessage(e HistoryEntry) (llm.Message, error) { return session.Ch
 // The session's errors a front end tells apart (errors.Is matches them).
 var (
 	// ErrAborted: the run was aborted (Abort, or its context ended).
-	ErrAborted = session.ErrAborted
+	ErrAborted error = &session.Aborted
 	// ErrRunInProgress: the session already runs a prompt.
-	ErrRunInProgress = session.ErrRunInProgress
+	ErrRunInProgress error = &session.RunInProgress
 )

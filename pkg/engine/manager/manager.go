@@ -281,7 +281,7 @@ func (m *Manager) validate(o *CreateOptions) error {
 // classify turns Assemble's errors into FieldErrors where the option is known.
 func classify(o CreateOptions, err error) error {
 	switch {
-	case errors.Is(err, assemble.ErrUnknownProviderType()) && o.Provider != "":
+	case errors.Is(err, assemble.ErrUnknownProviderType) && o.Provider != "":
 		return &FieldError{Field: "Provider", Err: err}
 	case errors.Is(err, assemble.ErrNoProvider):
 		return &FieldError{Field: "Provider", Err: err}

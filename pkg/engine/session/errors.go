@@ -1,13 +1,17 @@
 package session
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/robota-sdk/robota-go/internal/sentinel"
+)
 
 var (
 	// ErrAborted is wrapped (with context.Canceled) by the error of an aborted Run or Compact.
-	ErrAborted = errors.New("session: aborted")
+	ErrAborted error = &Aborted
 	// ErrRunInProgress: Run, Compact or a history mutation was called while a Run or Compact
 	// was active.
-	ErrRunInProgress = errors.New("session: a run is already in progress")
+	ErrRunInProgress error = &RunInProgress
 	// ErrInvalidModel: SetModel without a model name.
 	ErrInvalidModel = errors.New("no model named")
 	// ErrShutdown: the session was shut down.
@@ -45,4 +49,11 @@ const (
 	ErrorCodePermissionDenied = "permission_denied"
 	ErrorCodeHookBlocked      = "hook_blocked"
 	ErrorCodeToolFailed       = "tool_failed"
+)
+
+// The values ErrAborted and ErrRunInProgress point to, so that a package re-exporting
+// them does it without init code (internal/sentinel). Compare errors with the Err names.
+var (
+	Aborted       = sentinel.New("session: aborted")
+	RunInProgress = sentinel.New("session: a run is already in progress")
 )

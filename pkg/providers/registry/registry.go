@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -10,11 +9,16 @@ import (
 	"time"
 
 	"github.com/robota-sdk/robota-go/internal/lazy"
+	"github.com/robota-sdk/robota-go/internal/sentinel"
 	"github.com/robota-sdk/robota-go/pkg/engine/llm"
 )
 
 // ErrUnknownType is wrapped by the error Lookup and Create return for an unknown type.
-var ErrUnknownType = errors.New("unknown provider type")
+var ErrUnknownType error = &UnknownType
+
+// UnknownType is the value ErrUnknownType points to, so that a package re-exporting it
+// does it without init code (internal/sentinel). Compare errors with ErrUnknownType.
+var UnknownType = sentinel.New("unknown provider type")
 
 // Profile is a provider profile as settings resolve it (after $ENV substitution).
 type Profile struct {
