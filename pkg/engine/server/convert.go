@@ -18,20 +18,37 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 )
 
-var modeToProto = map[string]robotav1.PermissionMode{
-	"default": robotav1.PermissionMode_PERMISSION_MODE_DEFAULT, "acceptEdits": robotav1.PermissionMode_PERMISSION_MODE_ACCEPT_EDITS,
-	"plan": robotav1.PermissionMode_PERMISSION_MODE_PLAN, "bypassPermissions": robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS,
-	"dontAsk": robotav1.PermissionMode_PERMISSION_MODE_DONT_ASK,
+// modeToProto is UNSPECIFIED for an unknown mode; modeFromProto is its inverse.
+func modeToProto(m string) robotav1.PermissionMode {
+	switch m {
+	case "default":
+		return robotav1.PermissionMode_PERMISSION_MODE_DEFAULT
+	case "acceptEdits":
+		return robotav1.PermissionMode_PERMISSION_MODE_ACCEPT_EDITS
+	case "plan":
+		return robotav1.PermissionMode_PERMISSION_MODE_PLAN
+	case "bypassPermissions":
+		return robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS
+	case "dontAsk":
+		return robotav1.PermissionMode_PERMISSION_MODE_DONT_ASK
+	}
+	return robotav1.PermissionMode_PERMISSION_MODE_UNSPECIFIED
 }
 
 func modeFromProto(m robotav1.PermissionMode) (string, error) {
-	if m == robotav1.PermissionMode_PERMISSION_MODE_UNSPECIFIED {
+	switch m {
+	case robotav1.PermissionMode_PERMISSION_MODE_UNSPECIFIED:
 		return "", nil
-	}
-	for k, v := range modeToProto {
-		if v == m {
-			return k, nil
-		}
+	case robotav1.PermissionMode_PERMISSION_MODE_DEFAULT:
+		return "default", nil
+	case robotav1.PermissionMode_PERMISSION_MODE_ACCEPT_EDITS:
+		return "acceptEdits", nil
+	case robotav1.PermissionMode_PERMISSION_MODE_PLAN:
+		return "plan", nil
+	case robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS:
+		return "bypassPermissions", nil
+	case robotav1.PermissionMode_PERMISSION_MODE_DONT_ASK:
+		return "dontAsk", nil
 	}
 	return "", invalidArg("permission_mode", "unknown value %d", m)
 }
@@ -62,7 +79,7 @@ func ts(t interface{ IsZero() bool }) bool { return !t.IsZero() }
 
 func infoToProto(in manager.Info) *robotav1.SessionInfo {
 	out := &robotav1.SessionInfo{SessionId: in.ID, Cwd: in.Cwd, Provider: in.Provider, Model: in.Model,
-		PermissionMode: modeToProto[in.PermissionMode], Title: in.Title, Name: in.Name, MessageCount: int32(in.MessageCount),
+		PermissionMode: modeToProto(in.PermissionMode), Title: in.Title, Name: in.Name, MessageCount: int32(in.MessageCount),
 		Running: in.Running, Live: in.Live, Tools: in.Tools, ApiKeySource: in.APIKeySource,
 		CommandSandbox: in.Sandbox}
 	if ts(in.CreatedAt) {
@@ -396,13 +413,23 @@ func jsonStruct(b []byte) (*structpb.Struct, error) {
 	return structpb.NewStruct(m)
 }
 
-var roleToProto = map[llm.Role]robotav1.Role{
-	llm.RoleUser: robotav1.Role_ROLE_USER, llm.RoleAssistant: robotav1.Role_ROLE_ASSISTANT,
-	llm.RoleSystem: robotav1.Role_ROLE_SYSTEM, llm.RoleTool: robotav1.Role_ROLE_TOOL,
+// roleToProto is UNSPECIFIED for an unknown role.
+func roleToProto(r llm.Role) robotav1.Role {
+	switch r {
+	case llm.RoleUser:
+		return robotav1.Role_ROLE_USER
+	case llm.RoleAssistant:
+		return robotav1.Role_ROLE_ASSISTANT
+	case llm.RoleSystem:
+		return robotav1.Role_ROLE_SYSTEM
+	case llm.RoleTool:
+		return robotav1.Role_ROLE_TOOL
+	}
+	return robotav1.Role_ROLE_UNSPECIFIED
 }
 
 func messageToProto(m llm.Message) (*robotav1.Message, error) {
-	out := &robotav1.Message{Id: m.ID, Role: roleToProto[m.Role], State: robotav1.MessageState_MESSAGE_STATE_COMPLETE}
+	out := &robotav1.Message{Id: m.ID, Role: roleToProto(m.Role), State: robotav1.MessageState_MESSAGE_STATE_COMPLETE}
 	if m.State == llm.StateInterrupted {
 		out.State = robotav1.MessageState_MESSAGE_STATE_INTERRUPTED
 	}

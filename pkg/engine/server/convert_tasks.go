@@ -9,26 +9,51 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/interactive"
 )
 
-var taskKinds = map[interactive.TaskKind]robotav1.BackgroundTaskKind{
-	interactive.TaskAgent:   robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_AGENT,
-	interactive.TaskProcess: robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_PROCESS,
+// taskKindToProto is UNSPECIFIED for an unknown kind.
+func taskKindToProto(k interactive.TaskKind) robotav1.BackgroundTaskKind {
+	switch k {
+	case interactive.TaskAgent:
+		return robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_AGENT
+	case interactive.TaskProcess:
+		return robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_PROCESS
+	}
+	return robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_UNSPECIFIED
 }
 
-var taskStatuses = map[interactive.TaskStatus]robotav1.BackgroundTaskStatus{
-	interactive.TaskQueued:            robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_QUEUED,
-	interactive.TaskRunning:           robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING,
-	interactive.TaskWaitingPermission: robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_WAITING_PERMISSION,
-	interactive.TaskCompleted:         robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED,
-	interactive.TaskFailed:            robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED,
-	interactive.TaskCancelled:         robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_CANCELLED,
+// taskStatusToProto is UNSPECIFIED for an unknown status; statusFromProto is its inverse.
+func taskStatusToProto(s interactive.TaskStatus) robotav1.BackgroundTaskStatus {
+	switch s {
+	case interactive.TaskQueued:
+		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_QUEUED
+	case interactive.TaskRunning:
+		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING
+	case interactive.TaskWaitingPermission:
+		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_WAITING_PERMISSION
+	case interactive.TaskCompleted:
+		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED
+	case interactive.TaskFailed:
+		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED
+	case interactive.TaskCancelled:
+		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_CANCELLED
+	}
+	return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_UNSPECIFIED
 }
 
 // statusFromProto maps a status filter back; false for UNSPECIFIED or unknown values.
 func statusFromProto(s robotav1.BackgroundTaskStatus) (interactive.TaskStatus, bool) {
-	for k, v := range taskStatuses {
-		if v == s {
-			return k, true
-		}
+	switch s {
+	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_QUEUED:
+		return interactive.TaskQueued, true
+	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING:
+		return interactive.TaskRunning, true
+	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_WAITING_PERMISSION:
+		return interactive.TaskWaitingPermission, true
+	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED:
+		return interactive.TaskCompleted, true
+	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED:
+		return interactive.TaskFailed, true
+	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_CANCELLED:
+		return interactive.TaskCancelled, true
 	}
 	return "", false
 }
@@ -43,7 +68,7 @@ func stamp(t time.Time) *timestamppb.Timestamp {
 
 func taskStateToProto(t interactive.TaskState) *robotav1.BackgroundTaskState {
 	return &robotav1.BackgroundTaskState{
-		TaskId: t.TaskID, Kind: taskKinds[t.Kind], Status: taskStatuses[t.Status], Label: t.Label,
+		TaskId: t.TaskID, Kind: taskKindToProto(t.Kind), Status: taskStatusToProto(t.Status), Label: t.Label,
 		CurrentAction: t.CurrentAction, CreatedAt: stamp(t.CreatedAt),
 		StartedAt: stamp(t.StartedAt), EndedAt: stamp(t.EndedAt),
 		Error: t.Error, OutputSummary: t.OutputSummary, Pid: int32(t.PID), Host: t.Host, Attempt: int32(t.Attempt), WorktreePath: t.WorktreePath, BranchName: t.BranchName,

@@ -11,22 +11,41 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/runner/jobgroups"
 )
 
-var waitPolicies = map[jobgroups.Policy]robotav1.BackgroundJobWaitPolicy{
-	jobgroups.Detached: robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_DETACHED,
-	jobgroups.WaitAll:  robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL,
-	jobgroups.WaitAny:  robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY,
-	jobgroups.Manual:   robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_MANUAL,
+// waitPolicyToProto is UNSPECIFIED for an unknown policy; policyFromProto is its inverse.
+func waitPolicyToProto(p jobgroups.Policy) robotav1.BackgroundJobWaitPolicy {
+	switch p {
+	case jobgroups.Detached:
+		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_DETACHED
+	case jobgroups.WaitAll:
+		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL
+	case jobgroups.WaitAny:
+		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY
+	case jobgroups.Manual:
+		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_MANUAL
+	}
+	return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED
 }
 
-var groupStatuses = map[jobgroups.Status]robotav1.BackgroundJobGroupStatus{
-	jobgroups.StatusRunning:   robotav1.BackgroundJobGroupStatus_BACKGROUND_JOB_GROUP_STATUS_RUNNING,
-	jobgroups.StatusCompleted: robotav1.BackgroundJobGroupStatus_BACKGROUND_JOB_GROUP_STATUS_COMPLETED,
+func groupStatusToProto(s jobgroups.Status) robotav1.BackgroundJobGroupStatus {
+	switch s {
+	case jobgroups.StatusRunning:
+		return robotav1.BackgroundJobGroupStatus_BACKGROUND_JOB_GROUP_STATUS_RUNNING
+	case jobgroups.StatusCompleted:
+		return robotav1.BackgroundJobGroupStatus_BACKGROUND_JOB_GROUP_STATUS_COMPLETED
+	}
+	return robotav1.BackgroundJobGroupStatus_BACKGROUND_JOB_GROUP_STATUS_UNSPECIFIED
 }
 
-var groupEventTypes = map[jobgroups.EventType]robotav1.BackgroundJobGroupEventType{
-	jobgroups.EventCreated:   robotav1.BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_CREATED,
-	jobgroups.EventUpdated:   robotav1.BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_UPDATED,
-	jobgroups.EventCompleted: robotav1.BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_COMPLETED,
+func groupEventTypeToProto(t jobgroups.EventType) robotav1.BackgroundJobGroupEventType {
+	switch t {
+	case jobgroups.EventCreated:
+		return robotav1.BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_CREATED
+	case jobgroups.EventUpdated:
+		return robotav1.BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_UPDATED
+	case jobgroups.EventCompleted:
+		return robotav1.BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_COMPLETED
+	}
+	return robotav1.BackgroundJobGroupEventType_BACKGROUND_JOB_GROUP_EVENT_TYPE_UNSPECIFIED
 }
 
 func stampPtr(t *time.Time) *timestamppb.Timestamp {
@@ -37,19 +56,19 @@ func stampPtr(t *time.Time) *timestamppb.Timestamp {
 }
 
 func groupToProto(g interactive.JobGroup) *robotav1.BackgroundJobGroup {
-	out := &robotav1.BackgroundJobGroup{GroupId: g.ID, ParentSessionId: g.ParentSessionID, WaitPolicy: waitPolicies[g.WaitPolicy],
-		TaskIds: g.TaskIDs, Status: groupStatuses[g.Status], Label: g.Label, CreatedAt: stamp(g.CreatedAt),
+	out := &robotav1.BackgroundJobGroup{GroupId: g.ID, ParentSessionId: g.ParentSessionID, WaitPolicy: waitPolicyToProto(g.WaitPolicy),
+		TaskIds: g.TaskIDs, Status: groupStatusToProto(g.Status), Label: g.Label, CreatedAt: stamp(g.CreatedAt),
 		UpdatedAt: stamp(g.UpdatedAt), CompletedAt: stampPtr(g.CompletedAt)}
 	for _, r := range g.Results {
 		out.Results = append(out.Results, &robotav1.BackgroundJobResult{TaskId: r.TaskID, Label: r.Label,
-			Status: taskStatuses[interactive.TaskStatus(r.Status)], Summary: r.Summary, OutputRef: r.OutputRef, Error: r.Error,
+			Status: taskStatusToProto(interactive.TaskStatus(r.Status)), Summary: r.Summary, OutputRef: r.OutputRef, Error: r.Error,
 			StartedAt: stampPtr(r.StartedAt), CompletedAt: stampPtr(r.CompletedAt)})
 	}
 	return out
 }
 
 func groupEventToProto(ev *interactive.JobGroupEvent) *robotav1.BackgroundJobGroupEvent {
-	return &robotav1.BackgroundJobGroupEvent{Type: groupEventTypes[ev.Type], Group: groupToProto(ev.Group)}
+	return &robotav1.BackgroundJobGroupEvent{Type: groupEventTypeToProto(ev.Type), Group: groupToProto(ev.Group)}
 }
 
 // policyFromProto maps a request's policy; UNSPECIFIED is wait_all.
@@ -57,10 +76,15 @@ func policyFromProto(p robotav1.BackgroundJobWaitPolicy) (jobgroups.Policy, bool
 	if p == robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED {
 		return jobgroups.WaitAll, true
 	}
-	for k, v := range waitPolicies {
-		if v == p {
-			return k, true
-		}
+	switch p {
+	case robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_DETACHED:
+		return jobgroups.Detached, true
+	case robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL:
+		return jobgroups.WaitAll, true
+	case robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY:
+		return jobgroups.WaitAny, true
+	case robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_MANUAL:
+		return jobgroups.Manual, true
 	}
 	return "", false
 }

@@ -52,10 +52,11 @@ func isolateFor(sb *runnerapi.Sandbox) func(ctx context.Context, shell string, a
 
 // proxies are the network proxies this worker runs, one per allow-list its jobs carry
 // (a session's jobs carry the same one), kept for the life of the process: a job's
-// command may outlive the job's tool call, never the worker.
+// command may outlive the job's tool call, never the worker. The map is made by the
+// first proxy, not in a package init (issue 29).
 var (
 	proxiesMu sync.Mutex
-	proxies   = map[string]*sandbox.Network{}
+	proxies   map[string]*sandbox.Network
 )
 
 func networkProxy(n *runnerapi.SandboxNetwork) (*sandbox.Network, error) {
@@ -75,6 +76,9 @@ func networkProxy(n *runnerapi.SandboxNetwork) (*sandbox.Network, error) {
 	nw := &sandbox.Network{ProxySocket: served.HTTPSocket}
 	if served.SOCKSSocket != served.HTTPSocket {
 		nw.SocksSocket = served.SOCKSSocket
+	}
+	if proxies == nil {
+		proxies = map[string]*sandbox.Network{}
 	}
 	proxies[string(key)] = nw
 	return nw, nil

@@ -73,3 +73,31 @@ func TestAgentBashUsesTheCallsSandbox(t *testing.T) {
 		})
 	}
 }
+
+// A worker runs one proxy per allow-list, from the first job that carries it on.
+func TestNetworkProxyIsSharedPerAllowList(t *testing.T) {
+	t.Cleanup(func() {
+		proxiesMu.Lock()
+		defer proxiesMu.Unlock()
+		for _, nw := range proxies {
+			_ = os.RemoveAll(filepath.Dir(nw.ProxySocket))
+		}
+		proxies = nil
+	})
+	a := &runnerapi.SandboxNetwork{Allow: []string{"example.com"}}
+	first, err := networkProxy(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := networkProxy(&runnerapi.SandboxNetwork{Allow: []string{"example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := networkProxy(&runnerapi.SandboxNetwork{Allow: []string{"example.org"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != again || first == other || first.ProxySocket == "" {
+		t.Fatalf("proxies: first %+v, again %+v, other %+v: want one per allow-list", first, again, other)
+	}
+}

@@ -15,7 +15,7 @@ import (
 
 func oracleMarshal(t testing.TB, v any) []byte {
 	t.Helper()
-	b, err := jsonv2.Marshal(v, codecOptions, jsonv2.Deterministic(true))
+	b, err := jsonv2.Marshal(v, codecOptions.Get(), jsonv2.Deterministic(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestCodecWritesTheReflectiveBytes(t *testing.T) {
 func checkEncode(t testing.TB, m any) {
 	t.Helper()
 	got, err := Marshal(m)
-	want, errWant := jsonv2.Marshal(m, codecOptions, jsonv2.Deterministic(true))
+	want, errWant := jsonv2.Marshal(m, codecOptions.Get(), jsonv2.Deterministic(true))
 	if (err == nil) != (errWant == nil) {
 		t.Fatalf("Marshal(%#v) = %v; the reflective codec: %v", m, err, errWant)
 	}
@@ -101,7 +101,7 @@ func checkDecode(t testing.TB, data []byte) {
 	check := func(fast func() (any, bool), got, want any) {
 		t.Helper()
 		errGot := Unmarshal(data, got)
-		errWant := jsonv2.Unmarshal(data, want, codecOptions)
+		errWant := jsonv2.Unmarshal(data, want, codecOptions.Get())
 		if (errGot == nil) != (errWant == nil) || errWant == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("Unmarshal(%q) = %#v, %v; want %#v, %v", data, got, errGot, want, errWant)
 		}
@@ -116,14 +116,14 @@ func checkDecode(t testing.TB, data []byte) {
 	dec.spare.Jobs = dec.spare.Jobs[:0]
 	reused := HostBatch{Host: "old", Claims: make([]Claim, 2)}
 	var fresh HostBatch
-	errFresh := jsonv2.Unmarshal(data, &fresh, codecOptions)
+	errFresh := jsonv2.Unmarshal(data, &fresh, codecOptions.Get())
 	if err := dec.Decode(data, &reused); (err == nil) != (errFresh == nil) || err == nil && !reflect.DeepEqual(reused, fresh) {
 		t.Fatalf("HostBatchDecoder.Decode(%q) after other batches = %#v, %v; want %#v, %v", data, reused, err, fresh, errFresh)
 	}
 	check(func() (any, bool) { var v ControlBatch; ok := decodeControlBatch(data, &v, nil); return &v, ok }, &ControlBatch{}, &ControlBatch{})
 	usedCB := ControlBatch{Claims: make([]ClaimReply, 2, 3)}
 	var freshCB ControlBatch
-	errFresh = jsonv2.Unmarshal(data, &freshCB, codecOptions)
+	errFresh = jsonv2.Unmarshal(data, &freshCB, codecOptions.Get())
 	if err := DecodeControlBatch(data, &usedCB); (err == nil) != (errFresh == nil) || err == nil && !reflect.DeepEqual(usedCB, freshCB) {
 		t.Fatalf("DecodeControlBatch(%q) into a used batch = %#v, %v; want %#v, %v", data, usedCB, err, freshCB, errFresh)
 	}

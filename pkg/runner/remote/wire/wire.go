@@ -37,12 +37,17 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/robota-sdk/robota-go/internal/lazy"
 	"github.com/robota-sdk/robota-go/pkg/runner/runnerapi"
 )
 
 // codecOptions keep encoding/json's leniency where it matters on the wire: a job's
-// output may hold invalid UTF-8 (it becomes U+FFFD, as encoding/json makes it).
-var codecOptions = jsontext.AllowInvalidUTF8(true)
+// output may hold invalid UTF-8 (it becomes U+FFFD, as encoding/json makes it). Built on
+// first use (internal/lazy), not in a package init: every init of robota-engine and
+// robota-worker runs before main on every command (issue 29).
+var codecOptions = &lazy.Value[jsontext.Options]{Build: func() jsontext.Options {
+	return jsontext.AllowInvalidUTF8(true)
+}}
 
 // Marshal encodes a wire message: a Job, HostBatch or ControlBatch by hand (codec.go),
 // the same bytes as the reflective codec, which encodes the others.
@@ -55,7 +60,7 @@ func Marshal(v any) ([]byte, error) {
 	case ControlBatch:
 		return AppendControlBatch(nil, &m), nil
 	}
-	return jsonv2.Marshal(v, codecOptions)
+	return jsonv2.Marshal(v, codecOptions.Get())
 }
 
 // HostBatchDecoder reads HostBatch messages one after another into arrays (claims,
@@ -71,7 +76,7 @@ type HostBatchDecoder struct{ spare HostBatch }
 func (d *HostBatchDecoder) Decode(data []byte, hb *HostBatch) error {
 	if *hb = (HostBatch{}); !decodeHostBatch(data, hb, &d.spare) {
 		*hb = HostBatch{}
-		return jsonv2.Unmarshal(data, hb, codecOptions)
+		return jsonv2.Unmarshal(data, hb, codecOptions.Get())
 	}
 	if hb.Claims != nil {
 		d.spare.Claims = hb.Claims
@@ -90,7 +95,7 @@ func DecodeControlBatch(data []byte, cb *ControlBatch) error {
 		return nil
 	}
 	*cb = ControlBatch{}
-	return jsonv2.Unmarshal(data, cb, codecOptions)
+	return jsonv2.Unmarshal(data, cb, codecOptions.Get())
 }
 
 // AppendJob appends j's message to dst (Marshal's bytes): a sender that publishes
@@ -100,7 +105,7 @@ func AppendJob(dst []byte, j *Job) ([]byte, error) {
 		return b, nil
 	}
 	jc := *j // a copy for the reflective codec: j itself does not escape to the heap
-	b, err := jsonv2.Marshal(&jc, codecOptions)
+	b, err := jsonv2.Marshal(&jc, codecOptions.Get())
 	return append(dst, b...), err
 }
 
@@ -131,7 +136,7 @@ func Unmarshal(data []byte, v any) error {
 		}
 		*m = ControlBatch{}
 	}
-	return jsonv2.Unmarshal(data, v, codecOptions)
+	return jsonv2.Unmarshal(data, v, codecOptions.Get())
 }
 
 // Names of the JetStream objects the engine creates and the host agents use.
