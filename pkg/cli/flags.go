@@ -140,7 +140,7 @@ func finishClaudeFlags(o *Options, set map[string]bool) error {
 			o.SettingSources = []string{}
 		}
 		for _, s := range o.SettingSources {
-			if _, ok := config.SourceNames.Get()[s]; !ok {
+			if _, ok := config.SourceNames()[s]; !ok {
 				return fmt.Errorf("--setting-sources: unknown source %q (want user, project or local)", s)
 			}
 		}

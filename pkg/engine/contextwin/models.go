@@ -24,7 +24,10 @@ const (
 // Dated snapshot ids resolve to their alias through prefix matching (see Lookup). It is
 // built on first use, not in a package init: robota pays every init on every command
 // (issue 29).
-var ClaudeModels = &lazy.Value[map[string]ModelDefinition]{Build: func() map[string]ModelDefinition {
+func ClaudeModels() map[string]ModelDefinition { return claudeModelsTable.Get() }
+
+// claudeModelsTable is built on first use (internal/lazy).
+var claudeModelsTable = &lazy.Value[map[string]ModelDefinition]{Build: func() map[string]ModelDefinition {
 	return map[string]ModelDefinition{
 		"claude-opus-4-6":   {Name: "Claude Opus 4.6", ID: "claude-opus-4-6", ContextWindow: 1_000_000, MaxOutput: 128_000},
 		"claude-sonnet-4-6": {Name: "Claude Sonnet 4.6", ID: "claude-sonnet-4-6", ContextWindow: 1_000_000, MaxOutput: 64_000},
@@ -37,7 +40,7 @@ var ClaudeModels = &lazy.Value[map[string]ModelDefinition]{Build: func() map[str
 // Lookup finds id in the catalogue: an exact match, else the longest catalogue id that id
 // starts with followed by "-" (so "claude-haiku-4-5-20251001" finds "claude-haiku-4-5").
 func Lookup(id string) (ModelDefinition, bool) {
-	models := ClaudeModels.Get()
+	models := ClaudeModels()
 	if m, ok := models[id]; ok {
 		return m, true
 	}

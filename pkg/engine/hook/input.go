@@ -57,7 +57,10 @@ type Input struct {
 var CommonFields = []string{"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name"}
 
 // EventFields are the event-specific fields, by Claude Code's names.
-var EventFields = &lazy.Value[map[Event][]string]{Build: func() map[Event][]string {
+func EventFields() map[Event][]string { return eventFieldsTable.Get() }
+
+// eventFieldsTable is built on first use (internal/lazy).
+var eventFieldsTable = &lazy.Value[map[Event][]string]{Build: func() map[Event][]string {
 	return map[Event][]string{
 		PreToolUse:         {"tool_name", "tool_input", "tool_use_id"},
 		PostToolUse:        {"tool_name", "tool_input", "tool_response", "tool_use_id"},
@@ -106,7 +109,7 @@ func (in *Input) values() map[string]any {
 
 // MarshalJSON writes the common fields and the event's own fields.
 func (in Input) MarshalJSON() ([]byte, error) {
-	fields, ok := EventFields.Get()[in.Event]
+	fields, ok := EventFields()[in.Event]
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, in.Event)
 	}

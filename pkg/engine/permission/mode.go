@@ -21,7 +21,10 @@ const (
 )
 
 // TrustToMode maps the Robota trust aliases to modes (spec TRUST_TO_MODE).
-var TrustToMode = &lazy.Value[map[string]Mode]{Build: func() map[string]Mode {
+func TrustToMode() map[string]Mode { return trustToModeTable.Get() }
+
+// trustToModeTable is built on first use (internal/lazy).
+var trustToModeTable = &lazy.Value[map[string]Mode]{Build: func() map[string]Mode {
 	return map[string]Mode{
 		"safe":     ModePlan,
 		"moderate": ModeDefault,
@@ -38,7 +41,7 @@ func ParseMode(s string) (Mode, error) {
 	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypassPermissions, ModeDontAsk:
 		return m, nil
 	}
-	if m, ok := TrustToMode.Get()[s]; ok {
+	if m, ok := TrustToMode()[s]; ok {
 		return m, nil
 	}
 	return "", fmt.Errorf("%w: %q", ErrUnknownMode, s)

@@ -43,7 +43,7 @@ func Builtins(open OpenCompatible) []Definition {
 
 // claudeModels turns the context-window catalogue into registry models, newest first.
 func claudeModels() []Model {
-	models := contextwin.ClaudeModels.Get()
+	models := contextwin.ClaudeModels()
 	out := make([]Model, 0, len(models))
 	for _, m := range models {
 		out = append(out, Model{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput})

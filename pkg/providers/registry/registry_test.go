@@ -186,8 +186,8 @@ func TestModelCatalogue(t *testing.T) {
 		t.Error("local model found in a hosted catalogue")
 	}
 	d, _ := r.Lookup("anthropic")
-	if len(d.Models) != len(contextwin.ClaudeModels.Get()) {
-		t.Errorf("anthropic catalogue has %d models, contextwin %d", len(d.Models), len(contextwin.ClaudeModels.Get()))
+	if len(d.Models) != len(contextwin.ClaudeModels()) {
+		t.Errorf("anthropic catalogue has %d models, contextwin %d", len(d.Models), len(contextwin.ClaudeModels()))
 	}
 }
 

@@ -309,7 +309,7 @@ func (r *resolver) marketplaceRoot(ctx context.Context, name string) (string, er
 			return r.sourceRoot(ctx, name, km.Source, r.opts.Cwd, km.InstallLocation)
 		}
 	}
-	if src, ok := DefaultMarketplaces.Get()[name]; ok {
+	if src, ok := DefaultMarketplaces()[name]; ok {
 		return r.sourceRoot(ctx, name, src, r.opts.Cwd, "")
 	}
 	return "", fmt.Errorf("%w: marketplace %q is not known (add it with robota plugin marketplace add, or in extraKnownMarketplaces)", ErrNotFound, name)
@@ -319,7 +319,10 @@ func (r *resolver) marketplaceRoot(ctx context.Context, name string) (string, er
 // Claude Code's official marketplace, so the plugins a user enabled from it in Claude
 // Code load here too (cloned on first use). The map is built on first use, not in a
 // package init: robota pays every init on every command (issue 29).
-var DefaultMarketplaces = &lazy.Value[map[string]MarketplaceSource]{Build: func() map[string]MarketplaceSource {
+func DefaultMarketplaces() map[string]MarketplaceSource { return defaultMarketplacesTable.Get() }
+
+// defaultMarketplacesTable is built on first use (internal/lazy).
+var defaultMarketplacesTable = &lazy.Value[map[string]MarketplaceSource]{Build: func() map[string]MarketplaceSource {
 	return map[string]MarketplaceSource{
 		"claude-plugins-official": {Kind: KindGitHub, Repo: "anthropics/claude-plugins-official"},
 	}

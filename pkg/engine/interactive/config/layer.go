@@ -42,7 +42,10 @@ const LayerFlagSettings = 7
 const LayerCommandLine = 8
 
 // SourceNames are the names --setting-sources accepts, each with the scope of its files.
-var SourceNames = &lazy.Value[map[string]string]{Build: func() map[string]string {
+func SourceNames() map[string]string { return sourceNamesTable.Get() }
+
+// sourceNamesTable is built on first use (internal/lazy).
+var sourceNamesTable = &lazy.Value[map[string]string]{Build: func() map[string]string {
 	return map[string]string{"user": ScopeUser, "project": ScopeProject, "local": ScopeLocal}
 }}
 

@@ -101,7 +101,7 @@ func (l Loader) reads(src Source) bool {
 		return true
 	}
 	for _, name := range l.Sources {
-		if SourceNames.Get()[name] == src.Name {
+		if SourceNames()[name] == src.Name {
 			return true
 		}
 	}
@@ -207,12 +207,12 @@ func assemble(layers []parsedLayer, fileIssues []Issue, l Loader, po providerOve
 		if !modelledKey(k) {
 			s.Extra[k], _ = json.Marshal(v)
 		}
-		if why, ok := NoEffectKeys.Get()[k]; ok {
+		if why, ok := NoEffectKeys()[k]; ok {
 			noEffect = append(noEffect, Issue{Severity: SeverityWarning, File: s.originOf(k).Display, Path: k,
 				Message: "accepted, has no effect in robota: " + why})
 		}
 	}
-	for path, why := range NoEffectPaths.Get() {
+	for path, why := range NoEffectPaths() {
 		if src, ok := s.origins[path]; ok {
 			noEffect = append(noEffect, Issue{Severity: SeverityWarning, File: src.Display, Path: path,
 				Message: "accepted, has no effect in robota: " + why})
@@ -245,7 +245,10 @@ func (s *Settings) originOf(path string) Source {
 
 // HonouredExtraKeys are the top-level keys without a typed field that robota acts on
 // (read from Settings.Extra by the package that owns them).
-var HonouredExtraKeys = &lazy.Value[map[string]string]{Build: func() map[string]string {
+func HonouredExtraKeys() map[string]string { return honouredExtraKeysTable.Get() }
+
+// honouredExtraKeysTable is built on first use (internal/lazy).
+var honouredExtraKeysTable = &lazy.Value[map[string]string]{Build: func() map[string]string {
 	return map[string]string{
 		"enabledPlugins":         "plugins enabled for the session (interactive/plugins)",
 		"extraKnownMarketplaces": "marketplaces plugins are installed from (interactive/plugins)",
@@ -260,7 +263,10 @@ var HonouredExtraKeys = &lazy.Value[map[string]string]{Build: func() map[string]
 
 // NoEffectKeys are Claude Code keys robota accepts without acting on them, with why;
 // each one a file sets is a warning naming the file and the key.
-var NoEffectKeys = &lazy.Value[map[string]string]{Build: func() map[string]string {
+func NoEffectKeys() map[string]string { return noEffectKeysTable.Get() }
+
+// noEffectKeysTable is built on first use (internal/lazy).
+var noEffectKeysTable = &lazy.Value[map[string]string]{Build: func() map[string]string {
 	return map[string]string{
 		"apiKeyHelper":          "provider keys come from providers profiles ($ENV:NAME) or the environment",
 		"awsAuthRefresh":        "robota has no Bedrock provider",

@@ -36,7 +36,10 @@ func port() *node {
 
 // NoEffectPaths are keys below a top-level key that robota accepts without acting on
 // them, with why; each one a file sets is a warning naming the file and the key.
-var NoEffectPaths = &lazy.Value[map[string]string]{Build: func() map[string]string {
+func NoEffectPaths() map[string]string { return noEffectPathsTable.Get() }
+
+// noEffectPathsTable is built on first use (internal/lazy).
+var noEffectPathsTable = &lazy.Value[map[string]string]{Build: func() map[string]string {
 	return map[string]string{
 		"sandbox.network.allowManagedDomainsOnly": "robota has no managed settings; every file's allowedDomains counts",
 		"sandbox.network.allowMachLookup":         "macOS only in Claude Code; robota's sandbox is Linux's",

@@ -35,8 +35,8 @@ func TestSandboxNetwork(t *testing.T) {
 			files: map[string]string{".claude/settings.json": `{"sandbox":{"network":{"allowedDomains":["a.com"],"allowUnixSockets":["/x"],"allowManagedDomainsOnly":true,"allowAllUnixSockets":true}}}`},
 			want:  SandboxNetwork{Restricted: true, Allowed: []string{"a.com"}},
 			warnings: []string{
-				"warning .claude/settings.json: sandbox.network.allowManagedDomainsOnly: accepted, has no effect in robota: " + NoEffectPaths.Get()["sandbox.network.allowManagedDomainsOnly"],
-				"warning .claude/settings.json: sandbox.network.allowUnixSockets: accepted, has no effect in robota: " + NoEffectPaths.Get()["sandbox.network.allowUnixSockets"],
+				"warning .claude/settings.json: sandbox.network.allowManagedDomainsOnly: accepted, has no effect in robota: " + NoEffectPaths()["sandbox.network.allowManagedDomainsOnly"],
+				"warning .claude/settings.json: sandbox.network.allowUnixSockets: accepted, has no effect in robota: " + NoEffectPaths()["sandbox.network.allowUnixSockets"],
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,7 +67,7 @@ func TestSandboxNetworkBadPort(t *testing.T) {
 
 // Every no-effect path is one the schema accepts.
 func TestNoEffectPathsAreInTheSchema(t *testing.T) {
-	for path := range NoEffectPaths.Get() {
+	for path := range NoEffectPaths() {
 		n := settingsSchema.Get()
 		for _, seg := range strings.Split(path, ".") {
 			if n = n.fields[seg]; n == nil {

@@ -81,8 +81,8 @@ func TestUnknownKeysAreWarningsNamingTheFile(t *testing.T) {
 		"warning .claude/settings.json: languag: unknown key",
 		"warning .claude/settings.json: permissions.alow: unknown key",
 		"warning .claude/settings.json: providers.w.api_key: unknown key",
-		"warning .claude/settings.json: includeCoAuthoredBy: accepted, has no effect in robota: " + NoEffectKeys.Get()["includeCoAuthoredBy"],
-		"warning .claude/settings.json: statusLine: accepted, has no effect in robota: " + NoEffectKeys.Get()["statusLine"],
+		"warning .claude/settings.json: includeCoAuthoredBy: accepted, has no effect in robota: " + NoEffectKeys()["includeCoAuthoredBy"],
+		"warning .claude/settings.json: statusLine: accepted, has no effect in robota: " + NoEffectKeys()["statusLine"],
 	}
 	if got := issueStrings(s.Warnings); !reflect.DeepEqual(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)
@@ -210,8 +210,8 @@ func TestKeysDifferingInCaseAreUnknown(t *testing.T) {
 // from Extra by its owner) or warned about as having no effect: none is silently ignored.
 func TestEverySettingsKeyIsHonouredOrWarned(t *testing.T) {
 	for key := range settingsSchema.Get().fields {
-		_, noEffect := NoEffectKeys.Get()[key]
-		_, honoured := HonouredExtraKeys.Get()[key]
+		_, noEffect := NoEffectKeys()[key]
+		_, honoured := HonouredExtraKeys()[key]
 		n := 0
 		for _, b := range []bool{modelledKey(key), honoured, noEffect} {
 			if b {
@@ -225,7 +225,7 @@ func TestEverySettingsKeyIsHonouredOrWarned(t *testing.T) {
 			t.Errorf("settings key %q is accepted and neither honoured nor warned about", key)
 		}
 	}
-	for key := range NoEffectKeys.Get() {
+	for key := range NoEffectKeys() {
 		if _, ok := settingsSchema.Get().fields[key]; !ok {
 			t.Errorf("NoEffectKeys names %q, which the schema does not accept", key)
 		}
