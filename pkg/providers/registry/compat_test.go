@@ -108,4 +108,8 @@ func TestSetDefault(t *testing.T) {
 	if got := Default().Types(); !reflect.DeepEqual(got, []string{"only"}) || len(List()) != 1 {
 		t.Fatalf("types %v", got)
 	}
+	SetDefault(nil)
+	if got, want := Default().Types(), NewBuiltin(nil).Types(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after SetDefault(nil): types %v, want the built-in %v", got, want)
+	}
 }

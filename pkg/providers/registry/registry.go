@@ -220,13 +220,11 @@ func (r *Registry) ModelInfo(id string) (Model, bool) {
 	return best, found
 }
 
-// defaultRegistry is what Default returns once a program's main has installed its own
-// with SetDefault (defaultSet); until then Default returns builtinRegistry, built on first
-// use rather than in an init: robota pays every init on every command, and its main
-// installs another registry anyway (issue 29).
+// defaultRegistry is the registry a program's main installed with SetDefault; until
+// then Default returns builtinRegistry, built on first use rather than in an init
+// (robota's main installs its own anyway).
 var (
 	defaultRegistry atomic.Pointer[Registry]
-	defaultSet      atomic.Bool
 	builtinRegistry = &lazy.Value[*Registry]{Build: func() *Registry { return NewBuiltin(nil) }}
 )
 
@@ -234,18 +232,15 @@ var (
 // installed, else the built-in types with the OpenAI-compatible ones unable to build
 // (robota runs them in a provider process, robota-engine in process: each main says which).
 func Default() *Registry {
-	if r := defaultRegistry.Load(); r != nil || defaultSet.Load() {
+	if r := defaultRegistry.Load(); r != nil {
 		return r
 	}
 	return builtinRegistry.Get()
 }
 
-// SetDefault makes r the registry Default returns. A program's main calls it once,
-// before any session starts; tests call it from TestMain.
-func SetDefault(r *Registry) {
-	defaultRegistry.Store(r)
-	defaultSet.Store(true)
-}
+// SetDefault makes r the registry Default returns (nil: the built-in one again). A
+// program's main calls it once, before any session starts; tests call it from TestMain.
+func SetDefault(r *Registry) { defaultRegistry.Store(r) }
 
 // List returns the definitions of the default registry (for `robota providers`).
 func List() []Definition { return Default().Definitions() }
