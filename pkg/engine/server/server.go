@@ -67,14 +67,6 @@ func (s *Server) Register(g *grpc.Server) { robotav1.RegisterEngineServiceServer
 
 const servicePrefix = "/" + "robota.v1.EngineService" + "/"
 
-// later names the work that brings each RPC still unimplemented; none is listed now. A
-// switch, not a map: a map literal is built in a package init (issue 29).
-func later(method string) (string, bool) {
-	switch method {
-	}
-	return "", false
-}
-
 // explainUnimplemented rewrites the generated "method X not implemented" into a
 // message that says the RPC is planned, so an operator is not left guessing.
 func explainUnimplemented(fullMethod string, err error) error {
@@ -82,12 +74,8 @@ func explainUnimplemented(fullMethod string, err error) error {
 		return err
 	}
 	method := strings.TrimPrefix(fullMethod, servicePrefix)
-	work, ok := later(method)
-	if !ok {
-		work = "a later version"
-	}
 	return status.Error(codes.Unimplemented, fmt.Sprintf(
-		"robota.v1.EngineService/%s is not implemented in this engine build yet; it arrives with %s", method, work))
+		"robota.v1.EngineService/%s is not implemented in this engine build yet; it arrives with a later version", method))
 }
 
 // UnaryInterceptor applies explainUnimplemented to unary RPCs.
