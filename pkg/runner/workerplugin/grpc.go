@@ -86,7 +86,7 @@ func (s *grpcServer) dropHostConn(id uint32) {
 // until the connection is up (its TLS handshake done), then lets Impl prepare, if it
 // can: the first agent job then pays neither.
 func (s *grpcServer) Prepare(ctx context.Context, req *robotav1.PrepareRequest) (*robotav1.PrepareResponse, error) {
-	warmMessages.Get()
+	warmMessages()
 	if id := req.GetHostBrokerId(); id != 0 {
 		conn, err := s.hostConn(id)
 		if err == nil {
@@ -238,7 +238,7 @@ func (c *GRPCClient) stream(ctx context.Context, req *robotav1.StartRequest, emi
 // reach the service, the next agent job offers a fresh one. A worker that predates
 // Prepare is left unprepared, without an error.
 func (c *GRPCClient) Prepare(ctx context.Context) error {
-	warmMessages.Get()
+	warmMessages()
 	req := &robotav1.PrepareRequest{}
 	if c.broker != nil && c.hosts != nil {
 		req.HostBrokerId = c.hosts.serve(c.broker)

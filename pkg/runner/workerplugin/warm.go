@@ -1,12 +1,13 @@
 package workerplugin
 
 import (
+	"sync"
+
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	robotav1 "github.com/robota-sdk/robota-go/gen/robota/v1"
-	"github.com/robota-sdk/robota-go/internal/lazy"
 )
 
 // warmMessages sets up, once per process, the protobuf coders of every message that
@@ -14,7 +15,11 @@ import (
 // builds a message type's coder on its first marshal or unmarshal: ~0.15 ms each for
 // StartRequest and StartResponse (with their events), which a pooled worker's first
 // job would otherwise pay on its way to the started event. Prepare calls it.
-var warmMessages = &lazy.Value[struct{}]{Build: func() struct{} {
+func warmMessages() { warmOnce.Do(warm) }
+
+var warmOnce sync.Once
+
+func warm() {
 	seen := map[protoreflect.FullName]bool{}
 	var walk func(md protoreflect.MessageDescriptor)
 	walk = func(md protoreflect.MessageDescriptor) {
@@ -45,5 +50,4 @@ var warmMessages = &lazy.Value[struct{}]{Build: func() struct{} {
 			walk(methods.Get(i).Output())
 		}
 	}
-	return struct{}{}
-}}
+}
