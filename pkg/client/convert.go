@@ -129,26 +129,30 @@ func resultFromProto(r *robotav1.ExecutionResult) *Result {
 	return out
 }
 
+// answers pairs each answer with its proto value; both conversions read it.
+var answers = [...]struct {
+	answer Answer
+	proto  robotav1.PermissionAnswer
+}{
+	{AnswerAllow, robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW},
+	{AnswerAllowForSession, robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION},
+	{AnswerDeny, robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY},
+}
+
 func answerToProto(a Answer) (robotav1.PermissionAnswer, bool) {
-	switch a {
-	case AnswerAllow:
-		return robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW, true
-	case AnswerAllowForSession:
-		return robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION, true
-	case AnswerDeny:
-		return robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY, true
+	for _, x := range answers {
+		if x.answer == a {
+			return x.proto, true
+		}
 	}
 	return 0, false
 }
 
 func answerFromProto(a robotav1.PermissionAnswer) Answer {
-	switch a {
-	case robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW:
-		return AnswerAllow
-	case robotav1.PermissionAnswer_PERMISSION_ANSWER_ALLOW_FOR_SESSION:
-		return AnswerAllowForSession
-	case robotav1.PermissionAnswer_PERMISSION_ANSWER_DENY:
-		return AnswerDeny
+	for _, x := range answers {
+		if x.proto == a {
+			return x.answer
+		}
 	}
 	return 0
 }

@@ -18,37 +18,36 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/engine/manager"
 )
 
-// modeToProto is UNSPECIFIED for an unknown mode; modeFromProto is its inverse.
+// modes pairs each permission mode's name with its proto value; both conversions read it.
+var modes = [...]struct {
+	name  string
+	proto robotav1.PermissionMode
+}{
+	{"default", robotav1.PermissionMode_PERMISSION_MODE_DEFAULT},
+	{"acceptEdits", robotav1.PermissionMode_PERMISSION_MODE_ACCEPT_EDITS},
+	{"plan", robotav1.PermissionMode_PERMISSION_MODE_PLAN},
+	{"bypassPermissions", robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS},
+	{"dontAsk", robotav1.PermissionMode_PERMISSION_MODE_DONT_ASK},
+}
+
+// modeToProto is UNSPECIFIED for an unknown mode.
 func modeToProto(m string) robotav1.PermissionMode {
-	switch m {
-	case "default":
-		return robotav1.PermissionMode_PERMISSION_MODE_DEFAULT
-	case "acceptEdits":
-		return robotav1.PermissionMode_PERMISSION_MODE_ACCEPT_EDITS
-	case "plan":
-		return robotav1.PermissionMode_PERMISSION_MODE_PLAN
-	case "bypassPermissions":
-		return robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS
-	case "dontAsk":
-		return robotav1.PermissionMode_PERMISSION_MODE_DONT_ASK
+	for _, x := range modes {
+		if x.name == m {
+			return x.proto
+		}
 	}
 	return robotav1.PermissionMode_PERMISSION_MODE_UNSPECIFIED
 }
 
 func modeFromProto(m robotav1.PermissionMode) (string, error) {
-	switch m {
-	case robotav1.PermissionMode_PERMISSION_MODE_UNSPECIFIED:
+	if m == robotav1.PermissionMode_PERMISSION_MODE_UNSPECIFIED {
 		return "", nil
-	case robotav1.PermissionMode_PERMISSION_MODE_DEFAULT:
-		return "default", nil
-	case robotav1.PermissionMode_PERMISSION_MODE_ACCEPT_EDITS:
-		return "acceptEdits", nil
-	case robotav1.PermissionMode_PERMISSION_MODE_PLAN:
-		return "plan", nil
-	case robotav1.PermissionMode_PERMISSION_MODE_BYPASS_PERMISSIONS:
-		return "bypassPermissions", nil
-	case robotav1.PermissionMode_PERMISSION_MODE_DONT_ASK:
-		return "dontAsk", nil
+	}
+	for _, x := range modes {
+		if x.proto == m {
+			return x.name, nil
+		}
 	}
 	return "", invalidArg("permission_mode", "unknown value %d", m)
 }

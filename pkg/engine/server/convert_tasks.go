@@ -20,40 +20,35 @@ func taskKindToProto(k interactive.TaskKind) robotav1.BackgroundTaskKind {
 	return robotav1.BackgroundTaskKind_BACKGROUND_TASK_KIND_UNSPECIFIED
 }
 
-// taskStatusToProto is UNSPECIFIED for an unknown status; statusFromProto is its inverse.
+// taskStatuses pairs each task status with its proto value; both conversions read it.
+var taskStatuses = [...]struct {
+	status interactive.TaskStatus
+	proto  robotav1.BackgroundTaskStatus
+}{
+	{interactive.TaskQueued, robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_QUEUED},
+	{interactive.TaskRunning, robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING},
+	{interactive.TaskWaitingPermission, robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_WAITING_PERMISSION},
+	{interactive.TaskCompleted, robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED},
+	{interactive.TaskFailed, robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED},
+	{interactive.TaskCancelled, robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_CANCELLED},
+}
+
+// taskStatusToProto is UNSPECIFIED for an unknown status.
 func taskStatusToProto(s interactive.TaskStatus) robotav1.BackgroundTaskStatus {
-	switch s {
-	case interactive.TaskQueued:
-		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_QUEUED
-	case interactive.TaskRunning:
-		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING
-	case interactive.TaskWaitingPermission:
-		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_WAITING_PERMISSION
-	case interactive.TaskCompleted:
-		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED
-	case interactive.TaskFailed:
-		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED
-	case interactive.TaskCancelled:
-		return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_CANCELLED
+	for _, x := range taskStatuses {
+		if x.status == s {
+			return x.proto
+		}
 	}
 	return robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_UNSPECIFIED
 }
 
 // statusFromProto maps a status filter back; false for UNSPECIFIED or unknown values.
 func statusFromProto(s robotav1.BackgroundTaskStatus) (interactive.TaskStatus, bool) {
-	switch s {
-	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_QUEUED:
-		return interactive.TaskQueued, true
-	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_RUNNING:
-		return interactive.TaskRunning, true
-	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_WAITING_PERMISSION:
-		return interactive.TaskWaitingPermission, true
-	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_COMPLETED:
-		return interactive.TaskCompleted, true
-	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_FAILED:
-		return interactive.TaskFailed, true
-	case robotav1.BackgroundTaskStatus_BACKGROUND_TASK_STATUS_CANCELLED:
-		return interactive.TaskCancelled, true
+	for _, x := range taskStatuses {
+		if x.proto == s {
+			return x.status, true
+		}
 	}
 	return "", false
 }

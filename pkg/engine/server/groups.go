@@ -11,17 +11,23 @@ import (
 	"github.com/robota-sdk/robota-go/pkg/runner/jobgroups"
 )
 
-// waitPolicyToProto is UNSPECIFIED for an unknown policy; policyFromProto is its inverse.
+// waitPolicies pairs each wait policy with its proto value; both conversions read it.
+var waitPolicies = [...]struct {
+	policy jobgroups.Policy
+	proto  robotav1.BackgroundJobWaitPolicy
+}{
+	{jobgroups.Detached, robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_DETACHED},
+	{jobgroups.WaitAll, robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL},
+	{jobgroups.WaitAny, robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY},
+	{jobgroups.Manual, robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_MANUAL},
+}
+
+// waitPolicyToProto is UNSPECIFIED for an unknown policy.
 func waitPolicyToProto(p jobgroups.Policy) robotav1.BackgroundJobWaitPolicy {
-	switch p {
-	case jobgroups.Detached:
-		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_DETACHED
-	case jobgroups.WaitAll:
-		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL
-	case jobgroups.WaitAny:
-		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY
-	case jobgroups.Manual:
-		return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_MANUAL
+	for _, x := range waitPolicies {
+		if x.policy == p {
+			return x.proto
+		}
 	}
 	return robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED
 }
@@ -76,15 +82,10 @@ func policyFromProto(p robotav1.BackgroundJobWaitPolicy) (jobgroups.Policy, bool
 	if p == robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_UNSPECIFIED {
 		return jobgroups.WaitAll, true
 	}
-	switch p {
-	case robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_DETACHED:
-		return jobgroups.Detached, true
-	case robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ALL:
-		return jobgroups.WaitAll, true
-	case robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_WAIT_ANY:
-		return jobgroups.WaitAny, true
-	case robotav1.BackgroundJobWaitPolicy_BACKGROUND_JOB_WAIT_POLICY_MANUAL:
-		return jobgroups.Manual, true
+	for _, x := range waitPolicies {
+		if x.proto == p {
+			return x.policy, true
+		}
 	}
 	return "", false
 }
